@@ -1,0 +1,248 @@
+"""Hierarchical integer tuples: the shapes, strides and coordinates of CuTe.
+
+An *int tuple* is a Python ``int`` or a ``tuple`` of int tuples, e.g.
+``((2, 4), 8)``.  Every function here is a short recursion over that tree and
+never mutates its input.  Coordinates are colexicographic (the leftmost mode
+varies fastest), as in CuTe.
+
+Invariants (checked by the callers that build layouts, not by every helper):
+  * extents of a shape are positive ``int`` (``bool`` is not an int here);
+  * a stride is congruent to its shape (same tree, ints at the same leaves).
+"""
+
+from __future__ import annotations
+
+from functools import reduce
+from typing import Any, Iterable, Union
+
+from layoutalg.errors import CoordinateError, ShapeError
+
+IntTuple = Union[int, tuple["IntTuple", ...]]
+
+
+def is_int(x: Any) -> bool:
+    """True for a plain integer leaf (``bool`` excluded)."""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def is_tuple(x: Any) -> bool:
+    return isinstance(x, tuple)
+
+
+def to_int_tuple(x: Any, what: str = "int tuple") -> IntTuple:
+    """Normalise lists to tuples and check every leaf is an int; ``what`` names the argument in errors."""
+    if is_int(x):
+        return int(x)
+    if hasattr(x, "__index__") and not isinstance(x, (bool, float)):
+        return int(x.__index__())
+    if isinstance(x, (tuple, list)):
+        return tuple(to_int_tuple(e, f"{what}[{i}]") for i, e in enumerate(x))
+    raise ShapeError(f"{what} must be an int or a tuple of ints, got {x!r} ({type(x).__name__})")
+
+
+def flatten(t: IntTuple) -> tuple[int, ...]:
+    """All leaves, left to right: ``flatten(((2,4),8)) == (2,4,8)``."""
+    if is_tuple(t):
+        return tuple(leaf for e in t for leaf in flatten(e))  # type: ignore[union-attr]
+    return (t,)  # type: ignore[return-value]
+
+
+def rank(t: IntTuple) -> int:
+    """Number of top-level modes (1 for an int)."""
+    return len(t) if is_tuple(t) else 1  # type: ignore[arg-type]
+
+
+def depth(t: IntTuple) -> int:
+    """Nesting depth: 0 for an int, 1 for a flat tuple."""
+    if is_tuple(t):
+        return 1 + max((depth(e) for e in t), default=0)  # type: ignore[union-attr]
+    return 0
+
+
+def product(t: IntTuple) -> int:
+    """Product of all leaves (1 for the empty tuple)."""
+    if is_tuple(t):
+        return reduce(lambda acc, e: acc * product(e), t, 1)  # type: ignore[arg-type]
+    return t  # type: ignore[return-value]
+
+
+def inner_product(a: IntTuple, b: IntTuple) -> int:
+    """Sum of leafwise products of two congruent int tuples."""
+    if is_tuple(a):
+        if not is_tuple(b) or len(a) != len(b):  # type: ignore[arg-type]
+            raise ShapeError(f"inner_product of incongruent {a} and {b}")
+        return sum(inner_product(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
+    if is_tuple(b):
+        raise ShapeError(f"inner_product of incongruent {a} and {b}")
+    return a * b  # type: ignore[operator]
+
+
+def congruent(a: IntTuple, b: IntTuple) -> bool:
+    """Same tree structure (ints in the same places)."""
+    if is_tuple(a) and is_tuple(b):
+        return len(a) == len(b) and all(congruent(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
+    return not is_tuple(a) and not is_tuple(b)
+
+
+def weakly_congruent(a: IntTuple, b: IntTuple) -> bool:
+    """``a`` is a coarsening of ``b``: an int in ``a`` may stand for any subtree of ``b``."""
+    if not is_tuple(a):
+        return True
+    if not is_tuple(b):
+        return False
+    return len(a) == len(b) and all(weakly_congruent(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
+
+
+def prefix_product(shape: IntTuple, init: int = 1) -> IntTuple:
+    """Exclusive prefix products in colexicographic order: the compact column-major strides.
+
+    ``prefix_product(((2,4),8)) == ((1,2),8)``.
+    """
+    if is_tuple(shape):
+        out = []
+        running = init
+        for mode in shape:  # type: ignore[union-attr]
+            out.append(prefix_product(mode, running))
+            running *= product(mode)
+        return tuple(out)
+    return init
+
+
+def suffix_product(shape: IntTuple, init: int = 1) -> IntTuple:
+    """Exclusive products from the right: compact row-major (``LayoutRight``) strides."""
+    if is_tuple(shape):
+        out = []
+        running = init
+        for mode in reversed(shape):  # type: ignore[arg-type]
+            out.append(suffix_product(mode, running))
+            running *= product(mode)
+        return tuple(reversed(out))
+    return init
+
+
+def ceil_div(a: int, b: int) -> int:
+    """``ceil(a / b)`` for positive ``b``."""
+    if b == 0:
+        raise ShapeError("ceil_div by zero")
+    return -(-a // b)
+
+
+def shape_div(a: IntTuple, b: IntTuple) -> IntTuple:
+    """CuTe's ``shape_div``: divide ``a`` by ``b`` mode by mode, consuming ``b`` from the left.
+
+    For ints, either ``b`` divides ``a`` (result ``a // b``) or ``a`` divides ``b``
+    (result 1, the mode is used up).  Anything else is a :class:`ShapeError`,
+    where CuTe would silently floor.
+    """
+    if is_tuple(a):
+        if is_tuple(b):
+            if len(a) != len(b):  # type: ignore[arg-type]
+                raise ShapeError(f"shape_div of incongruent {a} and {b}")
+            return tuple(shape_div(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
+        out = []
+        remaining: int = b  # type: ignore[assignment]
+        for mode in a:  # type: ignore[union-attr]
+            out.append(shape_div(mode, remaining))
+            remaining = shape_div(remaining, product(mode))  # type: ignore[assignment]
+        return tuple(out)
+    if is_tuple(b):
+        return shape_div(a, product(b))
+    if b == 0:
+        raise ShapeError("shape_div by zero")
+    if a % b == 0:  # type: ignore[operator]
+        return a // b  # type: ignore[operator]
+    if b % a == 0:  # type: ignore[operator]
+        return 1
+    raise ShapeError(f"shape_div: neither {a} nor {b} divides the other")
+
+
+def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple) -> int:
+    """Map a coordinate to its offset: ``sum(c_i * d_i)`` over the modes.
+
+    ``crd`` may be an int (a 1-D index into ``shape``, unfolded colexicographically,
+    the last mode unbounded as in CuTe) or a tuple congruent to a prefix-tree of
+    ``shape``.
+    """
+    if is_tuple(crd):
+        if not is_tuple(shape) or len(crd) != len(shape):  # type: ignore[arg-type]
+            raise CoordinateError(f"coordinate {crd} does not match the rank of shape {shape}")
+        return sum(crd2idx(c, s, d) for c, s, d in zip(crd, shape, stride))  # type: ignore[arg-type]
+    if is_tuple(shape):
+        return crd2idx(idx2crd(crd, shape), shape, stride)
+    return crd * stride  # type: ignore[operator]
+
+
+def idx2crd(idx: IntTuple, shape: IntTuple) -> IntTuple:
+    """Unfold a 1-D index into a coordinate of ``shape`` (colexicographic; the last mode is not wrapped)."""
+    if is_tuple(idx):
+        if not is_tuple(shape) or len(idx) != len(shape):  # type: ignore[arg-type]
+            raise CoordinateError(f"coordinate {idx} does not match the rank of shape {shape}")
+        return tuple(idx2crd(i, s) for i, s in zip(idx, shape))  # type: ignore[arg-type]
+    if is_tuple(shape):
+        out = []
+        modes = shape  # type: ignore[assignment]
+        for k, mode in enumerate(modes):  # type: ignore[arg-type]
+            n = product(mode)
+            if k == len(modes) - 1:  # type: ignore[arg-type]
+                out.append(idx2crd(idx, mode))
+            else:
+                out.append(idx2crd(idx % n, mode))  # type: ignore[operator]
+                idx = idx // n  # type: ignore[operator]
+        return tuple(out)
+    return idx
+
+
+def crd2crd(crd: IntTuple, src_shape: IntTuple, dst_shape: IntTuple) -> IntTuple:
+    """Re-express a coordinate of ``src_shape`` as one of ``dst_shape`` (same size)."""
+    return idx2crd(crd2idx(crd, src_shape, prefix_product(src_shape)), dst_shape)
+
+
+def elem_scale(a: IntTuple, b: IntTuple) -> IntTuple:
+    """Leafwise ``a * product(b)`` where ``a`` is an int, else recurse."""
+    if is_tuple(a):
+        return tuple(elem_scale(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
+    return a * product(b)  # type: ignore[operator]
+
+
+def zip_transform(fn: Any, *tuples: IntTuple) -> IntTuple:
+    """Apply ``fn`` to corresponding leaves of congruent int tuples."""
+    if is_tuple(tuples[0]):
+        return tuple(zip_transform(fn, *parts) for parts in zip(*tuples))  # type: ignore[call-overload]
+    return fn(*tuples)  # type: ignore[no-any-return]
+
+
+def unflatten(flat: Iterable[int], profile: IntTuple) -> IntTuple:
+    """Inverse of :func:`flatten`: rebuild ``profile``'s tree from a flat sequence."""
+    items = iter(flat)
+
+    def build(p: IntTuple) -> IntTuple:
+        if is_tuple(p):
+            return tuple(build(e) for e in p)  # type: ignore[union-attr]
+        return next(items)
+
+    return build(profile)
+
+
+__all__ = [
+    "IntTuple",
+    "is_int",
+    "is_tuple",
+    "to_int_tuple",
+    "flatten",
+    "rank",
+    "depth",
+    "product",
+    "inner_product",
+    "congruent",
+    "weakly_congruent",
+    "prefix_product",
+    "suffix_product",
+    "ceil_div",
+    "shape_div",
+    "crd2idx",
+    "idx2crd",
+    "crd2crd",
+    "elem_scale",
+    "zip_transform",
+    "unflatten",
+]

@@ -1,0 +1,253 @@
+"""``Layout``: a function from coordinates to offsets, ``shape:stride`` as in CuTe.
+
+A layout ``S:D`` maps a coordinate ``c`` of shape ``S`` to ``sum(c_i * d_i)``.
+It also accepts a 1-D index ``i``, unfolded colexicographically into a
+coordinate (``idx2crd``); past ``size()`` the last mode keeps counting, as in
+CuTe, so ``L(i)`` is defined for every ``i >= 0``.
+
+Invariants of every ``Layout`` value:
+  * ``shape`` is a positive int or a (possibly nested, possibly empty) tuple of them;
+  * ``stride`` is congruent to ``shape`` and holds ints (negative and zero allowed);
+  * the value is immutable and hashable; equality is structural (same shape and
+    stride), as in CuTe.  Functional equality is :func:`layoutalg.prove.equivalent`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Sequence
+
+from layoutalg.core import int_tuple as it
+from layoutalg.core.int_tuple import IntTuple
+from layoutalg.errors import CoordinateError, ShapeError
+
+
+def _check_shape(shape: IntTuple, path: str) -> None:
+    if it.is_tuple(shape):
+        for i, mode in enumerate(shape):  # type: ignore[arg-type]
+            _check_shape(mode, f"{path}[{i}]")
+    elif shape <= 0:  # type: ignore[operator]
+        raise ShapeError(f"extent {shape} at mode {path or 'shape'} must be a positive integer")
+
+
+def _to_str(t: IntTuple) -> str:
+    if it.is_tuple(t):
+        return "(" + ",".join(_to_str(e) for e in t) + ")"  # type: ignore[union-attr]
+    return str(t)
+
+
+class Layout:
+    """A CuTe layout ``shape:stride``.
+
+    ``Layout(shape)`` takes compact column-major strides (CuTe's ``make_layout``,
+    ``LayoutLeft``); :meth:`Layout.right` gives row-major (``LayoutRight``).
+    """
+
+    __slots__ = ("shape", "stride", "_hash")
+
+    shape: IntTuple
+    stride: IntTuple
+
+    def __init__(self, shape: Any, stride: Any = None) -> None:
+        shape_t = it.to_int_tuple(shape, "shape")
+        _check_shape(shape_t, "")
+        if stride is None:
+            stride_t = it.prefix_product(shape_t)
+        else:
+            stride_t = it.to_int_tuple(stride, "stride")
+            if not it.congruent(shape_t, stride_t):
+                raise ShapeError(f"stride {_to_str(stride_t)} is not congruent to shape {_to_str(shape_t)}")
+        object.__setattr__(self, "shape", shape_t)
+        object.__setattr__(self, "stride", stride_t)
+        object.__setattr__(self, "_hash", hash((shape_t, stride_t)))
+
+    @classmethod
+    def right(cls, shape: Any) -> "Layout":
+        """Compact row-major layout (CuTe ``make_layout(shape, LayoutRight{})``)."""
+        shape_t = it.to_int_tuple(shape, "shape")
+        _check_shape(shape_t, "")
+        return cls(shape_t, it.suffix_product(shape_t))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("Layout is immutable")
+
+    # -- evaluation ------------------------------------------------------
+    def __call__(self, *args: Any) -> Any:
+        """Evaluate at a 1-D index or a (hierarchical) coordinate.
+
+        ``L(i)``, ``L((i, j))`` and ``L(i, j)`` evaluate; a coordinate holding
+        ``None`` (CuTe's ``_``) returns the sliced sub-layout, as CuTe does.
+        """
+        if not args:
+            raise CoordinateError("a layout takes a coordinate or an index")
+        crd = args[0] if len(args) == 1 else tuple(args)
+        if _has_none(crd):
+            return slice_layout(self, crd)
+        crd = _check_coord(crd, self.shape, "coordinate")
+        return it.crd2idx(crd, self.shape, self.stride)
+
+    def to_numpy(self) -> Any:
+        """Every offset ``L(0), ..., L(size-1)`` as one int64 numpy array (vectorised)."""
+        import numpy as np
+
+        index = np.arange(self.size(), dtype=np.int64)
+        offsets = np.zeros_like(index)
+        running = 1
+        for extent, step in zip(it.flatten(self.shape), it.flatten(self.stride)):
+            if extent > 1 and step != 0:
+                offsets += ((index // running) % extent) * step
+            running *= extent
+        return offsets
+
+    def values(self) -> list[int]:
+        """Every offset as a Python list, in index order."""
+        return [int(v) for v in self.to_numpy()] if self.size() > 64 else [self(i) for i in range(self.size())]
+
+    # -- structure -------------------------------------------------------
+    def size(self) -> int:
+        return it.product(self.shape)
+
+    def cosize(self) -> int:
+        """One past the largest offset: ``1 + sum((s-1) * max(d, 0))``.
+
+        CuTe computes ``L(size-1) + 1``, which is wrong for negative strides;
+        this is the mathematically correct codomain size (minimum offset 0 or below).
+        """
+        return 1 + sum((s - 1) * max(d, 0) for s, d in zip(it.flatten(self.shape), it.flatten(self.stride)))
+
+    def rank(self) -> int:
+        return it.rank(self.shape)
+
+    def depth(self) -> int:
+        return it.depth(self.shape)
+
+    def __len__(self) -> int:
+        return self.rank()
+
+    def __getitem__(self, i: int) -> "Layout":
+        """Mode ``i`` as a layout (CuTe ``layout<i>``)."""
+        if not it.is_int(i):
+            raise CoordinateError(f"mode index must be an int, got {i!r}")
+        if it.is_tuple(self.shape):
+            n = len(self.shape)  # type: ignore[arg-type]
+            if not -n <= i < n:
+                raise CoordinateError(f"mode {i} out of range for a rank-{n} layout {self}")
+            return Layout(self.shape[i], self.stride[i])  # type: ignore[index]
+        if i in (0, -1):
+            return self
+        raise CoordinateError(f"mode {i} out of range for a rank-1 layout {self}")
+
+    def get(self, *path: int) -> "Layout":
+        """Nested mode access: ``L.get(0, 1) == L[0][1]``."""
+        result = self
+        for i in path:
+            result = result[i]
+        return result
+
+    def __iter__(self) -> Iterator["Layout"]:
+        for i in range(self.rank()):
+            yield self[i]
+
+    def modes(self) -> list["Layout"]:
+        return list(self)
+
+    def flat(self) -> "Layout":
+        """The same function with every nested mode flattened to the top level."""
+        return Layout(it.flatten(self.shape), it.flatten(self.stride))
+
+    # -- identity --------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Layout) and self.shape == other.shape and self.stride == other.stride
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[no-any-return]
+
+    def __str__(self) -> str:
+        return f"{_to_str(self.shape)}:{_to_str(self.stride)}"
+
+    def __repr__(self) -> str:
+        return f"Layout({self.shape!r}, {self.stride!r})"
+
+
+def _has_none(crd: Any) -> bool:
+    if crd is None:
+        return True
+    if isinstance(crd, (tuple, list)):
+        return any(_has_none(c) for c in crd)
+    return False
+
+
+def _check_coord(crd: Any, shape: IntTuple, path: str) -> IntTuple:
+    """Normalise and validate a coordinate against ``shape`` (ints may stand for whole subtrees)."""
+    if isinstance(crd, (tuple, list)):
+        if not it.is_tuple(shape) or len(crd) != len(shape):  # type: ignore[arg-type]
+            raise CoordinateError(
+                f"{path} {crd!r} has rank {len(crd)} but the layout's mode there has shape {_to_str(shape)}"
+            )
+        return tuple(_check_coord(c, s, f"{path}[{i}]") for i, (c, s) in enumerate(zip(crd, shape)))  # type: ignore[arg-type]
+    if it.is_int(crd) or (hasattr(crd, "__index__") and not isinstance(crd, (bool, float))):
+        value = int(crd)
+        if value < 0:
+            raise CoordinateError(f"{path} {value} is negative")
+        return value
+    raise CoordinateError(f"{path} must be an int or a tuple of ints, got {crd!r}")
+
+
+def _slice_modes(crd: Any, shape: IntTuple, stride: IntTuple) -> tuple[list[tuple[IntTuple, IntTuple]], int]:
+    """Kept (shape, stride) modes where ``crd`` is None, and the offset of the fixed part."""
+    if crd is None:
+        return [(shape, stride)], 0
+    if isinstance(crd, (tuple, list)):
+        if not it.is_tuple(shape) or len(crd) != len(shape):  # type: ignore[arg-type]
+            raise CoordinateError(f"slice {crd!r} does not match the rank of shape {_to_str(shape)}")
+        kept: list[tuple[IntTuple, IntTuple]] = []
+        offset = 0
+        for c, s, d in zip(crd, shape, stride):  # type: ignore[arg-type]
+            sub_kept, sub_offset = _slice_modes(c, s, d)
+            kept.extend(sub_kept)
+            offset += sub_offset
+        return kept, offset
+    value = _check_coord(crd, shape, "slice coordinate")
+    return [], it.crd2idx(value, shape, stride)
+
+
+def slice_and_offset(layout: Layout, crd: Any) -> tuple[Layout, int]:
+    """CuTe ``slice_and_offset``: the sub-layout over the ``None`` modes and the offset of the fixed ones.
+
+    The kept modes are collected, flattened one level, in order: slicing
+    ``((2,4),8):((1,16),2)`` by ``((None, 1), None)`` gives ``(2,8):(1,2)`` and 16.
+    A slice with a single kept mode returns that mode unwrapped.
+    """
+    kept, offset = _slice_modes(crd, layout.shape, layout.stride)
+    if len(kept) == 1:
+        return Layout(kept[0][0], kept[0][1]), offset
+    return Layout(tuple(s for s, _ in kept), tuple(d for _, d in kept)), offset
+
+
+def slice_layout(layout: Layout, crd: Any) -> Layout:
+    """The sub-layout over the ``None`` modes of ``crd`` (CuTe ``slice``), without the offset."""
+    return slice_and_offset(layout, crd)[0]
+
+
+def make_layout(*layouts: Layout) -> Layout:
+    """Concatenate layouts into one whose modes are the given layouts (CuTe ``make_layout(L0, L1, ...)``)."""
+    for i, layout in enumerate(layouts):
+        if not isinstance(layout, Layout):
+            raise ShapeError(f"make_layout argument {i} is not a Layout: {layout!r}")
+    return Layout(tuple(lay.shape for lay in layouts), tuple(lay.stride for lay in layouts))
+
+
+def as_layout(x: Any, what: str = "layout") -> Layout:
+    """Accept a ``Layout``, an int shape, or a shape tuple (compact column-major)."""
+    if isinstance(x, Layout):
+        return x
+    if it.is_int(x) or isinstance(x, (tuple, list)):
+        return Layout(x)
+    raise ShapeError(f"{what} must be a Layout or a shape, got {x!r}")
+
+
+def wrap_modes(layout: Layout) -> Sequence[Layout]:
+    """The top-level modes of ``layout``; a rank-1 int layout is its own single mode."""
+    return list(layout) if it.is_tuple(layout.shape) else [layout]
+
+
+__all__ = ["Layout", "slice_and_offset", "slice_layout", "make_layout", "as_layout", "wrap_modes"]

@@ -1,0 +1,64 @@
+"""The one exception family every public function raises on bad input.
+
+Every error is a :class:`LayoutError` (itself a ``ValueError``), so callers can
+catch one type.  Subclasses say which kind of input was wrong; the message names
+the mode, argument or column at fault.
+"""
+
+from __future__ import annotations
+
+
+class LayoutError(ValueError):
+    """Invalid input to layoutalg: the message names the offending mode or argument."""
+
+
+class ShapeError(LayoutError):
+    """A shape, stride or int tuple that is malformed or incongruent."""
+
+
+class CoordinateError(LayoutError):
+    """A coordinate or index of the wrong rank, type or range."""
+
+
+class CompositionError(LayoutError):
+    """An algebra result that no layout can represent (e.g. ``A o B`` is not a layout)."""
+
+
+class NotInjectiveError(LayoutError):
+    """An operation that needs an injective layout (complement, left inverse) got another."""
+
+
+class NotLinearError(LayoutError):
+    """A function that is not linear over GF(2) was asked for its bit matrix."""
+
+
+class ParseError(LayoutError):
+    """Text that is not CuTe layout notation; ``column`` is the 1-based column where parsing failed."""
+
+    def __init__(self, message: str, text: str = "", column: int = 0) -> None:
+        self.text = text
+        self.column = column
+        if text:
+            message = f"{message} at column {column}: {text!r}\n{' ' * (column + len(repr(text)) - len(text) - 2)}^"
+        super().__init__(message)
+
+
+class InstructionError(LayoutError):
+    """An unknown PTX instruction or an access an instruction cannot perform."""
+
+
+class ProofError(LayoutError):
+    """A claim that cannot be stated (wrong domain, mismatched sizes, unsupported term)."""
+
+
+__all__ = [
+    "LayoutError",
+    "ShapeError",
+    "CoordinateError",
+    "CompositionError",
+    "NotInjectiveError",
+    "NotLinearError",
+    "ParseError",
+    "InstructionError",
+    "ProofError",
+]

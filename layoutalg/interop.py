@@ -40,7 +40,8 @@ from layoutalg.errors import LayoutError, ParseError, ShapeError
 def _swizzle_types() -> tuple[Any, Any]:
     """``(Swizzle, ComposedLayout)`` from the swizzle layer, imported on demand."""
     try:
-        from layoutalg.swizzle import ComposedLayout, Swizzle
+        from layoutalg.swizzle.composed import ComposedLayout
+        from layoutalg.swizzle.swizzle import Swizzle
     except ImportError as exc:  # pragma: no cover - only while the swizzle layer is being written
         raise LayoutError("swizzled layouts need layoutalg.swizzle, which is not available") from exc
     return Swizzle, ComposedLayout

@@ -1,0 +1,528 @@
+"""``layoutalg``: the command line.
+
+Subcommands (``layoutalg SUBCOMMAND --help`` for each):
+
+  show LAYOUT             print_layout-style table; --tv ATOM for thread-value tables
+  banks LAYOUT            wavefronts of each shared-memory instruction of an access
+  suggest-swizzle         the cheapest swizzle (or padding) that removes the conflicts
+  prove PATH...           run theorem files (delegates to layoutalg.prove.runner)
+  gpu-check               run the hardware suite on a GPU (delegates to layoutalg.gpu.check)
+  convert LAYOUT          the same layout in CuTe C++, CuTe DSL, pycute (and Triton) notation
+  atoms                   the instruction atoms layoutalg knows
+
+Every subcommand takes ``--json`` (machine-readable output on stdout, for CI).
+Exit status: 0 success; 1 a check failed (a theorem's outcome, a conflict when
+``--expect-conflict-free``); 2 bad input, with a message that says what to type.
+Heavy modules (z3, numpy, Pillow, CuPy) are imported only by the subcommand that
+needs them, so ``layoutalg --help`` is fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import sys
+from typing import Any, Callable, Sequence
+
+from layoutalg.errors import LayoutError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+DTYPE_BITS = {
+    "f64": 64, "fp64": 64, "double": 64,
+    "f32": 32, "fp32": 32, "float": 32, "tf32": 32, "s32": 32, "u32": 32, "i32": 32, "b32": 32,
+    "f16": 16, "fp16": 16, "half": 16, "bf16": 16, "s16": 16, "u16": 16, "i16": 16, "b16": 16,
+    "s8": 8, "u8": 8, "i8": 8, "b8": 8, "e4m3": 8, "e5m2": 8, "fp8": 8, "f8": 8,
+    "s4": 4, "u4": 4, "e2m1": 4, "fp4": 4,
+}
+
+EXAMPLES = """\
+examples:
+  layoutalg show '(8,8):(8,1)'
+  layoutalg show 'Sw<3,3,3> o 0 o (8,64):(64,1)' --svg smem.svg
+  layoutalg show 'Layout<Shape<_8,_64>,Stride<_64,_1>>'
+  layoutalg show --tv SM80_16x8x16_F32F16F16F32_TN --operand A --png a_fragment.png
+  layoutalg banks '(64,64):(64,1)' --dtype f16 --access ldmatrix.x4
+  layoutalg suggest-swizzle --shape 64x64 --dtype f16 --access ldmatrix.x4
+  layoutalg prove proofs/ --json
+  layoutalg convert '(8,64):(64,1)' --to cpp
+"""
+
+
+class UsageError(LayoutError):
+    """Bad command-line input; ``hint`` says what to type instead."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
+
+
+# --------------------------------------------------------------------------- output helpers
+
+
+def _emit_json(payload: Any) -> None:
+    sys.stdout.write(json.dumps(payload, indent=2, default=str) + "\n")
+
+
+def _dtype_bits(name: str) -> int:
+    key = name.strip().lower()
+    if key in DTYPE_BITS:
+        return DTYPE_BITS[key]
+    close = difflib.get_close_matches(key, DTYPE_BITS, n=3)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    raise UsageError(f"unknown dtype {name!r}", f"{hint}use one of f16, bf16, f32, tf32, f64, s8, e4m3, s4")
+
+
+def _parse_layout(text: str, what: str = "LAYOUT") -> Any:
+    """A layout from the command line: CuTe print notation, a C++ type string, or a smem atom name."""
+    from layoutalg import interop
+
+    try:
+        return interop.from_string(text)
+    except LayoutError as exc:
+        raise UsageError(
+            f"cannot read {what}: {exc}",
+            "write a layout as shape:stride and quote it for the shell, e.g. "
+            "layoutalg show '(8,64):(64,1)' or 'Sw<3,3,3> o 0 o (8,64):(64,1)' "
+            "or 'Layout<Shape<_8,_64>,Stride<_64,_1>>'",
+        ) from exc
+
+
+def _parse_extents(text: str, what: str) -> tuple[int, ...]:
+    parts = text.lower().replace("(", "").replace(")", "").replace(",", "x").split("x")
+    try:
+        values = tuple(int(p) for p in parts if p.strip())
+    except ValueError:
+        values = ()
+    if len(values) != 2 or min(values) <= 0:
+        raise UsageError(f"{what} {text!r} is not two positive extents", f"write it as MxN, e.g. {what} 64x64")
+    return values
+
+
+def _write_picture(grid: Any, args: argparse.Namespace) -> list[str]:
+    """Write the --png/--svg/--tikz files asked for; returns their paths."""
+    written = []
+    if getattr(args, "svg", None):
+        from layoutalg.viz.svg import grid_to_svg
+
+        _write_text(args.svg, grid_to_svg(grid))
+        written.append(args.svg)
+    if getattr(args, "tikz", None):
+        from layoutalg.viz.tikz import grid_to_tikz
+
+        _write_text(args.tikz, grid_to_tikz(grid))
+        written.append(args.tikz)
+    if getattr(args, "png", None):
+        from layoutalg.viz.png import write_png
+
+        write_png(grid, args.png)
+        written.append(args.png)
+    return written
+
+
+def _suffixed(args: argparse.Namespace, suffix: str) -> argparse.Namespace:
+    """``args`` with ``suffix`` inserted before the extension of each picture path."""
+    if not suffix:
+        return args
+    import os
+
+    changed = argparse.Namespace(**vars(args))
+    for key in ("png", "svg", "tikz"):
+        path = getattr(args, key, None)
+        if path:
+            stem, ext = os.path.splitext(path)
+            setattr(changed, key, f"{stem}{suffix}{ext}")
+    return changed
+
+
+def _write_text(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path!r}: {exc.strerror}", "pass a path in a writable folder") from exc
+
+
+def _add_picture_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--png", metavar="FILE", help="also write a PNG picture (needs Pillow: pip install 'layoutalg[viz]')")
+    parser.add_argument("--svg", metavar="FILE", help="also write an SVG picture")
+    parser.add_argument("--tikz", metavar="FILE", help="also write a standalone LaTeX/TikZ picture")
+
+
+# --------------------------------------------------------------------------- show
+
+
+def _layout_table(layout: Any, grid: Any) -> str:
+    """The print_layout table: ATOM's text renderer when it handles the value, else the grid's."""
+    try:
+        from layoutalg.viz import text as text_viz
+
+        render: Callable[..., str] | None = getattr(text_viz, "layout_table", None) or getattr(
+            text_viz, "print_layout", None)
+    except ImportError:
+        render = None
+    if render is not None:
+        try:
+            rendered = render(layout)
+            if isinstance(rendered, str) and rendered:
+                return rendered if rendered.endswith("\n") else rendered + "\n"
+        except LayoutError:
+            raise
+        except Exception:  # noqa: BLE001 - fall back to our own table on an incompatible renderer
+            pass
+    from layoutalg.viz.table import grid_to_text
+
+    return grid_to_text(grid)
+
+
+def _operand_names(atom: Any) -> list[str]:
+    if hasattr(atom, "c_layout"):
+        return ["A", "B", "C"]
+    return ["src", "dst"]
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    from layoutalg.viz.grid import layout_grid
+
+    if args.tv:
+        return _show_tv(args)
+    if not args.layout:
+        raise UsageError("show needs a LAYOUT or --tv ATOM", "e.g. layoutalg show '(8,8):(8,1)' or "
+                         "layoutalg show --tv SM80_16x8x16_F32F16F16F32_TN")
+    layout = _parse_layout(args.layout)
+    grid = layout_grid(layout)
+    written = _write_picture(grid, args)
+    if args.json:
+        _emit_json({
+            "layout": str(layout),
+            "shape": layout.shape,
+            "stride": getattr(layout, "stride", None),
+            "size": layout.size(),
+            "cosize": layout.cosize(),
+            "rows": grid.rows,
+            "cols": grid.cols,
+            "values": [[int(grid.cell(r, c).label) for c in range(grid.cols)] for r in range(grid.rows)],
+            "files": written,
+        })
+        return EXIT_OK
+    sys.stdout.write(_layout_table(layout, grid))
+    for path in written:
+        sys.stdout.write(f"wrote {path}\n")
+    return EXIT_OK
+
+
+def _lookup_atom(name: str) -> Any:
+    from layoutalg.atoms import catalog
+
+    try:
+        return catalog.get(name)
+    except LayoutError as exc:
+        names = _atom_names()
+        close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+        hint = ("did you mean " + " or ".join(close) + "? ") if close else ""
+        raise UsageError(f"unknown atom {name!r}", hint + "list the atoms with: layoutalg atoms") from exc
+
+
+def _atom_names() -> list[str]:
+    from layoutalg.atoms import catalog
+
+    for attr in ("names", "all_names", "list_atoms"):
+        fn = getattr(catalog, attr, None)
+        if callable(fn):
+            return sorted(str(n) for n in fn())
+    table = getattr(catalog, "ATOMS", None) or getattr(catalog, "CATALOG", None) or {}
+    return sorted(str(n) for n in table)
+
+
+def _tv_of(atom: Any, operand: str, bits: int | None) -> tuple[Any, tuple[int, int], Any]:
+    """``(tv_layout, (M, N) tile, thr_id)`` of one operand of an atom, in elements."""
+    from layoutalg.atoms import tv as atom_tv
+
+    return atom_tv.operand_tv(atom, operand, bits)  # type: ignore[no-any-return]
+
+
+def _show_tv(args: argparse.Namespace) -> int:
+    from layoutalg.viz.grid import tv_grid
+
+    bits = _dtype_bits(args.dtype) if args.dtype else None
+    if ":" in args.tv or args.tv.startswith(("Layout<", "cute::")):
+        if not args.tile:
+            raise UsageError("a TV layout given as notation needs the tile it covers",
+                             f"add --tile MxN, e.g. layoutalg show --tv '{args.tv}' --tile 16x16")
+        tv_layout = _parse_layout(args.tv, "--tv")
+        tile = _parse_extents(args.tile, "--tile")
+        panels = [("tv", tv_layout, (tile[0], tile[1]), None)]
+        atom_name = None
+    else:
+        atom = _lookup_atom(args.tv)
+        atom_name = getattr(atom, "name", args.tv)
+        operands = _operand_names(atom)
+        if args.operand:
+            chosen = [o for o in operands if o.lower() == args.operand.lower()]
+            if not chosen:
+                raise UsageError(f"atom {atom_name} has no operand {args.operand!r}",
+                                 f"use --operand {' or '.join(operands)}")
+            operands = chosen
+        panels = []
+        for operand in operands:
+            tv_layout, tile, thr_id = _tv_of(atom, operand, bits)
+            if args.tile:
+                tile = _parse_extents(args.tile, "--tile")
+            panels.append((operand, tv_layout, tile, thr_id))
+    grids = [
+        tv_grid(tv_layout, tile, thr_id,
+                title=(f"{atom_name} {name}: " if atom_name else "") + f"{tv_layout} over {tile[0]}x{tile[1]}")
+        for name, tv_layout, tile, thr_id in panels
+    ]
+    written: list[str] = []
+    for (name, _, _, _), grid in zip(panels, grids):
+        # One operand: the files as named; several: FILE_<operand>.ext for each.
+        suffix = "" if len(grids) == 1 else f"_{name}"
+        written += _write_picture(grid, _suffixed(args, suffix))
+    if args.json:
+        _emit_json({
+            "atom": atom_name,
+            "operands": [
+                {
+                    "operand": name,
+                    "tv_layout": str(tv_layout),
+                    "tile": list(tile),
+                    "cells": [[g.cell(r, c).label for c in range(g.cols)] for r in range(g.rows)],
+                }
+                for (name, tv_layout, tile, _), g in zip(panels, grids)
+            ],
+            "files": written,
+        })
+        return EXIT_OK
+    from layoutalg.viz.table import grid_to_text
+
+    for grid in grids:
+        sys.stdout.write(grid_to_text(grid) + "\n")
+    for path in written:
+        sys.stdout.write(f"wrote {path}\n")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- convert
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from layoutalg import interop
+
+    layout = _parse_layout(args.layout)
+    forms: dict[str, str] = {
+        "cute": str(layout),
+        "cpp": interop.to_cpp(layout),
+        "dsl": interop.to_dsl_string(layout),
+    }
+    try:
+        forms["pycute"] = repr(interop.to_pycute(layout))
+    except ImportError:
+        pass
+    if args.to == "triton" or args.to is None:
+        try:
+            forms["triton"] = json.dumps(interop.to_triton(layout), default=str)
+        except (ImportError, AttributeError, LayoutError) as exc:
+            if args.to == "triton":
+                raise UsageError(f"no Triton linear layout for {layout}: {exc}",
+                                 "Triton linear layouts need power-of-two extents and strides (GF(2)-linear)") from exc
+    if args.to:
+        if args.to not in forms:
+            raise UsageError(f"cannot convert to {args.to!r} here", "use --to cute, cpp, dsl, pycute or triton")
+        forms = {args.to: forms[args.to]}
+    if args.json:
+        _emit_json(forms)
+    elif args.to:
+        sys.stdout.write(forms[args.to] + "\n")
+    else:
+        for key, value in forms.items():
+            sys.stdout.write(f"{key:7} {value}\n")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- atoms
+
+
+def _cmd_atoms(args: argparse.Namespace) -> int:
+    names = _atom_names()
+    if args.filter:
+        names = [n for n in names if args.filter.lower() in n.lower()]
+    if args.json:
+        _emit_json(names)
+    else:
+        sys.stdout.write("\n".join(names) + ("\n" if names else ""))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- delegation
+
+
+def _delegate(module: str, argv: Sequence[str], install_hint: str) -> int:
+    import importlib
+
+    try:
+        target = importlib.import_module(module)
+    except ImportError as exc:
+        raise UsageError(f"{module} is not available: {exc}", install_hint) from exc
+    return int(target.run_cli(list(argv)) or 0)
+
+
+# --------------------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="layoutalg",
+        description="CuTe layout algebra, z3 proofs and exact shared-memory bank-conflict models for CUDA kernel authors.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    show = sub.add_parser(
+        "show", help="print a layout as a table (or a thread-value layout with --tv)",
+        description="Print a layout like CuTe's print_layout: cell (m, n) holds L(m, n). "
+                    "With --tv ATOM, print which thread and value (T#V#) holds each element of an atom's tile.",
+        epilog="examples:\n  layoutalg show '(4,8):(8,1)'\n  layoutalg show 'Sw<3,3,3> o 0 o (8,64):(64,1)' --png smem.png\n"
+               "  layoutalg show --tv SM80_16x8x16_F32F16F16F32_TN --operand C --svg c.svg\n"
+               "  layoutalg show --tv SM75_U32x4_LDSM_N --dtype f16\n"
+               "  layoutalg show --tv '((4,8),(2,2)):((32,1),(16,8))' --tile 16x8",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    show.add_argument("layout", nargs="?", metavar="LAYOUT",
+                      help="e.g. '(8,64):(64,1)', 'Sw<3,3,3> o 0 o (8,64):(64,1)', 'Layout<Shape<_8,_64>,Stride<_64,_1>>'")
+    show.add_argument("--tv", metavar="ATOM", help="an atom name (CuTe's, e.g. SM75_U32x4_LDSM_N) or a TV layout with --tile")
+    show.add_argument("--operand", metavar="OP", help="which TV layout of the atom: A, B, C (MMA) or src, dst (copy); default all")
+    show.add_argument("--dtype", metavar="T", help="element type for copy atoms (their layouts are in bits), e.g. f16")
+    show.add_argument("--tile", metavar="MxN", help="the tile a TV layout covers (default: the atom's)")
+    show.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_picture_options(show)
+    show.set_defaults(run=_cmd_show)
+
+    banks = sub.add_parser(
+        "banks", help="shared-memory wavefronts of each instruction of an access",
+        description="Count the shared-memory wavefronts each warp-wide instruction of an access costs on LAYOUT "
+                    "(a layout of elements of --dtype), against the ideal, with the colliding lanes and banks.",
+        epilog="examples:\n  layoutalg banks '(64,64):(64,1)' --dtype f16 --access ldmatrix.x4\n"
+               "  layoutalg banks 'Sw<3,3,3> o 0 o (64,64):(64,1)' --dtype f16 --access ldmatrix.x4 --json\n"
+               "  layoutalg banks '(32,32):(32,1)' --dtype f32 --access ld.shared.b32 --by column\n"
+               "  layoutalg banks '(64,64):(64,1)' --dtype f16 --access ldmatrix.x4 --png heat.png",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    banks.add_argument("layout", metavar="LAYOUT", help="the shared-memory layout, in elements")
+    banks.add_argument("--dtype", required=True, metavar="T", help="element type: f16, bf16, f32, s8, ...")
+    banks.add_argument("--access", required=True, metavar="INSTR",
+                       help="ldmatrix.x4[.trans], stmatrix.x4[.trans], ld.shared.v4 / st.shared.b32 ..., cp.async.16")
+    banks.add_argument("--by", choices=["row", "column"], default=None,
+                       help="for ld/st: lanes walk along rows (default) or down columns")
+    banks.add_argument("--warps", type=int, default=None, metavar="N", help="number of warps sharing the tile")
+    banks.add_argument("--expect-conflict-free", action="store_true", help="exit 1 if any instruction has excess wavefronts")
+    banks.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_picture_options(banks)
+    banks.set_defaults(run=_cmd_banks)
+
+    suggest = sub.add_parser(
+        "suggest-swizzle", help="the cheapest swizzle (or padding) that makes the accesses conflict-free",
+        description="Search Swizzle<B,M,S> (and, where none works, row padding) for a row-major smem tile of "
+                    "--shape elements of --dtype so that every --access is conflict-free; prints the proof.",
+        epilog="examples:\n  layoutalg suggest-swizzle --shape 64x64 --dtype f16 --access ldmatrix.x4\n"
+               "  layoutalg suggest-swizzle --shape 32x32 --dtype f32 --access ld.shared.b32 --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    suggest.add_argument("--shape", required=True, metavar="MxN", help="tile extents (row-major), e.g. 64x64")
+    suggest.add_argument("--dtype", required=True, metavar="T", help="element type: f16, bf16, f32, ...")
+    suggest.add_argument("--access", required=True, action="append", metavar="INSTR",
+                         help="an access to make conflict-free (repeat for several)")
+    suggest.add_argument("--json", action="store_true", help="machine-readable output")
+    suggest.set_defaults(run=_cmd_suggest)
+
+    convert = sub.add_parser(
+        "convert", help="the same layout in CuTe C++, CuTe DSL, pycute and Triton notation",
+        epilog="examples:\n  layoutalg convert '(8,64):(64,1)'\n"
+               "  layoutalg convert 'Layout<Shape<_8,_64>,Stride<_64,_1>>' --to cute\n"
+               "  layoutalg convert 'S<3,3,3> o 0 o (8,64):(64,1)' --to cpp",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    convert.add_argument("layout", metavar="LAYOUT")
+    convert.add_argument("--to", choices=["cute", "cpp", "dsl", "pycute", "triton"], help="only this notation")
+    convert.add_argument("--json", action="store_true", help="machine-readable output")
+    convert.set_defaults(run=_cmd_convert)
+
+    atoms = sub.add_parser("atoms", help="list the instruction atoms (MMA and copy) by CuTe name",
+                           epilog="examples:\n  layoutalg atoms\n  layoutalg atoms LDSM",
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    atoms.add_argument("filter", nargs="?", metavar="TEXT", help="only names containing TEXT")
+    atoms.add_argument("--json", action="store_true", help="machine-readable output")
+    atoms.set_defaults(run=_cmd_atoms)
+
+    # Delegated subcommands: listed here for --help; their own parsers read the arguments.
+    sub.add_parser("prove", help="run theorem files and print a table (layoutalg prove --help)", add_help=False)
+    sub.add_parser("gpu-check", help="run the hardware suite on a GPU (layoutalg gpu-check --help)", add_help=False)
+    return parser
+
+
+DELEGATED = {
+    "prove": ("layoutalg.prove.runner", "layoutalg prove needs the prover (z3-solver): pip install layoutalg"),
+    "gpu-check": ("layoutalg.gpu.check", "gpu-check needs CuPy and an NVIDIA GPU: pip install 'layoutalg[gpu]'"),
+}
+
+
+def _wants_json(argv: Sequence[str]) -> bool:
+    return "--json" in argv
+
+
+def _report_error(exc: LayoutError, as_json: bool) -> int:
+    hint = getattr(exc, "hint", "")
+    if as_json:
+        _emit_json({"error": str(exc), "type": type(exc).__name__, "hint": hint})
+    else:
+        sys.stderr.write(f"layoutalg: error: {exc}\n")
+        if hint:
+            sys.stderr.write(f"  hint: {hint}\n")
+    return EXIT_USAGE
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``layoutalg`` console script; returns the exit status."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    as_json = _wants_json(args_list)
+    try:
+        if args_list and args_list[0] in DELEGATED:
+            module, hint = DELEGATED[args_list[0]]
+            return _delegate(module, args_list[1:], hint)
+        parser = build_parser()
+        args = parser.parse_args(args_list)
+        if args.version:
+            from layoutalg import __version__
+
+            sys.stdout.write(f"layoutalg {__version__}\n")
+            return EXIT_OK
+        if not getattr(args, "run", None):
+            parser.print_help()
+            return EXIT_USAGE
+        return int(args.run(args))
+    except LayoutError as exc:
+        return _report_error(exc, as_json)
+    except KeyboardInterrupt:
+        sys.stderr.write("layoutalg: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+def _cmd_banks(args: argparse.Namespace) -> int:
+    from layoutalg.cli_banks import run_banks
+
+    return run_banks(args)
+
+
+def _cmd_suggest(args: argparse.Namespace) -> int:
+    from layoutalg.cli_banks import run_suggest
+
+    return run_suggest(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,213 @@
+"""Interop: C++ type strings, pycute and CuTe DSL objects and prints, judged by function values."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from layoutalg import Layout, LayoutError
+from layoutalg.errors import ParseError
+from layoutalg.interop import from_cpp, from_pycute, from_string, normalise_notation, to_cpp, to_dsl_string, to_pycute
+
+
+def values(layout: object, n: int) -> list[int]:
+    return [int(layout(i)) for i in range(n)]  # type: ignore[operator]
+
+
+def swizzle333(offset: int) -> int:
+    """CuTe Swizzle<3,3,3>: bits [6,9) XORed into bits [3,6), written out here."""
+    return offset ^ ((offset >> 3) & 0b111000)
+
+
+@st.composite
+def layouts(draw: st.DrawFn, depth: int = 2) -> Layout:
+    def tree(d: int) -> object:
+        if d == 0 or draw(st.booleans()):
+            return draw(st.integers(1, 6))
+        return tuple(tree(d - 1) for _ in range(draw(st.integers(1, 3))))
+
+    shape = tree(depth)
+
+    def strides(s: object) -> object:
+        if isinstance(s, tuple):
+            return tuple(strides(e) for e in s)
+        return draw(st.integers(-4, 40))
+
+    return Layout(shape, strides(shape))
+
+
+# ----------------------------------------------------------------------------- C++ type strings
+
+
+def test_cpp_row_major_tile() -> None:
+    layout = from_cpp("Layout<Shape<_8,_64>,Stride<_64,_1>>")
+    assert layout == Layout((8, 64), (64, 1))
+    assert layout(3, 5) == 3 * 64 + 5
+
+
+def test_cpp_compiler_spelling_with_namespaces_and_constants() -> None:
+    text = ("cute::Layout<cute::tuple<cute::C<8>, cute::tuple<cute::C<2>, cute::C<4> > >, "
+            "cute::tuple<cute::C<64>, cute::tuple<std::integral_constant<int, 1>, cute::Int<16> > > >")
+    assert from_cpp(text) == Layout((8, (2, 4)), (64, (1, 16)))
+    assert from_cpp("Layout<Shape<_8,_64>,Stride<_64,_1>>{}") == Layout((8, 64), (64, 1))
+
+
+def test_cpp_default_stride_is_column_major() -> None:
+    assert from_cpp("Layout<Shape<_8,_4>>") == Layout((8, 4), (1, 8))
+    assert from_cpp("Layout<_8>") == Layout(8, 1)
+
+
+def test_cpp_composed_swizzle_with_smem_ptr_flag() -> None:
+    text = "ComposedLayout<Swizzle<3,3,3>, smem_ptr_flag_bits<16>, Layout<Shape<_8,_64>,Stride<_64,_1>>>"
+    composed = from_cpp(text)
+    assert composed.offset == 0
+    for m in range(8):
+        for n in range(64):
+            assert composed(m + 8 * n) == swizzle333(64 * m + n)
+    plain = from_cpp("ComposedLayout<Swizzle<2,3,3>,_0,Layout<Shape<_8,_32>,Stride<_32,_1>>>")
+    assert plain(1 + 8 * 0) == (32 ^ ((32 >> 3) & 0b11000))
+
+
+@pytest.mark.parametrize(
+    "text, column, words",
+    [
+        ("Layout<Shape<_8,int>,Stride<_64,_1>>", 17, "dynamic"),
+        ("Layout<Shape<_8,_64>,Stride<_64,_1>", 36, "end of text"),
+        ("Layout<Shape<_8,_64>,Stride<_64>>", 1, "congruent"),
+        ("Layout<Shape<_8,_64>,Stride<_64,_1>> x", 38, "after the layout"),
+        ("Tensor<Shape<_8>>", 1, "expected Layout"),
+        ("Layout<Shape<_8,$>>", 17, "unexpected character"),
+        ("ComposedLayout<Foo<1>,_0,Layout<_8>>", 16, "Swizzle"),
+        ("Layout<Shape<_0>>", 1, "positive"),
+    ],
+)
+def test_cpp_errors_name_the_column(text: str, column: int, words: str) -> None:
+    with pytest.raises(ParseError, match=words) as info:
+        from_cpp(text)
+    assert info.value.column == column
+
+
+@settings(max_examples=200, deadline=None)
+@given(layouts())
+def test_cpp_round_trip(layout: Layout) -> None:
+    text = to_cpp(layout)
+    assert from_cpp(text) == layout
+
+
+def test_to_cpp_negative_and_nested() -> None:
+    assert to_cpp(Layout((2, (3, 4)), (-1, (0, 5)))) == "Layout<Shape<_2,Shape<_3,_4>>,Stride<C<-1>,Stride<_0,_5>>>"
+
+
+# ----------------------------------------------------------------------------- printed notations
+
+
+def test_normalise_dsl_and_pycute_spellings() -> None:
+    assert normalise_notation("S<3,3,3> o 0 o (8,64):(64,1)") == "Sw<3,3,3> o 0 o (8,64):(64,1)"
+    assert normalise_notation("SW_3_4_3 o 0 o (8, 64):(64, 1)") == "Sw<3,4,3> o 0 o (8, 64):(64, 1)"
+    assert normalise_notation("Sw<3,4,3> o _0 o (_8,_64):(_64,_1)") == "Sw<3,4,3> o _0 o (_8,_64):(_64,_1)"
+    with pytest.raises(ParseError, match="dynamic"):
+        normalise_notation("(8,?):(?,1)")
+
+
+def test_from_string_reads_every_notation() -> None:
+    expected = Layout((8, 64), (64, 1))
+    assert from_string("(8,64):(64,1)") == expected
+    assert from_string("(_8,_64):(_64,_1)") == expected
+    assert from_string("  Layout<Shape<_8,_64>,Stride<_64,_1>>  ") == expected
+    for text in ("S<3,3,3> o 0 o (8,64):(64,1)", "SW_3_3_3 o 0 o (8, 64):(64, 1)", "Sw<3,3,3> o _0 o (_8,_64):(_64,_1)"):
+        composed = from_string(text)
+        assert [composed(i) for i in range(512)] == [swizzle333(64 * (i % 8) + i // 8) for i in range(512)]
+    with pytest.raises(LayoutError):
+        from_string("")
+    with pytest.raises(LayoutError):
+        from_string(42)  # type: ignore[arg-type]
+
+
+def test_dsl_string_form() -> None:
+    composed = from_string("Sw<3,3,3> o 0 o (8,64):(64,1)")
+    assert to_dsl_string(composed) == "S<3,3,3> o 0 o (8,64):(64,1)"
+    assert from_string(to_dsl_string(composed)) == composed
+
+
+# ----------------------------------------------------------------------------- pycute
+
+
+@settings(max_examples=200, deadline=None)
+@given(layouts())
+def test_pycute_round_trip_by_function(layout: Layout) -> None:
+    theirs = to_pycute(layout)
+    assert [theirs(i) for i in range(layout.size())] == values(layout, layout.size())
+    assert from_pycute(theirs) == layout
+
+
+def test_pycute_composed_both_ways() -> None:
+    import pycute
+
+    theirs = pycute.ComposedLayout(pycute.Swizzle(3, 3, 3), 0, pycute.Layout((8, 64), (64, 1)))
+    ours = from_pycute(theirs)
+    assert [ours(i) for i in range(512)] == [theirs(i) for i in range(512)]
+    assert [ours(i) for i in range(512)] == [swizzle333(64 * (i % 8) + i // 8) for i in range(512)]
+    back = to_pycute(ours)
+    assert [back(i) for i in range(512)] == [theirs(i) for i in range(512)]
+    with pytest.raises(LayoutError):
+        from_pycute(Layout(4))
+
+
+# ----------------------------------------------------------------------------- CuTe DSL (inside a trace)
+
+DSL_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import cutlass.cute as cute
+    from layoutalg import Layout
+    from layoutalg.interop import from_cute_dsl, from_string, to_cute_dsl
+    cases = [Layout((8, 64), (64, 1)), Layout(((2, 4), 8), ((1, 16), 2)), Layout(8, 0), Layout((3, (2, 5)), (10, (1, 2)))]
+    composed = from_string("Sw<3,3,3> o 0 o (8,64):(64,1)")
+    out = {}
+
+    @cute.jit
+    def run():
+        for i, layout in enumerate(cases + [composed]):
+            theirs = to_cute_dsl(layout)
+            text = str(theirs)
+            n = layout.size()
+            their_values = [int(theirs(k)) for k in range(n)]
+            out[i] = {"text": text, "from_obj": str(from_cute_dsl(theirs)), "from_text": str(from_string(text)),
+                      "ok_values": their_values == [int(layout(k)) for k in range(n)], "ours": str(layout)}
+        mk = cute.make_composed_layout(cute.make_swizzle(2, 3, 3), 0, cute.make_layout((8, 32), stride=(32, 1)))
+        out["native"] = {"text": str(mk), "from_obj": str(from_cute_dsl(mk))}
+
+    run()
+    sys.stdout.write("RESULT" + json.dumps(out) + "\\n")
+    """
+)
+
+
+@pytest.mark.oracle
+def test_cute_dsl_objects_and_prints(tmp_path: Path) -> None:
+    pytest.importorskip("cutlass.cute")
+    script = tmp_path / "dsl_interop.py"
+    script.write_text(DSL_SCRIPT)
+    env = dict(os.environ, TMPDIR=str(tmp_path), CUTE_DSL_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    import json
+
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("RESULT"))
+    result = json.loads(line[len("RESULT"):])
+    for key, case in result.items():
+        if key == "native":
+            continue
+        assert case["ok_values"], case
+        assert case["from_obj"] == case["ours"] == case["from_text"]
+    assert result["0"]["text"] == "(8,64):(64,1)"
+    assert result["4"]["text"] == "S<3,3,3> o 0 o (8,64):(64,1)"
+    assert result["native"]["text"] == "S<2,3,3> o 0 o (8,32):(32,1)"
+    assert result["native"]["from_obj"] == str(from_string("Sw<2,3,3> o 0 o (8,32):(32,1)"))

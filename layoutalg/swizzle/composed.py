@@ -1,0 +1,246 @@
+"""``ComposedLayout(outer, offset, inner)``: the function ``c -> outer(offset + inner(c))``.
+
+CuTe's ``ComposedLayout<A, O, B>`` (cute/layout_composed.hpp) with ``A`` a
+:class:`~layoutalg.swizzle.swizzle.Swizzle` or a plain
+:class:`~layoutalg.core.layout.Layout`, ``O`` an int and ``B`` a ``Layout``.
+Its domain (shape, size, rank, modes) is the inner layout's; it prints as CuTe
+prints it, ``Sw<3,4,3> o _0 o (8,64):(64,1)``.
+
+Differences from CuTe, each for exactness:
+  * ``cosize()`` is one past the largest offset the function actually
+    reaches.  CuTe returns ``cosize(inner)``, which is too small when the
+    swizzle moves an offset above the inner layout's range (e.g.
+    ``Sw<1,0,1> o _0 o 1:2`` reaches offset 3, not 2).
+  * slicing (``C(None, 3)``) returns a plain ``Layout`` whenever the sliced
+    function is affine (the swizzle cancels on that slice), checked on every
+    element of the slice; otherwise the swizzle and the folded offset are kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Union
+
+from layoutalg.core import int_tuple as it
+from layoutalg.core.layout import Layout, _check_coord, _has_none, slice_and_offset
+from layoutalg.errors import CoordinateError, LayoutError, ShapeError
+from layoutalg.swizzle.swizzle import Swizzle
+
+Outer = Union[Swizzle, Layout]
+
+# Largest slice the exact affine check enumerates; larger slices stay composed.
+_MAX_REDUCE = 1 << 22
+
+
+def eval_layout_at(layout: Layout, index: Any) -> Any:
+    """Evaluate ``layout`` at every 1-D index of a numpy int array (the last mode keeps counting, as in CuTe)."""
+    import numpy as np
+
+    index = np.asarray(index, dtype=np.int64)
+    if index.size and int(index.min()) < 0:
+        raise CoordinateError(f"layout {layout} evaluated at a negative index {int(index.min())}")
+    shape = it.flatten(layout.shape)
+    stride = it.flatten(layout.stride)
+    offsets = np.zeros_like(index)
+    running = 1
+    for k, (extent, step) in enumerate(zip(shape, stride)):
+        last = k == len(shape) - 1
+        digit = index // running if last else (index // running) % extent
+        if step != 0:
+            offsets += digit * step
+        running *= extent
+    return offsets
+
+
+class ComposedLayout:
+    """``outer o offset o inner``: evaluates ``outer(offset + inner(c))``."""
+
+    __slots__ = ("outer", "offset", "inner", "_hash")
+
+    outer: Outer
+    offset: int
+    inner: Layout
+    _hash: int
+
+    def __init__(self, outer: Any, offset: Any, inner: Any) -> None:
+        if not isinstance(outer, (Swizzle, Layout)):
+            raise LayoutError(f"ComposedLayout outer must be a Swizzle or a Layout, got {outer!r}")
+        if isinstance(offset, bool) or not (isinstance(offset, int) or hasattr(offset, "__index__")):
+            raise LayoutError(f"ComposedLayout offset must be an int, got {offset!r}")
+        if not isinstance(inner, Layout):
+            raise LayoutError(f"ComposedLayout inner must be a Layout, got {inner!r}")
+        object.__setattr__(self, "outer", outer)
+        object.__setattr__(self, "offset", int(offset))
+        object.__setattr__(self, "inner", inner)
+        object.__setattr__(self, "_hash", hash(("ComposedLayout", outer, int(offset), inner)))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("ComposedLayout is immutable")
+
+    # -- evaluation --------------------------------------------------------
+    def __call__(self, *args: Any) -> Any:
+        """Evaluate at an index or coordinate; a coordinate holding ``None`` slices (see :func:`slice_composed`)."""
+        if not args:
+            raise CoordinateError("a layout takes a coordinate or an index")
+        crd = args[0] if len(args) == 1 else tuple(args)
+        if _has_none(crd):
+            return slice_composed(self, crd)[0]
+        _check_coord(crd, self.inner.shape, "coordinate")
+        return self.outer(self.offset + self.inner(crd))
+
+    def to_numpy(self) -> Any:
+        """Every value ``C(0), ..., C(size-1)`` as one int64 numpy array (vectorised)."""
+        positions = self.offset + self.inner.to_numpy()
+        if isinstance(self.outer, Swizzle):
+            return self.outer(positions)
+        return eval_layout_at(self.outer, positions)
+
+    def values(self) -> list[int]:
+        return [int(v) for v in self.to_numpy()]
+
+    # -- structure (the inner layout's domain) -----------------------------
+    @property
+    def shape(self) -> Any:
+        return self.inner.shape
+
+    def size(self) -> int:
+        return self.inner.size()
+
+    def cosize(self) -> int:
+        """One past the largest value the function reaches (see the module note on CuTe's cosize)."""
+        return int(self.to_numpy().max()) + 1
+
+    def rank(self) -> int:
+        return self.inner.rank()
+
+    def depth(self) -> int:
+        return self.inner.depth()
+
+    def __len__(self) -> int:
+        return self.rank()
+
+    def __getitem__(self, i: int) -> "ComposedLayout":
+        """Mode ``i``: ``outer o offset o inner[i]`` (CuTe ``layout<i>``)."""
+        return ComposedLayout(self.outer, self.offset, self.inner[i])
+
+    def get(self, *path: int) -> "ComposedLayout":
+        return ComposedLayout(self.outer, self.offset, self.inner.get(*path))
+
+    def __iter__(self) -> Iterator["ComposedLayout"]:
+        for i in range(self.rank()):
+            yield self[i]
+
+    def modes(self) -> list["ComposedLayout"]:
+        return list(self)
+
+    def flat(self) -> "ComposedLayout":
+        return ComposedLayout(self.outer, self.offset, self.inner.flat())
+
+    def with_inner(self, inner: Layout) -> "ComposedLayout":
+        """The same outer function and offset over another inner layout."""
+        return ComposedLayout(self.outer, self.offset, inner)
+
+    # -- identity ----------------------------------------------------------
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, ComposedLayout)
+            and self.outer == other.outer
+            and self.offset == other.offset
+            and self.inner == other.inner
+        )
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __str__(self) -> str:
+        return f"{self.outer} o _{self.offset} o {self.inner}"
+
+    def __repr__(self) -> str:
+        return f"ComposedLayout({self.outer!r}, {self.offset!r}, {self.inner!r})"
+
+
+AnyLayout = Union[Layout, ComposedLayout]
+
+
+def make_composed_layout(outer: Any, offset: Any, inner: Any) -> ComposedLayout:
+    """CuTe ``make_composed_layout(outer, offset, inner)``."""
+    return ComposedLayout(outer, offset, inner)
+
+
+def fit_affine(values: Any, shape: Any) -> tuple[Layout, int] | None:
+    """The plain layout ``L`` and offset ``o`` with ``values[i] == o + L(i)`` for every ``i``, or None.
+
+    ``values`` holds a function's value at every index of ``shape``
+    (colexicographic).  Strides are read off at the unit coordinate of each
+    leaf mode, then the affine candidate is checked on every element.
+    """
+    import numpy as np
+
+    flat_shape = it.flatten(shape)
+    base = int(values[0])
+    strides = []
+    running = 1
+    for extent in flat_shape:
+        strides.append(int(values[running]) - base if extent > 1 else 0)
+        running *= extent
+    candidate = Layout(shape, it.unflatten(strides, shape))
+    if not np.array_equal(values, base + candidate.to_numpy()):
+        return None
+    return candidate, base
+
+
+def reduce_if_affine(composed: ComposedLayout) -> tuple[AnyLayout, int]:
+    """``(L, o)`` with ``composed(c) == o + L(c)`` everywhere: a plain ``L`` where the function is affine.
+
+    Returns ``(composed, 0)`` unchanged when it is not affine (or too large to check).
+    """
+    if composed.size() > _MAX_REDUCE:
+        return composed, 0
+    fitted = fit_affine(composed.to_numpy(), composed.shape)
+    if fitted is None:
+        return composed, 0
+    return fitted
+
+
+def slice_composed(composed: ComposedLayout, crd: Any) -> tuple[AnyLayout, int]:
+    """CuTe ``slice_and_offset`` for a composed layout: ``(S, o)`` with ``C(crd filled by c) == o + S(c)``.
+
+    An all-``None`` coordinate returns the layout unchanged.  Otherwise the
+    inner layout is sliced, its offset folded into the composed offset, and the
+    result reduced to a plain layout when the sliced function is affine
+    (the swizzle cancels on it), with the base offset returned separately, as
+    for a plain layout.
+    """
+    if _all_none(crd):
+        if crd is not None:
+            _check_none_rank(crd, composed.inner.shape)
+        return composed, 0
+    sub, sub_offset = slice_and_offset(composed.inner, crd)
+    sliced = ComposedLayout(composed.outer, composed.offset + sub_offset, sub)
+    return reduce_if_affine(sliced)
+
+
+def _all_none(crd: Any) -> bool:
+    if crd is None:
+        return True
+    if isinstance(crd, (tuple, list)):
+        return all(_all_none(c) for c in crd)
+    return False
+
+
+def _check_none_rank(crd: Any, shape: Any) -> None:
+    if isinstance(crd, (tuple, list)):
+        if not it.is_tuple(shape) or len(crd) != len(shape):
+            raise ShapeError(f"slice {crd!r} does not match the rank of shape {shape}")
+        for c, s in zip(crd, shape):
+            _check_none_rank(c, s)
+
+
+__all__ = [
+    "ComposedLayout",
+    "AnyLayout",
+    "make_composed_layout",
+    "eval_layout_at",
+    "fit_affine",
+    "reduce_if_affine",
+    "slice_composed",
+]

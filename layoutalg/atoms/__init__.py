@@ -1,0 +1,31 @@
+"""Instruction atoms: PTX instructions as data in CuTe's thread-value convention, and tiled partitioning.
+
+``from layoutalg import atoms``; ``atoms.get("SM80_16x8x16_F32F16F16F32_TN")``,
+``atoms.mma("m16n8k16", a="f16", b="f16", c="f32")``, ``atoms.ldmatrix(num=4, trans=True)``;
+``atoms.make_tiled_mma``, ``atoms.make_tiled_copy``, ``atoms.make_tiled_copy_A/B/C`` (see :mod:`.tiled`).
+"""
+
+from layoutalg.atoms.catalog import (  # noqa: F401
+    cp_async,
+    get,
+    ld_shared,
+    ldmatrix,
+    mma,
+    movmatrix,
+    names,
+    st_shared,
+    stmatrix,
+    wgmma,
+)
+from layoutalg.atoms.copy import CopyAtom, TypedCopyAtom, movmatrix_coords  # noqa: F401
+from layoutalg.atoms.gmma import GmmaAtom, GmmaDescriptor, make_gmma  # noqa: F401
+from layoutalg.atoms.mma import MmaAtom  # noqa: F401
+
+
+def __getattr__(name: str):  # type: ignore[no-untyped-def]
+    # tiled partitioning needs the core algebra; load it on first use
+    from layoutalg.atoms import tiled
+
+    if name in tiled.__all__:
+        return getattr(tiled, name)
+    raise AttributeError(f"module 'layoutalg.atoms' has no attribute {name!r}")

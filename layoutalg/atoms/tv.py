@@ -1,0 +1,54 @@
+"""One operand of an atom as ``(TV layout, (M, N) tile, ThrID)``, for tables and pictures.
+
+* MMA atoms: ``A -> (a_layout, (M, K))``, ``B -> (b_layout, (N, K))``, ``C``/``D`` -> ``(c_layout, (M, N))``;
+  the index a TV layout returns is ``m + M*n`` in that tile (column-major), as CuTe's ``print_latex``.
+* Copy atoms: ``src``/``dst``/``ref`` in ``bits``-wide values (``bits=None`` keeps CuTe's bits).
+  The tile is ``(E, size // E)`` with ``E`` the values in one 128-bit matrix row for the
+  matrix instructions (so column ``n`` is memory row ``n`` and row ``m`` the element in it),
+  and ``(1, values)`` for the per-thread copies.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from layoutalg.atoms.copy import CopyAtom, TypedCopyAtom
+from layoutalg.atoms.gmma import GmmaAtom
+from layoutalg.atoms.mma import MmaAtom
+from layoutalg.atoms.fragment import upcast_bits
+from layoutalg.core.layout import Layout
+from layoutalg.errors import InstructionError
+
+
+def operand_tv(atom: Any, operand: str, bits: Optional[int] = None) -> tuple[Layout, tuple[int, int], Layout]:
+    """``(tv_layout, (M, N), thr_id)`` of ``operand`` of ``atom`` (see the module docstring)."""
+    if isinstance(atom, (MmaAtom, GmmaAtom)):
+        op = str(operand).upper()
+        op = "C" if op == "D" else op
+        m, n, k = atom.shape_mnk
+        tiles = {"A": (m, k), "B": (n, k), "C": (m, n)}
+        if op not in tiles:
+            raise InstructionError(f"{atom.name} has operands A, B, C; got {operand!r}")
+        return atom.layout(op), tiles[op], atom.thr_id
+    if isinstance(atom, TypedCopyAtom):
+        bits, atom = atom.bits, atom.atom
+    if isinstance(atom, CopyAtom):
+        which = str(operand).lower()
+        if which not in ("src", "dst", "ref"):
+            raise InstructionError(f"{atom.name} has operands src, dst, ref; got {operand!r}")
+        bit_layout = getattr(atom, f"{which}_layout")
+        width = bits or 1
+        tv = upcast_bits(bit_layout, width) if bits else bit_layout
+        total = max(1, _codomain(bit_layout) // width)
+        if atom.is_matrix:
+            per_row = max(1, 128 // width)
+            return tv, (per_row, max(1, total // per_row)), atom.thr_id
+        return tv, (1, total), atom.thr_id
+    raise InstructionError(f"not an atom: {atom!r}")
+
+
+def _codomain(layout: Layout) -> int:
+    return max(layout.values()) + 1
+
+
+__all__ = ["operand_tv"]

@@ -1,0 +1,201 @@
+"""Terms as z3 bit-vector expressions, with a width at which no operation can overflow.
+
+Every layout, swizzle and composed layout is first lowered to primitive
+operators (:func:`layoutalg.prove.expr.lower`): a layout ``S:D`` applied to a
+1-D index ``i`` becomes ``sum_k ((i // p_k) % s_k) * d_k`` (``p_k`` the
+colexicographic prefix products, no ``%`` on the last leaf, as CuTe's
+``crd2idx``), with ``>>``/``&`` when ``p_k``/``s_k`` are powers of two; a
+swizzle ``Swizzle<B,M,S>`` becomes ``x ^ ((x & yyy_mask) >> S)``; a
+``ComposedLayout(outer, offset, inner)`` becomes ``outer(offset + inner(x))``.
+Tiled partitions and TV layouts are layouts, so they need nothing more.
+
+**No overflow, and how it is guaranteed.**  :func:`layoutalg.prove.expr.interval`
+computes, bottom-up, sound integer bounds ``[lo, hi]`` of every sub-term from
+the ranges of the variables (interval arithmetic: ``+ - *`` by corners, ``//``
+by corners for a divisor of one sign, ``%`` within the divisor's range,
+bitwise operators within the next power of two of the operands' magnitude).
+The bit width ``W`` is one more than the largest two's-complement width any
+sub-term or variable bound needs.  Each sub-term's exact integer value then
+lies in ``[-2**(W-1), 2**(W-1))``, so the modular bit-vector result of every
+operation equals the integer result (induction over the term: equal inputs,
+representable output), and signed comparisons are exact.  Floor ``//`` and
+``%`` are encoded as unsigned division when both operands are known
+non-negative, else with ``bvsdiv`` corrected towards minus infinity and
+``bvsmod`` (the sign of the divisor, Python's ``%``).  A divisor whose range
+contains zero is rejected (``ProofError``) before any solving.
+
+Variables carry their ranges and constraints (``lo <= v < hi``, ``v % m == 0``,
+``v`` a power of two) as assumptions returned next to the term.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutalg.errors import ProofError
+from layoutalg.prove import expr as ex
+
+
+class Encoder:
+    """Encodes lowered terms at one width ``width`` (see module docstring)."""
+
+    def __init__(self, width: int, intervals: dict[int, ex.Interval]) -> None:
+        import z3
+
+        self.z3 = z3
+        self.width = width
+        self.intervals = intervals
+        self.vars: dict[str, Any] = {}
+        self.memo: dict[int, Any] = {}
+
+    # -- variables and their domain constraints -----------------------
+    def variable(self, v: ex.Var) -> Any:
+        z3 = self.z3
+        if v.name not in self.vars:
+            self.vars[v.name] = z3.BitVec(v.name, self.width)
+        return self.vars[v.name]
+
+    def constraints(self, v: ex.Var) -> list[Any]:
+        z3 = self.z3
+        x = self.variable(v)
+        out = [x >= self.const(v.lo), x < self.const(v.hi)]
+        if v.multiple_of > 1:
+            out.append(z3.SRem(x, self.const(v.multiple_of)) == 0)
+        if v.pow2:
+            out.append(x > 0)
+            out.append(x & (x - 1) == 0)
+        return out
+
+    def const(self, value: int) -> Any:
+        return self.z3.BitVecVal(value, self.width)
+
+    # -- terms -------------------------------------------------------------
+    def term(self, node: Any) -> Any:
+        key = id(node)
+        if key in self.memo:
+            return self.memo[key]
+        z3 = self.z3
+        if isinstance(node, ex.Const):
+            out = self.const(node.value)
+        elif isinstance(node, ex.Var):
+            out = self.variable(node)
+        elif isinstance(node, ex.BinOp):
+            out = self._binop(node)
+        elif isinstance(node, ex.Ite):
+            out = z3.If(self.pred(node.cond), self.term(node.a), self.term(node.b))
+        else:
+            raise ProofError(f"cannot encode {node!r}: lower() it first")
+        self.memo[key] = out
+        return out
+
+    def _bounds(self, node: Any) -> ex.Interval:
+        return ex.interval(node, self.intervals)
+
+    def _binop(self, node: ex.BinOp) -> Any:
+        z3 = self.z3
+        a, b = self.term(node.a), self.term(node.b)
+        op = node.op
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op in ("//", "%"):
+            (alo, _), (blo, bhi) = self._bounds(node.a), self._bounds(node.b)
+            if blo <= 0 <= bhi:
+                raise ProofError(f"the divisor in {node!r} may be zero")
+            if alo >= 0 and blo > 0:
+                return z3.UDiv(a, b) if op == "//" else z3.URem(a, b)
+            if op == "%":
+                return z3.SMod(a, b)
+            q = a / b  # bvsdiv: truncates toward zero
+            r = z3.SRem(a, b)
+            return z3.If(z3.And(r != 0, (r < 0) != (b < 0)), q - 1, q)
+        if op == "&":
+            return a & b
+        if op == "|":
+            return a | b
+        if op == "^":
+            return a ^ b
+        (slo, shi) = self._bounds(node.b)
+        if slo != shi or slo < 0:
+            raise ProofError(f"shift amount must be a non-negative constant in {node!r}")
+        if slo >= self.width:
+            return self.const(0) if op == "<<" else (a >> (self.width - 1))
+        return a << slo if op == "<<" else a >> slo
+
+    def pred(self, p: Any) -> Any:
+        z3 = self.z3
+        if isinstance(p, ex.BoolConst):
+            return z3.BoolVal(p.value)
+        if isinstance(p, ex.Cmp):
+            a, b = self.term(p.a), self.term(p.b)
+            return {
+                "==": lambda: a == b,
+                "!=": lambda: a != b,
+                "<": lambda: a < b,
+                "<=": lambda: a <= b,
+                ">": lambda: a > b,
+                ">=": lambda: a >= b,
+            }[p.op]()
+        if isinstance(p, ex.BoolOp):
+            args = [self.pred(x) for x in p.args]
+            if p.op == "and":
+                return z3.And(*args) if args else z3.BoolVal(True)
+            if p.op == "or":
+                return z3.Or(*args) if args else z3.BoolVal(False)
+            if p.op == "not":
+                return z3.Not(args[0])
+            return z3.Implies(args[0], args[1])
+        raise ProofError(f"not a predicate: {p!r}")
+
+
+def width_for(roots: list[Any], variables: list[ex.Var], intervals: dict[int, ex.Interval]) -> int:
+    """The overflow-free width for lowered ``roots`` (terms, predicates or tuples of them)."""
+    lo, hi = 0, 1
+    for v in variables:
+        lo, hi = min(lo, v.lo), max(hi, v.hi)
+    seen: set[int] = set()
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ex.Pred):
+            ex.walk_pred(node, stack.append)
+            continue
+        nlo, nhi = ex.interval(node, intervals)
+        lo, hi = min(lo, nlo), max(hi, nhi)
+        if isinstance(node, ex.BinOp):
+            stack.extend((node.a, node.b))
+        elif isinstance(node, ex.Ite):
+            stack.extend((node.cond, node.a, node.b))
+    return ex.signed_width(lo, hi) + 1
+
+
+def encoder_for(roots: list[Any], variables: list[ex.Var]) -> Encoder:
+    intervals: dict[int, ex.Interval] = {}
+    return Encoder(width_for(roots, variables, intervals), intervals)
+
+
+def encode(term: Any, variables: list[ex.Var] | None = None) -> tuple[Any, list[Any], Encoder]:
+    """``(z3 term, domain constraints, encoder)`` for a term, predicate or tuple of terms (lowered here)."""
+    low = ex.lower(term)
+    vs = list(ex.free_vars(low).values()) if variables is None else variables
+    enc = encoder_for([low], vs)
+    if isinstance(low, ex.Pred):
+        z = enc.pred(low)
+    elif isinstance(low, tuple):
+        z = tuple(enc.term(t) for t in low)
+    else:
+        z = enc.term(low)
+    cons = [c for v in vs for c in enc.constraints(v)]
+    return z, cons, enc
+
+
+__all__ = ["Encoder", "encode", "encoder_for", "width_for"]

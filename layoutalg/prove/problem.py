@@ -1,0 +1,93 @@
+"""The two logical forms every claim reduces to, and what an engine answers.
+
+* :class:`Forall` -- ``for all values of variables: pred`` (``pred`` lowered).
+* :class:`Collision` -- ``for all params p, x in X, y in Y: not (x != y and f(p, x) == g(p, y))``;
+  injectivity is ``g = f`` over a renamed copy of ``X`` with ``distinct=True``,
+  disjointness is ``distinct=False`` (two different functions).
+
+An engine returns an :class:`Outcome` (status and, when refuted, the variable
+values of a counterexample), or raises :class:`NotApplicableError` when it cannot
+decide the problem (nonlinear for GF(2), too large for enumeration).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from layoutalg.errors import ProofError
+from layoutalg.prove import expr as ex
+
+SECOND = "__2"  # suffix of the renamed copy of a domain variable (rendered as a prime)
+
+
+class NotApplicableError(Exception):
+    """This engine cannot decide this problem (the reason is the message)."""
+
+
+class EngineDisagreementError(ProofError):
+    """Two engines decided one claim differently, or an engine's counterexample does not refute it."""
+
+
+@dataclass(frozen=True)
+class Forall:
+    variables: tuple[ex.Var, ...]
+    pred: Any  # lowered Pred
+
+    @property
+    def all_vars(self) -> tuple[ex.Var, ...]:
+        return self.variables
+
+
+@dataclass(frozen=True)
+class Collision:
+    params: tuple[ex.Var, ...]
+    xs: tuple[ex.Var, ...]
+    ys: tuple[ex.Var, ...]
+    f: tuple[Any, ...]  # lowered terms over params + xs
+    g: tuple[Any, ...]  # lowered terms over params + ys
+    distinct: bool  # require the x point and the y point to differ (injectivity)
+
+    @property
+    def all_vars(self) -> tuple[ex.Var, ...]:
+        return self.params + self.xs + self.ys
+
+    def as_forall(self) -> Forall:
+        """The same claim as one predicate over params, xs and ys (used by z3)."""
+        if len(self.f) != len(self.g):
+            raise ProofError("the two functions have different numbers of outputs")
+        same = ex.all_of(*[a == b for a, b in zip(self.f, self.g)])
+        if self.distinct:
+            differ = ex.any_of(*[x != y for x, y in zip(self.xs, self.ys)])
+            return Forall(self.all_vars, ex.implies(differ, ~same))
+        return Forall(self.all_vars, ~same)
+
+
+Problem = Forall | Collision
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str  # proved | refuted | unknown
+    witness: dict[str, int] | None = None  # variable values of a counterexample
+    note: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def holds_at(problem: Problem, env: dict[str, int]) -> bool:
+    """Evaluate the problem at one point with Python ints (the referee for every counterexample)."""
+    for v in problem.all_vars:
+        if v.name not in env:
+            raise EngineDisagreementError(f"counterexample has no value for {v.name!r}")
+        if not v.admits(int(env[v.name])):
+            raise EngineDisagreementError(f"counterexample value {v.name}={env[v.name]} is outside {v.describe()}")
+    if isinstance(problem, Forall):
+        return bool(ex.evaluate(problem.pred, env))
+    fx = ex.evaluate(problem.f, env)
+    gy = ex.evaluate(problem.g, env)
+    if problem.distinct and all(env[x.name] == env[y.name] for x, y in zip(problem.xs, problem.ys)):
+        return True
+    return bool(fx != gy)
+
+
+__all__ = ["Forall", "Collision", "Problem", "Outcome", "NotApplicableError", "EngineDisagreementError", "holds_at", "SECOND"]

@@ -156,8 +156,9 @@ def _add_picture_options(parser: argparse.ArgumentParser) -> None:
 def _layout_table(layout: Any, grid: Any) -> str:
     """The print_layout table: ATOM's text renderer when it handles the value, else the grid's."""
     try:
-        from layoutalg.viz import text as text_viz
+        import importlib
 
+        text_viz = importlib.import_module("layoutalg.viz.text")
         render: Callable[..., str] | None = getattr(text_viz, "layout_table", None) or getattr(
             text_viz, "print_layout", None)
     except ImportError:
@@ -236,10 +237,11 @@ def _atom_names() -> list[str]:
 
 
 def _tv_of(atom: Any, operand: str, bits: int | None) -> tuple[Any, tuple[int, int], Any]:
-    """``(tv_layout, (M, N) tile, thr_id)`` of one operand of an atom, in elements."""
-    from layoutalg.atoms import tv as atom_tv
+    """``(tv_layout, (M, N) tile, thr_id)`` of one operand of an atom, in elements (ATOM's ``operand_tv``)."""
+    from layoutalg.atoms.tv import operand_tv
 
-    return atom_tv.operand_tv(atom, operand, bits)  # type: ignore[no-any-return]
+    tv_layout, tile, thr_id = operand_tv(atom, operand, bits)
+    return tv_layout, (int(tile[0]), int(tile[1])), thr_id
 
 
 def _show_tv(args: argparse.Namespace) -> int:
@@ -252,7 +254,8 @@ def _show_tv(args: argparse.Namespace) -> int:
                              f"add --tile MxN, e.g. layoutalg show --tv '{args.tv}' --tile 16x16")
         tv_layout = _parse_layout(args.tv, "--tv")
         tile = _parse_extents(args.tile, "--tile")
-        panels = [("tv", tv_layout, (tile[0], tile[1]), None)]
+        panels: list[tuple[str, Any, tuple[int, int], Any, bool]] = [
+            ("tv", tv_layout, (tile[0], tile[1]), None, False)]
         atom_name = None
     else:
         atom = _lookup_atom(args.tv)
@@ -265,18 +268,25 @@ def _show_tv(args: argparse.Namespace) -> int:
                                  f"use --operand {' or '.join(operands)}")
             operands = chosen
         panels = []
+        is_mma = "C" in operands
+        if bits is None and not is_mma:
+            bits = 16  # copy atoms are in bits; b16 is what ldmatrix/stmatrix move
         for operand in operands:
             tv_layout, tile, thr_id = _tv_of(atom, operand, bits)
             if args.tile:
-                tile = _parse_extents(args.tile, "--tile")
-            panels.append((operand, tv_layout, tile, thr_id))
-    grids = [
-        tv_grid(tv_layout, tile, thr_id,
-                title=(f"{atom_name} {name}: " if atom_name else "") + f"{tv_layout} over {tile[0]}x{tile[1]}")
-        for name, tv_layout, tile, thr_id in panels
-    ]
+                extents = _parse_extents(args.tile, "--tile")
+                tile = (extents[0], extents[1])
+            # B is indexed (N, K) by CuTe: draw it K x N as the PTX ISA does.  A matrix copy's tile is
+            # (values per 16-byte row, rows): draw it one memory row per picture row.
+            transpose = (operand == "B") or (not is_mma and tile[0] > 1)
+            panels.append((operand, tv_layout, tile, thr_id, transpose))
+    grids = []
+    for name, tv_layout, tile, thr_id, transpose in panels:
+        shown = f"{tile[1]}x{tile[0]}" if transpose else f"{tile[0]}x{tile[1]}"
+        title = (f"{atom_name} {name}: " if atom_name else "") + f"{tv_layout} ({shown})"
+        grids.append(tv_grid(tv_layout, tile, thr_id, title=title, transpose=transpose))
     written: list[str] = []
-    for (name, _, _, _), grid in zip(panels, grids):
+    for (name, *_), grid in zip(panels, grids):
         # One operand: the files as named; several: FILE_<operand>.ext for each.
         suffix = "" if len(grids) == 1 else f"_{name}"
         written += _write_picture(grid, _suffixed(args, suffix))
@@ -290,7 +300,7 @@ def _show_tv(args: argparse.Namespace) -> int:
                     "tile": list(tile),
                     "cells": [[g.cell(r, c).label for c in range(g.cols)] for r in range(g.rows)],
                 }
-                for (name, tv_layout, tile, _), g in zip(panels, grids)
+                for (name, tv_layout, tile, _, _), g in zip(panels, grids)
             ],
             "files": written,
         })

@@ -451,18 +451,20 @@ def to_dsl_string(x: Any) -> str:
 # --------------------------------------------------------------------------- Triton
 
 
+def _triton() -> Any:
+    import importlib
+
+    return importlib.import_module("layoutalg.swizzle.triton")
+
+
 def to_triton(x: Any, **kwargs: Any) -> Any:
     """A Triton linear layout (see :mod:`layoutalg.swizzle.triton`)."""
-    from layoutalg.swizzle import triton
-
-    return triton.to_triton(x, **kwargs)  # type: ignore[attr-defined]
+    return _triton().to_triton(x, **kwargs)
 
 
 def from_triton(spec: Any, **kwargs: Any) -> Any:
     """A Triton linear layout as ours (see :mod:`layoutalg.swizzle.triton`)."""
-    from layoutalg.swizzle import triton
-
-    return triton.from_triton(spec, **kwargs)  # type: ignore[attr-defined]
+    return _triton().from_triton(spec, **kwargs)
 
 
 __all__ = [

@@ -84,6 +84,15 @@ def test_tv_grid_thr_id_renames_threads() -> None:
     assert grid.cell(3, 1).label == "T24V1"
 
 
+def test_tv_grid_transpose_draws_n_by_m() -> None:
+    # (t, v) -> t + 4*v over a (4, 2) tile; transposed, cell (n, m) holds index m + 4*n.
+    grid = tv_grid(Layout((4, 2), (1, 4)), (4, 2), transpose=True)
+    assert (grid.rows, grid.cols) == (2, 4)
+    for m in range(4):
+        for n in range(2):
+            assert grid.cell(n, m).label == f"T{m}V{n}"
+
+
 def test_tv_grid_outside_tile_refused() -> None:
     with pytest.raises(LayoutError, match="outside the 4x4 tile"):
         tv_grid(MMA_A_TV, (4, 4))

@@ -89,6 +89,14 @@ def _check_size(rows: int, cols: int, what: str) -> None:
         )
 
 
+def _text(t: Any) -> str:
+    return "(" + ",".join(_text(e) for e in t) + ")" if isinstance(t, tuple) else str(t)
+
+
+def _group_text(first: tuple[Any, ...], last: Any) -> str:
+    return f"({_text(first)},{_text(last)})"
+
+
 def _rank2_extents(layout: Any, what: str) -> tuple[int, int]:
     """``(M, N)`` of a rank-1 or rank-2 layout (size of each top-level mode)."""
     shape = layout.shape
@@ -97,9 +105,10 @@ def _rank2_extents(layout: Any, what: str) -> tuple[int, int]:
             return layout[0].size(), layout[1].size()
         if len(shape) == 1:
             return layout.size(), 1
+        grouped = _group_text(shape[:-1], shape[-1]) + ":" + _group_text(layout.stride[:-1], layout.stride[-1])
         raise ShapeError(
-            f"{what} {layout} has rank {len(shape)}; a picture needs rank 1 or 2: group modes into two, "
-            f"e.g. ((a,b),c):((..),..)"
+            f"{what} {layout} has rank {len(shape)}; a picture needs rank 1 or 2: group its modes into two, "
+            f"e.g. {grouped} (rows, columns)"
         )
     return layout.size(), 1
 
@@ -133,11 +142,15 @@ def tv_grid(
     tile: Sequence[int],
     thr_id: Any = None,
     title: str | None = None,
+    transpose: bool = False,
 ) -> Grid:
     """CuTe ``print_latex`` of a TV layout: ``(t, v) -> i``, ``i -> (i % M, i // M)``, label ``T<t>V<v>``.
 
     ``tile`` is ``(M, N)``; ``thr_id`` (a layout, optional) maps the logical thread
     index to the physical one shown in labels, as an atom's ``ThrID`` does.
+    ``transpose=True`` draws the ``N x M`` transpose (cell ``(n, m)``): an MMA's
+    B operand, indexed ``(N, K)`` by CuTe, drawn ``K x N`` as in the PTX ISA; or a
+    row-major picture of a 1-D space (tile ``(cols, rows)``).
     Cells no ``(t, v)`` reaches stay blank; a cell several ``(t, v)`` reach (a
     broadcast, from a stride-0 mode) shows the first in ``(v, t)`` order.
     """
@@ -161,19 +174,20 @@ def tv_grid(
                     f"outside the {rows}x{cols} tile: pass the right --tile"
                 )
             m, n = index % rows, index // rows
-            thread = thread_names[t]
-            cell = Cell(f"T{thread}V{v}", thread_color(thread))
-            if slots[m * cols + n] is not None:
+            slot = n * rows + m if transpose else m * cols + n
+            if slots[slot] is not None:
                 # A broadcast (several threads own one element, e.g. a stride-0 mode): keep the first.
                 continue
-            slots[m * cols + n] = cell
+            thread = thread_names[t]
+            slots[slot] = Cell(f"T{thread}V{v}", thread_color(thread))
     blank = Cell("", (255, 255, 255))
+    out_rows, out_cols = (cols, rows) if transpose else (rows, cols)
     return Grid(
-        rows,
-        cols,
+        out_rows,
+        out_cols,
         tuple(c if c is not None else blank for c in slots),
-        tuple(str(m) for m in range(rows)),
-        tuple(str(n) for n in range(cols)),
+        tuple(str(m) for m in range(out_rows)),
+        tuple(str(n) for n in range(out_cols)),
         str(tv_layout) if title is None else title,
     )
 

@@ -1,0 +1,283 @@
+"""The ``layoutalg`` command through a subprocess: every subcommand, --json, pictures, and error paths.
+
+Expected values come from formulas written here (row-major offsets, the PTX ISA
+fragment tables, the swizzle bit formula), not from running layoutalg.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli(*args: str, cwd: Path | None = None, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, COLUMNS="120")
+    return subprocess.run([sys.executable, "-m", "layoutalg", *args], capture_output=True, text=True,
+                          cwd=cwd or ROOT, env=env, timeout=timeout)
+
+
+def cli_json(*args: str, expect: int = 0, cwd: Path | None = None) -> Any:
+    proc = cli(*args, "--json", cwd=cwd)
+    assert proc.returncode == expect, proc.stdout + proc.stderr
+    return json.loads(proc.stdout)
+
+
+def swizzle333(offset: int) -> int:
+    return offset ^ ((offset >> 3) & 0b111000)
+
+
+# ----------------------------------------------------------------------------- help and usage
+
+
+def test_help_lists_every_subcommand_with_examples() -> None:
+    proc = cli("--help")
+    assert proc.returncode == 0
+    for name in ("show", "banks", "prove", "suggest-swizzle", "gpu-check", "convert", "atoms"):
+        assert name in proc.stdout
+    assert "examples:" in proc.stdout and "layoutalg show '(8,8):(8,1)'" in proc.stdout
+
+
+def test_help_does_not_import_heavy_modules() -> None:
+    code = ("import sys\nfrom layoutalg.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('z3', 'numpy', 'PIL', 'cupy', 'sympy') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert proc.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("sub", ["show", "banks", "suggest-swizzle", "convert", "atoms"])
+def test_subcommand_help(sub: str) -> None:
+    proc = cli(sub, "--help")
+    assert proc.returncode == 0 and "--json" in proc.stdout
+
+
+def test_no_subcommand_prints_help_and_exits_2() -> None:
+    proc = cli()
+    assert proc.returncode == 2 and "COMMAND" in proc.stdout
+
+
+def test_unknown_subcommand_exits_2() -> None:
+    proc = cli("shwo", "(2,2):(1,2)")
+    assert proc.returncode == 2 and "invalid choice" in proc.stderr
+
+
+def test_version() -> None:
+    proc = cli("--version")
+    assert proc.returncode == 0 and proc.stdout.startswith("layoutalg ")
+
+
+# ----------------------------------------------------------------------------- show
+
+
+def test_show_row_major_table() -> None:
+    proc = cli("show", "(4,8):(8,1)")
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if "|" in line]
+    assert len(rows) == 4
+    for m, line in enumerate(rows):
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        assert cells == [str(8 * m + n) for n in range(8)]
+
+
+def test_show_json_values_for_every_notation() -> None:
+    for text in ("(4,8):(8,1)", "Layout<Shape<_4,_8>,Stride<_8,_1>>", "(_4,_8):(_8,_1)"):
+        data = cli_json("show", text)
+        assert data["values"] == [[8 * m + n for n in range(8)] for m in range(4)]
+        assert data["size"] == 32 and data["cosize"] == 32
+
+
+def test_show_swizzled_smem_atom() -> None:
+    data = cli_json("show", "Sw<3,3,3> o 0 o (8,64):(64,1)")
+    assert data["values"] == [[swizzle333(64 * m + n) for n in range(64)] for m in range(8)]
+
+
+def test_show_writes_pictures(tmp_path: Path) -> None:
+    from PIL import Image
+
+    png, svg, tex = tmp_path / "l.png", tmp_path / "l.svg", tmp_path / "l.tex"
+    proc = cli("show", "(4,8):(8,1)", "--png", str(png), "--svg", str(svg), "--tikz", str(tex))
+    assert proc.returncode == 0, proc.stderr
+    assert f"wrote {png}" in proc.stdout
+    with Image.open(png) as image:
+        width, height = image.size
+    root = ET.fromstring(svg.read_text())
+    assert (width, height) == (int(root.get("width") or 0), int(root.get("height") or 0))
+    assert tex.read_text().count("\\node[fill=") == 32
+
+
+def test_show_tv_of_custom_layout_json() -> None:
+    # mma.m16n8k16 A: lane l, element i -> row g + 8*((i>>1)&1), col 2*(l%4) + (i&1) + 8*(i>>2), g = l>>2.
+    data = cli_json("show", "--tv", "((4,8),(2,2,2)):((32,1),(16,8,128))", "--tile", "16x16")
+    cells = data["operands"][0]["cells"]
+    for lane in range(32):
+        for i in range(8):
+            row = (lane >> 2) + 8 * ((i >> 1) & 1)
+            col = 2 * (lane % 4) + (i & 1) + 8 * (i >> 2)
+            assert cells[row][col] == f"T{lane}V{i}"
+
+
+def _atom_available(name: str) -> bool:
+    try:
+        from layoutalg.atoms import catalog
+
+        catalog.get(name)
+        return True
+    except Exception:  # noqa: BLE001 - the catalog is optional while the atoms layer is being written
+        return False
+
+
+def test_show_tv_mma_atom_png(tmp_path: Path) -> None:
+    if not _atom_available("SM80_16x8x16_F32F16F16F32_TN"):
+        pytest.skip("atom catalog not available")
+    from PIL import Image
+
+    out = tmp_path / "c.png"
+    data = cli_json("show", "--tv", "SM80_16x8x16_F32F16F16F32_TN", "--operand", "C", "--png", str(out))
+    cells = data["operands"][0]["cells"]
+    # PTX ISA m16n8 C/D fragment: c_i at row g + 8*(i>>1), col 2*(l%4) + (i&1).
+    for lane in range(32):
+        for i in range(4):
+            assert cells[(lane >> 2) + 8 * (i >> 1)][2 * (lane % 4) + (i & 1)] == f"T{lane}V{i}"
+    with Image.open(out) as image:
+        assert image.size[0] > 8 * 36 and image.size[1] > 16 * 36
+
+
+def test_show_tv_all_operands_write_one_file_each(tmp_path: Path) -> None:
+    if not _atom_available("SM80_16x8x16_F32F16F16F32_TN"):
+        pytest.skip("atom catalog not available")
+    proc = cli("show", "--tv", "SM80_16x8x16_F32F16F16F32_TN", "--svg", str(tmp_path / "mma.svg"))
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mma_A.svg", "mma_B.svg", "mma_C.svg"]
+    # B is drawn K x N: b_i of lane l at row 2*(l%4) + (i&1) + 8*(i>>1), col l>>2.
+    root = ET.fromstring((tmp_path / "mma_B.svg").read_text())
+    ns = "{http://www.w3.org/2000/svg}"
+    labels = [g.find(ns + "text").text for g in root.findall(ns + "g")]  # type: ignore[union-attr]
+    assert len(labels) == 16 * 8
+    for lane in range(32):
+        for i in range(4):
+            assert labels[(2 * (lane % 4) + (i & 1) + 8 * (i >> 1)) * 8 + (lane >> 2)] == f"T{lane}V{i}"
+
+
+def test_show_tv_ldmatrix_rows() -> None:
+    if not _atom_available("SM75_U32x4_LDSM_N"):
+        pytest.skip("atom catalog not available")
+    data = cli_json("show", "--tv", "SM75_U32x4_LDSM_N", "--operand", "dst", "--dtype", "f16")
+    cells = data["operands"][0]["cells"]
+    # PTX ldmatrix (no .trans): lane l holds, in register r, row l//4, cols 2*(l%4), +1 of matrix r.
+    assert len(cells) == 32 and len(cells[0]) == 8
+    for lane in range(32):
+        for r in range(4):
+            for half in range(2):
+                assert cells[8 * r + lane // 4][2 * (lane % 4) + half] == f"T{lane}V{2 * r + half}"
+
+
+# ----------------------------------------------------------------------------- show: errors
+
+
+def test_show_unparseable_layout_hints_the_notation() -> None:
+    proc = cli("show", "(4,8:(8,1)")
+    assert proc.returncode == 2
+    assert "cannot read LAYOUT" in proc.stderr and "hint:" in proc.stderr and "'(8,64):(64,1)'" in proc.stderr
+
+
+def test_show_error_as_json() -> None:
+    data = cli_json("show", "Layout<Shape<_8,int>>", expect=2)
+    assert "dynamic" in data["error"] and data["type"] == "UsageError" and "shape:stride" in data["hint"]
+
+
+def test_show_rank3_suggests_grouping() -> None:
+    proc = cli("show", "(4,8,2):(1,4,32)")
+    assert proc.returncode == 2 and "((4,8),2):((1,4),32)" in proc.stderr
+
+
+def test_show_without_layout() -> None:
+    proc = cli("show")
+    assert proc.returncode == 2 and "layoutalg show '(8,8):(8,1)'" in proc.stderr
+
+
+def test_show_tv_notation_needs_tile() -> None:
+    proc = cli("show", "--tv", "(32,4):(4,1)")
+    assert proc.returncode == 2 and "--tile" in proc.stderr
+    proc = cli("show", "--tv", "(32,4):(4,1)", "--tile", "16")
+    assert proc.returncode == 2 and "MxN" in proc.stderr
+
+
+def test_show_tv_unknown_atom_suggests_names() -> None:
+    if not _atom_available("SM80_16x8x16_F32F16F16F32_TN"):
+        pytest.skip("atom catalog not available")
+    proc = cli("show", "--tv", "SM80_16x8x16_F32F16F16F32_NT")
+    assert proc.returncode == 2
+    assert "SM80_16x8x16_F32F16F16F32_TN" in proc.stderr and "layoutalg atoms" in proc.stderr
+
+
+def test_show_tv_bad_operand() -> None:
+    if not _atom_available("SM80_16x8x16_F32F16F16F32_TN"):
+        pytest.skip("atom catalog not available")
+    proc = cli("show", "--tv", "SM80_16x8x16_F32F16F16F32_TN", "--operand", "src")
+    assert proc.returncode == 2 and "--operand A or B or C" in proc.stderr
+
+
+def test_show_unwritable_picture(tmp_path: Path) -> None:
+    proc = cli("show", "(2,2):(1,2)", "--svg", str(tmp_path / "no" / "x.svg"))
+    assert proc.returncode == 2 and "cannot write" in proc.stderr
+
+
+def test_unknown_dtype_suggests() -> None:
+    proc = cli("show", "--tv", "(32,4):(4,1)", "--tile", "8x16", "--dtype", "f61")
+    assert proc.returncode == 2 and "unknown dtype" in proc.stderr and "f16" in proc.stderr
+
+
+# ----------------------------------------------------------------------------- convert and atoms
+
+
+def test_convert_every_form() -> None:
+    data = cli_json("convert", "(8,64):(64,1)")
+    assert data["cpp"] == "Layout<Shape<_8,_64>,Stride<_64,_1>>"
+    assert data["dsl"] == "(8,64):(64,1)"
+    assert data["cute"] == "(8,64):(64,1)"
+    proc = cli("convert", "Layout<Shape<_8,_64>,Stride<_64,_1>>", "--to", "cute")
+    assert proc.stdout.strip() == "(8,64):(64,1)"
+    proc = cli("convert", "S<3,3,3> o 0 o (8,64):(64,1)", "--to", "cpp")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ComposedLayout<Swizzle<3,3,3>,_0,Layout<Shape<_8,_64>,Stride<_64,_1>>>"
+
+
+def test_convert_bad_target() -> None:
+    proc = cli("convert", "(8,64):(64,1)", "--to", "rust")
+    assert proc.returncode == 2 and "invalid choice" in proc.stderr
+
+
+def test_atoms_lists_catalog() -> None:
+    if not _atom_available("SM75_U32x4_LDSM_N"):
+        pytest.skip("atom catalog not available")
+    names = cli_json("atoms", "LDSM")
+    assert "SM75_U32x4_LDSM_N" in names and "SM75_U16x8_LDSM_T" in names
+    assert all("LDSM" in n for n in names)
+
+
+# ----------------------------------------------------------------------------- delegated commands
+
+
+def test_prove_missing_path() -> None:
+    proc = cli("prove", "no/such/dir")
+    assert proc.returncode != 0 and "no/such/dir" in (proc.stdout + proc.stderr)
+
+
+def test_gpu_check_without_gpu_says_why() -> None:
+    try:
+        import cupy  # noqa: F401
+
+        pytest.skip("CuPy present: the GPU path is tested by the gpu tests")
+    except ImportError:
+        pass
+    proc = cli("gpu-check")
+    assert proc.returncode == 2 and "cupy" in (proc.stdout + proc.stderr).lower()

@@ -294,17 +294,48 @@ def _disjoint(cols: Sequence[int]) -> bool:
     return True
 
 
-def _layout_from_columns(cols: Sequence[int], shape: Any) -> Layout:
-    """The layout over ``shape`` (power-of-two leaves) whose bit columns are ``cols``."""
-    if shape is None:
-        extents: list[int] = []
-        strides: list[int] = []
-        for col in cols:
-            if extents and (strides[-1] * extents[-1] == col if col else strides[-1] == 0):
-                extents[-1] *= 2
+def _greedy_modes(cols: Sequence[int]) -> tuple[list[int], list[int]]:
+    """Group consecutive index bits into modes: a bit joins the previous mode when its column is twice the last."""
+    extents: list[int] = []
+    strides: list[int] = []
+    for col in cols:
+        if extents and (strides[-1] * extents[-1] == col if col else strides[-1] == 0):
+            extents[-1] *= 2
+        else:
+            extents.append(2)
+            strides.append(col)
+    return extents, strides
+
+
+def _layout_from_columns(cols: Sequence[int], shape: Any, mode_bits: Sequence[int] | None = None) -> Layout:
+    """The layout whose bit columns are ``cols``: over ``shape`` (power-of-two leaves), or grouped per mode.
+
+    ``mode_bits`` gives the number of index bits of each top-level mode; each
+    mode is then the greedy grouping of its own bits (a nested mode when needed).
+    """
+    if mode_bits is not None:
+        if sum(mode_bits) != len(cols):
+            raise LayoutError(f"modes of {list(mode_bits)} bits do not cover the {len(cols)} index bits")
+        shapes: list[Any] = []
+        strides_out: list[Any] = []
+        j = 0
+        for bits in mode_bits:
+            extents, strides = _greedy_modes(cols[j : j + bits])
+            j += bits
+            if not extents:
+                shapes.append(1)
+                strides_out.append(0)
+            elif len(extents) == 1:
+                shapes.append(extents[0])
+                strides_out.append(strides[0])
             else:
-                extents.append(2)
-                strides.append(col)
+                shapes.append(tuple(extents))
+                strides_out.append(tuple(strides))
+        if len(shapes) == 1:
+            return Layout(shapes[0], strides_out[0])
+        return Layout(tuple(shapes), tuple(strides_out))
+    if shape is None:
+        extents, strides = _greedy_modes(cols)
         if not extents:
             return Layout(1, 0)
         if len(extents) == 1:
@@ -341,8 +372,11 @@ def _swizzle_candidates(n: int) -> list[Swizzle]:
     return found
 
 
-def from_f2(matrix: BitMatrix, shape: Any = None) -> Layout | ComposedLayout:
+def from_f2(matrix: BitMatrix, shape: Any = None, mode_bits: Sequence[int] | None = None) -> Layout | ComposedLayout:
     """A Layout (or ``Swizzle o _0 o Layout``) whose function is ``matrix``, over ``shape`` if given.
+
+    ``mode_bits`` (instead of ``shape``) fixes only the number of index bits of
+    each top-level mode and groups each mode's bits into sub-modes as needed.
 
     A matrix with pairwise bit-disjoint columns is a plain layout (column ``j``
     is the stride of index bit ``j``).  Otherwise a swizzle ``Sw`` is sought
@@ -355,7 +389,7 @@ def from_f2(matrix: BitMatrix, shape: Any = None) -> Layout | ComposedLayout:
     cols = list(matrix.columns)
     if _disjoint(cols):
         try:
-            return _layout_from_columns(cols, shape)
+            return _layout_from_columns(cols, shape, mode_bits)
         except NotLinearError:
             pass  # disjoint, but not one stride per mode of ``shape``: a swizzle may still fit
     n = max([matrix.n_out] + [c.bit_length() for c in cols])
@@ -363,7 +397,7 @@ def from_f2(matrix: BitMatrix, shape: Any = None) -> Layout | ComposedLayout:
         plain = [swizzle(c) for c in cols]
         if _disjoint(plain):
             try:
-                inner = _layout_from_columns(plain, shape)
+                inner = _layout_from_columns(plain, shape, mode_bits)
             except NotLinearError:
                 continue
             return ComposedLayout(swizzle, 0, inner)

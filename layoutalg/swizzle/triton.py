@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from layoutalg.core.layout import Layout
 from layoutalg.errors import LayoutError, ParseError

@@ -38,7 +38,7 @@ class ParseError(LayoutError):
     def __init__(self, message: str, text: str = "", column: int = 0) -> None:
         self.text = text
         self.column = column
-        if text:
+        if text or column:
             message = f"{message} at column {column}: {text!r}\n{' ' * (column + len(repr(text)) - len(text) - 2)}^"
         super().__init__(message)
 

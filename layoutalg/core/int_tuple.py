@@ -71,10 +71,10 @@ def inner_product(a: IntTuple, b: IntTuple) -> int:
     if is_tuple(a):
         if not is_tuple(b) or len(a) != len(b):  # type: ignore[arg-type]
             raise ShapeError(f"inner_product of incongruent {a} and {b}")
-        return sum(inner_product(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
+        return sum(inner_product(x, y) for x, y in zip(a, b))  # type: ignore[arg-type, misc]
     if is_tuple(b):
         raise ShapeError(f"inner_product of incongruent {a} and {b}")
-    return a * b  # type: ignore[operator]
+    return a * b  # type: ignore[operator, return-value]
 
 
 def congruent(a: IntTuple, b: IntTuple) -> bool:
@@ -166,10 +166,10 @@ def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple) -> int:
     if is_tuple(crd):
         if not is_tuple(shape) or len(crd) != len(shape):  # type: ignore[arg-type]
             raise CoordinateError(f"coordinate {crd} does not match the rank of shape {shape}")
-        return sum(crd2idx(c, s, d) for c, s, d in zip(crd, shape, stride))  # type: ignore[arg-type]
+        return sum(crd2idx(c, s, d) for c, s, d in zip(crd, shape, stride))  # type: ignore[arg-type, misc]
     if is_tuple(shape):
         return crd2idx(idx2crd(crd, shape), shape, stride)
-    return crd * stride  # type: ignore[operator]
+    return crd * stride  # type: ignore[operator, return-value]
 
 
 def idx2crd(idx: IntTuple, shape: IntTuple) -> IntTuple:

@@ -85,18 +85,27 @@ class Layout:
         crd = _check_coord(crd, self.shape, "coordinate")
         return it.crd2idx(crd, self.shape, self.stride)
 
-    def to_numpy(self) -> Any:
-        """Every offset ``L(0), ..., L(size-1)`` as one int64 numpy array (vectorised)."""
-        import numpy as np
+    @classmethod
+    def _trusted(cls, shape: IntTuple, stride: IntTuple) -> "Layout":
+        """Build without validation: for the algebra's own results, whose invariants hold by construction."""
+        obj = object.__new__(cls)
+        object.__setattr__(obj, "shape", shape)
+        object.__setattr__(obj, "stride", stride)
+        object.__setattr__(obj, "_hash", hash((shape, stride)))
+        return obj
 
-        index = np.arange(self.size(), dtype=np.int64)
-        offsets = np.zeros_like(index)
-        running = 1
-        for extent, step in zip(it.flatten(self.shape), it.flatten(self.stride)):
-            if extent > 1 and step != 0:
-                offsets += ((index // running) % extent) * step
-            running *= extent
-        return offsets
+    def to_numpy(self) -> Any:
+        """Every offset ``L(0), ..., L(size-1)`` as one numpy array, in index order.
+
+        Built as an outer sum, one mode at a time (the first mode varies fastest),
+        so the cost is about two passes over the result.  The dtype is int64, or
+        Python-int objects when an offset could exceed the int64 range.
+        """
+        return offsets_of_modes(it.flatten(self.shape), it.flatten(self.stride))
+
+    def evaluate_indices(self, indices: Any) -> Any:
+        """``L(i)`` for every ``i`` of a numpy array of non-negative 1-D indices (the last mode is unbounded)."""
+        return evaluate_modes(it.flatten(self.shape), it.flatten(self.stride), indices)
 
     def values(self) -> list[int]:
         """Every offset as a Python list, in index order."""
@@ -159,13 +168,60 @@ class Layout:
         return isinstance(other, Layout) and self.shape == other.shape and self.stride == other.stride
 
     def __hash__(self) -> int:
-        return self._hash  # type: ignore[no-any-return]
+        return self._hash  # type: ignore[no-any-return, attr-defined]
 
     def __str__(self) -> str:
         return f"{_to_str(self.shape)}:{_to_str(self.stride)}"
 
     def __repr__(self) -> str:
         return f"Layout({self.shape!r}, {self.stride!r})"
+
+
+_INT64_SAFE = 1 << 62
+
+
+def offsets_of_modes(shapes: Sequence[int], strides: Sequence[int]) -> Any:
+    """All offsets of the flat layout ``shapes:strides`` in colexicographic order (numpy)."""
+    import numpy as np
+
+    bound = sum((s - 1) * abs(d) for s, d in zip(shapes, strides))
+    dtype: Any = np.int64 if bound < _INT64_SAFE else object
+    out = np.zeros(1, dtype=dtype)
+    for s, d in zip(shapes, strides):
+        if s == 1:
+            continue
+        if d == 0:
+            out = np.tile(out, s)
+            continue
+        steps = np.arange(s, dtype=np.int64).astype(dtype) * d
+        out = (out[None, :] + steps[:, None]).ravel()
+    return out
+
+
+def evaluate_modes(shapes: Sequence[int], strides: Sequence[int], indices: Any) -> Any:
+    """The flat layout ``shapes:strides`` at each non-negative 1-D index (last mode unbounded), vectorised."""
+    import numpy as np
+
+    idx = np.asarray(indices)
+    top = int(idx.max()) if idx.size else 0
+    bound = 0
+    running = 1
+    for k, (s, d) in enumerate(zip(shapes, strides)):
+        digit_max = top // running if k == len(shapes) - 1 else min(s - 1, top // running)
+        bound += digit_max * abs(d)
+        running *= s
+    dtype: Any = np.int64 if bound < _INT64_SAFE and top < _INT64_SAFE else object
+    rem = idx.astype(dtype)
+    out = np.zeros(idx.shape, dtype=dtype)
+    last = len(shapes) - 1
+    for k, (s, d) in enumerate(zip(shapes, strides)):
+        if k == last:
+            out += rem * d
+        elif s > 1:
+            if d != 0:
+                out += (rem % s) * d
+            rem = rem // s
+    return out
 
 
 def _has_none(crd: Any) -> bool:
@@ -250,4 +306,13 @@ def wrap_modes(layout: Layout) -> Sequence[Layout]:
     return list(layout) if it.is_tuple(layout.shape) else [layout]
 
 
-__all__ = ["Layout", "slice_and_offset", "slice_layout", "make_layout", "as_layout", "wrap_modes"]
+__all__ = [
+    "Layout",
+    "slice_and_offset",
+    "slice_layout",
+    "make_layout",
+    "as_layout",
+    "wrap_modes",
+    "offsets_of_modes",
+    "evaluate_modes",
+]

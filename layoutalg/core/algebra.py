@@ -1,0 +1,668 @@
+"""CuTe's layout algebra on :class:`Layout`: coalesce, filter, composition, complement, inverses.
+
+Every function keeps CuTe's name, argument order and result structure, and is
+*sound*: it never returns a layout whose function differs from the
+mathematical definition.  Where CuTe's algorithm is not provably right for an
+input, the result is checked against the definition (by an exact argument
+or, failing that, by enumerating the whole domain) and either repaired or
+refused with a :class:`~layoutalg.errors.LayoutError` subclass that names the
+mode at fault.
+
+Conventions shared by all functions here:
+  * a layout ``A`` is defined on every index ``x >= 0``: past ``size(A)`` the
+    last mode keeps counting (CuTe's convention, which composition relies on);
+  * "coalesced" means flat, no size-1 modes, no adjacent pair with
+    ``s0 * d0 == d1``; its 1-D function is the same as the original's.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any, Sequence
+
+from layoutalg.core import int_tuple as it
+from layoutalg.core.int_tuple import IntTuple
+from layoutalg.core.layout import Layout, as_layout, evaluate_modes, offsets_of_modes
+from layoutalg.errors import CompositionError, LayoutError, NotInjectiveError, ShapeError
+
+Pairs = list[tuple[int, int]]
+
+#: The largest domain the algebra enumerates to check a result it cannot prove (2^26 offsets).
+ENUMERATION_LIMIT = 1 << 26
+
+
+# ---------------------------------------------------------------------------
+# flat helpers (lists of (extent, stride) pairs)
+# ---------------------------------------------------------------------------
+def _pairs(layout: Layout) -> Pairs:
+    return list(zip(it.flatten(layout.shape), it.flatten(layout.stride)))
+
+
+def _coalesce_pairs(pairs: Sequence[tuple[int, int]]) -> Pairs:
+    """Drop size-1 modes and merge neighbours with ``s0 * d0 == d1`` (same 1-D function)."""
+    out: Pairs = []
+    for s, d in pairs:
+        if s == 1:
+            continue
+        if out and out[-1][0] * out[-1][1] == d:
+            out[-1] = (out[-1][0] * s, out[-1][1])
+        else:
+            out.append((s, d))
+    return out
+
+
+def _from_pairs(pairs: Sequence[tuple[int, int]]) -> Layout:
+    """``1:0`` for no modes, ``s:d`` for one, a flat tuple otherwise."""
+    if not pairs:
+        return Layout._trusted(1, 0)
+    if len(pairs) == 1:
+        return Layout._trusted(pairs[0][0], pairs[0][1])
+    return Layout._trusted(tuple(s for s, _ in pairs), tuple(d for _, d in pairs))
+
+
+def _check_layout(x: Any, what: str) -> Layout:
+    try:
+        return as_layout(x, what)
+    except LayoutError as err:
+        raise type(err)(f"{what}: {err}") from None
+
+
+# ---------------------------------------------------------------------------
+# coalesce / filter
+# ---------------------------------------------------------------------------
+def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
+    """CuTe ``coalesce``: the shortest flat layout with the same 1-D function on ``[0, size)``.
+
+    Size-1 modes are dropped and neighbouring modes with ``s0*d0 == d1`` merge
+    into ``(s0*s1):d0``; an empty result is ``1:0`` and a single mode is an int
+    shape.  With a tuple ``profile`` the coalescing is by mode: mode ``i`` is
+    coalesced against ``profile[i]`` and modes past ``len(profile)`` are kept
+    as they are (``coalesce(((2,2),(3,1),5):((1,2),(4,0),12), (1,1))`` is
+    ``(4,3,5):(1,4,12)``); an int profile means "coalesce the whole mode".
+    """
+    layout = _check_layout(layout, "coalesce layout")
+    if profile is None or not it.is_tuple(profile):
+        return _from_pairs(_coalesce_pairs(_pairs(layout)))
+    modes = list(layout) if it.is_tuple(layout.shape) else [layout]
+    if len(profile) > len(modes):  # type: ignore[arg-type]
+        raise ShapeError(f"coalesce profile {profile} has more modes than the rank-{len(modes)} layout {layout}")
+    parts = [coalesce(modes[i], p) for i, p in enumerate(profile)]  # type: ignore[arg-type]
+    parts += modes[len(parts) :]
+    return Layout._trusted(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+
+
+def filter_zeros(layout: Layout) -> Layout:
+    """CuTe ``filter_zeros``: every stride-0 mode gets extent 1 (the structure is kept)."""
+    layout = _check_layout(layout, "filter_zeros layout")
+    shape = it.zip_transform(lambda s, d: 1 if d == 0 else s, layout.shape, layout.stride)
+    return Layout._trusted(shape, layout.stride)
+
+
+def filter(layout: Layout) -> Layout:
+    """CuTe ``filter``: ``coalesce(filter_zeros(layout))``, the layout without its broadcast modes."""
+    layout = _check_layout(layout, "filter layout")
+    return _from_pairs(_coalesce_pairs([(s, d) for s, d in _pairs(layout) if d != 0]))
+
+
+# ---------------------------------------------------------------------------
+# composition
+# ---------------------------------------------------------------------------
+def composition(a: Layout, b: Any) -> Layout:
+    """``A o B``: the layout with B's shape whose value at ``c`` is ``A(B(c))``.
+
+    ``b`` may be a :class:`Layout`, an int ``N`` (the tiler ``N:1``), ``None``
+    (keep ``A``), or a tuple of tilers applied by mode (``A``'s mode ``i`` is
+    composed with ``b[i]``; ``None`` keeps a mode; modes past ``len(b)`` are kept).
+
+    **The rule (soundness beyond CuTe).**  The result is a layout ``R`` with
+    ``B``'s top-level mode sizes and ``R(c) == A(B(c))`` for every ``c`` in
+    ``B``'s domain, where ``A`` is extended past its size by its last mode.
+    Such an ``R`` is returned exactly when one exists; otherwise
+    :class:`CompositionError` is raised.  How:
+
+    1. CuTe's algorithm runs on each leaf ``s:r`` of ``B`` against
+       ``coalesce(A)``, with CuTe's stride- and shape-divisibility conditions
+       checked (CuTe DSL does not check them).  When they hold, each leaf's
+       result is exact on its own 1-D domain.
+    2. The leaves are then summed, which is exact when ``A`` is additive across
+       them.  That is proved without enumeration when ``coalesce(A)`` has one
+       mode (``A`` is linear), or when the leaves' index blocks
+       ``[r, r*s)`` are disjoint and each ends on a divisor boundary of ``A``
+       (sorted by ``r``, each ``r*s`` divides the next ``r``): then no
+       mixed-radix carry crosses from one leaf into another.  Otherwise the
+       result is compared with ``A(B(i))`` on the whole domain.
+    3. When CuTe's algorithm fails or its answer is wrong (pycute returns
+       ``(2,(4)):(2,(2))`` for ``(8,2):(1,4) o (2,(4)):(2,(2))``, whose last
+       value is 8 where ``A(B(7)) == 4``), the layout is synthesised from the
+       function: it must be additive across B's top-level modes (else no
+       layout of that shape exists), and each mode's 1-D function, read in
+       coalesced form, fixes the extents and strides greedily (stride
+       ``g(1)``, extent = first index deviating from ``i*g(1)``, recurse on
+       the quotient); the candidate is checked on the whole domain.  B's nested
+       structure is kept where the function is additive across sub-modes too.
+
+    ``B(c) < 0`` is allowed only when ``A`` is linear; enumeration is limited
+    to :data:`ENUMERATION_LIMIT` offsets (beyond, an unprovable case raises).
+    """
+    a = _check_layout(a, "composition A")
+    if b is None:
+        return a
+    if isinstance(b, (tuple, list)):
+        return _compose_by_mode(a, b)
+    if it.is_int(b):
+        b = _check_layout(b, "composition B")
+    elif not isinstance(b, Layout):
+        raise ShapeError(f"composition B must be a Layout, an int, None or a tuple of tilers, got {b!r}")
+    return _compose(a, b)
+
+
+def _compose_by_mode(a: Layout, tiler: Sequence[Any]) -> Layout:
+    modes = list(a) if it.is_tuple(a.shape) else [a]
+    if len(tiler) > len(modes):
+        raise ShapeError(f"tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} layout {a}")
+    parts = []
+    for i, mode in enumerate(modes):
+        if i < len(tiler):
+            try:
+                parts.append(composition(mode, tiler[i]))
+            except LayoutError as err:
+                raise type(err)(f"mode {i}: {err}") from None
+        else:
+            parts.append(mode)
+    return Layout._trusted(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+
+
+def _leaf_cute(flat_a: Pairs, s: int, r: int) -> Pairs | None:
+    """CuTe's composition of coalesced ``A`` (flat pairs, >= 2 modes) with ``s:r`` (``s > 1``, ``r > 0``).
+
+    Returns None where CuTe's stride or shape divisibility condition fails.
+    """
+    rest_r = r
+    strided: Pairs = []
+    for a_s, a_d in flat_a[:-1]:
+        if rest_r == 1:
+            strided.append((a_s, a_d))
+        elif rest_r % a_s == 0:
+            rest_r //= a_s
+        elif a_s % rest_r == 0:
+            strided.append((a_s // rest_r, a_d * rest_r))
+            rest_r = 1
+        else:
+            return None
+    last_d = flat_a[-1][1] * rest_r
+    out: Pairs = []
+    rest_s = s
+    for m_s, m_d in strided:
+        if rest_s == 1:
+            break
+        if rest_s % m_s == 0:
+            out.append((m_s, m_d))
+            rest_s //= m_s
+        elif m_s % rest_s == 0:
+            out.append((rest_s, m_d))
+            rest_s = 1
+        else:
+            return None
+    if rest_s > 1:
+        out.append((rest_s, last_d))
+    return _coalesce_pairs(out)
+
+
+@lru_cache(maxsize=4096)
+def _compose(a: Layout, b: Layout) -> Layout:
+    flat_a = _coalesce_pairs(_pairs(a))
+    if len(flat_a) <= 1:
+        # A is linear on all integers: A(x) = x * d, so A o B scales B's strides.
+        d = flat_a[0][1] if flat_a else 0
+        return Layout._trusted(b.shape, it.zip_transform(lambda r: r * d, b.stride))
+
+    blocks: list[tuple[int, int]] = []
+    failed = False
+
+    def leaf(s: int, r: int) -> IntTuple:
+        nonlocal failed
+        if r == 0 or s == 1:
+            return (s, 0)  # type: ignore[return-value]
+        if r < 0:
+            raise CompositionError(
+                f"B has a negative stride {r} (extent {s}), so B reaches negative offsets where the "
+                f"non-linear A = {a} is undefined"
+            )
+        pairs = _leaf_cute(flat_a, s, r)
+        if pairs is None:
+            failed = True
+            return (s, 0)  # type: ignore[return-value]
+        blocks.append((r, s))
+        res = _from_pairs(pairs)
+        return (res.shape, res.stride)  # type: ignore[return-value]
+
+    def walk(shape: IntTuple, stride: IntTuple) -> tuple[IntTuple, IntTuple]:
+        if it.is_tuple(shape):
+            subs = [walk(s, d) for s, d in zip(shape, stride)]  # type: ignore[arg-type]
+            return tuple(x for x, _ in subs), tuple(y for _, y in subs)
+        return leaf(shape, stride)  # type: ignore[arg-type, return-value]
+
+    shape, stride = walk(b.shape, b.stride)
+    if not failed:
+        candidate = Layout._trusted(shape, stride)
+        if _blocks_disjoint(blocks) or _agrees(a, b, candidate):
+            return candidate
+    return _synthesise(a, b)
+
+
+def _blocks_disjoint(blocks: list[tuple[int, int]]) -> bool:
+    """True when the sorted index blocks ``[r, r*s)`` nest as a divisor chain (no carry between leaves)."""
+    blocks.sort()
+    return all(r0 * s0 > 0 and r1 % (r0 * s0) == 0 for (r0, s0), (r1, _) in zip(blocks, blocks[1:]))
+
+
+def _check_domain(n: int, what: str) -> None:
+    if n > ENUMERATION_LIMIT:
+        raise CompositionError(
+            f"{what}: cannot be proved without enumerating {n} offsets (limit {ENUMERATION_LIMIT}); "
+            "no result is returned rather than an unchecked one"
+        )
+
+
+def _composed_values(a: Layout, b: Layout) -> Any:
+    """``A(B(i))`` for every ``i < size(B)`` as a numpy array."""
+    _check_domain(b.size(), f"composition {a} o {b}")
+    b_vals = b.to_numpy()
+    if b_vals.size and int(b_vals.min()) < 0:
+        raise CompositionError(f"B = {b} reaches a negative offset, where the non-linear A = {a} is undefined")
+    return evaluate_modes(it.flatten(a.shape), it.flatten(a.stride), b_vals)
+
+
+def _agrees(a: Layout, b: Layout, candidate: Layout) -> bool:
+    import numpy as np
+
+    return bool(np.array_equal(candidate.to_numpy(), _composed_values(a, b)))
+
+
+def _synthesise(a: Layout, b: Layout) -> Layout:
+    """The layout with B's top-level mode sizes whose function is ``A(B(c))``, or CompositionError."""
+    values = _composed_values(a, b)
+    if not it.is_tuple(b.shape):
+        pairs = synthesise_1d(values)
+        if pairs is None:
+            raise CompositionError(f"A o B is not a layout: A = {a}, B = {b}; {_why_not_1d(values)}")
+        return _from_pairs(pairs)
+    result = _synth_tuple(b.shape, values, f"A o B with A = {a}, B = {b}", top=True)
+    assert result is not None  # top=True raises instead of returning None
+    return Layout._trusted(result[0], result[1])
+
+
+def _split_additive(sizes: Sequence[int], values: Any) -> list[Any] | None:
+    """Per-mode value arrays when ``values`` (colex over ``sizes``) is a sum of per-mode functions."""
+    import numpy as np
+
+    grid = values.reshape(tuple(reversed(sizes)))
+    rank = len(sizes)
+    parts = []
+    total = np.zeros_like(grid)
+    for k in range(rank):
+        axis = rank - 1 - k
+        index = tuple(slice(None) if ax == axis else 0 for ax in range(rank))
+        part = grid[index]
+        parts.append(part)
+        shape = [1] * rank
+        shape[axis] = sizes[k]
+        total = total + part.reshape(shape)
+    if not np.array_equal(total, grid):
+        return None
+    return parts
+
+
+def _synth_tuple(shape: IntTuple, values: Any, what: str, top: bool) -> tuple[IntTuple, IntTuple] | None:
+    sizes = [it.product(m) for m in shape]  # type: ignore[union-attr]
+    parts = _split_additive(sizes, values)
+    if parts is None:
+        if top:
+            raise CompositionError(
+                f"{what}: the function is not a sum of per-mode functions over B's modes {sizes}, "
+                f"so no layout of that shape has it ({_first_non_additive(sizes, values)})"
+            )
+        return None
+    out_s: list[IntTuple] = []
+    out_d: list[IntTuple] = []
+    for k, (mode, part) in enumerate(zip(shape, parts)):  # type: ignore[arg-type]
+        sub = _synth_tuple(mode, part, what, top=False) if it.is_tuple(mode) and len(mode) > 1 else None  # type: ignore[arg-type]
+        if sub is None:
+            pairs = synthesise_1d(part)
+            if pairs is None:
+                raise CompositionError(f"{what}: mode {k} is not a layout ({_why_not_1d(part)})")
+            res = _from_pairs(pairs)
+            sub = (res.shape, res.stride)
+            if it.is_tuple(mode) and len(mode) == 1:  # type: ignore[arg-type]
+                sub = ((sub[0],), (sub[1],))
+        out_s.append(sub[0])
+        out_d.append(sub[1])
+    return tuple(out_s), tuple(out_d)
+
+
+def _first_non_additive(sizes: Sequence[int], values: Any) -> str:
+    import numpy as np
+
+    grid = values.reshape(tuple(reversed(sizes)))
+    rank = len(sizes)
+    for flat in range(values.size):
+        crd = np.unravel_index(flat, grid.shape)
+        parts = 0
+        for axis in range(rank):
+            index = tuple(crd[ax] if ax == axis else 0 for ax in range(rank))
+            parts += int(grid[index])
+        if parts != int(grid[crd]):
+            coord = tuple(int(c) for c in reversed(crd))
+            return f"at coordinate {coord} A(B(c)) = {int(grid[crd])}, but the modes' values sum to {parts}"
+    return "no witness found"
+
+
+def synthesise_1d(values: Any) -> Pairs | None:
+    """The coalesced flat layout whose values on ``[0, n)`` are ``values``, or None if none exists.
+
+    Greedy and exact: the first mode's stride is ``g(1)``; its extent ``e`` is the
+    first index where ``g(i) != i*g(1)`` (it must divide ``n``); the rest is the
+    layout of the quotient ``j -> g(j*e)``.  In a coalesced layout the first
+    extent is exactly that index, so the greedy choice loses nothing; the
+    candidate is compared with ``values`` at the end.
+    """
+    import numpy as np
+
+    vals = np.asarray(values)
+    n = int(vals.size)
+    if n == 0 or int(vals[0]) != 0:
+        return None
+    pairs: Pairs = []
+    step = 1
+    m = n
+    while m > 1:
+        sub = vals[::step][:m]
+        d = int(sub[1])
+        deviates = np.flatnonzero(sub != np.arange(m, dtype=np.int64).astype(sub.dtype) * d)
+        e = int(deviates[0]) if deviates.size else m
+        if m % e:
+            return None
+        pairs.append((e, d))
+        step *= e
+        m //= e
+    pairs = _coalesce_pairs(pairs)
+    shapes = [s for s, _ in pairs] or [1]
+    strides = [d for _, d in pairs] or [0]
+    if not np.array_equal(offsets_of_modes(shapes, strides), vals):
+        return None
+    return pairs
+
+
+def _why_not_1d(values: Any) -> str:
+    head = ", ".join(str(int(v)) for v in values[:12])
+    return f"its values {head}{', ...' if len(values) > 12 else ''} do not follow any shape:stride"
+
+
+# ---------------------------------------------------------------------------
+# complement
+# ---------------------------------------------------------------------------
+def complement(layout: Layout, cotarget: Any = None) -> Layout:
+    """CuTe ``complement(A, M)``: the layout ``R`` of the offsets ``A`` leaves out, up to ``M``.
+
+    ``M`` defaults to ``cosize(A)``; a shape is read as its size (as CuTe DSL
+    does).  Stride-0 modes are ignored (CuTe filters them), so ``A`` means
+    ``filter(A)`` below.  CuTe's algorithm sorts A's modes by stride and fills
+    each gap: ``R = (d1/1, d2/(s1 d1), ..., ceil(M/(sn dn))) : (1, s1 d1, ..., sn dn)``,
+    coalesced.
+
+    Returned exactly when it satisfies the definition: ``make_layout(A, R)``
+    is injective and its image covers ``[0, M)``.  That holds by construction
+    when every division above is exact (A's sorted strides form a divisor
+    chain); otherwise (CuTe floors the division and can return a non-covering
+    or malformed layout, e.g. a 0 extent) the candidate is checked by
+    enumeration.  Raises :class:`NotInjectiveError` when ``filter(A)`` is not
+    injective, and :class:`CompositionError` when no complement exists (e.g.
+    ``(2,2):(1,3)`` with ``M = 12``: offset 2 cannot be reached without
+    colliding).  Negative strides are outside CuTe's domain and raise.
+    """
+    layout = _check_layout(layout, "complement layout")
+    m = _cotarget(layout, cotarget)
+    return _complement(layout, m)
+
+
+def _cotarget(layout: Layout, cotarget: Any) -> int:
+    if cotarget is None:
+        return layout.cosize()
+    if isinstance(cotarget, Layout):
+        raise ShapeError("complement cotarget must be an int or a shape, not a Layout")
+    value = it.product(it.to_int_tuple(cotarget, "complement cotarget"))
+    if value < 1:
+        raise ShapeError(f"complement cotarget must be positive, got {cotarget}")
+    return value
+
+
+@lru_cache(maxsize=4096)
+def _complement(layout: Layout, m: int) -> Layout:
+    pairs = [(s, d) for s, d in _pairs(layout) if d != 0 and s != 1]
+    for s, d in pairs:
+        if d < 0:
+            raise LayoutError(f"complement needs non-negative strides; {layout} has stride {d} (extent {s})")
+    pairs.sort(key=lambda p: (p[1], p[0]))
+    out: Pairs = []
+    cur = 1
+    exact = True
+    for s, d in pairs:
+        if d % cur:
+            exact = False
+        if d // cur > 1:
+            out.append((d // cur, cur))
+        cur = s * d
+    out.append((it.ceil_div(m, cur), cur))
+    candidate = _from_pairs(_coalesce_pairs(out))
+    if exact:
+        return candidate
+    return _check_complement(layout, pairs, candidate, m)
+
+
+def _check_complement(layout: Layout, pairs: Pairs, candidate: Layout, m: int) -> Layout:
+    import numpy as np
+
+    _check_injective(layout, pairs, "complement")
+    n = math.prod(s for s, _ in pairs) * candidate.size()
+    _check_domain(n, f"complement of {layout} for {m}")
+    shapes = [s for s, _ in pairs] + list(it.flatten(candidate.shape))
+    strides = [d for _, d in pairs] + list(it.flatten(candidate.stride))
+    vals = offsets_of_modes(shapes, strides)
+    injective = np.unique(vals).size == vals.size
+    covered = m <= n and bool(np.isin(np.arange(m), vals).all())
+    if injective and covered:
+        return candidate
+    raise CompositionError(
+        f"{layout} has no complement for cotarget {m}: its sorted strides do not form a divisor chain, "
+        f"and no layout R makes (A, R) injective and covering [0, {m})"
+    )
+
+
+def _check_injective(layout: Layout, pairs: Pairs, what: str) -> None:
+    """Raise NotInjectiveError, with two colliding coordinates, if the flat ``pairs`` layout is not injective."""
+    import numpy as np
+
+    n = math.prod(s for s, _ in pairs)
+    _check_domain(n, f"{what}: injectivity of {layout}")
+    vals = offsets_of_modes([s for s, _ in pairs] or [1], [d for _, d in pairs] or [0])
+    _, first, counts = np.unique(vals, return_index=True, return_counts=True)
+    if (counts > 1).any():
+        dup = int(np.flatnonzero(counts > 1)[0])
+        i = int(first[dup])
+        j = int(np.flatnonzero(vals == vals[i])[1])
+        raise NotInjectiveError(
+            f"{what} needs an injective layout; {layout} (stride-0 modes ignored) maps "
+            f"flat indices {i} and {j} both to offset {int(vals[i])}"
+        )
+
+
+# ---------------------------------------------------------------------------
+# inverses
+# ---------------------------------------------------------------------------
+@lru_cache(maxsize=4096)
+def _right_inverse(layout: Layout) -> Layout:
+    flat = _coalesce_pairs(_pairs(layout))
+    index_strides = []
+    running = 1
+    for s, _ in flat:
+        index_strides.append(running)
+        running *= s
+    out: Pairs = []
+    used: set[int] = set()
+    cur = 1
+    while True:
+        j = next((k for k, (s, d) in enumerate(flat) if d == cur and k not in used), None)
+        if j is None:
+            break
+        used.add(j)
+        out.append((flat[j][0], index_strides[j]))
+        cur *= flat[j][0]
+    return _from_pairs(out)
+
+
+def right_inverse(layout: Layout) -> Layout:
+    """CuTe ``right_inverse``: ``R`` with ``A(R(i)) == i`` for every ``i < size(R)``, ``R`` as large as CuTe makes it.
+
+    Follows the chain of strides from 1 through ``coalesce(A)``: the mode with
+    stride 1, then the one with stride equal to its extent, and so on; ``R``
+    maps ``i`` to the index whose coordinates are ``i``'s digits in those modes.
+    Exact by construction.  Only positive strides are followed (CuTe C++
+    follows ``|d|`` and negates, which gives ``A(R(i)) == -i``; CuTe DSL returns
+    ``1:0`` for ``(4,2):(-1,4)`` as this does).  Stride-0 modes are skipped,
+    where pycute stops at the first one.
+    """
+    return _right_inverse(_check_layout(layout, "right_inverse layout"))
+
+
+def left_inverse(layout: Layout) -> Layout:
+    """CuTe ``left_inverse``: ``L`` with ``L(A(i)) == i`` for every ``i < size(A)``.
+
+    With ``coalesce(A)``'s modes sorted by stride ``d1 < d2 < ... < dn``,
+    ``L = (d1, d2/d1, ..., dn/d(n-1), sn) : (0, j1, ..., j(n-1), jn)`` (``jk``
+    the index stride of mode k), coalesced: the offset's mixed-radix digits in
+    radices ``d(k+1)/dk`` are A's coordinates.  Exact when each stride divides
+    the next and ``d(k+1) >= sk*dk`` (this is CuTe DSL's answer:
+    ``left_inverse((2,2):(1,3)) == (3,2):(1,2)``).  Raises
+    :class:`NotInjectiveError` for a non-injective ``A`` (a stride-0 mode of
+    extent > 1 included), and :class:`CompositionError` when the strides do
+    not form that chain (a left inverse may still exist then, e.g.
+    ``(2,3):(1,1)`` for ``(2,2):(2,3)``; it is not searched for).
+    """
+    return _left_inverse(_check_layout(layout, "left_inverse layout"))
+
+
+@lru_cache(maxsize=4096)
+def _left_inverse(layout: Layout) -> Layout:
+    flat = _coalesce_pairs(_pairs(layout))
+    index_strides = []
+    running = 1
+    for s, _ in flat:
+        index_strides.append(running)
+        running *= s
+    for s, d in flat:
+        if d == 0:
+            raise NotInjectiveError(
+                f"left_inverse needs an injective layout; {layout} has a stride-0 mode of extent {s}"
+            )
+        if d < 0:
+            raise LayoutError(f"left_inverse needs non-negative strides; {layout} has stride {d} (extent {s})")
+    order = sorted(range(len(flat)), key=lambda k: flat[k][1])
+    out: Pairs = []
+    prev = 1
+    for pos, k in enumerate(order):
+        s, d = flat[k]
+        if d % prev:
+            _check_injective(layout, flat, "left_inverse")
+            raise CompositionError(
+                f"left_inverse of {layout}: stride {d} is not a multiple of the previous stride {prev}, "
+                "so the offsets' digits do not give A's coordinates"
+            )
+        out.append((d // prev, 0 if pos == 0 else index_strides[order[pos - 1]]))
+        if pos + 1 < len(order) and flat[order[pos + 1]][1] < s * d:
+            _check_injective(layout, flat, "left_inverse")
+            raise CompositionError(
+                f"left_inverse of {layout}: mode with stride {flat[order[pos + 1]][1]} starts inside the "
+                f"span {s * d} of the mode with stride {d}"
+            )
+        prev = d
+    if order:
+        last = order[-1]
+        out.append((flat[last][0], index_strides[last]))
+    return _from_pairs(_coalesce_pairs(out))
+
+
+# ---------------------------------------------------------------------------
+# common vectors
+# ---------------------------------------------------------------------------
+def _common_prefix(a: Layout, b: Layout) -> tuple[Layout, int]:
+    """``(right_inverse(b), N)``: the first N offsets of B's codomain are the same offsets of A's."""
+    inv_b = right_inverse(b)
+    try:
+        common = _coalesce_pairs(_pairs(composition(a, inv_b)))
+    except CompositionError:
+        # No layout has the function A o inv(B); read the common prefix off the values.
+        import numpy as np
+
+        vals = _composed_values(a, inv_b)
+        bad = np.flatnonzero(vals != np.arange(vals.size))
+        e = int(bad[0]) if bad.size else int(vals.size)
+        return inv_b, _largest_divisor_at_most(inv_b.size(), e)
+    if common and common[0][1] == 1:
+        return inv_b, common[0][0]
+    return inv_b, 0
+
+
+def _largest_divisor_at_most(n: int, bound: int) -> int:
+    """The largest divisor of ``n`` that is ``<= bound`` (1 at least)."""
+    best = 1
+    k = 1
+    while k * k <= n:
+        if n % k == 0:
+            for q in (k, n // k):
+                if best < q <= bound:
+                    best = q
+        k += 1
+    return best
+
+
+def max_common_vector(a: Layout, b: Layout) -> int:
+    """CuTe ``max_common_vector``: the largest ``N`` with ``A(R(i)) == i`` for ``i < N``, ``R = right_inverse(B)``.
+
+    That is, the first ``N`` offsets of B's codomain hold the same logical
+    elements in ``A``, so ``N`` elements can move as one vector.  Computed as
+    CuTe does (the first mode of ``coalesce(A o R)`` if its stride is 1, else 1).
+    """
+    a = _check_layout(a, "max_common_vector A")
+    b = _check_layout(b, "max_common_vector B")
+    n = _common_prefix(a, b)[1]
+    return max(n, 1)
+
+
+def max_common_layout(a: Layout, b: Layout) -> Layout:
+    """CuTe ``max_common_layout``: ``right_inverse(B) o N:1`` for ``N = max_common_vector(A, B)``.
+
+    It maps ``i < N`` to the logical index of B's offset ``i``; ``1:0`` when
+    there is no common stride-1 vector.
+    """
+    a = _check_layout(a, "max_common_layout A")
+    b = _check_layout(b, "max_common_layout B")
+    inv_b, n = _common_prefix(a, b)
+    if n == 0:
+        return Layout._trusted(1, 0)
+    return composition(inv_b, Layout._trusted(n, 1))
+
+
+__all__ = [
+    "ENUMERATION_LIMIT",
+    "coalesce",
+    "filter_zeros",
+    "filter",
+    "composition",
+    "complement",
+    "right_inverse",
+    "left_inverse",
+    "max_common_vector",
+    "max_common_layout",
+    "synthesise_1d",
+]

@@ -1,0 +1,190 @@
+"""CuTe's divides and products, built on :func:`composition` and :func:`complement`.
+
+Definitions (CuTe's, with a Layout tiler ``B``):
+
+* ``logical_divide(A, B) = A o (B, complement(B, size(A)))``: mode 0 is the
+  tile, mode 1 walks over the tiles;
+* ``logical_product(A, B) = (A, complement(A, size(A)*cosize(B)) o B)``: mode 0
+  is the block, mode 1 repeats it as ``B`` says.
+
+A tuple tiler applies by mode (``None`` keeps a mode, A's extra modes are
+kept); an int ``N`` means the tiler ``N:1``.  ``zipped_*`` gathers the tile
+modes into mode 0 and the rest into mode 1; ``tiled_*`` then unpacks mode 1;
+``flat_*`` unpacks both.  ``blocked_product`` / ``raked_product`` zip block and
+repetition mode by mode (block-major and repetition-major).
+
+Soundness is inherited: composition and complement return a layout only when
+it meets their definitions and raise :class:`~layoutalg.errors.LayoutError`
+otherwise, so every result here is the mathematically defined one.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from layoutalg.core import int_tuple as it
+from layoutalg.core.algebra import complement, composition
+from layoutalg.core.layout import Layout, as_layout
+from layoutalg.core.shape_ops import append, from_modes, top_modes
+from layoutalg.errors import LayoutError, ShapeError
+
+
+def _tiler_layout(tiler: Any, what: str) -> Layout:
+    if isinstance(tiler, Layout):
+        return tiler
+    if it.is_int(tiler):
+        return as_layout(tiler, what)
+    raise ShapeError(f"{what} must be a Layout, an int, None or a tuple of tilers, got {tiler!r}")
+
+
+def _by_mode(op: Any, a: Layout, tiler: Sequence[Any], name: str) -> Layout:
+    modes = top_modes(a)
+    if len(tiler) > len(modes):
+        raise ShapeError(f"{name}: tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} layout {a}")
+    parts = []
+    for i, mode in enumerate(modes):
+        if i < len(tiler) and tiler[i] is not None:
+            try:
+                parts.append(op(mode, tiler[i]))
+            except LayoutError as err:
+                raise type(err)(f"{name} mode {i}: {err}") from None
+        else:
+            parts.append(mode)
+    return from_modes(parts)
+
+
+# ---------------------------------------------------------------------------
+# divides
+# ---------------------------------------------------------------------------
+def logical_divide(a: Layout, tiler: Any) -> Layout:
+    """CuTe ``logical_divide``: ``A o (B, complement(B, size(A)))`` for a layout tiler ``B``.
+
+    ``logical_divide(16:1, 4:2) == (4,(2,2)):(2,(1,8))``.  The complement is
+    taken against ``size(A)`` (pycute and CuTe DSL agree; CuTe C++ uses
+    ``shape(A)``, which only nests the rest mode differently).
+    """
+    a = as_layout(a, "logical_divide layout")
+    if tiler is None:
+        return a
+    if isinstance(tiler, (tuple, list)):
+        return _by_mode(logical_divide, a, tiler, "logical_divide")
+    b = _tiler_layout(tiler, "logical_divide tiler")
+    rest = complement(b, a.size())
+    return composition(a, Layout._trusted((b.shape, rest.shape), (b.stride, rest.stride)))
+
+
+def _unzip(divided: Layout, tiler: Any) -> Layout:
+    """CuTe ``tile_unzip``: ``((tile_0, tile_1, ...), (rest_0, rest_1, ..., extra modes))`` for a tuple tiler."""
+    if not isinstance(tiler, (tuple, list)):
+        return divided
+    modes = top_modes(divided)
+    tiles, rests = [], []
+    for i, mode in enumerate(modes):
+        if i < len(tiler):
+            if tiler[i] is None:
+                tiles.append(mode)
+                rests.append(Layout._trusted(1, 0))
+            else:
+                tiles.append(mode[0])
+                rests.append(mode[1])
+        else:
+            rests.append(mode)
+    return from_modes([from_modes(tiles), from_modes(rests)])
+
+
+def zipped_divide(a: Layout, tiler: Any) -> Layout:
+    """CuTe ``zipped_divide``: ``logical_divide`` with the tiles in mode 0 and the rest in mode 1.
+
+    For a tuple tiler, a ``None`` entry divides that mode by itself (tile = the
+    whole mode, rest ``1:0``).
+    """
+    return _unzip(logical_divide(a, tiler), tiler)
+
+
+def tiled_divide(a: Layout, tiler: Any) -> Layout:
+    """CuTe ``tiled_divide``: ``zipped_divide`` with mode 1 unpacked: ``(tile, rest_0, rest_1, ...)``."""
+    z = zipped_divide(a, tiler)
+    return from_modes([z[0]] + top_modes(z[1]))
+
+
+def flat_divide(a: Layout, tiler: Any) -> Layout:
+    """CuTe ``flat_divide``: ``zipped_divide`` with both modes unpacked: ``(tile_0, ..., rest_0, ...)``."""
+    z = zipped_divide(a, tiler)
+    return from_modes(top_modes(z[0]) + top_modes(z[1]))
+
+
+# ---------------------------------------------------------------------------
+# products
+# ---------------------------------------------------------------------------
+def logical_product(a: Layout, tiler: Any) -> Layout:
+    """CuTe ``logical_product``: ``(A, complement(A, size(A)*cosize(B)) o B)`` for a layout tiler ``B``.
+
+    ``logical_product((2,2):(1,2), 3:1) == ((2,2),3):((1,2),4)``.  An int tiler
+    ``N`` is ``N:1`` (pycute mistakenly divides there).
+    """
+    a = as_layout(a, "logical_product layout")
+    if tiler is None:
+        return a
+    if isinstance(tiler, (tuple, list)):
+        return _by_mode(logical_product, a, tiler, "logical_product")
+    b = _tiler_layout(tiler, "logical_product tiler")
+    rest = composition(complement(a, a.size() * b.cosize()), b)
+    return Layout._trusted((a.shape, rest.shape), (a.stride, rest.stride))
+
+
+def zipped_product(a: Layout, tiler: Any) -> Layout:
+    """CuTe ``zipped_product``: ``logical_product`` with blocks in mode 0 and repetitions in mode 1."""
+    return _unzip(logical_product(a, tiler), tiler)
+
+
+def tiled_product(a: Layout, tiler: Any) -> Layout:
+    """CuTe ``tiled_product``: ``zipped_product`` with mode 1 unpacked."""
+    z = zipped_product(a, tiler)
+    return from_modes([z[0]] + top_modes(z[1]))
+
+
+def flat_product(a: Layout, tiler: Any) -> Layout:
+    """CuTe ``flat_product``: ``zipped_product`` with both modes unpacked."""
+    z = zipped_product(a, tiler)
+    return from_modes(top_modes(z[0]) + top_modes(z[1]))
+
+
+def _block_and_repeat(a: Layout, tiler: Any, name: str) -> tuple[list[Layout], list[Layout]]:
+    a = as_layout(a, f"{name} block")
+    b = _tiler_layout(tiler, f"{name} tiler")
+    rank = max(len(top_modes(a)), len(top_modes(b)))
+    a_pad = append(a, None, rank) if rank > 1 else a
+    b_pad = append(b, None, rank) if rank > 1 else b
+    product = logical_product(a_pad, b_pad)
+    return top_modes(product[0]), top_modes(product[1])
+
+
+def blocked_product(a: Layout, tiler: Any) -> Layout:
+    """CuTe ``blocked_product``: mode ``i`` is ``(A_i, R_i)``, the block's mode then its repetitions.
+
+    Both are padded with ``1:0`` modes to the same rank first, and ``R`` is
+    ``logical_product``'s second mode, so
+    ``blocked_product((2,2):(1,2), (3,4):(1,3)) == ((2,3),(2,4)):((1,4),(2,12))``.
+    """
+    blocks, reps = _block_and_repeat(a, tiler, "blocked_product")
+    return from_modes([from_modes([x, y]) for x, y in zip(blocks, reps)])
+
+
+def raked_product(a: Layout, tiler: Any) -> Layout:
+    """CuTe ``raked_product``: mode ``i`` is ``(R_i, A_i)``, the repetitions then the block's mode (interleaved)."""
+    blocks, reps = _block_and_repeat(a, tiler, "raked_product")
+    return from_modes([from_modes([y, x]) for x, y in zip(blocks, reps)])
+
+
+__all__ = [
+    "logical_divide",
+    "zipped_divide",
+    "tiled_divide",
+    "flat_divide",
+    "logical_product",
+    "zipped_product",
+    "tiled_product",
+    "flat_product",
+    "blocked_product",
+    "raked_product",
+]

@@ -1,0 +1,198 @@
+"""CuTe's print notation for plain layouts: parse, print, and C++ type spelling.
+
+Grammar (spaces allowed between any two tokens)::
+
+    layout    := int_tuple [":" int_tuple]      # no stride: compact column-major
+    int_tuple := integer | "(" [int_tuple ("," int_tuple)* [","]] ")"
+    integer   := ["-"] ["_"] digits | "_m" digits   # "_8" is CuTe's static 8, "_m1" is -1
+
+``(4)`` is a 1-tuple, as CuTe prints it, so ``parse(str(x)) == x`` for every
+layout.  ``str(layout)`` prints without underscores (values carry no
+static/dynamic distinction here).  The building blocks are public so that the
+swizzle layer's parser (``Sw<3,4,3> o _0 o (8,64):(64,1)``) reuses them:
+:func:`parse_int_tuple_at` and :func:`parse_layout_at` read from a position and
+return where they stopped; :func:`skip_spaces` and :func:`fail` do the rest.
+Every failure is a :class:`~layoutalg.errors.ParseError` carrying the 1-based
+column.
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+from layoutalg.core import int_tuple as it
+from layoutalg.core.int_tuple import IntTuple
+from layoutalg.core.layout import Layout
+from layoutalg.errors import LayoutError, ParseError
+
+#: Deepest nesting the parser accepts (deeper text is refused, not recursed into).
+MAX_DEPTH = 64
+
+#: CuTe's predefined static integer aliases that ``to_cpp`` spells as ``_N``.
+_CUTE_ALIASES = frozenset(range(0, 33)) | {1 << k for k in range(6, 17)}
+
+
+def fail(message: str, text: str, pos: int) -> NoReturn:
+    """Raise a ParseError for ``text`` at 0-based ``pos`` (reported 1-based)."""
+    raise ParseError(message, text, pos + 1)
+
+
+def skip_spaces(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos].isspace():
+        pos += 1
+    return pos
+
+
+def parse_integer_at(text: str, pos: int) -> tuple[int, int]:
+    """An integer token (``12``, ``-3``, ``_8``, ``_m1``) at ``pos``; returns ``(value, end)``."""
+    pos = skip_spaces(text, pos)
+    start = pos
+    negative = False
+    if text.startswith("-", pos):
+        negative = True
+        pos += 1
+    if text.startswith("_", pos):
+        pos += 1
+        if text.startswith("m", pos) and not negative:
+            negative = True
+            pos += 1
+    digits_start = pos
+    while pos < len(text) and text[pos] in "0123456789":
+        pos += 1
+    if pos == digits_start:
+        fail("expected an integer", text, start if pos == start else pos)
+    return (-1 if negative else 1) * int(text[digits_start:pos]), pos
+
+
+def parse_int_tuple_at(text: str, pos: int) -> tuple[IntTuple, int]:
+    """An int tuple (``((2,4),8)``, ``_8``, ``(4)``) at ``pos``; returns ``(value, end)``.
+
+    Iterative, so deep nesting cannot exhaust the stack; nesting beyond
+    :data:`MAX_DEPTH` is a ParseError.
+    """
+    stack: list[list[IntTuple]] = []
+    pos = skip_spaces(text, pos)
+    while True:
+        pos = skip_spaces(text, pos)
+        if text.startswith("(", pos):
+            if len(stack) >= MAX_DEPTH:
+                fail(f"nesting deeper than {MAX_DEPTH}", text, pos)
+            stack.append([])
+            pos += 1
+            pos = skip_spaces(text, pos)
+            if text.startswith(")", pos):
+                value: IntTuple = ()
+                stack.pop()
+                pos += 1
+            else:
+                continue
+        else:
+            value, pos = parse_integer_at(text, pos)
+        # value complete: attach to the enclosing tuple, closing as many as end here
+        while True:
+            if not stack:
+                return value, pos
+            stack[-1].append(value)
+            pos = skip_spaces(text, pos)
+            if text.startswith(",", pos):
+                pos = skip_spaces(text, pos + 1)
+                if text.startswith(")", pos):
+                    value = tuple(stack.pop())
+                    pos += 1
+                    continue
+                break
+            if text.startswith(")", pos):
+                value = tuple(stack.pop())
+                pos += 1
+                continue
+            fail("expected ',' or ')'", text, pos)
+
+
+def parse_layout_at(text: str, pos: int) -> tuple[Layout, int]:
+    """A plain layout ``shape[:stride]`` at ``pos``; returns ``(layout, end)``."""
+    shape_pos = skip_spaces(text, pos)
+    shape, pos = parse_int_tuple_at(text, shape_pos)
+    after = skip_spaces(text, pos)
+    stride = None
+    if text.startswith(":", after):
+        stride_pos = skip_spaces(text, after + 1)
+        stride, pos = parse_int_tuple_at(text, stride_pos)
+    else:
+        stride_pos = shape_pos
+    try:
+        return Layout(shape, stride), pos
+    except LayoutError as err:
+        if stride is not None and not it.congruent(shape, stride):
+            fail(f"stride is not congruent to the shape ({err})", text, stride_pos)
+        fail(str(err), text, shape_pos)
+
+
+def parse_int_tuple(text: str) -> IntTuple:
+    """The whole of ``text`` as one int tuple."""
+    _require_str(text)
+    value, pos = parse_int_tuple_at(text, 0)
+    _expect_end(text, pos)
+    return value
+
+
+def parse_layout(text: str) -> Layout:
+    """The whole of ``text`` as one plain layout, e.g. ``parse_layout("((2,4),8):((1,16),2)")``."""
+    _require_str(text)
+    layout, pos = parse_layout_at(text, 0)
+    _expect_end(text, pos)
+    return layout
+
+
+def _require_str(text: object) -> None:
+    if not isinstance(text, str):
+        raise ParseError(f"layout notation must be a str, got {type(text).__name__}")
+
+
+def _expect_end(text: str, pos: int) -> None:
+    pos = skip_spaces(text, pos)
+    if pos != len(text):
+        fail("unexpected text after the layout", text, pos)
+
+
+def to_str(layout: Layout) -> str:
+    """CuTe's print notation, ``str(layout)``: ``((2,4),8):((1,16),2)``."""
+    return str(layout)
+
+
+def _cpp_int(v: int) -> str:
+    return f"_{v}" if v in _CUTE_ALIASES else f"Int<{v}>"
+
+
+def _cpp_tuple(t: IntTuple, kind: str) -> str:
+    if it.is_tuple(t):
+        return f"{kind}<" + ",".join(_cpp_tuple(e, kind) for e in t) + ">"  # type: ignore[union-attr]
+    return _cpp_int(t)  # type: ignore[arg-type]
+
+
+def to_cpp(layout: Layout) -> str:
+    """The CuTe C++ type of a static layout: ``Layout<Shape<_2,_4>,Stride<_1,_16>>``.
+
+    Ints CuTe predefines (``_0`` .. ``_32`` and powers of two to 65536) use the
+    alias, others ``Int<N>``; an int shape is bare (``Layout<_8,_1>``).
+    """
+    if not isinstance(layout, Layout):
+        raise LayoutError(f"to_cpp takes a Layout, got {type(layout).__name__}")
+    return f"Layout<{_cpp_tuple(layout.shape, 'Shape')},{_cpp_tuple(layout.stride, 'Stride')}>"
+
+
+__all__ = [
+    "MAX_DEPTH",
+    "fail",
+    "skip_spaces",
+    "parse_integer_at",
+    "parse_int_tuple_at",
+    "parse_layout_at",
+    "parse_int_tuple",
+    "parse_layout",
+    "to_str",
+    "to_cpp",
+]
+
+#: ``parse`` for plain layouts (the swizzle layer's parser also reads swizzles and composed layouts).
+parse = parse_layout
+__all__.append("parse")

@@ -1,0 +1,99 @@
+"""Mode bookkeeping on layouts: CuTe's ``append``, ``prepend``, ``group`` (``group_modes``) and ``select``.
+
+None of these changes the function of the modes it keeps; they only move modes
+around the top level.  A layout with an int shape counts as one mode.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from layoutalg.core import int_tuple as it
+from layoutalg.core.layout import Layout, as_layout
+from layoutalg.errors import CoordinateError, ShapeError
+
+
+def top_modes(layout: Layout) -> list[Layout]:
+    """The top-level modes; an int-shaped layout is its own single mode."""
+    return list(layout) if it.is_tuple(layout.shape) else [layout]
+
+
+def from_modes(modes: Sequence[Layout]) -> Layout:
+    """The layout whose top-level modes are ``modes`` (always a tuple shape)."""
+    return Layout._trusted(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
+
+
+def _mode_arg(x: Any, what: str) -> Layout:
+    if x is None:
+        return Layout._trusted(1, 0)
+    return as_layout(x, what)
+
+
+def append(layout: Layout, mode: Any = None, n: int | None = None) -> Layout:
+    """CuTe ``append``: add ``mode`` (default ``1:0``) as a new last top-level mode.
+
+    With ``n`` (CuTe's ``append<N>``), pad with copies of ``mode`` up to rank
+    ``n``; a layout already of rank ``>= n`` comes back unchanged.
+    """
+    layout = as_layout(layout, "append layout")
+    extra = _mode_arg(mode, "append mode")
+    modes = top_modes(layout)
+    if n is None:
+        return from_modes(modes + [extra])
+    if not it.is_int(n) or n < 1:
+        raise ShapeError(f"append rank n must be a positive int, got {n!r}")
+    if len(modes) >= n:
+        return layout
+    return from_modes(modes + [extra] * (n - len(modes)))
+
+
+def prepend(layout: Layout, mode: Any = None, n: int | None = None) -> Layout:
+    """CuTe ``prepend``: add ``mode`` (default ``1:0``) as a new first top-level mode (padding to rank ``n``)."""
+    layout = as_layout(layout, "prepend layout")
+    extra = _mode_arg(mode, "prepend mode")
+    modes = top_modes(layout)
+    if n is None:
+        return from_modes([extra] + modes)
+    if not it.is_int(n) or n < 1:
+        raise ShapeError(f"prepend rank n must be a positive int, got {n!r}")
+    if len(modes) >= n:
+        return layout
+    return from_modes([extra] * (n - len(modes)) + modes)
+
+
+def group(layout: Layout, begin: int, end: int | None = None) -> Layout:
+    """CuTe ``group<B,E>`` (``group_modes``): modes ``[begin, end)`` become one nested mode.
+
+    ``end`` defaults to the rank; negative indices count from the end.
+    ``group((2,3,4,5):(1,2,6,24), 1, 3) == (2,(3,4),5):(1,(2,6),24)``.
+    """
+    layout = as_layout(layout, "group layout")
+    modes = top_modes(layout)
+    r = len(modes)
+    b = _index(begin, r, "group begin", allow_end=True)
+    e = r if end is None else _index(end, r, "group end", allow_end=True)
+    if b > e:
+        raise CoordinateError(f"group begin {begin} is after end {end} for a rank-{r} layout")
+    return from_modes(modes[:b] + [from_modes(modes[b:e])] + modes[e:])
+
+
+def select(layout: Layout, *indices: int) -> Layout:
+    """CuTe ``select<I...>``: the layout made of the given top-level modes, in the given order."""
+    layout = as_layout(layout, "select layout")
+    modes = top_modes(layout)
+    if len(indices) == 1 and isinstance(indices[0], (tuple, list)):
+        indices = tuple(indices[0])
+    return from_modes([modes[_index(i, len(modes), f"select index {i!r}")] for i in indices])
+
+
+def _index(i: Any, rank: int, what: str, allow_end: bool = False) -> int:
+    if not it.is_int(i):
+        raise CoordinateError(f"{what} must be an int, got {i!r}")
+    k = i + rank if i < 0 else i
+    top = rank if allow_end else rank - 1
+    if not 0 <= k <= top:
+        raise CoordinateError(f"{what} is out of range for a rank-{rank} layout")
+    return k
+
+
+__all__ = ["append", "prepend", "group", "select", "top_modes", "from_modes"]

@@ -109,9 +109,14 @@ class BitSpace:
         return out
 
 
+def _short(x: Any, limit: int = 80) -> str:
+    text = repr(x)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _disjoint_sum(a: Affine, b: Affine, node: Any) -> Affine:
     if a.support() & b.support():
-        raise NotApplicableError(f"{node!r}: the operands may share bits, so a carry is possible")
+        raise NotApplicableError(f"{_short(node)}: the operands may share bits, so a carry is possible")
     return a.xor(b)
 
 
@@ -148,18 +153,18 @@ def _binop(n: ex.BinOp, a: Affine, b: Affine) -> Affine:
     if op == "-":
         if b.is_const() and b.const == 0:
             return a
-        raise NotApplicableError(f"{n!r}: subtraction is not GF(2)-linear")
+        raise NotApplicableError(f"{_short(n)}: subtraction is not GF(2)-linear")
     if op == "&":
         if b.is_const():
             return a.map(lambda c: c & b.const)
         if a.is_const():
             return b.map(lambda c: c & a.const)
-        raise NotApplicableError(f"{n!r}: AND of two variable terms")
+        raise NotApplicableError(f"{_short(n)}: AND of two variable terms")
     if op == "*":
         if a.is_const():
             a, b = b, a
         if not b.is_const():
-            raise NotApplicableError(f"{n!r}: product of two variable terms")
+            raise NotApplicableError(f"{_short(n)}: product of two variable terms")
         c = b.const
         out = Affine((0,) * len(a.cols), 0)
         k = 0
@@ -171,19 +176,19 @@ def _binop(n: ex.BinOp, a: Affine, b: Affine) -> Affine:
         return out
     if op in ("<<", ">>", "//", "%"):
         if not b.is_const():
-            raise NotApplicableError(f"{n!r}: variable shift or divisor")
+            raise NotApplicableError(f"{_short(n)}: variable shift or divisor")
         c = b.const
         if op in ("//", "%"):
             if c <= 0 or c & (c - 1):
                 if a.is_const() and c > 0:
                     return Affine(a.cols, a.const // c if op == "//" else a.const % c)
-                raise NotApplicableError(f"{n!r}: divisor {c} is not a power of two")
+                raise NotApplicableError(f"{_short(n)}: divisor {c} is not a power of two")
             if op == "%":
                 return a.map(lambda col: col & (c - 1))
             c = c.bit_length() - 1
             op = ">>"
         return a.map(lambda col: col << c) if op == "<<" else a.map(lambda col: col >> c)
-    raise NotApplicableError(f"{n!r}: operator {op} is not GF(2)-linear")
+    raise NotApplicableError(f"{_short(n)}: operator {op} is not GF(2)-linear")
 
 
 # ------------------------------------------------------------ linear algebra
@@ -284,7 +289,7 @@ def _atoms(pred: Any, space: BitSpace, memo: dict[int, Affine]) -> list[Affine]:
             if bound > 0 and bound & (bound - 1) == 0:
                 m = compile_term(lhs, space, memo)
                 return [m.map(lambda c: c >> (bound.bit_length() - 1))]
-    raise NotApplicableError(f"predicate {pred!r} is not a conjunction of GF(2)-linear facts")
+    raise NotApplicableError(f"predicate {_short(pred)} is not a conjunction of GF(2)-linear facts")
 
 
 def decide(problem: Problem, timeout: float | None = None) -> Outcome:

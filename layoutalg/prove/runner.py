@@ -101,7 +101,7 @@ def print_table(outcomes: list[Outcome], out: TextIO) -> None:
             o.status,
             o.theorem.expect,
             f"{o.seconds:.3f}",
-            o.result.method if o.result else "-",
+            o.result.method if o.result is not None else "-",
             _cex_text(o),
         )
         for o in outcomes
@@ -139,8 +139,8 @@ def to_json(outcomes: list[Outcome]) -> list[dict[str, Any]]:
             "status": o.status,
             "expected": o.theorem.expect,
             "seconds": round(o.seconds, 6),
-            "method": o.result.method if o.result else None,
-            "counterexample": o.result.counterexample if o.result else None,
+            "method": o.result.method if o.result is not None else None,
+            "counterexample": o.result.counterexample if o.result is not None else None,
         }
         for o in outcomes
     ]

@@ -332,7 +332,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         pass
     if args.to == "triton" or args.to is None:
         try:
-            forms["triton"] = json.dumps(interop.to_triton(layout), default=str)
+            forms["triton"] = interop.to_triton(layout).to_attribute()
         except (ImportError, AttributeError, LayoutError) as exc:
             if args.to == "triton":
                 raise UsageError(f"no Triton linear layout for {layout}: {exc}",

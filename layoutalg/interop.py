@@ -16,10 +16,15 @@
 * **Triton** linear layouts: :func:`from_triton` / :func:`to_triton` delegate to
   :mod:`layoutalg.swizzle.triton`.
 
-An offset of ``smem_ptr_flag_bits<B>`` (or ``smem_ptr_flag``) is CuTe's tag for a
-swizzle applied to the shared-memory pointer itself: the swizzle acts on the
-element index of ``B``-bit elements and the buffer is aligned to the swizzle's
-period, so as a function of the element index it is offset 0.  A dynamic value
+An offset of ``smem_ptr_flag_bits<B>`` (``smem_ptr_flag`` is ``smem_ptr_flag_bits<1>``,
+printed ``smem_ptr[Bb](unset)``) is CuTe's placeholder for a shared-memory
+pointer not yet bound (cute/pointer_flagged.hpp): it is ``Int<0>``, the inner
+layout counts ``B``-bit elements, and ``make_tensor`` moves the swizzle onto the
+pointer (``smem_ptr_swizzle``), where it acts on the **byte** address.  As a
+function of the element index, ``Swizzle<b,m,s>`` on bytes is
+``Swizzle<b, m + 3 - log2(B), s>`` on elements (for 16-bit data the GMMA
+``Sw<3,4,3>`` is the sm80 ``Sw<3,3,3>``), which is what we return, with offset
+0; a swizzle that would split an element (``m + 3 < log2(B)``) is refused.  A dynamic value
 (``int`` in a type string, ``?`` in a DSL print) has no static value to read and
 is refused with a message naming where it occurred.
 """
@@ -78,20 +83,48 @@ def normalise_notation(text: str) -> str:
         column = text.index("?") + 1
         raise ParseError("a dynamic value '?' has no static value to read; substitute the number", text, column)
     text = _PYCUTE_SWIZZLE.sub(r"Sw<\1,\2,\3>", text)
-    return _DSL_SWIZZLE.sub("Sw<", text)
+    text = _DSL_SWIZZLE.sub("Sw<", text)
+    return _SMEM_PTR_PRINT.sub(_element_swizzle_text, text)
+
+
+_SMEM_PTR_PRINT = re.compile(r"Sw<\s*(\d+)\s*,\s*(\d+)\s*,\s*(-?\d+)\s*>\s*o\s*smem_ptr\[(\d+)b\]\(unset\)")
+
+
+def _element_swizzle_text(match: re.Match[str]) -> str:
+    bits, base, shift, element_bits = (int(g) for g in match.groups())
+    return f"Sw<{bits},{element_swizzle_base(base, element_bits)},{shift}> o 0"
+
+
+def element_swizzle_base(byte_base: int, element_bits: int) -> int:
+    """The base ``M`` in element units of a swizzle whose base is ``byte_base`` on byte addresses.
+
+    ``B``-bit elements: byte address ``i * B / 8`` so bit ``k`` of the byte address is
+    bit ``k - log2(B/8)`` of the element index: ``M_elem = M_byte + 3 - log2(B)``.
+    """
+    if element_bits < 1 or element_bits & (element_bits - 1):
+        raise LayoutError(f"smem_ptr_flag_bits<{element_bits}>: element bits must be a power of two")
+    base = byte_base + 3 - (element_bits.bit_length() - 1)
+    if base < 0:
+        raise LayoutError(
+            f"a byte-address swizzle with base {byte_base} splits {element_bits}-bit elements; "
+            "it has no element-index form")
+    return base
 
 
 def _parse_printed(text: str) -> Any:
     """Parse CuTe print notation with the fullest parser available (swizzle layer, else core)."""
+    import importlib
+
     try:
-        from layoutalg.swizzle.notation import parse
-    except ImportError:
-        from layoutalg.core.notation import parse  # type: ignore[no-redef]
+        parse = importlib.import_module("layoutalg.swizzle.notation").parse
+    except (ImportError, AttributeError):
+        parse = importlib.import_module("layoutalg.core.notation").parse_layout
     return parse(text)
 
 
 def from_string(text: str) -> Any:
-    """Any textual layout: CuTe C++ type string, or CuTe C++ / CuTe DSL / pycute print notation."""
+    """Any textual layout: a CuTe C++ type string, CuTe C++ / CuTe DSL / pycute print notation,
+    or a Triton linear layout (``#ttg.linear<{...}>`` or ``LinearLayout::toString`` text)."""
     if not isinstance(text, str):
         raise LayoutError(f"expected a string, got {type(text).__name__}")
     stripped = text.strip()
@@ -99,6 +132,8 @@ def from_string(text: str) -> Any:
         raise ParseError("empty layout text", text, 1)
     if re.match(r"^(cute::)?(Layout|ComposedLayout)\s*<", stripped):
         return from_cpp(stripped)
+    if stripped.startswith("#ttg.linear") or "where out dims are" in stripped:
+        return from_triton(_triton().parse_triton(stripped))
     return _parse_printed(normalise_notation(stripped))
 
 
@@ -209,7 +244,8 @@ class _CppParser:
             shift = self.integer()
             self.expect(">")
             self.skip_braces()
-            outer: Any = Swizzle(bits, base, shift)
+            swizzle_args = (bits, base, shift)
+            outer: Any = None
         elif self.base(head.text) == "Layout":
             outer = self.layout_body(head)
             self.skip_braces()
@@ -217,26 +253,37 @@ class _CppParser:
             raise ParseError(f"expected Swizzle<B,M,S> or Layout<...> as the outer function, found {head.text!r}",
                              self.text, head.column)
         self.expect(",")
-        offset = self.offset()
+        offset_tok = self.peek()
+        offset, element_bits = self.offset()
         self.expect(",")
         inner = self.value()
         self.expect(">")
+        if outer is None:
+            bits, base, shift = swizzle_args
+            if element_bits is not None:
+                try:
+                    base = element_swizzle_base(base, element_bits)
+                except LayoutError as exc:
+                    raise ParseError(str(exc), self.text, offset_tok.column if offset_tok else 1) from exc
+            outer = Swizzle(bits, base, shift)
         return ComposedLayout(outer, offset, inner)
 
-    def offset(self) -> int:
+    def offset(self) -> tuple[int, int | None]:
+        """The offset and, for ``smem_ptr_flag_bits<B>``, the element bits ``B`` (else ``None``)."""
         tok = self.peek()
         if tok is not None and tok.kind == "name" and self.base(tok.text) in ("smem_ptr_flag_bits", "smem_ptr_flag"):
             self.take()
+            element_bits = 1
             if self.base(tok.text) == "smem_ptr_flag_bits":
                 self.expect("<")
-                self.integer()
+                element_bits = self.integer()
                 self.expect(">")
             self.skip_braces()
-            return 0
+            return 0, element_bits
         value = self.int_tuple("offset")
         if isinstance(value, tuple):
             raise ParseError("a ComposedLayout offset must be a single integer here", self.text, tok.column if tok else 1)
-        return value
+        return value, None
 
     def integer(self) -> int:
         tok = self.take()
@@ -470,6 +517,7 @@ def from_triton(spec: Any, **kwargs: Any) -> Any:
 __all__ = [
     "from_string",
     "normalise_notation",
+    "element_swizzle_base",
     "from_cpp",
     "to_cpp",
     "from_pycute",

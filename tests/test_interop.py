@@ -64,13 +64,30 @@ def test_cpp_default_stride_is_column_major() -> None:
     assert from_cpp("Layout<_8>") == Layout(8, 1)
 
 
-def test_cpp_composed_swizzle_with_smem_ptr_flag() -> None:
-    text = "ComposedLayout<Swizzle<3,3,3>, smem_ptr_flag_bits<16>, Layout<Shape<_8,_64>,Stride<_64,_1>>>"
+def sw128_bytes(byte_address: int) -> int:
+    """The GMMA 128-byte swizzle on byte addresses: bits [7,10) XORed into bits [4,7) (16-byte chunks)."""
+    return byte_address ^ ((byte_address >> 3) & 0b1110000)
+
+
+def test_cpp_gmma_sw128_atom_swizzles_byte_addresses() -> None:
+    # CUTLASS GMMA::Layout_K_SW128_Atom<half_t>: Swizzle<3,4,3> on the smem *byte* address, inner layout in halves.
+    text = "ComposedLayout<Swizzle<3,4,3>, smem_ptr_flag_bits<16>, Layout<Shape<_8,_64>,Stride<_64,_1>>>"
     composed = from_cpp(text)
     assert composed.offset == 0
     for m in range(8):
         for n in range(64):
-            assert composed(m + 8 * n) == swizzle333(64 * m + n)
+            assert 2 * composed(m + 8 * n) == sw128_bytes(2 * (64 * m + n))
+    # The same atom in bits (smem_ptr_flag = smem_ptr_flag_bits<1>) and in 32-bit elements.
+    bits = from_cpp("ComposedLayout<Swizzle<3,4,3>,smem_ptr_flag,Layout<Shape<_8,_1024>,Stride<_1024,_1>>>")
+    for i in range(0, 8 * 1024, 16):
+        assert bits(i) == 8 * sw128_bytes(bits.inner(i) // 8) + bits.inner(i) % 8
+    words = from_cpp("ComposedLayout<Swizzle<3,4,3>,smem_ptr_flag_bits<32>,Layout<Shape<_8,_32>,Stride<_32,_1>>>")
+    assert all(4 * words(i) == sw128_bytes(4 * words.inner(i)) for i in range(256))
+    # The printed form of the same value.
+    printed = from_string("Sw<3,4,3> o smem_ptr[16b](unset) o (_8,_64):(_64,_1)")
+    assert [printed(i) for i in range(512)] == [composed(i) for i in range(512)]
+    with pytest.raises(ParseError, match="splits"):
+        from_cpp("ComposedLayout<Swizzle<3,0,3>,smem_ptr_flag_bits<16>,Layout<_8>>")
     plain = from_cpp("ComposedLayout<Swizzle<2,3,3>,_0,Layout<Shape<_8,_32>,Stride<_32,_1>>>")
     assert plain(1 + 8 * 0) == (32 ^ ((32 >> 3) & 0b11000))
 

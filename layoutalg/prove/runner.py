@@ -94,7 +94,7 @@ def _cex_text(o: Outcome) -> str:
     return o.result.counterexample_text()
 
 
-def print_table(outcomes: list[Outcome], out: TextIO) -> None:
+def print_table(outcomes: list[Outcome], out: TextIO, verbose: bool = False) -> None:
     rows = [
         (
             ("" if o.ok else "!! ") + o.theorem.name,
@@ -122,8 +122,9 @@ def print_table(outcomes: list[Outcome], out: TextIO) -> None:
             out.write(f"  claim: {o.result.claim}\n")
             if o.result.explanation:
                 out.write(f"  {o.result.explanation}\n")
-            for note in o.result.notes:
-                out.write(f"  note: {note}\n")
+            if verbose:
+                for note in o.result.notes:
+                    out.write(f"  note: {note}\n")
         if o.error:
             out.write("  " + o.error.replace("\n", "\n  ").rstrip() + "\n")
     failed = sum(not o.ok for o in outcomes)
@@ -169,6 +170,7 @@ def run_cli(argv: list[str] | None = None, out: TextIO | None = None, err: TextI
     parser.add_argument("--timeout", type=float, default=None, metavar="S", help="z3 time limit per claim in seconds (default 10)")
     parser.add_argument("--cross-check", action="store_true", help="decide every claim with two engines; fail loudly if they disagree")
     parser.add_argument("--progress", action="store_true", help="show progress on stderr even when it is not a terminal")
+    parser.add_argument("-v", "--verbose", action="store_true", help="also print which engines were tried and why")
     parser.add_argument("-k", dest="select", default=None, metavar="TEXT", help="only theorems whose name contains TEXT")
     try:
         args = parser.parse_args(argv)
@@ -203,7 +205,7 @@ def run_cli(argv: list[str] | None = None, out: TextIO | None = None, err: TextI
         json.dump(to_json(outcomes), out, indent=2)
         out.write("\n")
     else:
-        print_table(outcomes, out)
+        print_table(outcomes, out, verbose=args.verbose)
     return 0 if all(o.ok for o in outcomes) and not failures else 1
 
 

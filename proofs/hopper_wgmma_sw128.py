@@ -1,0 +1,89 @@
+"""Hopper: CuTe's ``Layout_K_SW128_Atom<bf16>`` is the address function of the wgmma descriptor in 128B mode.
+
+Kernel pattern (every CUTLASS sm90 K-major bf16 GEMM): the smem tile is
+``tile_to_shape(GMMA::Layout_K_SW128_Atom<bf16>{}, Shape<_64,_64>{})`` and the
+warpgroup reads it through a shared-memory matrix descriptor with
+``layout_type = SWIZZLE_128B``, leading byte offset unused (one 128-byte swizzle
+row spans the whole K extent of 64 bf16), stride byte offset ``SBO = 1024`` (the
+next group of 8 rows).
+
+* CuTe: ``Layout_K_SW128_Atom<bf16> = Sw<3,4,3> o smem_ptr[16b] o (8,64):(64,1)``; a
+  swizzle composed through ``smem_ptr_flag_bits<16>`` acts on the *byte* address
+  (CuTe's ``swizzle_ptr``), so the element ``(mn, k)`` lives at byte
+  ``Sw<3,4,3>(base + 2 * L(mn, k))``, which for a 1024-byte aligned base is
+  ``base + 2 * Sw<3,3,3>(L(mn, k))``.
+* PTX ISA ("Matrix Descriptor Format", "Shared Memory Matrix Layout", 128-Byte
+  swizzling, K-major): the matrix is a grid of 8-row x 128-byte core groups; row
+  ``r = mn % 8`` of group ``g = mn / 8`` starts at ``start + g*SBO + 128*r``, and the
+  16-byte unit ``u`` of that row is stored at unit ``u XOR r`` -- i.e. the hardware
+  applies ``Sw<3,4,3>`` (byte bits [7,10) into [4,7)) to the *absolute* address.
+
+The two agree for every element and every 1024-byte aligned tile base
+(a symbolic address); with a base that is only 16-byte aligned they disagree.
+"""
+
+from __future__ import annotations
+
+from layoutalg.core.divide_product import blocked_product
+from layoutalg.core.layout import Layout
+from layoutalg.prove import equivalent, param, sym, theorem
+from layoutalg.swizzle.composed import ComposedLayout
+from layoutalg.swizzle.swizzle import Swizzle
+
+ATOM_ELEMS = Layout((8, 64), (64, 1))  # (mn, k) -> bf16 element, before the swizzle
+TILE_ELEMS = blocked_product(ATOM_ELEMS, Layout((8, 1)))  # tile_to_shape(atom, (64, 64))
+SW_BYTES = Swizzle(3, 4, 3)  # the 128B swizzle on byte addresses
+SW_ELEMS = Swizzle(3, 3, 3)  # the same swizzle in units of 2-byte elements
+SBO = 1024
+
+
+def descriptor_address(start: object, mn: object, k: object) -> object:
+    """Byte address of bf16 element (mn, k) through a K-major SWIZZLE_128B wgmma descriptor."""
+    r, g = mn % 8, mn // 8
+    kbytes = 2 * k
+    linear = start + g * SBO + 128 * r + kbytes  # row r of group g, byte kbytes of that 128-byte row
+    return sym(SW_BYTES)(linear)
+
+
+def cute_address(base: object, mn: object, k: object) -> object:
+    """CuTe: ``Sw<3,4,3>`` on the byte address ``base + 2 * tile(mn, k)`` (swizzle_ptr semantics)."""
+    return sym(SW_BYTES)(base + 2 * sym(TILE_ELEMS)(mn, k))
+
+
+@theorem
+def k_sw128_atom_bytes_equal_element_swizzle():
+    """Sw<3,4,3> on byte addresses is Sw<3,3,3> on bf16 element offsets: the atom's two readings agree
+    on all 8 x 64 elements."""
+    A = sym(ATOM_ELEMS)
+    return equivalent(
+        lambda mn, k: sym(SW_BYTES)(2 * A(mn, k)),
+        lambda mn, k: 2 * sym(ComposedLayout(SW_ELEMS, 0, ATOM_ELEMS))(mn, k),
+        {"mn": 8, "k": 64},
+        names=("byte_swizzle", "element_swizzle"),
+    )
+
+
+@theorem
+def k_sw128_bf16_tile_equals_wgmma_descriptor_addresses():
+    """tile_to_shape(Layout_K_SW128_Atom<bf16>, 64x64) at every 1024-byte aligned base gives exactly the
+    byte addresses the wgmma SWIZZLE_128B descriptor (SBO = 1024) reads, for all 64 x 64 elements."""
+    base = 1024 * param("base_kb", 1 << 8)  # any 1024-byte aligned tile in the 256 KiB address space
+    return equivalent(
+        lambda mn, k: cute_address(base, mn, k),
+        lambda mn, k: descriptor_address(base, mn, k),
+        {"mn": 64, "k": 64},
+        names=("cute_layout_byte", "wgmma_descriptor_byte"),
+    )
+
+
+@theorem(expect="refuted")
+def k_sw128_tile_misreads_when_base_is_only_16_byte_aligned():
+    """A tile placed at a 16-byte (not 1024-byte) aligned base: CuTe's layout (swizzling the offset
+    within the tile) and the descriptor (swizzling the absolute address) disagree -- refuted."""
+    base = 16 * param("base_16b", 1 << 12)
+    return equivalent(
+        lambda mn, k: base + 2 * sym(ComposedLayout(SW_ELEMS, 0, TILE_ELEMS))(mn, k),
+        lambda mn, k: descriptor_address(base, mn, k),
+        {"mn": 64, "k": 64},
+        names=("cute_layout_byte", "wgmma_descriptor_byte"),
+    )

@@ -1,0 +1,63 @@
+"""Swizzles, composed layouts, the generic algebra over both, the GF(2) view and Triton interop (layer 2)."""
+
+from layoutalg.swizzle.composed import ComposedLayout, make_composed_layout
+from layoutalg.swizzle.f2 import BitMatrix, from_f2, is_f2_linear, to_f2
+from layoutalg.swizzle.generic import (
+    blocked_product,
+    coalesce,
+    composition,
+    downcast,
+    flat_divide,
+    flat_product,
+    left_inverse,
+    local_tile,
+    logical_divide,
+    logical_product,
+    raked_product,
+    recast,
+    right_inverse,
+    slice_and_offset,
+    slice_layout,
+    tiled_divide,
+    tiled_product,
+    upcast,
+    zipped_divide,
+    zipped_product,
+)
+from layoutalg.swizzle.swizzle import Swizzle, make_swizzle
+from layoutalg.swizzle.triton import TritonLinearLayout, from_triton, parse_triton, to_triton
+
+__all__ = [
+    "Swizzle",
+    "make_swizzle",
+    "ComposedLayout",
+    "make_composed_layout",
+    "BitMatrix",
+    "to_f2",
+    "from_f2",
+    "is_f2_linear",
+    "TritonLinearLayout",
+    "parse_triton",
+    "to_triton",
+    "from_triton",
+    "composition",
+    "coalesce",
+    "logical_divide",
+    "zipped_divide",
+    "tiled_divide",
+    "flat_divide",
+    "logical_product",
+    "zipped_product",
+    "tiled_product",
+    "flat_product",
+    "blocked_product",
+    "raked_product",
+    "slice_and_offset",
+    "slice_layout",
+    "local_tile",
+    "right_inverse",
+    "left_inverse",
+    "upcast",
+    "downcast",
+    "recast",
+]

@@ -1,0 +1,487 @@
+"""The layout algebra on ``Layout`` or ``ComposedLayout`` (CuTe's overloads in layout_composed.hpp / swizzle_layout.hpp).
+
+Plain layouts go straight to ``layoutalg.core``.  For ``C = outer o off o inner``:
+
+  * operations on the *domain* (``composition(C, B)``, the divides and
+    products, ``coalesce``, slicing) act on ``inner`` and keep ``outer`` and
+    ``off``, as CuTe does: ``C o B = outer o off o (inner o B)``;
+  * ``composition(L, C)`` keeps the swizzle outermost, as CuTe does, by
+    finding ``Sw'`` with ``L o Sw == Sw' o L`` (CuTe takes ``Sw'`` from
+    ``L(yyy_mask)`` and ``L(zzz_mask)``); here the candidate is then checked on
+    every element, and a :class:`CompositionError` is raised when no single
+    swizzle commutes (CuTe silently returns a wrong layout there);
+  * ``right_inverse(Sw o 0 o B) = right_inverse(B) o Sw`` and
+    ``left_inverse(Sw o 0 o B) = left_inverse(B) o Sw`` (a swizzle is an
+    involution), again brought to swizzle-outermost form and checked;
+  * ``upcast``/``downcast`` move the swizzle's base ``M`` by ``log2(N)``:
+    a swizzle on ``2**M``-element chunks of the old type is a swizzle on
+    ``2**(M-log2 N)``-element chunks of a type ``N`` times wider.
+
+Every result whose construction is not a structural identity is compared with
+the brute-force composition of the functions on its whole domain.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutalg.core import algebra as core_algebra
+from layoutalg.core import divide_product as core_dp
+from layoutalg.core.layout import Layout, slice_and_offset as _layout_slice_and_offset
+from layoutalg.errors import CompositionError, LayoutError
+from layoutalg.swizzle.composed import AnyLayout, ComposedLayout, eval_layout_at, fit_affine, slice_composed
+from layoutalg.swizzle.swizzle import Swizzle
+
+# Largest domain on which results are checked element by element.
+_MAX_CHECK = 1 << 22
+
+
+def _check_input(x: Any, name: str) -> None:
+    if not isinstance(x, (Layout, ComposedLayout)):
+        raise LayoutError(f"{name} must be a Layout or a ComposedLayout, got {x!r}")
+
+
+def _same_function(result: AnyLayout, expected: Any, what: str) -> AnyLayout:
+    import numpy as np
+
+    got = result.to_numpy()
+    if got.shape != expected.shape or not np.array_equal(got, expected):
+        raise CompositionError(f"{what} has no exact swizzle-outermost representation")
+    return result
+
+
+# ---------------------------------------------------------------------------
+# swizzles past layouts
+
+
+def _bit_image(layout: Layout, mask: int) -> int:
+    """``XOR`` of ``layout(2**j)`` over the set bits ``j`` of ``mask`` (the image of a bit mask)."""
+    out = 0
+    j = 0
+    while mask:
+        if mask & 1:
+            out ^= layout(1 << j) if (1 << j) < layout.size() else 0
+        mask >>= 1
+        j += 1
+    return out
+
+
+def commute_swizzle(layout: Layout, swizzle: Swizzle) -> Swizzle:
+    """``Sw'`` with ``layout(swizzle(x)) == Sw'(layout(x))`` for every ``x`` in ``[0, size(layout))``.
+
+    The candidate is CuTe's: the swizzle reading ``layout(yyy_mask)`` into
+    ``layout(zzz_mask)``; it is checked on every index (CompositionError if it
+    fails, or if ``swizzle`` leaves the layout's domain).
+    """
+    import numpy as np
+
+    if swizzle.is_identity():
+        return swizzle
+    size = layout.size()
+    yyy = _bit_image(layout, swizzle.yyy_mask)
+    zzz = _bit_image(layout, swizzle.zzz_mask)
+    try:
+        candidate = Swizzle.from_masks(yyy, zzz) if (yyy or zzz) else Swizzle(0, 0, 0)
+    except LayoutError as exc:
+        raise CompositionError(f"{layout} o {swizzle}: the swizzle's bits do not map to a swizzle ({exc})") from exc
+    if size > _MAX_CHECK:
+        raise CompositionError(f"{layout} o {swizzle}: domain of {size} elements too large to check exactly")
+    index = np.arange(size, dtype=np.int64)
+    moved = swizzle(index)
+    if int(moved.max(initial=0)) >= size:
+        raise CompositionError(f"{swizzle} maps indices of {layout} outside its domain [0, {size})")
+    if not np.array_equal(eval_layout_at(layout, moved), candidate(layout.to_numpy())):
+        raise CompositionError(f"{layout} o {swizzle} is not a swizzle composed with {layout}")
+    return candidate
+
+
+# ---------------------------------------------------------------------------
+# composition
+
+
+def composition(a: Any, b: Any) -> Any:
+    """``a o b`` for Layouts, ComposedLayouts and Swizzles; ``b`` may also be a tiler (by-mode tuple).
+
+    * ``Swizzle o Layout`` -> ``Sw o _0 o Layout``;
+    * ``(outer o off o inner) o B`` -> ``outer o off o (inner o B)``;
+    * ``L o (Sw o off o B)`` -> ``Sw' o off' o M`` with ``L o Sw == Sw' o L`` and
+      ``L(off + B(c)) == off' + M(c)``, checked elementwise.
+    """
+    if isinstance(a, Swizzle):
+        if isinstance(b, Layout):
+            return ComposedLayout(a, 0, b)
+        if isinstance(b, ComposedLayout):
+            return _swizzle_then(a, 0, b)
+        if isinstance(b, Swizzle):
+            return _swizzle_product(a, b)
+        raise LayoutError(f"composition(Swizzle, b): b must be a Layout, Swizzle or ComposedLayout, got {b!r}")
+    if isinstance(a, ComposedLayout):
+        if isinstance(b, ComposedLayout):
+            return _swizzle_then(a.outer, a.offset, composition(a.inner, b)) if isinstance(
+                a.outer, Swizzle
+            ) else _layout_outer_then(a, b)
+        if isinstance(b, Swizzle):
+            raise CompositionError(f"composition({a}, {b}): a swizzle as the inner function is not supported")
+        return ComposedLayout(a.outer, a.offset, composition(a.inner, b))
+    if isinstance(a, Layout):
+        if isinstance(b, Swizzle):
+            return layout_after_swizzle(a, b)
+        if isinstance(b, ComposedLayout):
+            return _layout_then_composed(a, b)
+        return core_algebra.composition(a, b)
+    raise LayoutError(f"composition: a must be a Layout, ComposedLayout or Swizzle, got {a!r}")
+
+
+def _swizzle_product(a: Swizzle, b: Swizzle) -> Swizzle:
+    if a.is_identity():
+        return b
+    if b.is_identity():
+        return a
+    if a == b:
+        return Swizzle(0, 0, 0)
+    raise CompositionError(f"{a} o {b} is not a single swizzle")
+
+
+def _after_offset(m: Layout, offset: int, b: Layout) -> tuple[Layout, int]:
+    """``(inner, o)`` with ``m(offset + b(c)) == o + inner(c)`` for every ``c`` (CompositionError if no layout does it)."""
+    if offset == 0:
+        return core_algebra.composition(m, b), 0
+    fitted = fit_affine(eval_layout_at(m, offset + b.to_numpy()), b.shape)
+    if fitted is None:
+        raise CompositionError(f"{m} evaluated at {offset} + {b} is not a layout")
+    return fitted
+
+
+def _layout_then_composed(a: Layout, b: ComposedLayout) -> AnyLayout:
+    """``a o (outer o off o inner)``, checked against the brute-force composition on every element."""
+    positions = b.to_numpy()
+    if positions.size and int(positions.min()) < 0:
+        raise CompositionError(f"composition({a}, {b}): {b} takes negative values, outside the domain of {a}")
+    expected = eval_layout_at(a, positions)
+    what = f"composition({a}, {b})"
+    if isinstance(b.outer, Layout):
+        result: AnyLayout = ComposedLayout(core_algebra.composition(a, b.outer), b.offset, b.inner)
+        return _same_function(result, expected, what)
+    g = layout_after_swizzle(a, b.outer)
+    if isinstance(g, Layout):
+        inner, offset = _after_offset(g, b.offset, b.inner)
+        if offset == 0:
+            return _same_function(inner, expected, what)
+        return _same_function(ComposedLayout(Swizzle(0, 0, 0), offset, inner), expected, what)
+    assert isinstance(g.outer, Swizzle) and g.offset == 0
+    inner, offset = _after_offset(g.inner, b.offset, b.inner)
+    return _same_function(ComposedLayout(g.outer, offset, inner), expected, what)
+
+
+def layout_after_swizzle(layout: Layout, swizzle: Swizzle) -> AnyLayout:
+    """``x -> layout(swizzle(x))`` on ``[0, size(layout))`` with the swizzle outermost.
+
+    First CuTe's form ``Sw' o _0 o layout`` (:func:`commute_swizzle`); when the
+    swizzle's bits do not map to contiguous bits, the GF(2) matrix of the
+    function is factored as ``Sw'' o M`` by :func:`~layoutalg.swizzle.f2.from_f2`
+    (one mode of ``M`` per mode of ``layout``).  Checked on every element.
+    """
+    import numpy as np
+
+    try:
+        return ComposedLayout(commute_swizzle(layout, swizzle), 0, layout)
+    except CompositionError as first:
+        from layoutalg.swizzle.f2 import BitMatrix, from_f2, to_f2
+
+        size = layout.size()
+        index = np.arange(size, dtype=np.int64)
+        moved = swizzle(index)
+        if size > _MAX_CHECK or int(moved.max(initial=0)) >= size:
+            raise first
+        try:
+            to_f2(layout)
+            n_in = size.bit_length() - 1
+            cols = [int(layout(swizzle(1 << j))) for j in range(n_in)]
+            modes = layout.modes() if isinstance(layout.shape, tuple) else [layout]
+            mode_bits = [m.size().bit_length() - 1 for m in modes]
+            result = from_f2(BitMatrix.from_columns(cols), mode_bits=mode_bits)
+        except LayoutError:
+            raise first from None
+        return _same_function(result, eval_layout_at(layout, moved), f"{layout} o {swizzle}")
+
+
+def _swizzle_then(swizzle: Any, offset: int, b: AnyLayout) -> AnyLayout:
+    """``swizzle o (offset + b)`` with a Swizzle ``swizzle``."""
+    expected = swizzle(offset + b.to_numpy())
+    if isinstance(b, Layout):
+        return ComposedLayout(swizzle, offset, b)
+    if isinstance(b.outer, Swizzle) and offset == 0:
+        combined = _swizzle_product(swizzle, b.outer)
+        if combined.is_identity() and b.offset == 0:
+            return _same_function(b.inner, expected, f"{swizzle} o {b}")
+        return _same_function(ComposedLayout(combined, b.offset, b.inner), expected, f"{swizzle} o {b}")
+    if isinstance(b.outer, Swizzle) and b.outer.is_identity():
+        return _same_function(ComposedLayout(swizzle, offset + b.offset, b.inner), expected, f"{swizzle} o {b}")
+    raise CompositionError(f"{swizzle} o _{offset} o ({b}) is not a single swizzle composed with a layout")
+
+
+def _layout_outer_then(a: ComposedLayout, b: ComposedLayout) -> AnyLayout:
+    inner = composition(a.inner, b)
+    if isinstance(inner, Layout):
+        return ComposedLayout(a.outer, a.offset, inner)
+    raise CompositionError(f"composition({a}, {b}): two composed functions do not reduce to one")
+
+
+# ---------------------------------------------------------------------------
+# operations on the domain: keep outer and offset
+
+
+def _on_inner(name: str, fn: Any, a: Any, *args: Any) -> Any:
+    _check_input(a, name)
+    if isinstance(a, ComposedLayout):
+        return ComposedLayout(a.outer, a.offset, fn(a.inner, *args))
+    return fn(a, *args)
+
+
+def coalesce(a: Any, profile: Any = None) -> Any:
+    """CuTe ``coalesce``; on a composed layout it coalesces the inner layout."""
+    if profile is None:
+        return _on_inner("coalesce", core_algebra.coalesce, a)
+    return _on_inner("coalesce", core_algebra.coalesce, a, profile)
+
+
+def logical_divide(a: Any, tiler: Any) -> Any:
+    return _on_inner("logical_divide", core_dp.logical_divide, a, tiler)
+
+
+def zipped_divide(a: Any, tiler: Any) -> Any:
+    return _on_inner("zipped_divide", core_dp.zipped_divide, a, tiler)
+
+
+def tiled_divide(a: Any, tiler: Any) -> Any:
+    return _on_inner("tiled_divide", core_dp.tiled_divide, a, tiler)
+
+
+def flat_divide(a: Any, tiler: Any) -> Any:
+    return _on_inner("flat_divide", core_dp.flat_divide, a, tiler)
+
+
+def logical_product(a: Any, tiler: Any) -> Any:
+    return _on_inner("logical_product", core_dp.logical_product, a, tiler)
+
+
+def zipped_product(a: Any, tiler: Any) -> Any:
+    return _on_inner("zipped_product", core_dp.zipped_product, a, tiler)
+
+
+def tiled_product(a: Any, tiler: Any) -> Any:
+    return _on_inner("tiled_product", core_dp.tiled_product, a, tiler)
+
+
+def flat_product(a: Any, tiler: Any) -> Any:
+    return _on_inner("flat_product", core_dp.flat_product, a, tiler)
+
+
+def blocked_product(a: Any, tiler: Any) -> Any:
+    return _on_inner("blocked_product", core_dp.blocked_product, a, tiler)
+
+
+def raked_product(a: Any, tiler: Any) -> Any:
+    return _on_inner("raked_product", core_dp.raked_product, a, tiler)
+
+
+# ---------------------------------------------------------------------------
+# slicing and partitioning
+
+
+def slice_and_offset(a: Any, crd: Any) -> tuple[AnyLayout, int]:
+    """``(S, o)`` with ``a(crd with c in the None modes) == o + S(c)``; a swizzle that cancels is dropped."""
+    _check_input(a, "slice_and_offset")
+    if isinstance(a, ComposedLayout):
+        return slice_composed(a, crd)
+    return _layout_slice_and_offset(a, crd)
+
+
+def slice_layout(a: Any, crd: Any) -> AnyLayout:
+    """CuTe ``slice``: the sub-layout over the None modes of ``crd`` (the offset is dropped, as in CuTe)."""
+    return slice_and_offset(a, crd)[0]
+
+
+def local_tile(a: Any, tiler: Any, coord: Any) -> tuple[AnyLayout, int]:
+    """CuTe ``local_tile`` on a layout: tile number ``coord`` of ``zipped_divide(a, tiler)``.
+
+    Returns ``(T, o)`` with ``a`` at element ``c`` of that tile ``== o + T(c)``
+    (a tensor would move its pointer by ``o``).  ``coord`` is an int (flat
+    index over the tiles) or a tuple with one entry per tiled mode (``None``
+    keeps that mode, as ``_`` in CuTe).
+    """
+    _check_input(a, "local_tile")
+    divided = zipped_divide(a, tiler)
+    inner = divided.inner if isinstance(divided, ComposedLayout) else divided
+    tile_modes = inner[0].rank() if isinstance(inner.shape, tuple) else 1
+    tile_part: Any = tuple([None] * tile_modes) if isinstance(inner[0].shape, tuple) else None
+    rest = inner[1]
+    if isinstance(coord, (tuple, list)):
+        rest_rank = rest.rank() if isinstance(rest.shape, tuple) else 1
+        if len(coord) > rest_rank:
+            raise LayoutError(f"local_tile coord {coord!r} has more modes than the {rest_rank} tile modes of {rest}")
+        rest_part: Any = tuple(coord) + (None,) * (rest_rank - len(coord))
+        if not isinstance(rest.shape, tuple):
+            rest_part = rest_part[0]
+    else:
+        rest_part = coord
+    return slice_and_offset(divided, (tile_part, rest_part))
+
+
+# ---------------------------------------------------------------------------
+# inverses
+
+
+def right_inverse(a: Any) -> AnyLayout:
+    """CuTe ``right_inverse``: ``R`` with ``a(R(i)) == i`` for every ``i < size(R)``.
+
+    For ``Sw o 0 o B``: ``right_inverse(B) o Sw`` in swizzle-outermost form,
+    when the swizzle maps ``[0, size(right_inverse(B)))`` onto itself;
+    otherwise the largest prefix on which ``Sw`` is the identity (a valid,
+    smaller right inverse).
+    """
+    import numpy as np
+
+    _check_input(a, "right_inverse")
+    if isinstance(a, Layout):
+        return core_algebra.right_inverse(a)  # type: ignore[no-any-return]
+    if a.offset != 0:
+        raise CompositionError(f"right_inverse({a}): a composed layout with a non-zero offset ({a.offset})")
+    base = core_algebra.right_inverse(a.inner)
+    if isinstance(a.outer, Layout):
+        candidate: AnyLayout = composition(base, core_algebra.right_inverse(a.outer))
+    else:
+        try:
+            candidate = layout_after_swizzle(base, a.outer)
+        except CompositionError:
+            # Sw is the identity below the lowest bit it reads.
+            keep = min(base.size(), a.outer.yyy_mask & -a.outer.yyy_mask)
+            candidate = core_algebra.composition(base, Layout(keep, 1))
+    check = candidate.to_numpy()
+    values = a.to_numpy()
+    if check.size and (int(check.min()) < 0 or int(check.max()) >= values.size):
+        raise CompositionError(f"right_inverse({a}): candidate leaves the domain")
+    if not np.array_equal(values[check], np.arange(check.size)):
+        raise CompositionError(f"right_inverse({a}) has no exact representation")
+    if isinstance(candidate, ComposedLayout) and isinstance(candidate.outer, Swizzle) and candidate.outer.is_identity():
+        return candidate.inner
+    return candidate
+
+
+def left_inverse(a: Any) -> AnyLayout:
+    """CuTe ``left_inverse``: ``L`` with ``L(a(i)) == i`` for every ``i < size(a)``; ``a`` must be injective.
+
+    For ``Sw o 0 o B``: ``left_inverse(B) o Sw`` in swizzle-outermost form, checked elementwise.
+    """
+    import numpy as np
+
+    _check_input(a, "left_inverse")
+    if isinstance(a, Layout):
+        return core_algebra.left_inverse(a)  # type: ignore[no-any-return]
+    if a.offset != 0 or not isinstance(a.outer, Swizzle):
+        raise CompositionError(f"left_inverse({a}): only Swizzle o _0 o Layout is supported")
+    base = core_algebra.left_inverse(a.inner)
+    values = a.to_numpy()
+    candidate = layout_after_swizzle(base, a.outer)
+    if int(values.max(initial=0)) >= candidate.size():
+        raise CompositionError(f"left_inverse({a}): {a.outer} moves offsets past the inverse's domain")
+    if not np.array_equal(eval_at(candidate, values), np.arange(values.size)):
+        raise CompositionError(f"left_inverse({a}) has no exact representation")
+    return candidate
+
+
+def eval_at(a: AnyLayout, index: Any) -> Any:
+    """Evaluate a Layout or ComposedLayout at every 1-D index of a numpy array."""
+    if isinstance(a, Layout):
+        return eval_layout_at(a, index)
+    positions = a.offset + eval_layout_at(a.inner, index)
+    return a.outer(positions) if isinstance(a.outer, Swizzle) else eval_layout_at(a.outer, positions)
+
+
+# ---------------------------------------------------------------------------
+# recast between element widths
+
+
+def _log2(n: int, what: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or n <= 0 or n & (n - 1):
+        raise LayoutError(f"{what} must be a positive power of two, got {n!r}")
+    return n.bit_length() - 1
+
+
+def upcast(a: Any, n: int) -> AnyLayout:
+    """View ``n`` consecutive elements as one ``n``-times-wider element (CuTe ``upcast<N>``).
+
+    ``Sw<B,M,S> o off o L`` becomes ``Sw<B,M-log2 n,S> o off/n o upcast(L, n)``:
+    the swizzle never touches the low ``M`` bits, so
+    ``Sw(x) // n == Sw'(x // n)``.  A swizzle with ``M < log2 n`` (it scrambles
+    bits inside the new element) or an offset not divisible by ``n`` raises.
+    """
+    _check_input(a, "upcast")
+    k = _log2(n, "upcast factor")
+    from layoutalg.core.recast import upcast as core_upcast
+
+    if isinstance(a, Layout):
+        return core_upcast(a, n)
+    if not isinstance(a.outer, Swizzle):
+        raise CompositionError(f"upcast({a}, {n}): only a swizzle outer function can be recast")
+    sw = a.outer
+    if sw.bits and sw.base < k:
+        raise CompositionError(f"upcast({a}, {n}): {sw} permutes bits below the {n}-element granularity")
+    if a.offset % n:
+        raise CompositionError(f"upcast({a}, {n}): offset {a.offset} is not a multiple of {n}")
+    new_sw = Swizzle(sw.bits, sw.base - k, sw.shift) if sw.bits else sw
+    return ComposedLayout(new_sw, a.offset // n, core_upcast(a.inner, n))
+
+
+def downcast(a: Any, n: int) -> AnyLayout:
+    """Split each element into ``n`` narrower ones (CuTe ``downcast<N>``): ``Sw<B,M,S>`` becomes ``Sw<B,M+log2 n,S>``."""
+    _check_input(a, "downcast")
+    k = _log2(n, "downcast factor")
+    from layoutalg.core.recast import downcast as core_downcast
+
+    if isinstance(a, Layout):
+        return core_downcast(a, n)
+    if not isinstance(a.outer, Swizzle):
+        raise CompositionError(f"downcast({a}, {n}): only a swizzle outer function can be recast")
+    sw = a.outer
+    new_sw = Swizzle(sw.bits, sw.base + k, sw.shift) if sw.bits else sw
+    return ComposedLayout(new_sw, a.offset * n, core_downcast(a.inner, n))
+
+
+def recast(a: Any, old_bits: int, new_bits: int) -> AnyLayout:
+    """CuTe ``recast_layout<Old, New>``: re-express ``a`` (in ``old_bits`` elements) in ``new_bits`` elements."""
+    _log2(old_bits, "old_bits")
+    _log2(new_bits, "new_bits")
+    if new_bits == old_bits:
+        _check_input(a, "recast")
+        return a  # type: ignore[no-any-return]
+    if new_bits > old_bits:
+        return upcast(a, new_bits // old_bits)
+    return downcast(a, old_bits // new_bits)
+
+
+__all__ = [
+    "composition",
+    "commute_swizzle",
+    "layout_after_swizzle",
+    "coalesce",
+    "logical_divide",
+    "zipped_divide",
+    "tiled_divide",
+    "flat_divide",
+    "logical_product",
+    "zipped_product",
+    "tiled_product",
+    "blocked_product",
+    "raked_product",
+    "flat_product",
+    "slice_and_offset",
+    "slice_layout",
+    "local_tile",
+    "right_inverse",
+    "left_inverse",
+    "eval_at",
+    "upcast",
+    "downcast",
+    "recast",
+]

@@ -122,7 +122,7 @@ def make_ordered_layout(shape: Any, order: Any = None) -> Layout:
     elif order == "right":
         ranks = list(range(len(modes)))[::-1]
     else:
-        ranks = list(it.to_int_tuple(order, "order")) if isinstance(order, (tuple, list)) else [order]
+        ranks = list(it.flatten(it.to_int_tuple(order, "order")))
         if len(ranks) != len(modes) or len(set(ranks)) != len(ranks):
             raise ShapeError(f"order {order!r} must give a distinct rank to each of the {len(modes)} modes of {shape_t}")
     strides: list[Any] = [0] * len(modes)

@@ -27,7 +27,8 @@ from typing import Any
 
 from layoutalg.core import algebra as core_algebra
 from layoutalg.core import divide_product as core_dp
-from layoutalg.core.layout import Layout, slice_and_offset as _layout_slice_and_offset
+from layoutalg.core.layout import Layout
+from layoutalg.core.layout import slice_and_offset as _layout_slice_and_offset
 from layoutalg.errors import CompositionError, LayoutError
 from layoutalg.swizzle.composed import AnyLayout, ComposedLayout, eval_layout_at, fit_affine, slice_composed
 from layoutalg.swizzle.swizzle import Swizzle

@@ -460,7 +460,9 @@ def from_cute_dsl(obj: Any) -> Any:
         return Layout(_dsl_tuple(obj.shape, "shape"), _dsl_tuple(obj.stride, "stride"))
     if kind in ("_ComposedLayout", "ComposedLayout"):
         _, ComposedLayout = _swizzle_types()
-        return ComposedLayout(from_cute_dsl(obj.outer), _dsl_int(obj.offset, "offset"), from_cute_dsl(obj.inner))
+        # CuTe DSL names the parts the other way round: ``make_composed_layout(inner, offset, outer)`` evaluates
+        # ``inner(offset + outer(c))``, so its ``.inner`` is our outer function (the swizzle) and vice versa.
+        return ComposedLayout(from_cute_dsl(obj.inner), _dsl_int(obj.offset, "offset"), from_cute_dsl(obj.outer))
     if kind == "Swizzle" and hasattr(obj, "num_bits"):
         Swizzle, _ = _swizzle_types()
         return Swizzle(_dsl_int(obj.num_bits, "bits"), _dsl_int(obj.num_base, "base"), _dsl_int(obj.num_shift, "shift"))

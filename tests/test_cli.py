@@ -281,3 +281,14 @@ def test_gpu_check_without_gpu_says_why() -> None:
         pass
     proc = cli("gpu-check")
     assert proc.returncode == 2 and "cupy" in (proc.stdout + proc.stderr).lower()
+
+
+def test_convert_triton_both_ways() -> None:
+    proc = cli("convert", "(8,8):(8,1)", "--to", "triton")
+    assert proc.returncode == 0, proc.stderr
+    attribute = proc.stdout.strip()
+    # in0 (rows, stride 8) has bases 8, 16, 32; in1 (columns, stride 1) has 1, 2, 4.
+    assert attribute == "#ttg.linear<{in0 = [[8], [16], [32]], in1 = [[1], [2], [4]]}>"
+    assert cli("convert", attribute, "--to", "cute").stdout.strip() == "(8,8):(8,1)"
+    proc = cli("convert", "(3,8):(8,1)", "--to", "triton")
+    assert proc.returncode == 2 and "power-of-two" in proc.stderr

@@ -228,3 +228,23 @@ def test_cute_dsl_objects_and_prints(tmp_path: Path) -> None:
     assert result["4"]["text"] == "S<3,3,3> o 0 o (8,64):(64,1)"
     assert result["native"]["text"] == "S<2,3,3> o 0 o (8,32):(32,1)"
     assert result["native"]["from_obj"] == str(from_string("Sw<2,3,3> o 0 o (8,32):(32,1)"))
+
+
+# ----------------------------------------------------------------------------- Triton linear layouts
+
+
+def test_triton_round_trip_of_mma_accumulator_layout() -> None:
+    from layoutalg.interop import from_triton, to_triton
+
+    # mma.m16n8 C fragment, CuTe TV layout (lane, i) -> row + 16 * col with
+    # row = lane/4 + 8*(i/2), col = 2*(lane%4) + i%2 (PTX ISA), written here independently.
+    tv = Layout(((4, 8), (2, 2)), ((32, 1), (16, 8)))
+    linear = to_triton(tv, in_dims=[("lane", 32), ("register", 4)], out_shape=(16, 8))
+    for lane in range(32):
+        for i in range(4):
+            row, col = lane // 4 + 8 * (i // 2), 2 * (lane % 4) + i % 2
+            assert linear(lane=lane, register=i) == (row, col)
+    back = from_triton(linear)
+    assert [back(k) for k in range(128)] == [tv(k) for k in range(128)]
+    assert from_string(linear.to_attribute()) == from_triton(linear)
+    assert [from_string(linear.to_string())(k) for k in range(128)] == [tv(k) for k in range(128)]

@@ -108,7 +108,7 @@ class Encoder:
             if alo >= 0 and blo > 0:
                 return z3.UDiv(a, b) if op == "//" else z3.URem(a, b)
             if op == "%":
-                return z3.SMod(a, b)
+                return a % b  # z3py: BitVec % is bvsmod (sign of the divisor)
             q = a / b  # bvsdiv: truncates toward zero
             r = z3.SRem(a, b)
             return z3.If(z3.And(r != 0, (r < 0) != (b < 0)), q - 1, q)

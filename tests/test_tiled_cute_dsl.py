@@ -14,13 +14,14 @@ tensor ``cute.make_identity_tensor((128, 64))``, whose elements are the (m, k) c
 (static ints at trace time); CuTe DSL's own composed layout ``sA``/``sB`` is then evaluated
 at those coordinates, giving CuTe's smem offset for every (thread, value).
 
-The result is stored in ``test_tiled_fixture_sm80_gemm.json`` so the comparison also runs
+The result is stored in ``test_tiled_fixture_sm80_gemm.json.gz`` so the comparison also runs
 where CuTe DSL is absent; when CuTe DSL imports (it is in the test extra), the oracle is
 recomputed and must equal the fixture (``LAYOUTALG_REGEN_FIXTURES=1`` rewrites it).
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from pathlib import Path
@@ -33,7 +34,7 @@ from layoutalg.core.layout import Layout
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
 
-FIXTURE = Path(__file__).with_name("test_tiled_fixture_sm80_gemm.json")
+FIXTURE = Path(__file__).with_name("test_tiled_fixture_sm80_gemm.json.gz")
 M = N = 128
 K = 64
 NTHR = 128
@@ -97,13 +98,13 @@ def _load_oracle() -> dict:
     try:
         import cutlass.cute  # noqa: F401
     except ImportError:
-        return json.loads(FIXTURE.read_text())
+        return json.loads(gzip.decompress(FIXTURE.read_bytes()))
     live = _cute_dsl_oracle()
     live = json.loads(json.dumps(live))  # tuples -> lists, as in the fixture
     if os.environ.get("LAYOUTALG_REGEN_FIXTURES") == "1" or not FIXTURE.exists():
-        FIXTURE.write_text(json.dumps(live))
+        FIXTURE.write_bytes(gzip.compress(json.dumps(live).encode(), mtime=0))
     else:
-        assert json.loads(FIXTURE.read_text()) == live, "fixture out of date: rerun with LAYOUTALG_REGEN_FIXTURES=1"
+        assert json.loads(gzip.decompress(FIXTURE.read_bytes())) == live, "fixture out of date: rerun with LAYOUTALG_REGEN_FIXTURES=1"
     return live
 
 

@@ -5,7 +5,7 @@
 ``atoms.make_tiled_mma``, ``atoms.make_tiled_copy``, ``atoms.make_tiled_copy_A/B/C`` (see :mod:`.tiled`).
 """
 
-from layoutalg.atoms.catalog import (  # noqa: F401
+from layoutalg.atoms.catalog import (  # noqa: F401, I001
     cp_async,
     get,
     ld_shared,
@@ -17,6 +17,7 @@ from layoutalg.atoms.catalog import (  # noqa: F401
     stmatrix,
     wgmma,
 )
+from layoutalg.atoms import catalog  # noqa: F401
 from layoutalg.atoms.copy import CopyAtom, TypedCopyAtom, movmatrix_coords  # noqa: F401
 from layoutalg.atoms.gmma import GmmaAtom, GmmaDescriptor, make_gmma  # noqa: F401
 from layoutalg.atoms.mma import MmaAtom  # noqa: F401

@@ -427,8 +427,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="ldmatrix.x4[.trans], stmatrix.x4[.trans], ld.shared.v4 / st.shared.b32 ..., cp.async.16")
     banks.add_argument("--by", choices=["row", "column"], default=None,
                        help="for ld/st: lanes walk along rows (default) or down columns")
-    banks.add_argument("--warps", type=int, default=None, metavar="N", help="number of warps sharing the tile")
     banks.add_argument("--expect-conflict-free", action="store_true", help="exit 1 if any instruction has excess wavefronts")
+    banks.add_argument("--detail", action="store_true", help="list every colliding word and lane of the worst instruction")
     banks.add_argument("--json", action="store_true", help="machine-readable output")
     _add_picture_options(banks)
     banks.set_defaults(run=_cmd_banks)
@@ -522,16 +522,218 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
 
 
-def _cmd_banks(args: argparse.Namespace) -> int:
-    from layoutalg.cli_banks import run_banks
+# --------------------------------------------------------------------------- banks
 
-    return run_banks(args)
+MATRIX_ROW_BYTES = 16  # ldmatrix/stmatrix: each lane supplies the address of one 16-byte row
+_WIDTH_TYPE = {1: "u8", 2: "u16", 4: "b32", 8: "b64", 16: "v4.b32"}
+
+
+def expand_access(text: str, element_bytes: int) -> str:
+    """The full PTX mnemonic for a short ``--access`` spelling.
+
+    ``ldmatrix.x4[.trans]`` -> ``ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16`` (``stmatrix`` alike);
+    ``ld.shared.v4`` -> ``ld.shared.v4.b32``; ``ld.shared`` / ``st.shared`` without a type -> one element of the
+    dtype (``.u16`` for f16); a full PTX mnemonic is kept as it is.
+    """
+    words = text.strip().lower().split(".")
+    if words[0] in ("ldmatrix", "stmatrix") and "shared" not in words:
+        count = next((w for w in words if w in ("x1", "x2", "x4")), None)
+        if count is None:
+            raise UsageError(f"--access {text!r}: say how many matrices", f"e.g. --access {words[0]}.x4 or {words[0]}.x4.trans")
+        trans = ".trans" if "trans" in words else ""
+        return f"{words[0]}.sync.aligned.m8n8.{count}{trans}.shared.b16"
+    if words[0] in ("ld", "st"):
+        if "shared" not in words:
+            words.insert(1, "shared")
+        if words[-1] in ("v2", "v4"):
+            words.append("b32")
+        if words[-1] == "shared":
+            if element_bytes not in _WIDTH_TYPE:
+                raise UsageError(f"--access {text!r}: no single {element_bytes}-byte type", "give the type, e.g. ld.shared.b32")
+            words.extend(_WIDTH_TYPE[element_bytes].split("."))
+        return ".".join(words)
+    return text.strip()
+
+
+def _access_bytes(instruction: str) -> tuple[int, str]:
+    from layoutalg.banks.instruction import parse_instruction
+
+    ins = parse_instruction(instruction)
+    return ins.access_bytes, ins.kind
+
+
+def access_pattern(rows: int, cols: int, element_bytes: int, instruction: str, by: str | None
+                   ) -> list[list[tuple[int, int] | None]]:
+    """For each warp-wide instruction that covers the ``rows x cols`` tile, the (row, col) each lane addresses.
+
+    * ``ldmatrix``/``stmatrix .xN``: the tile in blocks of ``8 * min(N, 2)`` rows by
+      ``16 bytes * (2 if N == 4 else 1)``; lane ``l`` supplies row ``l % 16`` (``l % 8`` for x1), column
+      ``(l / 16) * E`` of its block, ``E`` the elements in 16 bytes (CUTLASS's A-operand order for x4);
+    * ``ld``/``st`` of ``w`` bytes (``v = w / element`` elements): ``--by row`` (default) lane ``l`` of
+      instruction ``i`` takes the ``v`` elements starting at position ``32 v i + v l`` of the row-major order;
+      ``--by column``: lane ``l`` takes row ``32 r + l`` at the ``v`` columns starting at ``v c``
+      (instructions over row blocks ``r`` and columns ``c``).
+    Lanes an instruction ignores (ldmatrix.x1/x2's upper lanes) are ``None``.
+    """
+    width, kind = _access_bytes(instruction)
+    if kind in ("ldmatrix", "stmatrix"):
+        per_row = MATRIX_ROW_BYTES // element_bytes if element_bytes <= MATRIX_ROW_BYTES else 0
+        if per_row == 0 or MATRIX_ROW_BYTES % element_bytes:
+            raise UsageError(f"{kind} moves 16-byte rows; {element_bytes}-byte elements do not fit", "use --dtype f16 or bf16")
+        count = int(instruction.split(".x")[1][0])
+        block_rows, block_cols = 8 * min(count, 2), per_row * (2 if count == 4 else 1)
+        if rows % block_rows or cols % block_cols:
+            raise UsageError(f"a {rows}x{cols} tile is not a whole number of {block_rows}x{block_cols} {kind}.x{count} blocks",
+                             f"use a tile whose rows divide by {block_rows} and columns by {block_cols}")
+        active = 8 * count
+        out = []
+        for r0 in range(0, rows, block_rows):
+            for c0 in range(0, cols, block_cols):
+                lanes: list[tuple[int, int] | None] = []
+                for lane in range(32):
+                    if lane >= active:
+                        lanes.append(None)
+                    elif count == 4:
+                        lanes.append((r0 + lane % 16, c0 + (lane // 16) * per_row))
+                    else:
+                        lanes.append((r0 + lane, c0))
+                out.append(lanes)
+        return out
+    if kind == "cp.async":
+        raise UsageError("cp.async writes do not follow the ld/st bank rules and the model refuses them",
+                         "count the equivalent st.shared (e.g. --access st.shared.v4) or measure with layoutalg gpu-check")
+    if width % element_bytes:
+        raise UsageError(f"{instruction} moves {width} bytes, not a whole number of {element_bytes}-byte elements",
+                         "pick --dtype or --access so the vector holds whole elements")
+    vec = width // element_bytes
+    if cols % vec:
+        raise UsageError(f"{cols} columns do not split into {vec}-element vectors", f"use a tile whose columns divide by {vec}")
+    if (by or "row") == "row":
+        total = rows * cols
+        if total % (32 * vec):
+            raise UsageError(f"{total} elements are not a whole number of warp accesses of {32 * vec}",
+                             "use a larger tile or a narrower access")
+        return [[divmod(32 * vec * i + vec * lane, cols) for lane in range(32)] for i in range(total // (32 * vec))]
+    if rows % 32:
+        raise UsageError(f"--by column needs rows in multiples of 32 (one per lane), got {rows}", "use --by row")
+    return [[(32 * r + lane, vec * c) for lane in range(32)] for r in range(rows // 32) for c in range(cols // vec)]
+
+
+def _element_offsets(layout: Any) -> tuple[list[int], int, int]:
+    from layoutalg.viz.grid import _rank2_extents
+
+    rows, cols = _rank2_extents(layout, "LAYOUT")
+    return [int(v) for v in layout.to_numpy()], rows, cols
+
+
+def _cmd_banks(args: argparse.Namespace) -> int:
+    from layoutalg.banks import model
+
+    layout = _parse_layout(args.layout)
+    element_bytes = max(1, _dtype_bits(args.dtype) // 8)
+    instruction = expand_access(args.access, element_bytes)
+    values, rows, cols = _element_offsets(layout)
+    pattern = access_pattern(rows, cols, element_bytes, instruction, args.by)
+    reports = []
+    for lanes in pattern:
+        addresses = [element_bytes * values[r + rows * c] if rc is not None else 0
+                     for rc in lanes for r, c in [rc if rc is not None else (0, 0)]]
+        reports.append((lanes, addresses, model.report(instruction, addresses)))
+    total = sum(rep.wavefronts for _, _, rep in reports)
+    ideal = sum(rep.ideal for _, _, rep in reports)
+    worst_index = max(range(len(reports)), key=lambda k: (reports[k][2].excess, -k))
+    worst_lanes, worst_addresses, worst = reports[worst_index]
+    picture_args = args if (args.png or args.svg or args.tikz) else None
+    written: list[str] = []
+    if picture_args is not None:
+        from layoutalg.viz.heatmap import bank_heatmap
+
+        title = f"{layout} {args.dtype} {args.access}: instruction {worst_index}, {worst.wavefronts} wavefronts (ideal {worst.ideal})"
+        written = _write_picture(bank_heatmap(instruction, worst_addresses, title), args)
+    failed = args.expect_conflict_free and total != ideal
+    if args.json:
+        from layoutalg.viz.heatmap import heatmap_json
+
+        _emit_json({
+            "layout": str(layout), "dtype": args.dtype, "instruction": instruction,
+            "instructions": [
+                {"index": k, "lanes": [list(rc) if rc is not None else None for rc in lanes],
+                 "byte_addresses": addresses, "wavefronts": rep.wavefronts, "ideal": rep.ideal, "excess": rep.excess}
+                for k, (lanes, addresses, rep) in enumerate(reports)
+            ],
+            "wavefronts": total, "ideal": ideal, "excess": total - ideal, "conflict_free": total == ideal,
+            "worst": {"index": worst_index, "report": str(worst), "phases": heatmap_json(instruction, worst_addresses)},
+            "files": written,
+        })
+        return EXIT_FAILED if failed else EXIT_OK
+    out = [f"{layout}  {args.dtype}  {instruction}",
+           f"{len(reports)} instructions: {total} wavefronts, ideal {ideal}, excess {total - ideal}"
+           + ("  (conflict-free)" if total == ideal else ""),
+           "", f"{'instr':>5}  {'lane 0 (row,col)':>16}  {'wavefronts':>10}  {'ideal':>5}  {'excess':>6}"]
+    for k, (lanes, _, rep) in enumerate(reports):
+        first = lanes[0]
+        out.append(f"{k:>5}  {str(first).replace(' ', ''):>16}  {rep.wavefronts:>10}  {rep.ideal:>5}  {rep.excess:>6}")
+    out += ["", f"worst: instruction {worst_index}"]
+    out += [str(worst)] if args.detail else _condensed_report(worst)
+    sys.stdout.write("\n".join(out) + "\n")
+    for path in written:
+        sys.stdout.write(f"wrote {path}\n")
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def conflict_bits(report: Any) -> list[int]:
+    """Byte-address bits in which the words that collide in one bank differ (all above bit 6).
+
+    Two words share a bank when their byte addresses agree in bits 2..6; the bits
+    where colliding words differ are the ones a swizzle must XOR into bits 2..6.
+    """
+    mask = 0
+    for phase in report.phases:
+        for use in phase.conflicts:
+            first = use.words[0] * 4
+            for word in use.words[1:]:
+                mask |= first ^ (word * 4)
+    return [b for b in range(mask.bit_length()) if mask >> b & 1]
+
+
+def _condensed_report(report: Any) -> list[str]:
+    lines = [f"{report.instruction}: {report.wavefronts} wavefronts, ideal {report.ideal}, excess {report.excess}"]
+    for k, phase in enumerate(report.phases):
+        line = f"  phase {k} (lanes {phase.lanes[0]}-{phase.lanes[-1]}): {phase.wavefronts} wavefronts (ideal {phase.ideal})"
+        if phase.conflicts:
+            use = max(phase.conflicts, key=lambda u: u.ways)
+            lanes = sorted({lane for group in use.lanes for lane in group})
+            line += f"; bank {use.bank} is {use.ways}-way: lanes {lanes}"
+            if len(phase.conflicts) > 1:
+                line += f" (and {len(phase.conflicts) - 1} more banks)"
+        lines.append(line)
+    bits = conflict_bits(report)
+    if bits:
+        width, _ = _access_bytes(report.instruction)
+        low = min(6, max(2, width.bit_length() - 1))  # XOR below the access width would split one lane's bytes
+        lines.append(f"  colliding words differ in address bits {bits}; the bank is bits 2-6, so a swizzle must "
+                     f"XOR bits {bits} into bits {low}-6 to spread them (or pad the rows)")
+    lines.append("  (--detail lists every colliding word and lane)")
+    return lines
 
 
 def _cmd_suggest(args: argparse.Namespace) -> int:
-    from layoutalg.cli_banks import run_suggest
+    import importlib
 
-    return run_suggest(args)
+    rows, cols = _parse_extents(args.shape, "--shape")
+    element_bytes = max(1, _dtype_bits(args.dtype) // 8)
+    accesses = [expand_access(a, element_bytes) for a in args.access]
+    try:
+        suggest = importlib.import_module("layoutalg.banks.suggest").suggest_swizzle
+    except (ImportError, AttributeError) as exc:
+        raise UsageError("suggest-swizzle needs layoutalg.banks.suggest, which this install lacks",
+                         "upgrade layoutalg") from exc
+    result = suggest((rows, cols), args.dtype, accesses)
+    if args.json:
+        _emit_json(result.to_json() if hasattr(result, "to_json") else {"result": str(result)})
+    else:
+        sys.stdout.write(str(result).rstrip("\n") + "\n")
+    return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover

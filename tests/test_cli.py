@@ -292,3 +292,84 @@ def test_convert_triton_both_ways() -> None:
     assert cli("convert", attribute, "--to", "cute").stdout.strip() == "(8,8):(8,1)"
     proc = cli("convert", "(3,8):(8,1)", "--to", "triton")
     assert proc.returncode == 2 and "power-of-two" in proc.stderr
+
+
+# ----------------------------------------------------------------------------- banks
+# Expected counts are the textbook facts the bank issue states (not outputs of our model):
+# a 64-column fp16 row-major tile read by ldmatrix.x4 is 8-way conflicted (32 wavefronts per instruction),
+# Swizzle<3,3,3> makes it conflict-free (4); a 32x32 fp32 column read is 32-way; padding to 33 fixes it.
+
+
+def test_banks_ldmatrix_row_major_is_8_way() -> None:
+    data = cli_json("banks", "(64,64):(64,1)", "--dtype", "f16", "--access", "ldmatrix.x4")
+    assert data["instruction"] == "ldmatrix.sync.aligned.m8n8.x4.shared.b16"
+    assert len(data["instructions"]) == 16  # (64/16) x (64/16) blocks
+    assert all(i["wavefronts"] == 32 and i["ideal"] == 4 for i in data["instructions"])
+    assert data["conflict_free"] is False
+    # Lane l of block (r0, c0) addresses row r0 + l % 16, column c0 + 8 * (l / 16): byte 2 * (64 * row + col).
+    first = data["instructions"][5]  # block row 1, block column 1 -> r0 = 16, c0 = 16
+    assert first["byte_addresses"] == [2 * (64 * (16 + lane % 16) + 16 + 8 * (lane // 16)) for lane in range(32)]
+    assert data["worst"]["phases"][0]["words_per_bank"][:4] == [8, 8, 8, 8]
+
+
+def test_banks_swizzle_makes_ldmatrix_conflict_free() -> None:
+    data = cli_json("banks", "Sw<3,3,3> o 0 o (64,64):(64,1)", "--dtype", "f16", "--access", "ldmatrix.x4.trans")
+    assert data["instruction"] == "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"
+    assert all(i["wavefronts"] == 4 for i in data["instructions"]) and data["conflict_free"] is True
+
+
+def test_banks_column_read_and_padding() -> None:
+    data = cli_json("banks", "(32,32):(32,1)", "--dtype", "f32", "--access", "ld.shared", "--by", "column")
+    assert data["instruction"] == "ld.shared.b32"
+    assert all(i["wavefronts"] == 32 for i in data["instructions"])
+    padded = cli_json("banks", "(32,32):(33,1)", "--dtype", "f32", "--access", "ld.shared.b32", "--by", "column")
+    assert all(i["wavefronts"] == 1 for i in padded["instructions"])
+
+
+def test_banks_text_report_names_the_conflict_bits() -> None:
+    proc = cli("banks", "(64,64):(64,1)", "--dtype", "f16", "--access", "ldmatrix.x4")
+    assert proc.returncode == 0, proc.stderr
+    assert "16 instructions: 512 wavefronts, ideal 64, excess 448" in proc.stdout
+    # Rows are 128 bytes apart, so colliding rows differ in address bits 7, 8, 9 (rows 0..7 of a phase).
+    assert "address bits [7, 8, 9]" in proc.stdout
+
+
+def test_banks_expect_conflict_free_exit_status() -> None:
+    assert cli("banks", "(64,64):(64,1)", "--dtype", "f16", "--access", "ldmatrix.x4", "--expect-conflict-free").returncode == 1
+    ok = cli("banks", "Sw<3,3,3> o 0 o (64,64):(64,1)", "--dtype", "f16", "--access", "ldmatrix.x4", "--expect-conflict-free")
+    assert ok.returncode == 0
+
+
+def test_banks_heatmap_png(tmp_path: Path) -> None:
+    from PIL import Image
+
+    out = tmp_path / "heat.png"
+    proc = cli("banks", "(64,64):(64,1)", "--dtype", "f16", "--access", "ldmatrix.x4", "--png", str(out), "--svg",
+               str(tmp_path / "heat.svg"))
+    assert proc.returncode == 0, proc.stderr
+    with Image.open(out) as image:
+        assert image.size[1] > 4 * 36  # 4 phases
+    root = ET.fromstring((tmp_path / "heat.svg").read_text())
+    ns = "{http://www.w3.org/2000/svg}"
+    assert len(root.findall(ns + "g")) == 4 * 32
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["(64,64):(64,1)", "--dtype", "f16", "--access", "cp.async.cg.shared.global"], "cp.async"),
+        (["(60,64):(64,1)", "--dtype", "f16", "--access", "ldmatrix.x4"], "16x16"),
+        (["(64,64):(64,1)", "--dtype", "f16", "--access", "ldmatrix"], "how many matrices"),
+        (["(64,64):(64,1)", "--dtype", "half16", "--access", "ldmatrix.x4"], "unknown dtype"),
+        (["(64,64):(64,1)", "--dtype", "f16", "--access", "ld.global.b32"], "shared"),
+        (["(30,64):(64,1)", "--dtype", "f32", "--access", "ld.shared.b32", "--by", "column"], "multiples of 32"),
+    ],
+)
+def test_banks_errors(args: list[str], words: str) -> None:
+    proc = cli("banks", *args)
+    assert proc.returncode == 2 and words in proc.stderr, proc.stderr
+
+
+def test_banks_missing_options() -> None:
+    proc = cli("banks", "(64,64):(64,1)")
+    assert proc.returncode == 2 and "--dtype" in proc.stderr and "--access" in proc.stderr

@@ -1,0 +1,54 @@
+"""Shared-memory bank conflicts, exactly as Hopper counts them.
+
+* :func:`wavefronts`, :func:`report` (layoutalg.banks.model): one warp-wide instruction;
+* :func:`wavefronts_many` (layoutalg.banks.vector): the same, vectorised with numpy;
+* :func:`analyze` (layoutalg.banks.analyze): every instruction of a copy or k-loop over a smem layout;
+* :func:`suggest_swizzle` (layoutalg.banks.suggest): the cheapest swizzle or padding that removes conflicts;
+* :func:`conflict_free` (layoutalg.banks.proof): a proof, with counterexample when it fails.
+
+numpy is imported only inside the functions that need it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutalg.banks.instruction import Instruction, parse_instruction
+from layoutalg.banks.model import (
+    BankReport,
+    BankUse,
+    PhaseReport,
+    excess_wavefronts,
+    ideal_wavefronts,
+    report,
+    wavefronts,
+)
+from layoutalg.banks.vector import wavefronts_many
+
+
+def analyze(smem_layout: Any, access: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    """See :func:`layoutalg.banks.analyze.analyze`."""
+    from layoutalg.banks.analyze import analyze as _analyze
+
+    return _analyze(smem_layout, access, dtype=dtype, **kwargs)
+
+
+def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, **kwargs: Any) -> Any:
+    """See :func:`layoutalg.banks.suggest.suggest_swizzle`."""
+    from layoutalg.banks.suggest import suggest_swizzle as _suggest
+
+    return _suggest(smem_shape, dtype, accesses, **kwargs)
+
+
+def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    """See :func:`layoutalg.banks.proof.conflict_free`."""
+    from layoutalg.banks.proof import conflict_free as _conflict_free
+
+    return _conflict_free(smem_layout, access, dtype=dtype, **kwargs)
+
+
+__all__ = [
+    "Instruction", "parse_instruction", "BankReport", "BankUse", "PhaseReport",
+    "wavefronts", "report", "ideal_wavefronts", "excess_wavefronts", "wavefronts_many",
+    "analyze", "suggest_swizzle", "conflict_free",
+]

@@ -1,0 +1,179 @@
+"""Parse the PTX mnemonic of a warp-wide shared-memory instruction.
+
+Accepted spellings (PTX ISA 8.x, sections "ld", "st", "ldmatrix", "stmatrix",
+"cp.async"):
+
+* ``ld.shared{::cta}{.volatile|.relaxed.cta|...}{.v2|.v4}.type`` and the same
+  with ``st``; ``type`` one of ``b8 b16 b32 b64 b128 u8 u16 u32 u64 s8 s16
+  s32 s64 f32 f64``.  Only the access width (vector count x type size, 1 to 16
+  bytes) matters to the bank model, so ``ld.shared.v2.b64`` and
+  ``ld.shared.v4.b32`` are the same access.
+* ``ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared{::cta}.b16`` and
+  ``stmatrix`` likewise: matrix ``i`` takes its 8 row addresses (16 bytes each)
+  from lanes ``8*i .. 8*i+7``.
+* ``cp.async.{ca,cg}.shared{::cta}.global{...}`` optionally followed by the
+  copy size as in PTX (``cp.async.ca.shared.global, 8``); ``.cg`` is 16 bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from layoutalg.errors import InstructionError
+
+_TYPE_BYTES = {
+    "b8": 1, "u8": 1, "s8": 1,
+    "b16": 2, "u16": 2, "s16": 2,
+    "b32": 4, "u32": 4, "s32": 4, "f32": 4,
+    "b64": 8, "u64": 8, "s64": 8, "f64": 8,
+    "b128": 16,
+}
+_LDST_QUALIFIERS = {"volatile", "relaxed", "weak", "acquire", "release", "cta", "sys", "gpu", "cluster"}
+_MATRIX_COUNTS = {"x1": 1, "x2": 2, "x4": 4}
+_CANONICAL_WIDTH = {1: "u8", 2: "u16", 4: "b32", 8: "b64", 16: "v4.b32"}
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """One parsed shared-memory instruction.
+
+    ``kind`` is ``"ld"``, ``"st"``, ``"ldmatrix"``, ``"stmatrix"`` or
+    ``"cp.async"``; ``access_bytes`` the bytes one lane moves per address (16
+    for a matrix row); ``matrices`` the number of 8x8 matrices (0 for the
+    others); ``cache`` ``"ca"``/``"cg"`` for cp.async.
+    """
+
+    text: str
+    kind: str
+    access_bytes: int
+    matrices: int = 0
+    transpose: bool = False
+    cache: str = ""
+
+    @property
+    def is_store(self) -> bool:
+        """True for instructions that write shared memory."""
+        return self.kind in ("st", "stmatrix", "cp.async")
+
+    @property
+    def active_lanes(self) -> range:
+        """The lanes whose address the instruction uses (PTX: ldmatrix .x1 uses lanes 0-7, .x2 0-15)."""
+        if self.matrices:
+            return range(8 * self.matrices)
+        return range(32)
+
+    @property
+    def canonical(self) -> str:
+        """One spelling per distinct access, e.g. ``ld.shared.v4.b32`` for ``ld.shared.v2.b64``."""
+        if self.kind in ("ld", "st"):
+            return f"{self.kind}.shared.{_CANONICAL_WIDTH[self.access_bytes]}"
+        if self.kind in ("ldmatrix", "stmatrix"):
+            trans = ".trans" if self.transpose else ""
+            return f"{self.kind}.sync.aligned.m8n8.x{self.matrices}{trans}.shared.b16"
+        return f"cp.async.{self.cache}.shared.global, {self.access_bytes}"
+
+
+def _fail(text: str, why: str) -> InstructionError:
+    return InstructionError(f"instruction {text!r}: {why}")
+
+
+@lru_cache(maxsize=256)
+def parse_instruction(text: str) -> Instruction:
+    """Parse ``text`` (a PTX mnemonic, see module doc) or raise InstructionError naming the bad part."""
+    if not isinstance(text, str):
+        raise InstructionError(f"instruction must be a PTX mnemonic string, got {type(text).__name__}")
+    raw = text.strip()
+    size_suffix = None
+    m = re.fullmatch(r"(.*?)\s*,\s*(\d+)", raw)
+    if m:
+        raw, size_suffix = m.group(1), int(m.group(2))
+    tokens = [t for t in raw.lower().split(".") if t]
+    # 'shared::cta' splits fine; '.L2::128B' style hints are kept as tokens.
+    if not tokens:
+        raise _fail(text, "empty mnemonic")
+    head = tokens[0]
+    if head in ("ld", "st"):
+        return _parse_ldst(text, head, tokens[1:], size_suffix)
+    if head in ("ldmatrix", "stmatrix"):
+        return _parse_matrix(text, head, tokens[1:], size_suffix)
+    if head == "cp" and len(tokens) > 1 and tokens[1] == "async":
+        return _parse_cp_async(text, tokens[2:], size_suffix)
+    raise _fail(text, f"unknown mnemonic {head!r}; expected ld, st, ldmatrix, stmatrix or cp.async")
+
+
+def _take_shared(text: str, rest: list[str]) -> list[str]:
+    if "shared" in rest:
+        rest = [t for t in rest if t != "shared"]
+    elif "shared::cta" in rest:
+        rest = [t for t in rest if t != "shared::cta"]
+    else:
+        raise _fail(text, "not a shared-memory instruction (no .shared state space)")
+    return rest
+
+
+def _parse_ldst(text: str, head: str, rest: list[str], size_suffix: int | None) -> Instruction:
+    if size_suffix is not None:
+        raise _fail(text, f"{head}.shared takes no size operand")
+    rest = _take_shared(text, rest)
+    vec = 1
+    types = [t for t in rest if t in _TYPE_BYTES]
+    vecs = [t for t in rest if t in ("v2", "v4", "v8")]
+    unknown = [t for t in rest if t not in _TYPE_BYTES and t not in ("v2", "v4", "v8") and t not in _LDST_QUALIFIERS]
+    if unknown:
+        raise _fail(text, f"unknown qualifier(s) {unknown}")
+    if len(types) != 1:
+        raise _fail(text, "needs exactly one type (.b32, .u16, .v4.b32, ...)")
+    if len(vecs) > 1:
+        raise _fail(text, "more than one vector qualifier")
+    if vecs:
+        vec = int(vecs[0][1:])
+    width = vec * _TYPE_BYTES[types[0]]
+    if width > 16:
+        raise _fail(text, f"access of {width} bytes per lane; shared-memory ld/st move at most 16")
+    return Instruction(text=text, kind=head, access_bytes=width)
+
+
+def _parse_matrix(text: str, head: str, rest: list[str], size_suffix: int | None) -> Instruction:
+    if size_suffix is not None:
+        raise _fail(text, f"{head} takes no size operand")
+    rest = _take_shared(text, rest)
+    for needed in ("sync", "aligned"):
+        if needed not in rest:
+            raise _fail(text, f"{head} needs .sync.aligned")
+    if "m8n8" not in rest:
+        raise _fail(text, f"only the .m8n8 shape of {head} is modelled")
+    counts = [t for t in rest if t in _MATRIX_COUNTS]
+    if len(counts) != 1:
+        raise _fail(text, f"{head} needs exactly one of .x1, .x2, .x4")
+    if "b16" not in rest:
+        raise _fail(text, f"{head}.m8n8 needs type .b16")
+    known = {"sync", "aligned", "m8n8", "trans", "b16", *_MATRIX_COUNTS}
+    unknown = [t for t in rest if t not in known]
+    if unknown:
+        raise _fail(text, f"unknown qualifier(s) {unknown}")
+    return Instruction(text=text, kind=head, access_bytes=16, matrices=_MATRIX_COUNTS[counts[0]],
+                       transpose="trans" in rest)
+
+
+def _parse_cp_async(text: str, rest: list[str], size_suffix: int | None) -> Instruction:
+    if "bulk" in rest:
+        raise _fail(text, "cp.async.bulk (TMA) is not a per-lane shared-memory access")
+    rest = _take_shared(text, rest)
+    if "global" not in rest:
+        raise _fail(text, "cp.async must copy from .global")
+    cache = [t for t in rest if t in ("ca", "cg")]
+    if len(cache) != 1:
+        raise _fail(text, "cp.async needs exactly one of .ca, .cg")
+    if cache[0] == "cg":
+        if size_suffix not in (None, 16):
+            raise _fail(text, "cp.async.cg copies 16 bytes only")
+        size = 16
+    else:
+        if size_suffix is None:
+            raise _fail(text, "cp.async.ca needs its copy size, e.g. 'cp.async.ca.shared.global, 8'")
+        if size_suffix not in (4, 8, 16):
+            raise _fail(text, f"cp.async copy size {size_suffix}; must be 4, 8 or 16")
+        size = size_suffix
+    return Instruction(text=text, kind="cp.async", access_bytes=size, cache=cache[0])

@@ -1,0 +1,223 @@
+"""Shared-memory wavefronts of one warp-wide instruction, as Hopper (sm_90) counts them.
+
+The rules below were found by measurement on an H200 with Nsight Compute
+(``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum``, one warp, one
+instruction per launch): the 142 cases of the calibration file plus the
+patterns in ``tests/data/h200_smem_wavefronts_more.json`` (taken by
+``tools/measure_banks.py``).  Every one is reproduced exactly.
+
+1. **Words.** Shared memory is 32 banks of 4-byte words; word ``k`` (bytes
+   ``4k .. 4k+3``) lives in bank ``k mod 32``.  A lane accessing ``w`` bytes at
+   byte ``a`` touches the words ``a//4 .. (a+w-1)//4`` (one word for 1, 2 and
+   4 bytes: two ``u8`` lanes reading different bytes of one word share it).
+2. **Phases.** The warp's lanes are split into phases served one after another:
+
+   * ``ld``/``st`` of 1, 2 or 4 bytes: one phase of all 32 lanes;
+   * 8 bytes: two phases of 16 lanes (0-15, 16-31); 16 bytes: four phases of 8
+     lanes -- except for **loads** whose lane pairs ``(2k, 2k+1)`` all hold the
+     same address, where the phases are twice as large (one phase of 32 lanes
+     for 8 bytes, two of 16 for 16 bytes).  Stores never merge pairs.
+   * ``ldmatrix``/``stmatrix``: one phase per 8x8 matrix, lanes ``8i .. 8i+7``
+     each giving one 16-byte row; lanes of absent matrices are ignored.
+3. **Cost of a phase** = the largest number of *distinct* words any one bank
+   must deliver (identical words are served once, loads and stores alike).
+4. **wavefronts** = the sum over the phases.
+
+The *ideal* count is the sum over phases of ``ceil(distinct words / 32)``
+(the same phases, no two distinct words sharing a bank); ``excess`` =
+wavefronts - ideal, which equals Nsight's ``l1tex__data_bank_conflicts_*``
+counter on every measured case.
+
+Which measurements pin each rule (names in the data files): rule 1 --
+"ld1 all bytes of word 0" (1), "ld1 words in bank0 different rows" (8); rule 2
+-- "ld.v4 broadcast" (2), "ld16 lane0 alone at row1, rest broadcast row0" (5:
+four quarters, no merging across them), "ld.v2 pairs same" and "ld8 pairs of
+lanes same" (1), "ld8 halves identical 128B" (2: lanes i and i+16 equal is not
+enough), "r2 ld8 pairs equal except pair 15" (2), "st8 pairs of lanes same"
+(2), "ldmatrix.x4 all rows same address" (4: no merging across matrices);
+rule 3 -- "ld.b32 broadcast" (1), "ldmatrix.x1 2 rows equal rest column" (7).
+
+``cp.async`` is refused: its writes do not follow these rules (a conflict-free
+``st.shared.v4`` pattern costs up to 32 as ``cp.async.cg``) and its count
+depends on the global source addresses and their 32-byte sectors; the
+measurements are kept in the data file for a future model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from layoutalg.banks.instruction import Instruction, parse_instruction
+from layoutalg.errors import InstructionError
+
+NUM_BANKS = 32
+BANK_BYTES = 4
+SMEM_LIMIT_BYTES = 228 * 1024  # sm_90: 228 KiB of shared memory per SM
+
+
+# ---------------------------------------------------------------- validation
+def _check_addresses(ins: Instruction, lane_byte_addresses: Any) -> tuple[int, ...]:
+    """32 validated byte offsets (ignored lanes of ldmatrix/stmatrix .x1/.x2 become 0)."""
+    if ins.kind == "cp.async":
+        raise InstructionError(
+            f"instruction {ins.text!r}: cp.async shared-memory wavefronts are not modelled. Measured on an H200 "
+            "they do not follow the ld/st rules (a 16-byte column of a Swizzle<3,3,3> tile, conflict-free for "
+            "st.shared.v4, costs 32 as cp.async.cg) and depend on the global source addresses and their 32-byte "
+            "sectors; measure the pattern with layoutalg.gpu.banks_ncu instead")
+    try:
+        addrs = list(lane_byte_addresses)
+    except TypeError:
+        raise InstructionError(f"lane_byte_addresses must be a sequence of 32 byte offsets, got "
+                               f"{type(lane_byte_addresses).__name__}") from None
+    active = len(ins.active_lanes)
+    if len(addrs) != 32 and not (ins.matrices and len(addrs) == active):
+        allowed = "32" if not ins.matrices or active == 32 else f"32 (or {active}, the lanes .x{ins.matrices} reads)"
+        raise InstructionError(f"lane_byte_addresses: {ins.canonical} needs {allowed} lane addresses, "
+                               f"got {len(addrs)}")
+    out = []
+    for lane, a in enumerate(addrs):
+        if lane >= active:
+            out.append(0)
+            continue
+        if isinstance(a, bool) or not hasattr(a, "__index__"):
+            raise InstructionError(f"lane_byte_addresses[{lane}] must be an int byte offset, got {a!r}")
+        a = int(a.__index__())
+        if a < 0:
+            raise InstructionError(f"lane_byte_addresses[{lane}] = {a} is negative")
+        if a + ins.access_bytes > SMEM_LIMIT_BYTES:
+            raise InstructionError(f"lane_byte_addresses[{lane}] = {a}: {ins.access_bytes} bytes there end past the "
+                                   f"{SMEM_LIMIT_BYTES} bytes (228 KiB) of shared memory")
+        if a % ins.access_bytes:
+            what = "matrix row address" if ins.matrices else f"{ins.access_bytes}-byte access"
+            raise InstructionError(f"lane_byte_addresses[{lane}] = {a} is a misaligned {what} of {ins.canonical} "
+                                   f"(must be a multiple of {ins.access_bytes})")
+        out.append(a)
+    out += [0] * (32 - len(out))
+    return tuple(out)
+
+
+# ------------------------------------------------------------------- phases
+def phases(ins: Instruction, addrs: Sequence[int]) -> list[range]:
+    """The lane groups served one after another (rule 2 of the module doc)."""
+    if ins.matrices:
+        return [range(8 * m, 8 * m + 8) for m in range(ins.matrices)]
+    w = ins.access_bytes
+    if w <= BANK_BYTES:
+        return [range(32)]
+    per = 128 // w
+    if ins.kind == "ld" and all(addrs[2 * k] == addrs[2 * k + 1] for k in range(16)):
+        per *= 2
+    return [range(p, p + per) for p in range(0, 32, per)]
+
+
+def lane_words(ins: Instruction, address: int) -> range:
+    """The 4-byte word indices one lane touches."""
+    first = address // BANK_BYTES
+    return range(first, (address + ins.access_bytes - 1) // BANK_BYTES + 1)
+
+
+# ------------------------------------------------------------------- report
+@dataclass(frozen=True)
+class BankUse:
+    """One bank within one phase: the distinct words it must deliver and, per word, the lanes wanting it."""
+
+    bank: int
+    words: tuple[int, ...]
+    lanes: tuple[tuple[int, ...], ...]
+
+    @property
+    def ways(self) -> int:
+        return len(self.words)
+
+
+@dataclass(frozen=True)
+class PhaseReport:
+    """One phase: its lanes, its cost, its ideal, and every bank asked for more than one distinct word."""
+
+    lanes: tuple[int, ...]
+    wavefronts: int
+    ideal: int
+    conflicts: tuple[BankUse, ...]
+
+
+@dataclass(frozen=True)
+class BankReport:
+    """The whole instruction: ``wavefronts``, ``ideal``, ``excess`` and the per-phase detail."""
+
+    instruction: str
+    lane_byte_addresses: tuple[int, ...]
+    wavefronts: int
+    ideal: int
+    phases: tuple[PhaseReport, ...]
+
+    @property
+    def excess(self) -> int:
+        """wavefronts - ideal: the cost of bank conflicts (Nsight's bank-conflict counter)."""
+        return self.wavefronts - self.ideal
+
+    @property
+    def conflict_free(self) -> bool:
+        return self.excess == 0
+
+    def __str__(self) -> str:
+        lines = [f"{self.instruction}: {self.wavefronts} wavefronts, ideal {self.ideal}, excess {self.excess}"]
+        for k, ph in enumerate(self.phases):
+            lanes = f"lanes {ph.lanes[0]}-{ph.lanes[-1]}"
+            lines.append(f"  phase {k} ({lanes}): {ph.wavefronts} wavefronts (ideal {ph.ideal})")
+            for use in ph.conflicts:
+                detail = "; ".join(f"word {w} (byte {w * BANK_BYTES}) <- lanes {list(ls)}"
+                                   for w, ls in zip(use.words, use.lanes))
+                lines.append(f"    bank {use.bank}: {use.ways}-way: {detail}")
+        return "\n".join(lines)
+
+
+def _phase_report(ins: Instruction, addrs: Sequence[int], lanes: range) -> PhaseReport:
+    per_bank: dict[int, dict[int, list[int]]] = {}
+    for lane in lanes:
+        for word in lane_words(ins, addrs[lane]):
+            per_bank.setdefault(word % NUM_BANKS, {}).setdefault(word, []).append(lane)
+    cost = max((len(ws) for ws in per_bank.values()), default=0)
+    distinct = sum(len(ws) for ws in per_bank.values())
+    ideal = -(-distinct // NUM_BANKS)
+    conflicts = tuple(
+        BankUse(bank, tuple(sorted(ws)), tuple(tuple(ws[w]) for w in sorted(ws)))
+        for bank, ws in sorted(per_bank.items()) if len(ws) > 1)
+    return PhaseReport(tuple(lanes), cost, ideal, conflicts)
+
+
+def report(instruction: str, lane_byte_addresses: Any) -> BankReport:
+    """Wavefronts, ideal, excess and per-phase, per-bank detail of one warp-wide instruction."""
+    ins = parse_instruction(instruction)
+    addrs = _check_addresses(ins, lane_byte_addresses)
+    reps = tuple(_phase_report(ins, addrs, lanes) for lanes in phases(ins, addrs))
+    return BankReport(ins.canonical, addrs, sum(r.wavefronts for r in reps), sum(r.ideal for r in reps), reps)
+
+
+def wavefronts(instruction: str, lane_byte_addresses: Any) -> int:
+    """Shared-memory wavefronts one warp executing ``instruction`` costs (see the module doc for the rules).
+
+    ``lane_byte_addresses[i]`` is lane ``i``'s byte offset into shared memory (for ldmatrix/stmatrix: the row
+    address lane ``i`` supplies; lanes the instruction ignores may hold anything, or be left out).
+    """
+    ins = parse_instruction(instruction)
+    addrs = _check_addresses(ins, lane_byte_addresses)
+    total = 0
+    for lanes in phases(ins, addrs):
+        per_bank: dict[int, set[int]] = {}
+        for lane in lanes:
+            for word in lane_words(ins, addrs[lane]):
+                per_bank.setdefault(word % NUM_BANKS, set()).add(word)
+        total += max((len(s) for s in per_bank.values()), default=0)
+    return total
+
+
+def ideal_wavefronts(instruction: str, lane_byte_addresses: Any) -> int:
+    """The count with the same phases and no bank conflict: sum of ceil(distinct words / 32)."""
+    return report(instruction, lane_byte_addresses).ideal
+
+
+def excess_wavefronts(instruction: str, lane_byte_addresses: Any) -> int:
+    """wavefronts - ideal."""
+    return report(instruction, lane_byte_addresses).excess

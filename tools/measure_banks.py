@@ -1,0 +1,352 @@
+"""Measure shared-memory wavefronts of many access patterns on the GPU (run on the device machine).
+
+    python3 tools/measure_banks.py OUTDIR [--budget-s 400] [--only PREFIX]
+
+Generates a fixed, seeded list of patterns (targeted experiments that separate
+the candidate rules, then random ones), builds one probe program with
+``layoutalg.gpu.banks_ncu``, checks its SASS, runs Nsight Compute over every
+launch (in chunks, saving after each) and writes ``OUTDIR/measurements.json``
+and ``OUTDIR/sass.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from layoutalg.gpu import banks_ncu  # noqa: E402
+from layoutalg.gpu.banks_ncu import Case  # noqa: E402
+
+LD = {1: "ld.shared.u8", 2: "ld.shared.u16", 4: "ld.shared.b32", 8: "ld.shared.v2.b32", 16: "ld.shared.v4.b32"}
+ST = {1: "st.shared.u8", 2: "st.shared.u16", 4: "st.shared.b32", 8: "st.shared.v2.b32", 16: "st.shared.v4.b32"}
+
+
+def mat(kind: str, n: int, trans: bool = False) -> str:
+    return f"{kind}.sync.aligned.m8n8.x{n}{'.trans' if trans else ''}.shared.b16"
+
+
+def targeted() -> list[Case]:
+    """Hand-made patterns, each separating two candidate rules (named in the case name)."""
+    cs: list[Case] = []
+
+    def add(name: str, ins: str, addrs: list[int], g: list[int] | None = None) -> None:
+        cs.append(Case(name, ins, tuple(addrs), tuple(g) if g else None, ("targeted",)))
+
+    for w in (8, 16):
+        for op, tab in (("ld", LD), ("st", ST)):
+            ins = tab[w]
+            add(f"{op}{w} all same", ins, [256] * 32)
+            add(f"{op}{w} halves identical 128B", ins, [(i % 16) * w % 128 + (((i % 16) * w) // 128) * 128
+                                                        for i in range(32)])
+            add(f"{op}{w} lanes i%8 contiguous", ins, [(i % 8) * w for i in range(32)])
+            add(f"{op}{w} quarters: 0-7 row0, 8-15 row1, 16-23 row0, 24-31 row1", ins,
+                [(i % 8) * 16 + (128 if (i // 8) % 2 else 0) for i in range(32)] if w == 16 else
+                [(i % 16) * 8 + (128 if (i // 16) else 0) for i in range(32)])
+            add(f"{op}{w} h0 column 16 rows, h1 contiguous", ins,
+                [i * 128 for i in range(16)] + [(i - 16) * w for i in range(16, 32)])
+            add(f"{op}{w} h0 column, h1 same column", ins, [(i % 16) * 128 for i in range(32)])
+            add(f"{op}{w} h0 column, h1 other bank column", ins,
+                [(i % 16) * 128 + (64 if i >= 16 else 0) for i in range(32)])
+            add(f"{op}{w} even lanes column, odd lanes contiguous", ins,
+                [(i // 2) * 128 if i % 2 == 0 else 4096 + (i // 2) * w for i in range(32)])
+            add(f"{op}{w} lane0 alone at row1, rest broadcast row0", ins, [128] + [0] * 31)
+            add(f"{op}{w} lane16 alone at row1, rest broadcast row0", ins, [0] * 16 + [128] + [0] * 15)
+            add(f"{op}{w} 0-7 same A,8-15 same B(bank-equal),16-31 same A", ins, [0] * 8 + [128] * 8 + [0] * 16)
+            add(f"{op}{w} 4-way in h0 only", ins, [(i % 4) * 128 + (i // 4) * w if i < 16 else 2048 + i * w
+                                                    for i in range(32)])
+            add(f"{op}{w} quarter q gets 8 rows", ins, [(i % 8) * 128 + (i // 8) * w for i in range(32)])
+            add(f"{op}{w} pairs of lanes same, contiguous", ins, [(i // 2) * w for i in range(32)])
+            add(f"{op}{w} quads of lanes same, contiguous", ins, [(i // 4) * w for i in range(32)])
+            add(f"{op}{w} quads same, column", ins, [(i // 4) * 128 for i in range(32)])
+            add(f"{op}{w} lanes 2k,2k+1 same, h1 other row", ins, [(i // 2) * w % 128 + (i // 16) * 1024
+                                                                    for i in range(32)])
+            add(f"{op}{w} offset 8 within 16", ins, [i * 16 + (8 if w == 8 else 0) for i in range(32)])
+            add(f"{op}{w} 3 lanes same then contiguous", ins, [0, 0, 0] + [i * w for i in range(3, 32)])
+            add(f"{op}{w} all lanes distinct rows bank0 except lane31", ins, [i * 128 for i in range(31)] + [64])
+    # 8/16-bit: word-level merging
+    for op, tab in (("ld", LD), ("st", ST)):
+        for w in (1, 2):
+            ins = tab[w]
+            add(f"{op}{w} all bytes of word 0", ins, [i % (4 // w) * w for i in range(32)])
+            add(f"{op}{w} all same byte", ins, [5 * w] * 32)
+            add(f"{op}{w} stride 4 bytes", ins, [i * 4 + (w if w == 1 else 0) for i in range(32)])
+            add(f"{op}{w} words in bank0 different rows, byte i%4", ins,
+                [(i // (4 // w)) * 128 + (i % (4 // w)) * w for i in range(32)])
+            add(f"{op}{w} same word per bank pairs, two rows", ins,
+                [(i % 16) * 4 + (128 if i >= 16 else 0) + (w if i % 2 else 0) * 0 for i in range(32)])
+            add(f"{op}{w} contiguous across 128B boundary", ins, [64 + i * w for i in range(32)])
+            add(f"{op}{w} stride 128", ins, [i * 128 + (i % 4 // w) * w for i in range(32)])
+            add(f"{op}{w} 2 lanes per word different bytes, 2 rows", ins,
+                [(i // 2 % 8) * 4 + (i // 16) * 128 + (i % 2) * (2 if w == 2 else 1) for i in range(32)])
+    # ldmatrix / stmatrix: per-matrix phases and merging
+    for kind in ("ldmatrix", "stmatrix"):
+        for n in (1, 2, 4):
+            ins = mat(kind, n)
+            rows = 8 * n
+            add(f"{kind}.x{n} all rows same address", ins, [512] * 32)
+            add(f"{kind}.x{n} all matrices identical conflict-free", ins, [(i % 8) * 16 for i in range(32)])
+            add(f"{kind}.x{n} all matrices identical 8-way", ins, [(i % 8) * 128 for i in range(32)])
+            add(f"{kind}.x{n} rows pairwise equal", ins, [(i // 2) * 16 for i in range(32)])
+            add(f"{kind}.x{n} 2 rows equal rest column", ins, [0, 0] + [i * 128 for i in range(2, 32)])
+            add(f"{kind}.x{n} rows i%4 column (4 distinct/matrix)", ins, [(i % 4) * 128 for i in range(32)])
+            add(f"{kind}.x{n} matrix rows in half banks (2-way)", ins, [(i % 4) * 16 + (i % 8 // 4) * 128
+                                                                        + (i // 8) * 4096 for i in range(32)])
+            if n >= 2:
+                add(f"{kind}.x{n} m0 one address, m1 conflict-free other banks", ins,
+                    [0] * 8 + [(i % 8) * 16 + 2048 for i in range(8, 32)])
+                add(f"{kind}.x{n} m0 rows banks0-15 x2, m1 rows banks16-31 x2", ins,
+                    [((i % 8) % 4) * 16 + ((i % 8) // 4) * 128 + (64 if (i // 8) % 2 else 0) for i in range(32)])
+            add(f"{kind}.x{n} unused lanes wild", ins,
+                [(i % 8) * 16 + (i // 8) * 256 if i < rows else i * 128 for i in range(32)])
+    # cp.async: global side vs shared side
+    sw = [((i % 8) * 128) + ((0 ^ (i % 8)) * 16) + (i // 8) * 1024 for i in range(32)]
+    smem_pats = {
+        "smem contiguous": lambda s: [i * s for i in range(32)],
+        "smem 128B rows pitch 144": lambda s: [(i * s // 128) * 144 + (i * s % 128) for i in range(32)],
+        "smem Sw333 column": lambda s: [sw[i] for i in range(32)],
+        "smem column pitch128": lambda s: [i * 128 for i in range(32)],
+        "smem reversed": lambda s: [(31 - i) * s for i in range(32)],
+        "smem pairs swapped": lambda s: [(i ^ 1) * s for i in range(32)],
+        "smem column pitch 144": lambda s: [i * 144 for i in range(32)],
+        "smem contiguous from 16": lambda s: [16 + i * s for i in range(32)],
+    }
+    glob_pats = {
+        "glob contiguous": lambda s: [i * s for i in range(32)],
+        "glob column 128": lambda s: [i * 128 for i in range(32)],
+        "glob column 4096": lambda s: [i * 4096 for i in range(32)],
+        "glob reversed": lambda s: [(31 - i) * s for i in range(32)],
+        "glob same 32B sector pairs": lambda s: [(i // 2) * 32 + (i % 2) * s for i in range(32)],
+        "glob rows pitch 144": lambda s: [(i * s // 128) * 144 + (i * s % 128) for i in range(32)],
+    }
+    for cache, size in (("cg", 16), ("ca", 16), ("ca", 8), ("ca", 4)):
+        ins = "cp.async.cg.shared.global" if cache == "cg" else f"cp.async.ca.shared.global, {size}"
+        for sname, sf in smem_pats.items():
+            for gname, gf in glob_pats.items():
+                sm = [a - a % size for a in sf(size)]
+                gl = [a - a % size for a in gf(size)]
+                add(f"cp.async.{cache}{size} {sname} / {gname}", ins, sm, gl)
+    return cs
+
+
+def random_cases(seed: int = 2026) -> list[Case]:
+    """Random patterns: uniform in a window, from a small pool (duplicates), strided, xor-swizzled, per-group mixes."""
+    rng = random.Random(seed)
+    cs: list[Case] = []
+
+    def addr_gen(w: int) -> list[int]:
+        mode = rng.choice(["uniform", "pool", "stride", "xor", "groups", "rows"])
+        if mode == "uniform":
+            span = rng.choice([128, 256, 512, 1024, 4096])
+            return [rng.randrange(0, span // w) * w for _ in range(32)]
+        if mode == "pool":
+            k = rng.choice([1, 2, 3, 4, 6, 8, 12, 16, 24])
+            span = rng.choice([256, 1024, 4096])
+            pool = [rng.randrange(0, span // w) * w for _ in range(k)]
+            return [rng.choice(pool) for _ in range(32)]
+        if mode == "stride":
+            s = rng.choice([1, 2, 3, 4, 5, 8, 9, 12, 16, 17, 24, 32, 33, 36, 64, 72, 128, 132, 136, 144]) * w
+            s = s - s % w if s >= w else w
+            base = rng.randrange(0, 64) * w
+            perm = list(range(32))
+            if rng.random() < 0.4:
+                rng.shuffle(perm)
+            return [base + perm[i] * s for i in range(32)]
+        if mode == "xor":
+            per_row = max(1, 128 // w)
+            pitch = rng.choice([128, 256])
+            mask = rng.choice([1, 3, 7]) if per_row > 1 else 0
+            col = rng.randrange(per_row)
+            return [i * pitch + (((col ^ (i & mask)) % per_row) * w) for i in range(32)]
+        if mode == "rows":
+            pitch = rng.choice([128, 144, 256, 136, 160]) - 0
+            pitch -= pitch % w
+            per = rng.choice([2, 4, 8, 16])
+            return [(i // per) * pitch + (i % per) * w for i in range(32)]
+        out = []
+        for _g in range(4):
+            kind = rng.choice(["same", "contig", "column", "random"])
+            base = rng.randrange(0, 32) * 128
+            for j in range(8):
+                if kind == "same":
+                    out.append(base)
+                elif kind == "contig":
+                    out.append(base + j * w)
+                elif kind == "column":
+                    out.append(base + j * 128)
+                else:
+                    out.append(rng.randrange(0, 2048 // w) * w)
+        if rng.random() < 0.5:
+            out = out[8:16] + out[0:8] + out[24:32] + out[16:24] if rng.random() < 0.5 else out
+        return out
+
+    plan = [(LD, 4, 50), (ST, 4, 30), (LD, 1, 30), (ST, 1, 30), (LD, 2, 30), (ST, 2, 30),
+            (LD, 8, 70), (ST, 8, 45), (LD, 16, 90), (ST, 16, 60)]
+    for tab, w, count in plan:
+        for k in range(count):
+            cs.append(Case(f"rand {tab[w]} #{k}", tab[w], tuple(addr_gen(w)), None, ("random",)))
+    # spelling checks: b64 and b32 type spellings map to the same SASS
+    for k in range(6):
+        a = tuple(addr_gen(8))
+        cs.append(Case(f"rand ld.shared.b64 #{k}", "ld.shared.b64", a, None, ("random",)))
+    for kind, count in (("ldmatrix", 70), ("stmatrix", 45)):
+        for k in range(count):
+            n = rng.choice([1, 2, 4, 4, 4])
+            trans = rng.random() < 0.3
+            rows = addr_gen(16)
+            cs.append(Case(f"rand {kind}.x{n}{'.t' if trans else ''} #{k}", mat(kind, n, trans), tuple(rows), None,
+                           ("random",)))
+    for k in range(40):
+        cache, size = rng.choice([("cg", 16), ("ca", 16), ("ca", 8), ("ca", 4)])
+        ins = "cp.async.cg.shared.global" if cache == "cg" else f"cp.async.ca.shared.global, {size}"
+        sm = addr_gen(size)
+        # distinct smem destinations (overlapping cp.async writes are a race)
+        if len(set(sm)) < 32:
+            sm = [i * size * rng.choice([1, 2, 9]) for i in range(32)]
+        gl = addr_gen(size)
+        cs.append(Case(f"rand cp.async.{cache}{size} #{k}", ins, tuple(sm), tuple(gl), ("random",)))
+    return cs
+
+
+def round2(seed: int = 7) -> list[Case]:
+    """Second round: pins the lane-pair rule of 64/128-bit loads, high offsets, and cp.async shifts."""
+    rng = random.Random(seed)
+    cs: list[Case] = []
+
+    def add(name: str, ins: str, addrs: list[int], g: list[int] | None = None) -> None:
+        cs.append(Case(name, ins, tuple(addrs), tuple(g) if g else None, ("round2",)))
+
+    for w in (8, 16):
+        for op, tab in (("ld", LD), ("st", ST)):
+            ins = tab[w]
+            add(f"r2 {op}{w} odd pairing (2k+1,2k+2) equal", ins, [((i + 1) // 2) * w for i in range(32)])
+            add(f"r2 {op}{w} pairs equal except pair 15", ins, [(i // 2) * w for i in range(30)] + [15 * w, 16 * w])
+            add(f"r2 {op}{w} pairs equal except pair 0", ins, [0, w] + [(i // 2) * w + 512 for i in range(2, 32)])
+            add(f"r2 {op}{w} pairs equal, h0 8 rows bank0, h1 8 rows bank 16", ins,
+                [(i // 2) * 128 if i < 16 else ((i - 16) // 2) * 128 + 64 for i in range(32)])
+            add(f"r2 {op}{w} pairs equal, q0 4 rows bg0, q1 4 rows bg1", ins,
+                [(i // 2 % 4) * 128 + (i // 8 % 2) * 16 + (i // 16) * 4096 for i in range(32)])
+            add(f"r2 {op}{w} pairs same bank different row", ins, [(i // 2) * w + (i % 2) * 1024 for i in range(32)])
+            add(f"r2 {op}{w} pairs equal, h0 only", ins, [(i // 2) * w if i < 16 else i * 128 for i in range(32)])
+            add(f"r2 {op}{w} lane i and i^16 equal", ins, [(i % 16) * 128 for i in range(32)])
+            add(f"r2 {op}{w} pairs equal, 2-way in whole warp", ins, [(i // 2) * w % 128 + (i // 16) * 128
+                                                                    for i in range(32)])
+    for k in range(40):
+        for op, tab, w, _n in (("ld", LD, 8, 1), ("ld", LD, 16, 1), ("st", ST, 8, 0), ("st", ST, 16, 0)):
+            if op == "st" and k >= 15:
+                continue
+            span = rng.choice([128, 256, 512, 2048])
+            base = [rng.randrange(0, span // w) * w for _ in range(16)]
+            addrs = [base[i // 2] for i in range(32)]
+            add(f"r2 rand pairs-equal {tab[w]} #{k}", tab[w], addrs)
+            if op == "ld" and k < 20:
+                j = rng.randrange(16)
+                broken = list(addrs)
+                broken[2 * j + 1] = rng.randrange(0, span // w) * w
+                if broken[2 * j + 1] != broken[2 * j]:
+                    add(f"r2 rand pairs-equal-but-one {tab[w]} #{k}", tab[w], broken)
+    for k in range(6):
+        ins = rng.choice([LD[4], LD[16], ST[8], mat("ldmatrix", 4), mat("stmatrix", 2, True), LD[1]])
+        w = 16 if "matrix" in ins else {"u8": 1, "b32": 4, "v2.b32": 8, "v4.b32": 16}[ins.split(".shared.")[1]]
+        high = rng.randrange(64, 220) * 1024
+        add(f"r2 high offsets {ins} #{k}", ins, [high + rng.randrange(0, 4096 // w) * w for _ in range(32)])
+    # cp.async: shifted rows, permutations, outliers
+    for cache, size, shifts in (("cg", 16, range(0, 128, 16)), ("ca", 16, range(0, 128, 16)),
+                                ("ca", 8, (0, 8, 16, 24, 64, 72)), ("ca", 4, (0, 4, 8, 12, 64))):
+        ins = "cp.async.cg.shared.global" if cache == "cg" else f"cp.async.ca.shared.global, {size}"
+        for s in shifts:
+            for t in shifts:
+                add(f"r2 cp.async.{cache}{size} smem shift {s} glob shift {t}", ins,
+                    [s + size * i for i in range(32)], [t + size * i for i in range(32)])
+    ins = "cp.async.cg.shared.global"
+    for k in range(10):
+        perm = list(range(32))
+        for q in range(4):
+            sub = perm[8 * q:8 * q + 8]
+            rng.shuffle(sub)
+            perm[8 * q:8 * q + 8] = sub
+        add(f"r2 cp.async.cg16 smem permuted within quarters #{k}", ins, [16 * perm[i] for i in range(32)],
+            [16 * i for i in range(32)])
+    for _k in range(5):
+        qp = [0, 1, 2, 3]
+        rng.shuffle(qp)
+        add(f"r2 cp.async.cg16 smem quarters to segments {qp}", ins, [qp[i // 8] * 256 + 16 * (i % 8)
+                                                                       for i in range(32)], [16 * i for i in range(32)])
+    for j in (0, 1, 3, 7, 8, 15, 31):
+        sm = [16 * i for i in range(32)]
+        sm[j] = 8192 + 16 * j
+        add(f"r2 cp.async.cg16 lane {j} to far segment", ins, sm, [16 * i for i in range(32)])
+        gl = [16 * i for i in range(32)]
+        gl[j] = 65536 + 16 * j
+        add(f"r2 cp.async.cg16 lane {j} from far line", ins, [16 * i for i in range(32)], gl)
+    for size in (16, 8):
+        for gap in (256, 512):
+            ins2 = "cp.async.cg.shared.global" if size == 16 else "cp.async.ca.shared.global, 8"
+            add(f"r2 cp.async {size} quarters from lines {gap} apart", ins2, [size * i for i in range(32)],
+                [(i // 8) * gap + size * (i % 8) for i in range(32)])
+    for k in range(60):
+        cache, size = ("cg", 16) if k < 30 else rng.choice([("ca", 16), ("ca", 8), ("ca", 4)])
+        ins2 = "cp.async.cg.shared.global" if cache == "cg" else f"cp.async.ca.shared.global, {size}"
+        slots = rng.sample(range(0, rng.choice([64, 128, 512]) * 16 // size), 32)
+        sm = [x * size for x in slots]
+        mode = rng.choice(["contig", "rows", "random"])
+        if mode == "contig":
+            gl = [rng.randrange(0, 8) * 128 + size * i for i in range(32)]
+            gl = [size * i + rng.choice([0, 0, 128, 256]) for i in range(32)]
+        elif mode == "rows":
+            pitch = rng.choice([128, 144, 160, 256])
+            gl = [(i * size // 128) * pitch + (i * size % 128) for i in range(32)]
+        else:
+            gl = [rng.randrange(0, 4096 // size) * size for _ in range(32)]
+        add(f"r2 rand cp.async.{cache}{size} {mode} #{k}", ins2, sm, gl)
+    return cs
+
+
+def main() -> int:
+    out_dir = sys.argv[1]
+    budget = float(sys.argv[sys.argv.index("--budget-s") + 1]) if "--budget-s" in sys.argv else 400.0
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else ""
+    t0 = time.time()
+    os.makedirs(out_dir, exist_ok=True)
+    work = os.path.join(out_dir, "..", "smem_probe_work")
+    os.makedirs(work, exist_ok=True)
+    exe = banks_ncu.build(work)
+    sass = banks_ncu.check_sass(exe)
+    with open(os.path.join(out_dir, "sass.json"), "w") as fh:
+        json.dump(sass, fh, indent=1)
+    bad = {k: v for k, v in sass.items() if not v["ok"]}
+    print("SASS check:", "all ok" if not bad else bad, flush=True)
+    metrics = banks_ncu.available_metrics()
+    print("metrics:", metrics, flush=True)
+    dev = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                         capture_output=True, text=True).stdout.strip()
+    which = sys.argv[sys.argv.index("--set") + 1] if "--set" in sys.argv else "1"
+    cases = targeted() + random_cases() if which == "1" else round2()
+    cases = [c for c in cases if c.name.startswith(only)]
+    print(f"{len(cases)} cases, build+check {time.time() - t0:.1f}s", flush=True)
+    results: list[dict[str, object]] = []
+    chunk = 150
+    for i in range(0, len(cases), chunk):
+        if time.time() - t0 > budget:
+            print(f"budget reached after {len(results)} cases", flush=True)
+            break
+        t1 = time.time()
+        results += banks_ncu.measure(cases[i:i + chunk], workdir=work, exe=exe, metrics=metrics)
+        print(f"chunk {i}: {time.time() - t1:.1f}s", flush=True)
+        doc = {"meta": {"device": dev, "metrics": metrics, "tool": "tools/measure_banks.py",
+                        "measured": time.strftime("%Y-%m-%d", time.gmtime()),
+                        "addresses": "byte offsets from the 1024-byte-aligned dynamic shared-memory base"},
+               "cases": results}
+        with open(os.path.join(out_dir, "measurements.json"), "w") as fh:
+            json.dump(doc, fh)
+    print(f"done: {len(results)} cases in {time.time() - t0:.1f}s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -92,16 +92,38 @@ def _kernels() -> list[tuple[str, str]]:
 
 
 class Recorder:
-    """Compiles the whole suite once and runs experiments; each method returns JSON-ready dicts."""
+    """Compiles the suite's kernels (all at once with ``eager``, else each on first use) and runs experiments.
 
-    def __init__(self) -> None:
+    Each experiment method returns JSON-ready dicts.  A kernel the compiler
+    rejects (an instruction this GPU lacks) fails only the experiments that use it.
+    """
+
+    def __init__(self, eager: bool = False) -> None:
+        self.sources = dict(_kernels())
+        self.k: dict[str, Any] = {}
+        self.errors: dict[str, str] = {}
+        if eager:
+            self._compile(list(self.sources))
+
+    def _compile(self, names: list[str]) -> None:
         from layoutalg.gpu.runner import compile_kernels
 
-        self.k = compile_kernels(_kernels())
+        try:
+            self.k.update(compile_kernels([(n, self.sources[n]) for n in names]))
+        except Exception as exc:
+            if len(names) == 1:
+                self.errors[names[0]] = f"{type(exc).__name__}: {exc}"
+                return
+            for n in names:
+                self._compile([n])
 
     def _run(self, name: str, grid: int, args: list[Any], outputs: list[int], smem: int = SMEM_BYTES) -> list[Any]:
         from layoutalg.gpu.runner import launch
 
+        if name not in self.k and name not in self.errors:
+            self._compile([name])
+        if name in self.errors:
+            raise InstructionError(f"kernel {name} does not compile for this GPU: {self.errors[name][:2000]}")
         return launch(self.k[name], grid, args, outputs, smem)
 
     # -- ldmatrix -----------------------------------------------------------
@@ -351,7 +373,6 @@ def scheme_cases(seed: int = 7) -> list[dict[str, Any]]:
     ``"equal"`` when the registers form exactly the mma fragments (so D is
     A_sub @ B_sub), ``"differs"`` otherwise.
     """
-    import numpy as np
 
     rng = _rng(seed)
     schemes: list[tuple[str, tuple[int, int, int] | None, str, bool, str]] = [
@@ -370,14 +391,7 @@ def scheme_cases(seed: int = 7) -> list[dict[str, Any]]:
         f: Callable[[int], int] = (lambda x: x) if sw is None else (lambda x, s=sw: swizzle(s[0], s[1], s[2], x))
         a_full = rng.integers(-3, 4, size=(A_ROWS, A_COLS))
         b_full = rng.integers(-3, 4, size=(B_DIM, B_DIM))  # [k, n]
-        image = np.zeros(HALVES, dtype=np.float64)
-        for m in range(A_ROWS):
-            for k in range(A_COLS):
-                image[f(m * A_COLS + k)] = a_full[m, k]
-        for k in range(B_DIM):
-            for n in range(B_DIM):
-                off = k * B_DIM + n if b_order == "row" else n * B_DIM + k
-                image[B_BASE + f(off)] = b_full[k, n]
+        image = scheme_image(a_full.tolist(), b_full.tolist(), list(sw) if sw else None, b_order)
         for m0, k0, n0 in positions:
             a_addr = []
             for lane in range(32):
@@ -397,16 +411,33 @@ def scheme_cases(seed: int = 7) -> list[dict[str, Any]]:
                 "expect": expect, "m0": m0, "k0": k0, "n0": n0,
                 "a_sub": a_full[m0:m0 + 16, k0:k0 + 16].tolist(), "b_sub": b_full[k0:k0 + 16, n0:n0 + 8].tolist(),
                 "a_lane_byte_addresses": a_addr, "b_lane_byte_addresses": b_addr,
-                "image": image.tolist(),
+                "image": image.tolist(), "a_tile": a_full.tolist(), "b_tile": b_full.tolist(),
             })
     return cases
+
+
+def scheme_image(a_tile: list[list[int]], b_tile: list[list[int]], sw: list[int] | None, b_order: str) -> Any:
+    """The scheme's shared memory (float64 per 16-bit element): A row-major at 0, B at ``B_BASE``, swizzled."""
+    import numpy as np
+
+    def f(x: int) -> int:
+        return x if sw is None else swizzle(sw[0], sw[1], sw[2], x)
+
+    image = np.zeros(HALVES, dtype=np.float64)
+    for m in range(A_ROWS):
+        for k in range(A_COLS):
+            image[f(m * A_COLS + k)] = a_tile[m][k]
+    for k in range(B_DIM):
+        for n in range(B_DIM):
+            image[B_BASE + f(k * B_DIM + n if b_order == "row" else n * B_DIM + k)] = b_tile[k][n]
+    return image
 
 
 def record_all(progress: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
     """Run every experiment of the fragment suite; returns the recording's sections."""
     from layoutalg.gpu.runner import device_info
 
-    rec = Recorder()
+    rec = Recorder(eager=True)
     out: dict[str, Any] = {"device": device_info()}
     out["ldmatrix"] = []
     out["stmatrix"] = []
@@ -437,9 +468,11 @@ def record_all(progress: Callable[[str], None] = lambda s: None) -> dict[str, An
         out["st_shared"] += rec.st_shared(suffix, nbytes, vector_address_patterns(nbytes, 500 + j))
     progress("cp.async/ld/st done")
     out["schemes"] = []
+    out["scheme_tiles"] = {}
     for case in scheme_cases():
         r = rec.scheme(case)
-        r.pop("image")
+        del r["image"]
+        out["scheme_tiles"][r["scheme"]] = {"a_tile": r.pop("a_tile"), "b_tile": r.pop("b_tile")}
         out["schemes"].append(r)
     progress("schemes done")
     return out

@@ -304,6 +304,59 @@ def scheme_verdicts(cases: list[dict[str, Any]]) -> list[Outcome]:
     return outs
 
 
+def scheme_model_d(case: dict[str, Any], tiles: dict[str, Any]) -> list[list[float]] | None:
+    """D registers the models predict for a scheme case: ldmatrix semantics fill the registers from the
+    scheme's smem image, the mma fragment formulas say which (m, k) / (k, n) each holds.  None when a
+    row address is not 16-byte aligned (ldmatrix cannot run)."""
+    from layoutalg.atoms.catalog import ldmatrix, mma
+    from layoutalg.gpu.record import scheme_image
+
+    if any(a % 16 for a in case["a_lane_byte_addresses"] + case["b_lane_byte_addresses"]):
+        return None
+    image = scheme_image(tiles["a_tile"], tiles["b_tile"], case["swizzle"], case["b_order"])
+    mm = mma("m16n8k16", a="f16", c="f32")
+
+    def operand(atom: Any, addrs: list[int], op: str, rows: int, cols: int) -> list[list[float]]:
+        mat = [[0.0] * cols for _ in range(rows)]
+        for lane in range(32):
+            for i in range(mm.num_elements(op)):
+                m_, r, c = atom.fragment_coord(lane, i // 2, i % 2)
+                row, col = mm.fragment_coord(op, lane, i)
+                mat[row][col] = float(image[addrs[atom.row_address_lane(m_, r)] // 2 + c])
+        return mat
+
+    a = operand(ldmatrix(4, False), case["a_lane_byte_addresses"], "A", 16, 16)
+    b = operand(ldmatrix(2, case["b_trans"]), case["b_lane_byte_addresses"], "B", 16, 8)
+    out = []
+    for lane in range(32):
+        row = []
+        for i in range(4):
+            m, n = mm.fragment_coord("C", lane, i)
+            row.append(sum(a[m][k] * b[k][n] for k in range(16)))
+        out.append(row)
+    return out
+
+
+def scheme_model_outcomes(cases: list[dict[str, Any]], tiles: dict[str, Any]) -> list[Outcome]:
+    """Per scheme case: the models' predicted D (or 'cannot run') against the hardware's."""
+    outs = []
+    for c in cases:
+        label = f"{c['scheme']} m0={c['m0']} k0={c['k0']} n0={c['n0']} [models]"
+        if c["scheme"] not in tiles:
+            outs.append(_outcome("schemes", label, "not_checked", note="recording lacks the scheme's tiles"))
+            continue
+        want = scheme_model_d(c, tiles[c["scheme"]])
+        if want is None or not c["ran"]:
+            ok = want is None and not c["ran"]
+            detail = [] if ok else [f"model {'cannot run' if want is None else 'runs'}, hardware "
+                                    f"{'ran' if c['ran'] else 'did not run'}"]
+        else:
+            detail = [f"lane {lane} D reg {i}: hardware {c['d'][lane][i]}, models {want[lane][i]}"
+                      for lane in range(32) for i in range(4) if c["d"][lane][i] != want[lane][i]]
+        outs.append(_outcome("schemes", label, "mismatch" if detail else "agree", detail))
+    return outs
+
+
 # -- driver -------------------------------------------------------------------------
 def _atoms_by_ptx() -> dict[str, list[Any]]:
     from layoutalg.atoms.mma import MMA_ATOMS
@@ -354,6 +407,7 @@ def replay_sections(recording: dict[str, Any]) -> list[Outcome]:
     for case in recording.get("st_shared", []):
         outs += _compare("st_shared", f"{case['instruction']} {case['pattern']}", check_st_shared(case))
     outs += scheme_verdicts(recording.get("schemes", []))
+    outs += scheme_model_outcomes(recording.get("schemes", []), recording.get("scheme_tiles", {}))
     outs += _bank_outcomes(recording.get("banks", []))
     return outs
 

@@ -97,6 +97,7 @@ def _mma_variants() -> tuple[MmaVariant, ...]:
     for at in ("e4m3", "e5m2"):
         for bt in ("e4m3", "e5m2"):
             v.append(MmaVariant("m16n8k32", at, bt, "f32", "f32"))
+            v.append(MmaVariant("m16n8k32", at, bt, "f16", "f16"))
     # f64 (m8n8k4 from sm80, the m16n8 shapes from sm90).
     for shape in ("m8n8k4", "m16n8k4", "m16n8k8", "m16n8k16"):
         v.append(MmaVariant(shape, "f64", "f64", "f64", "f64"))

@@ -1,0 +1,192 @@
+"""Fragment check: run the real instruction on a user's shared-memory layout and compare with the model.
+
+Shared memory is filled *through the user's layout*: the 16-bit element at
+offset ``layout(i)`` holds ``i + 1`` for every index ``i`` of the layout's
+domain (0 marks an offset the layout never reaches), so every value read back
+names the logical coordinate it came from.  The instruction runs on the GPU;
+the model (the atom's PTX semantics) predicts the same thing on the CPU; each
+disagreement is reported by lane, register, half and coordinate.  An optional
+``expected(lane, reg, half) -> index`` states what the kernel author wants
+the registers to hold (e.g. an mma fragment), and is checked as well.
+
+    from layoutalg.gpu.fragment_check import check_ldmatrix
+    report = check_ldmatrix(smem, lane_rows, num=4)     # smem: Layout or ComposedLayout of 16-bit elements
+    assert report.ok, report.text()
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from layoutalg.errors import CoordinateError, LayoutError
+from layoutalg.gpu.record import HALVES, SMEM_BYTES, Recorder, check_row_addresses
+
+Coord = Any
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One register element (or smem element) where two sources disagree."""
+
+    lane: int
+    reg: int
+    half: int
+    hardware: Coord
+    model: Coord
+    expected: Coord = None
+
+    def __str__(self) -> str:
+        s = f"lane {self.lane} reg {self.reg} half {self.half}: hardware {self.hardware}, model {self.model}"
+        return s + (f", expected {self.expected}" if self.expected is not None else "")
+
+
+@dataclass(frozen=True)
+class FragmentReport:
+    """Outcome of a fragment check: ``ok`` when hardware, model (and expectation) agree everywhere."""
+
+    instruction: str
+    checked: int
+    model_mismatches: tuple[Mismatch, ...] = field(default=())
+    expected_mismatches: tuple[Mismatch, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return not self.model_mismatches and not self.expected_mismatches
+
+    def text(self) -> str:
+        lines = [f"{self.instruction}: {self.checked} elements checked, "
+                 f"{len(self.model_mismatches)} hardware/model mismatches, "
+                 f"{len(self.expected_mismatches)} hardware/expectation mismatches"]
+        lines += [f"  model: {m}" for m in self.model_mismatches[:32]]
+        lines += [f"  expected: {m}" for m in self.expected_mismatches[:32]]
+        return "\n".join(lines)
+
+
+def _index_image(layout: Any) -> tuple[Any, dict[int, int]]:
+    """Image with ``image[layout(i)] = i + 1`` and the inverse map offset -> i."""
+    import numpy as np
+
+    n = layout.size()
+    if n >= 0xFFFF:
+        raise LayoutError(f"layout has {n} elements; the fragment check encodes indices in 16 bits (< 65535)")
+    image = np.zeros(HALVES, dtype=np.uint16)
+    inverse: dict[int, int] = {}
+    for i in range(n):
+        off = layout(i)
+        if not 0 <= off < HALVES:
+            raise LayoutError(f"layout({i}) = {off} lies outside the {HALVES} 16-bit elements of the test buffer")
+        if off in inverse:
+            raise LayoutError(f"layout is not injective: indices {inverse[off]} and {i} both map to offset {off}")
+        inverse[off] = i
+        image[off] = i + 1
+    return image, inverse
+
+
+def _lane_offsets(layout: Any, lane_coords: Sequence[Any]) -> list[int]:
+    if len(lane_coords) != 32:
+        raise CoordinateError(f"lane_coords needs one coordinate per lane (32), got {len(lane_coords)}")
+    return [int(layout(c)) for c in lane_coords]
+
+
+def _name(layout: Any, index: int | None) -> Coord:
+    """Index -> the layout's natural coordinate (a tuple for multi-mode shapes)."""
+    if index is None:
+        return None
+    from layoutalg.core import int_tuple as it
+
+    try:
+        return it.idx2crd(index, layout.shape)
+    except Exception:
+        return index
+
+
+def check_ldmatrix(layout: Any, lane_coords: Sequence[Any], num: int = 4, trans: bool = False,
+                   expected: Callable[[int, int, int], Any] | None = None,
+                   recorder: Recorder | None = None) -> FragmentReport:
+    """``ldmatrix.x{num}[.trans]`` with lane ``l`` pointing at ``layout(lane_coords[l])``.
+
+    ``layout`` maps coordinates to 16-bit element offsets (a ``Layout`` or a
+    swizzled ``ComposedLayout``).  ``expected(lane, reg, half)`` may return a
+    coordinate or index of ``layout`` that the author wants there.
+    """
+    from layoutalg.atoms.catalog import ldmatrix
+
+    atom = ldmatrix(num, trans)
+    image, inverse = _index_image(layout)
+    offsets = _lane_offsets(layout, lane_coords)
+    addrs = [2 * o for o in offsets]
+    check_row_addresses(addrs)
+    rec = recorder or Recorder()
+    regs = rec.ldmatrix(num, trans, [("user", addrs)], image=image)[0]["regs"]
+    model_mm, exp_mm, checked = [], [], 0
+    for lane in range(32):
+        for reg in range(num):
+            for half in (0, 1):
+                checked += 1
+                value = (regs[lane][reg] >> (16 * half)) & 0xFFFF
+                hw = value - 1 if value else None
+                mat, row, col = atom.fragment_coord(lane, reg, half)
+                model = inverse.get(offsets[atom.row_address_lane(mat, row)] + col)
+                if hw != model:
+                    model_mm.append(Mismatch(lane, reg, half, _name(layout, hw), _name(layout, model)))
+                if expected is not None:
+                    want = expected(lane, reg, half)
+                    want_i = want if isinstance(want, int) else _index_of(layout, want)
+                    if hw != want_i:
+                        exp_mm.append(Mismatch(lane, reg, half, _name(layout, hw), _name(layout, model),
+                                               _name(layout, want_i)))
+    return FragmentReport(atom.ptx, checked, tuple(model_mm), tuple(exp_mm))
+
+
+def _index_of(layout: Any, coord: Any) -> int:
+    from layoutalg.core import int_tuple as it
+
+    return int(it.crd2idx(coord, layout.shape, it.prefix_product(layout.shape)))
+
+
+def check_stmatrix(layout: Any, lane_coords: Sequence[Any], num: int = 4, trans: bool = False,
+                   recorder: Recorder | None = None) -> FragmentReport:
+    """``stmatrix.x{num}[.trans]``: where each (lane, reg, half) lands, hardware against model, as coordinates."""
+    from layoutalg.atoms.catalog import stmatrix
+
+    atom = stmatrix(num, trans)
+    _, inverse = _index_image(layout)
+    offsets = _lane_offsets(layout, lane_coords)
+    addrs = [2 * o for o in offsets]
+    check_row_addresses(addrs)
+    rec = recorder or Recorder()
+    writes = rec.stmatrix(num, trans, [("user", addrs)])[0]["smem_writes"]
+    landed = {code: unit for unit, code in writes}
+    model_mm, checked = [], 0
+    for lane in range(32):
+        for reg in range(num):
+            for half in (0, 1):
+                checked += 1
+                code = lane * 8 + 2 * reg + half + 1
+                hw_unit = landed.get(code)
+                mat, row, col = atom.fragment_coord(lane, reg, half)
+                model_unit = offsets[atom.row_address_lane(mat, row)] + col
+                if hw_unit != model_unit:
+                    model_mm.append(Mismatch(lane, reg, half, _name(layout, inverse.get(hw_unit, hw_unit)),
+                                             _name(layout, inverse.get(model_unit, model_unit))))
+    return FragmentReport(atom.ptx, checked, tuple(model_mm))
+
+
+def check_mma(atom: Any, recorder: Recorder | None = None) -> FragmentReport:
+    """One-hot runs of ``atom``'s mma.sync on the GPU against its PTX formulas and CuTe TV layouts."""
+    from layoutalg.gpu.replay import check_mma as replay_check
+    from layoutalg.gpu.suite import MmaVariant
+
+    shape = atom.ptx.split(".")[3]
+    a_major, b_major = atom.ptx.split(".")[4:6]
+    v = MmaVariant(shape, atom.a_type, atom.b_type, atom.c_type, atom.d_type, a_major, b_major)
+    rec = recorder or Recorder()
+    case = rec.mma(v)
+    mismatches = []
+    for model, errs in replay_check(case, atom):
+        mismatches += [Mismatch(-1, -1, -1, e, model) for e in errs]
+    return FragmentReport(atom.ptx, len(case["triples"]), tuple(mismatches))
+
+
+__all__ = ["Mismatch", "FragmentReport", "check_ldmatrix", "check_stmatrix", "check_mma", "SMEM_BYTES"]

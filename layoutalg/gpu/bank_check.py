@@ -148,14 +148,19 @@ def _clock_kernel_source(instruction: str) -> tuple[str, str]:
         args = ", ".join(f'"r"(acc + {i}u)' for i in range(n))
         body = f'asm volatile("{mnemonic} [%0], {regs};" :: "r"(a), {args} : "memory");'
     src = f"""
-extern "C" __global__ void {name}(const unsigned* lane_addr, long long* cycles, unsigned* sink, int reps) {{
+extern "C" __global__ void {name}(const unsigned* lane_addr, long long* cycles, unsigned* sink, int reps,
+                                  unsigned zero) {{
     extern __shared__ __align__(1024) unsigned char smem_raw[];
-    const unsigned a = (unsigned)__cvta_generic_to_shared(smem_raw) + lane_addr[threadIdx.x];
+    const unsigned a0 = (unsigned)__cvta_generic_to_shared(smem_raw) + lane_addr[threadIdx.x];
     unsigned acc = threadIdx.x;
     unsigned v[4] = {{0, 0, 0, 0}};
+    for (int i = threadIdx.x; i < 12288; i += 32) ((unsigned*)smem_raw)[i] = 0u;
     __syncwarp();
     long long t0 = clock64();
-    for (int r = 0; r < reps; ++r) {{ {body} }}
+    for (int r = 0; r < reps; ++r) {{
+        const unsigned a = a0 + ((acc ^ v[0]) & zero);  // each access waits for the previous one
+        {body}
+    }}
     __syncwarp();
     long long t1 = clock64();
     sink[threadIdx.x] = acc ^ v[0];
@@ -166,39 +171,45 @@ extern "C" __global__ void {name}(const unsigned* lane_addr, long long* cycles, 
 
 
 def clock64_estimate(instruction: str, lane_byte_addresses: list[int], reps: int = 256) -> int:
-    """Approximate wavefronts from cycles: cycles(pattern) / cycles(all lanes on one word), rounded.
+    """Approximate wavefronts from cycles of a dependent chain of ``reps`` executions.
 
-    An estimate, not a measurement: latency and issue overheads blur it, and
-    cp.async is not supported (raises).
+    ``1 + (cycles(pattern) - cycles(all lanes on address 0)) / cycles_per_wavefront``, where
+    ``cycles_per_wavefront`` comes from ``ld.shared.b32`` over one 4-byte column of 32 rows
+    (32 wavefronts) against its broadcast (1).  An estimate, not a measurement: pipelining and
+    issue overheads blur it; cp.async is not supported (raises).
     """
-    import numpy as np
-
     from layoutalg.banks.instruction import parse_instruction
-    from layoutalg.gpu.runner import compile_kernels, launch
 
-    ins = parse_instruction(instruction)
-    if ins.kind == "cp.async":
+    if parse_instruction(instruction).kind == "cp.async":
         from layoutalg.errors import InstructionError
 
         raise InstructionError("clock64 estimates cover ld/st/ldmatrix/stmatrix, not cp.async; install ncu")
+    column = [128 * lane for lane in range(32)]
+    per_wavefront = max(1e-9, (_chain_cycles("ld.shared.b32", column, reps)
+                               - _chain_cycles("ld.shared.b32", [0] * 32, reps)) / 31)
+    extra = _chain_cycles(instruction, list(lane_byte_addresses), reps) - _chain_cycles(instruction, [0] * 32, reps)
+    return max(1, int(round(1 + extra / per_wavefront)))
+
+
+def _chain_cycles(instruction: str, addrs: list[int], reps: int) -> float:
+    """Fewest clock64 cycles per execution over 3 launches."""
+    import numpy as np
+
+    from layoutalg.gpu.runner import compile_kernels, launch
+
     name, src = _clock_kernel_source(instruction)
     kernel = compile_kernels([(name, src)])[name]
-
-    def cycles(addrs: list[int]) -> float:
-        best = None
-        for _ in range(3):
-            out = launch(kernel, 1, [np.array(addrs, dtype=np.uint32), np.zeros(1, dtype=np.int64),
-                                     np.zeros(32, dtype=np.uint32), reps], [1], smem=48 * 1024)[0]
-            best = out[0] if best is None else min(best, out[0])
-        return float(best)
-
-    base = cycles([0] * 32)
-    return max(1, int(round(cycles(list(lane_byte_addresses)) / base)))
+    best = float("inf")
+    for _ in range(3):
+        out = launch(kernel, 1, [np.array(addrs, dtype=np.uint32), np.zeros(1, dtype=np.int64),
+                                 np.zeros(32, dtype=np.uint32), reps, 0], [1], smem=48 * 1024)[0]
+        best = min(best, float(out[0]) / reps)
+    return best
 
 
 def bank_check(instruction: str, lane_byte_addresses: list[int]) -> dict[str, Any]:
     """Measure one pattern and compare with ``banks.wavefronts``: ``{measured, method, model, agree}``."""
-    from layoutalg.banks import wavefronts
+    from layoutalg.banks import wavefronts  # type: ignore[attr-defined]
 
     pattern = {"name": "user pattern", "instruction": instruction,
                "lane_byte_addresses": list(lane_byte_addresses), "global_byte_addresses": None}

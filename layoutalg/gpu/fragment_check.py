@@ -17,8 +17,9 @@ the registers to hold (e.g. an mma fragment), and is checked as well.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
+from layoutalg.atoms.copy import CopyAtom
 from layoutalg.errors import CoordinateError, LayoutError
 from layoutalg.gpu.record import HALVES, SMEM_BYTES, Recorder, check_row_addresses
 
@@ -112,7 +113,7 @@ def check_ldmatrix(layout: Any, lane_coords: Sequence[Any], num: int = 4, trans:
     """
     from layoutalg.atoms.catalog import ldmatrix
 
-    atom = ldmatrix(num, trans)
+    atom = cast(CopyAtom, ldmatrix(num, trans))
     image, inverse = _index_image(layout)
     offsets = _lane_offsets(layout, lane_coords)
     addrs = [2 * o for o in offsets]
@@ -150,7 +151,7 @@ def check_stmatrix(layout: Any, lane_coords: Sequence[Any], num: int = 4, trans:
     """``stmatrix.x{num}[.trans]``: where each (lane, reg, half) lands, hardware against model, as coordinates."""
     from layoutalg.atoms.catalog import stmatrix
 
-    atom = stmatrix(num, trans)
+    atom = cast(CopyAtom, stmatrix(num, trans))
     _, inverse = _index_image(layout)
     offsets = _lane_offsets(layout, lane_coords)
     addrs = [2 * o for o in offsets]
@@ -168,7 +169,8 @@ def check_stmatrix(layout: Any, lane_coords: Sequence[Any], num: int = 4, trans:
                 mat, row, col = atom.fragment_coord(lane, reg, half)
                 model_unit = offsets[atom.row_address_lane(mat, row)] + col
                 if hw_unit != model_unit:
-                    model_mm.append(Mismatch(lane, reg, half, _name(layout, inverse.get(hw_unit, hw_unit)),
+                    hw = "nothing written" if hw_unit is None else _name(layout, inverse.get(hw_unit, hw_unit))
+                    model_mm.append(Mismatch(lane, reg, half, hw,
                                              _name(layout, inverse.get(model_unit, model_unit))))
     return FragmentReport(atom.ptx, checked, tuple(model_mm))
 

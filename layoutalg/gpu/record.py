@@ -363,6 +363,13 @@ B_BASE = A_ROWS * A_COLS  # B tile starts after A (in halves)
 B_DIM = 64  # B tile is 64 x 64
 
 
+def _offset_map(sw: tuple[int, int, int] | None) -> Callable[[int], int]:
+    if sw is None:
+        return lambda x: x
+    bits, base, shift = sw
+    return lambda x: swizzle(bits, base, shift, x)
+
+
 def scheme_cases(seed: int = 7) -> list[dict[str, Any]]:
     """The proofs' ldmatrix -> mma.m16n8k16 schemes, each at several warp-tile positions.
 
@@ -388,7 +395,7 @@ def scheme_cases(seed: int = 7) -> list[dict[str, Any]]:
     positions = [(0, 0, 0), (16, 16, 8), (0, 48, 40), (16, 32, 56)]  # (m0, k0, n0)
     cases = []
     for label, sw, b_order, b_trans, expect in schemes:
-        f: Callable[[int], int] = (lambda x: x) if sw is None else (lambda x, s=sw: swizzle(s[0], s[1], s[2], x))
+        f = _offset_map(sw)
         a_full = rng.integers(-3, 4, size=(A_ROWS, A_COLS))
         b_full = rng.integers(-3, 4, size=(B_DIM, B_DIM))  # [k, n]
         image = scheme_image(a_full.tolist(), b_full.tolist(), list(sw) if sw else None, b_order)

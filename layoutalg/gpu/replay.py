@@ -416,7 +416,7 @@ def _bank_outcomes(cases: list[dict[str, Any]]) -> list[Outcome]:
     if not cases:
         return []
     try:
-        from layoutalg.banks import wavefronts
+        from layoutalg.banks import wavefronts  # type: ignore[attr-defined]
     except ImportError as exc:
         return [_outcome("banks", c["name"], "not_checked", note=f"bank model not importable: {exc}") for c in cases]
     outs = []

@@ -74,10 +74,30 @@ def _dtype_bits(name: str) -> int:
     raise UsageError(f"unknown dtype {name!r}", f"{hint}use one of f16, bf16, f32, tf32, f64, s8, e4m3, s4")
 
 
-def _parse_layout(text: str, what: str = "LAYOUT") -> Any:
+def _smem_atom(name: str, dtype: str | None) -> Any:
+    """A CUTLASS shared-memory layout atom by name (``Layout_K_SW128_Atom``, ``Sm80_SW3_Atom``), or None."""
+    import importlib
+
+    if not (name.startswith("Layout_") or name.startswith("Sm80_")) or "<" in name:
+        return None
+    smem = importlib.import_module("layoutalg.atoms.smem")
+    known = list(smem.SM80_ATOM_NAMES) + list(smem.GMMA_ATOM_NAMES)
+    if name not in known:
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+        raise UsageError(f"unknown shared-memory atom {name!r}",
+                         ("did you mean " + " or ".join(close) + "? " if close else "") + "known: " + ", ".join(known))
+    if not dtype:
+        raise UsageError(f"{name} depends on the element width", f"add --dtype, e.g. layoutalg show {name} --dtype bf16")
+    return smem.get_smem_atom(name, _dtype_bits(dtype))
+
+
+def _parse_layout(text: str, what: str = "LAYOUT", dtype: str | None = None) -> Any:
     """A layout from the command line: CuTe print notation, a C++ type string, or a smem atom name."""
     from layoutalg import interop
 
+    atom = _smem_atom(text.strip(), dtype)
+    if atom is not None:
+        return atom
     try:
         return interop.from_string(text)
     except LayoutError as exc:
@@ -191,7 +211,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     if not args.layout:
         raise UsageError("show needs a LAYOUT or --tv ATOM", "e.g. layoutalg show '(8,8):(8,1)' or "
                          "layoutalg show --tv SM80_16x8x16_F32F16F16F32_TN")
-    layout = _parse_layout(args.layout)
+    layout = _tiled(_parse_layout(args.layout, dtype=args.dtype), args.tile_to)
     grid = layout_grid(layout)
     written = _write_picture(grid, args)
     if args.json:
@@ -398,6 +418,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n  layoutalg show '(4,8):(8,1)'\n  layoutalg show 'Sw<3,3,3> o 0 o (8,64):(64,1)' --png smem.png\n"
                "  layoutalg show --tv SM80_16x8x16_F32F16F16F32_TN --operand C --svg c.svg\n"
                "  layoutalg show --tv SM75_U32x4_LDSM_N --dtype f16\n"
+               "  layoutalg show Layout_K_SW128_Atom --dtype bf16\n"
                "  layoutalg show --tv '((4,8),(2,2)):((32,1),(16,8))' --tile 16x8",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -405,8 +426,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="e.g. '(8,64):(64,1)', 'Sw<3,3,3> o 0 o (8,64):(64,1)', 'Layout<Shape<_8,_64>,Stride<_64,_1>>'")
     show.add_argument("--tv", metavar="ATOM", help="an atom name (CuTe's, e.g. SM75_U32x4_LDSM_N) or a TV layout with --tile")
     show.add_argument("--operand", metavar="OP", help="which TV layout of the atom: A, B, C (MMA) or src, dst (copy); default all")
-    show.add_argument("--dtype", metavar="T", help="element type for copy atoms (their layouts are in bits), e.g. f16")
+    show.add_argument("--dtype", metavar="T",
+                      help="element type: for copy atoms (their layouts are in bits) and smem atoms (Layout_K_SW128_Atom)")
     show.add_argument("--tile", metavar="MxN", help="the tile a TV layout covers (default: the atom's)")
+    show.add_argument("--tile-to", metavar="MxN", help="repeat LAYOUT (e.g. a smem atom) to MxN first (CuTe tile_to_shape)")
     show.add_argument("--json", action="store_true", help="machine-readable output")
     _add_picture_options(show)
     show.set_defaults(run=_cmd_show)
@@ -418,13 +441,15 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n  layoutalg banks '(64,64):(64,1)' --dtype f16 --access ldmatrix.x4\n"
                "  layoutalg banks 'Sw<3,3,3> o 0 o (64,64):(64,1)' --dtype f16 --access ldmatrix.x4 --json\n"
                "  layoutalg banks '(32,32):(32,1)' --dtype f32 --access ld.shared.b32 --by column\n"
-               "  layoutalg banks '(64,64):(64,1)' --dtype f16 --access ldmatrix.x4 --png heat.png",
+               "  layoutalg banks '(64,64):(64,1)' --dtype f16 --access ldmatrix.x4 --png heat.png\n"
+               "  layoutalg banks Layout_K_SW128_Atom --dtype bf16 --tile-to 64x64 --access ldmatrix.x4",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     banks.add_argument("layout", metavar="LAYOUT", help="the shared-memory layout, in elements")
     banks.add_argument("--dtype", required=True, metavar="T", help="element type: f16, bf16, f32, s8, ...")
     banks.add_argument("--access", required=True, metavar="INSTR",
                        help="ldmatrix.x4[.trans], stmatrix.x4[.trans], ld.shared.v4 / st.shared.b32 ..., cp.async.16")
+    banks.add_argument("--tile-to", metavar="MxN", help="repeat LAYOUT (e.g. a smem atom) to MxN first (CuTe tile_to_shape)")
     banks.add_argument("--by", choices=["row", "column"], default=None,
                        help="for ld/st: lanes walk along rows (default) or down columns")
     banks.add_argument("--expect-conflict-free", action="store_true", help="exit 1 if any instruction has excess wavefronts")
@@ -583,8 +608,9 @@ def access_pattern(rows: int, cols: int, element_bytes: int, instruction: str, b
         count = int(instruction.split(".x")[1][0])
         block_rows, block_cols = 8 * min(count, 2), per_row * (2 if count == 4 else 1)
         if rows % block_rows or cols % block_cols:
-            raise UsageError(f"a {rows}x{cols} tile is not a whole number of {block_rows}x{block_cols} {kind}.x{count} blocks",
-                             f"use a tile whose rows divide by {block_rows} and columns by {block_cols}")
+            raise UsageError(f"the {rows}x{cols} tile is not a whole number of {block_rows}x{block_cols} {kind}.x{count} blocks",
+                             f"use a tile whose rows divide by {block_rows} and columns by {block_cols} "
+                             "(--tile-to MxN repeats an atom to that shape)")
         active = 8 * count
         out = []
         for r0 in range(0, rows, block_rows):
@@ -619,6 +645,20 @@ def access_pattern(rows: int, cols: int, element_bytes: int, instruction: str, b
     return [[(32 * r + lane, vec * c) for lane in range(32)] for r in range(rows // 32) for c in range(cols // vec)]
 
 
+def _tiled(layout: Any, tile_to: str | None) -> Any:
+    """``tile_to_shape(layout, (M, N))`` when ``--tile-to MxN`` is given (CuTe's repetition of a smem atom)."""
+    if not tile_to:
+        return layout
+    import importlib
+
+    extents = _parse_extents(tile_to, "--tile-to")
+    try:
+        return importlib.import_module("layoutalg.atoms.smem").tile_to_shape(layout, extents)
+    except LayoutError as exc:
+        raise UsageError(f"cannot tile {layout} to {extents[0]}x{extents[1]}: {exc}",
+                         "each extent of --tile-to must be a multiple of the layout's") from exc
+
+
 def _element_offsets(layout: Any) -> tuple[list[int], int, int]:
     from layoutalg.viz.grid import _rank2_extents
 
@@ -629,7 +669,7 @@ def _element_offsets(layout: Any) -> tuple[list[int], int, int]:
 def _cmd_banks(args: argparse.Namespace) -> int:
     from layoutalg.banks import model
 
-    layout = _parse_layout(args.layout)
+    layout = _tiled(_parse_layout(args.layout, dtype=args.dtype), args.tile_to)
     element_bytes = max(1, _dtype_bits(args.dtype) // 8)
     instruction = expand_access(args.access, element_bytes)
     values, rows, cols = _element_offsets(layout)

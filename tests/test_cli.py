@@ -373,3 +373,30 @@ def test_banks_errors(args: list[str], words: str) -> None:
 def test_banks_missing_options() -> None:
     proc = cli("banks", "(64,64):(64,1)")
     assert proc.returncode == 2 and "--dtype" in proc.stderr and "--access" in proc.stderr
+
+
+def sw128_bytes(byte_address: int) -> int:
+    """GMMA 128-byte swizzle on byte addresses (PTX ISA): bits [7,10) XORed into bits [4,7)."""
+    return byte_address ^ ((byte_address >> 3) & 0b1110000)
+
+
+def test_show_smem_atom_by_name() -> None:
+    data = cli_json("show", "Layout_K_SW128_Atom", "--dtype", "bf16")
+    # 8 rows of 128 bytes (64 bf16): element (m, k) at byte sw128(128 m + 2 k).
+    assert data["values"] == [[sw128_bytes(128 * m + 2 * k) // 2 for k in range(64)] for m in range(8)]
+    tiled = cli_json("show", "Layout_K_SW128_Atom", "--dtype", "bf16", "--tile-to", "16x64")
+    assert tiled["values"] == [[sw128_bytes(128 * m + 2 * k) // 2 for k in range(64)] for m in range(16)]
+
+
+def test_smem_atom_errors() -> None:
+    proc = cli("show", "Layout_K_SW128_Atom")
+    assert proc.returncode == 2 and "--dtype" in proc.stderr
+    proc = cli("show", "Layout_K_SW129_Atom", "--dtype", "f16")
+    assert proc.returncode == 2 and "did you mean Layout_K_SW128_Atom" in proc.stderr
+    proc = cli("banks", "Layout_K_SW128_Atom", "--dtype", "bf16", "--tile-to", "60x64", "--access", "ldmatrix.x4")
+    assert proc.returncode == 2 and "cannot tile" in proc.stderr
+
+
+def test_banks_on_a_tiled_gmma_atom_is_conflict_free() -> None:
+    data = cli_json("banks", "Layout_K_SW128_Atom", "--dtype", "bf16", "--tile-to", "64x64", "--access", "ldmatrix.x4")
+    assert len(data["instructions"]) == 16 and all(i["wavefronts"] == 4 for i in data["instructions"])

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -132,17 +129,15 @@ def test_cute_dsl_oracle_evaluation() -> None:
 
 
 def run_dsl_swizzles(cases: list[tuple[int, int, int]], n: int) -> list[list[int]]:
-    scratch = tempfile.mkdtemp(prefix="swz_dsl_")
-    os.environ.setdefault("CUTE_DSL_CACHE_DIR", scratch)
-    os.environ["TMPDIR"] = scratch
-    cute = pytest.importorskip("cutlass.cute")
-    out: list[list[int]] = []
+    pytest.importorskip("cutlass.cute")
+    from oracles.cute_dsl import Batch, Composed, Lay, Swz
 
-    @cute.jit
-    def trace() -> None:
-        for b, m, s in cases:
-            layout = cute.make_composed_layout(cute.make_swizzle(b, m, s), 0, cute.make_layout(n))
-            out.append([int(layout(i)) for i in range(0, n, 1)])
-
-    trace()
+    batch = Batch()
+    for b, m, s in cases:
+        # every value, as a tuple of ints (a composed layout itself may not leave the trace)
+        batch.custom(lambda cute, c: tuple(c(i) for i in range(n)), Composed(Swz(b, m, s), 0, Lay(n)))
+    out = []
+    for result in batch.run():
+        assert result.ok, result.error
+        out.append(list(result.value))
     return out

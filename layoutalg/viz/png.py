@@ -12,7 +12,7 @@ from typing import Any
 
 from layoutalg.errors import LayoutError
 from layoutalg.viz.grid import Grid, layout_grid, tv_grid
-from layoutalg.viz.svg import CELL, HEADER, TITLE, cell_width, picture_size
+from layoutalg.viz.svg import CELL, HEADER, TITLE, cell_width, header_width, picture_size
 
 
 def _pillow() -> Any:
@@ -27,6 +27,7 @@ def grid_to_image(grid: Grid) -> Any:
     """A ``PIL.Image`` (RGB) of ``grid``."""
     Image, ImageDraw, ImageFont = _pillow()
     cw = cell_width(grid)
+    left = header_width(grid)
     width, height = picture_size(grid)
     image = Image.new("RGB", (width, height), (255, 255, 255))
     draw = ImageDraw.Draw(image)
@@ -39,13 +40,13 @@ def grid_to_image(grid: Grid) -> Any:
 
     draw.text((4, 5), grid.title, fill=(0, 0, 0), font=font)
     for c, name in enumerate(grid.col_labels):
-        centred(HEADER + c * cw + cw / 2, top - HEADER / 2, name, (85, 85, 85))
+        centred(left + c * cw + cw / 2, top - HEADER / 2, name, (85, 85, 85))
     for r, name in enumerate(grid.row_labels):
-        centred(HEADER / 2, top + r * CELL + CELL / 2, name, (85, 85, 85))
+        centred(left / 2, top + r * CELL + CELL / 2, name, (85, 85, 85))
     for r in range(grid.rows):
         for c in range(grid.cols):
             cell = grid.cells[r * grid.cols + c]
-            x, y = HEADER + c * cw, top + r * CELL
+            x, y = left + c * cw, top + r * CELL
             draw.rectangle([x, y, x + cw, y + CELL], fill=cell.fill, outline=(0, 0, 0))
             if cell.label:
                 centred(x + cw / 2, y + CELL / 2, cell.label)

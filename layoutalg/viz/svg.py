@@ -24,9 +24,15 @@ def cell_width(grid: Grid) -> int:
     return max(CELL, 8 + 7 * longest)
 
 
+def header_width(grid: Grid) -> int:
+    """The left margin: ``HEADER`` pixels, or wider for long row labels (``p2 l16-23`` in a heat map)."""
+    longest = max((len(name) for name in grid.row_labels), default=1)
+    return max(HEADER, 10 + 7 * longest)
+
+
 def picture_size(grid: Grid) -> tuple[int, int]:
     """``(width, height)`` in pixels of the picture of ``grid``."""
-    return HEADER + grid.cols * cell_width(grid) + 2, TITLE + HEADER + grid.rows * CELL + 2
+    return header_width(grid) + grid.cols * cell_width(grid) + 2, TITLE + HEADER + grid.rows * CELL + 2
 
 
 def _rgb(fill: tuple[int, int, int]) -> str:
@@ -36,6 +42,7 @@ def _rgb(fill: tuple[int, int, int]) -> str:
 def grid_to_svg(grid: Grid) -> str:
     """The SVG document (a string) of ``grid``."""
     cw = cell_width(grid)
+    left = header_width(grid)
     width, height = picture_size(grid)
     top = TITLE + HEADER
     out = [
@@ -45,15 +52,15 @@ def grid_to_svg(grid: Grid) -> str:
         f'<text x="4" y="{TITLE - 8}" font-size="13">{escape(grid.title)}</text>',
     ]
     for c, name in enumerate(grid.col_labels):
-        x = HEADER + c * cw + cw // 2
+        x = left + c * cw + cw // 2
         out.append(f'<text x="{x}" y="{top - 9}" text-anchor="middle" fill="#555555">{escape(name)}</text>')
     for r, name in enumerate(grid.row_labels):
         y = top + r * CELL + CELL // 2 + 4
-        out.append(f'<text x="{HEADER - 5}" y="{y}" text-anchor="end" fill="#555555">{escape(name)}</text>')
+        out.append(f'<text x="{left - 5}" y="{y}" text-anchor="end" fill="#555555">{escape(name)}</text>')
     for r in range(grid.rows):
         for c in range(grid.cols):
             cell = grid.cells[r * grid.cols + c]
-            x, y = HEADER + c * cw, top + r * CELL
+            x, y = left + c * cw, top + r * CELL
             out.append(
                 f'<g><rect x="{x}" y="{y}" width="{cw}" height="{CELL}" fill="{_rgb(cell.fill)}" '
                 f'stroke="#000000" stroke-width="0.5"/>'
@@ -73,4 +80,4 @@ def tv_svg(tv_layout: Any, tile: tuple[int, int], thr_id: Any = None, title: str
     return grid_to_svg(tv_grid(tv_layout, tile, thr_id, title))
 
 
-__all__ = ["grid_to_svg", "layout_svg", "tv_svg", "picture_size", "cell_width"]
+__all__ = ["grid_to_svg", "layout_svg", "tv_svg", "picture_size", "cell_width", "header_width"]

@@ -549,7 +549,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # --------------------------------------------------------------------------- banks
 
-MATRIX_ROW_BYTES = 16  # ldmatrix/stmatrix: each lane supplies the address of one 16-byte row
 _WIDTH_TYPE = {1: "u8", 2: "u16", 4: "b32", 8: "b64", 16: "v4.b32"}
 
 
@@ -587,62 +586,25 @@ def _access_bytes(instruction: str) -> tuple[int, str]:
     return ins.access_bytes, ins.kind
 
 
-def access_pattern(rows: int, cols: int, element_bytes: int, instruction: str, by: str | None
-                   ) -> list[list[tuple[int, int] | None]]:
-    """For each warp-wide instruction that covers the ``rows x cols`` tile, the (row, col) each lane addresses.
+def access_pattern(rows: int, cols: int, dtype: str, instruction: str, by: str | None) -> list[list[tuple[int, int]]]:
+    """For each warp-wide instruction of one sweep of the ``rows x cols`` tile, the (row, col) each lane addresses.
 
-    * ``ldmatrix``/``stmatrix .xN``: the tile in blocks of ``8 * min(N, 2)`` rows by
-      ``16 bytes * (2 if N == 4 else 1)``; lane ``l`` supplies row ``l % 16`` (``l % 8`` for x1), column
-      ``(l / 16) * E`` of its block, ``E`` the elements in 16 bytes (CUTLASS's A-operand order for x4);
-    * ``ld``/``st`` of ``w`` bytes (``v = w / element`` elements): ``--by row`` (default) lane ``l`` of
-      instruction ``i`` takes the ``v`` elements starting at position ``32 v i + v l`` of the row-major order;
-      ``--by column``: lane ``l`` takes row ``32 r + l`` at the ``v`` columns starting at ``v c``
-      (instructions over row blocks ``r`` and columns ``c``).
-    Lanes an instruction ignores (ldmatrix.x1/x2's upper lanes) are ``None``.
+    The sweep is :func:`layoutalg.banks.access.tile_access` (ldmatrix/stmatrix in 16-row blocks, lane ``l`` at
+    row ``l % 16``, column ``(l / 16) * E``; ld/st lanes walking the rows, or down the columns with ``--by column``).
     """
-    width, kind = _access_bytes(instruction)
-    if kind in ("ldmatrix", "stmatrix"):
-        per_row = MATRIX_ROW_BYTES // element_bytes if element_bytes <= MATRIX_ROW_BYTES else 0
-        if per_row == 0 or MATRIX_ROW_BYTES % element_bytes:
-            raise UsageError(f"{kind} moves 16-byte rows; {element_bytes}-byte elements do not fit", "use --dtype f16 or bf16")
-        count = int(instruction.split(".x")[1][0])
-        block_rows, block_cols = 8 * min(count, 2), per_row * (2 if count == 4 else 1)
-        if rows % block_rows or cols % block_cols:
-            raise UsageError(f"the {rows}x{cols} tile is not a whole number of {block_rows}x{block_cols} {kind}.x{count} blocks",
-                             f"use a tile whose rows divide by {block_rows} and columns by {block_cols} "
-                             "(--tile-to MxN repeats an atom to that shape)")
-        active = 8 * count
-        out = []
-        for r0 in range(0, rows, block_rows):
-            for c0 in range(0, cols, block_cols):
-                lanes: list[tuple[int, int] | None] = []
-                for lane in range(32):
-                    if lane >= active:
-                        lanes.append(None)
-                    elif count == 4:
-                        lanes.append((r0 + lane % 16, c0 + (lane // 16) * per_row))
-                    else:
-                        lanes.append((r0 + lane, c0))
-                out.append(lanes)
-        return out
+    _, kind = _access_bytes(instruction)
     if kind == "cp.async":
         raise UsageError("cp.async writes do not follow the ld/st bank rules and the model refuses them",
                          "count the equivalent st.shared (e.g. --access st.shared.v4) or measure with layoutalg gpu-check")
-    if width % element_bytes:
-        raise UsageError(f"{instruction} moves {width} bytes, not a whole number of {element_bytes}-byte elements",
-                         "pick --dtype or --access so the vector holds whole elements")
-    vec = width // element_bytes
-    if cols % vec:
-        raise UsageError(f"{cols} columns do not split into {vec}-element vectors", f"use a tile whose columns divide by {vec}")
-    if (by or "row") == "row":
-        total = rows * cols
-        if total % (32 * vec):
-            raise UsageError(f"{total} elements are not a whole number of warp accesses of {32 * vec}",
-                             "use a larger tile or a narrower access")
-        return [[divmod(32 * vec * i + vec * lane, cols) for lane in range(32)] for i in range(total // (32 * vec))]
-    if rows % 32:
-        raise UsageError(f"--by column needs rows in multiples of 32 (one per lane), got {rows}", "use --by row")
-    return [[(32 * r + lane, vec * c) for lane in range(32)] for r in range(rows // 32) for c in range(cols // vec)]
+    from layoutalg.banks.access import tile_access
+
+    try:
+        access = tile_access(instruction, (rows, cols), dtype, by or "row")
+    except LayoutError as exc:
+        raise UsageError(str(exc), "pick a tile and access that fit (layoutalg banks --help lists the sweeps); "
+                         "--tile-to MxN repeats an atom to a larger tile") from exc
+    coords = access.coords.reshape(-1, 32, 2)
+    return [[(int(r), int(c)) for r, c in instance] for instance in coords]
 
 
 def _tiled(layout: Any, tile_to: str | None) -> Any:
@@ -673,11 +635,10 @@ def _cmd_banks(args: argparse.Namespace) -> int:
     element_bytes = max(1, _dtype_bits(args.dtype) // 8)
     instruction = expand_access(args.access, element_bytes)
     values, rows, cols = _element_offsets(layout)
-    pattern = access_pattern(rows, cols, element_bytes, instruction, args.by)
+    pattern = access_pattern(rows, cols, args.dtype, instruction, args.by)
     reports = []
     for lanes in pattern:
-        addresses = [element_bytes * values[r + rows * c] if rc is not None else 0
-                     for rc in lanes for r, c in [rc if rc is not None else (0, 0)]]
+        addresses = [element_bytes * values[r + rows * c] for r, c in lanes]
         reports.append((lanes, addresses, model.report(instruction, addresses)))
     total = sum(rep.wavefronts for _, _, rep in reports)
     ideal = sum(rep.ideal for _, _, rep in reports)
@@ -697,7 +658,7 @@ def _cmd_banks(args: argparse.Namespace) -> int:
         _emit_json({
             "layout": str(layout), "dtype": args.dtype, "instruction": instruction,
             "instructions": [
-                {"index": k, "lanes": [list(rc) if rc is not None else None for rc in lanes],
+                {"index": k, "lanes": [list(rc) for rc in lanes],
                  "byte_addresses": addresses, "wavefronts": rep.wavefronts, "ideal": rep.ideal, "excess": rep.excess}
                 for k, (lanes, addresses, rep) in enumerate(reports)
             ],

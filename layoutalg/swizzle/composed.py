@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Union
 
 from layoutalg.core import int_tuple as it
-from layoutalg.core.layout import Layout, _check_coord, _has_none, slice_and_offset
+from layoutalg.core.layout import Layout, _has_none, slice_and_offset
 from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 from layoutalg.swizzle.swizzle import Swizzle
 
@@ -84,8 +84,7 @@ class ComposedLayout:
         crd = args[0] if len(args) == 1 else tuple(args)
         if _has_none(crd):
             return slice_composed(self, crd)[0]
-        _check_coord(crd, self.inner.shape, "coordinate")
-        return self.outer(self.offset + self.inner(crd))
+        return self.outer(self.offset + self.inner(crd))  # the inner layout validates the coordinate
 
     def to_numpy(self) -> Any:
         """Every value ``C(0), ..., C(size-1)`` as one int64 numpy array (vectorised)."""

@@ -18,7 +18,7 @@ C++ does for signed offsets.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from layoutalg.errors import LayoutError
@@ -39,6 +39,7 @@ class Swizzle:
     bits: int
     base: int
     shift: int
+    _yyy: int = field(init=False, repr=False, compare=False, hash=False, default=0)
 
     def __post_init__(self) -> None:
         b = _check_int(self.bits, "bits (B)")
@@ -55,6 +56,7 @@ class Swizzle:
         object.__setattr__(self, "bits", b)
         object.__setattr__(self, "base", m)
         object.__setattr__(self, "shift", s)
+        object.__setattr__(self, "_yyy", ((1 << b) - 1) << (m + max(0, s)))
 
     # -- CuTe's masks ------------------------------------------------------
     @property
@@ -64,7 +66,7 @@ class Swizzle:
     @property
     def yyy_mask(self) -> int:
         """The source bits: ``bit_msk << (M + max(0, S))``."""
-        return self.bit_mask << (self.base + max(0, self.shift))
+        return self._yyy
 
     @property
     def zzz_mask(self) -> int:
@@ -86,7 +88,11 @@ class Swizzle:
     # -- evaluation --------------------------------------------------------
     def __call__(self, offset: Any) -> Any:
         """``offset ^ shiftr(offset & yyy_mask, S)``; works on ints and on numpy int arrays."""
-        if self.bits == 0:
+        if type(offset) is int:
+            if self.shift >= 0:
+                return offset ^ ((offset & self._yyy) >> self.shift)
+            return offset ^ ((offset & self._yyy) << -self.shift)
+        if self.bits == 0 and not isinstance(offset, (bool, float)):
             return offset
         if isinstance(offset, bool) or isinstance(offset, float):
             raise LayoutError(f"Swizzle takes an integer offset, got {offset!r}")

@@ -74,6 +74,18 @@ def _dtype_bits(name: str) -> int:
     raise UsageError(f"unknown dtype {name!r}", f"{hint}use one of f16, bf16, f32, tf32, f64, s8, e4m3, s4")
 
 
+def _parse_message(exc: LayoutError) -> str:
+    """A parse error as ``message`` plus the text with a caret under the failing column."""
+    from layoutalg.errors import ParseError
+
+    first = str(exc).split("\n")[0]
+    if not isinstance(exc, ParseError) or not exc.text or exc.column < 1:
+        return first
+    if first.endswith(repr(exc.text)):
+        first = first[: -len(repr(exc.text))].rstrip(": ")
+    return f"{first}\n    {exc.text}\n    {' ' * (exc.column - 1)}^"
+
+
 def _smem_atom(name: str, dtype: str | None) -> Any:
     """A CUTLASS shared-memory layout atom by name (``Layout_K_SW128_Atom``, ``Sm80_SW3_Atom``), or None."""
     import importlib
@@ -102,7 +114,7 @@ def _parse_layout(text: str, what: str = "LAYOUT", dtype: str | None = None) -> 
         return interop.from_string(text)
     except LayoutError as exc:
         raise UsageError(
-            f"cannot read {what}: {exc}",
+            f"cannot read {what}: {_parse_message(exc)}",
             "write a layout as shape:stride and quote it for the shell, e.g. "
             "layoutalg show '(8,64):(64,1)' or 'Sw<3,3,3> o 0 o (8,64):(64,1)' "
             "or 'Layout<Shape<_8,_64>,Stride<_64,_1>>'",

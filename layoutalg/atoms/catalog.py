@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Any, Optional, Union
+from typing import Any, Union
 
 from layoutalg.atoms.copy import COPY_ATOMS, CopyAtom, TypedCopyAtom, find_matrix_atom
 from layoutalg.atoms.gmma import GMMA_NS, GmmaAtom, make_gmma
@@ -25,7 +25,8 @@ Atom = Union[MmaAtom, CopyAtom, GmmaAtom]
 
 _BY_NAME: dict[str, Atom] = {}
 _BY_PTX: dict[str, Atom] = {}
-for _atom in (*MMA_ATOMS, *COPY_ATOMS):
+_ALL: list[Atom] = [*MMA_ATOMS, *COPY_ATOMS]
+for _atom in _ALL:
     _BY_NAME.setdefault(_atom.name, _atom)  # UniversalCopy<T>: the ld.shared form (CuTe has one atom for both)
     _BY_PTX.setdefault(_atom.ptx, _atom)
 _GMMA_RE = re.compile(r"SM90_64x(\d+)x16_(F16|F32)(F16|BF16)(F16|BF16)_(SS|RS)$")
@@ -50,14 +51,14 @@ def names() -> list[str]:
     return out
 
 
-def get(name: str, bits: Optional[int] = None) -> Any:
+def get(name: str, bits: int | None = None) -> Any:
     """The atom called ``name`` (CuTe or PTX spelling); see the module docstring."""
     if not isinstance(name, str):
         raise InstructionError(f"atom name must be a str, got {name!r}")
     key = name.strip()
     if key.startswith("cute::"):
         key = key[len("cute::"):]
-    atom: Optional[Atom] = _BY_NAME.get(key) or _BY_PTX.get(key)
+    atom: Atom | None = _BY_NAME.get(key) or _BY_PTX.get(key)
     if atom is None:
         m = _GMMA_RE.match(key)
         if m and m.group(3) == m.group(4):
@@ -65,6 +66,8 @@ def get(name: str, bits: Optional[int] = None) -> Any:
     if atom is None and "_Atom" in key:
         from layoutalg.atoms import smem
 
+        if bits is None:
+            raise InstructionError(f"{name} is a shared-memory layout atom: give the element width, get({name!r}, bits=16)")
         return smem.get_smem_atom(key, bits)
     if atom is None:
         close = difflib.get_close_matches(key, names() + list(_BY_PTX), n=3, cutoff=0.6)
@@ -77,7 +80,7 @@ def get(name: str, bits: Optional[int] = None) -> Any:
     return atom
 
 
-def mma(shape: str, a: str, b: Optional[str] = None, c: str = "f32", arch: Optional[int] = None,
+def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | None = None,
         layout: str = "row.col") -> MmaAtom:
     """The ``mma.sync`` atom ``mma.sync.aligned.{shape}.{layout}.{c}.{a}.{b}.{c}``.
 
@@ -106,13 +109,13 @@ def _matrix(kind: str, num: int, trans: bool) -> CopyAtom:
     return atom
 
 
-def ldmatrix(num: int = 1, trans: bool = False, bits: Optional[int] = None) -> Union[CopyAtom, TypedCopyAtom]:
+def ldmatrix(num: int = 1, trans: bool = False, bits: int | None = None) -> Union[CopyAtom, TypedCopyAtom]:
     """``ldmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16`` (CuTe SM75_U32x{num}_LDSM_N / SM75_U16x{2num}_LDSM_T)."""
     atom = _matrix("ldmatrix", num, trans)
     return atom if bits is None else atom.bind(bits)
 
 
-def stmatrix(num: int = 1, trans: bool = False, bits: Optional[int] = None) -> Union[CopyAtom, TypedCopyAtom]:
+def stmatrix(num: int = 1, trans: bool = False, bits: int | None = None) -> Union[CopyAtom, TypedCopyAtom]:
     """``stmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16`` (CuTe SM90_U32x{num}_STSM_N / SM90_U16x{2num}_STSM_T)."""
     atom = _matrix("stmatrix", num, trans)
     return atom if bits is None else atom.bind(bits)

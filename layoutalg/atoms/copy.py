@@ -45,7 +45,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Optional
 
 from layoutalg.atoms.fragment import fit_layout, upcast_bits
 from layoutalg.core.layout import Layout
@@ -277,7 +276,7 @@ def _per_thread_atoms() -> list[CopyAtom]:
 COPY_ATOMS: tuple[CopyAtom, ...] = tuple(_matrix_atoms() + _per_thread_atoms())
 
 
-def find_matrix_atom(kind: str, num: int, trans: bool) -> Optional[CopyAtom]:
+def find_matrix_atom(kind: str, num: int, trans: bool) -> CopyAtom | None:
     for atom in COPY_ATOMS:
         if atom.kind == kind and atom.num_matrices == num and atom.trans == trans:
             return atom

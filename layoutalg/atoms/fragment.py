@@ -41,7 +41,7 @@ def fit_layout(fn: Callable[..., int], modes: Sequence[int], what: str = "formul
     for n in modes:
         if not _is_pow2(n):
             raise LayoutError(f"{what}: mode extent {n} is not a power of two")
-    zero = [0] * len(modes)
+    zero: list[int] = [0] * len(modes)
     if fn(*zero) != 0:
         raise LayoutError(f"{what}: value at the origin is {fn(*zero)}, not 0")
     shape: list[IntTuple] = []
@@ -67,9 +67,9 @@ def fit_layout(fn: Callable[..., int], modes: Sequence[int], what: str = "formul
             shape.append(tuple(e for e, _ in leaves))
             stride.append(tuple(d for _, d in leaves))
     layout = Layout(tuple(shape), tuple(stride))
-    for point in product(*(range(n) for n in modes)):
-        if layout(tuple(point)) != fn(*point):
-            raise LayoutError(f"{what} is not a layout: at {point} it gives {fn(*point)}, the fitted {layout} gives {layout(tuple(point))}")
+    for pt in product(*(range(n) for n in modes)):
+        if layout(tuple(pt)) != fn(*pt):
+            raise LayoutError(f"{what} is not a layout: at {pt} it gives {fn(*pt)}, the fitted {layout} gives {layout(tuple(pt))}")
     return layout
 
 

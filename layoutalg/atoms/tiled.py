@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, Optional, Sequence, Union
+from typing import Any, Callable, Sequence, Union
 
 from layoutalg.atoms.copy import CopyAtom, TypedCopyAtom
 from layoutalg.atoms.gmma import GmmaAtom
@@ -139,7 +139,7 @@ class Partition:
     def coord(self, *idx: int) -> tuple[int, ...]:
         return self.coords[self._index(idx)]
 
-    def layout(self) -> Optional[Layout]:
+    def layout(self) -> Layout | None:
         """The plain layout ``(V, Rest...) -> offset`` when the offsets are affine, else None (e.g. swizzled)."""
         import numpy as np
 
@@ -167,7 +167,7 @@ def _tensor_values(tensor: Any, what: str) -> tuple[Any, tuple[int, ...]]:
     return np.asarray(tensor.to_numpy(), dtype=np.int64), modes
 
 
-def _make_partition(thread: int, shape: tuple[int, ...], coords: list[tuple[int, ...]], flat_values: Any,
+def _make_partition(thread: int, shape: tuple[int, ...], coords: Sequence[tuple[int, ...]], flat_values: Any,
                     modes: tuple[int, ...]) -> Partition:
     strides = it.flatten(it.prefix_product(modes))
     offsets = tuple(int(flat_values[sum(c * s for c, s in zip(crd, strides))]) for crd in coords)
@@ -186,7 +186,7 @@ class TiledMMA:
 
     atom: AnyMma
     atom_layout: Layout
-    permutations: tuple[Optional[Layout], Optional[Layout], Optional[Layout]]
+    permutations: tuple[Layout | None, Layout | None, Layout | None]
 
     @cached_property
     def thr_layout_vmnk(self) -> Layout:
@@ -364,7 +364,7 @@ def make_tiled_mma(atom: AnyMma, atom_layout: Any = (1, 1, 1), permutations: Any
     lay = Layout(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
     if not isinstance(permutations, (tuple, list)) or len(permutations) > 3:
         raise LayoutError(f"permutations must be a tuple of up to 3 entries (None, an int or a Layout), got {permutations!r}")
-    perms: list[Optional[Layout]] = []
+    perms: list[Layout | None] = []
     for i, p in enumerate(list(permutations) + [None] * (3 - len(permutations))):
         if p is None:
             perms.append(None)
@@ -453,7 +453,7 @@ class TiledCopy:
 
     get_thread_slice = get_slice
 
-    def partition(self, side: str, tensor: Any, thr_idx: int, bits: Optional[int] = None) -> Partition:
+    def partition(self, side: str, tensor: Any, thr_idx: int, bits: int | None = None) -> Partition:
         if not 0 <= thr_idx < self.num_threads:
             raise LayoutError(f"thread index {thr_idx} out of range for a TiledCopy of {self.num_threads} threads")
         if bits is not None and bits != self.atom.bits:
@@ -536,11 +536,11 @@ class ThrCopy:
     tiled_copy: TiledCopy
     thr_idx: int
 
-    def partition_S(self, tensor: Any, bits: Optional[int] = None) -> Partition:
+    def partition_S(self, tensor: Any, bits: int | None = None) -> Partition:
         """(CPY, CPY_M, CPY_N) of a source tensor; ``bits`` (optional) is its element width, checked."""
         return self.tiled_copy.partition("S", tensor, self.thr_idx, bits)
 
-    def partition_D(self, tensor: Any, bits: Optional[int] = None) -> Partition:
+    def partition_D(self, tensor: Any, bits: int | None = None) -> Partition:
         return self.tiled_copy.partition("D", tensor, self.thr_idx, bits)
 
     def retile_S(self, layout: Any) -> Layout:
@@ -550,7 +550,11 @@ class ThrCopy:
         return self.tiled_copy.retile(layout)
 
 
-def _typed(atom: Any, bits: Optional[int], what: str) -> TypedCopyAtom:
+def _int_coords(crd: Any) -> tuple[int, ...]:
+    return tuple(int(c) for c in crd) if isinstance(crd, tuple) else (int(crd),)
+
+
+def _typed(atom: Any, bits: int | None, what: str) -> TypedCopyAtom:
     if isinstance(atom, TypedCopyAtom):
         if bits is not None and bits != atom.bits:
             raise LayoutError(f"{what}: the copy atom is bound to {atom.bits}-bit values but {bits}-bit data was given; "
@@ -563,7 +567,7 @@ def _typed(atom: Any, bits: Optional[int], what: str) -> TypedCopyAtom:
     raise LayoutError(f"{what} needs a copy atom, got {atom!r}")
 
 
-def make_tiled_copy(atom: Any, thr_layout: Any, val_layout: Any = 1, bits: Optional[int] = None) -> TiledCopy:
+def make_tiled_copy(atom: Any, thr_layout: Any, val_layout: Any = 1, bits: int | None = None) -> TiledCopy:
     """CuTe ``make_tiled_copy(copy_atom, thr_layout, val_layout)``.
 
     ``layout_mn = raked_product(thr_layout, val_layout)``: along each mode the values
@@ -589,18 +593,18 @@ def make_tiled_copy(atom: Any, thr_layout: Any, val_layout: Any = 1, bits: Optio
     inverse: dict[int, int] = {}
     tile_strides = it.flatten(it.prefix_product(tiler))
     for flat in range(it.product(tiler)):
-        crd = it.idx2crd(flat, tiler)
+        crd = _int_coords(it.idx2crd(flat, tiler))
         tcrd, vcrd = [], []
-        for c, vm in zip(crd, val_modes):  # type: ignore[arg-type]
+        for c, vm in zip(crd, val_modes):
             vcrd.append(c % vm.size())
             tcrd.append(c // vm.size())
         off = sum(m(tc) for m, tc in zip(thr_modes, tcrd)) + nthr * sum(m(vc) for m, vc in zip(val_modes, vcrd))
-        inverse[off] = sum(c * s for c, s in zip(crd, tile_strides))  # type: ignore[union-attr]
+        inverse[off] = sum(c * s for c, s in zip(crd, tile_strides))
     layout_tv = _synth(lambda t, v: inverse[t + nthr * v], nthr, nval, "make_tiled_copy TV layout")
     return TiledCopy(typed, layout_tv, tiler)
 
 
-def _from_mma(atom: Any, tiled_mma: TiledMMA, operand: str, bits: Optional[int]) -> TiledCopy:
+def _from_mma(atom: Any, tiled_mma: TiledMMA, operand: str, bits: int | None) -> TiledCopy:
     if not isinstance(tiled_mma, TiledMMA):
         raise LayoutError(f"make_tiled_copy_{operand} needs a TiledMMA, got {tiled_mma!r}")
     op_bits = tiled_mma.atom.operand_bits(operand) if isinstance(tiled_mma.atom, MmaAtom) else \
@@ -618,17 +622,17 @@ def _from_mma(atom: Any, tiled_mma: TiledMMA, operand: str, bits: Optional[int])
         raise
 
 
-def make_tiled_copy_A(atom: Any, tiled_mma: TiledMMA, bits: Optional[int] = None) -> TiledCopy:
+def make_tiled_copy_A(atom: Any, tiled_mma: TiledMMA, bits: int | None = None) -> TiledCopy:
     """CuTe ``make_tiled_copy_A``: the copy whose TV layout is the MMA's A TV layout over (TileM, TileK)."""
     return _from_mma(atom, tiled_mma, "A", bits)
 
 
-def make_tiled_copy_B(atom: Any, tiled_mma: TiledMMA, bits: Optional[int] = None) -> TiledCopy:
+def make_tiled_copy_B(atom: Any, tiled_mma: TiledMMA, bits: int | None = None) -> TiledCopy:
     """CuTe ``make_tiled_copy_B``: over (TileN, TileK)."""
     return _from_mma(atom, tiled_mma, "B", bits)
 
 
-def make_tiled_copy_C(atom: Any, tiled_mma: TiledMMA, bits: Optional[int] = None) -> TiledCopy:
+def make_tiled_copy_C(atom: Any, tiled_mma: TiledMMA, bits: int | None = None) -> TiledCopy:
     """CuTe ``make_tiled_copy_C``: over (TileM, TileN)."""
     return _from_mma(atom, tiled_mma, "C", bits)
 

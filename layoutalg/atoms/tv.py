@@ -10,17 +10,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from layoutalg.atoms.copy import CopyAtom, TypedCopyAtom
+from layoutalg.atoms.fragment import upcast_bits
 from layoutalg.atoms.gmma import GmmaAtom
 from layoutalg.atoms.mma import MmaAtom
-from layoutalg.atoms.fragment import upcast_bits
 from layoutalg.core.layout import Layout
 from layoutalg.errors import InstructionError
 
 
-def operand_tv(atom: Any, operand: str, bits: Optional[int] = None) -> tuple[Layout, tuple[int, int], Layout]:
+def operand_tv(atom: Any, operand: str, bits: int | None = None) -> tuple[Layout, tuple[int, int], Layout]:
     """``(tv_layout, (M, N), thr_id)`` of ``operand`` of ``atom`` (see the module docstring)."""
     if isinstance(atom, (MmaAtom, GmmaAtom)):
         op = str(operand).upper()

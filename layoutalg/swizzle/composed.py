@@ -29,6 +29,8 @@ Outer = Union[Swizzle, Layout]
 
 # Largest slice the exact affine check enumerates; larger slices stay composed.
 _MAX_REDUCE = 1 << 22
+# Largest domain whose cosize is computed (by evaluating every element).
+_MAX_COSIZE = 1 << 26
 
 
 def eval_layout_at(layout: Layout, index: Any) -> Any:
@@ -105,7 +107,13 @@ class ComposedLayout:
         return self.inner.size()
 
     def cosize(self) -> int:
-        """One past the largest value the function reaches (see the module note on CuTe's cosize)."""
+        """One past the largest value the function reaches (see the module note on CuTe's cosize).
+
+        Computed over the whole domain; above 2**26 elements a LayoutError
+        (rather than an answer that might be wrong or an exhausted memory).
+        """
+        if self.size() > _MAX_COSIZE:
+            raise LayoutError(f"cosize of {self}: {self.size()} elements is over the {_MAX_COSIZE} evaluated exactly")
         return int(self.to_numpy().max()) + 1
 
     def rank(self) -> int:

@@ -37,6 +37,12 @@ from layoutalg.swizzle.swizzle import Swizzle
 _MAX_CHECK = 1 << 22
 
 
+def _require_checkable(x: Any, what: str) -> None:
+    """Refuse (CompositionError) a result whose exactness would need more than ``_MAX_CHECK`` evaluations."""
+    if x.size() > _MAX_CHECK:
+        raise CompositionError(f"{what}: {x.size()} elements is over the {_MAX_CHECK} this operation checks exactly")
+
+
 def _check_input(x: Any, name: str) -> None:
     if not isinstance(x, (Layout, ComposedLayout)):
         raise LayoutError(f"{name} must be a Layout or a ComposedLayout, got {x!r}")
@@ -147,6 +153,7 @@ def _after_offset(m: Layout, offset: int, b: Layout) -> tuple[Layout, int]:
     """``(inner, o)`` with ``m(offset + b(c)) == o + inner(c)`` for every ``c`` (CompositionError if no layout does it)."""
     if offset == 0:
         return core_algebra.composition(m, b), 0
+    _require_checkable(b, f"{m} at {offset} + {b}")
     fitted = fit_affine(eval_layout_at(m, offset + b.to_numpy()), b.shape)
     if fitted is None:
         raise CompositionError(f"{m} evaluated at {offset} + {b} is not a layout")
@@ -155,6 +162,7 @@ def _after_offset(m: Layout, offset: int, b: Layout) -> tuple[Layout, int]:
 
 def _layout_then_composed(a: Layout, b: ComposedLayout) -> AnyLayout:
     """``a o (outer o off o inner)``, checked against the brute-force composition on every element."""
+    _require_checkable(b, f"composition({a}, {b})")
     positions = b.to_numpy()
     if positions.size and int(positions.min()) < 0:
         raise CompositionError(f"composition({a}, {b}): {b} takes negative values, outside the domain of {a}")
@@ -208,9 +216,10 @@ def layout_after_swizzle(layout: Layout, swizzle: Swizzle) -> AnyLayout:
 
 def _swizzle_then(swizzle: Any, offset: int, b: AnyLayout) -> AnyLayout:
     """``swizzle o (offset + b)`` with a Swizzle ``swizzle``."""
-    expected = swizzle(offset + b.to_numpy())
     if isinstance(b, Layout):
         return ComposedLayout(swizzle, offset, b)
+    _require_checkable(b, f"{swizzle} o {b}")
+    expected = swizzle(offset + b.to_numpy())
     if isinstance(b.outer, Swizzle) and offset == 0:
         combined = _swizzle_product(swizzle, b.outer)
         if combined.is_identity() and b.offset == 0:
@@ -346,6 +355,7 @@ def right_inverse(a: Any) -> AnyLayout:
     _check_input(a, "right_inverse")
     if isinstance(a, Layout):
         return core_algebra.right_inverse(a)  # type: ignore[no-any-return]
+    _require_checkable(a, f"right_inverse({a})")
     if a.offset != 0:
         raise CompositionError(f"right_inverse({a}): a composed layout with a non-zero offset ({a.offset})")
     base = core_algebra.right_inverse(a.inner)
@@ -379,6 +389,7 @@ def left_inverse(a: Any) -> AnyLayout:
     _check_input(a, "left_inverse")
     if isinstance(a, Layout):
         return core_algebra.left_inverse(a)  # type: ignore[no-any-return]
+    _require_checkable(a, f"left_inverse({a})")
     if a.offset != 0 or not isinstance(a.outer, Swizzle):
         raise CompositionError(f"left_inverse({a}): only Swizzle o _0 o Layout is supported")
     base = core_algebra.left_inverse(a.inner)

@@ -2,8 +2,8 @@
 
 The extractor is generic: in fenced blocks tagged ``console``, ``bash``, ``sh``
 or ``shell``, a line whose command (after an optional ``$ ``) starts with
-``layoutalg`` is run in a shell whose PATH starts with this Python's ``bin``
-folder (so it is this install's ``layoutalg``), in a scratch folder that links
+``layoutalg`` or ``pytest`` is run in a shell whose PATH starts with this Python's
+``bin`` folder (so it is this install's ``layoutalg``), in a scratch folder that links
 the repository's top-level folders (``proofs/``, ``examples/``, ...), so any
 picture it writes lands there.  A trailing ``# exits N`` comment states the
 expected exit status (default 0).  In ``console`` blocks, the lines after a
@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SHELL_TAGS = {"console", "bash", "sh", "shell", "shell-session"}
 EXIT_COMMENT = re.compile(r"\s+#\s*exits?\s+(\d+)\s*$")
+COMMAND = re.compile(r"^(layoutalg|pytest|python3? -m pytest)(\s|$)")
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,7 @@ def _block_commands(body: list[str], first_line: int, file: str, console: bool) 
             while k < len(body) and not body[k].strip().startswith("$ "):
                 output.append(body[k])
                 k += 1
-        if not re.match(r"^layoutalg(\s|$)", command):
+        if not COMMAND.match(command):
             continue
         expected = 0
         exit_match = EXIT_COMMENT.search(command)
@@ -171,6 +172,7 @@ def test_extractor_reads_console_and_bash_blocks() -> None:
         "```bash",
         "layoutalg prove x/   # exits 1",
         "pip install layoutalg",
+        "pytest proofs/",
         "```",
         "```python",
         "layoutalg show no",
@@ -180,6 +182,7 @@ def test_extractor_reads_console_and_bash_blocks() -> None:
     assert [(d.command, d.expected_exit, d.shown_output, d.line) for d in found] == [
         ("layoutalg show '(2,2):(2,1)' --json", 0, ("{",), 2),
         ("layoutalg prove x/", 1, (), 8),
+        ("pytest proofs/", 0, (), 10),
     ]
     assert shlex.split(found[0].command)[2] == "(2,2):(2,1)"
 

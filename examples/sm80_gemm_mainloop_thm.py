@@ -15,7 +15,7 @@ or any hand-written Ampere GEMM):
   ``l`` pointing at row ``l % 16``, column ``8 * (l / 16)`` of the warp's
   16 x 16 sub-tile, feeding ``mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32``.
 
-Run it: ``layoutalg prove examples/sm80_gemm_mainloop.py``.
+Run it: ``layoutalg prove examples/sm80_gemm_mainloop_thm.py``.
 """
 
 from __future__ import annotations

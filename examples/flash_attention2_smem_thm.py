@@ -15,7 +15,7 @@ The kernel (one CTA: kBlockM = 128 query rows, kBlockN = 64 key rows, head dim 6
 The bug every FlashAttention port meets once: loading V with plain ``ldmatrix`` (no ``.trans``),
 as for K.  It compiles, runs, and produces wrong attention outputs.  The last theorem pins it down.
 
-Run it: ``layoutalg prove examples/flash_attention2_smem.py``.
+Run it: ``layoutalg prove examples/flash_attention2_smem_thm.py``.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ The kernel (one warpgroup = 128 threads, bf16 in, fp32 accumulate, CTA tile 64 x
   warp ``w``, n-block ``j``: lane ``l`` points at row ``16 w + l % 8 + 8 ((l / 8) % 2)``, column
   ``16 j + 8 (l / 16)``; register ``r`` holds ``(c[8j+2r], c[8j+2r+1])``.
 
-Run it: ``layoutalg prove examples/hopper_wgmma_sw128.py``.
+Run it: ``layoutalg prove examples/hopper_wgmma_sw128_thm.py``.
 """
 
 from __future__ import annotations

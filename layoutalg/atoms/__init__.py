@@ -25,7 +25,11 @@ from layoutalg.atoms.mma import MmaAtom  # noqa: F401
 
 def __getattr__(name: str):  # type: ignore[no-untyped-def]
     # tiled partitioning needs the core algebra; load it on first use
-    from layoutalg.atoms import tiled
+    import importlib
+
+    if name.startswith("__"):
+        raise AttributeError(name)
+    tiled = importlib.import_module("layoutalg.atoms.tiled")
 
     if name in tiled.__all__:
         return getattr(tiled, name)

@@ -287,6 +287,13 @@ def test_inverses_of_sw128_are_complete() -> None:
     assert all(inv(SW128_FP16(i)) == i for i in range(512))
     with pytest.raises(CompositionError):
         right_inverse(ComposedLayout(Swizzle(3, 3, 3), 8, Layout(512)))
+    # the swizzle writes bits 4,5 past the inner layout's range [0, 8): inverted on bit matrices instead
+    pushed = ComposedLayout(Swizzle(2, 0, -4), 0, Layout(8, 1))
+    assert [pushed(i) for i in range(8)] == [0, 17, 34, 51, 4, 21, 38, 55]
+    inv = left_inverse(pushed)
+    assert all(inv(pushed(i)) == i for i in range(8))
+    with pytest.raises(CompositionError):
+        left_inverse(ComposedLayout(Swizzle(1, 0, 1), 0, Layout((2, 2), (1, 1))))  # not injective
 
 
 # ---------------------------------------------------------------------------

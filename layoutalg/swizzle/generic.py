@@ -382,7 +382,13 @@ def right_inverse(a: Any) -> AnyLayout:
 def left_inverse(a: Any) -> AnyLayout:
     """CuTe ``left_inverse``: ``L`` with ``L(a(i)) == i`` for every ``i < size(a)``; ``a`` must be injective.
 
-    For ``Sw o 0 o B``: ``left_inverse(B) o Sw`` in swizzle-outermost form, checked elementwise.
+    For ``Sw o 0 o B``: ``left_inverse(B) o Sw`` in swizzle-outermost form.
+    When that has no such form (or the swizzle moves offsets past the domain
+    of ``left_inverse(B)``), and ``a`` is linear over GF(2), the inverse is
+    taken on bit matrices: ``a``'s matrix is completed to an invertible one by
+    unit columns, inverted, and the extra rows dropped (so the inverse is 0 off
+    ``a``'s image), then factored as a layout or ``Sw o _0 o Layout``.
+    Every result is checked on all of ``a``'s values.
     """
     import numpy as np
 
@@ -392,14 +398,52 @@ def left_inverse(a: Any) -> AnyLayout:
     _require_checkable(a, f"left_inverse({a})")
     if a.offset != 0 or not isinstance(a.outer, Swizzle):
         raise CompositionError(f"left_inverse({a}): only Swizzle o _0 o Layout is supported")
-    base = core_algebra.left_inverse(a.inner)
     values = a.to_numpy()
-    candidate = layout_after_swizzle(base, a.outer)
-    if int(values.max(initial=0)) >= candidate.size():
-        raise CompositionError(f"left_inverse({a}): {a.outer} moves offsets past the inverse's domain")
-    if not np.array_equal(eval_at(candidate, values), np.arange(values.size)):
-        raise CompositionError(f"left_inverse({a}) has no exact representation")
-    return candidate
+    if np.unique(values).size != values.size:
+        raise CompositionError(f"left_inverse({a}): the layout is not injective")
+
+    def exact(candidate: AnyLayout) -> bool:
+        return int(values.max(initial=0)) < candidate.size() and bool(
+            np.array_equal(eval_at(candidate, values), np.arange(values.size))
+        )
+
+    base = core_algebra.left_inverse(a.inner)
+    try:
+        candidate = layout_after_swizzle(base, a.outer)
+        if exact(candidate):
+            return candidate
+    except CompositionError:
+        pass
+    fallback = _f2_left_inverse(a)
+    if fallback is None or not exact(fallback):
+        raise CompositionError(f"left_inverse({a}) has no exact swizzle-outermost representation")
+    return fallback
+
+
+def _f2_left_inverse(a: ComposedLayout) -> AnyLayout | None:
+    """The GF(2) left inverse of a linear injective ``a`` (0 off its image), as a layout; None if not possible."""
+    from layoutalg.swizzle.f2 import BitMatrix, from_f2, to_f2
+
+    try:
+        matrix = to_f2(a)
+    except LayoutError:
+        return None
+    n_in, n_out = matrix.n_in, matrix.n_out
+    if matrix.rank() != n_in:
+        return None
+    columns = list(matrix.columns)
+    rank = n_in
+    for k in range(n_out):
+        trial = BitMatrix.from_columns(columns + [1 << k], n_out)
+        if trial.rank() > rank:
+            columns.append(1 << k)
+            rank += 1
+    inverse = BitMatrix(n_out, n_out, tuple(columns)).inverse()
+    keep = (1 << n_in) - 1
+    try:
+        return from_f2(BitMatrix(n_out, n_in, tuple(c & keep for c in inverse.columns)))
+    except LayoutError:
+        return None
 
 
 def eval_at(a: AnyLayout, index: Any) -> Any:

@@ -1,0 +1,179 @@
+"""Which tile coordinates each lane of each warp-wide instruction addresses.
+
+An :class:`Access` is one instruction plus, for every instruction instance, the
+tile coordinate of the first element each lane's bytes start at (for
+``ldmatrix``/``stmatrix``: the coordinate of the row the lane supplies).  Two
+ways to build one:
+
+* ``Access.from_fn(instruction, fn, warp=4, k=4, i=4)``: ``fn(lane, warp, k, i)``
+  returns the coordinate tuple; it is called once with numpy arrays broadcast
+  over every lane and parameter value (so it must use arithmetic only:
+  ``+ - * // % & ^ | >> <<``), and the same function can be called with
+  symbolic terms by :func:`layoutalg.banks.proof.conflict_free`;
+* ``Access(instruction, coords, axes)`` with an int array ``coords`` of shape
+  ``(*batch, 32, rank)``.
+
+:func:`tile_access` gives the usual sweep of a whole 2-D tile by one instruction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from layoutalg.banks.instruction import parse_instruction
+from layoutalg.errors import LayoutError
+
+_DTYPE_BYTES = {
+    1: ("s8", "u8", "i8", "b8", "int8", "uint8", "fp8", "f8", "e4m3", "e5m2", "float8_e4m3fn", "float8_e5m2"),
+    2: ("f16", "fp16", "half", "float16", "bf16", "bfloat16", "s16", "u16", "i16", "b16", "int16", "uint16"),
+    4: ("f32", "fp32", "float", "float32", "tf32", "s32", "u32", "i32", "b32", "int32", "uint32"),
+    8: ("f64", "fp64", "double", "float64", "s64", "u64", "i64", "b64", "int64", "uint64"),
+}
+
+
+def element_bytes(dtype: Any) -> int:
+    """Bytes of one element: a name (``"f16"``, ``"bf16"``, ``"fp32"``, ...), a bit width (16), or a numpy dtype."""
+    if dtype is None:
+        raise LayoutError("dtype is required: the element type of the shared-memory layout (f16, f32, s8, ...)")
+    if isinstance(dtype, str):
+        name = dtype.strip().lower().removeprefix("cutlass.").removeprefix("torch.").removeprefix("numpy.")
+        for nbytes, names in _DTYPE_BYTES.items():
+            if name in names:
+                return nbytes
+        raise LayoutError(f"dtype {dtype!r}: unknown element type; use f16, bf16, f32, f64, s8, u8, ...")
+    if isinstance(dtype, bool):
+        raise LayoutError(f"dtype {dtype!r}: not an element type")
+    if isinstance(dtype, int):
+        if dtype <= 0 or dtype % 8:
+            raise LayoutError(f"dtype {dtype}: a bit width must be a positive multiple of 8 (sub-byte types are not "
+                              "addressable per lane)")
+        return dtype // 8
+    itemsize = getattr(dtype, "itemsize", None)
+    if isinstance(itemsize, int) and itemsize > 0:
+        return itemsize
+    raise LayoutError(f"dtype {dtype!r}: not an element type")
+
+
+@dataclass(frozen=True)
+class Access:
+    """``instruction`` and, per instance, each lane's tile coordinate (``coords``: ``(*batch, 32, rank)`` ints).
+
+    ``axes`` names the batch axes (e.g. ``("warp", "k", "i")``); ``fn``/``ranges`` are kept when built by
+    :meth:`from_fn` so a proof can restate the access symbolically.
+    """
+
+    instruction: str
+    coords: Any
+    axes: tuple[str, ...] = ()
+    fn: Callable[..., Any] | None = field(default=None, compare=False)
+    ranges: tuple[tuple[str, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        import numpy as np
+
+        parse_instruction(self.instruction)
+        c = np.asarray(self.coords)
+        if c.dtype.kind not in "iu":
+            raise LayoutError(f"Access coords must be integers, got dtype {c.dtype}")
+        if c.ndim < 2 or c.shape[-2] != 32:
+            raise LayoutError(f"Access coords must have shape (*batch, 32, rank), got {c.shape}")
+        if len(self.axes) not in (0, c.ndim - 2):
+            raise LayoutError(f"Access axes {self.axes} do not match the {c.ndim - 2} batch axes of coords")
+        object.__setattr__(self, "coords", c.astype(np.int64))
+        if not self.axes:
+            object.__setattr__(self, "axes", tuple(f"i{k}" for k in range(c.ndim - 2)))
+
+    @classmethod
+    def from_fn(cls, instruction: str, fn: Callable[..., Any], **ranges: int) -> Access:
+        """Evaluate ``fn(lane, **params)`` over ``lane in [0, 32)`` and every ``params[name] in [0, ranges[name])``."""
+        import numpy as np
+
+        for name, extent in ranges.items():
+            if isinstance(extent, bool) or not isinstance(extent, int) or extent <= 0:
+                raise LayoutError(f"Access range {name}={extent!r} must be a positive int")
+        names = list(ranges)
+        shape = [ranges[n] for n in names] + [32]
+        grids = np.meshgrid(*[np.arange(s, dtype=np.int64) for s in shape], indexing="ij")
+        lane = grids[-1]
+        params = {n: g for n, g in zip(names, grids[:-1])}
+        out = fn(lane, **params)
+        if not isinstance(out, (tuple, list)):
+            out = (out,)
+        coords = np.stack([np.broadcast_to(np.asarray(o, dtype=np.int64), lane.shape) for o in out], axis=-1)
+        return cls(instruction, coords, tuple(names), fn, tuple(ranges.items()))
+
+    @property
+    def batch_shape(self) -> tuple[int, ...]:
+        return tuple(self.coords.shape[:-2])
+
+    @property
+    def rank(self) -> int:
+        return int(self.coords.shape[-1])
+
+    @property
+    def count(self) -> int:
+        """Number of instruction instances."""
+        n = 1
+        for s in self.batch_shape:
+            n *= s
+        return n
+
+
+def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = "row") -> Access:
+    """One sweep of a row-major-indexed ``rows x cols`` tile by ``instruction``.
+
+    * ``ldmatrix``/``stmatrix .xN``: blocks of ``8*min(N,2)`` rows by ``(2 if N == 4 else 1)`` 16-byte columns;
+      lane ``l`` supplies row ``l % 16`` (x4; ``l`` for x1/x2), column ``(l // 16) * E`` of its block, ``E``
+      the elements in 16 bytes (CUTLASS's A-operand order for x4);
+    * ``ld``/``st`` of ``w`` bytes = ``v`` elements: ``by="row"``: lane ``l`` of instance ``i`` starts at
+      element ``32*v*i + v*l`` in row-major order; ``by="column"``: lane ``l`` takes row ``32*r + l`` at
+      column ``v*c`` (instances over row blocks ``r`` and column groups ``c``).
+    """
+    import numpy as np
+
+    ins = parse_instruction(instruction)
+    if not (isinstance(shape, tuple) and len(shape) == 2 and all(isinstance(s, int) and s > 0 for s in shape)):
+        raise LayoutError(f"tile shape must be (rows, cols) of positive ints, got {shape!r}")
+    rows, cols = shape
+    e = element_bytes(dtype)
+    lane = np.arange(32, dtype=np.int64)
+    if ins.matrices:
+        if 16 % e:
+            raise LayoutError(f"{ins.canonical} moves 16-byte rows; {e}-byte elements do not fit")
+        per_row = 16 // e
+        n = ins.matrices
+        br, bc = 8 * min(n, 2), per_row * (2 if n == 4 else 1)
+        if rows % br or cols % bc:
+            raise LayoutError(f"a {rows}x{cols} tile is not a whole number of {br}x{bc} {ins.kind}.x{n} blocks")
+        r0 = np.arange(0, rows, br, dtype=np.int64)[:, None, None]
+        c0 = np.arange(0, cols, bc, dtype=np.int64)[None, :, None]
+        if n == 4:
+            r, c = r0 + lane % 16, c0 + (lane // 16) * per_row
+        else:
+            r, c = r0 + lane % (8 * n), c0 + 0 * lane
+        r, c = np.broadcast_arrays(r, c)
+        coords = np.stack([r, c], axis=-1)
+        return Access(instruction, coords, ("row_block", "col_block"))
+    if ins.kind == "cp.async":
+        raise LayoutError("cp.async writes do not follow the ld/st bank rules; the model refuses them")
+    if ins.access_bytes % e:
+        raise LayoutError(f"{ins.canonical} moves {ins.access_bytes} bytes, not whole {e}-byte elements")
+    v = ins.access_bytes // e
+    if cols % v:
+        raise LayoutError(f"{cols} columns do not split into {v}-element vectors")
+    if by == "row":
+        total = rows * cols
+        if total % (32 * v):
+            raise LayoutError(f"{total} elements are not a whole number of warp accesses of {32 * v} elements")
+        flat = 32 * v * np.arange(total // (32 * v), dtype=np.int64)[:, None] + v * lane
+        coords = np.stack([flat // cols, flat % cols], axis=-1)
+        return Access(instruction, coords, ("instance",))
+    if by == "column":
+        if rows % 32:
+            raise LayoutError(f"by='column' needs rows in multiples of 32 (one per lane), got {rows}")
+        rb = np.arange(rows // 32, dtype=np.int64)[:, None, None]
+        cg = np.arange(cols // v, dtype=np.int64)[None, :, None]
+        r, c = np.broadcast_arrays(32 * rb + lane, v * cg + 0 * lane)
+        return Access(instruction, np.stack([r, c], axis=-1), ("row_block", "col_group"))
+    raise LayoutError(f"by must be 'row' or 'column', got {by!r}")

@@ -1,0 +1,201 @@
+"""Bank analysis of every instruction of a copy or k-loop over a shared-memory layout.
+
+``analyze(smem_layout, access, dtype="f16")``: the layout maps a tile
+coordinate to an element offset (a ``Layout`` or a swizzled ``ComposedLayout``,
+in elements, as CuTe's smem layouts are); lane ``l`` of instance ``i`` accesses
+byte ``base + dtype_bytes * smem_layout(access.coords[i, l])``.  Every instance
+is costed with the measured model (:mod:`layoutalg.banks.model`), vectorised
+(:mod:`layoutalg.banks.vector`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from layoutalg.banks.access import Access, element_bytes, tile_access
+from layoutalg.banks.instruction import parse_instruction
+from layoutalg.banks.model import BankReport, report
+from layoutalg.banks.vector import wavefronts_many
+from layoutalg.errors import CoordinateError, LayoutError
+
+
+def _mode_sizes(smem_layout: Any) -> list[int]:
+    shape = smem_layout.shape
+    modes = shape if isinstance(shape, tuple) else (shape,)
+    sizes = []
+    for m in modes:
+        n = 1
+        stack = [m]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, tuple):
+                stack.extend(x)
+            else:
+                n *= int(x)
+        sizes.append(n)
+    return sizes
+
+
+def byte_addresses(smem_layout: Any, access: Access, dtype: Any, base: int = 0) -> Any:
+    """``(*batch, 32)`` byte addresses of ``access`` over ``smem_layout`` (lanes the instruction ignores: 0)."""
+    import numpy as np
+
+    if not hasattr(smem_layout, "to_numpy") or not hasattr(smem_layout, "shape"):
+        raise LayoutError(f"smem_layout must be a Layout or ComposedLayout, got {type(smem_layout).__name__}")
+    e = element_bytes(dtype)
+    sizes = _mode_sizes(smem_layout)
+    if access.rank != len(sizes):
+        raise CoordinateError(f"access coordinates have rank {access.rank} but the layout {smem_layout} has "
+                              f"{len(sizes)} modes")
+    ins = parse_instruction(access.instruction)
+    active = len(ins.active_lanes)
+    coords = access.coords.copy()
+    coords[..., active:, :] = 0
+    flat = np.zeros(coords.shape[:-1], dtype=np.int64)
+    running = 1
+    for k, size in enumerate(sizes):
+        ck = coords[..., k]
+        if ck.size and (int(ck.min()) < 0 or int(ck.max()) >= size):
+            bad = int(ck.min()) if int(ck.min()) < 0 else int(ck.max())
+            raise CoordinateError(f"access coordinate {bad} in mode {k} is outside the layout's extent {size}")
+        flat += ck * running
+        running *= size
+    addrs = _evaluate(smem_layout, flat) * e + int(base)
+    addrs[..., active:] = 0
+    return addrs
+
+
+def _evaluate(smem_layout: Any, flat: Any) -> Any:
+    """The layout at the 1-D indices ``flat`` (only the points needed, not the whole table)."""
+    import numpy as np
+
+    from layoutalg.core.layout import Layout
+    from layoutalg.swizzle.composed import ComposedLayout
+    from layoutalg.swizzle.swizzle import Swizzle
+
+    if isinstance(smem_layout, Layout):
+        return np.asarray(smem_layout.evaluate_indices(flat), dtype=np.int64)
+    if isinstance(smem_layout, ComposedLayout) and isinstance(smem_layout.outer, Swizzle):
+        inner = np.asarray(smem_layout.inner.evaluate_indices(flat), dtype=np.int64)
+        return np.asarray(smem_layout.outer(smem_layout.offset + inner), dtype=np.int64)
+    return np.asarray(smem_layout.to_numpy(), dtype=np.int64)[flat]
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Per-instance ``wavefronts`` and ``ideal`` (arrays over the access's batch axes) and summaries."""
+
+    instruction: str
+    axes: tuple[str, ...]
+    wavefronts: Any
+    ideal: Any
+    addresses: Any
+
+    @property
+    def total(self) -> int:
+        return int(self.wavefronts.sum())
+
+    @property
+    def total_ideal(self) -> int:
+        return int(self.ideal.sum())
+
+    @property
+    def excess(self) -> int:
+        return self.total - self.total_ideal
+
+    @property
+    def conflict_free(self) -> bool:
+        return self.excess == 0
+
+    @property
+    def count(self) -> int:
+        return int(self.wavefronts.size)
+
+    def _index(self, flat: int) -> dict[str, int]:
+        import numpy as np
+
+        idx = np.unravel_index(flat, self.wavefronts.shape) if self.wavefronts.ndim else ()
+        return {a: int(i) for a, i in zip(self.axes, idx)}
+
+    def worst(self, n: int = 5) -> list[tuple[dict[str, int], int, int]]:
+        """The ``n`` instances with the most excess wavefronts: (index by axis, wavefronts, ideal)."""
+        import numpy as np
+
+        ex = (self.wavefronts - self.ideal).ravel()
+        order = np.argsort(-ex, kind="stable")[:n]
+        wf, idl = self.wavefronts.ravel(), self.ideal.ravel()
+        return [(self._index(int(k)), int(wf[k]), int(idl[k])) for k in order]
+
+    def report(self, **index: int) -> BankReport:
+        """The per-phase, per-bank report of one instance, named by its axes (``analysis.report(warp=1, k=0)``)."""
+        key = []
+        for a in self.axes:
+            if a not in index:
+                raise CoordinateError(f"report() needs {a}=...; axes are {self.axes}")
+            key.append(int(index[a]))
+        return report(self.instruction, [int(x) for x in self.addresses[tuple(key)]])
+
+    def conflict_bits(self, limit: int = 256) -> dict[int, int]:
+        """Byte-address bits in which colliding words differ, with how many colliding word pairs differ there.
+
+        Colliding words agree in bits 2-6 (the bank), so these bits (all >= 7) are what a swizzle must XOR into
+        bits 2-6, or padding must perturb.  Looks at up to ``limit`` conflicted instances.
+        """
+        import numpy as np
+
+        counts: dict[int, int] = {}
+        flat = np.flatnonzero((self.wavefronts - self.ideal).ravel() > 0)[:limit]
+        addrs = self.addresses.reshape(-1, 32)
+        for k in flat:
+            rep = report(self.instruction, [int(x) for x in addrs[k]])
+            for ph in rep.phases:
+                for use in ph.conflicts:
+                    first = use.words[0] * 4
+                    for w in use.words[1:]:
+                        diff = first ^ (w * 4)
+                        for b in range(diff.bit_length()):
+                            if diff >> b & 1:
+                                counts[b] = counts.get(b, 0) + 1
+        return dict(sorted(counts.items()))
+
+    def summary(self) -> str:
+        head = (f"{self.instruction}: {self.count} instructions, {self.total} wavefronts, ideal {self.total_ideal}, "
+                f"excess {self.excess}" + ("  (conflict-free)" if self.conflict_free else ""))
+        lines = [head]
+        if not self.conflict_free:
+            for idx, wf, idl in self.worst(3):
+                where = ", ".join(f"{k}={v}" for k, v in idx.items())
+                lines.append(f"  worst: {where}: {wf} wavefronts (ideal {idl})")
+            bits = self.conflict_bits()
+            lines.append(f"  colliding words differ in byte-address bits {sorted(bits)}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"instruction": self.instruction, "axes": list(self.axes), "wavefronts": self.wavefronts.tolist(),
+                "ideal": self.ideal.tolist(), "total": self.total, "total_ideal": self.total_ideal,
+                "excess": self.excess, "conflict_free": self.conflict_free,
+                "conflict_bits": self.conflict_bits()}
+
+
+def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, by: str = "row") -> Analysis:
+    """Wavefronts of every instance of ``access`` over ``smem_layout`` of ``dtype`` elements.
+
+    ``access`` is an :class:`~layoutalg.banks.access.Access` or an instruction string (then the whole tile is
+    swept as :func:`~layoutalg.banks.access.tile_access` describes, ``by`` choosing row or column order for
+    ld/st).  ``base`` is the byte offset of the layout's offset 0 in shared memory.
+    """
+    if isinstance(access, str):
+        sizes = _mode_sizes(smem_layout)
+        if len(sizes) != 2:
+            raise LayoutError(f"an instruction string needs a rank-2 layout to sweep; {smem_layout} has "
+                              f"{len(sizes)} modes (pass an Access)")
+        access = tile_access(access, (sizes[0], sizes[1]), dtype, by=by)
+    if not isinstance(access, Access):
+        raise LayoutError(f"access must be an Access or an instruction string, got {type(access).__name__}")
+    addrs = byte_addresses(smem_layout, access, dtype, base)
+    wf, ideal = wavefronts_many(access.instruction, addrs)
+    return Analysis(parse_instruction(access.instruction).canonical, access.axes, wf, ideal, addrs)

@@ -1,0 +1,151 @@
+"""Proof that an access over a shared-memory layout is bank-conflict-free, for every warp, instance and parameter.
+
+Conflict-free means every instance costs its ideal wavefronts (:mod:`layoutalg.banks.model`).  Every phase of
+every modelled instruction touches at most 32 distinct words, so its ideal is 1, and the claim is: *within
+one phase, two words in the same bank are the same word*.
+
+Two routes:
+
+* **enumeration** (an :class:`~layoutalg.banks.access.Access` with concrete coordinates, or any finite
+  access): the exact model is evaluated on every instance -- the whole domain -- so "proved" is sound;
+  a refutation names the instance (by axis), the two lanes, the bank and the two words.
+* **symbolic** (``method="f2"``/``"z3"``, or an access built by ``Access.from_fn`` whose function uses
+  :func:`layoutalg.prove.expr.param` parameters, e.g. an unbounded k-tile index or a leading dimension): the
+  claim above is stated over the lanes ``lane``, ``lane_b``, the words ``u``, ``v`` within each lane's access
+  and the access's axes, and handed to :func:`layoutalg.prove.claims.forall`, which decides it over GF(2) when
+  every term is bit-linear (swizzles, power-of-two strides), by enumeration when the domain is small, and by z3
+  otherwise (a timeout is "unknown").  For 8- and 16-byte loads, whose phases double when all lane pairs hold
+  the same address, the claim is stated over the doubled phases, which implies it for both phase structures;
+  a refutation of that stronger claim that the exact model does not confirm becomes "unknown".
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from layoutalg.banks.access import Access, element_bytes, tile_access
+from layoutalg.banks.analyze import _mode_sizes, analyze
+from layoutalg.banks.instruction import parse_instruction
+from layoutalg.banks.model import report
+from layoutalg.errors import LayoutError
+from layoutalg.prove.result import ProofResult
+
+
+def _claim_text(smem_layout: Any, instruction: str, axes: Any) -> str:
+    over = ", ".join(str(a) for a in axes) if axes else "its instances"
+    return f"{instruction} over {smem_layout} is bank-conflict-free for every lane and every {over}"
+
+
+def _enumerate(smem_layout: Any, access: Access, dtype: Any, base: int) -> ProofResult:
+    start = time.perf_counter()
+    res = analyze(smem_layout, access, dtype=dtype, base=base)
+    claim = _claim_text(smem_layout, res.instruction, [f"{a} < {n}" for a, n in zip(res.axes, res.wavefronts.shape)])
+    if res.conflict_free:
+        return ProofResult("proved", None, time.perf_counter() - start, "enumeration", claim,
+                           f"all {res.count} instances cost their ideal ({res.total_ideal} wavefronts in all)")
+    idx, wf, ideal = res.worst(1)[0]
+    rep = res.report(**idx)
+    phase = next(p for p in rep.phases if p.conflicts)
+    use = max(phase.conflicts, key=lambda u: u.ways)
+    lane_a, lane_b = use.lanes[0][0], use.lanes[1][0]
+    cex = dict(idx)
+    cex.update({"lane": lane_a, "lane_b": lane_b, "bank": use.bank, "word": use.words[0], "word_b": use.words[1],
+                "wavefronts": wf, "ideal": ideal})
+    where = ", ".join(f"{k}={v}" for k, v in idx.items())
+    why = (f"at {where}: lanes {lane_a} and {lane_b} both need bank {use.bank} (words {use.words[0]} and "
+           f"{use.words[1]}, bytes {4 * use.words[0]} and {4 * use.words[1]}); the instance costs {wf} wavefronts, "
+           f"ideal {ideal}")
+    return ProofResult("refuted", cex, time.perf_counter() - start, "enumeration", claim, why)
+
+
+def _symbolic(smem_layout: Any, access: Access, dtype: Any, base: int, method: str,
+              timeout: float | None) -> ProofResult:
+    from layoutalg.prove import expr as ex
+    from layoutalg.prove.claims import forall
+
+    ins = parse_instruction(access.instruction)
+    e = element_bytes(dtype)
+    coord_fn = access.fn
+    if coord_fn is None:
+        raise LayoutError("a symbolic proof needs an Access built by Access.from_fn (the coordinate function)")
+    nwords = max(1, ins.access_bytes // 4)
+    if ins.matrices:
+        per = 8
+    elif ins.access_bytes <= 4:
+        per = 32
+    else:
+        per = 128 // ins.access_bytes * (2 if ins.kind == "ld" else 1)
+    active = len(ins.active_lanes)
+    lane_a, lane_b = ex.var("lane", 32), ex.var("lane_b", 32)
+    u, v = ex.var("u", nwords), ex.var("v", nwords)
+    axes = [ex.var(name, extent) for name, extent in access.ranges]
+    S = ex.sym(smem_layout)
+    rank = len(_mode_sizes(smem_layout))
+
+    def address(lane: Any) -> Any:
+        crd = coord_fn(lane, **{a.name: a for a in axes})
+        crd = tuple(crd) if isinstance(crd, (tuple, list)) else (crd,)
+        if len(crd) != rank:
+            raise LayoutError(f"the access function returns {len(crd)} coordinates; the layout has {rank} modes")
+        return S(*crd) * e + base
+
+    word_a = address(lane_a) // 4 + u
+    word_b = address(lane_b) // 4 + v
+    pred = (word_a % 32 != word_b % 32) | (word_a == word_b)
+    where = ((lane_a // per) == (lane_b // per)) & (lane_a < active) & (lane_b < active)
+    claim = _claim_text(smem_layout, ins.canonical, [f"{n} < {x}" for n, x in access.ranges] + ["parameter value"])
+    res = forall(pred, domain=[lane_a, lane_b, u, v, *axes], where=where, name="same bank implies same word",
+                 method=method, timeout=timeout)
+    if res.status != "refuted" or per == 128 // max(ins.access_bytes, 1) or ins.matrices or ins.access_bytes <= 4:
+        return ProofResult(res.status, res.counterexample, res.seconds, res.method, claim, res.explanation, res.notes)
+    # 8/16-byte loads: the doubled phase was refuted; confirm with the exact model at that instance if we can.
+    cex = res.counterexample or {}
+    known = {"lane", "lane_b", "u", "v"} | {n for n, _ in access.ranges}
+    if any(k not in known for k in cex) or any(n not in cex for n, _ in access.ranges):
+        return ProofResult("unknown", None, res.seconds, res.method, claim,
+                           "the doubled-phase claim is refuted but the counterexample involves parameters the exact "
+                           "model cannot replay", res.notes)
+    sub = Access.from_fn(access.instruction, lambda lane: coord_fn(lane, **{n: cex[n] for n, _ in access.ranges}))
+    rep = analyze(smem_layout, sub, dtype=dtype, base=base)
+    if not rep.conflict_free:
+        return ProofResult("refuted", cex, res.seconds, res.method, claim, res.explanation, res.notes)
+    return ProofResult("unknown", None, res.seconds, res.method, claim,
+                       "conflict-free at the refuting instance under the exact model (its lane pairs differ, so its "
+                       "phases are the smaller ones); the doubled-phase claim does not decide it", res.notes)
+
+
+def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, method: str = "auto",
+                  timeout: float | None = None, by: str = "row") -> ProofResult:
+    """Prove ``access`` over ``smem_layout`` (elements of ``dtype``) conflict-free, or refute it with the lanes.
+
+    ``access``: an instruction string (the whole rank-2 tile swept, see :func:`~layoutalg.banks.access.tile_access`)
+    or an :class:`~layoutalg.banks.access.Access`.  ``method="auto"`` enumerates a finite access; ``"f2"``,
+    ``"z3"`` (or an access whose function holds :func:`layoutalg.prove.expr.param` parameters, which cannot be
+    enumerated) go through :func:`layoutalg.prove.claims.forall`.
+    """
+    if method not in ("auto", "enum", "enumeration", "f2", "z3"):
+        raise LayoutError(f"method must be auto, enum, f2 or z3, got {method!r}")
+    if isinstance(access, str):
+        sizes = _mode_sizes(smem_layout)
+        if len(sizes) != 2:
+            raise LayoutError(f"an instruction string needs a rank-2 layout; {smem_layout} has {len(sizes)} modes")
+        access = tile_access(access, (sizes[0], sizes[1]), dtype, by=by)
+    if not isinstance(access, Access):
+        raise LayoutError(f"access must be an Access or an instruction string, got {type(access).__name__}")
+    if method in ("f2", "z3"):
+        return _symbolic(smem_layout, access, dtype, base, method, timeout)
+    return _enumerate(smem_layout, access, dtype, base)
+
+
+def symbolic_access(instruction: str, fn: Any, **ranges: int) -> Access:
+    """An :class:`Access` for a coordinate function that uses symbolic parameters (never enumerated)."""
+    parse_instruction(instruction)
+    import numpy as np
+
+    return Access(instruction, np.zeros((32, 1), dtype=np.int64), (), fn, tuple(ranges.items()))
+
+
+def replay_report(instruction: str, addresses: Any) -> str:
+    """The per-phase text of one instance (helper for counterexample display)."""
+    return str(report(instruction, addresses))

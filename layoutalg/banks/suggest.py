@@ -1,0 +1,175 @@
+"""``suggest_swizzle``: the cheapest swizzle (or, failing that, the smallest padding) removing bank conflicts.
+
+The tile is ``rows x cols`` elements, stored row-major (``(rows, cols):(pitch, 1)``); each access is an
+instruction string (the whole tile swept, :func:`~layoutalg.banks.access.tile_access`; ``(instruction, "column")``
+sweeps ld/st by column) or an :class:`~layoutalg.banks.access.Access`.
+
+Search, cheapest first, costing every access with the measured model:
+
+1. no swizzle, no padding;
+2. ``Swizzle<B,M,S>`` over the element offsets, ordered by ``B`` (XOR gates), then ``S``, then ``M``, with ``M``
+   at least the vector width of the widest access (a swizzle must not split one lane's vector) and the
+   swizzled offsets a permutation of ``[0, rows*cols)`` (checked: this is what makes non-power-of-two tiles
+   safe);
+3. padding: pitch ``cols + p`` for the smallest ``p`` (in whole vectors of the widest access) -- the answer for
+   tiles no swizzle fixes.
+
+The first candidate whose every access costs its ideal wins; if none does, the one with the fewest wavefronts.
+The winner comes with :func:`~layoutalg.banks.proof.conflict_free` run on every access (enumeration of every
+instance: a sound proof or a counterexample).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from layoutalg.banks.access import Access, element_bytes, tile_access
+from layoutalg.banks.analyze import analyze
+from layoutalg.banks.instruction import parse_instruction
+from layoutalg.core.layout import Layout
+from layoutalg.errors import LayoutError
+from layoutalg.prove.result import ProofResult, combine
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """The chosen layout (``layout``), its swizzle (or None) and padding, its cost, and the attached proof."""
+
+    layout: Any
+    swizzle: Any
+    padding: int
+    wavefronts: int
+    ideal: int
+    baseline_wavefronts: int
+    per_access: tuple[tuple[str, int, int], ...]
+    proof: ProofResult
+    candidates_tried: int
+
+    @property
+    def conflict_free(self) -> bool:
+        return self.wavefronts == self.ideal
+
+    def __str__(self) -> str:
+        what = (f"Swizzle<{self.swizzle.bits},{self.swizzle.base},{self.swizzle.shift}>" if self.swizzle is not None
+                else (f"padding of {self.padding} elements per row" if self.padding else "the plain row-major layout"))
+        lines = [f"suggestion: {what}: {self.layout}",
+                 f"  {self.wavefronts} wavefronts (ideal {self.ideal}; row-major without it: {self.baseline_wavefronts})"
+                 + ("  conflict-free" if self.conflict_free else "  (no candidate is conflict-free; fewest wavefronts)"),
+                 f"  {self.candidates_tried} candidates tried"]
+        lines += [f"  {ins}: {wf} wavefronts (ideal {idl})" for ins, wf, idl in self.per_access]
+        lines.append("  proof: " + self.proof.render().replace("\n", "\n  "))
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        sw = self.swizzle
+        return {"layout": str(self.layout),
+                "swizzle": None if sw is None else {"bits": sw.bits, "base": sw.base, "shift": sw.shift},
+                "padding": self.padding, "wavefronts": self.wavefronts, "ideal": self.ideal,
+                "baseline_wavefronts": self.baseline_wavefronts, "conflict_free": self.conflict_free,
+                "per_access": [{"instruction": i, "wavefronts": w, "ideal": d} for i, w, d in self.per_access],
+                "proof": self.proof.to_dict(), "candidates_tried": self.candidates_tried}
+
+
+def _accesses(shape: tuple[int, int], dtype: Any, accesses: Any) -> list[Access]:
+    if isinstance(accesses, (str, Access)) or (isinstance(accesses, tuple) and len(accesses) == 2
+                                              and isinstance(accesses[1], str) and accesses[1] in ("row", "column")):
+        accesses = [accesses]
+    out = []
+    for a in accesses:
+        if isinstance(a, Access):
+            out.append(a)
+        elif isinstance(a, str):
+            out.append(tile_access(a, shape, dtype))
+        elif isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], str):
+            out.append(tile_access(a[0], shape, dtype, by=a[1]))
+        else:
+            raise LayoutError(f"each access must be an instruction string, (instruction, 'row'|'column') or an "
+                              f"Access, got {a!r}")
+    if not out:
+        raise LayoutError("suggest_swizzle needs at least one access")
+    return out
+
+
+def _cost(layout: Any, accesses: list[Access], dtype: Any) -> tuple[int, int, list[tuple[str, int, int]]]:
+    per = []
+    for acc in accesses:
+        res = analyze(layout, acc, dtype=dtype)
+        per.append((res.instruction, res.total, res.total_ideal))
+    return sum(p[1] for p in per), sum(p[2] for p in per), per
+
+
+def _swizzle_candidates(min_base: int, top_bits: int, max_bits: int) -> list[tuple[int, int, int]]:
+    cands = []
+    for b in range(1, max_bits + 1):
+        for s in range(b, top_bits + 1):
+            for m in range(min_base, top_bits + 1):
+                if m + s + b <= top_bits:
+                    cands.append((b, m, s))
+    cands.sort(key=lambda t: (t[0], t[2], t[1]))
+    return cands
+
+
+def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | None = None,
+                    max_swizzle_bits: int = 5, max_padding_bytes: int = 128) -> Suggestion:
+    """The cheapest ``Swizzle<B,M,S>`` (or smallest padding) making every access conflict-free (see module doc).
+
+    ``pitch`` (elements, default ``cols``) starts from an already padded row-major layout; swizzles are then
+    tried over it (kept only when they permute its offsets) and extra padding is added to it.
+    ``max_swizzle_bits`` bounds ``B`` (0: padding only).
+    """
+    import numpy as np
+
+    from layoutalg.banks.proof import conflict_free
+    from layoutalg.swizzle.composed import ComposedLayout
+    from layoutalg.swizzle.swizzle import Swizzle
+
+    if not (isinstance(smem_shape, (tuple, list)) and len(smem_shape) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in smem_shape)):
+        raise LayoutError(f"smem_shape must be (rows, cols) of positive ints, got {smem_shape!r}")
+    rows, cols = int(smem_shape[0]), int(smem_shape[1])
+    pitch = cols if pitch is None else pitch
+    if isinstance(pitch, bool) or not isinstance(pitch, int) or pitch < cols:
+        raise LayoutError(f"pitch must be an int >= cols ({cols}), got {pitch!r}")
+    if isinstance(max_swizzle_bits, bool) or not isinstance(max_swizzle_bits, int) or not 0 <= max_swizzle_bits <= 8:
+        raise LayoutError(f"max_swizzle_bits must be an int in [0, 8], got {max_swizzle_bits!r}")
+    e = element_bytes(dtype)
+    accs = _accesses((rows, cols), dtype, accesses)
+    widest = max(parse_instruction(a.instruction).access_bytes for a in accs)
+    vec = max(1, widest // e)
+    min_base = max(0, vec.bit_length() - 1)
+    plain = Layout((rows, cols), (pitch, 1))
+    base_wf, base_ideal, base_per = _cost(plain, accs, dtype)
+    tried = 1
+    best: tuple[int, Any, Any, int, int, list[tuple[str, int, int]]] = (base_wf, plain, None, 0, base_ideal, base_per)
+    if base_wf != base_ideal:
+        size = rows * pitch
+        top_bits = max(1, (size - 1).bit_length())
+        offsets = plain.to_numpy()
+        allowed = np.zeros(size, dtype=bool)
+        allowed[offsets] = True
+        for b, m, s in _swizzle_candidates(min_base, top_bits, max_swizzle_bits):
+            sw = Swizzle(b, m, s)
+            image = sw(offsets)
+            if int(image.max()) >= size or not allowed[image].all() or len(np.unique(image)) != len(offsets):
+                continue  # not a permutation of the tile's offsets
+            swizzled = ComposedLayout(sw, 0, plain)
+            wf, ideal, per = _cost(swizzled, accs, dtype)
+            tried += 1
+            if wf < best[0]:
+                best = (wf, swizzled, sw, 0, ideal, per)
+            if wf == ideal:
+                break
+        if best[0] != best[4]:
+            step = vec
+            for pad in range(step, max(step, max_padding_bytes // e) + 1, step):
+                cand = Layout((rows, cols), (pitch + pad, 1))
+                wf, ideal, per = _cost(cand, accs, dtype)
+                tried += 1
+                if wf < best[0]:
+                    best = (wf, cand, None, pad, ideal, per)
+                if wf == ideal:
+                    break
+    wf, layout, chosen, pad, ideal, per = best
+    proof = combine([conflict_free(layout, acc, dtype) for acc in accs])
+    return Suggestion(layout, chosen, pad, wf, ideal, base_wf, tuple(per), proof, tried)

@@ -89,7 +89,17 @@ class ComposedLayout:
         return self.outer(self.offset + self.inner(crd))  # the inner layout validates the coordinate
 
     def to_numpy(self) -> Any:
-        """Every value ``C(0), ..., C(size-1)`` as one int64 numpy array (vectorised)."""
+        """Every value ``C(0), ..., C(size-1)`` as one int64 numpy array (vectorised).
+
+        LayoutError when an offset could leave the int64 range (use ``C(i)`` on Python ints there).
+        """
+        reach = abs(self.offset) + sum(
+            (s - 1) * abs(d) for s, d in zip(it.flatten(self.inner.shape), it.flatten(self.inner.stride))
+        )
+        if isinstance(self.outer, Swizzle):
+            reach = max(reach, self.outer.swizzle_code)
+        if reach >= 1 << 62:
+            raise LayoutError(f"{self}: offsets reach {reach}, past the int64 range of vectorised evaluation")
         positions = self.offset + self.inner.to_numpy()
         if isinstance(self.outer, Swizzle):
             return self.outer(positions)

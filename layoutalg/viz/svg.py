@@ -31,8 +31,9 @@ def header_width(grid: Grid) -> int:
 
 
 def picture_size(grid: Grid) -> tuple[int, int]:
-    """``(width, height)`` in pixels of the picture of ``grid``."""
-    return header_width(grid) + grid.cols * cell_width(grid) + 2, TITLE + HEADER + grid.rows * CELL + 2
+    """``(width, height)`` in pixels of the picture of ``grid`` (wide enough for the cells and the title)."""
+    cells_width = header_width(grid) + grid.cols * cell_width(grid) + 2
+    return max(cells_width, 8 + 8 * len(grid.title)), TITLE + HEADER + grid.rows * CELL + 2
 
 
 def _rgb(fill: tuple[int, int, int]) -> str:

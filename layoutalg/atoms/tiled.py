@@ -139,16 +139,14 @@ class Partition:
     def coord(self, *idx: int) -> tuple[int, ...]:
         return self.coords[self._index(idx)]
 
-    def layout(self) -> Layout | None:
-        """The plain layout ``(V, Rest...) -> offset`` when the offsets are affine, else None (e.g. swizzled)."""
+    def affine(self) -> tuple[Layout, int] | None:
+        """``(L, base)`` with ``offset == base + L(v, rest...)`` for every value, as CuTe's partitioned
+        tensor (pointer advanced by ``base``, layout ``L``); None when no plain layout fits (swizzled)."""
         import numpy as np
 
         from layoutalg.swizzle.composed import fit_affine
 
-        fitted = fit_affine(np.array(self.offsets, dtype=np.int64), self.shape)
-        if fitted is None or fitted[1] != 0:
-            return None
-        return fitted[0]
+        return fit_affine(np.array(self.offsets, dtype=np.int64), self.shape)
 
     def __str__(self) -> str:
         return f"Partition(thread {self.thread}, shape {self.shape}, offsets {list(self.offsets)})"

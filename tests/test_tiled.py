@@ -1,0 +1,188 @@
+"""Tiled MMA / tiled copy: TV layouts and partitions vs CuTe DSL, independent formulas, and the static checks."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import pytest
+
+from layoutalg import atoms
+from layoutalg.atoms.tiled import (
+    make_tiled_copy,
+    make_tiled_copy_A,
+    make_tiled_copy_B,
+    make_tiled_copy_C,
+    make_tiled_mma,
+)
+from layoutalg.core.layout import Layout
+from layoutalg.errors import LayoutError
+
+F16_ATOM = "SM80_16x8x16_F32F16F16F32_TN"
+
+MMA_CONFIGS = [  # (atom layout, permutations)
+    ((1, 1, 1), (None, None, None)),
+    ((2, 2, 1), (None, None, None)),
+    ((4, 1, 1), (None, None, None)),
+    ((2, 2, 1), (32, 32, 16)),
+    ((1, 2, 1), (16, 32, 32)),
+]
+
+
+def _ints(t):
+    return tuple(_ints(x) for x in t) if isinstance(t, tuple) else int(t)
+
+
+def _dsl_values(layout) -> list[int]:
+    return Layout(_ints(layout.shape), _ints(layout.stride)).values()
+
+
+@pytest.fixture(scope="module")
+def dsl() -> dict:
+    cute = pytest.importorskip("cutlass.cute")
+    os.environ.setdefault("CUTE_DSL_CACHE_DIR", tempfile.mkdtemp(prefix="cute_dsl_cache_"))
+    import cutlass
+    from cutlass.cute.nvgpu import cpasync, warp
+
+    out: dict = {}
+
+    def collect():
+        op = warp.MmaF16BF16Op(cutlass.Float16, cutlass.Float32, (16, 8, 16))
+        for i, (lay, perm) in enumerate(MMA_CONFIGS):
+            kwargs = {} if perm[0] is None else {"permutation_mnk": perm}
+            mma = cute.make_tiled_mma(op, lay, **kwargs)
+            out[("mma", i)] = {k: _dsl_values(getattr(mma, f"tv_layout_{k}_tiled")) for k in "ABC"}
+        # cp.async copies: 32x4 threads (row-major), 1x8 values each (a 32x32 tile); 8x16 column-major, 8x1 values
+        cp = cute.make_copy_atom(cpasync.CopyG2SOp(), cutlass.Float16, num_bits_per_copy=128)
+        for name, thr, val in (("rowmajor", cute.make_layout((32, 4), stride=(4, 1)), cute.make_layout((1, 8))),
+                               ("colmajor", cute.make_layout((8, 16)), cute.make_layout((8, 1)))):
+            tc = cute.make_tiled_copy_tv(cp, thr, val)
+            ident = cute.make_identity_tensor((64, 64))
+            parts = []
+            for t in range(128):
+                p = tc.get_slice(t).partition_S(ident)
+                parts.append([tuple(int(c) for c in p[j]) for j in range(cute.size(p))])
+            out[("copy", name)] = parts
+
+    @cute.jit
+    def trace():
+        collect()
+
+    trace()
+    return out
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("i", range(len(MMA_CONFIGS)))
+def test_tiled_mma_tv_layouts_equal_cute_dsl(dsl, i):
+    lay, perm = MMA_CONFIGS[i]
+    mma = make_tiled_mma(atoms.get(F16_ATOM), lay, perm)
+    assert mma.get_layoutA_TV().values() == dsl[("mma", i)]["A"]
+    assert mma.get_layoutB_TV().values() == dsl[("mma", i)]["B"]
+    assert mma.get_layoutC_TV().values() == dsl[("mma", i)]["C"]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", ["rowmajor", "colmajor"])
+def test_make_tiled_copy_partition_equals_cute_dsl(dsl, name):
+    thr, val = {"rowmajor": (Layout.right((32, 4)), Layout((1, 8))), "colmajor": (Layout((8, 16)), Layout((8, 1)))}[name]
+    tc = make_tiled_copy(atoms.cp_async(16), thr, val, bits=16)
+    # a memory layout contiguous along each thread's 8 values (so the 16-byte accesses vectorise)
+    gmem = Layout.right((64, 64)) if name == "rowmajor" else Layout((64, 64))
+    for t in range(128):
+        assert [list(c) for c in tc.get_slice(t).partition_S(gmem).coords] == [list(c) for c in dsl[("copy", name)][t]]
+
+
+def test_make_tiled_copy_vectorised_rows_independently():
+    # thread t = 4*r + c (row-major 32x4 threads) takes row r, columns 8c..8c+7 of each 32x32 tile
+    tc = make_tiled_copy(atoms.cp_async(16), Layout.right((32, 4)), Layout((1, 8)), bits=16)
+    assert tc.tiler == (32, 32)
+    gmem = Layout((64, 64), (64, 1))  # row-major 64x64
+    for t in (0, 1, 5, 127):
+        part = tc.get_slice(t).partition_D(gmem)
+        assert part.shape == (8, 2, 2)
+        r, c = t // 4, t % 4
+        for rm in range(2):
+            for rn in range(2):
+                for v in range(8):
+                    assert part(v, rm, rn) == 64 * (r + 32 * rm) + 8 * c + v + 32 * rn
+        assert part.affine() == (Layout((8, 2, 2), (1, 2048, 32)), 64 * r + 8 * c)
+
+
+def test_partition_C_is_the_ptx_accumulator_layout():
+    mma = make_tiled_mma(atoms.get(F16_ATOM), (2, 2, 1))
+    c = Layout((64, 64), (64, 1))
+    for t in (0, 37, 127):
+        lane, warp = t % 32, t // 32
+        wm, wn = warp % 2, warp // 2
+        part = mma.get_slice(t).partition_C(c)
+        assert part.shape == (4, 2, 4)
+        for v in range(4):
+            for fm in range(2):
+                for fn in range(4):
+                    m = (lane >> 2) + 8 * (v >= 2) + 16 * wm + 32 * fm
+                    n = 2 * (lane % 4) + (v & 1) + 8 * wn + 16 * fn
+                    assert part.coord(v, fm, fn) == (m, n)
+                    assert part(v, fm, fn) == 64 * m + n
+
+
+def test_too_few_vals_names_the_fix():
+    mma = make_tiled_mma(atoms.get(F16_ATOM), (2, 2, 1))
+    with pytest.raises(LayoutError, match="too few vals.*permutations"):
+        make_tiled_copy_B(atoms.ldmatrix(4, trans=True), mma)
+    # with the N tile doubled by a permutation, the same atom fits (CuTe's sgemm_sm80 setup)
+    mma32 = make_tiled_mma(atoms.get(F16_ATOM), (2, 2, 1), (32, 32, 16))
+    assert make_tiled_copy_B(atoms.ldmatrix(4, trans=True), mma32).num_threads == 128
+
+
+def test_mismatched_element_width_is_explained():
+    mma = make_tiled_mma(atoms.get(F16_ATOM), (2, 2, 1))  # float accumulators, C tile 32x16
+    with pytest.raises(LayoutError, match=r"16-bit values.*32-bit"):
+        make_tiled_copy_C(atoms.stmatrix(4, bits=16), mma)
+    tc = make_tiled_copy_C(atoms.stmatrix(2, bits=16), mma)  # half data stored from converted accumulators
+    with pytest.raises(LayoutError, match="built for 16-bit values"):
+        tc.get_slice(0).partition_D(Layout((32, 16), (16, 1)), bits=32)
+    with pytest.raises(LayoutError, match="in bits; give the element width"):
+        make_tiled_copy(atoms.cp_async(16), Layout((32, 4)), Layout((1, 8)))
+
+
+def test_non_vectorising_memory_layout_is_refused():
+    tc = make_tiled_copy(atoms.cp_async(16), Layout.right((32, 4)), Layout((1, 8)), bits=16)
+    with pytest.raises(LayoutError, match="doesn't vectorize.*not contiguous"):
+        tc.get_slice(3).partition_D(Layout((32, 32), (1, 32)))  # column-major: a row is strided
+    tc4 = make_tiled_copy(atoms.cp_async(4), Layout.right((32, 4)), Layout((1, 2)), bits=16)
+    with pytest.raises(LayoutError, match="not aligned"):
+        tc4.get_slice(4).partition_D(Layout((32, 8), (9, 1)))  # row pitch 9: thread 4 reads row 1 at odd offsets
+
+
+def test_tensor_shape_errors():
+    mma = make_tiled_mma(atoms.get(F16_ATOM), (2, 2, 1))
+    with pytest.raises(LayoutError, match="not a multiple"):
+        mma.get_slice(0).partition_A(Layout((48, 16)))
+    with pytest.raises(LayoutError, match="out of range"):
+        mma.get_slice(128)
+    with pytest.raises(LayoutError, match="rank-2"):
+        mma.get_slice(0).partition_A(Layout((32, 16, 2)))
+    with pytest.raises(LayoutError):
+        make_tiled_mma(atoms.ldmatrix(4))
+    with pytest.raises(LayoutError):
+        make_tiled_mma(atoms.get(F16_ATOM), (2, 2, 1, 1))
+
+
+def test_retile_reshapes_a_fragment_for_the_copy_atom():
+    mma = make_tiled_mma(atoms.get(F16_ATOM), (2, 2, 1), (32, 32, 16))
+    tc = make_tiled_copy_A(atoms.ldmatrix(4), mma)
+    frag = Layout((8, 4, 2))  # partition_fragment_A of a 128x32 tile: (MMA, MMA_M, MMA_K)
+    re = tc.get_slice(0).retile_D(frag)
+    assert re[0].size() == 8 and re[1].size() == 4 and re[2].size() == 2
+    assert re.values() == frag.values()
+    with pytest.raises(LayoutError):
+        tc.get_slice(0).retile_D(Layout((4, 4)))
+
+
+def test_sm70_quad_pairs_tile_a_warp():
+    mma = make_tiled_mma(atoms.get("SM70_8x8x4_F32F16F16F32_TN"), (2, 2, 1))
+    assert mma.size() == 32 and mma.tile_shape_mnk == (16, 16, 4)
+    c = mma.get_layoutC_TV()
+    seen = {c(t, v) for t in range(32) for v in range(8)}
+    assert seen == set(range(16 * 16))  # the four quad pairs cover the 16x16 tile once

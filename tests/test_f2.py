@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -16,8 +17,8 @@ from layoutalg.swizzle.strategies import compact_pow2_layouts, pow2_layouts, sma
 from layoutalg.swizzle.swizzle import Swizzle
 
 
-def function_values(x: object) -> list[int]:
-    return [x(i) for i in range(x.size())]  # type: ignore[attr-defined]
+def function_values(x: Any) -> list[int]:
+    return [x(i) for i in range(x.size())]
 
 
 def brute_force_linear(values: list[int]) -> bool:

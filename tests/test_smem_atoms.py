@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -17,6 +18,7 @@ from layoutalg.atoms.smem import (
 from layoutalg.core.layout import Layout
 from layoutalg.errors import LayoutError, ShapeError
 from layoutalg.swizzle.composed import ComposedLayout
+from layoutalg.swizzle.swizzle import Swizzle
 
 KINDS = {"INTER": 0, "SW32": 1, "SW64": 2, "SW128": 3}
 
@@ -114,7 +116,8 @@ def test_errors() -> None:
 @pytest.mark.parametrize("order", ["left", "right"])
 def test_tile_to_shape_brute_force(name: str, order: str) -> None:
     atom = get_smem_atom(name, 16)
-    am, an = atom.shape
+    atom_shape: Any = atom.shape
+    am, an = atom_shape
     target = (4 * am, 2 * an) if am < 64 else (2 * am, 4 * an)
     tile = tile_to_shape(atom, target, order)
     assert isinstance(tile, ComposedLayout)
@@ -167,6 +170,7 @@ def test_cute_dsl_gmma_atoms_and_tile_to_shape() -> None:
         b, base, shift = (int(g) for g in m.groups())
         assert (base, shift) == (4, 3)
         ours = get_smem_atom(name, bits)
+        assert isinstance(ours, ComposedLayout) and isinstance(ours.outer, Swizzle)
         assert ours.outer.bits == b
         # DSL's layout in elements, swizzle on byte addresses: ours * bytes == Sw_bytes(bytes * layout)
         nbytes = bits // 8

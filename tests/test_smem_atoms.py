@@ -76,6 +76,7 @@ def test_gmma_bits_definitions() -> None:
 
 def test_k_sw128_fp16_is_the_familiar_atom() -> None:
     assert str(get_smem_atom("Layout_K_SW128_Atom", 16)) == "Sw<3,3,3> o _0 o (8,64):(64,1)"
+    assert get_smem_atom("cute::SM90::GMMA::Layout_K_SW128_Atom", 16) == get_smem_atom("Layout_K_SW128_Atom", 16)
 
 
 @pytest.mark.parametrize("b", range(4))

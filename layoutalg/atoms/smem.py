@@ -97,9 +97,15 @@ def sm80_atom(b: int, bits: int = 16) -> AnyLayout:
 
 
 def get_smem_atom(name: str, bits: int) -> AnyLayout:
-    """A smem layout atom by name: ``Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom`` or ``Sm80_SW{0..3}_Atom``."""
+    """A smem layout atom by name: ``Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom`` or ``Sm80_SW{0..3}_Atom``.
+
+    The C++ namespace prefixes ``cute::``, ``SM90::`` and ``GMMA::`` are accepted.
+    """
     if not isinstance(name, str):
         raise LayoutError(f"smem atom name must be a str, got {name!r}")
+    for prefix in ("cute::", "SM90::", "GMMA::"):  # C++ spellings: cute::SM90::GMMA::Layout_K_SW128_Atom
+        if name.startswith(prefix):
+            name = name[len(prefix) :]
     if name in SM80_ATOM_NAMES:
         return sm80_atom(int(name[len("Sm80_SW")]), bits)
     return gmma_atom(name, bits)

@@ -473,15 +473,19 @@ def build_parser() -> argparse.ArgumentParser:
     suggest = sub.add_parser(
         "suggest-swizzle", help="the cheapest swizzle (or padding) that makes the accesses conflict-free",
         description="Search Swizzle<B,M,S> (and, where none works, row padding) for a row-major smem tile of "
-                    "--shape elements of --dtype so that every --access is conflict-free; prints the proof.",
+                    "--shape elements of --dtype so that every --access (a sweep of the whole tile, as in "
+                    "layoutalg banks) is conflict-free; prints the layout and its proof.",
         epilog="examples:\n  layoutalg suggest-swizzle --shape 64x64 --dtype f16 --access ldmatrix.x4\n"
-               "  layoutalg suggest-swizzle --shape 32x32 --dtype f32 --access ld.shared.b32 --json",
+               "  layoutalg suggest-swizzle --shape 32x32 --dtype f32 --access ld.shared.b32 --by column --json\n"
+               "exit status 1 when no candidate is conflict-free (the fewest-wavefronts one is printed)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     suggest.add_argument("--shape", required=True, metavar="MxN", help="tile extents (row-major), e.g. 64x64")
     suggest.add_argument("--dtype", required=True, metavar="T", help="element type: f16, bf16, f32, ...")
     suggest.add_argument("--access", required=True, action="append", metavar="INSTR",
                          help="an access to make conflict-free (repeat for several)")
+    suggest.add_argument("--by", choices=["row", "column"], default=None,
+                         help="for ld/st: lanes walk along rows (default) or down columns")
     suggest.add_argument("--json", action="store_true", help="machine-readable output")
     suggest.set_defaults(run=_cmd_suggest)
 
@@ -735,7 +739,9 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
 
     rows, cols = _parse_extents(args.shape, "--shape")
     element_bytes = max(1, _dtype_bits(args.dtype) // 8)
-    accesses = [expand_access(a, element_bytes) for a in args.access]
+    accesses: list[Any] = [expand_access(a, element_bytes) for a in args.access]
+    if args.by == "column":
+        accesses = [(a, "column") if a.split(".")[0] in ("ld", "st") else a for a in accesses]
     try:
         suggest = importlib.import_module("layoutalg.banks.suggest").suggest_swizzle
     except (ImportError, AttributeError) as exc:
@@ -743,10 +749,10 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
                          "upgrade layoutalg") from exc
     result = suggest((rows, cols), args.dtype, accesses)
     if args.json:
-        _emit_json(result.to_json() if hasattr(result, "to_json") else {"result": str(result)})
+        _emit_json(result.to_json())
     else:
         sys.stdout.write(str(result).rstrip("\n") + "\n")
-    return EXIT_OK
+    return EXIT_OK if result.conflict_free else EXIT_FAILED
 
 
 if __name__ == "__main__":  # pragma: no cover

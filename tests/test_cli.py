@@ -400,3 +400,38 @@ def test_smem_atom_errors() -> None:
 def test_banks_on_a_tiled_gmma_atom_is_conflict_free() -> None:
     data = cli_json("banks", "Layout_K_SW128_Atom", "--dtype", "bf16", "--tile-to", "64x64", "--access", "ldmatrix.x4")
     assert len(data["instructions"]) == 16 and all(i["wavefronts"] == 4 for i in data["instructions"])
+
+
+# ----------------------------------------------------------------------------- suggest-swizzle
+
+
+def swizzle(bits: int, base: int, shift: int, offset: int) -> int:
+    """CuTe Swizzle<B,M,S> (S > 0): bits [M+S, M+S+B) XORed into [M, M+B)."""
+    return offset ^ ((offset >> shift) & (((1 << bits) - 1) << base))
+
+
+def test_suggest_swizzle_for_64_column_fp16_ldmatrix() -> None:
+    data = cli_json("suggest-swizzle", "--shape", "64x64", "--dtype", "f16", "--access", "ldmatrix.x4")
+    assert data["conflict_free"] is True and data["padding"] == 0
+    sw = data["swizzle"]
+    # Independent check: in every 8-lane phase of every ldmatrix.x4 of the sweep, the 8 row addresses fall in
+    # 8 different 16-byte bank groups (address / 16 mod 8), which is what a 16-byte-per-lane phase needs.
+    for r0 in range(0, 64, 16):
+        for c0 in range(0, 64, 16):
+            for phase in range(4):
+                groups = set()
+                for lane in range(8 * phase, 8 * phase + 8):
+                    row, col = r0 + lane % 16, c0 + 8 * (lane // 16)
+                    byte = 2 * swizzle(sw["bits"], sw["base"], sw["shift"], 64 * row + col)
+                    groups.add((byte // 16) % 8)
+                assert len(groups) == 8
+    assert sw["bits"] == 3  # three row bits must be spread: Swizzle<3,3,3> or an equally cheap 3-bit swizzle
+
+
+def test_suggest_swizzle_text_and_errors() -> None:
+    proc = cli("suggest-swizzle", "--shape", "48x48", "--dtype", "f16", "--access", "ldmatrix.x4")
+    assert proc.returncode == 0 and proc.stdout.startswith("suggestion: ") and "conflict-free" in proc.stdout
+    proc = cli("suggest-swizzle", "--shape", "48x40", "--dtype", "f16", "--access", "ldmatrix.x4")
+    assert proc.returncode == 2 and "16x16" in proc.stderr
+    proc = cli("suggest-swizzle", "--shape", "64", "--dtype", "f16", "--access", "ldmatrix.x4")
+    assert proc.returncode == 2 and "MxN" in proc.stderr

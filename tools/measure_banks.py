@@ -307,6 +307,97 @@ def round2(seed: int = 7) -> list[Case]:
     return cs
 
 
+def round3(seed: int = 11) -> list[Case]:
+    """Third round: is the load pair rule about equal addresses only (or adjacent halves of one 2w block)?
+    cp.async.cg permutation structure; calibration-like swizzled ldmatrix/stmatrix and epilogue patterns."""
+    rng = random.Random(seed)
+    cs: list[Case] = []
+
+    def add(name: str, ins: str, addrs: list[int], g: list[int] | None = None) -> None:
+        cs.append(Case(name, ins, tuple(addrs), tuple(g) if g else None, ("round3",)))
+
+    for w in (8, 16):
+        for op, tab in (("ld", LD), ("st", ST)):
+            ins = tab[w]
+            # pairs (a, a+w) inside one 2w-aligned block; h0 pairs in bank group 0, h1 in bank group 16
+            add(f"r3 {op}{w} adjacent pairs, rows, two bank groups", ins,
+                [(i // 2 % 8) * 128 + (i % 2) * w + (i // 16) * 64 for i in range(32)])
+            add(f"r3 {op}{w} swapped adjacent pairs, rows, two bank groups", ins,
+                [(i // 2 % 8) * 128 + (1 - i % 2) * w + (i // 16) * 64 for i in range(32)])
+            add(f"r3 {op}{w} adjacent pairs straddling 2w blocks", ins,
+                [(i // 2 % 8) * 128 + w + (i % 2) * w + (i // 16) * 64 for i in range(32)])
+            add(f"r3 {op}{w} 15 equal pairs + 1 adjacent pair", ins,
+                [(i // 2) * 128 % 1024 + (w if i == 31 else 0) + (i // 16) * 64 for i in range(32)])
+            add(f"r3 {op}{w} equal pairs, rows, two bank groups", ins,
+                [(i // 2 % 8) * 128 + (i // 16) * 64 for i in range(32)])
+    for k in range(30):
+        for w in (8, 16):
+            pool = [rng.randrange(0, 32) * 2 * w + rng.choice([0, 0, 1024, 2048]) for _ in range(rng.choice([4, 8, 16]))]
+            addrs = []
+            for _p in range(16):
+                a = rng.choice(pool)
+                addrs += [a, a + w * rng.choice([0, 1])]
+            add(f"r3 rand mixed pairs {LD[w]} #{k}", LD[w], addrs)
+    # cp.async.cg: permutation structure
+    ins = "cp.async.cg.shared.global"
+    for k in range(8):
+        perm = list(range(32))
+        for q in range(4):
+            sub = perm[8 * q:8 * q + 8]
+            rng.shuffle(sub)
+            perm[8 * q:8 * q + 8] = sub
+        add(f"r3 cp.async.cg16 glob permuted within quarters #{k}", ins, [16 * i for i in range(32)],
+            [16 * perm[i] for i in range(32)])
+        add(f"r3 cp.async.cg16 both permuted alike #{k}", ins, [16 * perm[i] for i in range(32)],
+            [16 * perm[i] for i in range(32)])
+    for q in range(4):
+        add(f"r3 cp.async.cg16 quarter {q} smem shifted 16", ins,
+            [16 * i + (1024 + 16 if i // 8 == q else 0) for i in range(32)], [16 * i for i in range(32)])
+        add(f"r3 cp.async.cg16 quarter {q} smem pairs swapped", ins,
+            [16 * (i ^ 1 if i // 8 == q else i) for i in range(32)], [16 * i for i in range(32)])
+        add(f"r3 cp.async.cg16 quarter {q} smem chunks 0,1 exchanged with 2,3", ins,
+            [16 * (i ^ 2 if i // 8 == q else i) for i in range(32)], [16 * i for i in range(32)])
+        add(f"r3 cp.async.cg16 quarter {q} smem chunk xor 4", ins,
+            [16 * (i ^ 4 if i // 8 == q else i) for i in range(32)], [16 * i for i in range(32)])
+    for x in range(1, 8):
+        add(f"r3 cp.async.cg16 all quarters smem chunk xor {x}", ins, [16 * (i ^ x) for i in range(32)],
+            [16 * i for i in range(32)])
+    # calibration-like: swizzled tiles read by ldmatrix/stmatrix and by ld/st columns
+    for k in range(60):
+        kind = rng.choice(["ldmatrix", "ldmatrix", "stmatrix"])
+        n = rng.choice([1, 2, 4, 4])
+        trans = rng.random() < 0.3
+        b, m, s = rng.choice([(1, 3, 3), (2, 3, 3), (3, 3, 3), (2, 4, 3), (3, 4, 3), (3, 3, 4), (2, 3, 4), (1, 4, 3)])
+        pitch_h = rng.choice([16, 32, 40, 48, 64, 72, 96, 128, 136])
+        r0 = rng.randrange(0, 4) * 8
+        c0 = rng.randrange(0, max(1, pitch_h // 8 - 1)) * 8
+        addrs = []
+        for lane in range(32):
+            row = r0 + (lane % 16 if n == 4 else lane % (8 * n))
+            col = c0 + (8 * (lane // 16) if n == 4 else 0)
+            col = min(col, pitch_h - 8)
+            off = row * pitch_h + col
+            yyy = ((1 << b) - 1) << (m + s)
+            off ^= (off & yyy) >> s
+            addrs.append(2 * off)
+        add(f"r3 calib-like {kind}.x{n}{'.t' if trans else ''} Sw<{b},{m},{s}> pitch={pitch_h}h #{k}",
+            mat(kind, n, trans), addrs)
+    for k in range(40):
+        w = rng.choice([4, 8, 16])
+        op = rng.choice([LD, ST])
+        pitch = rng.choice([128, 256, 132, 136, 144, 160, 192, 512])
+        b, m, s = rng.choice([(0, 4, 3), (3, 4, 3), (2, 4, 3), (3, 2, 5), (2, 3, 4)])
+        col = rng.randrange(0, 128 // w) * w
+        addrs = []
+        for lane in range(32):
+            off = lane * pitch + col
+            yyy = ((1 << b) - 1) << (m + s)
+            off ^= (off & yyy) >> s
+            addrs.append(off - off % w)
+        add(f"r3 column {op[w]} pitch={pitch} Sw<{b},{m},{s}> #{k}", op[w], addrs)
+    return cs
+
+
 def main() -> int:
     out_dir = sys.argv[1]
     budget = float(sys.argv[sys.argv.index("--budget-s") + 1]) if "--budget-s" in sys.argv else 400.0
@@ -326,7 +417,7 @@ def main() -> int:
     dev = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip()
     which = sys.argv[sys.argv.index("--set") + 1] if "--set" in sys.argv else "1"
-    cases = targeted() + random_cases() if which == "1" else round2()
+    cases = targeted() + random_cases() if which == "1" else (round2() if which == "2" else round3())
     cases = [c for c in cases if c.name.startswith(only)]
     print(f"{len(cases)} cases, build+check {time.time() - t0:.1f}s", flush=True)
     results: list[dict[str, object]] = []

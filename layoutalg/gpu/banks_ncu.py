@@ -79,8 +79,10 @@ def _cp_async_body(cache: str, size: int) -> tuple[str, str]:
     body = (f"asm volatile(\"cp.async.{cache}.shared.global [%0], [%1], {size};\" :: \"r\"(a),"
             " \"l\"(src + goff[t]) : \"memory\");"
             " asm volatile(\"cp.async.wait_all;\" ::: \"memory\");")
-    suffix = "BYPASS" if cache == "cg" else ""
-    return body, rf"LDGSTS\.E(\.{suffix})?(\.LTC\w+)?\.{size * 8}" if suffix else rf"LDGSTS\.E(\.LTC\w+)?\.{size * 8}"
+    bits = "" if size == 4 else rf"\.{size * 8}"  # ptxas prints the 4-byte form without a size
+    if cache == "cg":
+        return body, rf"LDGSTS\.E\.BYPASS(\.LTC\w+)?{bits}"
+    return body, rf"LDGSTS\.E(\.LTC\w+)?{bits}"
 
 
 def kernel_table() -> dict[str, tuple[str, str]]:

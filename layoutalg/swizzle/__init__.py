@@ -24,6 +24,7 @@ from layoutalg.swizzle.generic import (
     zipped_divide,
     zipped_product,
 )
+from layoutalg.swizzle.notation import parse, to_str
 from layoutalg.swizzle.swizzle import Swizzle, make_swizzle
 from layoutalg.swizzle.triton import TritonLinearLayout, from_triton, parse_triton, to_triton
 
@@ -60,4 +61,6 @@ __all__ = [
     "upcast",
     "downcast",
     "recast",
+    "parse",
+    "to_str",
 ]

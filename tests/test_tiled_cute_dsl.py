@@ -11,8 +11,9 @@ CuTe's side is computed by CuTe DSL on the CPU inside ``@cute.jit``: the same ob
 are built with ``cute.make_tiled_mma`` / ``cute.make_tiled_copy_A/B``; each thread's
 ``get_slice(t).partition_S`` (and ``partition_A/B/C`` of the MMA) is applied to an identity
 tensor ``cute.make_identity_tensor((128, 64))``, whose elements are the (m, k) coordinates
-(static ints at trace time); CuTe DSL's own composed layout ``sA``/``sB`` is then evaluated
-at those coordinates, giving CuTe's smem offset for every (thread, value).
+(static at trace time: the thread's base coordinate and a layout with scaled-basis strides);
+CuTe DSL's own composed layout ``sA``/``sB`` is evaluated at every (m, k) of the tile, and
+each thread's offsets are looked up there, giving CuTe's smem offset for every (thread, value).
 
 The result is stored in ``test_tiled_fixture_sm80_gemm.json.gz`` so the comparison also runs
 where CuTe DSL is absent; when CuTe DSL imports (it is in the test extra), the oracle is
@@ -71,24 +72,59 @@ def _cute_dsl_oracle() -> dict:
     return out
 
 
+def _flat(t) -> list:
+    return [x for e in t for x in _flat(e)] if isinstance(t, tuple) else [t]
+
+
+def _coords(p) -> list[tuple[int, int]]:
+    """Every coordinate of a partitioned identity tensor, in index order.
+
+    CuTe DSL gives the partition as an iterator (the thread's base coordinate, a tuple of ints)
+    and a layout whose strides are scaled basis elements ``v@j`` (add ``v`` to coordinate ``j``);
+    evaluating that layout is plain arithmetic, done here instead of one traced ``p[i]`` per value.
+    """
+    base = [int(c) for c in p.iterator]
+    shape = [int(e) for e in _flat(p.layout.shape)]
+    strides = _flat(p.layout.stride)
+    out = []
+    total = 1
+    for e in shape:
+        total *= e
+    for i in range(total):
+        crd = list(base)
+        rest = i
+        for e, d in zip(shape, strides):
+            c, rest = rest % e, rest // e
+            if c and not (isinstance(d, int) and d == 0):
+                mode = d.mode if isinstance(d.mode, int) else _flat(tuple(d.mode))[0]
+                crd[int(mode)] += c * int(d.value)
+        out.append(tuple(crd))
+    return out
+
+
 def _collect(cute, out, mma, copy_a, copy_b, s_a, s_b, l_c) -> None:
     """Plain Python (not rewritten by @cute.jit, so its loops run at trace time)."""
     id_mk = cute.make_identity_tensor((M, K))
     id_nk = cute.make_identity_tensor((N, K))
     id_mn = cute.make_identity_tensor((M, N))
+    # CuTe DSL evaluates the swizzled smem layouts once per element of the tile
+    table_a = {(m, k): int(s_a((m, k))) for m in range(M) for k in range(K)}
+    table_b = {(n, k): int(s_b((n, k))) for n in range(N) for k in range(K)}
+    c_shape, c_stride = _flat(l_c.shape), _flat(l_c.stride)
+    table_c = {(m, n): m * int(c_stride[0]) + n * int(c_stride[1]) for m in range(int(c_shape[0])) for n in range(int(c_shape[1]))}
     jobs = (
-        ("copy_A_S", id_mk, s_a, lambda t, x: copy_a.get_slice(t).partition_S(x)),
-        ("copy_B_S", id_nk, s_b, lambda t, x: copy_b.get_slice(t).partition_S(x)),
-        ("mma_A", id_mk, s_a, lambda t, x: mma.get_slice(t).partition_A(x)),
-        ("mma_B", id_nk, s_b, lambda t, x: mma.get_slice(t).partition_B(x)),
-        ("mma_C", id_mn, l_c, lambda t, x: mma.get_slice(t).partition_C(x)),
+        ("copy_A_S", id_mk, table_a, lambda t, x: copy_a.get_slice(t).partition_S(x)),
+        ("copy_B_S", id_nk, table_b, lambda t, x: copy_b.get_slice(t).partition_S(x)),
+        ("mma_A", id_mk, table_a, lambda t, x: mma.get_slice(t).partition_A(x)),
+        ("mma_B", id_nk, table_b, lambda t, x: mma.get_slice(t).partition_B(x)),
+        ("mma_C", id_mn, table_c, lambda t, x: mma.get_slice(t).partition_C(x)),
     )
-    for name, tensor_for, layout, part in jobs:
+    for name, tensor_for, table, part in jobs:
         entry: dict = {"threads": []}
         for t in range(NTHR):
             p = part(t, tensor_for)
-            coords = [tuple(int(c) for c in p[i]) for i in range(cute.size(p))]
-            entry["threads"].append({"coords": coords, "offsets": [int(layout(c)) for c in coords]})
+            coords = _coords(p)
+            entry["threads"].append({"coords": coords, "offsets": [table[c] for c in coords]})
             if t == 0:
                 entry["shape"] = [int(cute.size(p.shape[i])) for i in range(len(p.shape))]
         out[name] = entry

@@ -48,8 +48,8 @@ def cp_async_sources_misaligned_for_general_lda():
 def cp_async_sources_in_bounds_for_every_tile_count():
     """For every tile count ``m_tiles x k_tiles`` (M = 128 m_tiles, K = 64 k_tiles, lda = K) and every
     CTA ``m_blk < m_tiles`` and k-tile ``k_tile < k_tiles``, every element read lies in ``[0, M*K)``."""
-    m_tiles, k_tiles = param("m_tiles", lo=1, hi=32), param("k_tiles", lo=1, hi=32)
-    m_blk, k_tile = param("m_blk", 32), param("k_tile", 32)
+    m_tiles, k_tiles = param("m_tiles", lo=1, hi=1 << 12), param("k_tiles", lo=1, hi=1 << 12)
+    m_blk, k_tile = param("m_blk", 1 << 12), param("k_tile", 1 << 12)
     lda = k_tiles * 64
     read = source(m_blk, k_tile, lda)
     return in_bounds(

@@ -3,7 +3,9 @@
 ``timeout`` (seconds given to z3 per claim), ``cross_check`` (run a second
 engine on every claim and raise if they disagree; also switched on by the
 environment variable ``LAYOUTALG_CROSS_CHECK=1``), ``auto_enum_limit`` (the
-largest domain the automatic choice enumerates rather than handing to z3).
+largest domain the automatic choice enumerates rather than handing to z3),
+``z3_encoding`` (``"auto"``, ``"int"``, ``"bv"``: which exact z3 encoding to use;
+the tests use it to check both encodings against brute force).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ class Settings:
     cross_check: bool = os.environ.get("LAYOUTALG_CROSS_CHECK", "") not in ("", "0")
     auto_enum_limit: int = 1 << 16
     enum_limit: int = 1 << 22
+    z3_encoding: str = "auto"  # "auto" (integers when exact, else bit-vectors), "int" or "bv"
 
 
 _DEFAULT = Settings()

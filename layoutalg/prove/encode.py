@@ -126,29 +126,164 @@ class Encoder:
         return a << slo if op == "<<" else a >> slo
 
     def pred(self, p: Any) -> Any:
+        return encode_pred(self, p)
+
+
+class IntEncoder:
+    """Encodes lowered terms as z3 *integers* (exact; no width at all) when :func:`int_expressible`.
+
+    ``//`` and ``%`` by a positive divisor are z3's ``div``/``mod`` (Euclidean, which is floor
+    division for a positive divisor); by a negative divisor ``a // b = (-a) div (-b)`` and
+    ``a % b = a - b * (a // b)`` (Python's sign-of-divisor rule); ``x >> k`` is ``x div 2**k``,
+    ``x << k`` is ``x * 2**k`` and ``x & (2**k - 1)`` is ``x mod 2**k``, all exact for every integer.
+    Nonlinear products of parameters (``row * lda``) are much easier for z3 here than bit-blasted.
+    """
+
+    def __init__(self, intervals: dict[int, ex.Interval]) -> None:
+        import z3
+
+        self.z3 = z3
+        self.intervals = intervals
+        self.vars: dict[str, Any] = {}
+        self.memo: dict[int, Any] = {}
+
+    def variable(self, v: ex.Var) -> Any:
+        if v.name not in self.vars:
+            self.vars[v.name] = self.z3.Int(v.name)
+        return self.vars[v.name]
+
+    def constraints(self, v: ex.Var) -> list[Any]:
         z3 = self.z3
-        if isinstance(p, ex.BoolConst):
-            return z3.BoolVal(p.value)
-        if isinstance(p, ex.Cmp):
-            a, b = self.term(p.a), self.term(p.b)
-            return {
-                "==": lambda: a == b,
-                "!=": lambda: a != b,
-                "<": lambda: a < b,
-                "<=": lambda: a <= b,
-                ">": lambda: a > b,
-                ">=": lambda: a >= b,
-            }[p.op]()
-        if isinstance(p, ex.BoolOp):
-            args = [self.pred(x) for x in p.args]
-            if p.op == "and":
-                return z3.And(*args) if args else z3.BoolVal(True)
-            if p.op == "or":
-                return z3.Or(*args) if args else z3.BoolVal(False)
-            if p.op == "not":
-                return z3.Not(args[0])
-            return z3.Implies(args[0], args[1])
-        raise ProofError(f"not a predicate: {p!r}")
+        x = self.variable(v)
+        out = [x >= v.lo, x < v.hi]
+        if v.multiple_of > 1:
+            out.append(x % v.multiple_of == 0)
+        if v.pow2:
+            k = z3.Int(f"{v.name}__log2")
+            out.extend([k >= 0, k < max(1, v.hi.bit_length()), x == _pow2_term(z3, k, v.hi)])
+        return out
+
+    def const(self, value: int) -> Any:
+        return self.z3.IntVal(value)
+
+    def term(self, node: Any) -> Any:
+        key = id(node)
+        if key in self.memo:
+            return self.memo[key]
+        z3 = self.z3
+        if isinstance(node, ex.Const):
+            out = self.const(node.value)
+        elif isinstance(node, ex.Var):
+            out = self.variable(node)
+        elif isinstance(node, ex.BinOp):
+            out = self._binop(node)
+        elif isinstance(node, ex.Ite):
+            out = z3.If(self.pred(node.cond), self.term(node.a), self.term(node.b))
+        else:
+            raise ProofError(f"cannot encode {node!r}: lower() it first")
+        self.memo[key] = out
+        return out
+
+    def _binop(self, node: ex.BinOp) -> Any:
+        a, b = self.term(node.a), self.term(node.b)
+        op = node.op
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op in ("//", "%"):
+            blo, bhi = ex.interval(node.b, self.intervals)
+            if blo <= 0 <= bhi:
+                raise ProofError(f"the divisor in {node!r} may be zero")
+            q = a / b if blo > 0 else (-a) / (-b)  # z3 Int '/' is Euclidean: floor for a positive divisor
+            return q if op == "//" else a - b * q
+        if op == "<<":
+            return a * (1 << _const_of(node.b))
+        if op == ">>":
+            return a / (1 << _const_of(node.b))
+        # '&' with a low mask 2**k - 1 (checked by int_expressible)
+        mask = _const_of(node.b) if isinstance(node.b, ex.Const) else _const_of(node.a)
+        other = a if isinstance(node.b, ex.Const) else b
+        return other % (mask + 1)
+
+    def pred(self, p: Any) -> Any:
+        return encode_pred(self, p)
+
+
+def _pow2_term(z3: Any, k: Any, hi: int) -> Any:
+    """``2**k`` for ``0 <= k < bit_length(hi)`` as a chain of ifs (z3 has no integer power of a variable)."""
+    out = z3.IntVal(1)
+    for j in range(max(1, hi.bit_length()) - 1, 0, -1):
+        out = z3.If(k == j, z3.IntVal(1 << j), out)
+    return out
+
+
+def _const_of(node: Any) -> int:
+    if not isinstance(node, ex.Const):
+        raise ProofError(f"expected a constant, got {node!r}")
+    return node.value
+
+
+def _low_mask(node: Any) -> bool:
+    return isinstance(node, ex.Const) and node.value >= 0 and node.value & (node.value + 1) == 0
+
+
+def int_expressible(roots: list[Any]) -> bool:
+    """True when every operator has an exact integer-arithmetic encoding (see :class:`IntEncoder`)."""
+    stack, seen = list(roots), set()
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ex.Pred):
+            ex.walk_pred(node, stack.append)
+            if isinstance(node, ex.BoolOp):
+                stack.extend(a for a in node.args if isinstance(a, ex.Pred))
+            continue
+        if isinstance(node, ex.BinOp):
+            if node.op in ("|", "^"):
+                return False
+            if node.op in ("<<", ">>") and not (isinstance(node.b, ex.Const) and node.b.value >= 0):
+                return False
+            if node.op == "&" and not (_low_mask(node.b) or _low_mask(node.a)):
+                return False
+            stack.extend((node.a, node.b))
+        elif isinstance(node, ex.Ite):
+            stack.extend((node.cond, node.a, node.b))
+    return True
+
+
+def encode_pred(enc: Any, p: Any) -> Any:
+    """A predicate over an encoder's terms (shared by both encodings)."""
+    z3 = enc.z3
+    if isinstance(p, ex.BoolConst):
+        return z3.BoolVal(p.value)
+    if isinstance(p, ex.Cmp):
+        a, b = enc.term(p.a), enc.term(p.b)
+        return {
+            "==": lambda: a == b,
+            "!=": lambda: a != b,
+            "<": lambda: a < b,
+            "<=": lambda: a <= b,
+            ">": lambda: a > b,
+            ">=": lambda: a >= b,
+        }[p.op]()
+    if isinstance(p, ex.BoolOp):
+        args = [enc.pred(x) for x in p.args]
+        if p.op == "and":
+            return z3.And(*args) if args else z3.BoolVal(True)
+        if p.op == "or":
+            return z3.Or(*args) if args else z3.BoolVal(False)
+        if p.op == "not":
+            return z3.Not(args[0])
+        return z3.Implies(args[0], args[1])
+    raise ProofError(f"not a predicate: {p!r}")
 
 
 def width_for(roots: list[Any], variables: list[ex.Var], intervals: dict[int, ex.Interval]) -> int:

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from layoutalg.banks.access import Access, element_bytes, tile_access
+from layoutalg.banks.analyze import Analysis
+from layoutalg.banks.analyze import analyze as _analyze_fn
 from layoutalg.banks.instruction import Instruction, parse_instruction
 from layoutalg.banks.model import (
     BankReport,
@@ -25,12 +28,8 @@ from layoutalg.banks.model import (
 )
 from layoutalg.banks.vector import wavefronts_many
 
-
-def analyze(smem_layout: Any, access: Any, dtype: Any = None, **kwargs: Any) -> Any:
-    """See :func:`layoutalg.banks.analyze.analyze`."""
-    from layoutalg.banks.analyze import analyze as _analyze
-
-    return _analyze(smem_layout, access, dtype=dtype, **kwargs)
+# bound after the submodule import so ``layoutalg.banks.analyze`` is the function, not the module
+analyze = _analyze_fn
 
 
 def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, **kwargs: Any) -> Any:
@@ -48,7 +47,7 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, **kwargs: An
 
 
 __all__ = [
-    "Instruction", "parse_instruction", "BankReport", "BankUse", "PhaseReport",
+    "Access", "Analysis", "element_bytes", "tile_access", "Instruction", "parse_instruction", "BankReport", "BankUse", "PhaseReport",
     "wavefronts", "report", "ideal_wavefronts", "excess_wavefronts", "wavefronts_many",
     "analyze", "suggest_swizzle", "conflict_free",
 ]

@@ -19,7 +19,7 @@ from layoutalg.atoms.catalog import (  # noqa: F401, I001
 )
 from layoutalg.atoms import catalog  # noqa: F401
 from layoutalg.atoms.copy import CopyAtom, TypedCopyAtom, movmatrix_coords  # noqa: F401
-from layoutalg.atoms.gmma import GmmaAtom, GmmaDescriptor, make_gmma  # noqa: F401
+from layoutalg.atoms.gmma import GmmaAtom, GmmaDescriptor, make_gmma, make_gmma_desc  # noqa: F401
 from layoutalg.atoms.mma import MmaAtom  # noqa: F401
 
 

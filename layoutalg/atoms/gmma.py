@@ -39,12 +39,17 @@ units (1, 2, 4, 8 for interleave, 32B, 64B, 128B)::
 (LBO/SBO here in 16-byte units; the descriptor stores bytes >> 4.)  The swizzle acts on
 the absolute shared-memory address, which is why swizzled tiles must be aligned to
 the swizzle's repeat (1024 B for 128B) unless ``base_offset`` says otherwise.
+
+:func:`make_gmma_desc` (CuTe ``make_gmma_desc<Major>``) reads the descriptor off a
+canonical smem layout (e.g. ``tile_to_shape(Layout_K_SW128_Atom, ...)``) and checks
+its address function against the layout at every (mn, k).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from layoutalg.atoms.fragment import fit_layout
 from layoutalg.core.layout import Layout
@@ -241,6 +246,73 @@ class GmmaDescriptor:
         return swizzle_address(byte, self.layout_type)
 
 
+def _offset_fn(layout: Any) -> tuple[Any, int, int]:
+    if not hasattr(layout, "shape") or not callable(layout):
+        raise LayoutError(f"make_gmma_desc needs a Layout or ComposedLayout, got {layout!r}")
+    shape = layout.shape
+    if not isinstance(shape, tuple) or len(shape) != 2:
+        raise LayoutError(f"make_gmma_desc needs a rank-2 (MN, K) layout, got shape {shape}")
+    mn = 1
+    for e in _leaves(shape[0]):
+        mn *= e
+    k = 1
+    for e in _leaves(shape[1]):
+        k *= e
+    return layout, mn, k
+
+
+def _leaves(t: Any) -> list[int]:
+    return [x for e in t for x in _leaves(e)] if isinstance(t, tuple) else [int(t)]
+
+
+def make_gmma_desc(layout: Any, major: str, bits: int, start_address: int = 0) -> GmmaDescriptor:
+    """CuTe ``make_gmma_desc<Major>``: the descriptor of a canonical GMMA shared-memory layout.
+
+    ``layout`` maps (mn, k) to an element offset (a ``Layout``, or a swizzled ``ComposedLayout``
+    whose swizzle acts on element offsets, e.g. ``Swizzle<3,3,3>`` for 16-bit data, which is
+    ``Swizzle<3,4,3>`` on bytes); ``start_address`` (bytes) must be aligned to the swizzle's
+    repeat.  LBO/SBO are read off the layout at the points the canonical forms (module docstring)
+    name, for each swizzle mode in turn; the first descriptor whose :meth:`GmmaDescriptor.address`
+    equals ``start_address + bits/8 * layout(mn, k)`` at **every** (mn, k) is returned.
+    """
+    lay, mn_ext, k_ext = _offset_fn(layout)
+    if bits not in (8, 16, 32):
+        raise LayoutError(f"bits must be 8, 16 or 32 for a wgmma operand, got {bits!r}")
+    if major not in ("K", "MN"):
+        raise LayoutError(f"major must be 'K' or 'MN', got {major!r}")
+    nbytes = bits // 8
+    per_unit = 16 // nbytes
+
+    def at(mn: int, k: int) -> int:
+        return nbytes * int(lay((mn, k))) if mn < mn_ext and k < k_ext else 16
+
+    reasons = []
+    for layout_type in ("B128", "B64", "B32", "INTERLEAVE"):
+        w = _WIDTH_UNITS[layout_type]
+        if major == "K":
+            if layout_type == "INTERLEAVE":
+                lbo, sbo = at(0, per_unit), at(8, 0)
+            else:
+                lbo, sbo = 16, at(8, 0)
+        else:
+            if layout_type == "INTERLEAVE":
+                lbo, sbo = at(0, 8), at(per_unit, 0)
+            else:
+                lbo, sbo = at(w * per_unit, 0), at(0, 8)
+        try:
+            desc = GmmaDescriptor(start_address, max(lbo, 0), max(sbo, 0), layout_type)
+            bad = next(((m, k) for m in range(mn_ext) for k in range(k_ext)
+                        if desc.address(major, m, k, bits) != start_address + nbytes * int(lay((m, k)))), None)
+        except LayoutError as err:
+            reasons.append(f"{layout_type}: {err}")
+            continue
+        if bad is None:
+            return desc
+        reasons.append(f"{layout_type}: differs at (mn, k) = {bad}")
+    raise LayoutError(f"{layout} is not a canonical {major}-major GMMA layout for {bits}-bit data "
+                      f"({'; '.join(reasons)}); build it with tile_to_shape(Layout_{major}_SW128_Atom, ...)")
+
+
 def swizzle_address(byte: int, layout_type: str) -> int:
     """``Swizzle<B,4,3>`` on a byte address, ``B = log2`` of the swizzle width in 16-byte units."""
     b = {"INTERLEAVE": 0, "B32": 1, "B64": 2, "B128": 3}[layout_type]
@@ -248,4 +320,4 @@ def swizzle_address(byte: int, layout_type: str) -> int:
     return byte ^ ((byte & mask) >> 3)
 
 
-__all__ = ["GmmaAtom", "GmmaDescriptor", "make_gmma", "GMMA_NS", "LAYOUT_TYPES", "swizzle_address"]
+__all__ = ["GmmaAtom", "GmmaDescriptor", "make_gmma", "make_gmma_desc", "GMMA_NS", "LAYOUT_TYPES", "swizzle_address"]

@@ -18,6 +18,7 @@ from layoutalg.swizzle.generic import (
     composition,
     downcast,
     left_inverse,
+    local_partition,
     local_tile,
     logical_divide,
     recast,
@@ -243,6 +244,28 @@ def test_local_tile(case: tuple[ComposedLayout, tuple[Layout, ...]], data: Any) 
     for point in itertools.product(*[range(t) for t in tile_shape]):
         element = tuple(k * t + p for k, t, p in zip(coord, tile_shape, point))
         assert c(element) == offset + tile(point if len(point) > 1 else point[0])
+
+
+@given(st.sampled_from([((8, 4), (4, 1)), ((4, 8), (1, 4)), ((2, 16), (16, 1)), ((8, 8), (1, 8))]), st.integers(0, 31))
+@settings(max_examples=60, deadline=None)
+def test_local_partition_of_sw128_tile(thr: tuple[tuple[int, int], tuple[int, int]], index: int) -> None:
+    thr_layout = Layout(*thr)
+    index %= thr_layout.size()
+    part, offset = local_partition(SW128_FP16, thr_layout, index)
+    # the thread's coordinate, found by brute force over the thread layout
+    (tm, tn), = [(m, n) for n in range(thr[0][1]) for m in range(thr[0][0]) if thr_layout(m, n) == index]
+    rows, cols = 8 // thr[0][0], 64 // thr[0][1]
+    assert part.size() == rows * cols
+    for q in range(cols):
+        for p in range(rows):
+            assert SW128_FP16(tm + thr[0][0] * p, tn + thr[0][1] * q) == offset + part(p, q)
+
+
+def test_local_partition_errors() -> None:
+    with pytest.raises(LayoutError):
+        local_partition(SW128_FP16, Layout((2, 2), (1, 1)), 1)  # thread 1 owned twice
+    with pytest.raises(LayoutError):
+        local_partition(SW128_FP16, Layout((4, 8), (1, 4)), 32)
 
 
 def test_local_tile_of_sw128_tile() -> None:

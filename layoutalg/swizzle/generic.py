@@ -338,6 +338,43 @@ def local_tile(a: Any, tiler: Any, coord: Any) -> tuple[AnyLayout, int]:
     return slice_and_offset(divided, (tile_part, rest_part))
 
 
+def local_partition(a: Any, thr_layout: Layout, index: int) -> tuple[AnyLayout, int]:
+    """CuTe ``local_partition(tensor, thr_layout, index)``: the elements thread ``index`` owns.
+
+    The tile is ``thr_layout``'s shape; the thread sits at the coordinate ``c``
+    with ``thr_layout(c) == index`` (CuTe's ``get_flat_coord``, the inverse of
+    the thread layout) in every tile.  Returns ``(P, o)`` with
+    ``a(c_k + tile_k * p_k) == o + P(p)`` (CuTe's ``outer_partition`` of
+    ``zipped_divide``).  ``thr_layout`` must be injective.
+    """
+    import numpy as np
+
+    _check_input(a, "local_partition")
+    if not isinstance(thr_layout, Layout):
+        raise LayoutError(f"local_partition thread layout must be a Layout, got {thr_layout!r}")
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise LayoutError(f"local_partition index must be an int, got {index!r}")
+    if thr_layout.size() > _MAX_CHECK:
+        raise LayoutError(f"local_partition: thread layout {thr_layout} is too large to invert")
+    hits = np.nonzero(thr_layout.to_numpy() == index)[0]
+    if hits.size != 1:
+        problem = "is not a value of" if hits.size == 0 else "is reached more than once by"
+        raise LayoutError(f"local_partition: thread index {index} {problem} {thr_layout}")
+    modes = thr_layout.modes() if isinstance(thr_layout.shape, tuple) else [thr_layout]
+    flat_index = int(hits[0])
+    coord = []
+    for mode in modes:
+        coord.append(flat_index % mode.size())
+        flat_index //= mode.size()
+    tiler = tuple(Layout(mode.size()) for mode in modes)
+    divided = zipped_divide(a, tiler)
+    inner = divided.inner if isinstance(divided, ComposedLayout) else divided
+    tile_part: Any = tuple(coord) if isinstance(inner[0].shape, tuple) else coord[0]
+    rest = inner[1]
+    rest_part: Any = tuple([None] * rest.rank()) if isinstance(rest.shape, tuple) else None
+    return slice_and_offset(divided, (tile_part, rest_part))
+
+
 # ---------------------------------------------------------------------------
 # inverses
 
@@ -534,6 +571,7 @@ __all__ = [
     "slice_and_offset",
     "slice_layout",
     "local_tile",
+    "local_partition",
     "right_inverse",
     "left_inverse",
     "eval_at",

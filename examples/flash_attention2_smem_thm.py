@@ -21,6 +21,8 @@ Run it: ``layoutalg prove examples/flash_attention2_smem_thm.py``.
 from __future__ import annotations
 
 from layoutalg.atoms.catalog import ldmatrix, mma
+from layoutalg.banks.access import Access
+from layoutalg.banks.proof import conflict_free
 from layoutalg.core.layout import Layout
 from layoutalg.prove import bijective_onto, equivalent, param, sym, theorem
 from layoutalg.swizzle.composed import ComposedLayout
@@ -123,3 +125,17 @@ def bug_v_without_trans():
         "needed_V_key": lambda lane, reg, half: needed(lane, reg, half)[0],
         "needed_V_d": lambda lane, reg, half: needed(lane, reg, half)[1],
     })
+
+
+@theorem
+def k_and_v_loads_are_bank_conflict_free():
+    """Every ldmatrix.x4 of K and every ldmatrix.x4.trans of V, for every 16 x 16 block, costs its ideal."""
+    k_loads = Access.from_fn("ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+                             lambda lane, n_block, k_block: (16 * n_block + lane % 8 + 8 * (lane // 16),
+                                                             16 * k_block + 8 * ((lane // 8) % 2)),
+                             n_block=4, k_block=4)
+    v_loads = Access.from_fn("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+                             lambda lane, n_block, k_block: (16 * k_block + lane % 8 + 8 * ((lane // 8) % 2),
+                                                             16 * n_block + 8 * (lane // 16)),
+                             n_block=4, k_block=4)
+    return [conflict_free(SK, k_loads, "f16"), conflict_free(SV, v_loads, "f16")]

@@ -20,6 +20,8 @@ Run it: ``layoutalg prove examples/hopper_wgmma_sw128_thm.py``.
 from __future__ import annotations
 
 from layoutalg.atoms.catalog import stmatrix, wgmma
+from layoutalg.banks.access import Access
+from layoutalg.banks.proof import conflict_free
 from layoutalg.atoms.gmma import GmmaDescriptor
 from layoutalg.core.layout import Layout
 from layoutalg.errors import LayoutError
@@ -95,3 +97,23 @@ def stmatrix_epilogue_writes_each_accumulator_where_it_belongs():
         return S(index % 64, index // 64)
 
     return equivalent(stored_at, belongs_at, {"lane": 32, "reg": 4, "half": 2}, names=("stmatrix_writes", "c_element_at"))
+
+
+def epilogue_stores():
+    """Every stmatrix.x4 of the epilogue: warp w, n-block j; lane -> the (row, col) of the row it supplies."""
+    return Access.from_fn("stmatrix.sync.aligned.m8n8.x4.shared.b16",
+                          lambda lane, warp, n_block: (16 * warp + lane % 8 + 8 * ((lane // 8) % 2),
+                                                       16 * n_block + 8 * (lane // 16)),
+                          warp=4, n_block=4)
+
+
+@theorem
+def stmatrix_epilogue_is_bank_conflict_free():
+    """Every stmatrix.x4 of the epilogue costs its ideal 4 wavefronts on the SW128 C tile."""
+    return conflict_free(SMEM, epilogue_stores(), "bf16")
+
+
+@theorem(expect="refuted")
+def stmatrix_into_a_plain_row_major_c_tile_conflicts():
+    """The same stores into an unswizzled 64 x 64 bf16 C tile (128-byte rows) are 8-way conflicted."""
+    return conflict_free(Layout((64, 64), (64, 1)), epilogue_stores(), "bf16")

@@ -21,6 +21,8 @@ Run it: ``layoutalg prove examples/sm80_gemm_mainloop_thm.py``.
 from __future__ import annotations
 
 from layoutalg.atoms.catalog import ldmatrix, mma
+from layoutalg.banks.access import Access
+from layoutalg.banks.proof import conflict_free
 from layoutalg.core.layout import Layout
 from layoutalg.prove import aligned, bijective_onto, contiguous, equivalent, in_bounds, param, sym, theorem
 from layoutalg.swizzle.composed import ComposedLayout
@@ -92,3 +94,26 @@ def ldmatrix_x4_breaks_under_a_64_bit_swizzle():
     """The same with Swizzle<3,2,3> (an 8-byte-granular swizzle, e.g. copied from a 32-bit kernel): the 16 bytes
     after a row address are no longer one row of A, and the counterexample names the lane and register."""
     return ldmatrix_reads(ComposedLayout(Swizzle(3, 2, 3), 0, Layout(((8, 16), 64), ((64, 512), 1))))
+
+
+LDMATRIX_X4 = "ldmatrix.sync.aligned.m8n8.x4.shared.b16"
+
+
+def mainloop_ldmatrix_access():
+    """Every ldmatrix.x4 of the mainloop: warp row warp_m, 16-row block mi, k-step k_step; lane -> (row, col)."""
+    return Access.from_fn(LDMATRIX_X4, lambda lane, warp_m, mi, k_step: (64 * warp_m + 16 * mi + lane % 16,
+                                                                         16 * k_step + 8 * (lane // 16)),
+                          warp_m=2, mi=4, k_step=4)
+
+
+@theorem
+def ldmatrix_reads_are_bank_conflict_free():
+    """Every ldmatrix.x4 of every warp, block and k-step costs its ideal 4 wavefronts on the swizzled stage."""
+    return conflict_free(SMEM_A, mainloop_ldmatrix_access(), "f16")
+
+
+@theorem(expect="refuted")
+def unswizzled_ldmatrix_reads_conflict():
+    """Without the swizzle the same reads are 8-way conflicted: the counterexample names two lanes of one phase
+    whose rows, 128 bytes apart, hit the same bank."""
+    return conflict_free(UNSWIZZLED_A, mainloop_ldmatrix_access(), "f16")

@@ -20,9 +20,9 @@ Run it: ``layoutalg prove examples/hopper_wgmma_sw128_thm.py``.
 from __future__ import annotations
 
 from layoutalg.atoms.catalog import stmatrix, wgmma
+from layoutalg.atoms.gmma import GmmaDescriptor
 from layoutalg.banks.access import Access
 from layoutalg.banks.proof import conflict_free
-from layoutalg.atoms.gmma import GmmaDescriptor
 from layoutalg.core.layout import Layout
 from layoutalg.errors import LayoutError
 from layoutalg.interop import from_cpp

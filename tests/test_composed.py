@@ -189,6 +189,13 @@ def test_layout_then_composed_known_cases() -> None:
     assert composition(Swizzle(3, 3, 3), Layout(8, 1)) == ComposedLayout(Swizzle(3, 3, 3), 0, Layout(8, 1))
 
 
+def test_composed_then_swizzle() -> None:
+    flat = ComposedLayout(Swizzle(3, 3, 3), 0, Layout(512, 1))
+    assert composition(flat, Swizzle(3, 3, 3)) == Layout(512, 1)  # Sw o Sw is the identity
+    with pytest.raises(CompositionError):
+        composition(SW128_FP16, Swizzle(3, 3, 3))  # Sw<3,3,3> o Sw<3,0,3>: not one swizzle
+
+
 def test_composition_refuses_what_it_cannot_represent() -> None:
     with pytest.raises(CompositionError):
         composition(Swizzle(3, 3, 3), Swizzle(2, 4, 3))

@@ -7,9 +7,10 @@ Plain layouts go straight to ``layoutalg.core``.  For ``C = outer o off o inner`
     ``off``, as CuTe does: ``C o B = outer o off o (inner o B)``;
   * ``composition(L, C)`` keeps the swizzle outermost, as CuTe does, by
     finding ``Sw'`` with ``L o Sw == Sw' o L`` (CuTe takes ``Sw'`` from
-    ``L(yyy_mask)`` and ``L(zzz_mask)``); here the candidate is then checked on
-    every element, and a :class:`CompositionError` is raised when no single
-    swizzle commutes (CuTe silently returns a wrong layout there);
+    ``L(yyy_mask)`` and ``L(zzz_mask)``, which needs those images to be
+    contiguous runs of bits); here the candidate is checked on every element,
+    a GF(2) factorisation ``Sw'' o M`` is tried when CuTe's form does not
+    exist, and a :class:`CompositionError` is raised when neither is exact;
   * ``right_inverse(Sw o 0 o B) = right_inverse(B) o Sw`` and
     ``left_inverse(Sw o 0 o B) = left_inverse(B) o Sw`` (a swizzle is an
     involution), again brought to swizzle-outermost form and checked;
@@ -128,7 +129,9 @@ def composition(a: Any, b: Any) -> Any:
                 a.outer, Swizzle
             ) else _layout_outer_then(a, b)
         if isinstance(b, Swizzle):
-            raise CompositionError(f"composition({a}, {b}): a swizzle as the inner function is not supported")
+            if not isinstance(a.outer, Swizzle):
+                raise CompositionError(f"composition({a}, {b}): a layout-outer composed layout after a swizzle")
+            return _swizzle_then(a.outer, a.offset, layout_after_swizzle(a.inner, b))
         return ComposedLayout(a.outer, a.offset, composition(a.inner, b))
     if isinstance(a, Layout):
         if isinstance(b, Swizzle):

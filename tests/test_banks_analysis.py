@@ -111,21 +111,46 @@ def test_proof_enumeration_proves_and_refutes_with_the_colliding_lanes():
 
 
 def test_proof_symbolic_over_an_unbounded_stage_parameter():
+    from layoutalg.banks.proof import symbolic_access
+
     stage = param("stage", lo=0, hi=1 << 20)
-    staged = ComposedLayout(Swizzle(3, 3, 3), 0, Layout((64, 64, 2), (64, 1, 4096)))
 
     def fn(lane, i):
         return lane % 16 + 16 * (i // 4), (i % 4) * 16 + (lane // 16) * 8, stage
 
-    from layoutalg.banks.proof import symbolic_access
-
-    res = conflict_free(staged, symbolic_access(LDSM_X4, fn, i=16), "f16", method="z3")
-    assert res.proved, res.render()
+    staged = ComposedLayout(Swizzle(3, 3, 3), 0, Layout((64, 64, 2), (64, 1, 4096)))
+    acc = symbolic_access(LDSM_X4, fn, i=16)
+    for method in ("auto", "f2", "z3"):
+        res = conflict_free(staged, acc, "f16", method=method)
+        assert res.proved, res.render()
+    assert conflict_free(staged, acc, "f16", method="f2").method == "f2"   # GF(2) rank argument
     plain = Layout((64, 64, 2), (64, 1, 4096))
-    res2 = conflict_free(plain, symbolic_access(LDSM_X4, fn, i=16), "f16", method="z3")
+    assert conflict_free(plain, acc, "f16", method="f2").status == "unknown"  # f2 alone cannot refute
+    res2 = conflict_free(plain, acc, "f16", method="z3")
     assert res2.refuted
     cex = res2.counterexample
-    assert cex["lane"] // 8 == cex["lane_b"] // 8
+    la, lb = cex["lane"], cex["lane_b"]
+    assert la // 8 == lb // 8
+    st = cex["stage"]
+    ba = 2 * plain(*[int(x) if not hasattr(x, "name") else st for x in fn(la, cex["i"])])
+    bb = 2 * plain(*[int(x) if not hasattr(x, "name") else st for x in fn(lb, cex["i"])])
+    assert (ba // 4) % 32 == (bb // 4) % 32 and ba // 4 != bb // 4
+    with pytest.raises(LayoutError):
+        conflict_free(staged, acc, "f16", method="enum")
+
+
+def test_proof_symbolic_wide_loads_report_the_real_phase():
+    from layoutalg.banks.proof import symbolic_access
+
+    # 16-byte loads, rows 32 bytes apart: 2-way within each quarter-warp phase
+    acc = symbolic_access("ld.shared.v4.b32", lambda lane, i: (lane, 4 * i), i=2)
+    res = conflict_free(Layout((32, 8), (8, 1)), acc, "f32", method="z3")
+    assert res.refuted
+    cex = res.counterexample
+    assert cex["lane"] // 8 == cex["lane_b"] // 8 and cex["wavefronts"] == 8
+    # broadcast is not a conflict: every lane of a warp reads one word
+    acc2 = symbolic_access("ld.shared.b32", lambda lane, i: (i, 0 * lane), i=4)
+    assert conflict_free(Layout((4, 32), (32, 1)), acc2, "f32").proved
 
 
 def _all_conflict_free(layout, accesses, dtype):

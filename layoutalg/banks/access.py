@@ -60,7 +60,9 @@ class Access:
     """``instruction`` and, per instance, each lane's tile coordinate (``coords``: ``(*batch, 32, rank)`` ints).
 
     ``axes`` names the batch axes (e.g. ``("warp", "k", "i")``); ``fn``/``ranges`` are kept when built by
-    :meth:`from_fn` so a proof can restate the access symbolically.
+    :meth:`from_fn` so a proof can restate the access symbolically; ``symbolic`` marks an access whose function
+    holds :func:`layoutalg.prove.expr.param` parameters (no concrete coordinates: it can only be proved, see
+    :func:`layoutalg.banks.proof.symbolic_access`).
     """
 
     instruction: str
@@ -68,6 +70,7 @@ class Access:
     axes: tuple[str, ...] = ()
     fn: Callable[..., Any] | None = field(default=None, compare=False)
     ranges: tuple[tuple[str, int], ...] = ()
+    symbolic: bool = False
 
     def __post_init__(self) -> None:
         import numpy as np

@@ -62,7 +62,7 @@ def _enumerate(smem_layout: Any, access: Access, dtype: Any, base: int) -> Proof
 def _symbolic(smem_layout: Any, access: Access, dtype: Any, base: int, method: str,
               timeout: float | None) -> ProofResult:
     from layoutalg.prove import expr as ex
-    from layoutalg.prove.claims import forall
+    from layoutalg.prove.claims import forall, injective
 
     ins = parse_instruction(access.instruction)
     e = element_bytes(dtype)
@@ -90,14 +90,40 @@ def _symbolic(smem_layout: Any, access: Access, dtype: Any, base: int, method: s
             raise LayoutError(f"the access function returns {len(crd)} coordinates; the layout has {rank} modes")
         return S(*crd) * e + base
 
+    claim = _claim_text(smem_layout, ins.canonical, [f"{n} < {x}" for n, x in access.ranges] + ["parameter value"])
+    # Route 1 (GF(2) when bit-linear, else z3): the bank of (lane j of phase p, word u) is injective in (j, u)
+    # for every phase and instance.  Injective => no two distinct words share a bank => conflict-free.
+    phase = ex.param("phase", max(1, active // per))
+    axis_params = [ex.param(name, extent) for name, extent in access.ranges]
+    j = ex.var("j", per)
+
+    def bank(j: Any, u: Any) -> Any:
+        crd = coord_fn(per * phase + j, **{a.name: a for a in axis_params})
+        crd = tuple(crd) if isinstance(crd, (tuple, list)) else (crd,)
+        if len(crd) != rank:
+            raise LayoutError(f"the access function returns {len(crd)} coordinates; the layout has {rank} modes")
+        word = (S(*crd) * e + base) // 4
+        return (word ^ u) % 32  # the access is aligned to its width, so word ^ u == word + u
+
+    inj = injective(bank, domain={"j": j, "u": u}, name="bank of (lane in phase, word)",
+                    method="f2" if method in ("auto", "f2") else "z3", timeout=timeout)
+    if inj.proved:
+        return ProofResult("proved", None, inj.seconds, inj.method, claim,
+                           f"every phase's {per} lanes x {nwords} words map one-to-one onto banks "
+                           f"({'GF(2) rank argument' if inj.method == 'f2' else inj.method}), for every instance",
+                           inj.notes)
+    if method == "f2":
+        return ProofResult("unknown", None, inj.seconds, inj.method, claim,
+                           "the GF(2) route needs a bit-linear, one-to-one bank map; try method='z3'", inj.notes)
+    # Route 2 (z3): within one phase, two words in one bank are the same word (broadcasts allowed).
     word_a = address(lane_a) // 4 + u
     word_b = address(lane_b) // 4 + v
     pred = (word_a % 32 != word_b % 32) | (word_a == word_b)
     where = ((lane_a // per) == (lane_b // per)) & (lane_a < active) & (lane_b < active)
-    claim = _claim_text(smem_layout, ins.canonical, [f"{n} < {x}" for n, x in access.ranges] + ["parameter value"])
     res = forall(pred, domain=[lane_a, lane_b, u, v, *axes], where=where, name="same bank implies same word",
-                 method=method, timeout=timeout)
-    if res.status != "refuted" or per == 128 // max(ins.access_bytes, 1) or ins.matrices or ins.access_bytes <= 4:
+                 method="z3" if method == "auto" else method, timeout=timeout)
+    doubled = ins.kind == "ld" and ins.access_bytes > 4 and not ins.matrices
+    if res.status != "refuted" or not doubled:
         return ProofResult(res.status, res.counterexample, res.seconds, res.method, claim, res.explanation, res.notes)
     # 8/16-byte loads: the doubled phase was refuted; confirm with the exact model at that instance if we can.
     cex = res.counterexample or {}
@@ -107,9 +133,16 @@ def _symbolic(smem_layout: Any, access: Access, dtype: Any, base: int, method: s
                            "the doubled-phase claim is refuted but the counterexample involves parameters the exact "
                            "model cannot replay", res.notes)
     sub = Access.from_fn(access.instruction, lambda lane: coord_fn(lane, **{n: cex[n] for n, _ in access.ranges}))
-    rep = analyze(smem_layout, sub, dtype=dtype, base=base)
-    if not rep.conflict_free:
-        return ProofResult("refuted", cex, res.seconds, res.method, claim, res.explanation, res.notes)
+    exact = _enumerate(smem_layout, sub, dtype, base)
+    if exact.refuted and exact.counterexample:
+        # report the lanes of the real (exact-model) phase at that instance
+        at = {n: cex[n] for n, _ in access.ranges}
+        merged = dict(at)
+        merged.update(exact.counterexample)
+        at_text = ", ".join(f"{k}={v}" for k, v in at.items())
+        return ProofResult("refuted", merged, res.seconds, res.method, claim,
+                           f"at {at_text} (z3's instance, replayed on the exact model): " + exact.explanation.split(": ", 1)[-1],
+                           res.notes)
     return ProofResult("unknown", None, res.seconds, res.method, claim,
                        "conflict-free at the refuting instance under the exact model (its lane pairs differ, so its "
                        "phases are the smaller ones); the doubled-phase claim does not decide it", res.notes)
@@ -124,7 +157,7 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
     ``"z3"`` (or an access whose function holds :func:`layoutalg.prove.expr.param` parameters, which cannot be
     enumerated) go through :func:`layoutalg.prove.claims.forall`.
     """
-    if method not in ("auto", "enum", "enumeration", "f2", "z3"):
+    if method not in ("auto", "enum", "f2", "z3"):
         raise LayoutError(f"method must be auto, enum, f2 or z3, got {method!r}")
     if isinstance(access, str):
         sizes = _mode_sizes(smem_layout)
@@ -133,7 +166,9 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
         access = tile_access(access, (sizes[0], sizes[1]), dtype, by=by)
     if not isinstance(access, Access):
         raise LayoutError(f"access must be an Access or an instruction string, got {type(access).__name__}")
-    if method in ("f2", "z3"):
+    if access.symbolic and method == "enum":
+        raise LayoutError("a symbolic access (with parameters) cannot be enumerated; use method='auto', 'f2' or 'z3'")
+    if method in ("f2", "z3") or access.symbolic:
         return _symbolic(smem_layout, access, dtype, base, method, timeout)
     return _enumerate(smem_layout, access, dtype, base)
 
@@ -143,7 +178,10 @@ def symbolic_access(instruction: str, fn: Any, **ranges: int) -> Access:
     parse_instruction(instruction)
     import numpy as np
 
-    return Access(instruction, np.zeros((32, 1), dtype=np.int64), (), fn, tuple(ranges.items()))
+    for name, extent in ranges.items():
+        if isinstance(extent, bool) or not isinstance(extent, int) or extent <= 0:
+            raise LayoutError(f"symbolic_access range {name}={extent!r} must be a positive int")
+    return Access(instruction, np.zeros((32, 1), dtype=np.int64), (), fn, tuple(ranges.items()), symbolic=True)
 
 
 def replay_report(instruction: str, addresses: Any) -> str:

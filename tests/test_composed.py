@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from layoutalg.core.layout import Layout
 from layoutalg.errors import CompositionError, CoordinateError, LayoutError, ParseError
+from layoutalg.swizzle import generic
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.generic import (
     coalesce,
@@ -416,8 +417,13 @@ def test_cute_dsl_oracle() -> None:
         "slice_row": lambda cute, c, t, sh: cute.slice_(c, (1, None)),
         "slice_col": lambda cute, c, t, sh: cute.slice_(c, (None, 1)),
         "downcast": lambda cute, c, t, sh: cute.recast_layout(8, 16, c),
+        "coalesce": lambda cute, c, t, sh: cute.coalesce(c),
     }
+    products = ["logical_product", "blocked_product", "raked_product", "zipped_product", "tiled_product"]
+    for name in products:
+        ops[name] = lambda cute, c, t, sh, name=name: getattr(cute, name)(c, cute.make_layout((2, 2)))
     sizes = {"slice_row": lambda sh: sh[1], "slice_col": lambda sh: sh[0], "downcast": lambda sh: 2 * sh[0] * sh[1]}
+    sizes.update({name: (lambda sh: 4 * sh[0] * sh[1]) for name in products})
     batch = Batch()
     handles = []
     cases = _dsl_cases()
@@ -439,7 +445,9 @@ def test_cute_dsl_oracle() -> None:
             "zipped_divide": zipped_divide(mine, halves),
             "tiled_divide": tiled_divide(mine, halves),
             "downcast": recast(mine, 16, 8),
+            "coalesce": coalesce(mine),
         }
+        ours.update({name: getattr(generic, name)(mine, Layout((2, 2))) for name in products})
         for key, value in ours.items():
             result = results[handle[key]]
             assert result.ok, (key, result.error)

@@ -27,7 +27,7 @@ from layoutalg.prove.claims import (
     injective,
 )
 from layoutalg.prove.config import settings
-from layoutalg.prove.expr import all_of, any_of, implies, ite, max_, min_, param, sym, var
+from layoutalg.prove.expr import all_of, any_of, idx2crd, implies, ite, max_, min_, param, sym, tv_coord, var
 from layoutalg.prove.problem import EngineDisagreementError
 from layoutalg.prove.result import ProofResult, combine
 from layoutalg.prove.theorem import theorem
@@ -65,6 +65,8 @@ __all__ = [
     "implies",
     "min_",
     "max_",
+    "idx2crd",
+    "tv_coord",
     "theorem",
     "ProofResult",
     "combine",

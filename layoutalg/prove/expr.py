@@ -503,6 +503,41 @@ def _as_crd(crd: Any) -> Any:
     return as_expr(crd)
 
 
+def idx2crd(index: Any, shape: Any) -> Any:
+    """CuTe ``idx2crd`` on a term: the colexicographic coordinate of ``index`` in ``shape`` (nested like it).
+
+    ``idx2crd(i, (4, 8)) == (i % 4, i // 4)``; the last mode keeps counting, as in CuTe.
+    """
+    from layoutalg.core import int_tuple as it
+
+    idx = as_expr(index)
+    shape_t = it.to_int_tuple(shape, "shape")
+
+    def go(term: Expr, s: Any, last: bool) -> Any:
+        if isinstance(s, tuple):
+            out = []
+            running = 1
+            for k, mode in enumerate(s):
+                is_last = last and k == len(s) - 1
+                sub = term if running == 1 else BinOp("//", term, Const(running))
+                n = it.product(mode)
+                out.append(go(sub if is_last else BinOp("%", sub, Const(n)), mode, is_last))
+                running *= n
+            return tuple(out)
+        return term
+
+    return go(idx, shape_t, True)
+
+
+def tv_coord(tv_layout: Any, tile_shape: Any) -> Callable[..., Any]:
+    """``(thr, val) -> coordinate in the tile`` of a CuTe TV layout (its index decoded by :func:`idx2crd`).
+
+    For an MMA atom's ``a_layout`` and tile ``(M, K)`` this gives ``(m, k)`` of the value a thread holds.
+    """
+    s = sym(tv_layout)
+    return lambda *args: idx2crd(s(*args), tile_shape)
+
+
 # ---------------------------------------------------------------- traversal
 def free_vars(*roots: Any) -> dict[str, Var]:
     """Every variable in the terms/predicates, by name (two different variables with one name is an error)."""
@@ -929,4 +964,6 @@ __all__ = [
     "domain_size",
     "apply_fn",
     "kind_of",
+    "idx2crd",
+    "tv_coord",
 ]

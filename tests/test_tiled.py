@@ -52,6 +52,15 @@ def dsl() -> dict:
             kwargs = {} if perm[0] is None else {"permutation_mnk": perm}
             mma = cute.make_tiled_mma(op, lay, **kwargs)
             out[("mma", i)] = {k: _dsl_values(getattr(mma, f"tv_layout_{k}_tiled")) for k in "ABC"}
+        mma = cute.make_tiled_mma(op, (2, 2, 1), permutation_mnk=(32, 32, 16))
+        for name, maker, copy_op in (
+            ("A_LDSM_N", cute.make_tiled_copy_A, warp.LdMatrix8x8x16bOp(False, 4)),
+            ("B_LDSM_T", cute.make_tiled_copy_B, warp.LdMatrix8x8x16bOp(True, 4)),
+            ("C_STSM_N", cute.make_tiled_copy_C, warp.StMatrix8x8x16bOp(False, 4)),
+            ("C_STSM_T", cute.make_tiled_copy_C, warp.StMatrix8x8x16bOp(True, 2)),
+        ):
+            tc = maker(cute.make_copy_atom(copy_op, cutlass.Float16), mma)
+            out[("tiled_copy", name)] = {"S": _dsl_values(tc.layout_src_tv_tiled), "D": _dsl_values(tc.layout_dst_tv_tiled)}
         # cp.async copies: 32x4 threads (row-major), 1x8 values each (a 32x32 tile); 8x16 column-major, 8x1 values
         cp = cute.make_copy_atom(cpasync.CopyG2SOp(), cutlass.Float16, num_bits_per_copy=128)
         for name, thr, val in (("rowmajor", cute.make_layout((32, 4), stride=(4, 1)), cute.make_layout((1, 8))),
@@ -80,6 +89,19 @@ def test_tiled_mma_tv_layouts_equal_cute_dsl(dsl, i):
     assert mma.get_layoutA_TV().values() == dsl[("mma", i)]["A"]
     assert mma.get_layoutB_TV().values() == dsl[("mma", i)]["B"]
     assert mma.get_layoutC_TV().values() == dsl[("mma", i)]["C"]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", ["A_LDSM_N", "B_LDSM_T", "C_STSM_N", "C_STSM_T"])
+def test_tiled_copy_src_dst_tv_layouts_equal_cute_dsl(dsl, name):
+    mma = make_tiled_mma(atoms.get(F16_ATOM), (2, 2, 1), (32, 32, 16))
+    maker, atom = {"A_LDSM_N": (make_tiled_copy_A, atoms.ldmatrix(4)),
+                   "B_LDSM_T": (make_tiled_copy_B, atoms.ldmatrix(4, trans=True)),
+                   "C_STSM_N": (make_tiled_copy_C, atoms.stmatrix(4)),
+                   "C_STSM_T": (make_tiled_copy_C, atoms.stmatrix(2, trans=True))}[name]
+    tc = maker(atom.bind(16), mma)
+    assert tc.get_layoutS_TV().values() == dsl[("tiled_copy", name)]["S"]
+    assert tc.get_layoutD_TV().values() == dsl[("tiled_copy", name)]["D"]
 
 
 @pytest.mark.oracle

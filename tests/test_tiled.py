@@ -148,6 +148,21 @@ def test_partition_C_is_the_ptx_accumulator_layout():
                     assert part(v, fm, fn) == 64 * m + n
 
 
+def test_extra_modes_are_kept_as_trailing_rest_modes():
+    # a 2-stage smem pipeline (M, K, PIPE): CuTe's partition_A gives (MMA, MMA_M, MMA_K, PIPE)
+    mma = make_tiled_mma(atoms.get(F16_ATOM), (2, 2, 1))
+    staged = Layout((64, 32, 2), (32, 1, 64 * 32))
+    single = Layout((64, 32), (32, 1))
+    for t in (0, 99):
+        p3 = mma.get_slice(t).partition_A(staged)
+        p2 = mma.get_slice(t).partition_A(single)
+        assert p3.shape == (*p2.shape, 2)
+        n = p2.size()
+        assert list(p3.offsets[:n]) == list(p2.offsets)
+        assert list(p3.offsets[n:]) == [o + 64 * 32 for o in p2.offsets]
+        assert p3.coord(0, 0, 0, 1) == (*p2.coord(0, 0, 0), 1)
+
+
 def test_too_few_vals_names_the_fix():
     mma = make_tiled_mma(atoms.get(F16_ATOM), (2, 2, 1))
     with pytest.raises(LayoutError, match="too few vals.*permutations"):
@@ -183,8 +198,8 @@ def test_tensor_shape_errors():
         mma.get_slice(0).partition_A(Layout((48, 16)))
     with pytest.raises(LayoutError, match="out of range"):
         mma.get_slice(128)
-    with pytest.raises(LayoutError, match="rank-2"):
-        mma.get_slice(0).partition_A(Layout((32, 16, 2)))
+    with pytest.raises(LayoutError, match="rank >= 2"):
+        mma.get_slice(0).partition_A(Layout(32))
     with pytest.raises(LayoutError):
         make_tiled_mma(atoms.ldmatrix(4))
     with pytest.raises(LayoutError):

@@ -311,11 +311,14 @@ class TiledMMA:
         if op not in _OPERAND_MODES:
             raise LayoutError(f"operand must be A, B or C, got {operand!r}")
         values, modes = _tensor_values(tensor, f"partition_{op} tensor")
-        if len(modes) != 2:
-            raise LayoutError(f"partition_{op} takes a rank-2 tensor ({'MN'[0] if op != 'B' else 'N'} x ...), "
-                              f"got one with {len(modes)} modes; slice the extra modes first")
-        shape, coords = self._frag_coords(op, (modes[0], modes[1]), self.thr_vmnk(thr_idx))
-        return _make_partition(thr_idx, shape, coords, values, modes)
+        if len(modes) < 2:
+            raise LayoutError(f"partition_{op} takes a tensor of rank >= 2, got one with {len(modes)} mode")
+        shape, coords2 = self._frag_coords(op, (modes[0], modes[1]), self.thr_vmnk(thr_idx))
+        coords: list[tuple[int, ...]] = list(coords2)
+        extra = tuple(modes[2:])  # CuTe keeps further modes (e.g. a pipeline stage) as trailing rest modes
+        if extra:
+            coords = [(*c, *_int_coords(it.idx2crd(e, extra))) for e in range(it.product(extra)) for c in coords]
+        return _make_partition(thr_idx, (*shape, *extra), coords, values, modes)
 
     def __str__(self) -> str:
         return (f"TiledMMA\n  ThrLayoutVMNK: {self.thr_layout_vmnk}\n  PermutationMNK: {self.permutations}\n"

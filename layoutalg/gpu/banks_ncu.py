@@ -249,7 +249,14 @@ def run_ncu(exe: str, cases_path: str, metrics: Sequence[str], ncu: str = "ncu",
            "--clock-control", "none", "--log-file", log_path, exe, cases_path]
     subprocess.run(cmd, check=True)
     with open(log_path) as fh:
-        text = fh.read()
+        return parse_ncu_csv(fh.read(), metrics)
+
+
+def parse_ncu_csv(text: str, metrics: Sequence[str]) -> list[dict[str, float]]:
+    """The rows of ``ncu --csv --page raw`` output (any preamble skipped): metric -> value per kernel launch.
+
+    A metric ncu reports as empty or ``n/a`` is -1.0; thousands separators are dropped.
+    """
     start = text.find('"ID"')
     if start < 0:
         raise RuntimeError(f"no CSV in ncu output: {text[:2000]}")

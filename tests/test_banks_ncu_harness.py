@@ -1,0 +1,91 @@
+"""The measuring harness (layoutalg/gpu/banks_ncu.py) without a GPU: generated source, case files, CSV parsing.
+
+The GPU test at the end re-measures a few calibration cases when ncu and a GPU are present.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import struct
+import sys
+
+import pytest
+
+from layoutalg.gpu import banks_ncu
+from layoutalg.gpu.banks_ncu import Case
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+
+
+def test_import_does_not_pull_in_cupy_or_subprocess_users():
+    src = open(banks_ncu.__file__).read()
+    head = src.split("def ")[0]
+    assert "import cupy" not in src
+    assert "import subprocess" not in head
+
+
+def test_one_kernel_per_instruction_with_exactly_one_shared_access():
+    src = banks_ncu.cuda_source()
+    table = banks_ncu.kernel_table()
+    kernels = re.findall(r'extern "C" __global__ void (k_\w+)\(', src)
+    assert len(kernels) == len(table) == len(set(kernels))
+    for canonical, (body, pattern) in table.items():
+        asm = re.findall(r'asm volatile\("([a-z][^"]*)"', body)
+        shared = [a for a in asm if ".shared" in a]
+        assert len(shared) == 1, canonical
+        family = canonical.split(".")[0] if not canonical.startswith("cp.async") else "cp.async"
+        assert shared[0].startswith(family + "."), (canonical, shared[0])
+        re.compile(pattern)
+
+
+def test_case_file_layout():
+    cases = [Case("a", "ld.shared.b32", tuple(range(0, 128, 4))),
+             Case("b", "cp.async.ca.shared.global, 8", tuple(range(0, 256, 8)), tuple(range(0, 512, 16)))]
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "banks_cases_test.bin")
+    banks_ncu.write_cases(cases, path)
+    raw = open(path, "rb").read()
+    assert len(raw) == 2 * (4 + 128 + 256)
+    names = list(banks_ncu.kernel_table())
+    kid, *soff = struct.unpack_from("<I32I", raw, 0)
+    assert names[kid] == "ld.shared.b32" and soff == list(range(0, 128, 4))
+    kid2, = struct.unpack_from("<I", raw, 388)
+    goff = struct.unpack_from("<32Q", raw, 388 + 132)
+    assert names[kid2] == "cp.async.ca.shared.global, 8" and list(goff) == list(range(0, 512, 16))
+
+
+def test_parse_ncu_csv():
+    text = ('==PROF== Connected\n"ID","Kernel Name","l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",'
+            '"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"\n"","","","(count)"\n'
+            '"0","k_ld_shared_b32","32","0"\n"1","k_st_shared_b32","n/a","1,024"\n')
+    rows = banks_ncu.parse_ncu_csv(text, [banks_ncu.LD_METRIC, banks_ncu.ST_METRIC])
+    assert rows == [{banks_ncu.LD_METRIC: 32.0, banks_ncu.ST_METRIC: 0.0},
+                    {banks_ncu.LD_METRIC: -1.0, banks_ncu.ST_METRIC: 1024.0}]
+    with pytest.raises(RuntimeError):
+        banks_ncu.parse_ncu_csv("no csv here", [banks_ncu.LD_METRIC])
+
+
+def test_measurement_script_regenerates_the_recorded_patterns():
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tools"))
+    try:
+        import measure_banks
+    finally:
+        sys.path.pop(0)
+    recorded = json.load(open(os.path.join(DATA, "h200_smem_wavefronts_more.json")))["cases"]
+    generated = measure_banks.targeted() + measure_banks.random_cases() + measure_banks.round2() + measure_banks.round3()
+    assert [c.name for c in generated] == [c["name"] for c in recorded]
+    assert all(list(g.lane_byte_addresses) == r["lane_byte_addresses"] for g, r in zip(generated, recorded))
+
+
+@pytest.mark.gpu
+def test_remeasure_calibration_cases_on_this_gpu():
+    if shutil.which("ncu") is None or shutil.which("nvcc") is None:
+        pytest.skip("needs ncu and nvcc")
+    from layoutalg.banks import wavefronts
+
+    cal = json.load(open(os.path.join(DATA, "h200_smem_wavefronts_calibration.json")))["cases"][::10]
+    cases = [Case(c["name"], c["instruction"], tuple(c["lane_byte_addresses"])) for c in cal]
+    for rec, c in zip(banks_ncu.measure(cases), cal):
+        assert rec["wavefronts"] == c["wavefronts"] == wavefronts(c["instruction"], c["lane_byte_addresses"])

@@ -217,6 +217,44 @@ def _run_one(problem: Problem, method: str, timeout: float) -> tuple[Outcome, st
     return out, "z3", notes
 
 
+def _small_box(problem: Problem, per_var: int) -> Problem:
+    """The same problem over the first ``per_var`` admissible values of every variable."""
+
+    def shrink(v: ex.Var) -> ex.Var:
+        values = list(v.values_iter(limit=per_var))
+        return ex.Var(v.name, v.lo, values[-1] + 1, v.multiple_of, v.pow2, v.kind)
+
+    if isinstance(problem, Forall):
+        return Forall(tuple(shrink(v) for v in problem.variables), problem.pred)
+    return Collision(
+        tuple(shrink(v) for v in problem.params),
+        tuple(shrink(v) for v in problem.xs),
+        tuple(shrink(v) for v in problem.ys),
+        problem.f,
+        problem.g,
+        problem.distinct,
+    )
+
+
+def _readable_witness(problem: Problem, out: Outcome) -> Outcome:
+    """After a z3 refutation, look for a counterexample with small values (kernel authors read these).
+
+    Enumerates a small box of the domain (each variable's first few values); any counterexample it
+    finds is as valid as z3's and is re-checked like every other.  Otherwise z3's model is kept.
+    """
+    from layoutalg.prove import engine_enum
+
+    n = len(problem.all_vars) - (len(problem.ys) if isinstance(problem, Collision) else 0)
+    per_var = 16 if 16**n <= 1 << 16 else 4 if 4**n <= 1 << 16 else 2
+    try:
+        small = engine_enum.decide(_small_box(problem, per_var), None, 1 << 16)
+    except (NotApplicableError, ProofError):
+        return out
+    if small.status == "refuted" and small.witness is not None:
+        return Outcome("refuted", small.witness, out.note, out.extra)
+    return out
+
+
 def _validate(problem: Problem, out: Outcome, method: str) -> None:
     if out.status == "refuted":
         if out.witness is None or holds_at(problem, out.witness):
@@ -232,6 +270,9 @@ def run_problem(problem: Problem, method: str, timeout: float | None, cross_chec
     cross = cfg.cross_check if cross_check is None else cross_check
     out, used, notes = _run_one(problem, method, tmo)
     _validate(problem, out, used)
+    if out.status == "refuted" and used == "z3":
+        out = _readable_witness(problem, out)
+        _validate(problem, out, used)
     if cross and out.status != "unknown":
         for other in ("z3", "enum", "f2"):
             if other == used or (other == "enum" and _points(problem) > cfg.enum_limit):

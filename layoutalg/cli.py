@@ -224,6 +224,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
         raise UsageError("show needs a LAYOUT or --tv ATOM", "e.g. layoutalg show '(8,8):(8,1)' or "
                          "layoutalg show --tv SM80_16x8x16_F32F16F16F32_TN")
     layout = _tiled(_parse_layout(args.layout, dtype=args.dtype), args.tile_to)
+    if args.formula:
+        return _show_formula(layout, args)
     grid = layout_grid(layout)
     written = _write_picture(grid, args)
     if args.json:
@@ -242,6 +244,18 @@ def _cmd_show(args: argparse.Namespace) -> int:
     sys.stdout.write(_layout_table(layout, grid))
     for path in written:
         sys.stdout.write(f"wrote {path}\n")
+    return EXIT_OK
+
+
+def _show_formula(layout: Any, args: argparse.Namespace) -> int:
+    """``--formula``: the index function as text and LaTeX (sympy, via :func:`layoutalg.prove.formula`)."""
+    from layoutalg.prove import formula
+
+    result = formula(layout)
+    if args.json:
+        _emit_json({"layout": str(layout), "formula": str(result), "latex": result.latex()})
+    else:
+        sys.stdout.write(f"{layout}\n{result}\n")
     return EXIT_OK
 
 
@@ -431,6 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
                "  layoutalg show --tv SM80_16x8x16_F32F16F16F32_TN --operand C --svg c.svg\n"
                "  layoutalg show --tv SM75_U32x4_LDSM_N --dtype f16\n"
                "  layoutalg show Layout_K_SW128_Atom --dtype bf16\n"
+               "  layoutalg show '((2,4),8):((1,16),2)' --formula\n"
                "  layoutalg show --tv '((4,8),(2,2)):((32,1),(16,8))' --tile 16x8",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -442,6 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="element type: for copy atoms (their layouts are in bits) and smem atoms (Layout_K_SW128_Atom)")
     show.add_argument("--tile", metavar="MxN", help="the tile a TV layout covers (default: the atom's)")
     show.add_argument("--tile-to", metavar="MxN", help="repeat LAYOUT (e.g. a smem atom) to MxN first (CuTe tile_to_shape)")
+    show.add_argument("--formula", action="store_true", help="print the index function as a formula (and LaTeX with --json)")
     show.add_argument("--json", action="store_true", help="machine-readable output")
     _add_picture_options(show)
     show.set_defaults(run=_cmd_show)

@@ -435,3 +435,10 @@ def test_suggest_swizzle_text_and_errors() -> None:
     assert proc.returncode == 2 and "16x16" in proc.stderr
     proc = cli("suggest-swizzle", "--shape", "64", "--dtype", "f16", "--access", "ldmatrix.x4")
     assert proc.returncode == 2 and "MxN" in proc.stderr
+
+
+def test_show_formula() -> None:
+    data = cli_json("show", "(8,64):(64,1)", "--formula")
+    assert data["formula"] == "f(i, j) = 64*i + j" and "latex" in data
+    proc = cli("show", "Sw<3,3,3> o 0 o (8,64):(64,1)", "--formula")
+    assert proc.returncode == 0 and "XOR" in proc.stdout

@@ -63,6 +63,17 @@ def test_vectorised_model_matches_every_measurement():
         assert (wf - ideal).tolist() == [c["bank_conflicts_counter"] for c in cases], ins
 
 
+def test_the_measurements_cited_for_each_rule_exist_and_are_reproduced():
+    from layoutalg.banks.model import PINNING
+
+    by_name = {c["name"]: c for c in LDST}
+    by_name.update({"cal: " + c["name"]: c for c in CALIBRATION})
+    for name, count in PINNING:
+        case = by_name[name]
+        assert case["wavefronts"] == count, name
+        assert wavefronts(case["instruction"], case["lane_byte_addresses"]) == count, name
+
+
 def test_cp_async_is_refused_not_answered_with_the_ld_st_rule():
     c = CP_ASYNC[0]
     with pytest.raises(InstructionError, match="not modelled"):

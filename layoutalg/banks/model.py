@@ -28,14 +28,20 @@ The *ideal* count is the sum over phases of ``ceil(distinct words / 32)``
 wavefronts - ideal, which equals Nsight's ``l1tex__data_bank_conflicts_*``
 counter on every measured case.
 
-Which measurements pin each rule (names in the data files): rule 1 --
-"ld1 all bytes of word 0" (1), "ld1 words in bank0 different rows" (8); rule 2
--- "ld.v4 broadcast" (2), "ld16 lane0 alone at row1, rest broadcast row0" (5:
-four quarters, no merging across them), "ld.v2 pairs same" and "ld8 pairs of
-lanes same" (1), "ld8 halves identical 128B" (2: lanes i and i+16 equal is not
-enough), "r2 ld8 pairs equal except pair 15" (2), "st8 pairs of lanes same"
-(2), "ldmatrix.x4 all rows same address" (4: no merging across matrices);
-rule 3 -- "ld.b32 broadcast" (1), "ldmatrix.x1 2 rows equal rest column" (7).
+Which measurements pin each rule (case name -> measured wavefronts; "cal:" = calibration file, the rest
+from ``tests/data/h200_smem_wavefronts_more.json``; ``PINNING`` below lists them and the tests replay them):
+
+* rule 1, word granularity of 8/16-bit accesses: "ld1 all bytes of word 0" -> 1, "ld1 words in bank0
+  different rows, byte i%4" -> 8, "st1 2 lanes per word different bytes, 2 rows" -> 2 (stores merge too);
+* rule 2, phases: "cal: ld.v4 broadcast" -> 2 and "cal: ld.v4 quarter broadcast" -> 2 (pairs equal: two
+  16-lane phases), "ld16 lane0 alone at row1, rest broadcast row0" -> 5 (four 8-lane phases, no merging
+  across them), "r2 ld16 pairs equal, q0 4 rows bg0, q1 4 rows bg1" -> 8 (16-lane phases, not 4 x 4),
+  "cal: ld.v2 pairs same" -> 1 and "ld8 0-7 same A,8-15 same B(bank-equal),16-31 same A" -> 2 (one 32-lane
+  phase), "ld8 halves identical 128B" -> 2 (lanes i and i+16 equal is not enough), "r2 ld8 pairs equal
+  except pair 15" -> 2 (all pairs, or none), "r3 ld8 adjacent pairs, rows, two bank groups" -> 16 (adjacent
+  halves of one 16-byte block do not count as equal), "st8 pairs of lanes same, contiguous" -> 2 and
+  "st16 all same" -> 4 (stores never merge), "ldmatrix.x4 all rows same address" -> 4 (one phase per matrix);
+* rule 3, distinct words: "cal: ld.b32 broadcast" -> 1, "ldmatrix.x1 2 rows equal rest column" -> 7.
 
 ``cp.async`` is refused: its writes do not follow these rules (a conflict-free
 ``st.shared.v4`` pattern costs up to 32 as ``cp.async.cg``) and its count
@@ -51,6 +57,18 @@ from typing import Any
 
 from layoutalg.banks.instruction import Instruction, parse_instruction
 from layoutalg.errors import InstructionError
+
+PINNING = (
+    ("ld1 all bytes of word 0", 1), ("ld1 words in bank0 different rows, byte i%4", 8),
+    ("st1 2 lanes per word different bytes, 2 rows", 2), ("cal: ld.v4 broadcast", 2),
+    ("cal: ld.v4 quarter broadcast", 2), ("ld16 lane0 alone at row1, rest broadcast row0", 5),
+    ("r2 ld16 pairs equal, q0 4 rows bg0, q1 4 rows bg1", 8), ("cal: ld.v2 pairs same", 1),
+    ("ld8 0-7 same A,8-15 same B(bank-equal),16-31 same A", 2), ("ld8 halves identical 128B", 2),
+    ("r2 ld8 pairs equal except pair 15", 2), ("r3 ld8 adjacent pairs, rows, two bank groups", 16),
+    ("st8 pairs of lanes same, contiguous", 2), ("st16 all same", 4), ("ldmatrix.x4 all rows same address", 4),
+    ("cal: ld.b32 broadcast", 1), ("ldmatrix.x1 2 rows equal rest column", 7),
+)
+"""(measurement name, wavefronts) that pin the rules of the module doc."""
 
 NUM_BANKS = 32
 BANK_BYTES = 4

@@ -247,3 +247,115 @@ extern "C" __global__ void {name}(const unsigned short* image, const unsigned* a
 }}
 """
     return name, src
+
+
+_LDSM4 = 'asm volatile("ldmatrix.sync.aligned.m8n8.x4{t}.shared.b16 {{%0, %1, %2, %3}}, [%4];" : "=r"({r}[0]), "=r"({r}[1]), "=r"({r}[2]), "=r"({r}[3]) : "r"({a}));'
+_LDSM2 = 'asm volatile("ldmatrix.sync.aligned.m8n8.x2{t}.shared.b16 {{%0, %1}}, [%2];" : "=r"({r}[0]), "=r"({r}[1]) : "r"({a}));'
+_MMA_F16 = ('asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {{%0, %1}}, {{%2, %3, %4, %5}}, {{%6, %7}}, '
+            '{{%8, %9}};" : "=r"({d}[0]), "=r"({d}[1]) : "r"({a}[0]), "r"({a}[1]), "r"({a}[2]), "r"({a}[3]), '
+            '"r"({b0}), "r"({b1}), "r"(0u), "r"(0u));')
+_MMA_F32 = ('asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {{%0, %1, %2, %3}}, {{%4, %5, %6, %7}}, '
+            '{{%8, %9}}, {{%10, %11, %12, %13}};" : "=f"({d}[0]), "=f"({d}[1]), "=f"({d}[2]), "=f"({d}[3]) : '
+            '"r"({a}[0]), "r"({a}[1]), "r"({a}[2]), "r"({a}[3]), "r"({b0}), "r"({b1}), '
+            '"f"(0.f), "f"(0.f), "f"(0.f), "f"(0.f));')
+
+_ADDR = """
+    const unsigned base = smem_base(smem_raw);
+    const size_t slot = (size_t)blockIdx.x * 32 + threadIdx.x;
+"""
+
+
+def stsm_epilogue_kernel(trans: bool) -> tuple[str, str]:
+    """A (ldmatrix.x4) x B (ldmatrix.x4.trans, two n-blocks) -> two f16 accumulators -> stmatrix.x4[.trans]."""
+    name = f"scheme_stsm_epilogue{'_t' if trans else ''}"
+    src = f"""
+extern "C" __global__ void {name}(const unsigned short* image, const unsigned* a_addr, const unsigned* b_addr,
+                                  const unsigned* c_addr, unsigned short* out, int halves) {{
+    SMEM_DECL;
+    unsigned short* smem = (unsigned short*)smem_raw;
+    load_image(smem, image, halves);{_ADDR}
+    unsigned a[4], b[4], c0[2], c1[2];
+    {_LDSM4.format(t="", r="a", a="base + a_addr[slot]")}
+    {_LDSM4.format(t=".trans", r="b", a="base + b_addr[slot]")}
+    {_MMA_F16.format(d="c0", a="a", b0="b[0]", b1="b[1]")}
+    {_MMA_F16.format(d="c1", a="a", b0="b[2]", b1="b[3]")}
+    asm volatile("stmatrix.sync.aligned.m8n8.x4{'.trans' if trans else ''}.shared.b16 [%0], {{%1, %2, %3, %4}};"
+                 :: "r"(base + c_addr[slot]), "r"(c0[0]), "r"(c0[1]), "r"(c1[0]), "r"(c1[1]) : "memory");
+    dump_smem(smem, out, halves);
+}}
+"""
+    return name, src
+
+
+def movmatrix_b_kernel(use_movmatrix: bool) -> tuple[str, str]:
+    """S = A x B (f16 accumulators), then [movmatrix.trans of] S's registers as the B operand of A2 x S."""
+    name = f"scheme_movmatrix_b{'' if use_movmatrix else '_none'}"
+    if use_movmatrix:
+        mov = ('asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(t[0]) : "r"(s[0]));\n'
+               '    asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(t[1]) : "r"(s[1]));')
+    else:
+        mov = "t[0] = s[0]; t[1] = s[1];"
+    src = f"""
+extern "C" __global__ void {name}(const unsigned short* image, const unsigned* a_addr, const unsigned* b_addr,
+                                  const unsigned* a2_addr, float* D, int halves) {{
+    SMEM_DECL;
+    unsigned short* smem = (unsigned short*)smem_raw;
+    load_image(smem, image, halves);{_ADDR}
+    unsigned a[4], b[2], s[2], t[2], a2[4];
+    float d[4];
+    {_LDSM4.format(t="", r="a", a="base + a_addr[slot]")}
+    {_LDSM2.format(t=".trans", r="b", a="base + b_addr[slot]")}
+    {_MMA_F16.format(d="s", a="a", b0="b[0]", b1="b[1]")}
+    {mov}
+    {_LDSM4.format(t="", r="a2", a="base + a2_addr[slot]")}
+    {_MMA_F32.format(d="d", a="a2", b0="t[0]", b1="t[1]")}
+    for (int i = 0; i < 4; ++i) D[slot * 4 + i] = d[i];
+}}
+"""
+    return name, src
+
+
+def fa2_p_reuse_kernel() -> tuple[str, str]:
+    """S = Q K (two n-blocks, f16 accumulators); their registers in order are the A operand of P V."""
+    name = "scheme_fa2_p_reuse"
+    src = f"""
+extern "C" __global__ void {name}(const unsigned short* image, const unsigned* q_addr, const unsigned* k_addr,
+                                  const unsigned* v_addr, float* D, int halves) {{
+    SMEM_DECL;
+    unsigned short* smem = (unsigned short*)smem_raw;
+    load_image(smem, image, halves);{_ADDR}
+    unsigned q[4], k[4], s0[2], s1[2], p[4], v[2];
+    float d[4];
+    {_LDSM4.format(t="", r="q", a="base + q_addr[slot]")}
+    {_LDSM4.format(t=".trans", r="k", a="base + k_addr[slot]")}
+    {_MMA_F16.format(d="s0", a="q", b0="k[0]", b1="k[1]")}
+    {_MMA_F16.format(d="s1", a="q", b0="k[2]", b1="k[3]")}
+    p[0] = s0[0]; p[1] = s0[1]; p[2] = s1[0]; p[3] = s1[1];
+    {_LDSM2.format(t=".trans", r="v", a="base + v_addr[slot]")}
+    {_MMA_F32.format(d="d", a="p", b0="v[0]", b1="v[1]")}
+    for (int i = 0; i < 4; ++i) D[slot * 4 + i] = d[i];
+}}
+"""
+    return name, src
+
+
+def cp_async_tile_kernel() -> tuple[str, str]:
+    """128 threads x ``iters`` cp.async.cg of 16 bytes from a global tile, then the whole shared memory."""
+    name = "scheme_cp_async_tile"
+    src = f"""
+extern "C" __global__ void {name}(const unsigned char* gsrc, const unsigned* src_off, const unsigned* dst_off,
+                                  int iters, unsigned short* out, int halves) {{
+    SMEM_DECL;
+    unsigned short* smem = (unsigned short*)smem_raw;
+    for (int i = threadIdx.x; i < halves; i += blockDim.x) smem[i] = 0xFFFF;
+    __syncthreads();
+    const unsigned base = smem_base(smem_raw);
+    for (int it = 0; it < iters; ++it) {{
+        const size_t j = ((size_t)blockIdx.x * iters + it) * blockDim.x + threadIdx.x;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(base + dst_off[j]), "l"(gsrc + src_off[j]) : "memory");
+    }}
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    dump_smem(smem, out, halves);
+}}
+"""
+    return name, src

@@ -88,6 +88,9 @@ def _kernels() -> list[tuple[str, str]]:
     ks += [codegen.ld_shared_kernel(s) for s, _ in LD_ST_FORMS]
     ks += [codegen.st_shared_kernel(s) for s, _ in LD_ST_FORMS]
     ks += [codegen.scheme_kernel(t) for t in (False, True)]
+    ks += [codegen.stsm_epilogue_kernel(t) for t in (False, True)]
+    ks += [codegen.movmatrix_b_kernel(m) for m in (True, False)]
+    ks += [codegen.fa2_p_reuse_kernel(), codegen.cp_async_tile_kernel()]
     return ks
 
 
@@ -117,14 +120,70 @@ class Recorder:
             for n in names:
                 self._compile([n])
 
-    def _run(self, name: str, grid: int, args: list[Any], outputs: list[int], smem: int = SMEM_BYTES) -> list[Any]:
+    def _run(self, name: str, grid: int, args: list[Any], outputs: list[int], smem: int = SMEM_BYTES,
+             threads: int = 32) -> list[Any]:
         from layoutalg.gpu.runner import launch
 
         if name not in self.k and name not in self.errors:
             self._compile([name])
         if name in self.errors:
             raise InstructionError(f"kernel {name} does not compile for this GPU: {self.errors[name][:2000]}")
-        return launch(self.k[name], grid, args, outputs, smem)
+        return launch(self.k[name], grid, args, outputs, smem, threads)
+
+    def pipeline(self, case: dict[str, Any]) -> dict[str, Any]:
+        """Run one end-to-end scheme of :func:`pipeline_cases`; adds ``ran`` and the raw result."""
+        import numpy as np
+
+        from layoutalg.gpu.wgmma import _pack
+
+        out = {k: v for k, v in case.items() if k != "image"}
+        addr_keys = [k for k in case if k.endswith("_lane_byte_addresses")]
+        row = 16
+        problems = []
+        for key in addr_keys:
+            try:
+                check_row_addresses(case[key], row)
+            except InstructionError as exc:
+                problems.append(f"{key}: {exc}")
+        if case["kind"] == "cp_async_tile":
+            bad = [i for i, d in enumerate(case["dst_byte_offsets"]) if d % 16 or not 0 <= d <= SMEM_BYTES - 16]
+            if bad:
+                problems.append(f"cp.async destination {case['dst_byte_offsets'][bad[0]]} (copy {bad[0]}) is not "
+                                f"16-byte aligned inside the buffer")
+        if problems:
+            out.update({"ran": False, "not_run_because": problems})
+            return out
+        kind = case["kind"]
+        if kind == "cp_async_tile":
+            gsrc = np.arange(HALVES, dtype=np.uint16).view(np.uint8)
+            smem = np.zeros((1, HALVES), dtype=np.uint16)
+            (smem,) = self._run("scheme_cp_async_tile", 1,
+                                [gsrc, np.array(case["src_byte_offsets"], dtype=np.uint32),
+                                 np.array(case["dst_byte_offsets"], dtype=np.uint32), case["iters"], smem, HALVES],
+                                [4], threads=128)
+            out.update({"ran": True, "smem": _pack(smem.reshape(-1, 1), 1)})
+            return out
+        image = np.array(case["image"], dtype=np.float16).view(np.uint16)[None, :]
+        addrs = [np.array([case[k]], dtype=np.uint32) for k in addr_keys]
+        if kind == "stsm_epilogue":
+            smem = np.zeros((1, HALVES), dtype=np.uint16)
+            (smem,) = self._run("scheme_stsm_epilogue" + ("_t" if case["trans"] else ""), 1,
+                                [image, *addrs, smem, HALVES], [4])
+            half = smem.view(np.float16).reshape(-1).astype(np.float64)
+            r0, c0 = case["c_origin"]
+            block = [[float(half[C_BASE + (r0 + r) * C_PITCH + c0 + c]) for c in range(16)] for r in range(16)]
+            written = int(np.count_nonzero(smem[0, C_BASE:]))
+            out.update({"ran": True, "c_block": block, "c_region_nonzero_units": written,
+                        "smem_c_region": _pack(smem[0, C_BASE:].reshape(-1, 1), 1)})
+            return out
+        if kind == "movmatrix_b":
+            name = "scheme_movmatrix_b" + ("" if case["movmatrix"] else "_none")
+        else:
+            name = "scheme_fa2_p_reuse"
+        d = np.zeros((1, 32, 4), dtype=np.float32)
+        (d,) = self._run(name, 1, [image, *addrs, d, HALVES], [4])
+        out.update({"ran": True, "d": d[0].tolist()})
+        return out
 
     # -- ldmatrix -----------------------------------------------------------
     def ldmatrix(self, num: int, trans: bool, cases: list[tuple[str, list[int]]],
@@ -440,6 +499,90 @@ def scheme_image(a_tile: list[list[int]], b_tile: list[list[int]], sw: list[int]
     return image
 
 
+C_BASE, C_PITCH = 1024, 128  # stmatrix epilogue: a 32 x 128 row-major C tile at unit 1024
+
+
+def _lanes_x4(base: int, pitch: int) -> list[int]:
+    """ldmatrix.x4 row addresses (bytes) over a 16 x 16 row-major block at unit ``base``: lane l points at
+    row l % 8 + 8 * ((l // 8) % 2), column 8 * (l // 16) -- the A fragment order without .trans, the two
+    n-blocks of a B fragment with .trans."""
+    out = []
+    for lane in range(32):
+        r, c = lane % 8 + 8 * ((lane // 8) % 2), 8 * (lane // 16)
+        out.append(2 * (base + r * pitch + c))
+    return out
+
+
+def pipeline_cases(seed: int = 11) -> list[dict[str, Any]]:
+    """The proofs' accumulator and producer schemes, end to end on real values (issue 5's proofs/).
+
+    * ``stsm_epilogue``: C = A B (two m16n8k16 f16 accumulators) stored by stmatrix.x4, lane l at
+      row l % 16, column 8*(l // 16) of the warp's block of a row-major C tile (expect: C block
+      == A B; with .trans: differs);
+    * ``movmatrix_b``: S = A B, movmatrix.trans of S's two registers as B of A2 S (expect equal;
+      without movmatrix: differs);
+    * ``fa2_p_reuse``: S = Q K as two n-blocks, their f16x2 registers in order as A of P V (equal);
+    * ``cp_async_tile``: 128 threads x 8 iterations of 16-byte cp.async.cg filling a 128 x 64 fp16
+      tile through Swizzle<3,3,3> (equal), no swizzle (equal), Swizzle<3,2,3> (differs: misaligned).
+    """
+    import numpy as np
+
+    rng = _rng(seed)
+    cases: list[dict[str, Any]] = []
+
+    def ints(shape: tuple[int, int]) -> Any:
+        return rng.integers(-2, 3, size=shape)
+
+    for trans, expect in ((False, "equal"), (True, "differs")):
+        for r0, c0 in ((0, 0), (16, 48), (0, 112)):
+            a, b = ints((16, 16)), ints((16, 16))
+            image = np.zeros(HALVES)
+            image[0:256] = a.reshape(-1)
+            image[256:512] = b.reshape(-1)
+            cases.append({"kind": "stsm_epilogue", "scheme": f"stmatrix.x4{'.trans' if trans else ''} epilogue of f16 "
+                          "accumulators into a row-major C tile", "expect": expect, "trans": trans,
+                          "c_origin": [r0, c0], "a": a.tolist(), "b": b.tolist(), "image": image.tolist(),
+                          "a_lane_byte_addresses": _lanes_x4(0, 16),
+                          "b_lane_byte_addresses": _lanes_x4(256, 16),
+                          "c_lane_byte_addresses": [2 * (C_BASE + (r0 + lane % 16) * C_PITCH + c0 + 8 * (lane // 16))
+                                                    for lane in range(32)]})
+    for use, expect in ((True, "equal"), (False, "differs")):
+        for _ in range(2):
+            a, b, a2 = ints((16, 16)), ints((16, 8)), ints((16, 16))
+            image = np.zeros(HALVES)
+            image[0:256], image[256:384], image[512:768] = a.reshape(-1), b.reshape(-1), a2.reshape(-1)
+            cases.append({"kind": "movmatrix_b", "scheme": f"accumulator S {'through movmatrix.trans ' if use else ''}"
+                          "as the B operand of A2 S", "expect": expect, "movmatrix": use,
+                          "a": a.tolist(), "b": b.tolist(), "a2": a2.tolist(), "image": image.tolist(),
+                          "a_lane_byte_addresses": _lanes_x4(0, 16),
+                          "b_lane_byte_addresses": [2 * (256 + (lane % 16) * 8) for lane in range(32)],
+                          "a2_lane_byte_addresses": _lanes_x4(512, 16)})
+    for _ in range(2):
+        q, k, v = ints((16, 16)), ints((16, 16)), ints((16, 8))
+        image = np.zeros(HALVES)
+        image[0:256], image[256:512], image[512:640] = q.reshape(-1), k.reshape(-1), v.reshape(-1)
+        cases.append({"kind": "fa2_p_reuse", "scheme": "FlashAttention-2: S = Q K accumulators reused as the A "
+                      "operand of P V", "expect": "equal", "q": q.tolist(), "k": k.tolist(), "v": v.tolist(),
+                      "image": image.tolist(),
+                      "q_lane_byte_addresses": _lanes_x4(0, 16),
+                      "k_lane_byte_addresses": _lanes_x4(256, 16),
+                      "v_lane_byte_addresses": [2 * (512 + (lane % 16) * 8) for lane in range(32)]})
+    for sw, expect in (((3, 3, 3), "equal"), (None, "equal"), ((3, 2, 3), "differs")):
+        f = _offset_map(sw)
+        src, dst = [], []
+        for it in range(8):
+            for t in range(128):
+                e = (16 * it + t // 8) * 64 + 8 * (t % 8)
+                src.append(2 * e)
+                dst.append(2 * f(e))
+        cases.append({"kind": "cp_async_tile", "scheme": f"sm80 cp.async.cg 16B producer into a 128x64 fp16 tile, "
+                      f"{'Swizzle<{},{},{}>'.format(*sw) if sw else 'no swizzle'}", "expect": expect,
+                      "swizzle": list(sw) if sw else None, "iters": 8, "threads": 128,
+                      "src_byte_offsets": src, "dst_byte_offsets": dst,
+                      "global_source": "16-bit unit h of the 128 x 64 row-major tile holds h"})
+    return cases
+
+
 def record_all(progress: Callable[[str], None] = lambda s: None) -> dict[str, Any]:
     """Run every experiment of the fragment suite; returns the recording's sections."""
     from layoutalg.gpu.runner import device_info
@@ -481,5 +624,9 @@ def record_all(progress: Callable[[str], None] = lambda s: None) -> dict[str, An
         del r["image"]
         out["scheme_tiles"][r["scheme"]] = {"a_tile": r.pop("a_tile"), "b_tile": r.pop("b_tile")}
         out["schemes"].append(r)
+    out["pipelines"] = [rec.pipeline(c) for c in pipeline_cases()]
     progress("schemes done")
+    from layoutalg.gpu.wgmma import record_all_wgmma
+
+    out["wgmma"] = record_all_wgmma(progress)
     return out

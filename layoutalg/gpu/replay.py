@@ -357,6 +357,146 @@ def scheme_model_outcomes(cases: list[dict[str, Any]], tiles: dict[str, Any]) ->
     return outs
 
 
+def _c_fragment(mat: Any) -> list[list[float]]:
+    """A 16 x 8 matrix in m16n8 D register order (PTX C formula, retyped here)."""
+    return [[float(mat[lane // 4 + 8 * (i // 2)][2 * (lane % 4) + i % 2]) for i in range(4)] for lane in range(32)]
+
+
+def pipeline_ok(case: dict[str, Any]) -> bool:
+    """Whether one end-to-end scheme run computed the mathematically expected result."""
+    import numpy as np
+
+    if not case["ran"]:
+        return False
+    kind = case["kind"]
+    if kind == "stsm_epilogue":
+        ref = np.array(case["a"]) @ np.array(case["b"])
+        return bool((np.array(case["c_block"]) == ref).all()
+                    and case["c_region_nonzero_units"] == int(np.count_nonzero(ref)))
+    if kind == "movmatrix_b":
+        ref = np.array(case["a2"]) @ (np.array(case["a"]) @ np.array(case["b"]))
+        return bool(case["d"] == _c_fragment(ref))
+    if kind == "fa2_p_reuse":
+        ref = (np.array(case["q"]) @ np.array(case["k"])) @ np.array(case["v"])
+        return bool(case["d"] == _c_fragment(ref))
+    if kind == "cp_async_tile":
+        from layoutalg.gpu.record import _offset_map
+        from layoutalg.gpu.wgmma import unpack
+
+        smem = unpack(case["smem"], 1).reshape(-1)
+        f = _offset_map(tuple(case["swizzle"]) if case["swizzle"] else None)
+        want = np.zeros(len(smem), dtype=np.int64)
+        for e in range(len(smem)):
+            want[f(e)] = e
+        return bool((smem == want).all())
+    raise ValueError(f"unknown pipeline kind {kind!r}")
+
+
+def pipeline_verdicts(cases: list[dict[str, Any]]) -> list[Outcome]:
+    """Per scheme: 'equal' needs every run to compute the expected result; 'differs' needs one that does not."""
+    by: dict[str, list[dict[str, Any]]] = {}
+    for c in cases:
+        by.setdefault(c["scheme"], []).append(c)
+    outs = []
+    for name, cs in by.items():
+        ok = [pipeline_ok(c) for c in cs]
+        hardware = "equal" if all(ok) else "differs"
+        expect = cs[0]["expect"]
+        detail = [("ran, result as expected" if o else "ran, result differs" if c["ran"]
+                   else "not run: " + "; ".join(c["not_run_because"])) for c, o in zip(cs, ok)]
+        outs.append(_outcome("schemes", name, "agree" if hardware == expect else "mismatch",
+                             [] if hardware == expect else detail, note=f"expected {expect}, hardware {hardware}"))
+    return outs
+
+
+# -- wgmma ---------------------------------------------------------------------------
+def wgmma_model_coords(case: dict[str, Any], atom: Any, model: str) -> dict[str, dict[int, tuple[int, int]]]:
+    """Coordinates of every A/B unit or slot and D slot: A (m, k), B (k, n), D (m, n).
+
+    Shared-memory operands use ``GmmaDescriptor.address`` (the only model of
+    them); register operands the PTX fragment formula (``model == "ptx"``) or
+    CuTe's TV layouts (``"cute"``: C ``(tid, v) -> m + 64*n``, A of RS likewise).
+    """
+    from layoutalg.atoms.gmma import GmmaDescriptor
+
+    n = case["n"]
+    coords: dict[str, dict[int, tuple[int, int]]] = {"A": {}, "B": {}, "C": {}}
+
+    def smem_units(op: dict[str, Any], rows: int, flip: bool) -> dict[int, tuple[int, int]]:
+        desc = GmmaDescriptor(op["region_offset"], op["lbo"], op["sbo"], op["layout_type"])
+        out = {}
+        for mn in range(rows):
+            for k in range(16):
+                unit = (desc.address(op["major"], mn, k, 16) - op["region_offset"]) // 2
+                out[unit] = (k, mn) if flip else (mn, k)
+        return out
+
+    def reg_coords(op: str, per_thread: int) -> dict[int, tuple[int, int]]:
+        if model == "ptx":
+            return {tid * per_thread + i: atom.fragment_coord(op, tid, i)
+                    for tid in range(128) for i in range(per_thread)}
+        # CuTe: (tid, v) -> m + 64*n; to_numpy lists L(tid + 128*v) (first mode fastest)
+        idx = atom.layout(op).to_numpy().reshape(per_thread, 128).T
+        return {tid * per_thread + i: (int(idx[tid, i]) % 64, int(idx[tid, i]) // 64)
+                for tid in range(128) for i in range(per_thread)}
+
+    coords["A"] = smem_units(case["a_operand"], 64, False) if case["a_operand"] else reg_coords("A", 8)
+    coords["B"] = smem_units(case["b_operand"], n, True)
+    coords["C"] = reg_coords("C", n // 2)
+    return coords
+
+
+def check_wgmma(case: dict[str, Any], atom: Any) -> list[tuple[str, list[str]]]:
+    import numpy as np
+
+    from layoutalg.gpu.wgmma import expand, triple_codes, unpack
+
+    cnt = case["counts"]
+    n_b, n_d = cnt["b"], cnt["d"]
+    got = expand(unpack(case["a_labels"]), unpack(case["b_labels"]), unpack(case["d_labels"]), n_b, n_d)
+    per_d = case["n"] // 2
+    a_name = ("A smem unit {}" if case["a_operand"] else "A tid {0[0]} elem {0[1]}")
+    results = []
+    for model in ("ptx", "cute"):
+        coords = wgmma_model_coords(case, atom, model)
+        want = triple_codes([(i, m, k) for i, (m, k) in coords["A"].items()],
+                            [(i, k, n) for i, (k, n) in coords["B"].items()],
+                            [(i, m, n) for i, (m, n) in coords["C"].items()], n_b, n_d)
+        errs: list[str] = []
+        if want.shape != got.shape or not (want == got).all():
+            extra = np.setdiff1d(got, want)[:MAX_DETAILS]
+            lack = np.setdiff1d(want, got)[:MAX_DETAILS]
+
+            def describe(code: int, coords: dict[str, dict[int, tuple[int, int]]] = coords) -> str:
+                a, rest = divmod(int(code), n_b * n_d)
+                b, d = divmod(rest, n_d)
+                an = a_name.format(a if case["a_operand"] else divmod(a, 8))
+                return (f"{an} {coords['A'].get(a, '?')}, B smem unit {b} {coords['B'].get(b, '?')}, "
+                        f"D tid {d // per_d} elem {d % per_d} {coords['C'].get(d, '?')}")
+
+            errs += [f"hardware has, model lacks: {describe(c)}" for c in extra]
+            errs += [f"model has, hardware lacks: {describe(c)}" for c in lack]
+            errs.append(f"{len(np.setdiff1d(got, want))} extra and {len(np.setdiff1d(want, got))} missing triples "
+                        f"of {len(want)}")
+        results.append((model, errs))
+    if case.get("anomalies"):
+        results.append(("decode", [f"recording anomaly: {a}" for a in case["anomalies"]]))
+    return results
+
+
+def _wgmma_outcomes(cases: list[dict[str, Any]]) -> list[Outcome]:
+    from layoutalg.atoms.catalog import wgmma
+
+    outs = []
+    for case in cases:
+        if "error" in case:
+            outs.append(_outcome("wgmma", case["variant"], "not_checked", [case["error"][:500]], "did not run"))
+            continue
+        atom = wgmma(case["n"], case["ab_type"], case["d_type"], case["a_source"])
+        outs += _compare("wgmma", f"{atom.name} {case['variant']}", check_wgmma(case, atom))
+    return outs
+
+
 # -- driver -------------------------------------------------------------------------
 def _atoms_by_ptx() -> dict[str, list[Any]]:
     from layoutalg.atoms.mma import MMA_ATOMS
@@ -408,6 +548,8 @@ def replay_sections(recording: dict[str, Any]) -> list[Outcome]:
         outs += _compare("st_shared", f"{case['instruction']} {case['pattern']}", check_st_shared(case))
     outs += scheme_verdicts(recording.get("schemes", []))
     outs += scheme_model_outcomes(recording.get("schemes", []), recording.get("scheme_tiles", {}))
+    outs += pipeline_verdicts(recording.get("pipelines", []))
+    outs += _wgmma_outcomes(recording.get("wgmma", []))
     outs += _bank_outcomes(recording.get("banks", []))
     return outs
 

@@ -38,8 +38,9 @@ def compile_kernels(kernels: Sequence[tuple[str, str]]) -> dict[str, Any]:
     return {name: module.get_function(name) for name, _ in kernels}
 
 
-def launch(kernel: Any, grid: int, args: Sequence[Any], outputs: Sequence[int], smem: int = 0) -> list[Any]:
-    """Run ``kernel`` on ``grid`` one-warp blocks.
+def launch(kernel: Any, grid: int, args: Sequence[Any], outputs: Sequence[int], smem: int = 0,
+           threads: int = 32) -> list[Any]:
+    """Run ``kernel`` on ``grid`` blocks of ``threads`` threads (one warp unless said).
 
     ``args`` are numpy arrays (copied to the device) or Python ints (passed as
     ``int32``); ``outputs`` are the positions in ``args`` whose arrays are read
@@ -56,7 +57,7 @@ def launch(kernel: Any, grid: int, args: Sequence[Any], outputs: Sequence[int], 
             dev_args.append(np.int32(a))
     if smem > 48 * 1024:
         kernel.max_dynamic_shared_size_bytes = smem
-    kernel((grid,), (32,), tuple(dev_args), shared_mem=smem)
+    kernel((grid,), (threads,), tuple(dev_args), shared_mem=smem)
     cp.cuda.Device().synchronize()
     return [cp.asnumpy(dev_args[i]) for i in outputs]
 

@@ -24,16 +24,15 @@ The two agree for every element and every 1024-byte aligned tile base
 
 from __future__ import annotations
 
-from layoutalg.core.divide_product import blocked_product
+from layoutalg.atoms.smem import get_smem_atom, tile_to_shape
 from layoutalg.core.layout import Layout
 from layoutalg.prove import equivalent, param, sym, theorem
-from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
 
-ATOM_ELEMS = Layout((8, 64), (64, 1))  # (mn, k) -> bf16 element, before the swizzle
-TILE_ELEMS = blocked_product(ATOM_ELEMS, Layout((8, 1)))  # tile_to_shape(atom, (64, 64))
-SW_BYTES = Swizzle(3, 4, 3)  # the 128B swizzle on byte addresses
-SW_ELEMS = Swizzle(3, 3, 3)  # the same swizzle in units of 2-byte elements
+ATOM = get_smem_atom("Layout_K_SW128_Atom", 16)  # layoutalg's reading in bf16 element offsets
+TILE = tile_to_shape(ATOM, (64, 64))
+ATOM_BITS_ROWS = Layout((8, 64), (64, 1))  # (8,1024):(1024,1) bits upcast to 16-bit elements
+SW_BYTES = Swizzle(3, 4, 3)  # the 128B swizzle on byte addresses (CuTe's Layout_K_SW128_Atom_Bits)
 SBO = 1024
 
 
@@ -46,20 +45,20 @@ def descriptor_address(start: object, mn: object, k: object) -> object:
 
 
 def cute_address(base: object, mn: object, k: object) -> object:
-    """CuTe: ``Sw<3,4,3>`` on the byte address ``base + 2 * tile(mn, k)`` (swizzle_ptr semantics)."""
-    return sym(SW_BYTES)(base + 2 * sym(TILE_ELEMS)(mn, k))
+    """CuTe: the tile at ``base`` holds element ``(mn, k)`` at byte ``base + 2 * tile(mn, k)``."""
+    return base + 2 * sym(TILE)(mn, k)
 
 
 @theorem
 def k_sw128_atom_bytes_equal_element_swizzle():
-    """Sw<3,4,3> on byte addresses is Sw<3,3,3> on bf16 element offsets: the atom's two readings agree
-    on all 8 x 64 elements."""
-    A = sym(ATOM_ELEMS)
+    """CuTe's Layout_K_SW128_Atom_Bits (Sw<3,4,3> on the byte address of (8,1024):(1024,1) bits) read
+    as bf16 elements is layoutalg's element-offset atom (Sw<3,3,3> o (8,64):(64,1)), on all 8 x 64 elements."""
+    rows = sym(ATOM_BITS_ROWS)
     return equivalent(
-        lambda mn, k: sym(SW_BYTES)(2 * A(mn, k)),
-        lambda mn, k: 2 * sym(ComposedLayout(SW_ELEMS, 0, ATOM_ELEMS))(mn, k),
+        lambda mn, k: sym(SW_BYTES)(2 * rows(mn, k)),
+        lambda mn, k: 2 * sym(ATOM)(mn, k),
         {"mn": 8, "k": 64},
-        names=("byte_swizzle", "element_swizzle"),
+        names=("cute_bits_atom_byte", "element_atom_byte"),
     )
 
 
@@ -82,7 +81,7 @@ def k_sw128_tile_misreads_when_base_is_only_16_byte_aligned():
     within the tile) and the descriptor (swizzling the absolute address) disagree -- refuted."""
     base = 16 * param("base_16b", 1 << 12)
     return equivalent(
-        lambda mn, k: base + 2 * sym(ComposedLayout(SW_ELEMS, 0, TILE_ELEMS))(mn, k),
+        lambda mn, k: cute_address(base, mn, k),
         lambda mn, k: descriptor_address(base, mn, k),
         {"mn": 64, "k": 64},
         names=("cute_layout_byte", "wgmma_descriptor_byte"),

@@ -11,20 +11,23 @@ style): a K-major 128 x 64 half tile per stage,
 
 so thread ``t`` in copy iteration ``i`` (of 8) writes the 8 halfs of row
 ``16*i + t/8``, columns ``8*(t%8) .. +7``, into stage ``k_tile % 3``.
-``tile_to_shape`` is ``blocked_product(atom, (16,1))`` (CuTe's default column-major
-tile order), giving ``Sw<3,3,3> o ((8,16),(64,1)):((64,512),(1,8192))``.
+``tile_to_shape`` (``layoutalg.atoms.smem``, CuTe's default column-major tile order)
+gives ``Sw<3,3,3> o (128,64):(64,1)``; the first theorem also checks it against
+the explicit ``blocked_product(atom, (16,1))`` form.
 """
 
 from __future__ import annotations
 
+from layoutalg.atoms.smem import sm80_atom, tile_to_shape
 from layoutalg.core.divide_product import blocked_product
 from layoutalg.core.layout import Layout
-from layoutalg.prove import aligned, bijective_onto, contiguous, disjoint, in_bounds, param, sym, theorem
+from layoutalg.prove import aligned, bijective_onto, contiguous, disjoint, equivalent, in_bounds, param, sym, theorem
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
 
-ATOM = ComposedLayout(Swizzle(3, 3, 3), 0, Layout((8, 64), (64, 1)))
-TILE = ComposedLayout(Swizzle(3, 3, 3), 0, blocked_product(Layout((8, 64), (64, 1)), Layout((16, 1))))
+ATOM = sm80_atom(3)  # Sw<3,3,3> o (8,64):(64,1), halfs
+TILE = tile_to_shape(ATOM, (128, 64))
+BLOCKED = ComposedLayout(Swizzle(3, 3, 3), 0, blocked_product(Layout((8, 64), (64, 1)), Layout((16, 1))))
 TILE_ELEMS = 128 * 64
 STAGES = 3
 COPY = {"thread": 128, "iter": 8, "v": 8}
@@ -48,8 +51,9 @@ def smem_write(k_tile: object) -> object:
 @theorem
 def sm80_smem_tile_is_a_bijection_onto_its_buffer():
     """Sw<3,3,3> o (8,64):(64,1) tiled to 128 x 64 maps its 8192 (row, col) positions one-to-one onto
-    the 8192 halfs of one stage buffer (no element lost or written twice)."""
-    return bijective_onto(TILE, TILE_ELEMS)
+    the 8192 halfs of one stage buffer (no element lost or written twice); tile_to_shape's result is the
+    same function as the explicit blocked product."""
+    return [bijective_onto(TILE, TILE_ELEMS), equivalent(TILE, BLOCKED, {"row": 128, "col": 64}, names=("tile_to_shape", "blocked_product"))]
 
 
 @theorem

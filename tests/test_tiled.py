@@ -20,6 +20,13 @@ from layoutalg.errors import LayoutError
 
 F16_ATOM = "SM80_16x8x16_F32F16F16F32_TN"
 
+RETILE_FRAGMENTS = {  # register fragments as partition_fragment_A/B/C give them for 128x128x32 tiles
+    "A_LDSM_N": [(8, 4, 2), (8, 2, 2)],
+    "B_LDSM_T": [(4, 8, 2), ((2, 2), 8, 2)],
+    "C_STSM_N": [(4, 4, 8)],
+    "C_STSM_T": [(4, 4, 8)],
+}
+
 MMA_CONFIGS = [  # (atom layout, permutations)
     ((1, 1, 1), (None, None, None)),
     ((2, 2, 1), (None, None, None)),
@@ -61,6 +68,9 @@ def dsl() -> dict:
         ):
             tc = maker(cute.make_copy_atom(copy_op, cutlass.Float16), mma)
             out[("tiled_copy", name)] = {"S": _dsl_values(tc.layout_src_tv_tiled), "D": _dsl_values(tc.layout_dst_tv_tiled)}
+            for frag in RETILE_FRAGMENTS[name]:
+                r = tc.retile(cute.make_rmem_tensor(cute.make_layout(frag), cutlass.Float16)).layout
+                out[("retile", name, frag)] = (_dsl_values(r), [cute.size(r, mode=[i]) for i in range(cute.rank(r))])
         # cp.async copies: 32x4 threads (row-major), 1x8 values each (a 32x32 tile); 8x16 column-major, 8x1 values
         cp = cute.make_copy_atom(cpasync.CopyG2SOp(), cutlass.Float16, num_bits_per_copy=128)
         for name, thr, val in (("rowmajor", cute.make_layout((32, 4), stride=(4, 1)), cute.make_layout((1, 8))),
@@ -206,15 +216,31 @@ def test_tensor_shape_errors():
         make_tiled_mma(atoms.get(F16_ATOM), (2, 2, 1, 1))
 
 
-def test_retile_reshapes_a_fragment_for_the_copy_atom():
+@pytest.mark.oracle
+@pytest.mark.parametrize("name,frag", [(n, f) for n, fs in RETILE_FRAGMENTS.items() for f in fs])
+def test_retile_equals_cute_dsl(dsl, name, frag):
     mma = make_tiled_mma(atoms.get(F16_ATOM), (2, 2, 1), (32, 32, 16))
-    tc = make_tiled_copy_A(atoms.ldmatrix(4), mma)
-    frag = Layout((8, 4, 2))  # partition_fragment_A of a 128x32 tile: (MMA, MMA_M, MMA_K)
-    re = tc.get_slice(0).retile_D(frag)
-    assert re[0].size() == 8 and re[1].size() == 4 and re[2].size() == 2
-    assert re.values() == frag.values()
-    with pytest.raises(LayoutError):
-        tc.get_slice(0).retile_D(Layout((4, 4)))
+    maker, atom = {"A_LDSM_N": (make_tiled_copy_A, atoms.ldmatrix(4)),
+                   "B_LDSM_T": (make_tiled_copy_B, atoms.ldmatrix(4, trans=True)),
+                   "C_STSM_N": (make_tiled_copy_C, atoms.stmatrix(4)),
+                   "C_STSM_T": (make_tiled_copy_C, atoms.stmatrix(2, trans=True))}[name]
+    re = maker(atom.bind(16), mma).get_slice(0).retile_D(Layout(frag))
+    values, mode_sizes = dsl[("retile", name, frag)]
+    assert re.values() == values
+    assert [re[i].size() for i in range(re.rank())] == mode_sizes
+
+
+def test_retile_of_the_b_fragment_pairs_two_mma_n_blocks():
+    # B with N permuted to 32: an MMA fragment holds 4 values per 8-wide N block; one LDSM.x4.trans
+    # fills two N blocks, so copy value v takes fragment value v % 4 of N block v // 4 (offsets 0..7)
+    mma = make_tiled_mma(atoms.get(F16_ATOM), (2, 2, 1), (32, 32, 16))
+    tc = make_tiled_copy_B(atoms.ldmatrix(4, trans=True), mma)
+    re = tc.get_slice(0).retile_D(Layout((4, 8, 2)))
+    assert [re[0].size(), re[1].size(), re[2].size()] == [8, 4, 2]
+    assert [re(v, 0, 0) for v in range(8)] == list(range(8))
+    assert re(0, 1, 0) == 8 and re(0, 0, 1) == 32
+    with pytest.raises(LayoutError, match="retile"):
+        tc.get_slice(0).retile_D(Layout((3, 8, 2)))
 
 
 def test_sm70_quad_pairs_tile_a_warp():

@@ -508,23 +508,44 @@ class TiledCopy:
                     f"narrower atom or make the layout contiguous along the copied mode")
 
     def retile(self, layout: Any) -> Layout:
-        """CuTe ``retile_S``/``retile_D`` of a thread's register fragment ``(V, Rest...)``.
+        """CuTe ``retile_S``/``retile_D``: a thread's register fragment ``(V, Rest...)`` in copy order.
 
-        Supported when ``V`` is the values one thread holds of one tile (the case of a
-        fragment from ``partition_fragment_A/B/C`` of a TiledMMA whose tile this copy
-        uses): the result is ``((AtomNumVal, V/AtomNumVal), Rest...)`` over the same offsets.
+        CuTe's definition (copy_atom.hpp ``TiledCopy::retile``), with ``NT`` threads and the
+        fragment's first mode of ``V`` values::
+
+            frg_layout_mn = upcast<NT*V>(right_inverse(layout_tv) with shape tiler)  # (m,n) -> V-block
+            frg_layout_v  = zipped_divide(logical_product(V:1, right_inverse(frg_layout_mn)), AtomNumVal:1)
+            t_tensor      = zipped_divide(fragment, (V, product_each(shape(frg_layout_mn))...))
+            result        = (t_tensor o (frg_layout_v, _))(_, (0, _, ...))  # ((atom_vals, rest_vals), Rest'...)
+
+        The result is checked to be a permutation of the fragment's offsets.
         """
+        from layoutalg.core.algebra import composition, right_inverse
+        from layoutalg.core.divide_product import logical_product, zipped_divide
+        from layoutalg.core.layout import slice_layout
+        from layoutalg.core.recast import upcast
+
         lay = _as_layout(layout, "retile tensor")
         modes = list(lay) if it.is_tuple(lay.shape) else [lay]
+        rank = len(modes)
         v = modes[0].size()
+        nthr = self.num_threads
         atom_val = self.atom.val_layout_ref[1].size()
-        if v != self.layout_tv[1].size():
-            raise LayoutError(f"retile: the fragment's first mode has {v} values, the tiled copy gives each thread "
-                              f"{self.layout_tv[1].size()} per tile; only that case is supported")
-        from layoutalg.core.algebra import composition
-
-        first = composition(modes[0], Layout((atom_val, v // atom_val)))
-        return Layout((first.shape, *(m.shape for m in modes[1:])), (first.stride, *(m.stride for m in modes[1:])))
+        try:
+            tv_inverse = composition(right_inverse(self.layout_tv), Layout(self.tiler))
+            frg_layout_mn = upcast(tv_inverse, nthr * v)
+            frg_layout_v = zipped_divide(logical_product(Layout(v), right_inverse(frg_layout_mn)), Layout(atom_val))
+            tile = (v, *(m.size() for m in frg_layout_mn)) if it.is_tuple(frg_layout_mn.shape) else (v, frg_layout_mn.size())
+            tile = tile[:rank]
+            t_tensor = zipped_divide(lay, tile)
+            v_tensor = composition(t_tensor, (frg_layout_v, None))
+            result = slice_layout(v_tensor, (None, (0, *([None] * (rank - 1)))))
+        except LayoutError as err:
+            raise LayoutError(f"retile: a fragment of {v} values per thread does not fit this tiled copy "
+                              f"({nthr} threads x {self.layout_tv[1].size()} values, atom of {atom_val}): {err}") from None
+        if sorted(result.values()) != sorted(lay.values()):
+            raise LayoutError(f"retile: the result {result} does not reorder the fragment {lay}")
+        return result
 
     def __str__(self) -> str:
         return f"TiledCopy\n  Tiler_MN: {self.tiler}\n  TiledLayout_TV: {self.layout_tv}\n  {self.atom}"

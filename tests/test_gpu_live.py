@@ -120,3 +120,21 @@ def test_clock64_estimate_orders_conflicts() -> None:
     conflicted = clock64_estimate("ld.shared.b32", [128 * ln for ln in range(32)])
     clean = clock64_estimate("ld.shared.b32", [4 * ln for ln in range(32)])
     assert clean >= 1 and conflicted > clean, (clean, conflicted)
+
+
+def test_wgmma_one_hot_run_agrees_with_the_atom() -> None:
+    from layoutalg.atoms.catalog import wgmma
+    from layoutalg.gpu.runner import compile_kernels
+    from layoutalg.gpu.wgmma import WgmmaVariant, canonical_operand, kernel_source, record_wgmma
+
+    v = WgmmaVariant(24, "bf16", "f32", "smem", canonical_operand(64, "K", "B128"), canonical_operand(24, "MN", "B32"))
+    name, src = kernel_source(v)
+    case = record_wgmma(v, compile_kernels([(name, src)])[name])
+    assert case["triples"] == 64 * 24 * 16 and not case["anomalies"]
+    checks = replay.check_wgmma(case, wgmma(24, "bf16", "f32", "smem"))
+    assert all(not errs for _, errs in checks), checks
+
+
+def test_pipeline_schemes_run_as_the_proofs_say(recorder: record.Recorder) -> None:
+    outs = replay.pipeline_verdicts([recorder.pipeline(c) for c in record.pipeline_cases(seed=5)])
+    assert outs and all(o["status"] == "agree" for o in outs), outs

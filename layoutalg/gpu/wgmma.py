@@ -70,7 +70,7 @@ def canonical_operand(mn: int, major: str, layout_type: str) -> Operand:
     if major == "MN":
         if layout_type == "INTERLEAVE":
             return Operand("MN", layout_type, 128, 256, mn * 32)
-        groups = max(1, (mn * 2) // w)
+        groups = -(-(mn * 2) // w)  # ceil: a partial last group still takes a whole atom
         return Operand("MN", layout_type, 16 * w, 8 * w, groups * 16 * w)
     raise InstructionError(f"major must be 'K' or 'MN', got {major!r}")
 

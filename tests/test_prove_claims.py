@@ -202,3 +202,12 @@ def test_results_are_truthy_only_when_proved() -> None:
 def test_run_problem_rejects_unknown_methods() -> None:
     with pytest.raises(ProofError):
         claims_mod.run_problem(None, "nope", None, None)  # type: ignore[arg-type]
+
+
+def test_a_very_deep_term_is_a_proof_error_not_a_crash() -> None:
+    i = var("i", 4)
+    t = i
+    for _ in range(5000):
+        t = t + 1
+    with pytest.raises(ProofError, match="too deeply"):
+        forall(t > 0, [i])

@@ -46,6 +46,22 @@ from layoutalg.prove.result import ProofResult, combine
 METHODS = ("auto", "f2", "z3", "enum")
 
 
+def _guarded(fn: Callable[..., ProofResult]) -> Callable[..., ProofResult]:
+    """Public claims turn a too-deep term (Python's recursion limit) into a ProofError naming the claim."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> ProofResult:
+        try:
+            return fn(*args, **kwargs)
+        except RecursionError:
+            raise ProofError(
+                f"{fn.__name__}: a term is nested too deeply to analyse (build long sums with fewer, wider steps)"
+            ) from None
+
+    return wrapper
+
+
 # ------------------------------------------------------------ functions and domains
 @dataclass(frozen=True)
 class Fn:
@@ -364,6 +380,7 @@ def _decide_forall(
     return _result(claim, out, used, notes, time.perf_counter() - start, cex, why)
 
 
+@_guarded
 def equivalent(
     f: Any,
     g: Any,
@@ -407,6 +424,7 @@ def equivalent(
     return _decide_forall(claim, variables, pred, cond, explain, method, timeout, cross_check)
 
 
+@_guarded
 def forall(
     predicate: Any,
     domain: Any = None,
@@ -439,6 +457,7 @@ def forall(
     return _decide_forall(claim, variables, pred, cond, explain, method, timeout, cross_check)
 
 
+@_guarded
 def in_bounds(
     f: Any,
     n: Any,
@@ -471,6 +490,7 @@ def in_bounds(
     return _decide_forall(claim, variables, pred, _call_on(where, variables, "where"), explain, method, timeout, cross_check)
 
 
+@_guarded
 def aligned(
     f: Any,
     nbytes: int,
@@ -503,6 +523,7 @@ def aligned(
     return _decide_forall(claim, variables, pred, _call_on(where, variables, "where"), explain, method, timeout, cross_check)
 
 
+@_guarded
 def contiguous(
     f: Any,
     n: int,
@@ -573,6 +594,7 @@ def _decide_collision(claim: str, problem: Collision, explain: Callable[[dict[st
     return _result(claim, out, used, notes, time.perf_counter() - start, cex, why)
 
 
+@_guarded
 def injective(
     f: Any,
     domain: Any = None,
@@ -598,6 +620,7 @@ def injective(
     return _decide_collision(claim, problem, explain, method, timeout, cross_check)
 
 
+@_guarded
 def disjoint(
     f: Any,
     g: Any,
@@ -629,6 +652,7 @@ def disjoint(
     return _decide_collision(claim, problem, explain, method, timeout, cross_check)
 
 
+@_guarded
 def bijective_onto(
     f: Any,
     n: int,

@@ -1,12 +1,110 @@
 """layoutalg: CuTe layout algebra, z3 proofs and exact bank-conflict models for CUDA kernel authors.
 
-Layers, lowest first (a layer never imports one above it):
-core -> swizzle -> atoms -> prove -> banks -> gpu -> front ends (cli, pytest_plugin, viz).
+Layers, lowest first (a layer never imports one above it; see docs/DESIGN.md):
+errors -> core -> swizzle -> atoms -> prove -> banks -> gpu -> front ends (cli, pytest_plugin, viz).
+
+The top level re-exports the algebra of layers 0-2.  The algebra functions
+exported here are the generic ones of :mod:`layoutalg.swizzle.generic`: they
+accept a plain :class:`Layout` or a swizzled :class:`ComposedLayout`.  Nothing
+imported here pulls in z3, numpy or hypothesis.  The upper layers are
+sub-packages: ``layoutalg.atoms``, ``layoutalg.prove``, ``layoutalg.banks``,
+``layoutalg.gpu`` (CuPy, imported only on request).
 """
 
-from layoutalg.core import *  # noqa: F401,F403
-from layoutalg.core import Layout, make_layout, slice_and_offset, slice_layout  # noqa: F401
-from layoutalg.errors import *  # noqa: F401,F403
-from layoutalg.errors import LayoutError  # noqa: F401
+from layoutalg.core import (
+    Layout,
+    append,
+    ceil_div,
+    complement,
+    congruent,
+    crd2idx,
+    filter,
+    filter_zeros,
+    flatten,
+    group,
+    idx2crd,
+    inner_product,
+    make_layout,
+    max_common_layout,
+    max_common_vector,
+    prefix_product,
+    prepend,
+    product,
+    select,
+    shape_div,
+    suffix_product,
+    to_cpp,
+    weakly_congruent,
+)
+from layoutalg.errors import (
+    CompositionError,
+    CoordinateError,
+    InstructionError,
+    LayoutError,
+    NotInjectiveError,
+    NotLinearError,
+    ParseError,
+    ProofError,
+    ShapeError,
+)
+from layoutalg.swizzle import (
+    BitMatrix,
+    ComposedLayout,
+    Swizzle,
+    TritonLinearLayout,
+    blocked_product,
+    coalesce,
+    composition,
+    downcast,
+    flat_divide,
+    flat_product,
+    from_f2,
+    from_triton,
+    is_f2_linear,
+    left_inverse,
+    local_partition,
+    local_tile,
+    logical_divide,
+    logical_product,
+    make_composed_layout,
+    make_swizzle,
+    parse,
+    parse_triton,
+    raked_product,
+    recast,
+    right_inverse,
+    slice_and_offset,
+    slice_layout,
+    tiled_divide,
+    tiled_product,
+    to_f2,
+    to_str,
+    to_triton,
+    upcast,
+    zipped_divide,
+    zipped_product,
+)
 
 __version__ = "0.1.0"
+
+__all__ = [
+    # values
+    "Layout", "Swizzle", "ComposedLayout", "make_layout", "make_swizzle", "make_composed_layout",
+    # notation
+    "parse", "to_str", "to_cpp",
+    # int tuples
+    "ceil_div", "congruent", "crd2idx", "flatten", "idx2crd", "inner_product", "prefix_product",
+    "product", "shape_div", "suffix_product", "weakly_congruent",
+    # algebra
+    "coalesce", "filter", "filter_zeros", "composition", "complement", "right_inverse", "left_inverse",
+    "max_common_vector", "max_common_layout", "logical_divide", "zipped_divide", "tiled_divide",
+    "flat_divide", "logical_product", "zipped_product", "tiled_product", "flat_product",
+    "blocked_product", "raked_product", "append", "prepend", "group", "select", "upcast", "downcast",
+    "recast", "slice_and_offset", "slice_layout", "local_tile", "local_partition",
+    # GF(2) and Triton
+    "BitMatrix", "to_f2", "from_f2", "is_f2_linear", "TritonLinearLayout", "to_triton", "from_triton",
+    "parse_triton",
+    # errors
+    "LayoutError", "ShapeError", "CoordinateError", "CompositionError", "NotInjectiveError",
+    "NotLinearError", "ParseError", "InstructionError", "ProofError",
+]

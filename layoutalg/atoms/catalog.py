@@ -88,6 +88,9 @@ def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | No
     both SM75 and SM80; the newest is the default).  ``layout`` is ``.alayout.blayout``,
     only variable for sm70 ``m8n8k4`` f16.
     """
+    for what, value in (("shape", shape), ("a", a), ("c", c), ("layout", layout)):
+        if not isinstance(value, str):
+            raise InstructionError(f"mma: {what} must be a PTX name such as 'm16n8k16' or 'f16', got {value!r}")
     b = b or a
     shape = shape.strip().lstrip(".")
     matches = [x for x in MMA_ATOMS

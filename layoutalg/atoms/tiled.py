@@ -217,8 +217,8 @@ class TiledMMA:
 
     def thr_vmnk(self, thr_idx: int) -> tuple[int, int, int, int]:
         """CuTe ``thr_layout_vmnk.get_flat_coord(thr_idx)``: the coordinate of ``thr_idx`` by shape."""
-        if not 0 <= thr_idx < self.size():
-            raise LayoutError(f"thread index {thr_idx} out of range for a TiledMMA of {self.size()} threads")
+        if isinstance(thr_idx, bool) or not isinstance(thr_idx, int) or not 0 <= thr_idx < self.size():
+            raise LayoutError(f"thread index {thr_idx!r} out of range for a TiledMMA of {self.size()} threads")
         v_size = self.atom.thr_id.size()
         rest = thr_idx // v_size
         am, an = self.thr_extent(0), self.thr_extent(1)
@@ -257,7 +257,11 @@ class TiledMMA:
                     ax, ay = idx % atom_x, idx // atom_x
                     x = ax + atom_x * (tx + thr_x * fx)
                     y = ay + atom_y * (ty + thr_y * fy)
-                    coords.append((px(x) if px is not None else x, py(y) if py is not None else y))
+                    cx, cy = (px(x) if px is not None else x), (py(y) if py is not None else y)
+                    if not (0 <= cx < ext_x and 0 <= cy < ext_y):
+                        raise LayoutError(f"partition_{op}: the permutations send ({x}, {y}) to ({cx}, {cy}), outside "
+                                          f"the {ext_x} x {ext_y} tensor; a permutation must map [0, size) into itself")
+                    coords.append((cx, cy))
         return (frg_v, frg_x, frg_y), coords
 
     def _tv(self, operand: str) -> Layout:
@@ -396,7 +400,7 @@ class TiledCopy:
             raise LayoutError(
                 f"TiledCopy uses too few vals for selected CopyAtom: each thread holds {nval} values of the tile but "
                 f"{self.atom.name} with {self.atom.bits}-bit values moves {atom_val} per thread. Use a smaller atom "
-                f"(e.g. the .x{max(1, self.atom.atom.num_matrices // 2)} form or a narrower vector), enlarge the tile "
+                f"({'e.g. the .x' + str(max(1, self.atom.atom.num_matrices // 2)) + ' form' if self.atom.atom.is_matrix else 'a narrower vector'}), enlarge the tile "
                 f"(more values per thread: permutations in make_tiled_mma, or a larger val_layout), or check the "
                 f"element width ({self.atom.bits} bits here)")
 
@@ -455,8 +459,8 @@ class TiledCopy:
     get_thread_slice = get_slice
 
     def partition(self, side: str, tensor: Any, thr_idx: int, bits: int | None = None) -> Partition:
-        if not 0 <= thr_idx < self.num_threads:
-            raise LayoutError(f"thread index {thr_idx} out of range for a TiledCopy of {self.num_threads} threads")
+        if isinstance(thr_idx, bool) or not isinstance(thr_idx, int) or not 0 <= thr_idx < self.num_threads:
+            raise LayoutError(f"thread index {thr_idx!r} out of range for a TiledCopy of {self.num_threads} threads")
         if bits is not None and bits != self.atom.bits:
             raise LayoutError(f"partition_{side}: the tensor holds {bits}-bit values but the copy atom {self.atom.name} "
                               f"was built for {self.atom.bits}-bit values; build it with bits={bits}")
@@ -557,6 +561,11 @@ class ThrCopy:
 
     tiled_copy: TiledCopy
     thr_idx: int
+
+    def __post_init__(self) -> None:
+        n = self.tiled_copy.num_threads
+        if isinstance(self.thr_idx, bool) or not isinstance(self.thr_idx, int) or not 0 <= self.thr_idx < n:
+            raise LayoutError(f"thread index {self.thr_idx!r} out of range for a TiledCopy of {n} threads")
 
     def partition_S(self, tensor: Any, bits: int | None = None) -> Partition:
         """(CPY, CPY_M, CPY_N) of a source tensor; ``bits`` (optional) is its element width, checked."""

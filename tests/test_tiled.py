@@ -249,3 +249,19 @@ def test_sm70_quad_pairs_tile_a_warp():
     c = mma.get_layoutC_TV()
     seen = {c(t, v) for t in range(32) for v in range(8)}
     assert seen == set(range(16 * 16))  # the four quad pairs cover the 16x16 tile once
+
+
+def test_bad_arguments_raise_layout_errors():
+    mma = make_tiled_mma(atoms.get(F16_ATOM), (2, 2, 1))
+    with pytest.raises(LayoutError):
+        atoms.mma(123, "f16")
+    with pytest.raises(LayoutError, match="thread index"):
+        mma.get_slice("a")
+    with pytest.raises(LayoutError, match="thread index"):
+        make_tiled_copy(atoms.cp_async(16), (32, 4), (1, 8), bits=16).get_slice(128)
+    with pytest.raises(LayoutError, match="outside"):
+        make_tiled_mma(atoms.get(F16_ATOM), (2, 2, 1), (Layout(32, 2), None, None)).get_layoutA_TV()
+    with pytest.raises(LayoutError, match="one-to-one"):
+        make_tiled_copy(atoms.cp_async(16), Layout((32, 4), (0, 1)), (1, 8), bits=16)
+    with pytest.raises(LayoutError, match="not valid for Src of 24-bit"):
+        make_tiled_copy(atoms.cp_async(16), (32, 4), (1, 8), bits=24)

@@ -222,3 +222,21 @@ def test_suggest_bad_input():
         suggest_swizzle((64, 64), "f16", [])
     with pytest.raises(LayoutError):
         suggest_swizzle((64, 64), "f16", [3])
+
+
+def test_tiled_copy_access_is_the_cutlass_a_operand_pattern():
+    from layoutalg.atoms import catalog
+    from layoutalg.atoms.tiled import make_tiled_copy_A, make_tiled_mma
+
+    mma = make_tiled_mma(catalog.get("SM80_16x8x16_F32F16F16F32_TN"), (2, 2, 1))
+    copy = make_tiled_copy_A(catalog.ldmatrix(4), mma, bits=16)
+    plain = Layout((128, 32), (32, 1))
+    acc = __import__("layoutalg.banks", fromlist=["x"]).access_from_tiled_copy(copy, plain)
+    assert acc.instruction == LDSM_X4 and acc.axes == ("warp", "call") and acc.coords.shape == (4, 8, 32, 2)
+    # warp 0, first call: lane l -> row l % 16, column (l // 16) * 8 (PTX ldmatrix.x4 feeding mma.m16n8k16 A)
+    assert [tuple(x) for x in acc.coords[0, 0].tolist()] == [(ln % 16, (ln // 16) * 8) for ln in range(32)]
+    res = analyze(plain, copy, dtype="f16")  # 64-byte rows: 2-way (calibration "ldsm.x4 rowmajor pitch=32h" = 16)
+    assert set(res.wavefronts.ravel().tolist()) == {16}
+    sw = ComposedLayout(Swizzle(2, 3, 3), 0, plain)
+    assert analyze(sw, copy, dtype="f16").conflict_free
+    assert conflict_free(sw, copy, "f16").proved

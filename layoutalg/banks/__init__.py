@@ -26,6 +26,7 @@ from layoutalg.banks.model import (
     report,
     wavefronts,
 )
+from layoutalg.banks.tiled import access_from_tiled_copy
 from layoutalg.banks.vector import wavefronts_many
 
 # bound after the submodule import so ``layoutalg.banks.analyze`` is the function, not the module
@@ -49,5 +50,5 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, **kwargs: An
 __all__ = [
     "Access", "Analysis", "element_bytes", "tile_access", "Instruction", "parse_instruction", "BankReport", "BankUse", "PhaseReport",
     "wavefronts", "report", "ideal_wavefronts", "excess_wavefronts", "wavefronts_many",
-    "analyze", "suggest_swizzle", "conflict_free",
+    "analyze", "suggest_swizzle", "conflict_free", "access_from_tiled_copy",
 ]

@@ -184,10 +184,15 @@ class Analysis:
 def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, by: str = "row") -> Analysis:
     """Wavefronts of every instance of ``access`` over ``smem_layout`` of ``dtype`` elements.
 
-    ``access`` is an :class:`~layoutalg.banks.access.Access` or an instruction string (then the whole tile is
-    swept as :func:`~layoutalg.banks.access.tile_access` describes, ``by`` choosing row or column order for
-    ld/st).  ``base`` is the byte offset of the layout's offset 0 in shared memory.
+    ``access`` is an :class:`~layoutalg.banks.access.Access`, a ``TiledCopy`` (every warp and atom call of its
+    shared-memory side, :func:`~layoutalg.banks.tiled.access_from_tiled_copy`), or an instruction string (then
+    the whole tile is swept as :func:`~layoutalg.banks.access.tile_access` describes, ``by`` choosing row or
+    column order for ld/st).  ``base`` is the byte offset of the layout's offset 0 in shared memory.
     """
+    if hasattr(access, "layout_tv") and hasattr(access, "atom"):  # a TiledCopy (layoutalg.atoms.tiled)
+        from layoutalg.banks.tiled import access_from_tiled_copy
+
+        access = access_from_tiled_copy(access, smem_layout)
     if isinstance(access, str):
         sizes = _mode_sizes(smem_layout)
         if len(sizes) != 2:

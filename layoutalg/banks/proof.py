@@ -159,6 +159,10 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
     """
     if method not in ("auto", "enum", "f2", "z3"):
         raise LayoutError(f"method must be auto, enum, f2 or z3, got {method!r}")
+    if hasattr(access, "layout_tv") and hasattr(access, "atom"):  # a TiledCopy (layoutalg.atoms.tiled)
+        from layoutalg.banks.tiled import access_from_tiled_copy
+
+        access = access_from_tiled_copy(access, smem_layout)
     if isinstance(access, str):
         sizes = _mode_sizes(smem_layout)
         if len(sizes) != 2:

@@ -427,8 +427,24 @@ def _delegate(module: str, argv: Sequence[str], install_hint: str) -> int:
 # --------------------------------------------------------------------------- parser
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its usage errors raised as :class:`UsageError`, so ``--json`` reports them as JSON too."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        import re
+
+        hint = f"see {self.prog} --help for the options and examples"
+        wrong = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if wrong:
+            choices = re.findall(r"'([^']*)'", wrong.group(2))
+            close = difflib.get_close_matches(wrong.group(1), choices, n=1)
+            if close:
+                hint = f"did you mean {close[0]}? " + hint
+        raise UsageError(message, hint)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="layoutalg",
         description="CuTe layout algebra, z3 proofs and exact shared-memory bank-conflict models for CUDA kernel authors.",
         epilog=EXAMPLES,
@@ -554,6 +570,8 @@ def _report_error(exc: LayoutError, as_json: bool) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``layoutalg`` console script; returns the exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    while args_list and args_list[0] == "--json":  # ``layoutalg --json show ...`` means ``layoutalg show ... --json``
+        args_list = args_list[1:] + ["--json"]
     as_json = _wants_json(args_list)
     try:
         if args_list and args_list[0] in DELEGATED:

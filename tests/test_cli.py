@@ -442,3 +442,15 @@ def test_show_formula() -> None:
     assert data["formula"] == "f(i, j) = 64*i + j" and "latex" in data
     proc = cli("show", "Sw<3,3,3> o 0 o (8,64):(64,1)", "--formula")
     assert proc.returncode == 0 and "XOR" in proc.stdout
+
+
+def test_usage_errors_are_json_with_json_and_suggest_the_command() -> None:
+    data = cli_json("banks", "(64,64):(64,1)", expect=2)
+    assert "--dtype" in data["error"] and "layoutalg banks --help" in data["hint"]
+    proc = cli("shwo", "(2,2):(1,2)")
+    assert proc.returncode == 2 and "did you mean show?" in proc.stderr
+
+
+def test_global_json_flag_before_the_command() -> None:
+    proc = cli("--json", "convert", "(2,2):(1,2)")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["cpp"] == "Layout<Shape<_2,_2>,Stride<_1,_2>>"

@@ -59,6 +59,14 @@ def dsl() -> dict:
             kwargs = {} if perm[0] is None else {"permutation_mnk": perm}
             mma = cute.make_tiled_mma(op, lay, **kwargs)
             out[("mma", i)] = {k: _dsl_values(getattr(mma, f"tv_layout_{k}_tiled")) for k in "ABC"}
+        # warps laid out row-major over (M, N): atom_layout (2,2,1):(2,1,0)
+        mma_rm = cute.make_tiled_mma(op, cute.make_layout((2, 2, 1), stride=(2, 1, 0)))
+        out["mma_rowmajor"] = {k: _dsl_values(getattr(mma_rm, f"tv_layout_{k}_tiled")) for k in "ABC"}
+        ident = cute.make_identity_tensor((64, 32))
+        out["mma_rowmajor_C"] = []
+        for t in range(128):
+            p = mma_rm.get_slice(t).partition_C(ident)
+            out["mma_rowmajor_C"].append([tuple(int(c) for c in p[j]) for j in range(cute.size(p))])
         mma = cute.make_tiled_mma(op, (2, 2, 1), permutation_mnk=(32, 32, 16))
         for name, maker, copy_op in (
             ("A_LDSM_N", cute.make_tiled_copy_A, warp.LdMatrix8x8x16bOp(False, 4)),
@@ -99,6 +107,16 @@ def test_tiled_mma_tv_layouts_equal_cute_dsl(dsl, i):
     assert mma.get_layoutA_TV().values() == dsl[("mma", i)]["A"]
     assert mma.get_layoutB_TV().values() == dsl[("mma", i)]["B"]
     assert mma.get_layoutC_TV().values() == dsl[("mma", i)]["C"]
+
+
+@pytest.mark.oracle
+def test_row_major_warp_layout_equals_cute_dsl(dsl):
+    mma = make_tiled_mma(atoms.get(F16_ATOM), Layout((2, 2, 1), (2, 1, 0)))
+    for k, tv in (("A", mma.get_layoutA_TV()), ("B", mma.get_layoutB_TV()), ("C", mma.get_layoutC_TV())):
+        assert tv.values() == dsl["mma_rowmajor"][k]
+    for t in range(128):
+        part = mma.get_slice(t).partition_C((64, 32))
+        assert [list(c) for c in part.coords] == [list(c) for c in dsl["mma_rowmajor_C"][t]]
 
 
 @pytest.mark.oracle
@@ -265,3 +283,21 @@ def test_bad_arguments_raise_layout_errors():
         make_tiled_copy(atoms.cp_async(16), Layout((32, 4), (0, 1)), (1, 8), bits=16)
     with pytest.raises(LayoutError, match="not valid for Src of 24-bit"):
         make_tiled_copy(atoms.cp_async(16), (32, 4), (1, 8), bits=24)
+
+
+def test_sm70_partition_follows_the_quad_pairs():
+    # PTX: lanes 4q..4q+3 and 16+4q.. compute MMA q; CuTe's thread layout ((4,2),2,2):((1,16),4,8) puts
+    # MMA q = m + 2n at block (m, n) of the 16x16 tile.  Within a block the f32 accumulator follows the
+    # PTX formula row = (l & 1) + (i & 2) + 4*hi, col = (l & 2) + (i & 5), l = lane % 4, hi = lane >= 16.
+    mma = make_tiled_mma(atoms.get("SM70_8x8x4_F32F16F16F32_TN"), (2, 2, 1))
+    assert mma.thr_layout_vmnk.stride[0] == (1, 16)
+    for lane in range(32):
+        q = (lane % 16) // 4
+        bm, bn = q % 2, q // 2
+        part = mma.get_slice(lane).partition_C((16, 16))
+        assert part.shape == (8, 1, 1)
+        for i in range(8):
+            low, hi = lane % 4, int(lane >= 16)
+            row = (low & 1) + (i & 2) + 4 * hi
+            col = (low & 2) + (i & 5)
+            assert part.coord(i, 0, 0) == (8 * bm + row, 8 * bn + col)

@@ -216,13 +216,27 @@ class TiledMMA:
         return (self.tile_size_mnk(0), self.tile_size_mnk(1), self.tile_size_mnk(2))
 
     def thr_vmnk(self, thr_idx: int) -> tuple[int, int, int, int]:
-        """CuTe ``thr_layout_vmnk.get_flat_coord(thr_idx)``: the coordinate of ``thr_idx`` by shape."""
+        """CuTe ``thr_layout_vmnk.get_flat_coord(thr_idx)``: the (v, m, n, k) coordinate of ``thr_idx``.
+
+        ``get_flat_coord`` is ``idx2crd(idx, shape, stride)``: leaf ``j`` of a mode gets
+        ``(idx // d_j) % s_j`` (the layout's inverse for a compact thread layout), and each
+        mode's leaves are then folded into one colexicographic index within the mode.
+        """
         if isinstance(thr_idx, bool) or not isinstance(thr_idx, int) or not 0 <= thr_idx < self.size():
             raise LayoutError(f"thread index {thr_idx!r} out of range for a TiledMMA of {self.size()} threads")
-        v_size = self.atom.thr_id.size()
-        rest = thr_idx // v_size
-        am, an = self.thr_extent(0), self.thr_extent(1)
-        return thr_idx % v_size, rest % am, (rest // am) % an, rest // (am * an)
+        lay = self.thr_layout_vmnk
+        out = []
+        for mode in lay:
+            index, running = 0, 1
+            for s, d in zip(it.flatten(mode.shape), it.flatten(mode.stride)):
+                if s > 1:
+                    if d <= 0:
+                        raise LayoutError(f"thr_layout_vmnk {lay} has a broadcast thread mode; give atom_layout "
+                                          f"positive strides")
+                    index += ((thr_idx // d) % s) * running
+                running *= s
+            out.append(index)
+        return out[0], out[1], out[2], out[3]
 
     # -- the pointwise thrfrg ---------------------------------------------
     def _frag_coords(self, operand: str, extents: tuple[int, int], thr: tuple[int, int, int, int]) -> tuple[

@@ -5,10 +5,11 @@ evaluate, and the TV layouts are then synthesised as :class:`Layout` values and
 checked against the pointwise definition at every point.
 
 TiledMMA (``make_tiled_mma(atom, atom_layout, permutations)``)
-    ``thr_layout_vmnk = tiled_product(ThrID, atom_layout)``, i.e. thread index
-    ``v + V*(m + AM*(n + AN*k)) -> (v, m, n, k)`` for a compact ``atom_layout``;
-    ``get_slice(t)`` takes the flat coordinate of ``t`` in that shape, as CuTe's
-    ``get_flat_coord``.  Partitioning an ``(M, K)`` tensor for A (CuTe ``thrfrg_A``)::
+    ``thr_layout_vmnk = tiled_product(ThrID, atom_layout)``: (v, m, n, k) -> thread index
+    (``v + V*(m + AM*(n + AN*k))`` for a compact ``atom_layout``).  ``get_slice(t)`` takes
+    CuTe's ``get_flat_coord(t)`` (leaf ``j`` of a mode gets ``(t // d_j) % s_j``), and the
+    TV layouts ``get_layoutX_TV`` compose with ``right_inverse(thr_layout_vmnk)``, as CuTe
+    does.  Partitioning an ``(M, K)`` tensor for A (CuTe ``thrfrg_A``)::
 
         (v, tm, tk), (fv, fm, fk)  ->  m' = am + AtomM*(tm + ThrM*fm),  k' = ak + AtomK*(tk + ThrK*fk)
         where am + AtomM*ak = ALayout(v, fv)      (the atom's TV layout)

@@ -198,3 +198,11 @@ def test_heat_matrix_colours() -> None:
         matrix_grid([[0, 1], [2]], ["a", "b"], ["x", "y"])
     svg = grid_to_svg(grid)
     ET.fromstring(svg)
+
+
+def test_png_without_pillow_says_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "PIL", None)  # makes ``from PIL import ...`` fail as if Pillow were absent
+    with pytest.raises(LayoutError, match=r"pip install 'layoutalg\[viz\]'"):
+        write_png(layout_grid(Layout(2)), tmp_path / "x.png")

@@ -18,7 +18,7 @@ from layoutalg.viz.svg import CELL, HEADER, TITLE, cell_width, header_width, pic
 def _pillow() -> Any:
     try:
         from PIL import Image, ImageDraw, ImageFont
-    except ImportError as exc:  # pragma: no cover - depends on the environment
+    except ImportError as exc:
         raise LayoutError("PNG output needs Pillow: pip install 'layoutalg[viz]' (or use --svg)") from exc
     return Image, ImageDraw, ImageFont
 

@@ -32,41 +32,73 @@ columns that produced each pivot (needed for counterexamples).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from layoutalg.prove import expr as ex
 from layoutalg.prove.problem import Collision, Forall, NotApplicableError, Outcome, Problem
 
+SLOT = 64  # bits per column in the packed representation; wider values fall back to z3
 
-@dataclass(frozen=True)
+
 class Affine:
-    """``x -> XOR_j (bit j of x) * cols[j]  XOR  const`` over the global input bits."""
+    """``x -> XOR_j (bit j of x) * col_j  XOR  const`` over the global input bits of a :class:`BitSpace`.
 
-    cols: tuple[int, ...]
-    const: int
+    The columns are packed into one integer, column ``j`` in bits ``[64 j, 64 j + 64)``, so XOR,
+    masking and shifting all columns is one big-integer operation.  ``width`` bounds the bit length
+    of every column; an operation that would push a column past 64 bits raises NotApplicableError
+    (so a packed column can never spill into its neighbour).
+    """
+
+    __slots__ = ("space", "packed", "const", "width")
+
+    def __init__(self, space: "BitSpace", packed: int, const: int, width: int) -> None:
+        self.space, self.packed, self.const, self.width = space, packed, const, width
+
+    @classmethod
+    def from_cols(cls, space: "BitSpace", cols: list[int], const: int) -> "Affine":
+        packed = 0
+        for j, c in enumerate(cols):
+            packed |= c << (j * SLOT)
+        return cls(space, packed, const, max([c.bit_length() for c in cols] + [const.bit_length()]))
+
+    @property
+    def cols(self) -> tuple[int, ...]:
+        mask = (1 << SLOT) - 1
+        return tuple((self.packed >> (j * SLOT)) & mask for j in range(self.space.nbits))
 
     def support(self) -> int:
-        out = self.const
-        for c in self.cols:
-            out |= c
-        return out
+        s, step, total = self.packed, SLOT, self.space.nbits * SLOT
+        while step < total:
+            s |= s >> step
+            step *= 2
+        return (s & ((1 << SLOT) - 1)) | self.const
 
     def xor(self, other: "Affine") -> "Affine":
-        return Affine(tuple(a ^ b for a, b in zip(self.cols, other.cols)), self.const ^ other.const)
+        return Affine(self.space, self.packed ^ other.packed, self.const ^ other.const, max(self.width, other.width))
 
-    def map(self, fn: Any) -> "Affine":
-        return Affine(tuple(fn(c) for c in self.cols), fn(self.const))
+    def band(self, c: int) -> "Affine":
+        return Affine(self.space, self.packed & self.space.rep(c), self.const & c, min(self.width, c.bit_length()))
+
+    def shl(self, k: int) -> "Affine":
+        if self.width + k > SLOT:
+            raise NotApplicableError(f"values reach {self.width + k} bits, more than the GF(2) engine's {SLOT}")
+        return Affine(self.space, self.packed << k, self.const << k, self.width + k)
+
+    def shr(self, k: int) -> "Affine":
+        if k >= SLOT:
+            return Affine(self.space, 0, self.const >> k, 0)
+        return Affine(self.space, (self.packed >> k) & self.space.rep((1 << (SLOT - k)) - 1), self.const >> k, max(0, self.width - k))
 
     def is_const(self) -> bool:
-        return not any(self.cols)
+        return self.packed == 0
 
     def at(self, bits: int) -> int:
         out = self.const
+        cols = self.cols
         j = 0
         while bits:
             if bits & 1:
-                out ^= self.cols[j]
+                out ^= cols[j]
             bits >>= 1
             j += 1
         return out
@@ -85,18 +117,32 @@ class BitSpace:
             self.offsets[v.name] = (pos, k)
             pos += k
         self.nbits = pos
+        self._ones = sum(1 << (j * SLOT) for j in range(pos))  # a 1 in the low bit of every slot
+        self._reps: dict[int, int] = {}
+        self._consts: dict[int, Affine] = {}
+
+    def rep(self, c: int) -> int:
+        """``c`` (clipped to a slot) repeated in every column slot."""
+        c &= (1 << SLOT) - 1
+        out = self._reps.get(c)
+        if out is None:
+            out = self._reps[c] = c * self._ones
+        return out
 
     def var(self, v: ex.Var) -> Affine:
         if v.name not in self.offsets:
             raise NotApplicableError(f"variable {v.name!r} is not in the domain")
         pos, k = self.offsets[v.name]
-        cols = [0] * self.nbits
+        packed = 0
         for i in range(k):
-            cols[pos + i] = 1 << i
-        return Affine(tuple(cols), 0)
+            packed |= (1 << i) << ((pos + i) * SLOT)
+        return Affine(self, packed, 0, k)
 
     def const(self, c: int) -> Affine:
-        return Affine((0,) * self.nbits, c)
+        out = self._consts.get(c)
+        if out is None:
+            out = self._consts[c] = Affine(self, 0, c, c.bit_length())
+        return out
 
     def unpack(self, bits: int) -> dict[str, int]:
         return {name: (bits >> pos) & ((1 << k) - 1) for name, (pos, k) in self.offsets.items()}
@@ -128,14 +174,14 @@ def compile_term(node: Any, space: BitSpace, memo: dict[int, Affine] | None = No
         key = id(n)
         if key in memo:
             return memo[key]
-        if isinstance(n, ex.Const):
+        if isinstance(n, ex.BinOp):
+            out = _binop(n, go(n.a), go(n.b))
+        elif isinstance(n, ex.Const):
             if n.value < 0:
                 raise NotApplicableError(f"negative constant {n.value}")
             out = space.const(n.value)
         elif isinstance(n, ex.Var):
             out = space.var(n)
-        elif isinstance(n, ex.BinOp):
-            out = _binop(n, go(n.a), go(n.b))
         else:
             raise NotApplicableError(f"{type(n).__name__} is not GF(2)-linear")
         memo[key] = out
@@ -156,9 +202,9 @@ def _binop(n: ex.BinOp, a: Affine, b: Affine) -> Affine:
         raise NotApplicableError(f"{_short(n)}: subtraction is not GF(2)-linear")
     if op == "&":
         if b.is_const():
-            return a.map(lambda c: c & b.const)
+            return a.band(b.const)
         if a.is_const():
-            return b.map(lambda c: c & a.const)
+            return b.band(a.const)
         raise NotApplicableError(f"{_short(n)}: AND of two variable terms")
     if op == "*":
         if a.is_const():
@@ -166,11 +212,11 @@ def _binop(n: ex.BinOp, a: Affine, b: Affine) -> Affine:
         if not b.is_const():
             raise NotApplicableError(f"{_short(n)}: product of two variable terms")
         c = b.const
-        out = Affine((0,) * len(a.cols), 0)
+        out = a.space.const(0)
         k = 0
         while c:
             if c & 1:
-                out = _disjoint_sum(out, a.map(lambda col, k=k: col << k), n)
+                out = _disjoint_sum(out, a.shl(k), n)
             c >>= 1
             k += 1
         return out
@@ -181,13 +227,13 @@ def _binop(n: ex.BinOp, a: Affine, b: Affine) -> Affine:
         if op in ("//", "%"):
             if c <= 0 or c & (c - 1):
                 if a.is_const() and c > 0:
-                    return Affine(a.cols, a.const // c if op == "//" else a.const % c)
+                    return a.space.const(a.const // c if op == "//" else a.const % c)
                 raise NotApplicableError(f"{_short(n)}: divisor {c} is not a power of two")
             if op == "%":
-                return a.map(lambda col: col & (c - 1))
+                return a.band(c - 1)
             c = c.bit_length() - 1
             op = ">>"
-        return a.map(lambda col: col << c) if op == "<<" else a.map(lambda col: col >> c)
+        return a.shl(c) if op == "<<" else a.shr(c)
     raise NotApplicableError(f"{_short(n)}: operator {op} is not GF(2)-linear")
 
 
@@ -229,31 +275,30 @@ def rank(vectors: list[int]) -> int:
     return len(_reduce(vectors)[0])
 
 
-def _pack(maps: list[Affine]) -> Affine:
-    """Concatenate several outputs into one wide value (output ``i`` at a disjoint bit offset)."""
+def _pack(maps: list[Affine]) -> tuple[list[int], int]:
+    """Concatenate several outputs into one wide value (output ``i`` at a disjoint bit offset): (cols, const)."""
     shift = 0
-    cols = [0] * len(maps[0].cols) if maps else []
+    cols = [0] * maps[0].space.nbits
     const = 0
     for m in maps:
         cols = [c | (mc << shift) for c, mc in zip(cols, m.cols)]
         const |= m.const << shift
         shift += max(m.support().bit_length(), 1)
-    return Affine(tuple(cols), const)
+    return cols, const
 
 
-def _pack_pair(fs: list[Affine], gs: list[Affine]) -> tuple[Affine, Affine]:
-    """Pack two output tuples with the same offsets (so packed equality is componentwise equality)."""
+def _pack_pair(fs: list[Affine], gs: list[Affine]) -> tuple[list[int], int]:
+    """The difference of two output tuples packed with the same offsets (zero iff componentwise equal)."""
     shift = 0
-    nb = len(fs[0].cols)
-    fc, gc = [0] * nb, [0] * nb
-    fk = gk = 0
+    nb = fs[0].space.nbits
+    dc = [0] * nb
+    dk = 0
     for f, g in zip(fs, gs):
-        fc = [c | (x << shift) for c, x in zip(fc, f.cols)]
-        gc = [c | (x << shift) for c, x in zip(gc, g.cols)]
-        fk |= f.const << shift
-        gk |= g.const << shift
+        d = f.xor(g)
+        dc = [c | (x << shift) for c, x in zip(dc, d.cols)]
+        dk |= d.const << shift
         shift += max(f.support().bit_length(), g.support().bit_length(), 1)
-    return Affine(tuple(fc), fk), Affine(tuple(gc), gk)
+    return dc, dk
 
 
 # ------------------------------------------------------------ decisions
@@ -288,7 +333,7 @@ def _atoms(pred: Any, space: BitSpace, memo: dict[int, Affine]) -> list[Affine]:
             bound = rhs.value + (1 if op == "<=" else 0)
             if bound > 0 and bound & (bound - 1) == 0:
                 m = compile_term(lhs, space, memo)
-                return [m.map(lambda c: c >> (bound.bit_length() - 1))]
+                return [m.shr(bound.bit_length() - 1)]
     raise NotApplicableError(f"predicate {_short(pred)} is not a conjunction of GF(2)-linear facts")
 
 
@@ -312,10 +357,10 @@ def _collision(problem: Collision) -> Outcome:
     fs = [compile_term(t, space, memo) for t in problem.f]
     gs = [compile_term(t, space, memo) for t in problem.g]
     if problem.distinct:
-        f = _pack(fs)
+        fcols, _ = _pack(fs)
         xmask = space.mask_of([x.name for x in problem.xs])
         xbits = [j for j in range(space.nbits) if xmask >> j & 1]
-        _, kernel = _reduce([f.cols[j] for j in xbits])
+        _, kernel = _reduce([fcols[j] for j in xbits])
         if not kernel:
             return Outcome("proved", note=f"GF(2) rank {len(xbits)} = {len(xbits)} input bits")
         bits = 0
@@ -325,9 +370,8 @@ def _collision(problem: Collision) -> Outcome:
         env = {name: 0 for name in space.offsets}
         env.update(space.unpack(bits))
         return Outcome("refuted", env)
-    f, g = _pack_pair(fs, gs)
-    d = f.xor(g)
-    combo = _solve(list(d.cols), d.const)
+    dcols, dconst = _pack_pair(fs, gs)
+    combo = _solve(dcols, dconst)
     if combo is None:
         return Outcome("proved", note="GF(2): the difference never vanishes")
     return Outcome("refuted", space.unpack(combo))

@@ -22,6 +22,7 @@ from layoutalg.atoms import catalog
 from layoutalg.atoms.copy import COPY_ATOMS
 from layoutalg.atoms.mma import MMA_ATOMS
 from layoutalg.gpu import replay
+from layoutalg.gpu.record import pack_triples, unpack_triples
 
 DATA = Path(__file__).parent / "data"
 RECORDINGS = sorted(DATA.glob("gpu_recording_*.json"))
@@ -178,8 +179,13 @@ def test_mma_m16n8k16_triples_follow_the_isa_formula() -> None:
     c = {ln * 4 + i: ((ln >> 2) + 8 * (i >> 1), 2 * (ln % 4) + (i & 1)) for ln in range(32) for i in range(4)}
     c_at = {v: s for s, v in c.items()}
     want = {(sa, sb, c_at[(ma, nb)]) for sa, (ma, ka) in a.items() for sb, (kb, nb) in b.items() if ka == kb}
-    assert {tuple(t) for t in case["triples"]} == want
+    assert set(unpack_triples(case["triples"])) == want
     assert sorted(map(tuple, case["c_to_d"])) == [(s, s) for s in range(128)]
+
+
+def test_triple_packing_round_trips() -> None:
+    triples = [[5, 7, 9], [0, 0, 0], [1023, 511, 127], [3, 2, 1]]
+    assert unpack_triples(pack_triples(triples)) == [tuple(t) for t in triples]
 
 
 def test_mma_triple_counts_are_m_n_k() -> None:
@@ -188,7 +194,8 @@ def test_mma_triple_counts_are_m_n_k() -> None:
         shape = case["shape"]
         m, n, k = (int(x) for x in shape[1:].replace("n", " ").replace("k", " ").split())
         copies = 4 if shape == "m8n8k4" and case["types"]["a"] == "f16" else 1
-        assert len(case["triples"]) == m * n * k * copies, case["instruction"]
+        triples = unpack_triples(case["triples"])
+        assert len(triples) == len(set(triples)) == m * n * k * copies, case["instruction"]
         assert not case["anomalies"], case["instruction"]
 
 
@@ -237,7 +244,9 @@ def test_replay_catches_a_wrong_mma_layout() -> None:
     good = dict(replay.check_mma(case, catalog.mma("m16n8k8", a="f16", c="f32")))
     assert not good["ptx"] and not good["cute"]
     mutated = copy.deepcopy(case)
-    mutated["triples"][0][1] ^= 1
+    triples = [list(t) for t in unpack_triples(case["triples"])]
+    triples[0][1] ^= 1
+    mutated["triples"] = triples
     assert dict(replay.check_mma(mutated, catalog.mma("m16n8k8", a="f16", c="f32")))["ptx"]
     assert wrong.num_elements("A") != case["elems_per_lane"]["a"]
 

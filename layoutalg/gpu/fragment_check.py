@@ -188,7 +188,9 @@ def check_mma(atom: Any, recorder: Recorder | None = None) -> FragmentReport:
     mismatches = []
     for model, errs in replay_check(case, atom):
         mismatches += [Mismatch(-1, -1, -1, e, model) for e in errs]
-    return FragmentReport(atom.ptx, len(case["triples"]), tuple(mismatches))
+    from layoutalg.gpu.record import unpack_triples
+
+    return FragmentReport(atom.ptx, len(unpack_triples(case["triples"])), tuple(mismatches))
 
 
 __all__ = ["Mismatch", "FragmentReport", "check_ldmatrix", "check_stmatrix", "check_mma", "SMEM_BYTES"]

@@ -288,7 +288,7 @@ class Recorder:
                 anomalies.append(f"digit {d} out of range at {int(bad.sum())} places")
             ids += np.where(reached[:, d, :], dig, 0) * base ** d
         a_idx, d_idx = np.nonzero(reached[:, 0, :])
-        triples = np.stack([a_idx, ids[a_idx, d_idx], d_idx], axis=1).tolist()
+        triples = np.stack([a_idx, ids[a_idx, d_idx], d_idx], axis=1).tolist()  # a-major order
         # C runs.
         c_vals = np.eye(n_c, dtype=np.int64)
         zeros_a = pack(encode(np.zeros((n_c, n_a), dtype=np.int64), v.a_type).reshape(n_c, 32, ea), v.a_type)
@@ -302,7 +302,7 @@ class Recorder:
         c_idx, dd_idx = np.nonzero(cvals)
         return {"instruction": v.ptx, "shape": v.shape, "types": {op: v.elem_type(op) for op in "abcd"},
                 "elems_per_lane": {op: v.elems_per_lane(op) for op in "abcd"}, "digit_base": base,
-                "digits": digits, "triples": triples,
+                "digits": digits, "triples": pack_triples(triples),
                 "c_to_d": np.stack([c_idx, dd_idx], axis=1).tolist(), "anomalies": anomalies}
 
     # -- cp.async -------------------------------------------------------------
@@ -391,6 +391,21 @@ class Recorder:
                          [image, a_addr, b_addr, d, HALVES], [3])
         out.update({"ran": True, "d": d[0].tolist()})
         return out
+
+
+def pack_triples(triples: list[list[int]]) -> str:
+    """``[[a, b, d], ...]`` as column-wise differences, zlib, base64 (see :func:`unpack_triples`)."""
+    from layoutalg.gpu.wgmma import _pack
+
+    return _pack(triples, 3)
+
+
+def unpack_triples(packed: Any) -> list[tuple[int, int, int]]:
+    """The ``[a_slot, b_slot, d_slot]`` triples of an mma recording (packed string or plain list)."""
+    from layoutalg.gpu.wgmma import unpack
+
+    rows = unpack(packed, 3).tolist() if isinstance(packed, str) else packed
+    return [(int(a), int(b), int(d)) for a, b, d in rows]
 
 
 def st_shared_bytes(nbytes: int) -> Any:

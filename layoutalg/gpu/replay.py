@@ -189,7 +189,9 @@ def check_mma(case: dict[str, Any], atom: Any) -> list[tuple[str, list[str]]]:
     per = case["elems_per_lane"]
     bits = {op: _type_bits(case["types"][op]) for op in "abcd"}
     per_reg = {op: max(1, 32 // bits[op]) for op in "abcd"}
-    got = {tuple(t) for t in case["triples"]}
+    from layoutalg.gpu.record import unpack_triples
+
+    got = set(unpack_triples(case["triples"]))
 
     def describe(t: tuple[int, int, int], coords: dict[str, dict[int, tuple[int, int, int]]]) -> str:
         a, b, d = t

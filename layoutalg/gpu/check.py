@@ -103,6 +103,8 @@ def run_cli(argv: Sequence[str] | None = None) -> int:
 
         reason = gpu_available()
         if reason:
+            if args.json:
+                print(json.dumps({"error": f"no usable GPU: {reason}", "type": "ImportError"}))
             print(f"gpu-check: no usable GPU: {reason}", file=sys.stderr)
             return 2
         recording = make_recording(not args.no_fragments, not args.no_banks,

@@ -277,6 +277,54 @@ def test_arithmetic_predicates_match_python_semantics(term: tuple[Any, Any], cmp
     check(rs, truth, lambda cex: not rel(py(cex["x"], cex["y"])))
 
 
+# ----------------------------------------------------------------- disjointness, bounds, alignment, contiguity
+@SETTINGS
+@given(layouts(max_rank=2, pow2=True), layouts(max_rank=2, pow2=True), st.sampled_from([0, 1, 4, 16, 64]), st.sampled_from([0, 1, 8, 32]), st.integers(0, 40))
+def test_disjointness_with_a_shared_parameter(a: Layout, b: Layout, step_a: int, step_b: int, offset: int) -> None:
+    """``a(i) + k*step_a`` and ``b(j) + k*step_b + offset`` never meet, for every ``k < 4``?"""
+    from layoutalg.prove import disjoint, param
+
+    k = param("k", 4)
+    truth = all(
+        not ({a(i) + kk * step_a for i in range(a.size())} & {b(j) + kk * step_b + offset for j in range(b.size())})
+        for kk in range(4)
+    )
+    rs = decide_all(
+        lambda e: disjoint(
+            lambda i: sym(a)(i) + k * step_a, lambda j: sym(b)(j) + k * step_b + offset, {"i": a.size()}, {"j": b.size()}, method=e
+        )
+    )
+
+    def verify(cex: dict[str, int]) -> bool:
+        return a(cex["i"]) + cex["k"] * step_a == b(cex["j'"]) + cex["k"] * step_b + offset
+
+    check(rs, truth, verify)
+
+
+@SETTINGS
+@given(st.one_of(layouts(pow2=True), composed(pow2=True), layouts(signed=False)), st.integers(1, 300), st.sampled_from([1, 2, 4, 8, 16]), st.sampled_from([1, 2]))
+def test_bounds_alignment_contiguity(f: Any, n: int, align: int, elem: int) -> None:
+    from layoutalg.prove import aligned, contiguous, in_bounds
+
+    size = f.size()
+    vals = values(f, size)
+    if n % 3 == 0:
+        n = 1 << max(0, n.bit_length() - 1)  # exercise power-of-two bounds (the GF(2) route) too
+    check(decide_all(lambda e: in_bounds(f, n, method=e)), all(0 <= v < n for v in vals), lambda c: not 0 <= f(c["index"]) < n)
+    check(
+        decide_all(lambda e: aligned(f, align, element_bytes=elem, method=e)),
+        all((v * elem) % align == 0 for v in vals),
+        lambda c: (f(c["index"]) * elem) % align != 0,
+    )
+    run = 1 << (align.bit_length() - 1) if size % align == 0 else 1
+    truth = all(f(r + e) == f(r) + e for r in range(0, size, run) for e in range(run))
+    check(
+        decide_all(lambda e: contiguous(f, run, method=e)),
+        truth,
+        lambda c: f(c["index"]) != f(c["index"] - c["index_elem"]) + c["index_elem"],
+    )
+
+
 def test_engines_decided_both_ways() -> None:
     """The random claims above exercised every engine on true and false claims (run last in this file)."""
     for engine in ("z3", "z3-bv", "enum"):

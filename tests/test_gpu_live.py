@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from layoutalg.core.layout import Layout
-from layoutalg.gpu import record, replay
+from layoutalg.gpu import record, replay, schemes
 
 pytestmark = pytest.mark.gpu
 
@@ -27,7 +27,7 @@ class Swizzled:
         return self.inner.size()
 
     def __call__(self, c: object) -> int:
-        return record.swizzle(*self.sw, self.inner(c))
+        return schemes.swizzle(*self.sw, self.inner(c))
 
 
 @pytest.fixture(scope="module")
@@ -136,5 +136,5 @@ def test_wgmma_one_hot_run_agrees_with_the_atom() -> None:
 
 
 def test_pipeline_schemes_run_as_the_proofs_say(recorder: record.Recorder) -> None:
-    outs = replay.pipeline_verdicts([recorder.pipeline(c) for c in record.pipeline_cases(seed=5)])
+    outs = schemes.pipeline_verdicts([recorder.pipeline(c) for c in schemes.pipeline_cases(seed=5)])
     assert outs and all(o["status"] == "agree" for o in outs), outs

@@ -21,7 +21,7 @@ import pytest
 from layoutalg.atoms import catalog
 from layoutalg.atoms.copy import COPY_ATOMS
 from layoutalg.atoms.mma import MMA_ATOMS
-from layoutalg.gpu import replay
+from layoutalg.gpu import replay, schemes
 from layoutalg.gpu.record import pack_triples, unpack_triples
 
 DATA = Path(__file__).parent / "data"
@@ -116,7 +116,7 @@ def test_pipeline_schemes_compute_what_numpy_computes() -> None:
                 for i in range(4):
                     got[ln // 4 + 8 * (i // 2), 2 * (ln % 4) + i % 2] = case["d"][ln][i]
             assert (got == ref).all()
-    verdicts = replay.pipeline_verdicts(rec["pipelines"])
+    verdicts = schemes.pipeline_verdicts(rec["pipelines"])
     assert len(verdicts) == 8 and all(v["status"] == "agree" for v in verdicts), verdicts
 
 
@@ -214,7 +214,7 @@ def test_schemes_match_numpy_matmul_where_the_proofs_say_so() -> None:
                 got[lane // 4 + 8 * (i // 2), 2 * (lane % 4) + i % 2] = d[lane][i]
         if case["expect"] == "equal":
             assert (got == ref).all(), case["scheme"]
-    verdicts = replay.scheme_verdicts(rec["schemes"])
+    verdicts = schemes.scheme_verdicts(rec["schemes"])
     assert verdicts and all(v["status"] == "agree" for v in verdicts)
     assert {v["note"].split(", ")[1] for v in verdicts} == {"hardware equal", "hardware differs"}
 

@@ -19,7 +19,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Callable
 
-from layoutalg.gpu.record import swizzle
+from layoutalg.gpu.suite import swizzle
 
 CALIBRATION = Path(__file__).resolve().parents[2] / "tests" / "data" / "gpu_calibration_h200_smem_wavefronts.json"
 

@@ -273,144 +273,6 @@ def check_st_shared(case: dict[str, Any]) -> list[tuple[str, list[str]]]:
     return [("bytes", _diff_writes(got, want, lambda x: f"{x:#06x}"))]
 
 
-# -- schemes ------------------------------------------------------------------------
-def scheme_reference(case: dict[str, Any]) -> list[list[float]]:
-    """``A_sub @ B_sub`` in the m16n8k16 D register order (PTX C formula, retyped here)."""
-    a, b = case["a_sub"], case["b_sub"]
-    out = []
-    for lane in range(32):
-        row = []
-        for i in range(4):
-            m, n = lane // 4 + 8 * (i // 2), 2 * (lane % 4) + i % 2
-            row.append(float(sum(a[m][k] * b[k][n] for k in range(16))))
-        out.append(row)
-    return out
-
-
-def scheme_verdicts(cases: list[dict[str, Any]]) -> list[Outcome]:
-    """Per scheme: 'equal' needs every position run and D == A @ B; 'differs' needs one that fails."""
-    by: dict[str, list[dict[str, Any]]] = {}
-    for c in cases:
-        by.setdefault(c["scheme"], []).append(c)
-    outs = []
-    for name, cs in by.items():
-        ok = [c["ran"] and c["d"] == scheme_reference(c) for c in cs]
-        hardware = "equal" if all(ok) else "differs"
-        expect = cs[0]["expect"]
-        detail = [f"position m0={c['m0']} k0={c['k0']} n0={c['n0']}: "
-                  + ("D == A@B" if o else ("not run: " + "; ".join(c["not_run_because"]) if not c["ran"]
-                                           else "D != A@B")) for c, o in zip(cs, ok)]
-        outs.append(_outcome("schemes", name, "agree" if hardware == expect else "mismatch",
-                             [] if hardware == expect else detail,
-                             note=f"expected {expect}, hardware {hardware}"))
-    return outs
-
-
-def scheme_model_d(case: dict[str, Any], tiles: dict[str, Any]) -> list[list[float]] | None:
-    """D registers the models predict for a scheme case: ldmatrix semantics fill the registers from the
-    scheme's smem image, the mma fragment formulas say which (m, k) / (k, n) each holds.  None when a
-    row address is not 16-byte aligned (ldmatrix cannot run)."""
-    from layoutalg.atoms.catalog import ldmatrix, mma
-    from layoutalg.gpu.record import scheme_image
-
-    if any(a % 16 for a in case["a_lane_byte_addresses"] + case["b_lane_byte_addresses"]):
-        return None
-    image = scheme_image(tiles["a_tile"], tiles["b_tile"], case["swizzle"], case["b_order"])
-    mm = mma("m16n8k16", a="f16", c="f32")
-
-    def operand(atom: Any, addrs: list[int], op: str, rows: int, cols: int) -> list[list[float]]:
-        mat = [[0.0] * cols for _ in range(rows)]
-        for lane in range(32):
-            for i in range(mm.num_elements(op)):
-                m_, r, c = atom.fragment_coord(lane, i // 2, i % 2)
-                row, col = mm.fragment_coord(op, lane, i)
-                mat[row][col] = float(image[addrs[atom.row_address_lane(m_, r)] // 2 + c])
-        return mat
-
-    a = operand(ldmatrix(4, False), case["a_lane_byte_addresses"], "A", 16, 16)
-    b = operand(ldmatrix(2, case["b_trans"]), case["b_lane_byte_addresses"], "B", 16, 8)
-    out = []
-    for lane in range(32):
-        row = []
-        for i in range(4):
-            m, n = mm.fragment_coord("C", lane, i)
-            row.append(sum(a[m][k] * b[k][n] for k in range(16)))
-        out.append(row)
-    return out
-
-
-def scheme_model_outcomes(cases: list[dict[str, Any]], tiles: dict[str, Any]) -> list[Outcome]:
-    """Per scheme case: the models' predicted D (or 'cannot run') against the hardware's."""
-    outs = []
-    for c in cases:
-        label = f"{c['scheme']} m0={c['m0']} k0={c['k0']} n0={c['n0']} [models]"
-        if c["scheme"] not in tiles:
-            outs.append(_outcome("schemes", label, "not_checked", note="recording lacks the scheme's tiles"))
-            continue
-        want = scheme_model_d(c, tiles[c["scheme"]])
-        if want is None or not c["ran"]:
-            ok = want is None and not c["ran"]
-            detail = [] if ok else [f"model {'cannot run' if want is None else 'runs'}, hardware "
-                                    f"{'ran' if c['ran'] else 'did not run'}"]
-        else:
-            detail = [f"lane {lane} D reg {i}: hardware {c['d'][lane][i]}, models {want[lane][i]}"
-                      for lane in range(32) for i in range(4) if c["d"][lane][i] != want[lane][i]]
-        outs.append(_outcome("schemes", label, "mismatch" if detail else "agree", detail))
-    return outs
-
-
-def _c_fragment(mat: Any) -> list[list[float]]:
-    """A 16 x 8 matrix in m16n8 D register order (PTX C formula, retyped here)."""
-    return [[float(mat[lane // 4 + 8 * (i // 2)][2 * (lane % 4) + i % 2]) for i in range(4)] for lane in range(32)]
-
-
-def pipeline_ok(case: dict[str, Any]) -> bool:
-    """Whether one end-to-end scheme run computed the mathematically expected result."""
-    import numpy as np
-
-    if not case["ran"]:
-        return False
-    kind = case["kind"]
-    if kind == "stsm_epilogue":
-        ref = np.array(case["a"]) @ np.array(case["b"])
-        return bool((np.array(case["c_block"]) == ref).all()
-                    and case["c_region_nonzero_units"] == int(np.count_nonzero(ref)))
-    if kind == "movmatrix_b":
-        ref = np.array(case["a2"]) @ (np.array(case["a"]) @ np.array(case["b"]))
-        return bool(case["d"] == _c_fragment(ref))
-    if kind == "fa2_p_reuse":
-        ref = (np.array(case["q"]) @ np.array(case["k"])) @ np.array(case["v"])
-        return bool(case["d"] == _c_fragment(ref))
-    if kind == "cp_async_tile":
-        from layoutalg.gpu.record import _offset_map
-        from layoutalg.gpu.wgmma import unpack
-
-        smem = unpack(case["smem"], 1).reshape(-1)
-        f = _offset_map(tuple(case["swizzle"]) if case["swizzle"] else None)
-        want = np.zeros(len(smem), dtype=np.int64)
-        for e in range(len(smem)):
-            want[f(e)] = e
-        return bool((smem == want).all())
-    raise ValueError(f"unknown pipeline kind {kind!r}")
-
-
-def pipeline_verdicts(cases: list[dict[str, Any]]) -> list[Outcome]:
-    """Per scheme: 'equal' needs every run to compute the expected result; 'differs' needs one that does not."""
-    by: dict[str, list[dict[str, Any]]] = {}
-    for c in cases:
-        by.setdefault(c["scheme"], []).append(c)
-    outs = []
-    for name, cs in by.items():
-        ok = [pipeline_ok(c) for c in cs]
-        hardware = "equal" if all(ok) else "differs"
-        expect = cs[0]["expect"]
-        detail = [("ran, result as expected" if o else "ran, result differs" if c["ran"]
-                   else "not run: " + "; ".join(c["not_run_because"])) for c, o in zip(cs, ok)]
-        outs.append(_outcome("schemes", name, "agree" if hardware == expect else "mismatch",
-                             [] if hardware == expect else detail, note=f"expected {expect}, hardware {hardware}"))
-    return outs
-
-
 # -- wgmma ---------------------------------------------------------------------------
 def wgmma_model_coords(case: dict[str, Any], atom: Any, model: str) -> dict[str, dict[int, tuple[int, int]]]:
     """Coordinates of every A/B unit or slot and D slot: A (m, k), B (k, n), D (m, n).
@@ -548,6 +410,8 @@ def replay_sections(recording: dict[str, Any]) -> list[Outcome]:
         outs += _compare("ld_shared", f"{case['instruction']} {case['pattern']}", check_ld_shared(case))
     for case in recording.get("st_shared", []):
         outs += _compare("st_shared", f"{case['instruction']} {case['pattern']}", check_st_shared(case))
+    from layoutalg.gpu.schemes import pipeline_verdicts, scheme_model_outcomes, scheme_verdicts
+
     outs += scheme_verdicts(recording.get("schemes", []))
     outs += scheme_model_outcomes(recording.get("schemes", []), recording.get("scheme_tiles", {}))
     outs += pipeline_verdicts(recording.get("pipelines", []))

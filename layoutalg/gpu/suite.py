@@ -13,6 +13,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+HALVES = 8192  # 16 KiB of shared memory per case, in 16-bit units
+SMEM_BYTES = 2 * HALVES
+
+
+def swizzle(bits: int, base: int, shift: int, offset: int) -> int:
+    """CuTe ``Swizzle<B,M,S>`` on an offset: ``x ^ ((x & (((1<<B)-1) << (M+S))) >> S)``."""
+    yyy = ((1 << bits) - 1) << (base + shift)
+    return offset ^ ((offset & yyy) >> shift)
+
+
 #: Element widths in bits of the PTX element types the suite uses.
 TYPE_BITS: dict[str, int] = {
     "f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64,

@@ -73,6 +73,15 @@ def test_stmatrix_check_on_a_padded_tile(recorder: record.Recorder) -> None:
     assert report.ok, report.text()
 
 
+def test_cp_async_check_through_the_sm80_swizzled_tile(recorder: record.Recorder) -> None:
+    from layoutalg.gpu.fragment_check import check_cp_async
+
+    tile = Swizzled(Layout((32, 64), (64, 1)), 3, 3, 3)
+    lanes = [(ln // 8 + 4 * (ln % 2), 8 * (ln % 8)) for ln in range(32)]  # 16-byte chunks, scattered rows
+    report = check_cp_async(tile, lanes, 16, "cg", recorder=recorder)
+    assert report.ok and report.checked == 32 * 8, report.text()
+
+
 def test_mma_one_hot_run_agrees_with_the_atom(recorder: record.Recorder) -> None:
     from layoutalg.atoms.catalog import mma
     from layoutalg.gpu.fragment_check import check_mma

@@ -21,7 +21,8 @@ from typing import Any, Callable, Sequence, cast
 
 from layoutalg.atoms.copy import CopyAtom
 from layoutalg.errors import CoordinateError, LayoutError
-from layoutalg.gpu.record import HALVES, SMEM_BYTES, Recorder, check_row_addresses
+from layoutalg.gpu.record import Recorder, check_row_addresses
+from layoutalg.gpu.suite import HALVES
 
 Coord = Any
 
@@ -175,6 +176,33 @@ def check_stmatrix(layout: Any, lane_coords: Sequence[Any], num: int = 4, trans:
     return FragmentReport(atom.ptx, checked, tuple(model_mm))
 
 
+def check_cp_async(layout: Any, lane_coords: Sequence[Any], nbytes: int = 16, cache: str = "cg",
+                   recorder: Recorder | None = None) -> FragmentReport:
+    """``cp.async.{cache}`` of ``nbytes`` per lane into ``layout(lane_coords[l])``; lane l reads global bytes
+    ``[l*nbytes, (l+1)*nbytes)``.  Hardware against the atom's model (each thread moves its ``nbytes``
+    contiguous bytes, CuTe ``(1, bits):(1, 1)``): reg/half name the 16-bit value within the lane's copy."""
+    from layoutalg.atoms.catalog import cp_async
+
+    atom = cp_async(nbytes, cache).bind(16)
+    _, inverse = _index_image(layout)
+    offsets = _lane_offsets(layout, lane_coords)
+    src = [lane * nbytes for lane in range(32)]
+    rec = recorder or Recorder()
+    writes = rec.cp_async(nbytes, cache, [("user", src, [2 * o for o in offsets])])[0]["smem_writes"]
+    landed = {value: unit for unit, value in writes}  # global unit -> smem unit
+    mismatches, checked = [], 0
+    for lane in range(32):
+        for v in range(atom.num_val_src):
+            checked += 1
+            g = src[lane] // 2 + atom.val_layout_src(0, v)
+            model_unit = offsets[lane] + atom.val_layout_dst(0, v)
+            hw_unit = landed.get(g)
+            if hw_unit != model_unit:
+                hw = "nothing written" if hw_unit is None else _name(layout, inverse.get(hw_unit, hw_unit))
+                mismatches.append(Mismatch(lane, v // 2, v % 2, hw, _name(layout, inverse.get(model_unit, model_unit))))
+    return FragmentReport(atom.atom.ptx, checked, tuple(mismatches))
+
+
 def check_mma(atom: Any, recorder: Recorder | None = None) -> FragmentReport:
     """One-hot runs of ``atom``'s mma.sync on the GPU against its PTX formulas and CuTe TV layouts."""
     from layoutalg.gpu.replay import check_mma as replay_check
@@ -193,4 +221,4 @@ def check_mma(atom: Any, recorder: Recorder | None = None) -> FragmentReport:
     return FragmentReport(atom.ptx, len(unpack_triples(case["triples"])), tuple(mismatches))
 
 
-__all__ = ["Mismatch", "FragmentReport", "check_ldmatrix", "check_stmatrix", "check_mma", "SMEM_BYTES"]
+__all__ = ["Mismatch", "FragmentReport", "check_ldmatrix", "check_stmatrix", "check_cp_async", "check_mma"]

@@ -211,3 +211,23 @@ def test_a_very_deep_term_is_a_proof_error_not_a_crash() -> None:
         t = t + 1
     with pytest.raises(ProofError, match="too deeply"):
         forall(t > 0, [i])
+
+
+def test_more_bad_inputs_are_proof_errors() -> None:
+    with pytest.raises(ProofError, match="KeyError"):
+        equivalent(lambda i: {}[i], Layout(32), {"index": 32})
+    with pytest.raises(ProofError, match="timeout"):
+        equivalent(Layout(4), Layout(4), timeout=-1)
+    with pytest.raises(ProofError, match="identifiers"):
+        from layoutalg.prove import formula
+
+        formula(Layout((4, 8)), names=[1, 2])
+
+
+def test_constant_predicates_and_layouts_of_different_sizes() -> None:
+    assert forall(True, {"i": 4}).proved
+    assert forall(False, {"i": 4}).status == "refuted"
+    a, b = Layout((4, 8), (8, 1)), Layout((2, 2), (1, 2))
+    r = disjoint(a, b)
+    assert r.status == "refuted" and a(r.counterexample["index"]) == b(r.counterexample["index'"])  # type: ignore[index]
+    assert disjoint(Layout((4, 8), (8, 1)), lambda j: j + 32, None, {"j": 4}).proved

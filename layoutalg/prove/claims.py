@@ -28,7 +28,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from layoutalg.errors import ProofError
+from layoutalg.errors import LayoutError, ProofError
 from layoutalg.prove import config
 from layoutalg.prove import expr as ex
 from layoutalg.prove.problem import (
@@ -147,12 +147,7 @@ def make_fn(f: Any, domain: Any = None, name: str = "f") -> Fn:
     elif callable(f):
         if variables is None:
             raise ProofError(f"{name}: a Python function needs domain= (e.g. domain={{'lane': 32, 'reg': 4}})")
-        try:
-            value = f(*variables)
-        except ProofError:
-            raise
-        except (TypeError, ValueError, IndexError, ZeroDivisionError, AttributeError) as exc:
-            raise ProofError(f"{name}: calling it on the symbolic domain {list(variables)} failed: {exc}") from exc
+        value = _call_user(f, variables, name)
     else:
         raise ProofError(f"{name} must be a Layout, a ComposedLayout, a term or a function of the domain, got {f!r}")
     outputs = _outputs(value, name)
@@ -180,11 +175,23 @@ def _params(*roots: Any) -> tuple[ex.Var, ...]:
 def _call_on(g: Any, variables: tuple[ex.Var, ...], what: str) -> Any:
     if g is None:
         return None
+    if isinstance(g, bool):
+        return ex.BoolConst(g)
     if isinstance(g, (ex.Expr, ex.Pred)):
         return g
     if callable(g):
-        return g(*variables)
+        return _call_user(g, variables, what)
     raise ProofError(f"{what} must be a term, a predicate or a function of the domain, got {g!r}")
+
+
+def _call_user(g: Callable[..., Any], variables: tuple[ex.Var, ...], what: str) -> Any:
+    """Call a user's function on the symbolic domain; its own errors become a ProofError naming it."""
+    try:
+        return g(*variables)
+    except LayoutError:
+        raise
+    except Exception as exc:
+        raise ProofError(f"{what}: calling it on the symbolic domain {list(variables)} failed: {type(exc).__name__}: {exc}") from exc
 
 
 # ------------------------------------------------------------ engines
@@ -283,6 +290,8 @@ def run_problem(problem: Problem, method: str, timeout: float | None, cross_chec
         raise ProofError(f"method must be one of {METHODS}, got {method!r}")
     cfg = config.current()
     tmo = cfg.timeout if timeout is None else timeout
+    if isinstance(tmo, bool) or not isinstance(tmo, (int, float)) or not tmo > 0:
+        raise ProofError(f"timeout must be a positive number of seconds, got {tmo!r}")
     cross = cfg.cross_check if cross_check is None else cross_check
     out, used, notes = _run_one(problem, method, tmo)
     _validate(problem, out, used)
@@ -639,7 +648,7 @@ def disjoint(
         raise ProofError(f"{names[0]} has {len(F.outputs)} outputs but {names[1]} has {len(G.outputs)}")
     copies, mapping = _rename(G.variables)
     gterms = ex.substitute(G.terms, mapping)
-    params = _params(F.terms, G.terms)
+    params = _params(F.terms, gterms)
     problem = Collision(params, F.variables, copies, ex.lower(F.terms), ex.lower(gterms), False)
 
     def explain(env: dict[str, int]) -> tuple[dict[str, int], str]:

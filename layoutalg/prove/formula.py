@@ -193,6 +193,8 @@ def formula(obj: Any, names: Sequence[str] | None = None, form: str = "coord") -
         if count > len(default):
             default = [f"c{k}" for k in range(count)]
         names = default[:count]
+    if not all(isinstance(n, str) and n.isidentifier() for n in names):
+        raise ProofError(f"formula: coordinate names must be identifiers, got {list(names)}")
     if len(names) != count:
         raise ProofError(f"formula: {fn} needs {count} coordinate names, got {list(names)}")
     symbols = tuple(sympy.Symbol(n, integer=True, nonnegative=True) for n in names)

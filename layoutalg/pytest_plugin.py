@@ -2,7 +2,7 @@
 
 **Collection.**  A ``.py`` file is a theorem file when its name matches
 ``thm_*.py`` or ``*_thm.py``, or when it lies in a folder named ``proofs``
-(at any depth) -- the same files ``layoutalg prove`` runs -- unless its name
+(at any depth below pytest's rootdir) -- the same files ``layoutalg prove`` runs -- unless its name
 starts with ``_``, ``test_`` or is ``conftest.py`` (those belong to pytest's
 own collection).  Each ``@theorem`` in it becomes one test item; the item
 passes when the theorem's outcome equals its ``expect``, and otherwise fails
@@ -24,18 +24,7 @@ from typing import Any
 import pytest
 
 from layoutalg.prove.result import ProofResult
-
-_EXCLUDED_PREFIXES = ("_", "test_")
-
-
-def is_theorem_file(path: Path) -> bool:
-    """The collection rule of the module docstring."""
-    name = path.name
-    if path.suffix != ".py" or name == "conftest.py" or name.startswith(_EXCLUDED_PREFIXES):
-        return False
-    if name.startswith("thm_") or name.endswith("_thm.py"):
-        return True
-    return "proofs" in path.parent.parts
+from layoutalg.prove.runner import is_theorem_file
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -44,7 +33,9 @@ def pytest_addoption(parser: Any) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: Any) -> Any:
-    if is_theorem_file(Path(file_path)):
+    """Folders count from pytest's rootdir, so a checkout that happens to live under some ``proofs/``
+    folder does not turn every module into a theorem file."""
+    if is_theorem_file(Path(file_path), Path(parent.config.rootpath)):
         return TheoremFile.from_parent(parent, path=Path(file_path))
     return None
 

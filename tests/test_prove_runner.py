@@ -62,6 +62,14 @@ def run(argv: list[str]) -> tuple[int, str, str]:
     return rc, out.getvalue(), err.getvalue()
 
 
+def test_a_folder_without_theorem_files_says_the_rule(tmp_path: Path) -> None:
+    write(tmp_path, "tiles.py", GOOD)  # not thm_*/_thm and not under proofs/
+    rc, _, err = run([str(tmp_path)])
+    assert rc == 2 and "thm_*.py" in err
+    rc, _, _ = run([str(tmp_path / "tiles.py")])  # given by name, it runs
+    assert rc == 0
+
+
 def test_table_and_exit_zero_when_outcomes_match(tmp_path: Path) -> None:
     write(tmp_path, "thm_tiles.py", GOOD)
     rc, out, _ = run([str(tmp_path)])
@@ -112,9 +120,10 @@ def test_unloadable_file_and_no_theorems(tmp_path: Path) -> None:
     assert rc == 2 and "no such file" in err
 
 
-def test_collection_skips_private_files_and_selects(tmp_path: Path) -> None:
+def test_collection_skips_private_and_non_theorem_files_and_selects(tmp_path: Path) -> None:
     write(tmp_path, "_helpers.py", "raise RuntimeError('must not be imported')\n")
-    sub = tmp_path / "sub"
+    write(tmp_path, "script.py", "raise RuntimeError('not a theorem file: must not be imported')\n")
+    sub = tmp_path / "proofs"
     sub.mkdir()
     write(sub, "more.py", GOOD)
     files = runner.theorem_files([str(tmp_path)])

@@ -49,6 +49,10 @@ def test_collection_rule() -> None:
     assert not is_theorem_file(Path("repo/proofs/conftest.py"))
     assert not is_theorem_file(Path("repo/kernels/gemm.py"))
     assert not is_theorem_file(Path("repo/proofs/notes.txt"))
+    # folders count from the base: a checkout under some "proofs" folder is not all theorems
+    assert not is_theorem_file(Path("/x/proofs/repo/kernels/gemm.py"), Path("/x/proofs/repo"))
+    assert is_theorem_file(Path("/x/proofs/repo/proofs/gemm.py"), Path("/x/proofs/repo"))
+    assert is_theorem_file(Path("/x/repo/proofs/gemm.py"), Path("/x/repo/proofs"))
 
 
 def test_theorem_files_run_as_pytest_items(pytester: pytest.Pytester) -> None:

@@ -1,9 +1,11 @@
 """``layoutalg prove PATH... [--json] [--timeout S]``: collect theorem files, run them, report.
 
-Collection (the same rule as the pytest plugin): a file argument is loaded as
-it is; a directory is searched recursively for ``*.py`` files whose name does
-not start with ``_`` or ``.``, skipping ``__pycache__`` and hidden folders, in
-sorted order.  Every module-level function decorated with ``@theorem`` is a
+Collection (the same rule as the pytest plugin, :func:`is_theorem_file`): a
+file argument is loaded as it is; a directory is searched recursively, in
+sorted order, for *theorem files*: ``thm_*.py``, ``*_thm.py``, and every
+``.py`` inside a folder named ``proofs`` -- never a file whose name starts with
+``_``, ``test_`` or is ``conftest.py``, nor anything in hidden folders or
+``__pycache__``.  Every module-level function decorated with ``@theorem`` is a
 theorem, run in file order.
 
 Output: a table (theorem, status, expected, seconds, counterexample) on
@@ -29,6 +31,23 @@ from typing import Any, TextIO
 from layoutalg.prove.theorem import Outcome, Theorem, run_theorem, theorem_of
 
 
+def is_theorem_file(path: Path, base: Path | None = None) -> bool:
+    """``thm_*.py``, ``*_thm.py`` or any ``.py`` in a folder named ``proofs`` (folders counted from ``base``
+    and including ``base`` itself when given); never ``_*``, ``test_*`` or ``conftest.py``."""
+    name = path.name
+    if path.suffix != ".py" or name == "conftest.py" or name.startswith(("_", "test_", ".")):
+        return False
+    if name.startswith("thm_") or name.endswith("_thm.py"):
+        return True
+    folders: tuple[str, ...] = path.parent.parts
+    if base is not None:
+        try:
+            folders = (base.resolve().name, *path.resolve().parent.relative_to(base.resolve()).parts)
+        except ValueError:
+            pass
+    return "proofs" in folders
+
+
 def theorem_files(paths: list[str]) -> list[Path]:
     found: list[Path] = []
     for raw in paths:
@@ -38,9 +57,10 @@ def theorem_files(paths: list[str]) -> list[Path]:
         elif p.is_dir():
             for f in sorted(p.rglob("*.py")):
                 rel = f.relative_to(p).parts
-                if any(part.startswith((".", "_")) or part == "__pycache__" for part in rel):
+                if any(part.startswith(".") or part == "__pycache__" for part in rel[:-1]):
                     continue
-                found.append(f)
+                if is_theorem_file(f, p):
+                    found.append(f)
         else:
             raise FileNotFoundError(f"no such file or directory: {raw}")
     return list(dict.fromkeys(found))
@@ -189,7 +209,10 @@ def run_cli(argv: list[str] | None = None, out: TextIO | None = None, err: TextI
     for path, msg in failures:
         err.write(f"layoutalg prove: cannot load {path}: {msg}\n")
     if not theorems:
-        err.write("layoutalg prove: no @theorem found\n")
+        err.write(
+            "layoutalg prove: no @theorem found (in a folder, theorem files are thm_*.py, *_thm.py "
+            "and every .py under a folder named proofs; or pass the files themselves)\n"
+        )
         return 2
     show = args.progress or (hasattr(err, "isatty") and err.isatty())
     outcomes: list[Outcome] = []
@@ -217,4 +240,4 @@ if __name__ == "__main__":
     main()
 
 
-__all__ = ["run_cli", "theorem_files", "load_module", "theorems_in", "collect", "to_json", "print_table"]
+__all__ = ["run_cli", "is_theorem_file", "theorem_files", "load_module", "theorems_in", "collect", "to_json", "print_table"]

@@ -1,15 +1,32 @@
-"""The prover: state a property of your data movement, get a proof or a counterexample.
+"""The prover: state a property of your data movement, get a proof or a counterexample in kernel terms.
 
     from layoutalg.prove import var, param, sym, equivalent, injective, theorem
 
-Claims (:mod:`claims`): ``equivalent``, ``injective``, ``bijective_onto``,
-``in_bounds``, ``aligned``, ``contiguous``, ``disjoint``, ``forall``; each
-returns a :class:`ProofResult`.  Terms (:mod:`expr`): ``var``, ``param``,
-``sym`` (apply a layout/swizzle to terms), ``ite``, ``all_of``, ``any_of``,
-``implies``.  Engines: GF(2) (:mod:`engine_f2`), z3 (:mod:`engine_z3`),
-enumeration (:mod:`engine_enum`).  Theorem files: ``@theorem`` and
-``layoutalg prove PATH`` (:mod:`runner`).  ``formula(layout)`` renders a
-layout's index function with sympy.  z3 and sympy are imported lazily.
+    lane, k = var("lane", 32), param("k_tile", 1 << 16)
+    equivalent(lambda lane, reg: ..., lambda lane, reg: ..., {"lane": 32, "reg": 4})
+
+* Claims (:mod:`claims`), each returning a :class:`ProofResult` (``status`` proved /
+  refuted / unknown, ``counterexample``, ``seconds``, ``method``, ``claim``,
+  ``explanation``): ``equivalent``, ``injective``, ``bijective_onto``,
+  ``in_bounds``, ``aligned``, ``contiguous``, ``disjoint``, ``forall``.
+* Terms (:mod:`expr`): ``var`` (a domain coordinate), ``param`` (a quantified
+  parameter with range / ``multiple_of`` / ``pow2`` constraints), ``sym``
+  (a Layout / Swizzle / ComposedLayout / TV layout applied to terms),
+  ``idx2crd``, ``tv_coord``, ``ite``, ``min_``, ``max_``, ``all_of``,
+  ``any_of``, ``implies``; Python operators build terms and ``==`` builds predicates.
+* Engines: GF(2) linear algebra (:mod:`engine_f2`) when every term is
+  bit-linear, exhaustive enumeration (:mod:`engine_enum`) for small domains,
+  z3 (:mod:`engine_z3`; exact integer or overflow-free bit-vector encoding,
+  :mod:`encode`) otherwise.  ``cross_check=True`` (or ``settings(cross_check=True)``,
+  ``LAYOUTALG_CROSS_CHECK=1``, ``layoutalg prove --cross-check``) runs a second
+  engine and raises :class:`EngineDisagreementError` if the verdicts differ.
+  "proved" only from unsat, a GF(2) rank/span argument, or the whole domain; a
+  timeout is "unknown"; every counterexample is re-checked by plain evaluation.
+* Theorem files: ``@theorem(expect=...)``, ``layoutalg prove PATH...``
+  (:mod:`runner`, :func:`run_cli`) and the pytest plugin (``layoutalg.pytest_plugin``).
+* ``formula(layout)``: the index function as a sympy formula (text and LaTeX).
+
+z3, sympy and numpy are imported only when a claim or formula needs them.
 """
 
 from __future__ import annotations

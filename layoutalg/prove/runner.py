@@ -142,7 +142,7 @@ def print_table(outcomes: list[Outcome], out: TextIO, verbose: bool = False) -> 
             out.write(f"  claim: {o.result.claim}\n")
             if o.result.explanation:
                 out.write(f"  {o.result.explanation}\n")
-            if verbose:
+            if verbose or o.status == "unknown":
                 for note in o.result.notes:
                     out.write(f"  note: {note}\n")
         if o.error:

@@ -89,6 +89,18 @@ def ldmatrix_x2_trans_b_fragment_under_swizzle_2_3_3():
     return ldmatrix_vs_mma_b(2, trans=True, swizzle=Swizzle(2, 3, 3))
 
 
+@theorem
+def ldmatrix_x4_trans_b_fragment_under_swizzle_2_3_3():
+    """The x4.trans B load under Swizzle<2,3,3>."""
+    return ldmatrix_vs_mma_b(4, trans=True, swizzle=Swizzle(2, 3, 3))
+
+
+@theorem
+def ldmatrix_x2_trans_b_fragment_under_swizzle_3_3_3():
+    """The x2.trans B load under Swizzle<3,3,3>."""
+    return ldmatrix_vs_mma_b(2, trans=True, swizzle=Swizzle(3, 3, 3))
+
+
 @theorem(expect="refuted")
 def ldmatrix_x4_trans_breaks_under_swizzle_3_2_3():
     """Swizzle<3,2,3> splits each 16-byte row into swapped 8-byte halves: the transposed load reads wrong columns."""

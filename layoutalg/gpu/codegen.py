@@ -35,7 +35,7 @@ __device__ __forceinline__ void dump_smem(const unsigned short* smem, unsigned s
 """
 
 
-def _regs(prefix: str, count: int, start: int) -> str:
+def _regs(count: int, start: int) -> str:
     return "{" + ", ".join(f"%{start + i}" for i in range(count)) + "}"
 
 
@@ -53,7 +53,7 @@ extern "C" __global__ void {name}(const unsigned short* image, const unsigned* l
     const unsigned base = smem_base(smem_raw);
     const unsigned addr = base + lane_addr[blockIdx.x * 32 + lane];
     unsigned r[{num}];
-    asm volatile("{ldmatrix_ptx(num, trans)} {_regs('r', num, 0)}, [%{num}];" : {outs} : "r"(addr));
+    asm volatile("{ldmatrix_ptx(num, trans)} {_regs(num, 0)}, [%{num}];" : {outs} : "r"(addr));
     for (int i = 0; i < {num}; ++i) regs[((size_t)blockIdx.x * 32 + lane) * {num} + i] = r[i];
     if (lane == 0) bases[blockIdx.x] = base;
 }}
@@ -75,7 +75,7 @@ extern "C" __global__ void {name}(const unsigned short* image, const unsigned* l
     const unsigned addr = smem_base(smem_raw) + lane_addr[blockIdx.x * 32 + lane];
     unsigned r[{num}];
     for (int i = 0; i < {num}; ++i) r[i] = words[((size_t)blockIdx.x * 32 + lane) * {num} + i];
-    asm volatile("{stmatrix_ptx(num, trans)} [%0], {_regs('r', num, 1)};" :: "r"(addr), {ins} : "memory");
+    asm volatile("{stmatrix_ptx(num, trans)} [%0], {_regs(num, 1)};" :: "r"(addr), {ins} : "memory");
     dump_smem(smem, out, halves);
 }}
 """
@@ -130,7 +130,7 @@ def mma_kernel(v: MmaVariant) -> tuple[str, str]:
     groups = []
     for op in "dabc":
         n = ops[op][1]
-        groups.append(_regs(op, n, k))
+        groups.append(_regs(n, k))
         k += n
     outs = ", ".join(f'"={cd}"(d{i})' for i in range(nd))
     ins = ", ".join(f'"{ops[op][0]}"({op}{i})' for op in "abc" for i in range(ops[op][1]))
@@ -179,7 +179,7 @@ def ld_shared_kernel(suffix: str) -> tuple[str, str]:
     n, c = _ld_st_regs(suffix)
     ctype = "unsigned long long" if c == "l" else "unsigned"
     outs = ", ".join(f'"={c}"(r[{i}])' for i in range(n))
-    regs = _regs("r", n, 0) if n > 1 else "%0"
+    regs = _regs(n, 0) if n > 1 else "%0"
     src = f"""
 extern "C" __global__ void {name}(const unsigned short* image, const unsigned* lane_addr,
                                   unsigned long long* regs, int halves) {{
@@ -202,7 +202,7 @@ def st_shared_kernel(suffix: str) -> tuple[str, str]:
     n, c = _ld_st_regs(suffix)
     ctype = "unsigned long long" if c == "l" else "unsigned"
     ins = ", ".join(f'"{c}"(r[{i}])' for i in range(n))
-    regs = _regs("r", n, 1) if n > 1 else "%1"
+    regs = _regs(n, 1) if n > 1 else "%1"
     src = f"""
 extern "C" __global__ void {name}(const unsigned short* image, const unsigned* lane_addr,
                                   const unsigned long long* units, unsigned short* out, int halves) {{

@@ -12,9 +12,6 @@ from typing import Any, Sequence
 from layoutalg.gpu import require_cupy
 from layoutalg.gpu.codegen import PRELUDE
 
-#: Dynamic shared memory the matrix kernels use per block (bytes).
-SMEM_BYTES = 16384
-
 
 def arch_option() -> str:
     """``--gpu-architecture=sm_XY`` (``sm_90a`` on Hopper) for the current device."""

@@ -137,7 +137,3 @@ CP_ASYNC_FORMS: tuple[tuple[int, str], ...] = ((4, "ca"), (8, "ca"), (16, "ca"),
 LD_ST_FORMS: tuple[tuple[str, int], ...] = (
     ("u8", 1), ("u16", 2), ("b32", 4), ("b64", 8), ("v2.b32", 8), ("v4.b32", 16),
 )
-
-
-def cp_async_ptx(nbytes: int, cache: str) -> str:
-    return f"cp.async.{cache}.shared.global [dst], [src], {nbytes}"

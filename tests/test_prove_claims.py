@@ -231,3 +231,14 @@ def test_constant_predicates_and_layouts_of_different_sizes() -> None:
     r = disjoint(a, b)
     assert r.status == "refuted" and a(r.counterexample["index"]) == b(r.counterexample["index'"])  # type: ignore[index]
     assert disjoint(Layout((4, 8), (8, 1)), lambda j: j + 32, None, {"j": 4}).proved
+
+
+def test_z3_counterexamples_are_made_small() -> None:
+    """Kernel authors read counterexamples: after z3 refutes, small values are preferred (and re-checked)."""
+    lda = param("lda", lo=64, hi=1 << 16)
+    r = aligned(lambda t: t * lda, 16, {"t": 1 << 10}, element_bytes=2)
+    assert r.status == "refuted" and r.method == "z3"
+    assert (r.counterexample["t"], r.counterexample["lda"]) == (1, 65)  # type: ignore[index]
+    x = var("x", 1 << 20)
+    r = forall(x % 1000 != 999, [x], method="z3")
+    assert r.counterexample == {"x": 999}  # the only value below 1024 that refutes it

@@ -262,8 +262,9 @@ def _small_box(problem: Problem, per_var: int) -> Problem:
 def _readable_witness(problem: Problem, out: Outcome) -> Outcome:
     """After a z3 refutation, look for a counterexample with small values (kernel authors read these).
 
-    Enumerates a small box of the domain (each variable's first few values); any counterexample it
-    finds is as valid as z3's and is re-checked like every other.  Otherwise z3's model is kept.
+    Enumerates a small box of the domain (each variable's first few values); failing that, asks z3 to
+    pin variables to their lowest values one by one (``engine_z3.minimize``).  Any counterexample
+    found is as valid as z3's and is re-checked like every other; otherwise z3's model is kept.
     """
     from layoutalg.prove import engine_enum
 
@@ -272,9 +273,19 @@ def _readable_witness(problem: Problem, out: Outcome) -> Outcome:
     try:
         small = engine_enum.decide(_small_box(problem, per_var), None, 1 << 16)
     except (NotApplicableError, ProofError):
-        return out
+        small = Outcome("unknown")
     if small.status == "refuted" and small.witness is not None:
         return Outcome("refuted", small.witness, out.note, out.extra)
+    if out.witness is None:
+        return out
+    from layoutalg.prove import engine_z3
+
+    try:
+        smaller = engine_z3.minimize(problem, out.witness)
+    except ProofError:
+        return out
+    if not holds_at(problem, smaller):
+        return Outcome("refuted", smaller, out.note, out.extra)
     return out
 
 

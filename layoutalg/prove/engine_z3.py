@@ -23,6 +23,7 @@ from typing import Any
 from layoutalg.errors import ProofError
 from layoutalg.prove import config
 from layoutalg.prove import encode as enc_mod
+from layoutalg.prove import expr as ex
 from layoutalg.prove.problem import Collision, Forall, Outcome, Problem
 
 
@@ -76,4 +77,48 @@ def decide(problem: Problem, timeout: float | None = None) -> Outcome:
     return Outcome("unknown", note="; ".join(notes))
 
 
-__all__ = ["decide"]
+def minimize(problem: Problem, witness: dict[str, int], budget: float = 0.5) -> dict[str, int]:
+    """A counterexample with as many variables as possible at their smallest value (readability).
+
+    Greedy, one variable at a time in domain order: pin it to its lowest admissible value if some
+    counterexample still exists with the variables pinned so far, else pin it to the witness's value.
+    Each query has a share of ``budget`` seconds; an unknown answer keeps the witness's value.  The
+    result is re-checked by the caller like any counterexample.
+    """
+    import z3
+
+    forall = problem.as_forall() if isinstance(problem, Collision) else problem
+    use_int = enc_mod.int_expressible([forall.pred])
+    enc: Any = enc_mod.IntEncoder({}) if use_int else enc_mod.encoder_for([forall.pred], list(forall.variables))
+    solver = z3.Solver()
+    solver.set("timeout", max(1, int(1000 * budget / max(1, len(forall.variables)))))
+    for v in forall.variables:
+        solver.add(*enc.constraints(v))
+    solver.add(z3.Not(enc.pred(forall.pred)))
+    out = dict(witness)
+
+    def pin(v: ex.Var, bound: int) -> bool:
+        """Is there a counterexample with ``v <= bound`` (and the pins so far)?  Adopts its model if so."""
+        solver.push()
+        solver.add(enc.variable(v) <= bound)
+        found = solver.check() == z3.sat
+        if found:
+            model = solver.model()
+            for w in forall.variables:
+                value = model.eval(enc.variable(w), model_completion=True)
+                out[w.name] = value.as_signed_long() if z3.is_bv(value) else value.as_long()
+        solver.pop()
+        return found
+
+    for v in forall.variables:
+        lowest = next(iter(v.values_iter(limit=1)))
+        step = 0
+        while out[v.name] > lowest and lowest + (1 << step) - 1 < out[v.name]:
+            if pin(v, lowest + (1 << step) - 1):
+                break
+            step += 2
+        solver.add(enc.variable(v) == out[v.name])
+    return out
+
+
+__all__ = ["decide", "minimize"]

@@ -59,3 +59,41 @@ def cp_async_sources_in_bounds_for_every_tile_count():
         name="gmem_offset",
         where=lambda thread, it, v: (m_blk < m_tiles) & (k_tile < k_tiles),
     )
+
+
+def _residue_read(m_blk: object, k_tile: object, lda: object) -> object:
+    read = source(m_blk, k_tile, lda)
+    return lambda thread, it, v: read(thread, it) + v
+
+
+@theorem
+def predicated_cp_async_stays_in_bounds_for_any_m():
+    """M-residue handling: with ``M`` arbitrary (not a multiple of 128), the last CTA's cp.async rows are
+    predicated on ``row < M`` (CUTLASS's predicated tile iterator / ``cp.async`` zfill); every load that
+    is issued stays inside the ``M x K`` matrix, for every M, K (multiple of 64) and CTA."""
+    m, k_tiles = param("M", lo=1, hi=1 << 16), param("k_tiles", lo=1, hi=1 << 10)
+    m_blk, k_tile = param("m_blk", 1 << 9), param("k_tile", 1 << 10)
+    lda = k_tiles * 64
+    return in_bounds(
+        _residue_read(m_blk, k_tile, lda),
+        m * lda,
+        {"thread": 128, "iter": 8, "v": 8},
+        name="gmem_offset",
+        where=lambda thread, it, v: (m_blk * 128 + 16 * it + thread // 8 < m) & (k_tile < k_tiles),
+    )
+
+
+@theorem(expect="refuted")
+def unpredicated_cp_async_reads_past_the_end_when_m_is_not_a_tile_multiple():
+    """The same loads without the ``row < M`` predicate (only ``m_blk < ceil(M / 128)``) read past the end
+    of A when M is not a multiple of 128: refuted, with M, the CTA and the thread that overruns."""
+    m, k_tiles = param("M", lo=1, hi=1 << 16), param("k_tiles", lo=1, hi=1 << 10)
+    m_blk, k_tile = param("m_blk", 1 << 9), param("k_tile", 1 << 10)
+    lda = k_tiles * 64
+    return in_bounds(
+        _residue_read(m_blk, k_tile, lda),
+        m * lda,
+        {"thread": 128, "iter": 8, "v": 8},
+        name="gmem_offset",
+        where=lambda thread, it, v: (m_blk * 128 < m) & (k_tile < k_tiles),
+    )

@@ -57,6 +57,20 @@ def formula(layout: Any, *args: Any, **kwargs: Any) -> Any:
     return _formula(layout, *args, **kwargs)
 
 
+def conflict_free(*args: Any, **kwargs: Any) -> Any:
+    """Prove an access pattern bank-conflict-free (see :func:`layoutalg.banks.proof.conflict_free`).
+
+    The proof lives in the banks layer, which sits above this one because it
+    needs the hardware wavefront model.  This facade is the one sanctioned
+    upward reference (listed in ``tests/test_layering.py``): it imports the
+    banks layer only when called, so the symbolic layer never loads it itself.
+    """
+    import importlib
+
+    banks_proof = importlib.import_module("layoutalg.banks.proof")
+    return banks_proof.conflict_free(*args, **kwargs)
+
+
 def run_cli(argv: list[str] | None = None) -> int:
     """``layoutalg prove PATH... [--json] [--timeout S]`` (see :mod:`layoutalg.prove.runner`)."""
     from layoutalg.prove.runner import run_cli as _run_cli
@@ -90,5 +104,6 @@ __all__ = [
     "settings",
     "EngineDisagreementError",
     "formula",
+    "conflict_free",
     "run_cli",
 ]

@@ -11,6 +11,8 @@ Accepted spellings (PTX ISA 8.x, sections "ld", "st", "ldmatrix", "stmatrix",
 * ``ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared{::cta}.b16`` and
   ``stmatrix`` likewise: matrix ``i`` takes its 8 row addresses (16 bytes each)
   from lanes ``8*i .. 8*i+7``.
+  The short spelling ``ldmatrix.x4[.trans]`` (count and ``.trans`` only) means
+  the same instruction: ``.m8n8 .b16`` is the only shape there is.
 * ``cp.async.{ca,cg}.shared{::cta}.global{...}`` optionally followed by the
   copy size as in PTX (``cp.async.ca.shared.global, 8``); ``.cg`` is 16 bytes.
 """
@@ -138,6 +140,8 @@ def _parse_ldst(text: str, head: str, rest: list[str], size_suffix: int | None) 
 def _parse_matrix(text: str, head: str, rest: list[str], size_suffix: int | None) -> Instruction:
     if size_suffix is not None:
         raise _fail(text, f"{head} takes no size operand")
+    if rest and set(rest) <= {*_MATRIX_COUNTS, "trans"}:  # short form: ldmatrix.x4[.trans]
+        rest = ["sync", "aligned", "m8n8", *rest, "shared", "b16"]
     rest = _take_shared(text, rest)
     for needed in ("sync", "aligned"):
         if needed not in rest:

@@ -108,3 +108,18 @@ __all__ = [
     "LayoutError", "ShapeError", "CoordinateError", "CompositionError", "NotInjectiveError",
     "NotLinearError", "ParseError", "InstructionError", "ProofError",
 ]
+
+
+def _formula(self: Layout | ComposedLayout, names: object = None, form: str = "coord") -> object:
+    """The layout's index function as a sympy expression (see :func:`layoutalg.prove.formula.formula`).
+
+    Attached here, at the top of the package, because the renderer lives in the
+    symbolic layer, which the core and swizzle layers may not import.
+    """
+    from layoutalg.prove.formula import formula
+
+    return formula(self, names, form)  # type: ignore[arg-type]
+
+
+Layout.formula = _formula  # type: ignore[attr-defined]
+ComposedLayout.formula = _formula  # type: ignore[attr-defined]

@@ -52,6 +52,24 @@ def _coalesce_pairs(pairs: Sequence[tuple[int, int]]) -> Pairs:
     return out
 
 
+def _coalesce_extended(pairs: Sequence[tuple[int, int]]) -> Pairs:
+    """Like :func:`_coalesce_pairs`, but the same function on *every* index ``x >= 0``.
+
+    Past ``size`` a layout's last leaf keeps counting, so the last leaf is never
+    dropped (``(4,1):(1,0)`` maps 5 to 1, where ``4:1`` maps it to 5); merging
+    it into its neighbour when ``s0*d0 == d1`` keeps the extension.
+    """
+    if not pairs:
+        return []
+    out = _coalesce_pairs(pairs[:-1])
+    s, d = pairs[-1]
+    if out and out[-1][0] * out[-1][1] == d:
+        out[-1] = (out[-1][0] * s, out[-1][1])
+    else:
+        out.append((s, d))
+    return out
+
+
 def _from_pairs(pairs: Sequence[tuple[int, int]]) -> Layout:
     """``1:0`` for no modes, ``s:d`` for one, a flat tuple otherwise."""
     if not pairs:
@@ -123,7 +141,10 @@ def composition(a: Layout, b: Any) -> Layout:
 
     1. CuTe's algorithm runs on each leaf ``s:r`` of ``B`` against
        ``coalesce(A)``, with CuTe's stride- and shape-divisibility conditions
-       checked (CuTe DSL does not check them).  When they hold, each leaf's
+       checked (CuTe DSL does not check them).  ``A`` is coalesced keeping its
+       last leaf, so that ``A``'s own extension past its size is the one used
+       (CuTe coalesces it away: ``(4,1):(1,0) o 8:1`` is ``8:1`` in CuTe, but
+       ``A(5) == 1``, so the answer is ``(4,2):(1,0)``).  When they hold, each leaf's
        result is exact on its own 1-D domain.
     2. The leaves are then summed, which is exact when ``A`` is additive across
        them.  That is proved without enumeration when ``coalesce(A)`` has one
@@ -211,7 +232,7 @@ def _leaf_cute(flat_a: Pairs, s: int, r: int) -> Pairs | None:
 
 @lru_cache(maxsize=4096)
 def _compose(a: Layout, b: Layout) -> Layout:
-    flat_a = _coalesce_pairs(_pairs(a))
+    flat_a = _coalesce_extended(_pairs(a))
     if len(flat_a) <= 1:
         # A is linear on all integers: A(x) = x * d, so A o B scales B's strides.
         d = flat_a[0][1] if flat_a else 0
@@ -415,8 +436,9 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
     is injective and its image covers ``[0, M)``.  That holds by construction
     when every division above is exact (A's sorted strides form a divisor
     chain); otherwise (CuTe floors the division and can return a non-covering
-    or malformed layout, e.g. a 0 extent) the candidate is checked by
-    enumeration.  Raises :class:`NotInjectiveError` when ``filter(A)`` is not
+    or malformed layout, e.g. a 0 extent, on which CuTe DSL even crashes with
+    SIGFPE) the candidate, then its truncations after fewer gap modes, are
+    checked by enumeration (``complement((2,2):(2,3), 1) == 1:0``).  Raises :class:`NotInjectiveError` when ``filter(A)`` is not
     injective, and :class:`CompositionError` when no complement exists (e.g.
     ``(2,2):(1,3)`` with ``M = 12``: offset 2 cannot be reached without
     colliding).  Negative strides are outside CuTe's domain and raise.
@@ -444,35 +466,47 @@ def _complement(layout: Layout, m: int) -> Layout:
         if d < 0:
             raise LayoutError(f"complement needs non-negative strides; {layout} has stride {d} (extent {s})")
     pairs.sort(key=lambda p: (p[1], p[0]))
-    out: Pairs = []
-    cur = 1
+    gaps: Pairs = []  # CuTe's gap-filling modes, one per mode of A
+    currents = [1]  # the span covered after each mode of A
     exact = True
     for s, d in pairs:
+        cur = currents[-1]
         if d % cur:
             exact = False
-        if d // cur > 1:
-            out.append((d // cur, cur))
-        cur = s * d
-    out.append((it.ceil_div(m, cur), cur))
-    candidate = _from_pairs(_coalesce_pairs(out))
+        gaps.append((d // cur, cur))
+        currents.append(s * d)
+    candidate = _gap_layout(gaps, currents[-1], m)
     if exact:
         return candidate
-    return _check_complement(layout, pairs, candidate, m)
+    return _check_complement(layout, pairs, gaps, currents, m)
 
 
-def _check_complement(layout: Layout, pairs: Pairs, candidate: Layout, m: int) -> Layout:
+def _gap_layout(gaps: Pairs, cur: int, m: int) -> Layout:
+    """CuTe's complement from the gap modes and the rest mode ``ceil(M/cur):cur``, coalesced."""
+    modes = [(g, c) for g, c in gaps if g > 1] + [(it.ceil_div(m, cur), cur)]
+    return _from_pairs(_coalesce_pairs(modes))
+
+
+def _check_complement(layout: Layout, pairs: Pairs, gaps: Pairs, currents: list[int], m: int) -> Layout:
+    """CuTe's candidate when it is a complement, else the first of its truncations that is one, else raise.
+
+    A truncation keeps the first ``k`` gap modes and closes with ``ceil(M/c_k):c_k``;
+    when the strides stop forming a divisor chain only past the cotarget, a
+    truncation is the complement (``(2,2):(2,3)`` for ``M = 1`` is ``1:0``).
+    """
     import numpy as np
 
     _check_injective(layout, pairs, "complement")
-    n = math.prod(s for s, _ in pairs) * candidate.size()
-    _check_domain(n, f"complement of {layout} for {m}")
-    shapes = [s for s, _ in pairs] + list(it.flatten(candidate.shape))
-    strides = [d for _, d in pairs] + list(it.flatten(candidate.stride))
-    vals = offsets_of_modes(shapes, strides)
-    injective = np.unique(vals).size == vals.size
-    covered = m <= n and bool(np.isin(np.arange(m), vals).all())
-    if injective and covered:
-        return candidate
+    a_vals = offsets_of_modes([s for s, _ in pairs] or [1], [d for _, d in pairs] or [0])
+    for k in range(len(gaps), -1, -1):
+        candidate = _gap_layout(gaps[:k], currents[k], m)
+        n = a_vals.size * candidate.size()
+        if n < m:
+            continue  # too few offsets to cover [0, M)
+        _check_domain(n, f"complement of {layout} for {m}")
+        vals = (a_vals[None, :] + candidate.to_numpy()[:, None]).ravel()
+        if np.unique(vals).size == vals.size and bool(np.isin(np.arange(m), vals).all()):
+            return candidate
     raise CompositionError(
         f"{layout} has no complement for cotarget {m}: its sorted strides do not form a divisor chain, "
         f"and no layout R makes (A, R) injective and covering [0, {m})"

@@ -74,6 +74,8 @@ def group(layout: Layout, begin: int, end: int | None = None) -> Layout:
     e = r if end is None else _index(end, r, "group end", allow_end=True)
     if b > e:
         raise CoordinateError(f"group begin {begin} is after end {end} for a rank-{r} layout")
+    if not it.is_tuple(layout.shape) and (b, e) == (0, 1):
+        return from_modes(modes)  # CuTe DSL: grouping the one mode of an int-shaped layout wraps it once
     return from_modes(modes[:b] + [from_modes(modes[b:e])] + modes[e:])
 
 

@@ -1,0 +1,108 @@
+"""Independent plain-Python references for judging layout results by their function.
+
+Nothing here imports layoutalg: these are the definitions written out again,
+so a test can check layoutalg and the oracles against the same yardstick.
+A layout is given as ``(shape, stride)`` nested tuples/ints.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+
+def flat(t: Any) -> list[int]:
+    if isinstance(t, tuple):
+        return [x for e in t for x in flat(e)]
+    return [t]
+
+
+def size(shape: Any) -> int:
+    n = 1
+    for s in flat(shape):
+        n *= s
+    return n
+
+
+def top_sizes(shape: Any) -> tuple[int, ...]:
+    """Sizes of the top-level modes (an int shape is one mode)."""
+    if isinstance(shape, tuple):
+        return tuple(size(m) for m in shape)
+    return (shape,)
+
+
+def evaluate(shape: Any, stride: Any, i: int) -> int:
+    """``L(i)`` by colexicographic digits; the last leaf is not wrapped (CuTe's extension past size)."""
+    shapes, strides = flat(shape), flat(stride)
+    total = 0
+    for k, (s, d) in enumerate(zip(shapes, strides)):
+        if k == len(shapes) - 1:
+            total += i * d
+        else:
+            total += (i % s) * d
+            i //= s
+    return total
+
+
+def values(shape: Any, stride: Any) -> list[int]:
+    """Every ``L(i)`` for ``i < size``, colexicographic (the first leaf varies fastest)."""
+    out = [0]
+    for s, d in zip(flat(shape), flat(stride)):
+        out = [v + k * d for k in range(s) for v in out]
+    return out
+
+
+def ordered_factorizations(n: int) -> Iterator[tuple[int, ...]]:
+    """Every ordered factorization of n into factors > 1 (n = 1: the empty one)."""
+    if n == 1:
+        yield ()
+        return
+    for f in range(2, n + 1):
+        if n % f == 0:
+            for rest in ordered_factorizations(n // f):
+                yield (f,) + rest
+
+
+def representable_1d(vals: list[int]) -> bool:
+    """Exhaustive search: is there a flat layout whose values on [0, len) are ``vals``?
+
+    Tries every ordered factorization ``(t1, t2, ...)`` of the size, where the
+    strides are forced (stride k is the value at the index whose only nonzero
+    digit is 1 in mode k); a branch is cut as soon as its modes disagree with
+    ``vals`` on the indices they cover.
+    """
+    n = len(vals)
+    if not vals or vals[0] != 0:
+        return False
+
+    def search(covered: int) -> bool:
+        if covered == n:
+            return True
+        stride = vals[covered]
+        for t in range(2, n // covered + 1):
+            if (n // covered) % t:
+                continue
+            if all(vals[j + covered * k] == vals[j] + k * stride for k in range(1, t) for j in range(covered)):
+                if search(covered * t):
+                    return True
+        return False
+
+    return search(1)
+
+
+def composition_exists(vals: list[int], sizes: tuple[int, ...]) -> bool:
+    """Is there a layout with top-level mode sizes ``sizes`` whose values (colex) are ``vals``?"""
+    import itertools
+
+    per_mode = []
+    stride = 1
+    for n in sizes:
+        per_mode.append([vals[j * stride] for j in range(n)])
+        stride *= n
+    for crd in itertools.product(*[range(n) for n in sizes]):
+        idx, run = 0, 1
+        for c, n in zip(crd, sizes):
+            idx += c * run
+            run *= n
+        if vals[idx] != sum(per_mode[k][c] for k, c in enumerate(crd)):
+            return False
+    return all(representable_1d(m) for m in per_mode)

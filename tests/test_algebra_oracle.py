@@ -149,7 +149,7 @@ def _write_counts() -> Any:
     lines = [
         "# Agreement of layoutalg with CuTe DSL 4.8.1 and pycute 4.2.0.0",
         "",
-        "Produced by `LAYOUTALG_AGREEMENT_OUT=benchmarks/results/algebra_agreement.md .venv/bin/pytest tests/test_algebra_oracle.py -q`",
+        "Produced by `cd tests && LAYOUTALG_AGREEMENT_OUT=../benchmarks/results/algebra_agreement.md ../.venv/bin/python -m pytest test_algebra_oracle.py -q`",
         f"({BATCH * EXAMPLES} generated cases per operation, hypothesis derandomized). Answers judged by function values",
         "and top-level mode sizes against an independent evaluator; 'wrong' means the oracle's layout does not have",
         "the defined function. layoutalg never returned a wrong layout (asserted).",
@@ -700,6 +700,9 @@ def _blocked_truth(raked: bool) -> Callable[[tuple[Any, ...], Any], bool | None]
             return False  # no logical product, so no blocked/raked one
         blocks = _modes(base.shape[0], base.stride[0])  # type: ignore[index]
         reps = _modes(base.shape[1], base.stride[1])  # type: ignore[index]
+        if r == 1:  # one block mode and one repetition mode
+            blocks = [(base.shape[0], base.stride[0])]  # type: ignore[index]
+            reps = [(base.shape[1], base.stride[1])]  # type: ignore[index]
         pairs = [(r_, b_) if raked else (b_, r_) for b_, r_ in zip(blocks, reps)]
         s = tuple((p[0], q[0]) for p, q in pairs)
         d = tuple((p[1], q[1]) for p, q in pairs)

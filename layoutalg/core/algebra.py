@@ -36,7 +36,21 @@ ENUMERATION_LIMIT = 1 << 26
 # flat helpers (lists of (extent, stride) pairs)
 # ---------------------------------------------------------------------------
 def _pairs(layout: Layout) -> Pairs:
-    return list(zip(it.flatten(layout.shape), it.flatten(layout.stride)))
+    """The leaves of ``layout`` as ``(extent, stride)`` pairs, left to right."""
+    shape, stride = layout.shape, layout.stride
+    if type(shape) is not tuple:
+        return [(shape, stride)]  # type: ignore[list-item]
+    out: Pairs = []
+    _pairs_into(shape, stride, out)
+    return out
+
+
+def _pairs_into(shape: Any, stride: Any, out: Pairs) -> None:
+    for s, d in zip(shape, stride):
+        if type(s) is tuple:
+            _pairs_into(s, d, out)
+        else:
+            out.append((s, d))
 
 
 def _coalesce_pairs(pairs: Sequence[tuple[int, int]]) -> Pairs:
@@ -76,7 +90,8 @@ def _from_pairs(pairs: Sequence[tuple[int, int]]) -> Layout:
         return Layout._trusted(1, 0)
     if len(pairs) == 1:
         return Layout._trusted(pairs[0][0], pairs[0][1])
-    return Layout._trusted(tuple(s for s, _ in pairs), tuple(d for _, d in pairs))
+    shapes, strides = zip(*pairs)
+    return Layout._trusted(shapes, strides)
 
 
 def _check_layout(x: Any, what: str) -> Layout:
@@ -99,8 +114,9 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     as they are (``coalesce(((2,2),(3,1),5):((1,2),(4,0),12), (1,1))`` is
     ``(4,3,5):(1,4,12)``); an int profile means "coalesce the whole mode".
     """
-    layout = _check_layout(layout, "coalesce layout")
-    if profile is None or not it.is_tuple(profile):
+    if type(layout) is not Layout:
+        layout = _check_layout(layout, "coalesce layout")
+    if profile is None or type(profile) is not tuple:
         return _from_pairs(_coalesce_pairs(_pairs(layout)))
     modes = list(layout) if it.is_tuple(layout.shape) else [layout]
     if len(profile) > len(modes):  # type: ignore[arg-type]
@@ -166,10 +182,14 @@ def composition(a: Layout, b: Any) -> Layout:
     ``B(c) < 0`` is allowed only when ``A`` is linear; enumeration is limited
     to :data:`ENUMERATION_LIMIT` offsets (beyond, an unprovable case raises).
     """
-    a = _check_layout(a, "composition A")
+    if type(a) is not Layout:
+        a = _check_layout(a, "composition A")
+    tb = type(b)
+    if tb is Layout:
+        return _compose(a, b)
     if b is None:
         return a
-    if isinstance(b, (tuple, list)):
+    if tb is tuple or tb is list:
         return _compose_by_mode(a, b)
     if it.is_int(b):
         b = _check_layout(b, "composition B")
@@ -178,8 +198,15 @@ def composition(a: Layout, b: Any) -> Layout:
     return _compose(a, b)
 
 
+def _scale(stride: IntTuple, d: int) -> IntTuple:
+    """Every leaf of ``stride`` times ``d``."""
+    if type(stride) is tuple:
+        return tuple(_scale(x, d) for x in stride)  # type: ignore[union-attr]
+    return stride * d  # type: ignore[operator]
+
+
 def _compose_by_mode(a: Layout, tiler: Sequence[Any]) -> Layout:
-    modes = list(a) if it.is_tuple(a.shape) else [a]
+    modes = list(a)
     if len(tiler) > len(modes):
         raise ShapeError(f"tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} layout {a}")
     parts = []
@@ -236,7 +263,7 @@ def _compose(a: Layout, b: Layout) -> Layout:
     if len(flat_a) <= 1:
         # A is linear on all integers: A(x) = x * d, so A o B scales B's strides.
         d = flat_a[0][1] if flat_a else 0
-        return Layout._trusted(b.shape, it.zip_transform(lambda r: r * d, b.stride))
+        return Layout._trusted(b.shape, _scale(b.stride, d))
 
     blocks: list[tuple[int, int]] = []
     failed = False
@@ -255,13 +282,16 @@ def _compose(a: Layout, b: Layout) -> Layout:
             failed = True
             return (s, 0)  # type: ignore[return-value]
         blocks.append((r, s))
-        res = _from_pairs(pairs)
-        return (res.shape, res.stride)  # type: ignore[return-value]
+        if len(pairs) == 1:
+            return pairs[0]  # type: ignore[return-value]
+        if not pairs:
+            return (1, 0)  # type: ignore[return-value]
+        return tuple(zip(*pairs))  # type: ignore[return-value]
 
     def walk(shape: IntTuple, stride: IntTuple) -> tuple[IntTuple, IntTuple]:
-        if it.is_tuple(shape):
-            subs = [walk(s, d) for s, d in zip(shape, stride)]  # type: ignore[arg-type]
-            return tuple(x for x, _ in subs), tuple(y for _, y in subs)
+        if type(shape) is tuple:
+            subs = [walk(s, d) for s, d in zip(shape, stride)]  # type: ignore[call-overload]
+            return tuple([x for x, _ in subs]), tuple([y for _, y in subs])
         return leaf(shape, stride)  # type: ignore[arg-type, return-value]
 
     shape, stride = walk(b.shape, b.stride)
@@ -443,12 +473,15 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
     ``(2,2):(1,3)`` with ``M = 12``: offset 2 cannot be reached without
     colliding).  Negative strides are outside CuTe's domain and raise.
     """
-    layout = _check_layout(layout, "complement layout")
+    if type(layout) is not Layout:
+        layout = _check_layout(layout, "complement layout")
     m = _cotarget(layout, cotarget)
     return _complement(layout, m)
 
 
 def _cotarget(layout: Layout, cotarget: Any) -> int:
+    if type(cotarget) is int and cotarget >= 1:
+        return cotarget
     if cotarget is None:
         return layout.cosize()
     if isinstance(cotarget, Layout):
@@ -542,14 +575,13 @@ def _right_inverse(layout: Layout) -> Layout:
     for s, _ in flat:
         index_strides.append(running)
         running *= s
+    first_with_stride: dict[int, int] = {}
+    for k, (_, d) in enumerate(flat):
+        first_with_stride.setdefault(d, k)
     out: Pairs = []
-    used: set[int] = set()
     cur = 1
-    while True:
-        j = next((k for k, (s, d) in enumerate(flat) if d == cur and k not in used), None)
-        if j is None:
-            break
-        used.add(j)
+    while cur in first_with_stride:  # cur grows strictly (extents > 1), so no mode is taken twice
+        j = first_with_stride[cur]
         out.append((flat[j][0], index_strides[j]))
         cur *= flat[j][0]
     return _from_pairs(out)
@@ -566,7 +598,7 @@ def right_inverse(layout: Layout) -> Layout:
     ``1:0`` for ``(4,2):(-1,4)`` as this does).  Stride-0 modes are skipped,
     where pycute stops at the first one.
     """
-    return _right_inverse(_check_layout(layout, "right_inverse layout"))
+    return _right_inverse(layout if type(layout) is Layout else _check_layout(layout, "right_inverse layout"))
 
 
 def left_inverse(layout: Layout) -> Layout:
@@ -583,7 +615,7 @@ def left_inverse(layout: Layout) -> Layout:
     not form that chain (a left inverse may still exist then, e.g.
     ``(2,3):(1,1)`` for ``(2,2):(2,3)``; it is not searched for).
     """
-    return _left_inverse(_check_layout(layout, "left_inverse layout"))
+    return _left_inverse(layout if type(layout) is Layout else _check_layout(layout, "left_inverse layout"))
 
 
 @lru_cache(maxsize=4096)

@@ -63,12 +63,13 @@ def logical_divide(a: Layout, tiler: Any) -> Layout:
     taken against ``size(A)`` (pycute and CuTe DSL agree; CuTe C++ uses
     ``shape(A)``, which only nests the rest mode differently).
     """
-    a = as_layout(a, "logical_divide layout")
+    if type(a) is not Layout:
+        a = as_layout(a, "logical_divide layout")
     if tiler is None:
         return a
-    if isinstance(tiler, (tuple, list)):
+    if type(tiler) is tuple or type(tiler) is list:
         return _by_mode(logical_divide, a, tiler, "logical_divide")
-    b = _tiler_layout(tiler, "logical_divide tiler")
+    b = tiler if type(tiler) is Layout else _tiler_layout(tiler, "logical_divide tiler")
     rest = complement(b, a.size())
     return composition(a, Layout._trusted((b.shape, rest.shape), (b.stride, rest.stride)))
 
@@ -85,11 +86,21 @@ def _unzip(divided: Layout, tiler: Any) -> Layout:
                 tiles.append(mode)
                 rests.append(Layout._trusted(1, 0))
             else:
-                tiles.append(mode[0])
-                rests.append(mode[1])
+                tiles.append(Layout._trusted(mode.shape[0], mode.stride[0]))  # type: ignore[index]
+                rests.append(Layout._trusted(mode.shape[1], mode.stride[1]))  # type: ignore[index]
         else:
             rests.append(mode)
     return from_modes([from_modes(tiles), from_modes(rests)])
+
+
+def _split(z: Layout, i: int, unpack: bool) -> list[Layout]:
+    """Mode ``i`` of the rank-2 ``z``, as one mode or unpacked into its top-level modes."""
+    if type(z.shape) is not tuple or len(z.shape) != 2:  # type: ignore[arg-type]
+        raise ShapeError(f"tiled/flat divide and product need a tiler (got a result {z} that is not (tile, rest))")
+    shape, stride = z.shape[i], z.stride[i]  # type: ignore[index]
+    if unpack and type(shape) is tuple:
+        return [Layout._trusted(s, d) for s, d in zip(shape, stride)]  # type: ignore[call-overload]
+    return [Layout._trusted(shape, stride)]
 
 
 def zipped_divide(a: Layout, tiler: Any) -> Layout:
@@ -104,13 +115,13 @@ def zipped_divide(a: Layout, tiler: Any) -> Layout:
 def tiled_divide(a: Layout, tiler: Any) -> Layout:
     """CuTe ``tiled_divide``: ``zipped_divide`` with mode 1 unpacked: ``(tile, rest_0, rest_1, ...)``."""
     z = zipped_divide(a, tiler)
-    return from_modes([z[0]] + top_modes(z[1]))
+    return from_modes(_split(z, 0, False) + _split(z, 1, True))
 
 
 def flat_divide(a: Layout, tiler: Any) -> Layout:
     """CuTe ``flat_divide``: ``zipped_divide`` with both modes unpacked: ``(tile_0, ..., rest_0, ...)``."""
     z = zipped_divide(a, tiler)
-    return from_modes(top_modes(z[0]) + top_modes(z[1]))
+    return from_modes(_split(z, 0, True) + _split(z, 1, True))
 
 
 # ---------------------------------------------------------------------------
@@ -122,12 +133,13 @@ def logical_product(a: Layout, tiler: Any) -> Layout:
     ``logical_product((2,2):(1,2), 3:1) == ((2,2),3):((1,2),4)``.  An int tiler
     ``N`` is ``N:1`` (pycute mistakenly divides there).
     """
-    a = as_layout(a, "logical_product layout")
+    if type(a) is not Layout:
+        a = as_layout(a, "logical_product layout")
     if tiler is None:
         return a
-    if isinstance(tiler, (tuple, list)):
+    if type(tiler) is tuple or type(tiler) is list:
         return _by_mode(logical_product, a, tiler, "logical_product")
-    b = _tiler_layout(tiler, "logical_product tiler")
+    b = tiler if type(tiler) is Layout else _tiler_layout(tiler, "logical_product tiler")
     rest = composition(complement(a, a.size() * b.cosize()), b)
     return Layout._trusted((a.shape, rest.shape), (a.stride, rest.stride))
 
@@ -140,13 +152,13 @@ def zipped_product(a: Layout, tiler: Any) -> Layout:
 def tiled_product(a: Layout, tiler: Any) -> Layout:
     """CuTe ``tiled_product``: ``zipped_product`` with mode 1 unpacked."""
     z = zipped_product(a, tiler)
-    return from_modes([z[0]] + top_modes(z[1]))
+    return from_modes(_split(z, 0, False) + _split(z, 1, True))
 
 
 def flat_product(a: Layout, tiler: Any) -> Layout:
     """CuTe ``flat_product``: ``zipped_product`` with both modes unpacked."""
     z = zipped_product(a, tiler)
-    return from_modes(top_modes(z[0]) + top_modes(z[1]))
+    return from_modes(_split(z, 0, True) + _split(z, 1, True))
 
 
 def _block_and_repeat(a: Layout, tiler: Any, name: str) -> tuple[list[Layout], list[Layout]]:
@@ -156,6 +168,8 @@ def _block_and_repeat(a: Layout, tiler: Any, name: str) -> tuple[list[Layout], l
     a_pad = append(a, None, rank) if rank > 1 else a
     b_pad = append(b, None, rank) if rank > 1 else b
     product = logical_product(a_pad, b_pad)
+    if rank == 1:  # one block mode and one repetition mode, whatever their inner structure
+        return [product[0]], [product[1]]
     return top_modes(product[0]), top_modes(product[1])
 
 

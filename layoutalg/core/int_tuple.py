@@ -12,7 +12,7 @@ Invariants (checked by the callers that build layouts, not by every helper):
 
 from __future__ import annotations
 
-from functools import reduce
+import math
 from typing import Any, Iterable, Union
 
 from layoutalg.errors import CoordinateError, ShapeError
@@ -42,9 +42,21 @@ def to_int_tuple(x: Any, what: str = "int tuple") -> IntTuple:
 
 def flatten(t: IntTuple) -> tuple[int, ...]:
     """All leaves, left to right: ``flatten(((2,4),8)) == (2,4,8)``."""
-    if is_tuple(t):
-        return tuple(leaf for e in t for leaf in flatten(e))  # type: ignore[union-attr]
+    if type(t) is tuple:
+        if all(type(e) is int for e in t):
+            return t
+        out: list[int] = []
+        _flatten_into(t, out)
+        return tuple(out)
     return (t,)  # type: ignore[return-value]
+
+
+def _flatten_into(t: tuple[Any, ...], out: list[int]) -> None:
+    for e in t:
+        if type(e) is tuple:
+            _flatten_into(e, out)
+        else:
+            out.append(e)
 
 
 def rank(t: IntTuple) -> int:
@@ -61,8 +73,10 @@ def depth(t: IntTuple) -> int:
 
 def product(t: IntTuple) -> int:
     """Product of all leaves (1 for the empty tuple)."""
-    if is_tuple(t):
-        return reduce(lambda acc, e: acc * product(e), t, 1)  # type: ignore[arg-type]
+    if type(t) is tuple:
+        if all(type(e) is int for e in t):
+            return math.prod(t)  # type: ignore[arg-type]
+        return math.prod(product(e) for e in t)
     return t  # type: ignore[return-value]
 
 

@@ -29,6 +29,32 @@ def _check_shape(shape: IntTuple, path: str) -> None:
         raise ShapeError(f"extent {shape} at mode {path or 'shape'} must be a positive integer")
 
 
+def _plain_ints(x: Any) -> bool:
+    """A plain int, or a flat tuple of plain ints (the common case, checked without recursion)."""
+    t = type(x)
+    return t is int or (t is tuple and all(type(e) is int for e in x))
+
+
+def _fast_check(shape: Any, stride: Any) -> tuple[IntTuple, IntTuple]:
+    """Validate a plain-int or flat shape (and stride); the general path handles everything else."""
+    if type(shape) is int:
+        if shape <= 0:
+            raise ShapeError(f"extent {shape} at mode shape must be a positive integer")
+        if stride is None:
+            return shape, 1
+        if type(stride) is not int:
+            raise ShapeError(f"stride {_to_str(stride)} is not congruent to shape {shape}")
+        return shape, stride
+    for i, s in enumerate(shape):
+        if s <= 0:
+            raise ShapeError(f"extent {s} at mode [{i}] must be a positive integer")
+    if stride is None:
+        return shape, it.prefix_product(shape)
+    if type(stride) is not tuple or len(stride) != len(shape):
+        raise ShapeError(f"stride {_to_str(stride)} is not congruent to shape {_to_str(shape)}")
+    return shape, stride
+
+
 def _to_str(t: IntTuple) -> str:
     if it.is_tuple(t):
         return "(" + ",".join(_to_str(e) for e in t) + ")"  # type: ignore[union-attr]
@@ -48,17 +74,19 @@ class Layout:
     stride: IntTuple
 
     def __init__(self, shape: Any, stride: Any = None) -> None:
-        shape_t = it.to_int_tuple(shape, "shape")
-        _check_shape(shape_t, "")
-        if stride is None:
-            stride_t = it.prefix_product(shape_t)
+        if _plain_ints(shape) and (stride is None or _plain_ints(stride)):
+            shape_t, stride_t = _fast_check(shape, stride)
         else:
-            stride_t = it.to_int_tuple(stride, "stride")
-            if not it.congruent(shape_t, stride_t):
-                raise ShapeError(f"stride {_to_str(stride_t)} is not congruent to shape {_to_str(shape_t)}")
-        object.__setattr__(self, "shape", shape_t)
-        object.__setattr__(self, "stride", stride_t)
-        object.__setattr__(self, "_hash", hash((shape_t, stride_t)))
+            shape_t = it.to_int_tuple(shape, "shape")
+            _check_shape(shape_t, "")
+            if stride is None:
+                stride_t = it.prefix_product(shape_t)
+            else:
+                stride_t = it.to_int_tuple(stride, "stride")
+                if not it.congruent(shape_t, stride_t):
+                    raise ShapeError(f"stride {_to_str(stride_t)} is not congruent to shape {_to_str(shape_t)}")
+        _set_shape(self, shape_t)
+        _set_stride(self, stride_t)
 
     @classmethod
     def right(cls, shape: Any) -> "Layout":
@@ -89,9 +117,8 @@ class Layout:
     def _trusted(cls, shape: IntTuple, stride: IntTuple) -> "Layout":
         """Build without validation: for the algebra's own results, whose invariants hold by construction."""
         obj = object.__new__(cls)
-        object.__setattr__(obj, "shape", shape)
-        object.__setattr__(obj, "stride", stride)
-        object.__setattr__(obj, "_hash", hash((shape, stride)))
+        _set_shape(obj, shape)
+        _set_stride(obj, stride)
         return obj
 
     def to_numpy(self) -> Any:
@@ -140,7 +167,7 @@ class Layout:
             n = len(self.shape)  # type: ignore[arg-type]
             if not -n <= i < n:
                 raise CoordinateError(f"mode {i} out of range for a rank-{n} layout {self}")
-            return Layout(self.shape[i], self.stride[i])  # type: ignore[index]
+            return Layout._trusted(self.shape[i], self.stride[i])  # type: ignore[index]
         if i in (0, -1):
             return self
         raise CoordinateError(f"mode {i} out of range for a rank-1 layout {self}")
@@ -153,8 +180,11 @@ class Layout:
         return result
 
     def __iter__(self) -> Iterator["Layout"]:
-        for i in range(self.rank()):
-            yield self[i]
+        if type(self.shape) is tuple:
+            for s, d in zip(self.shape, self.stride):  # type: ignore[call-overload]
+                yield Layout._trusted(s, d)
+        else:
+            yield self
 
     def modes(self) -> list["Layout"]:
         return list(self)
@@ -168,7 +198,12 @@ class Layout:
         return isinstance(other, Layout) and self.shape == other.shape and self.stride == other.stride
 
     def __hash__(self) -> int:
-        return self._hash  # type: ignore[no-any-return, attr-defined]
+        try:
+            return self._hash  # type: ignore[no-any-return, attr-defined]
+        except AttributeError:
+            value = hash((self.shape, self.stride))
+            object.__setattr__(self, "_hash", value)
+            return value
 
     def __str__(self) -> str:
         return f"{_to_str(self.shape)}:{_to_str(self.stride)}"
@@ -222,6 +257,10 @@ def evaluate_modes(shapes: Sequence[int], strides: Sequence[int], indices: Any) 
                 out += (rem % s) * d
             rem = rem // s
     return out
+
+
+_set_shape = Layout.__dict__["shape"].__set__
+_set_stride = Layout.__dict__["stride"].__set__
 
 
 def _has_none(crd: Any) -> bool:

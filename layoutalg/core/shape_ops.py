@@ -15,12 +15,14 @@ from layoutalg.errors import CoordinateError, ShapeError
 
 def top_modes(layout: Layout) -> list[Layout]:
     """The top-level modes; an int-shaped layout is its own single mode."""
-    return list(layout) if it.is_tuple(layout.shape) else [layout]
+    if type(layout.shape) is tuple:
+        return [Layout._trusted(s, d) for s, d in zip(layout.shape, layout.stride)]  # type: ignore[call-overload]
+    return [layout]
 
 
 def from_modes(modes: Sequence[Layout]) -> Layout:
     """The layout whose top-level modes are ``modes`` (always a tuple shape)."""
-    return Layout._trusted(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
+    return Layout._trusted(tuple([m.shape for m in modes]), tuple([m.stride for m in modes]))
 
 
 def _mode_arg(x: Any, what: str) -> Layout:

@@ -203,3 +203,17 @@ def test_scalar_and_vector_agree_with_an_independent_transcription(kind_width, p
     expected = _independent_wavefronts(kind[:2], width, addrs, m)
     assert wavefronts(ins, addrs) == expected
     assert int(wavefronts_many(ins, np.array([addrs]))[0][0]) == expected
+
+
+SHARED_CALIBRATION = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "calibration",
+                                  "h200_smem_wavefronts.json")
+
+
+@pytest.mark.skipif(not os.path.exists(SHARED_CALIBRATION), reason="no ../shared checkout beside the repo")
+def test_shared_calibration_file_is_reproduced_as_given():
+    """The project's calibration file (../shared, beside the checkout in CI) itself, not only our copy."""
+    with open(SHARED_CALIBRATION) as fh:
+        shared_cases = json.load(fh)["cases"]
+    assert shared_cases == CALIBRATION
+    for case in shared_cases:
+        assert wavefronts(case["instruction"], case["lane_byte_addresses"]) == case["wavefronts"], case["name"]

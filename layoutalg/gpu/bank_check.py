@@ -9,7 +9,7 @@ word) give an approximate count.  The result says which (``method``), since
 an estimate is not a measurement.
 
 The suite's patterns: the 142 calibration patterns (``tests/data/
-gpu_calibration_h200_smem_wavefronts.json``) plus :func:`generated_patterns`.
+h200_smem_wavefronts_calibration.json``) plus :func:`generated_patterns`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from layoutalg.gpu.suite import swizzle
 
-CALIBRATION = Path(__file__).resolve().parents[2] / "tests" / "data" / "gpu_calibration_h200_smem_wavefronts.json"
+CALIBRATION = Path(__file__).resolve().parents[2] / "tests" / "data" / "h200_smem_wavefronts_calibration.json"
 
 LD = {1: "ld.shared.u8", 2: "ld.shared.u16", 4: "ld.shared.b32", 8: "ld.shared.v2.b32", 16: "ld.shared.v4.b32"}
 ST = {w: s.replace("ld.", "st.") for w, s in LD.items()}

@@ -21,6 +21,7 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from typing import Any, Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -178,14 +179,14 @@ def main() -> None:
         ours_t, py_ratio, dsl_ratio = [], [], []
         for case_name, args in cases:
             ours_args = [ours_arg(a) for a in args]
-            t_ours = _time(lambda f=ours_fn, xs=ours_args: f(*xs), clear=True)
+            t_ours = _time(partial(ours_fn, *ours_args), clear=True)
             ours_t.append(t_ours)
             if py_name is not None:
                 py_args = [pycute_arg(a) for a in args]
                 py_fn = getattr(pycute, py_name)
                 try:
                     py_fn(*py_args)
-                    py_ratio.append(_time(lambda f=py_fn, xs=py_args: f(*xs), clear=False) / t_ours)
+                    py_ratio.append(_time(partial(py_fn, *py_args), clear=False) / t_ours)
                 except Exception:
                     pass
             if (name, case_name) in dsl_times:

@@ -290,7 +290,7 @@ def _compose(a: Layout, b: Layout) -> Layout:
 
     def walk(shape: IntTuple, stride: IntTuple) -> tuple[IntTuple, IntTuple]:
         if type(shape) is tuple:
-            subs = [walk(s, d) for s, d in zip(shape, stride)]  # type: ignore[call-overload]
+            subs = [walk(s, d) for s, d in zip(shape, stride)]  # type: ignore[call-overload, arg-type]
             return tuple([x for x, _ in subs]), tuple([y for _, y in subs])
         return leaf(shape, stride)  # type: ignore[arg-type, return-value]
 

@@ -99,7 +99,7 @@ def _split(z: Layout, i: int, unpack: bool) -> list[Layout]:
         raise ShapeError(f"tiled/flat divide and product need a tiler (got a result {z} that is not (tile, rest))")
     shape, stride = z.shape[i], z.stride[i]  # type: ignore[index]
     if unpack and type(shape) is tuple:
-        return [Layout._trusted(s, d) for s, d in zip(shape, stride)]  # type: ignore[call-overload]
+        return [Layout._trusted(s, d) for s, d in zip(shape, stride)]  # type: ignore[call-overload, arg-type]
     return [Layout._trusted(shape, stride)]
 
 

@@ -44,7 +44,7 @@ def flatten(t: IntTuple) -> tuple[int, ...]:
     """All leaves, left to right: ``flatten(((2,4),8)) == (2,4,8)``."""
     if type(t) is tuple:
         if all(type(e) is int for e in t):
-            return t
+            return t  # type: ignore[return-value]
         out: list[int] = []
         _flatten_into(t, out)
         return tuple(out)

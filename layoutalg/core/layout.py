@@ -181,7 +181,7 @@ class Layout:
 
     def __iter__(self) -> Iterator["Layout"]:
         if type(self.shape) is tuple:
-            for s, d in zip(self.shape, self.stride):  # type: ignore[call-overload]
+            for s, d in zip(self.shape, self.stride):  # type: ignore[call-overload, arg-type]
                 yield Layout._trusted(s, d)
         else:
             yield self

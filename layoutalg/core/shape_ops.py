@@ -16,7 +16,7 @@ from layoutalg.errors import CoordinateError, ShapeError
 def top_modes(layout: Layout) -> list[Layout]:
     """The top-level modes; an int-shaped layout is its own single mode."""
     if type(layout.shape) is tuple:
-        return [Layout._trusted(s, d) for s, d in zip(layout.shape, layout.stride)]  # type: ignore[call-overload]
+        return [Layout._trusted(s, d) for s, d in zip(layout.shape, layout.stride)]  # type: ignore[call-overload, arg-type]
     return [layout]
 
 

@@ -155,12 +155,23 @@ class Batch:
         (SIGFPE inside its C++), which would kill the caller.  After a crash the
         worker is restarted and the batch split in halves, so only the crashing
         operation comes back as ``Result(False, error="crashed: ...")``.
-        Isolated operations must be picklable: :meth:`call` always is; a
-        :meth:`custom` function must be defined at module level.
+        Isolation needs picklable operations: :meth:`call` always is; a batch
+        holding a :meth:`custom` function that is a local closure runs in this
+        process instead (define it at module level to isolate it).
         """
-        if not isolate:
-            return _trace(self.ops)
+        if not isolate or not _picklable(self.ops):
+            return _trace(self.ops)  # local closures cannot travel to the worker: run here
         return _isolated(self.ops)
+
+
+def _picklable(ops: list[_Op]) -> bool:
+    import pickle
+
+    try:
+        pickle.dumps(ops)
+    except Exception:
+        return False
+    return True
 
 
 def _trace(ops: list[_Op]) -> list[Result]:

@@ -117,13 +117,32 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     if type(layout) is not Layout:
         layout = _check_layout(layout, "coalesce layout")
     if profile is None or type(profile) is not tuple:
-        return _from_pairs(_coalesce_pairs(_pairs(layout)))
+        return _coalesced(layout)
     modes = list(layout) if it.is_tuple(layout.shape) else [layout]
     if len(profile) > len(modes):  # type: ignore[arg-type]
         raise ShapeError(f"coalesce profile {profile} has more modes than the rank-{len(modes)} layout {layout}")
     parts = [coalesce(modes[i], p) for i, p in enumerate(profile)]  # type: ignore[arg-type]
     parts += modes[len(parts) :]
     return Layout._trusted(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+
+
+def _coalesced(layout: Layout) -> Layout:
+    """Whole-layout coalesce, written out flat (the hot path of the algebra)."""
+    if type(layout.shape) is int:
+        return layout if layout.shape != 1 else Layout._trusted(1, 0)
+    ss: list[int] = []
+    dd: list[int] = []
+    for s, d in _pairs(layout):
+        if s == 1:
+            continue
+        if ss and ss[-1] * dd[-1] == d:
+            ss[-1] *= s
+        else:
+            ss.append(s)
+            dd.append(d)
+    if len(ss) > 1:
+        return Layout._trusted(tuple(ss), tuple(dd))
+    return Layout._trusted(ss[0], dd[0]) if ss else Layout._trusted(1, 0)
 
 
 def filter_zeros(layout: Layout) -> Layout:
@@ -492,22 +511,22 @@ def _cotarget(layout: Layout, cotarget: Any) -> int:
     return value
 
 
-@lru_cache(maxsize=4096)
 def _complement(layout: Layout, m: int) -> Layout:
-    pairs = [(s, d) for s, d in _pairs(layout) if d != 0 and s != 1]
-    for s, d in pairs:
-        if d < 0:
-            raise LayoutError(f"complement needs non-negative strides; {layout} has stride {d} (extent {s})")
-    pairs.sort(key=lambda p: (p[1], p[0]))
+    by_stride = sorted([(d, s) for s, d in _pairs(layout) if d != 0 and s != 1])
+    if by_stride and by_stride[0][0] < 0:
+        d, s = by_stride[0]
+        raise LayoutError(f"complement needs non-negative strides; {layout} has stride {d} (extent {s})")
+    pairs = [(s, d) for d, s in by_stride]
     gaps: Pairs = []  # CuTe's gap-filling modes, one per mode of A
     currents = [1]  # the span covered after each mode of A
     exact = True
-    for s, d in pairs:
-        cur = currents[-1]
+    cur = 1
+    for d, s in by_stride:
         if d % cur:
             exact = False
         gaps.append((d // cur, cur))
-        currents.append(s * d)
+        cur = s * d
+        currents.append(cur)
     candidate = _gap_layout(gaps, currents[-1], m)
     if exact:
         return candidate
@@ -567,7 +586,6 @@ def _check_injective(layout: Layout, pairs: Pairs, what: str) -> None:
 # ---------------------------------------------------------------------------
 # inverses
 # ---------------------------------------------------------------------------
-@lru_cache(maxsize=4096)
 def _right_inverse(layout: Layout) -> Layout:
     flat = _coalesce_pairs(_pairs(layout))
     index_strides = []
@@ -618,7 +636,6 @@ def left_inverse(layout: Layout) -> Layout:
     return _left_inverse(layout if type(layout) is Layout else _check_layout(layout, "left_inverse layout"))
 
 
-@lru_cache(maxsize=4096)
 def _left_inverse(layout: Layout) -> Layout:
     flat = _coalesce_pairs(_pairs(layout))
     index_strides = []

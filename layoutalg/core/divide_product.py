@@ -78,29 +78,45 @@ def _unzip(divided: Layout, tiler: Any) -> Layout:
     """CuTe ``tile_unzip``: ``((tile_0, tile_1, ...), (rest_0, rest_1, ..., extra modes))`` for a tuple tiler."""
     if not isinstance(tiler, (tuple, list)):
         return divided
-    modes = top_modes(divided)
-    tiles, rests = [], []
-    for i, mode in enumerate(modes):
-        if i < len(tiler):
-            if tiler[i] is None:
-                tiles.append(mode)
-                rests.append(Layout._trusted(1, 0))
-            else:
-                tiles.append(Layout._trusted(mode.shape[0], mode.stride[0]))  # type: ignore[index]
-                rests.append(Layout._trusted(mode.shape[1], mode.stride[1]))  # type: ignore[index]
+    ts: list[Any] = []
+    td: list[Any] = []
+    rs: list[Any] = []
+    rd: list[Any] = []
+    n = len(tiler)
+    shape, stride = divided.shape, divided.stride
+    if type(shape) is not tuple:
+        shape, stride = (shape,), (stride,)
+    for i, (s, d) in enumerate(zip(shape, stride)):  # type: ignore[call-overload, arg-type]
+        if i >= n:
+            rs.append(s)
+            rd.append(d)
+        elif tiler[i] is None:
+            ts.append(s)
+            td.append(d)
+            rs.append(1)
+            rd.append(0)
         else:
-            rests.append(mode)
-    return from_modes([from_modes(tiles), from_modes(rests)])
+            ts.append(s[0])  # type: ignore[index]
+            td.append(d[0])  # type: ignore[index]
+            rs.append(s[1])  # type: ignore[index]
+            rd.append(d[1])  # type: ignore[index]
+    return Layout._trusted((tuple(ts), tuple(rs)), (tuple(td), tuple(rd)))
 
 
-def _split(z: Layout, i: int, unpack: bool) -> list[Layout]:
-    """Mode ``i`` of the rank-2 ``z``, as one mode or unpacked into its top-level modes."""
+def _unpacked(z: Layout, unpack_first: bool) -> Layout:
+    """``(z0, z1_0, z1_1, ...)`` (tiled) or ``(z0_0, ..., z1_0, ...)`` (flat) from the rank-2 ``(tile, rest)``."""
     if type(z.shape) is not tuple or len(z.shape) != 2:  # type: ignore[arg-type]
         raise ShapeError(f"tiled/flat divide and product need a tiler (got a result {z} that is not (tile, rest))")
-    shape, stride = z.shape[i], z.stride[i]  # type: ignore[index]
-    if unpack and type(shape) is tuple:
-        return [Layout._trusted(s, d) for s, d in zip(shape, stride)]  # type: ignore[call-overload, arg-type]
-    return [Layout._trusted(shape, stride)]
+    shapes: list[Any] = []
+    strides: list[Any] = []
+    for k, (s, d) in enumerate(zip(z.shape, z.stride)):  # type: ignore[call-overload, arg-type]
+        if type(s) is tuple and (k == 1 or unpack_first):
+            shapes.extend(s)
+            strides.extend(d)  # type: ignore[arg-type]
+        else:
+            shapes.append(s)
+            strides.append(d)
+    return Layout._trusted(tuple(shapes), tuple(strides))
 
 
 def zipped_divide(a: Layout, tiler: Any) -> Layout:
@@ -114,14 +130,12 @@ def zipped_divide(a: Layout, tiler: Any) -> Layout:
 
 def tiled_divide(a: Layout, tiler: Any) -> Layout:
     """CuTe ``tiled_divide``: ``zipped_divide`` with mode 1 unpacked: ``(tile, rest_0, rest_1, ...)``."""
-    z = zipped_divide(a, tiler)
-    return from_modes(_split(z, 0, False) + _split(z, 1, True))
+    return _unpacked(zipped_divide(a, tiler), unpack_first=False)
 
 
 def flat_divide(a: Layout, tiler: Any) -> Layout:
     """CuTe ``flat_divide``: ``zipped_divide`` with both modes unpacked: ``(tile_0, ..., rest_0, ...)``."""
-    z = zipped_divide(a, tiler)
-    return from_modes(_split(z, 0, True) + _split(z, 1, True))
+    return _unpacked(zipped_divide(a, tiler), unpack_first=True)
 
 
 # ---------------------------------------------------------------------------
@@ -151,14 +165,12 @@ def zipped_product(a: Layout, tiler: Any) -> Layout:
 
 def tiled_product(a: Layout, tiler: Any) -> Layout:
     """CuTe ``tiled_product``: ``zipped_product`` with mode 1 unpacked."""
-    z = zipped_product(a, tiler)
-    return from_modes(_split(z, 0, False) + _split(z, 1, True))
+    return _unpacked(zipped_product(a, tiler), unpack_first=False)
 
 
 def flat_product(a: Layout, tiler: Any) -> Layout:
     """CuTe ``flat_product``: ``zipped_product`` with both modes unpacked."""
-    z = zipped_product(a, tiler)
-    return from_modes(_split(z, 0, True) + _split(z, 1, True))
+    return _unpacked(zipped_product(a, tiler), unpack_first=True)
 
 
 def _block_and_repeat(a: Layout, tiler: Any, name: str) -> tuple[list[Layout], list[Layout]]:

@@ -66,7 +66,8 @@ def prepend(layout: Layout, mode: Any = None, n: int | None = None) -> Layout:
 def group(layout: Layout, begin: int, end: int | None = None) -> Layout:
     """CuTe ``group<B,E>`` (``group_modes``): modes ``[begin, end)`` become one nested mode.
 
-    ``end`` defaults to the rank; negative indices count from the end.
+    ``end`` defaults to the rank; negative indices count from the end; an empty
+    range is an error (as in CuTe DSL).
     ``group((2,3,4,5):(1,2,6,24), 1, 3) == (2,(3,4),5):(1,(2,6),24)``.
     """
     layout = as_layout(layout, "group layout")
@@ -74,8 +75,8 @@ def group(layout: Layout, begin: int, end: int | None = None) -> Layout:
     r = len(modes)
     b = _index(begin, r, "group begin", allow_end=True)
     e = r if end is None else _index(end, r, "group end", allow_end=True)
-    if b > e:
-        raise CoordinateError(f"group begin {begin} is after end {end} for a rank-{r} layout")
+    if b >= e:
+        raise CoordinateError(f"group begin {begin} must be before end {e} (rank-{r} layout); CuTe DSL refuses empty groups too")
     if not it.is_tuple(layout.shape) and (b, e) == (0, 1):
         return from_modes(modes)  # CuTe DSL: grouping the one mode of an int-shaped layout wraps it once
     return from_modes(modes[:b] + [from_modes(modes[b:e])] + modes[e:])

@@ -1,6 +1,6 @@
 """Measure shared-memory wavefronts of many access patterns on the GPU (run on the device machine).
 
-    python3 tools/measure_banks.py OUTDIR [--budget-s 400] [--only PREFIX]
+    python3 tools/measure_banks.py OUTDIR [--set 1|2|3|4|5] [--budget-s 400] [--only PREFIX]
 
 Generates a fixed, seeded list of patterns (targeted experiments that separate
 the candidate rules, then random ones), builds one probe program with
@@ -384,7 +384,7 @@ def round3(seed: int = 11) -> list[Case]:
             mat(kind, n, trans), addrs)
     for k in range(40):
         w = rng.choice([4, 8, 16])
-        op = rng.choice([LD, ST])
+        table = rng.choice([LD, ST])
         pitch = rng.choice([128, 256, 132, 136, 144, 160, 192, 512])
         b, m, s = rng.choice([(0, 4, 3), (3, 4, 3), (2, 4, 3), (3, 2, 5), (2, 3, 4)])
         col = rng.randrange(0, 128 // w) * w
@@ -394,7 +394,247 @@ def round3(seed: int = 11) -> list[Case]:
             yyy = ((1 << b) - 1) << (m + s)
             off ^= (off & yyy) >> s
             addrs.append(off - off % w)
-        add(f"r3 column {op[w]} pitch={pitch} Sw<{b},{m},{s}> #{k}", op[w], addrs)
+        add(f"r3 column {table[w]} pitch={pitch} Sw<{b},{m},{s}> #{k}", table[w], addrs)
+    return cs
+
+
+def _swz(off: int, b: int, m: int, s: int) -> int:
+    """CuTe Swizzle<B,M,S> on an offset: XOR bits [M, M+B) with bits [M+S, M+S+B)."""
+    return off ^ ((off >> s) & (((1 << b) - 1) << m))
+
+
+def round4(seed: int = 404) -> list[Case]:
+    """Fourth round, a holdout: realistic tile patterns (row-major, padded, swizzled tiles of int8/fp16/fp32 read
+    and written by every instruction and width at shifted bases) and adversarial ones aimed at the edges of the
+    rules (partial lane-pair equality, duplicates across phases, repeated ldmatrix rows, u8/u16 word sharing,
+    junk in ignored lanes, stmatrix.trans .x1/.x2, offsets near the top of shared memory).  Each case's tags
+    carry ``predicted:N``, the model's count written before the measurement."""
+    from layoutalg.banks import wavefronts as model_wavefronts
+
+    rng = random.Random(seed)
+    cs: list[Case] = []
+    top = 227 * 1024  # the probe's dynamic shared-memory allocation
+
+    def add(name: str, ins: str, addrs: list[int]) -> None:
+        pred = model_wavefronts(ins, addrs)
+        cs.append(Case(name, ins, tuple(addrs), None, ("round4", f"predicted:{pred}")))
+
+    widths = {1: "u8", 2: "u16", 4: "b32", 8: "v2", 16: "v4"}
+    swizzles = [(0, 0, 0), (1, 4, 3), (2, 4, 3), (3, 4, 3), (3, 3, 3), (2, 3, 3), (1, 3, 3), (3, 4, 4),
+                (2, 4, 5), (3, 3, 5), (2, 2, 3), (3, 2, 4), (1, 5, 3), (3, 1, 3), (2, 4, 4), (3, 4, 5)]
+
+    def tile_offset(row: int, col_bytes: int, pitch: int, es: int, sw: tuple[int, int, int], base: int) -> int:
+        """Byte offset of (row, byte column) in a tile of ``pitch`` bytes per row, swizzled on element offsets."""
+        elem = (row * pitch + col_bytes) // es
+        return base + es * _swz(elem, *sw) + (col_bytes % es)
+
+    # realistic: tiles read/written by ld/st of every width
+    for k in range(170):
+        es = rng.choice([1, 2, 4])
+        w = rng.choice([1, 2, 4, 8, 16, 16, 8, 4]) if es == 1 else rng.choice([es, 4, 8, 16, 16, 8])
+        if w < es:
+            w = es
+        cols_bytes = rng.choice([32, 64, 128, 256])
+        pad = rng.choice([0, 0, 4, 8, 16])
+        pitch = cols_bytes + pad
+        sw = rng.choice(swizzles) if pad == 0 else (0, 0, 0)
+        base = rng.randrange(0, 64) * 16 + rng.randrange(0, 16 // w) * w if w < 16 else rng.randrange(0, 128) * 16
+        per_row = max(1, cols_bytes // w)
+        mode = rng.choice(["row", "column", "tile", "column", "row"])
+        tw = rng.choice([2, 4, 8])
+        addrs = []
+        for lane in range(32):
+            if mode == "row":  # lanes sweep a row, wrapping into the next rows
+                r, c = lane // per_row, (lane % per_row) * w
+            elif mode == "column":  # one lane per row at a fixed column
+                r, c = lane, (k % per_row) * w
+            else:  # a th x tw thread tile
+                r, c = lane // tw, ((lane % tw) * w) % cols_bytes
+            a = tile_offset(r, c, pitch, es, sw, base)
+            addrs.append(a - a % w)
+        op = rng.choice(["ld", "st"])
+        ins = f"{op}.shared.{widths[w]}" + (".b32" if w >= 8 else "")
+        tag = f"{es * 8}bit cols={cols_bytes}B pad={pad} Sw<{sw[0]},{sw[1]},{sw[2]}> base={base}"
+        add(f"r4 tile {ins} {mode} {tag} #{k}", ins, addrs)
+    # realistic: ldmatrix/stmatrix over tiles
+    for k in range(120):
+        kind = rng.choice(["ldmatrix", "ldmatrix", "stmatrix"])
+        n = rng.choice([1, 2, 4, 4])
+        trans = rng.random() < 0.4
+        es = rng.choice([2, 2, 1, 4])
+        cols_bytes = rng.choice([32, 64, 128, 256])
+        pad = rng.choice([0, 0, 0, 16, 8, 4]) if not rng.random() < 0.1 else 48
+        if pad % 16:  # matrix rows must stay 16-byte aligned: pad in 16s when rows must be aligned
+            pad = 16
+        pitch = cols_bytes + pad
+        sw = rng.choice(swizzles) if pad == 0 else (0, 0, 0)
+        if sw[1] * 1 + (es.bit_length() - 1) < 4 and sw[0]:  # swizzle must move whole 16-byte rows
+            sw = (sw[0], 4 - (es.bit_length() - 1), sw[2])
+        base = rng.randrange(0, 64) * 16
+        r0 = rng.randrange(0, 4) * 8
+        chunks = cols_bytes // 16
+        c0 = rng.randrange(0, chunks)
+        pattern = rng.choice(["A", "B", "rows"])
+        addrs = []
+        for lane in range(32):
+            m_idx, j = lane // 8, lane % 8
+            if pattern == "A":  # x4: matrices (r0..7,c), (r8..15,c), (r0..7,c+1), (r8..15,c+1)
+                r, ch = r0 + j + 8 * (m_idx % 2), c0 + m_idx // 2
+            elif pattern == "B":
+                r, ch = r0 + j + 8 * (m_idx // 2), c0 + m_idx % 2
+            else:
+                r, ch = r0 + j, c0 + m_idx
+            a = tile_offset(r, (ch % chunks) * 16, pitch, es, sw, base)
+            addrs.append(a - a % 16)
+        if n < 4 and rng.random() < 0.5:  # junk (aligned) in the lanes the instruction ignores
+            for lane in range(8 * n, 32):
+                addrs[lane] = rng.randrange(0, 512) * 16
+        ins = mat(kind, n, trans)
+        tag = f"{es * 8}bit cols={cols_bytes}B pad={pad} Sw<{sw[0]},{sw[1]},{sw[2]}> base={base}"
+        add(f"r4 tile {kind}.x{n}{'.t' if trans else ''} {pattern} {tag} #{k}", ins, addrs)
+
+    # adversarial: partial pair equality for 8/16-byte accesses
+    def pairs(vals: list[int]) -> list[int]:
+        return [vals[i // 2] for i in range(32)]
+
+    for w in (8, 16):
+        for op, tab in (("ld", LD), ("st", ST)):
+            ins = tab[w]
+            col = [(i * 128) % 2048 + (i // 16) * 16 for i in range(16)]
+            add(f"r4 {op}{w} pairs equal, pair k == pair k+8", ins, pairs([(i % 8) * 128 for i in range(16)]))
+            add(f"r4 {op}{w} pairs equal, all pairs in one bank column", ins, pairs(col))
+            add(f"r4 {op}{w} quads equal, column", ins, [(i // 4) * 128 for i in range(32)])
+            add(f"r4 {op}{w} quads equal, contiguous", ins, [(i // 4) * w for i in range(32)])
+            add(f"r4 {op}{w} octets equal, column", ins, [(i // 8) * 128 for i in range(32)])
+            add(f"r4 {op}{w} pairs equal in q0 only", ins, [(i // 2) * 128 if i < 8 else i * w + 4096 for i in range(32)])
+            add(f"r4 {op}{w} pairs equal in q0,q1 only, rows", ins,
+                [(i // 2) * 128 if i < 16 else (i % 8) * 128 + 64 for i in range(32)])
+            add(f"r4 {op}{w} pairs equal in h1 only, rows", ins,
+                [(i % 16) * 128 if i < 16 else ((i - 16) // 2) * 128 + 64 for i in range(32)])
+            add(f"r4 {op}{w} crossing pairs (2k+1,2k+2) + lanes 0,31 equal", ins,
+                [((i + 1) // 2 % 16) * 128 for i in range(32)])
+            add(f"r4 {op}{w} pairs equal, 16 distinct rows bank0", ins, pairs([i * 128 for i in range(16)]))
+            add(f"r4 {op}{w} pairs equal, 16 distinct same-bank rows, 2 groups", ins,
+                pairs([(i % 8) * 256 + (i // 8) * 64 for i in range(16)]))
+            add(f"r4 {op}{w} dup across phases: lane i and i+8 equal, column", ins,
+                [(i % 8) * 128 for i in range(32)])
+            add(f"r4 {op}{w} dup across phases: lane i and i+4 equal", ins, [(i % 4) * 128 for i in range(32)])
+            add(f"r4 {op}{w} lane i and 31-i equal, column", ins, [min(i, 31 - i) * 128 for i in range(32)])
+            add(f"r4 {op}{w} near top of smem, column", ins, [top - 4096 + i * 128 - w for i in range(32)])
+            add(f"r4 {op}{w} near top of smem, contiguous", ins, [top - 32 * w + i * w for i in range(32)])
+            add(f"r4 {op}{w} pairs equal near top, rows", ins, pairs([top - 2048 + i * 128 - w for i in range(16)]))
+            for k in range(10 if op == "ld" else 4):
+                pool = [rng.randrange(0, 64) * w + rng.choice([0, 1024, 2048, 4096])
+                        for _ in range(rng.choice([2, 4, 8, 16]))]
+                vals = [rng.choice(pool) for _ in range(16)]
+                lane_addrs = pairs(vals)
+                if k % 2:  # break pair equality in a random number of pairs
+                    for _b in range(rng.choice([1, 1, 2, 8])):
+                        j = rng.randrange(16)
+                        lane_addrs[2 * j + 1] = rng.choice(pool)
+                add(f"r4 rand pool pairs {op}{w} #{k}", ins, lane_addrs)
+    # 8/16-bit: lanes sharing words, loads and stores
+    for w in (1, 2):
+        for op, tab in (("ld", LD), ("st", ST)):
+            ins = tab[w]
+            per = 4 // w
+            add(f"r4 {op}{w} {per} lanes per word, column of words", ins,
+                [(i // per) * 128 + (i % per) * w for i in range(32)])
+            add(f"r4 {op}{w} 2 lanes per word same byte, column", ins, [(i // 2) * 128 for i in range(32)])
+            add(f"r4 {op}{w} lanes share words across 4 rows bank0..7", ins,
+                [(i % 4) * 128 + (i // 4) * 4 + (i % per) * w for i in range(32)])
+            add(f"r4 {op}{w} contiguous, odd base", ins, [w * 37 + i * w for i in range(32)])
+            add(f"r4 {op}{w} fp16/int8 column pitch 130B", ins, [(i * 130) - (i * 130) % w for i in range(32)])
+            add(f"r4 {op}{w} column pitch 132B, byte 3", ins, [i * 132 + (3 if w == 1 else 2) for i in range(32)])
+            add(f"r4 {op}{w} near top, lanes per word", ins, [top - 64 + (i // per) * 4 + (i % per) * w - 4096 * (i % 2)
+                                                             for i in range(32)])
+            for k in range(8):
+                span = rng.choice([64, 256, 1024, 4096])
+                add(f"r4 rand {op}{w} bytes #{k}", ins, [rng.randrange(0, span // w) * w for _ in range(32)])
+    # ldmatrix / stmatrix: repeated rows inside and across matrices, .trans x1/x2, junk lanes, high offsets
+    for kind in ("ldmatrix", "stmatrix"):
+        for n in (1, 2, 4):
+            for trans in (False, True):
+                ins = mat(kind, n, trans)
+                t = ".t" if trans else ""
+                add(f"r4 {kind}.x{n}{t} rows 0,1 equal, 2-7 same bank column", ins,
+                    [0, 0] + [j * 128 for j in range(2, 8)] + [(i % 8) * 128 + 64 for i in range(8, 32)])
+                add(f"r4 {kind}.x{n}{t} rows pairwise equal, column", ins, [(i // 2 % 4) * 128 + (i // 8) * 16
+                                                                             for i in range(32)])
+                add(f"r4 {kind}.x{n}{t} each matrix one row repeated 8x, banks apart", ins,
+                    [(i // 8) * 2048 + (i // 8) * 16 for i in range(32)])
+                add(f"r4 {kind}.x{n}{t} m1 repeats m0 rows, 8-way", ins, [(i % 8) * 128 + (i // 16) * 16
+                                                                           for i in range(32)])
+                add(f"r4 {kind}.x{n}{t} 4 rows in bank group 0, 4 in group 4", ins,
+                    [(i % 4) * 256 + (i % 8 // 4) * 16 + (i // 8) * 32 for i in range(32)])
+                add(f"r4 {kind}.x{n}{t} near top of smem", ins, [top - 2048 + (i % 8) * 144 + (i // 8) * 16 - 16 * 8
+                                                                  for i in range(32)])
+                if n < 4:
+                    junk = [(i % 8) * 16 for i in range(8 * n)] + [((i * 7) % 16) * 128 + 3 * 16 for i in range(8 * n, 32)]
+                    add(f"r4 {kind}.x{n}{t} junk 16-way column in ignored lanes", ins, junk)
+                    junk2 = [(i % 8) * 128 for i in range(8 * n)] + [0] * (32 - 8 * n)
+                    add(f"r4 {kind}.x{n}{t} 8-way, ignored lanes zero", ins, junk2)
+                for k in range(4):
+                    pool = [rng.randrange(0, 128) * 16 for _ in range(rng.choice([3, 6, 12]))]
+                    add(f"r4 rand pool {kind}.x{n}{t} #{k}", ins, [rng.choice(pool) for _ in range(32)])
+    return cs
+
+
+def round5(seed: int = 505) -> list[Case]:
+    """Fifth round: which lane-equality patterns make 64/128-bit loads use double-size phases (round 4 found a
+    128-bit load with lanes i and i^2 equal, pairs not, costing 2 like the pair case).  Lane-quad structure:
+    i^1, i^2, i^3 equality, mixed per quad, quads of 2 distinct addresses in other shapes; stores alike."""
+    rng = random.Random(seed)
+    cs: list[Case] = []
+
+    def add(name: str, ins: str, addrs: list[int]) -> None:
+        cs.append(Case(name, ins, tuple(addrs), None, ("round5",)))
+
+    def by_quad(w: int, shapes: list[tuple[int, int, int, int]], vals: list[int]) -> list[int]:
+        """Lane 4q+j gets vals[2q + shapes[q][j]] (shape entries 0/1 pick one of the quad's two addresses)."""
+        return [vals[2 * (i // 4) + shapes[i // 4][i % 4]] for i in range(32)]
+
+    x1, x2, x3 = (0, 0, 1, 1), (0, 1, 0, 1), (0, 1, 1, 0)
+    other = {"AAAB": (0, 0, 0, 1), "ABBB": (0, 1, 1, 1), "AAAA": (0, 0, 0, 0), "BAAA": (1, 0, 0, 0)}
+    for w in (8, 16):
+        for op, tab in (("ld", LD), ("st", ST)):
+            ins = tab[w]
+            layouts = {
+                "column": [(j * 128) % 4096 + (j // 32) * 16 for j in range(16)],
+                "2 rows per bank group": [(j % 8) * 256 + (j // 8) * 64 for j in range(16)],
+                "contiguous": [j * w for j in range(16)],
+                "4 same-bank rows x 4 groups": [(j % 4) * 128 + (j // 4) * 2 * w for j in range(16)],
+            }
+            reps = 2 if op == "ld" else 1
+            for lname, vals in list(layouts.items())[: 4 if op == "ld" else 2]:
+                for sname, shape in (("i^2", x2), ("i^3", x3), ("i^1", x1)):
+                    add(f"r5 {op}{w} lanes i,{sname} equal, {lname}", ins, by_quad(w, [shape] * 8, vals))
+                for sname, shape in other.items():
+                    add(f"r5 {op}{w} every quad {sname}, {lname}", ins, by_quad(w, [shape] * 8, vals))
+                if reps:
+                    add(f"r5 {op}{w} quads alternate i^1 / i^2 equality, {lname}", ins,
+                        by_quad(w, [x1, x2] * 4, vals))
+                    add(f"r5 {op}{w} half0 i^1, half1 i^2 equality, {lname}", ins,
+                        by_quad(w, [x1] * 4 + [x2] * 4, vals))
+                    add(f"r5 {op}{w} i^2 equality except quad 7 (i^1), {lname}", ins,
+                        by_quad(w, [x2] * 7 + [x1], vals))
+                    broken = by_quad(w, [x2] * 8, vals)
+                    broken[31] = broken[31] + 4096
+                    add(f"r5 {op}{w} i^2 equality except lane 31, {lname}", ins, broken)
+                    add(f"r5 {op}{w} random quad shapes of 2 addresses, {lname}", ins,
+                        by_quad(w, [rng.choice([x1, x2, x3, (0, 0, 0, 1), (1, 0, 1, 1)]) for _ in range(8)], vals))
+            # i^2 equality with 16 distinct addresses in one bank: does the double phase hold 16 rows?
+            add(f"r5 {op}{w} i^2 equal, 16 rows one bank", ins, by_quad(w, [x2] * 8, [j * 128 for j in range(16)]))
+            add(f"r5 {op}{w} i^2 equal, 8 rows one bank per half", ins,
+                by_quad(w, [x2] * 8, [(j % 8) * 128 + (j // 8) * 64 for j in range(16)]))
+    add("r5 repeat of r4 tile ld.shared.v4.b32 #135", LD[16], [1744 + 32 * (i // 8) + 16 * (i % 2) for i in range(32)])
+    add("r5 r4 #135 shape, quads distinct", LD[16], [1744 + 32 * (i // 4) + 16 * (i % 2) for i in range(32)])
+    for k in range(24):
+        w = rng.choice([8, 16])
+        shape = rng.choice([x1, x2, x3])
+        span = rng.choice([256, 1024, 4096])
+        vals = [rng.randrange(0, span // w) * w for _ in range(16)]
+        add(f"r5 rand ld{w} quad-structured #{k}", LD[w], by_quad(w, [shape] * 8, vals))
     return cs
 
 
@@ -417,7 +657,8 @@ def main() -> int:
     dev = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip()
     which = sys.argv[sys.argv.index("--set") + 1] if "--set" in sys.argv else "1"
-    cases = targeted() + random_cases() if which == "1" else (round2() if which == "2" else round3())
+    rounds = {"1": lambda: targeted() + random_cases(), "2": round2, "3": round3, "4": round4, "5": round5}
+    cases = rounds[which]()
     cases = [c for c in cases if c.name.startswith(only)]
     print(f"{len(cases)} cases, build+check {time.time() - t0:.1f}s", flush=True)
     results: list[dict[str, object]] = []

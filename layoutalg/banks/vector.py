@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from layoutalg.banks.instruction import Instruction, parse_instruction
-from layoutalg.banks.model import BANK_BYTES, NUM_BANKS, SMEM_LIMIT_BYTES
+from layoutalg.banks.model import BANK_BYTES, NUM_BANKS, PAIRING_XORS, SMEM_LIMIT_BYTES
 from layoutalg.errors import InstructionError
 
 
@@ -85,7 +85,10 @@ def wavefronts_many(instruction: str, addresses: Any) -> tuple[Any, Any]:
         per = 128 // ins.access_bytes
         wf, ideal = _cost(ins, a, per, 32)
         if ins.kind == "ld":
-            paired = (a[:, 0::2] == a[:, 1::2]).all(axis=1)
+            lanes = np.arange(32)
+            paired = np.zeros(a.shape[0], dtype=bool)
+            for step in PAIRING_XORS:
+                paired |= (a == a[:, lanes ^ step]).all(axis=1)
             if paired.any():
                 wf2, ideal2 = _cost(ins, a[paired], 2 * per, 32)
                 wf[paired] = wf2

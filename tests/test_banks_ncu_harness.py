@@ -74,7 +74,8 @@ def test_measurement_script_regenerates_the_recorded_patterns():
     finally:
         sys.path.pop(0)
     recorded = json.load(open(os.path.join(DATA, "h200_smem_wavefronts_more.json")))["cases"]
-    generated = measure_banks.targeted() + measure_banks.random_cases() + measure_banks.round2() + measure_banks.round3()
+    generated = (measure_banks.targeted() + measure_banks.random_cases() + measure_banks.round2()
+                 + measure_banks.round3() + measure_banks.round4() + measure_banks.round5())
     assert [c.name for c in generated] == [c["name"] for c in recorded]
     assert all(list(g.lane_byte_addresses) == r["lane_byte_addresses"] for g, r in zip(generated, recorded))
 

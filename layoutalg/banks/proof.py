@@ -14,8 +14,8 @@ Two routes:
   claim above is stated over the lanes ``lane``, ``lane_b``, the words ``u``, ``v`` within each lane's access
   and the access's axes, and handed to :func:`layoutalg.prove.claims.forall`, which decides it over GF(2) when
   every term is bit-linear (swizzles, power-of-two strides), by enumeration when the domain is small, and by z3
-  otherwise (a timeout is "unknown").  For 8- and 16-byte loads, whose phases double when all lane pairs hold
-  the same address, the claim is stated over the doubled phases, which implies it for both phase structures;
+  otherwise (a timeout is "unknown").  For 8- and 16-byte loads, whose phases double when every lane i holds
+  the same address as lane i^1 (or every lane as lane i^2), the claim is stated over the doubled phases, which implies it for both phase structures;
   a refutation of that stronger claim that the exact model does not confirm becomes "unknown".
 """
 
@@ -144,7 +144,7 @@ def _symbolic(smem_layout: Any, access: Access, dtype: Any, base: int, method: s
                            f"at {at_text} (z3's instance, replayed on the exact model): " + exact.explanation.split(": ", 1)[-1],
                            res.notes)
     return ProofResult("unknown", None, res.seconds, res.method, claim,
-                       "conflict-free at the refuting instance under the exact model (its lane pairs differ, so its "
+                       "conflict-free at the refuting instance under the exact model (its lanes do not pair up, so its "
                        "phases are the smaller ones); the doubled-phase claim does not decide it", res.notes)
 
 

@@ -291,25 +291,9 @@ def width_for(roots: list[Any], variables: list[ex.Var], intervals: dict[int, ex
     lo, hi = 0, 1
     for v in variables:
         lo, hi = min(lo, v.lo), max(hi, v.hi)
-    seen: set[int] = set()
-    stack = list(roots)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, tuple):
-            stack.extend(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, ex.Pred):
-            ex.walk_pred(node, stack.append)
-            continue
+    for node in ex.subterms(roots):
         nlo, nhi = ex.interval(node, intervals)
         lo, hi = min(lo, nlo), max(hi, nhi)
-        if isinstance(node, ex.BinOp):
-            stack.extend((node.a, node.b))
-        elif isinstance(node, ex.Ite):
-            stack.extend((node.cond, node.a, node.b))
     return ex.signed_width(lo, hi) + 1
 
 

@@ -22,26 +22,10 @@ DEFAULT_LIMIT = 1 << 22
 def _needs_objects(roots: list[Any]) -> bool:
     intervals: dict[int, ex.Interval] = {}
     limit = 1 << 62
-    stack = list(roots)
-    seen: set[int] = set()
-    while stack:
-        node = stack.pop()
-        if isinstance(node, tuple):
-            stack.extend(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, ex.Pred):
-            ex.walk_pred(node, stack.append)
-            continue
+    for node in ex.subterms(roots):
         lo, hi = ex.interval(node, intervals)
         if lo < -limit or hi > limit:
             return True
-        if isinstance(node, ex.BinOp):
-            stack.extend((node.a, node.b))
-        elif isinstance(node, ex.Ite):
-            stack.extend((node.cond, node.a, node.b))
     return False
 
 

@@ -32,7 +32,7 @@ functions), so each engine only handles primitives.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Iterable, Sequence, Union
+from typing import Any, Callable, Iterable, Iterator, Sequence, Union
 
 from layoutalg.core.layout import Layout
 from layoutalg.errors import ProofError
@@ -875,6 +875,32 @@ def interval(root: Any, memo: dict[int, Interval] | None = None) -> Interval:
         return out
 
     return go(root)
+
+
+def subterms(roots: Any) -> Iterator[Any]:
+    """Every distinct integer term (by identity) in ``roots``: terms, predicates or nested tuples of them.
+
+    Descends through predicates, ``BinOp`` operands and ``Ite`` branches and
+    conditions; each node is yielded once, before its children.
+    """
+    stack = list(roots)
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if isinstance(node, tuple):
+            stack.extend(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, Pred):
+            walk_pred(node, stack.append)
+            continue
+        yield node
+        if isinstance(node, BinOp):
+            stack.extend((node.a, node.b))
+        elif isinstance(node, Ite):
+            stack.extend((node.cond, node.a, node.b))
 
 
 def walk_pred(p: Any, on_term: Callable[[Any], Any]) -> None:

@@ -307,6 +307,7 @@ def _show_tv(args: argparse.Namespace) -> int:
         atom = _lookup_atom(args.tv)
         atom_name = getattr(atom, "name", args.tv)
         operands = _operand_names(atom)
+        is_mma = "C" in operands  # decided before --operand narrows the list
         if args.operand:
             chosen = [o for o in operands if o.lower() == args.operand.lower()]
             if not chosen:
@@ -314,7 +315,6 @@ def _show_tv(args: argparse.Namespace) -> int:
                                  f"use --operand {' or '.join(operands)}")
             operands = chosen
         panels = []
-        is_mma = "C" in operands
         if bits is None and not is_mma:
             bits = 16  # copy atoms are in bits; b16 is what ldmatrix/stmatrix move
         for operand in operands:

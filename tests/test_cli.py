@@ -125,19 +125,7 @@ def test_show_tv_of_custom_layout_json() -> None:
             assert cells[row][col] == f"T{lane}V{i}"
 
 
-def _atom_available(name: str) -> bool:
-    try:
-        from layoutalg.atoms import catalog
-
-        catalog.get(name)
-        return True
-    except Exception:  # noqa: BLE001 - the catalog is optional while the atoms layer is being written
-        return False
-
-
 def test_show_tv_mma_atom_png(tmp_path: Path) -> None:
-    if not _atom_available("SM80_16x8x16_F32F16F16F32_TN"):
-        pytest.skip("atom catalog not available")
     from PIL import Image
 
     out = tmp_path / "c.png"
@@ -151,9 +139,16 @@ def test_show_tv_mma_atom_png(tmp_path: Path) -> None:
         assert image.size[0] > 8 * 36 and image.size[1] > 16 * 36
 
 
+def test_show_tv_single_a_operand_is_drawn_m_by_k() -> None:
+    data = cli_json("show", "--tv", "SM80_16x8x16_F32F16F16F32_TN", "--operand", "A")
+    cells = data["operands"][0]["cells"]
+    # PTX ISA m16n8k16 A fragment: a_i of lane l at row (l>>2) + 8*((i>>1)&1), col 2*(l%4) + (i&1) + 8*(i>>2).
+    for lane in range(32):
+        for i in range(8):
+            assert cells[(lane >> 2) + 8 * ((i >> 1) & 1)][2 * (lane % 4) + (i & 1) + 8 * (i >> 2)] == f"T{lane}V{i}"
+
+
 def test_show_tv_all_operands_write_one_file_each(tmp_path: Path) -> None:
-    if not _atom_available("SM80_16x8x16_F32F16F16F32_TN"):
-        pytest.skip("atom catalog not available")
     proc = cli("show", "--tv", "SM80_16x8x16_F32F16F16F32_TN", "--svg", str(tmp_path / "mma.svg"))
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mma_A.svg", "mma_B.svg", "mma_C.svg"]
@@ -168,8 +163,6 @@ def test_show_tv_all_operands_write_one_file_each(tmp_path: Path) -> None:
 
 
 def test_show_tv_ldmatrix_rows() -> None:
-    if not _atom_available("SM75_U32x4_LDSM_N"):
-        pytest.skip("atom catalog not available")
     data = cli_json("show", "--tv", "SM75_U32x4_LDSM_N", "--operand", "dst", "--dtype", "f16")
     cells = data["operands"][0]["cells"]
     # PTX ldmatrix (no .trans): lane l holds, in register r, row l//4, cols 2*(l%4), +1 of matrix r.
@@ -212,16 +205,12 @@ def test_show_tv_notation_needs_tile() -> None:
 
 
 def test_show_tv_unknown_atom_suggests_names() -> None:
-    if not _atom_available("SM80_16x8x16_F32F16F16F32_TN"):
-        pytest.skip("atom catalog not available")
     proc = cli("show", "--tv", "SM80_16x8x16_F32F16F16F32_NT")
     assert proc.returncode == 2
     assert "SM80_16x8x16_F32F16F16F32_TN" in proc.stderr and "layoutalg atoms" in proc.stderr
 
 
 def test_show_tv_bad_operand() -> None:
-    if not _atom_available("SM80_16x8x16_F32F16F16F32_TN"):
-        pytest.skip("atom catalog not available")
     proc = cli("show", "--tv", "SM80_16x8x16_F32F16F16F32_TN", "--operand", "src")
     assert proc.returncode == 2 and "--operand A or B or C" in proc.stderr
 
@@ -257,8 +246,6 @@ def test_convert_bad_target() -> None:
 
 
 def test_atoms_lists_catalog() -> None:
-    if not _atom_available("SM75_U32x4_LDSM_N"):
-        pytest.skip("atom catalog not available")
     names = cli_json("atoms", "LDSM")
     assert "SM75_U32x4_LDSM_N" in names and "SM75_U16x8_LDSM_T" in names
     assert all("LDSM" in n for n in names)

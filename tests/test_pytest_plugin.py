@@ -98,10 +98,6 @@ def test_assert_fragment_on_tv_layouts() -> None:
 
 
 def test_assert_conflict_free_delegates_to_banks() -> None:
-    import layoutalg.banks as banks
-
-    if not hasattr(banks, "conflict_free"):
-        pytest.skip("layoutalg.banks.conflict_free is not there yet")
     from layoutalg.pytest_plugin import assert_conflict_free
 
     class Proved:

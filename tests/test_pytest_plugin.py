@@ -98,6 +98,7 @@ def test_assert_fragment_on_tv_layouts() -> None:
 
 
 def test_assert_conflict_free_delegates_to_banks() -> None:
+    import layoutalg.banks as banks
     from layoutalg.pytest_plugin import assert_conflict_free
 
     class Proved:

@@ -36,7 +36,47 @@ from layoutalg.errors import ProofError
 from layoutalg.prove import expr as ex
 
 
-class Encoder:
+class _TermEncoder:
+    """What both encoders share: memoised dispatch over lowered term nodes, and predicates.
+
+    Subclasses give ``const``, ``variable`` and ``_binop`` for their z3 sort.
+    """
+
+    z3: Any
+    memo: dict[int, Any]
+
+    def const(self, value: int) -> Any:
+        raise NotImplementedError
+
+    def variable(self, v: ex.Var) -> Any:
+        raise NotImplementedError
+
+    def _binop(self, node: ex.BinOp) -> Any:
+        raise NotImplementedError
+
+    def term(self, node: Any) -> Any:
+        key = id(node)
+        if key in self.memo:
+            return self.memo[key]
+        z3 = self.z3
+        if isinstance(node, ex.Const):
+            out = self.const(node.value)
+        elif isinstance(node, ex.Var):
+            out = self.variable(node)
+        elif isinstance(node, ex.BinOp):
+            out = self._binop(node)
+        elif isinstance(node, ex.Ite):
+            out = z3.If(self.pred(node.cond), self.term(node.a), self.term(node.b))
+        else:
+            raise ProofError(f"cannot encode {node!r}: lower() it first")
+        self.memo[key] = out
+        return out
+
+    def pred(self, p: Any) -> Any:
+        return encode_pred(self, p)
+
+
+class Encoder(_TermEncoder):
     """Encodes lowered terms at one width ``width`` (see module docstring)."""
 
     def __init__(self, width: int, intervals: dict[int, ex.Interval]) -> None:
@@ -70,23 +110,6 @@ class Encoder:
         return self.z3.BitVecVal(value, self.width)
 
     # -- terms -------------------------------------------------------------
-    def term(self, node: Any) -> Any:
-        key = id(node)
-        if key in self.memo:
-            return self.memo[key]
-        z3 = self.z3
-        if isinstance(node, ex.Const):
-            out = self.const(node.value)
-        elif isinstance(node, ex.Var):
-            out = self.variable(node)
-        elif isinstance(node, ex.BinOp):
-            out = self._binop(node)
-        elif isinstance(node, ex.Ite):
-            out = z3.If(self.pred(node.cond), self.term(node.a), self.term(node.b))
-        else:
-            raise ProofError(f"cannot encode {node!r}: lower() it first")
-        self.memo[key] = out
-        return out
 
     def _bounds(self, node: Any) -> ex.Interval:
         return ex.interval(node, self.intervals)
@@ -125,11 +148,9 @@ class Encoder:
             return self.const(0) if op == "<<" else (a >> (self.width - 1))
         return a << slo if op == "<<" else a >> slo
 
-    def pred(self, p: Any) -> Any:
-        return encode_pred(self, p)
 
 
-class IntEncoder:
+class IntEncoder(_TermEncoder):
     """Encodes lowered terms as z3 *integers* (exact; no width at all) when :func:`int_expressible`.
 
     ``//`` and ``%`` by a positive divisor are z3's ``div``/``mod`` (Euclidean, which is floor
@@ -166,23 +187,6 @@ class IntEncoder:
     def const(self, value: int) -> Any:
         return self.z3.IntVal(value)
 
-    def term(self, node: Any) -> Any:
-        key = id(node)
-        if key in self.memo:
-            return self.memo[key]
-        z3 = self.z3
-        if isinstance(node, ex.Const):
-            out = self.const(node.value)
-        elif isinstance(node, ex.Var):
-            out = self.variable(node)
-        elif isinstance(node, ex.BinOp):
-            out = self._binop(node)
-        elif isinstance(node, ex.Ite):
-            out = z3.If(self.pred(node.cond), self.term(node.a), self.term(node.b))
-        else:
-            raise ProofError(f"cannot encode {node!r}: lower() it first")
-        self.memo[key] = out
-        return out
 
     def _binop(self, node: ex.BinOp) -> Any:
         a, b = self.term(node.a), self.term(node.b)
@@ -208,8 +212,6 @@ class IntEncoder:
         other = a if isinstance(node.b, ex.Const) else b
         return other % (mask + 1)
 
-    def pred(self, p: Any) -> Any:
-        return encode_pred(self, p)
 
 
 def _pow2_term(z3: Any, k: Any, hi: int) -> Any:

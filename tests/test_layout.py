@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from oracles import reference as ref
 
 from layoutalg import strategies as ls
@@ -57,3 +58,15 @@ def test_make_layout_and_huge_values() -> None:
     assert [int(v) for v in big.to_numpy()] == [0, 1 << 62, 1 << 63, (1 << 62) + (1 << 63)]
     with pytest.raises(ShapeError):
         make_layout(Layout(2), 3)  # type: ignore[arg-type]
+
+
+@settings(max_examples=300, deadline=None)
+@given(ls.layouts(), st.integers(min_value=0, max_value=4))
+def test_index_fast_path_matches_unfold_then_dot(layout: Layout, multiple: int) -> None:
+    """``L(i)`` for a plain int (fast path) is ``crd2idx(idx2crd(i))``, past size() too."""
+    from layoutalg.core import int_tuple
+
+    for index in range(0, layout.size() * (multiple + 1), max(1, layout.size() // 16)):
+        coordinate = int_tuple.idx2crd(index, layout.shape)
+        assert layout(index) == int_tuple.crd2idx(coordinate, layout.shape, layout.stride)
+        assert layout(index) == ref.evaluate(layout.shape, layout.stride, index)

@@ -105,6 +105,8 @@ class Layout:
         ``L(i)``, ``L((i, j))`` and ``L(i, j)`` evaluate; a coordinate holding
         ``None`` (CuTe's ``_``) returns the sliced sub-layout, as CuTe does.
         """
+        if len(args) == 1 and type(args[0]) is int and args[0] >= 0:  # fast path: a 1-D index
+            return _index_offset(args[0], self.shape, self.stride, True)
         if not args:
             raise CoordinateError("a layout takes a coordinate or an index")
         crd = args[0] if len(args) == 1 else tuple(args)
@@ -261,6 +263,25 @@ def evaluate_modes(shapes: Sequence[int], strides: Sequence[int], indices: Any) 
 
 _set_shape = Layout.__dict__["shape"].__set__
 _set_stride = Layout.__dict__["stride"].__set__
+
+
+def _index_offset(index: int, shape: IntTuple, stride: IntTuple, last: bool) -> int:
+    """``L(index)`` in one pass: unfold ``index`` colexicographically (the last mode unbounded) and sum.
+
+    Equal to ``crd2idx(idx2crd(index, shape), shape, stride)``; ``last`` says
+    whether this mode is the outermost last one, which keeps counting past its extent.
+    """
+    if type(shape) is int:
+        return (index if last else index % shape) * stride  # type: ignore[operator,return-value]
+    offset = 0
+    final = len(shape) - 1  # type: ignore[arg-type]
+    for k, (mode, step) in enumerate(zip(shape, stride)):  # type: ignore[arg-type]
+        if k == final:
+            return offset + _index_offset(index, mode, step, last)
+        extent = it.product(mode)
+        offset += _index_offset(index % extent, mode, step, False)
+        index //= extent
+    return offset
 
 
 def _has_none(crd: Any) -> bool:

@@ -80,3 +80,19 @@ def test_only_layout_errors_escape(op: Callable[..., Any], args: list[Any]) -> N
         pass
     except TypeError as err:  # wrong number of arguments is a Python call error, not bad layout input
         assert "argument" in str(err)
+
+
+def test_absurd_inputs_get_layout_errors_not_crashes() -> None:
+    """Nesting deep enough to overflow a recursion, and a domain too large to hold, are refused cleanly."""
+    import pytest
+
+    from layoutalg import Layout
+    from layoutalg.errors import LayoutError
+
+    nested: object = 2
+    for _ in range(3000):
+        nested = (nested,)
+    with pytest.raises(LayoutError, match="nested more than"):
+        Layout(nested)
+    with pytest.raises(LayoutError, match="whole-domain evaluation is limited"):
+        Layout((1 << 20, 1 << 20)).to_numpy()

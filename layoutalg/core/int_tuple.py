@@ -29,14 +29,19 @@ def is_tuple(x: Any) -> bool:
     return isinstance(x, tuple)
 
 
-def to_int_tuple(x: Any, what: str = "int tuple") -> IntTuple:
+MAX_DEPTH = 64  # deeper nesting is refused (the parser has the same cap), so no recursion can overflow
+
+
+def to_int_tuple(x: Any, what: str = "int tuple", depth: int = 0) -> IntTuple:
     """Normalise lists to tuples and check every leaf is an int; ``what`` names the argument in errors."""
     if is_int(x):
         return int(x)
     if hasattr(x, "__index__") and not isinstance(x, (bool, float)):
         return int(x.__index__())
     if isinstance(x, (tuple, list)):
-        return tuple(to_int_tuple(e, f"{what}[{i}]") for i, e in enumerate(x))
+        if depth >= MAX_DEPTH:
+            raise ShapeError(f"{what} is nested more than {MAX_DEPTH} levels deep")
+        return tuple(to_int_tuple(e, f"{what}[{i}]", depth + 1) for i, e in enumerate(x))
     raise ShapeError(f"{what} must be an int or a tuple of ints, got {x!r} ({type(x).__name__})")
 
 

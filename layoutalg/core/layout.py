@@ -18,7 +18,7 @@ from typing import Any, Iterator, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
-from layoutalg.errors import CoordinateError, ShapeError
+from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 
 
 def _check_shape(shape: IntTuple, path: str) -> None:
@@ -217,10 +217,25 @@ class Layout:
 _INT64_SAFE = 1 << 62
 
 
+MAX_WHOLE_DOMAIN = 1 << 28
+
+
 def offsets_of_modes(shapes: Sequence[int], strides: Sequence[int]) -> Any:
-    """All offsets of the flat layout ``shapes:strides`` in colexicographic order (numpy)."""
+    """All offsets of the flat layout ``shapes:strides`` in colexicographic order (numpy).
+
+    Refuses (LayoutError) a domain above ``MAX_WHOLE_DOMAIN`` elements (2 GiB of int64)
+    rather than let numpy run the process out of memory.
+    """
     import numpy as np
 
+    total = 1
+    for s in shapes:
+        total *= s
+    if total > MAX_WHOLE_DOMAIN:
+        raise LayoutError(
+            f"layout {_to_str(tuple(shapes))}:{_to_str(tuple(strides))} has {total} elements; whole-domain "
+            f"evaluation is limited to {MAX_WHOLE_DOMAIN} (2**28): evaluate a slice or a tile of it instead"
+        )
     bound = sum((s - 1) * abs(d) for s, d in zip(shapes, strides))
     dtype: Any = np.int64 if bound < _INT64_SAFE else object
     out = np.zeros(1, dtype=dtype)

@@ -23,7 +23,7 @@ import argparse
 import difflib
 import json
 import sys
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from layoutalg.errors import LayoutError
 
@@ -185,28 +185,11 @@ def _add_picture_options(parser: argparse.ArgumentParser) -> None:
 # --------------------------------------------------------------------------- show
 
 
-def _layout_table(layout: Any, grid: Any) -> str:
-    """The print_layout table: ATOM's text renderer when it handles the value, else the grid's."""
-    try:
-        import importlib
+def _layout_table(layout: Any) -> str:
+    """The print_layout table of a plain or swizzled layout."""
+    from layoutalg.viz.text import layout_table
 
-        text_viz = importlib.import_module("layoutalg.viz.text")
-        render: Callable[..., str] | None = getattr(text_viz, "layout_table", None) or getattr(
-            text_viz, "print_layout", None)
-    except ImportError:
-        render = None
-    if render is not None:
-        try:
-            rendered = render(layout)
-            if isinstance(rendered, str) and rendered:
-                return rendered if rendered.endswith("\n") else rendered + "\n"
-        except LayoutError:
-            raise
-        except Exception:  # noqa: BLE001 - fall back to our own table on an incompatible renderer
-            pass
-    from layoutalg.viz.table import grid_to_text
-
-    return grid_to_text(grid)
+    return layout_table(layout)
 
 
 def _operand_names(atom: Any) -> list[str]:
@@ -241,7 +224,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
             "files": written,
         })
         return EXIT_OK
-    sys.stdout.write(_layout_table(layout, grid))
+    sys.stdout.write(_layout_table(layout))
     for path in written:
         sys.stdout.write(f"wrote {path}\n")
     return EXIT_OK

@@ -28,21 +28,9 @@ from typing import Any, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.errors import ShapeError
+from layoutalg.viz.table import boxed_table
 
 MAX_CELLS = 1 << 16
-
-
-def _grid(title: str, cells: Sequence[Sequence[str]], row_names: Sequence[str], col_names: Sequence[str]) -> str:
-    width = max([len(c) for row in cells for c in row] + [len(n) for n in col_names] + [1])
-    margin = max([len(n) for n in row_names] + [1]) + 2
-    rule = " " * margin + "+" + "+".join("-" * (width + 2) for _ in col_names) + "+"
-    lines = [title] if title else []
-    lines.append(" " * margin + " " + " ".join(f" {n:>{width}} " for n in col_names).rstrip())
-    lines.append(rule)
-    for name, row in zip(row_names, cells):
-        lines.append(f"{name:>{margin - 2}}  |" + "|".join(f" {c:>{width}} " for c in row) + "|")
-        lines.append(rule)
-    return "\n".join(lines) + "\n"
 
 
 def _extents(layout: Any) -> tuple[int, int]:
@@ -69,7 +57,7 @@ def layout_table(layout: Any, title: str | None = None) -> str:
     _check_cells(rows, cols)
     values = [int(v) for v in layout.to_numpy()]
     cells = [[str(values[m + rows * n]) for n in range(cols)] for m in range(rows)]
-    return _grid(str(layout) if title is None else title, cells, [str(m) for m in range(rows)],
+    return boxed_table(str(layout) if title is None else title, cells, [str(m) for m in range(rows)],
                  [str(n) for n in range(cols)])
 
 
@@ -98,7 +86,7 @@ def tv_table(tv_layout: Any, tile: Sequence[int], thr_id: Any = None, title: str
                 continue
             thread = int(thr_id(t)) if thr_id is not None else t
             cells[m][n] = f"T{thread}V{v}"
-    return _grid(f"{tv_layout} over {rows}x{cols}" if title is None else title, cells,
+    return boxed_table(f"{tv_layout} over {rows}x{cols}" if title is None else title, cells,
                  [str(m) for m in range(rows)], [str(n) for n in range(cols)])
 
 

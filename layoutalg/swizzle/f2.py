@@ -124,29 +124,13 @@ class BitMatrix:
     def __matmul__(self, other: "BitMatrix") -> "BitMatrix":
         return self.compose(other)
 
-    def _eliminate(self) -> list[tuple[int, int]]:
-        """Echelon basis of the column space: pairs (reduced vector, input combination), distinct pivots."""
-        basis: list[tuple[int, int]] = []
-        for j, col in enumerate(self.columns):
-            vec, combo = col, 1 << j
-            for bvec, bcombo in basis:
-                if vec & (1 << (bvec.bit_length() - 1)):
-                    vec ^= bvec
-                    combo ^= bcombo
-            if vec:
-                basis.append((vec, combo))
-                basis.sort(key=lambda p: -p[0].bit_length())
-        return basis
+    def _eliminate(self) -> tuple[list[tuple[int, int]], list[int]]:
+        """Gaussian elimination over the columns, in one pass.
 
-    def rank(self) -> int:
-        return len(self._eliminate())
-
-    def image(self) -> tuple[int, ...]:
-        """A basis of the column space (each vector an int of output bits)."""
-        return tuple(vec for vec, _ in self._eliminate())
-
-    def kernel(self) -> tuple[int, ...]:
-        """A basis of ``{x : M x = 0}`` (each vector an int of input bits)."""
+        Returns the echelon basis of the column space as pairs (reduced vector,
+        input combination) with distinct pivots, and the input combinations that
+        reduce to zero (a basis of the kernel).
+        """
         basis: list[tuple[int, int]] = []
         null: list[int] = []
         for j, col in enumerate(self.columns):
@@ -160,7 +144,18 @@ class BitMatrix:
                 basis.sort(key=lambda p: -p[0].bit_length())
             else:
                 null.append(combo)
-        return tuple(null)
+        return basis, null
+
+    def rank(self) -> int:
+        return len(self._eliminate()[0])
+
+    def image(self) -> tuple[int, ...]:
+        """A basis of the column space (each vector an int of output bits)."""
+        return tuple(vec for vec, _ in self._eliminate()[0])
+
+    def kernel(self) -> tuple[int, ...]:
+        """A basis of ``{x : M x = 0}`` (each vector an int of input bits)."""
+        return tuple(self._eliminate()[1])
 
     def is_invertible(self) -> bool:
         return self.n_in == self.n_out and self.rank() == self.n_in
@@ -169,7 +164,7 @@ class BitMatrix:
         """The inverse of a square full-rank matrix (NotLinearError-free; LayoutError if singular)."""
         if self.n_in != self.n_out:
             raise LayoutError(f"a {self.n_out}x{self.n_in} bit matrix has no two-sided inverse")
-        basis = self._eliminate()
+        basis = self._eliminate()[0]
         if len(basis) != self.n_in:
             raise LayoutError(f"bit matrix of rank {len(basis)} < {self.n_in} is not invertible")
         cols = []

@@ -97,13 +97,15 @@ class Access:
                 raise LayoutError(f"Access range {name}={extent!r} must be a positive int")
         names = list(ranges)
         shape = [ranges[n] for n in names] + [32]
-        grids = np.meshgrid(*[np.arange(s, dtype=np.int64) for s in shape], indexing="ij")
-        lane = grids[-1]
-        params = {n: g for n, g in zip(names, grids[:-1])}
+        # one broadcastable axis per argument (an open grid): fn's arithmetic broadcasts to the full grid
+        axes = [np.arange(s, dtype=np.int64).reshape([s if j == k else 1 for j in range(len(shape))])
+                for k, s in enumerate(shape)]
+        lane = axes[-1]
+        params = {n: g for n, g in zip(names, axes[:-1])}
         out = fn(lane, **params)
         if not isinstance(out, (tuple, list)):
             out = (out,)
-        coords = np.stack([np.broadcast_to(np.asarray(o, dtype=np.int64), lane.shape) for o in out], axis=-1)
+        coords = np.stack([np.broadcast_to(np.asarray(o, dtype=np.int64), tuple(shape)) for o in out], axis=-1)
         return cls(instruction, coords, tuple(names), fn, tuple(ranges.items()))
 
     @property

@@ -50,15 +50,19 @@ def byte_addresses(smem_layout: Any, access: Access, dtype: Any, base: int = 0) 
                               f"{len(sizes)} modes")
     ins = parse_instruction(access.instruction)
     active = len(ins.active_lanes)
-    coords = access.coords.copy()
-    coords[..., active:, :] = 0
+    coords = access.coords
+    if active < 32:
+        coords = coords.copy()
+        coords[..., active:, :] = 0
     flat = np.zeros(coords.shape[:-1], dtype=np.int64)
     running = 1
     for k, size in enumerate(sizes):
         ck = coords[..., k]
-        if ck.size and (int(ck.min()) < 0 or int(ck.max()) >= size):
-            bad = int(ck.min()) if int(ck.min()) < 0 else int(ck.max())
-            raise CoordinateError(f"access coordinate {bad} in mode {k} is outside the layout's extent {size}")
+        if ck.size:
+            low, high = int(ck.min()), int(ck.max())
+            if low < 0 or high >= size:
+                bad = low if low < 0 else high
+                raise CoordinateError(f"access coordinate {bad} in mode {k} is outside the layout's extent {size}")
         flat += ck * running
         running *= size
     addrs = _evaluate(smem_layout, flat) * e + int(base)

@@ -26,14 +26,14 @@ def _validate(ins: Instruction, addrs: Any) -> Any:
         raise InstructionError(f"addresses must have 32 lanes on the last axis, got shape {a.shape}")
     if a.dtype.kind not in "iu":
         raise InstructionError(f"addresses must be integers, got dtype {a.dtype}")
-    a = a.astype(np.int64)
+    a = a.astype(np.int64, copy=False)  # never written to below
     act = a[..., : len(ins.active_lanes)]
     if act.size:
         if int(act.min()) < 0:
             raise InstructionError(f"negative shared-memory address {int(act.min())} in {ins.canonical}")
         if int(act.max()) + ins.access_bytes > SMEM_LIMIT_BYTES:
             raise InstructionError(f"address {int(act.max())} of {ins.canonical} ends past 228 KiB of shared memory")
-        bad = act % ins.access_bytes != 0
+        bad = (act & (ins.access_bytes - 1)) != 0  # widths are powers of two
         if bad.any():
             where = tuple(int(i) for i in np.argwhere(bad)[0])
             raise InstructionError(f"misaligned address {int(act[where])} at index {where} of {ins.canonical} "
@@ -41,30 +41,40 @@ def _validate(ins: Instruction, addrs: Any) -> Any:
     return a
 
 
-def _grouped_cost(words: Any) -> tuple[Any, Any]:
-    """words: (N, P, L) word indices; returns (max distinct words per bank, distinct words) per (N, P)."""
+def _grouped_cost(units: Any, groups: int) -> tuple[Any, Any]:
+    """Per (N, P) phase of ``units`` (N, P, L): (max distinct units in one bank group, distinct units).
+
+    A unit in group ``u % groups`` occupies that group's banks alone, so the
+    distinct units of a group are the distinct words each of its banks delivers.
+    ``groups`` is a power of two.
+    """
     import numpy as np
 
-    n, p, length = words.shape
-    srt = np.sort(words, axis=-1)
-    first = np.ones(srt.shape, dtype=bool)
-    first[..., 1:] = srt[..., 1:] != srt[..., :-1]
-    group = np.arange(n * p, dtype=np.int64).reshape(n, p, 1) * NUM_BANKS
-    keys = (group + srt % NUM_BANKS)[first]
-    counts = np.bincount(keys, minlength=n * p * NUM_BANKS).reshape(n, p, NUM_BANKS)
-    return counts.max(axis=-1), first.sum(axis=-1)
+    n, p, _ = units.shape
+    srt = np.sort(units, axis=-1)
+    first = np.empty(srt.shape, dtype=bool)
+    first[..., 0] = True
+    np.not_equal(srt[..., 1:], srt[..., :-1], out=first[..., 1:])
+    keys = (srt & (groups - 1)) + (np.arange(n * p, dtype=np.int64) * groups).reshape(n, p, 1)
+    counts = np.bincount(keys.ravel(), weights=first.ravel(), minlength=n * p * groups).reshape(n, p, groups)
+    return counts.max(axis=-1).astype(np.int64), np.count_nonzero(first, axis=-1)
 
 
 def _cost(ins: Instruction, a: Any, per: int, lanes: int) -> tuple[Any, Any]:
-    """Total and ideal for phases of ``per`` lanes over the first ``lanes`` lanes of a (N, 32)."""
-    import numpy as np
+    """Total and ideal for phases of ``per`` lanes over the first ``lanes`` lanes of a (N, 32).
 
+    Works on aligned *units* of ``max(4, width)`` bytes rather than on words: a
+    ``w``-byte access aligned to ``w`` covers ``w/4`` consecutive banks, the same
+    ones for every unit of its bank group (``unit % (128 / w)``), so counting
+    distinct units per group is counting distinct words per bank (rule 3 of
+    :mod:`layoutalg.banks.model`), with ``w/4`` times less data.
+    """
     n = a.shape[0]
-    nwords = max(1, ins.access_bytes // BANK_BYTES)
-    base = a[:, :lanes] // BANK_BYTES
-    words = (base[:, :, None] + np.arange(nwords, dtype=np.int64)).reshape(n, lanes // per, per * nwords)
-    cost, distinct = _grouped_cost(words)
-    return cost.sum(axis=-1), (-(-distinct // NUM_BANKS)).sum(axis=-1)
+    unit_bytes = max(BANK_BYTES, ins.access_bytes)
+    units = (a[:, :lanes] // unit_bytes).reshape(n, lanes // per, per)
+    cost, distinct_units = _grouped_cost(units, NUM_BANKS * BANK_BYTES // unit_bytes)
+    distinct_words = distinct_units * (unit_bytes // BANK_BYTES)
+    return cost.sum(axis=-1), (-(-distinct_words // NUM_BANKS)).sum(axis=-1)
 
 
 def wavefronts_many(instruction: str, addresses: Any) -> tuple[Any, Any]:

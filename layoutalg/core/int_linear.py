@@ -1,0 +1,178 @@
+"""Exact linear algebra over the integers, for the algebra's existence searches.
+
+Two small tools, both on Python ints (no overflow, no rounding):
+
+* :class:`RowSpace` grows a set of equations ``row . x = rhs`` one at a time,
+  keeps a fraction-free echelon form to tell whether a new equation is
+  rationally independent of the ones before, and keeps the *original*
+  independent equations.  Every dependent equation is a rational combination
+  of those (right-hand side included, since the system is consistent), so an
+  integer solution of the kept equations solves them all.
+* :func:`solve_integer` decides ``M x = b`` over the integers by column-style
+  Hermite elimination: unimodular column operations ``H = M U`` make ``H``
+  lower column-echelon, forward substitution solves ``H y = b`` (each pivot
+  must divide exactly), and ``x = U y``.  Unimodular ``U`` maps integer ``y``
+  to integer ``x`` and back, so "no integer y" means "no integer x".
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+
+def _xgcd(a: int, b: int) -> tuple[int, int, int]:
+    """``(g, s, t)`` with ``g = s*a + t*b = gcd(a, b) >= 0``."""
+    s0, s1, t0, t1 = 1, 0, 0, 1
+    while b:
+        q, r = divmod(a, b)
+        a, b = b, r
+        s0, s1 = s1, s0 - q * s1
+        t0, t1 = t1, t0 - q * t1
+    if a < 0:
+        return -a, -s0, -t0
+    return a, s0, t0
+
+
+class RowSpace:
+    """Equations over ``ncols`` unknowns, added one by one; see the module docstring.
+
+    Once the equations fix every unknown they mention (full rank on the
+    ``active`` leading columns), the rational solution is kept as integer
+    numerators over one denominator, and a new equation is checked by one
+    dot product instead of an elimination.
+    """
+
+    __slots__ = ("ncols", "echelon", "kept", "_solution")
+
+    def __init__(self, ncols: int) -> None:
+        self.ncols = ncols
+        self.echelon: list[tuple[int, list[int]]] = []  # (pivot column, reduced row + rhs)
+        self.kept: list[list[int]] = []  # the original independent rows (+ rhs)
+        self._solution: tuple[int, list[int], int] | None = None  # (active, numerators, denominator)
+
+    def copy(self) -> RowSpace:
+        other = RowSpace(self.ncols)
+        other.echelon = list(self.echelon)
+        other.kept = list(self.kept)
+        other._solution = self._solution
+        return other
+
+    def settle(self, active: int) -> None:
+        """Cache the rational solution now if the equations fix all ``active`` leading unknowns
+        (so that copies made next share it)."""
+        if self._solution is None and active and len(self.echelon) == active:
+            self._solution = (active, *self._rational_solution())
+
+    def add(self, row: Sequence[int], rhs: int, active: int | None = None) -> bool:
+        """Add ``row . x = rhs``; False when it contradicts the equations so far (no rational solution).
+
+        ``active``: the row is zero past its first ``active`` columns, as every row so far.
+        """
+        active = self.ncols if active is None else active
+        solution = self._solution
+        if solution is None and len(self.echelon) == active:
+            solution = self._solution = (active, *self._rational_solution())
+        if solution is not None and solution[0] == active:
+            _, numerators, denominator = solution
+            return sum(r * n for r, n in zip(row, numerators)) == rhs * denominator
+        v = list(row) + [rhs]
+        for pivot, e in self.echelon:
+            c = v[pivot]
+            if c:
+                p = e[pivot]
+                v = [p * x - c * y for x, y in zip(v, e)]
+                g = math.gcd(*v)
+                if g > 1:
+                    v = [x // g for x in v]
+        new_pivot = next((k for k in range(self.ncols) if v[k]), None)
+        if new_pivot is None:
+            return v[-1] == 0
+        self.echelon.append((new_pivot, v))
+        self.kept.append(list(row) + [rhs])
+        self._solution = self._extended(solution, row, rhs, active)
+        return True
+
+    def _extended(
+        self, solution: tuple[int, list[int], int] | None, row: Sequence[int], rhs: int, active: int
+    ) -> tuple[int, list[int], int] | None:
+        """The full-rank solution on ``active`` columns from the one on ``active - 1`` and a row
+        with a nonzero last column (None when that shortcut does not apply)."""
+        if solution is None or solution[0] != active - 1 or len(self.echelon) != active or not row[active - 1]:
+            return None
+        _, numerators, denominator = solution
+        scale = row[active - 1]
+        known = sum(r * n for r, n in zip(row, numerators))
+        numerators = [n * scale for n in numerators]
+        numerators[active - 1] = rhs * denominator - known
+        denominator *= scale
+        g = math.gcd(denominator, *numerators)
+        if denominator < 0:
+            g = -g
+        return active, [n // g for n in numerators], denominator // g
+
+    def _rational_solution(self) -> tuple[list[int], int]:
+        """The unique solution on the pivot columns (others 0), as numerators over a common denominator."""
+        numerators = [0] * self.ncols
+        denominator = 1
+        for pivot, e in reversed(self.echelon):  # each row is zero at the pivots of the rows before it
+            # e[p] x_p + sum_c e[c] n_c / den = rhs  =>  x_p = (rhs*den - sum) / (den * e[p])
+            known = sum(e[c] * n for c, n in enumerate(numerators) if n)
+            scale = e[pivot]
+            numerators = [n * scale for n in numerators]
+            numerators[pivot] = e[-1] * denominator - known
+            denominator *= scale
+            g = math.gcd(denominator, *numerators)
+            if denominator < 0:
+                g = -g
+            if g != 1:
+                numerators = [n // g for n in numerators]
+                denominator //= g
+        return numerators, denominator
+
+    def integer_solution(self) -> list[int] | None:
+        """An integer solution of every equation added so far, or None when none exists."""
+        return solve_integer([r[:-1] for r in self.kept], [r[-1] for r in self.kept], self.ncols)
+
+
+def solve_integer(rows: Sequence[Sequence[int]], rhs: Sequence[int], ncols: int) -> list[int] | None:
+    """An integer ``x`` with ``rows . x == rhs`` (free unknowns 0), or None when none exists."""
+    h = [list(r) for r in rows]
+    u = [[int(i == j) for j in range(ncols)] for i in range(ncols)]  # columns of U
+    pivots: list[int | None] = []
+    col = 0
+    for i, r in enumerate(h):
+        if col >= ncols or not any(r[col:]):
+            pivots.append(None)
+            continue
+        for j in range(col + 1, ncols):
+            if r[j] == 0:
+                continue
+            a, b = r[col], r[j]
+            g, s, t = _xgcd(a, b)
+            ag, bg = a // g, b // g
+            # new col := s*col + t*j ; new j := -bg*col + ag*j  (determinant 1)
+            for m in h[i:]:
+                m[col], m[j] = s * m[col] + t * m[j], -bg * m[col] + ag * m[j]
+            uc, uj = u[col], u[j]
+            u[col] = [s * x + t * y for x, y in zip(uc, uj)]
+            u[j] = [-bg * x + ag * y for x, y in zip(uc, uj)]
+        if r[col] < 0:
+            for m in h[i:]:
+                m[col] = -m[col]
+            u[col] = [-x for x in u[col]]
+        pivots.append(col)
+        col += 1
+    y = [0] * ncols
+    for i, r in enumerate(h):
+        p = pivots[i]
+        known = sum(r[k] * y[k] for k in range(col if p is None else p))
+        if p is None:
+            if known != rhs[i]:
+                return None
+            continue
+        q, rem = divmod(rhs[i] - known, r[p])
+        if rem:
+            return None
+        y[p] = q
+    return [sum(u[k][n] * y[k] for k in range(ncols)) for n in range(ncols)]

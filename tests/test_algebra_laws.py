@@ -98,7 +98,7 @@ def test_left_inverse_raises_exactly_on_non_injective(a: Layout) -> None:
         assert not injective
         return
     except CompositionError:
-        assert injective  # injective, but its strides do not form a divisor chain
+        assert injective  # injective, but no layout is a left inverse (test_exact_search checks that)
         return
     assert injective
     assert all(ev(left, v) == i for i, v in enumerate(values))

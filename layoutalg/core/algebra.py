@@ -22,14 +22,19 @@ from functools import lru_cache
 from typing import Any, Sequence
 
 from layoutalg.core import int_tuple as it
+from layoutalg.core import left_inverse_search
+from layoutalg.core.complement_search import forced_offsets, layout_with_prefix
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout, as_layout, evaluate_modes, offsets_of_modes
+from layoutalg.core.left_inverse_search import SearchExhaustedError, find_left_inverse
 from layoutalg.errors import CompositionError, LayoutError, NotInjectiveError, ShapeError
 
 Pairs = list[tuple[int, int]]
 
 #: The largest domain the algebra enumerates to check a result it cannot prove (2^26 offsets).
 ENUMERATION_LIMIT = 1 << 26
+#: The most offsets complement's forced-offset walk (a Python loop) visits (2^22, about a second).
+GREEDY_LIMIT = 1 << 22
 
 
 # ---------------------------------------------------------------------------
@@ -481,16 +486,25 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
     each gap: ``R = (d1/1, d2/(s1 d1), ..., ceil(M/(sn dn))) : (1, s1 d1, ..., sn dn)``,
     coalesced.
 
-    Returned exactly when it satisfies the definition: ``make_layout(A, R)``
-    is injective and its image covers ``[0, M)``.  That holds by construction
-    when every division above is exact (A's sorted strides form a divisor
-    chain); otherwise (CuTe floors the division and can return a non-covering
-    or malformed layout, e.g. a 0 extent, on which CuTe DSL even crashes with
-    SIGFPE) the candidate, then its truncations after fewer gap modes, are
-    checked by enumeration (``complement((2,2):(2,3), 1) == 1:0``).  Raises :class:`NotInjectiveError` when ``filter(A)`` is not
-    injective, and :class:`CompositionError` when no complement exists (e.g.
-    ``(2,2):(1,3)`` with ``M = 12``: offset 2 cannot be reached without
-    colliding).  Negative strides are outside CuTe's domain and raise.
+    The definition: ``R`` is ordered (``R(i) < R(i+1)``, CuTe's postcondition),
+    ``make_layout(A, R)`` is injective, and its image covers ``[0, M)``.  A
+    complement is returned **exactly when one exists**:
+
+    * when A's sorted strides form a divisor chain, every division above is
+      exact and CuTe's answer is a complement by construction;
+    * otherwise (CuTe floors the division and can return a non-covering or
+      malformed layout, e.g. a 0 extent, on which CuTe DSL even crashes with
+      SIGFPE) CuTe's candidate is checked on the whole domain and returned if
+      it is one; if not, the one candidate that every complement must start
+      with is built and checked (offsets below ``M`` are forced greedily, and
+      so is R's shortest prefix holding them; the proof is in
+      :mod:`layoutalg.core.complement_search`).  If that fails, none exists.
+
+    ``complement((2,2):(2,3), 1) == 1:0``; ``complement((2,2):(1,3), 12)``
+    raises :class:`CompositionError` (A covers 0, 1, 3, 4, so offset 2 is
+    forced, and A shifted by 2 covers 3 again).  Raises :class:`NotInjectiveError` when
+    ``filter(A)`` is not injective.  Negative strides are outside CuTe's
+    domain and raise.
     """
     if type(layout) is not Layout:
         layout = _check_layout(layout, "complement layout")
@@ -540,29 +554,59 @@ def _gap_layout(gaps: Pairs, cur: int, m: int) -> Layout:
 
 
 def _check_complement(layout: Layout, pairs: Pairs, gaps: Pairs, currents: list[int], m: int) -> Layout:
-    """CuTe's candidate when it is a complement, else the first of its truncations that is one, else raise.
+    """CuTe's candidate when it is a complement, else the one candidate every complement starts with, else raise.
 
-    A truncation keeps the first ``k`` gap modes and closes with ``ceil(M/c_k):c_k``;
-    when the strides stop forming a divisor chain only past the cotarget, a
-    truncation is the complement (``(2,2):(2,3)`` for ``M = 1`` is ``1:0``).
+    The second candidate and why it decides existence: :mod:`layoutalg.core.complement_search`.
     """
     import numpy as np
 
     _check_injective(layout, pairs, "complement")
     a_vals = offsets_of_modes([s for s, _ in pairs] or [1], [d for _, d in pairs] or [0])
-    for k in range(len(gaps), -1, -1):
-        candidate = _gap_layout(gaps[:k], currents[k], m)
-        n = a_vals.size * candidate.size()
-        if n < m:
-            continue  # too few offsets to cover [0, M)
-        _check_domain(n, f"complement of {layout} for {m}")
-        vals = (a_vals[None, :] + candidate.to_numpy()[:, None]).ravel()
-        if np.unique(vals).size == vals.size and bool(np.isin(np.arange(m), vals).all()):
-            return candidate
+    what = f"complement of {layout} for {m}"
+    cute = _gap_layout(gaps, currents[-1], m)
+    if m + int(a_vals.max()) > GREEDY_LIMIT:
+        if _is_complement(a_vals, cute, m, what):
+            return cute
+        raise CompositionError(
+            f"{what}: CuTe's candidate is not a complement, and deciding whether another is walks "
+            f"{m + int(a_vals.max())} offsets one by one (limit {GREEDY_LIMIT}); "
+            "no result is returned rather than an unchecked one"
+        )
+    # The forced walk first: where it clashes (the usual failure) no complement exists, found cheaply.
+    forced, clash = forced_offsets([int(v) for v in np.sort(a_vals)], m)
+    if clash is not None:
+        raise CompositionError(
+            f"{layout} has no complement for cotarget {m}: covering [0, {m}) from 0 upwards forces the offsets "
+            f"{_head(forced + [clash[0]])}, and A shifted by {clash[0]} hits offset {clash[1]}, which is already covered"
+        )
+    if _is_complement(a_vals, cute, m, what):
+        return cute
+    candidate = _from_pairs(layout_with_prefix(forced))
+    if _is_complement(a_vals, candidate, m, what):
+        return candidate
     raise CompositionError(
-        f"{layout} has no complement for cotarget {m}: its sorted strides do not form a divisor chain, "
-        f"and no layout R makes (A, R) injective and covering [0, {m})"
+        f"{layout} has no complement for cotarget {m}: the only layout that can start with the forced "
+        f"offsets {_head(forced)} is {candidate}, which is not one"
     )
+
+
+def _head(values: Sequence[int]) -> str:
+    return "[" + ", ".join(str(v) for v in values[:8]) + (", ...]" if len(values) > 8 else "]")
+
+
+def _is_complement(a_vals: Any, candidate: Layout, m: int, what: str) -> bool:
+    """``candidate`` is ordered, ``(A, candidate)`` injective, and their offsets cover ``[0, m)``."""
+    import numpy as np
+
+    n = a_vals.size * candidate.size()
+    if n < m:
+        return False  # too few offsets to cover [0, M)
+    _check_domain(n, what)
+    r_vals = candidate.to_numpy()
+    if r_vals.size > 1 and not bool((np.diff(r_vals) > 0).all()):
+        return False
+    vals = (a_vals[None, :] + r_vals[:, None]).ravel()
+    return np.unique(vals).size == vals.size and bool(np.isin(np.arange(m), vals).all())
 
 
 def _check_injective(layout: Layout, pairs: Pairs, what: str) -> None:
@@ -625,13 +669,21 @@ def left_inverse(layout: Layout) -> Layout:
     With ``coalesce(A)``'s modes sorted by stride ``d1 < d2 < ... < dn``,
     ``L = (d1, d2/d1, ..., dn/d(n-1), sn) : (0, j1, ..., j(n-1), jn)`` (``jk``
     the index stride of mode k), coalesced: the offset's mixed-radix digits in
-    radices ``d(k+1)/dk`` are A's coordinates.  Exact when each stride divides
-    the next and ``d(k+1) >= sk*dk`` (this is CuTe DSL's answer:
-    ``left_inverse((2,2):(1,3)) == (3,2):(1,2)``).  Raises
+    radices ``d(k+1)/dk`` are A's coordinates.  That is CuTe DSL's answer
+    (``left_inverse((2,2):(1,3)) == (3,2):(1,2)``) and is exact when each
+    stride divides the next and ``d(k+1) >= sk*dk``.
+
+    Where those strides do not chain, a left inverse may still exist
+    (``(2,2):(2,3)`` has ``(2,4):(1,1)``, ``(2,3):(3,2)`` has one with a negative
+    stride); it is found by a complete search over prime radix sequences with
+    an exact integer solve for the strides
+    (:mod:`layoutalg.core.left_inverse_search` gives the argument), so ``L``
+    is returned **exactly when one exists**.  Raises
     :class:`NotInjectiveError` for a non-injective ``A`` (a stride-0 mode of
-    extent > 1 included), and :class:`CompositionError` when the strides do
-    not form that chain (a left inverse may still exist then, e.g.
-    ``(2,3):(1,1)`` for ``(2,2):(2,3)``; it is not searched for).
+    extent > 1 included), :class:`CompositionError` when no layout is a left
+    inverse (with the reason), and also, saying so, when the search would
+    pass its bound of radix prefixes (never met while every offset is below 4096).
+    Negative strides raise: ``L`` is defined on non-negative offsets only.
     """
     return _left_inverse(layout if type(layout) is Layout else _check_layout(layout, "left_inverse layout"))
 
@@ -655,24 +707,40 @@ def _left_inverse(layout: Layout) -> Layout:
     prev = 1
     for pos, k in enumerate(order):
         s, d = flat[k]
-        if d % prev:
-            _check_injective(layout, flat, "left_inverse")
-            raise CompositionError(
-                f"left_inverse of {layout}: stride {d} is not a multiple of the previous stride {prev}, "
-                "so the offsets' digits do not give A's coordinates"
-            )
+        chained = d % prev == 0 and (pos + 1 == len(order) or flat[order[pos + 1]][1] >= s * d)
+        if not chained:
+            return _searched_left_inverse(layout, flat)
         out.append((d // prev, 0 if pos == 0 else index_strides[order[pos - 1]]))
-        if pos + 1 < len(order) and flat[order[pos + 1]][1] < s * d:
-            _check_injective(layout, flat, "left_inverse")
-            raise CompositionError(
-                f"left_inverse of {layout}: mode with stride {flat[order[pos + 1]][1]} starts inside the "
-                f"span {s * d} of the mode with stride {d}"
-            )
         prev = d
     if order:
         last = order[-1]
         out.append((flat[last][0], index_strides[last]))
     return _from_pairs(_coalesce_pairs(out))
+
+
+def _searched_left_inverse(layout: Layout, flat: Pairs) -> Layout:
+    """The left inverse found by the complete search, checked on every offset; or CompositionError."""
+    import numpy as np
+
+    _check_injective(layout, flat, "left_inverse")
+    offsets = offsets_of_modes([s for s, _ in flat], [d for _, d in flat])
+    try:
+        found = find_left_inverse([int(v) for v in offsets])
+    except SearchExhaustedError:
+        raise CompositionError(
+            f"left_inverse of {layout}: undecided; its strides do not chain, and the search for a left "
+            f"inverse passed {left_inverse_search.NODE_LIMIT} radix prefixes (largest offset {int(offsets.max())})"
+        ) from None
+    if found is None:
+        raise CompositionError(
+            f"left_inverse of {layout}: no layout L has L(A(i)) == i for all i (its strides do not chain, "
+            "and no radices and strides fit its offsets)"
+        )
+    candidate = _from_pairs(_coalesce_pairs(found))
+    back = evaluate_modes(it.flatten(candidate.shape), it.flatten(candidate.stride), offsets)
+    if not np.array_equal(back, np.arange(offsets.size)):  # pragma: no cover - the search solves exactly
+        raise CompositionError(f"left_inverse of {layout}: internal search result {candidate} fails its check")
+    return candidate
 
 
 # ---------------------------------------------------------------------------

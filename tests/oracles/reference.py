@@ -106,3 +106,31 @@ def composition_exists(vals: list[int], sizes: tuple[int, ...]) -> bool:
         if vals[idx] != sum(per_mode[k][c] for k, c in enumerate(crd)):
             return False
     return all(representable_1d(m) for m in per_mode)
+
+
+def left_inverse_exists(offsets: list[int]) -> bool:
+    """Is there a layout L with ``L(offsets[i]) == i`` for every i?  Decided by z3, radices by brute force.
+
+    Tries every radix sequence ``(t1, ..., tk)`` (any factors > 1, not only
+    primes) with ``t1*...*tk <= max(offsets)``, closed by an unbounded last
+    mode; any layout's function on ``[0, max]`` is one of these (a mode that
+    starts past the largest offset reads 0 there).  For each, z3 decides
+    whether integer strides exist (linear integer arithmetic, exact).
+    """
+    import z3
+
+    top = max(offsets)
+    for product in range(1, top + 1):
+        for radices in ordered_factorizations(product):
+            strides = [z3.Int(f"d{k}") for k in range(len(radices) + 1)]
+            solver = z3.Solver()
+            for i, x in enumerate(offsets):
+                digits = []
+                for t in radices:
+                    x, digit = divmod(x, t)
+                    digits.append(digit)
+                digits.append(x)
+                solver.add(z3.Sum([c * d for c, d in zip(digits, strides)] + [z3.IntVal(0)]) == i)
+            if solver.check() == z3.sat:
+                return True
+    return False

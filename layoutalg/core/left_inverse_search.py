@@ -1,0 +1,123 @@
+"""The complete search for a left inverse where CuTe's mixed-radix construction fails.
+
+Problem: given the distinct offsets ``x = A(i) >= 0`` of an injective layout,
+find a layout ``L`` with ``L(A(i)) == i`` (``L`` extended past its size by its
+last mode, as every layout is), or show that none exists.  ``V`` is the
+largest offset.
+
+Three reductions make the search finite and complete:
+
+1. **Prime radices suffice.**  A mode ``(a*b):D`` is the function of the two
+   modes ``(a, b):(D, a*D)``, so every ``L`` has the same function as one whose
+   extents are primes (the last mode stays unbounded).
+2. **Radix products above V do not matter.**  On offsets ``<= V`` a mode that
+   starts at a prefix product ``> V`` reads digit 0, and the mode holding
+   ``V``'s top digit reads ``x // P`` without wrapping, so it can be the
+   unbounded last mode.  And appending a mode never hurts:
+   ``(..., oo):(..., D)`` equals ``(..., p, oo):(..., D, p*D)``.  So only the
+   *maximal* prime sequences ``p1..pk`` with ``V/2 < p1*...*pk <= V`` need
+   trying, each closed with an unbounded mode.
+3. **For fixed radices the strides solve a linear system.**  With ``dig(x)``
+   the digits of ``x``, ``L(x) = dig(x) . D``; the equations
+   ``dig(A(i)) . D == i`` are decided over the integers exactly
+   (:mod:`layoutalg.core.int_linear`).
+
+The sequences are searched depth first.  At prefix product ``P``, offsets with
+the same quotient ``x // P`` agree on every later digit, so their differences
+constrain ``D1..Dk`` alone; when those are rationally inconsistent, no longer
+sequence through this prefix can work, and the branch is cut.  At a maximal
+sequence the quotient is 0 or 1, the last stride is fixed by one offset with
+quotient 1, and what remains is the integer system of the differences.
+
+The search is bounded by :data:`NODE_LIMIT` tried prefixes; past it the
+caller raises rather than guess (``None`` here means "none exists", never
+"gave up").  Every tried prefix is a distinct prime sequence with product
+``<= V``, and there are fewer than :data:`NODE_LIMIT` of those for every
+``V < 4096`` (46,963 at ``V = 4095``), so below that the search always decides.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from layoutalg.core.int_linear import RowSpace
+
+Pairs = list[tuple[int, int]]
+
+#: The most radix prefixes one search tries before giving up (it then says so); see the module docstring.
+NODE_LIMIT = 50_000
+
+
+class SearchExhaustedError(Exception):
+    """The search met :data:`NODE_LIMIT` before deciding (internal; the caller turns it into a LayoutError)."""
+
+
+def _primes_up_to(n: int) -> list[int]:
+    sieve = bytearray([1]) * (n + 1)
+    sieve[:2] = b"\x00\x00"[: min(2, n + 1)]
+    for p in range(2, int(n**0.5) + 1):
+        if sieve[p]:
+            sieve[p * p :: p] = bytearray(len(sieve[p * p :: p]))
+    return [p for p in range(2, n + 1) if sieve[p]]
+
+
+def find_left_inverse(offsets: Sequence[int]) -> Pairs | None:
+    """Flat pairs of a layout ``L`` with ``L(offsets[i]) == i`` for every ``i``, or None when no layout has that.
+
+    ``offsets`` are distinct and non-negative with ``offsets[0] == 0``.
+    Raises :class:`SearchExhaustedError` past :data:`NODE_LIMIT` prefixes.
+    """
+    top = max(offsets)
+    if top == 0:
+        return [(1, 0)]
+    index_of = {x: i for i, x in enumerate(offsets)}
+    primes = _primes_up_to(top)
+    ncols = top.bit_length() + 1  # at most log2(V) prime radices, plus the unbounded mode
+    budget = [NODE_LIMIT]
+
+    # A group: the offsets with one quotient x // P, held as (its smallest offset, that offset's digits).
+    Groups = dict[int, tuple[int, tuple[int, ...]]]
+
+    def solve_leaf(radices: list[int], product: int, space: RowSpace, groups: Groups) -> Pairs | None:
+        strides = space.integer_solution()
+        if strides is None:
+            return None
+        last = 0
+        if 1 in groups:  # one offset with quotient 1 fixes the unbounded mode's stride
+            rep, rep_digits = groups[1]
+            last = index_of[rep] - sum(d * s for d, s in zip(rep_digits, strides))
+        pairs = [(p, strides[j]) for j, p in enumerate(radices)]
+        pairs.append((top // product + 1, last))
+        return pairs
+
+    def search(radices: list[int], product: int, space: RowSpace, groups: Groups) -> Pairs | None:
+        if product * 2 > top:
+            return solve_leaf(radices, product, space, groups)
+        active = len(radices) + 1
+        space.settle(active - 1)
+        for p in primes:
+            if product * p > top:
+                break
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise SearchExhaustedError
+            branch = space.copy()
+            merged: Groups = {}
+            consistent = True
+            for q, (rep, rep_digits) in groups.items():  # increasing quotients: the first rep is the smallest
+                digits = rep_digits + (q % p,)
+                first = merged.setdefault(q // p, (rep, digits))
+                if first[0] != rep:
+                    row = [a - b for a, b in zip(digits, first[1])]
+                    row += [0] * (ncols - len(row))
+                    if not branch.add(row, index_of[rep] - index_of[first[0]], active):
+                        consistent = False
+                        break
+            if consistent:
+                found = search(radices + [p], product * p, branch, merged)
+                if found is not None:
+                    return found
+        return None
+
+    start: Groups = {x: (x, ()) for x in sorted(offsets)}  # prefix product 1: every offset its own group
+    return search([], 1, RowSpace(ncols), start)

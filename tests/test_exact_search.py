@@ -1,0 +1,218 @@
+"""The complete existence searches: exact integer solving, left_inverse, complement.
+
+Oracles: z3's linear integer arithmetic (decides ``M x = b`` exactly), the
+plain-Python definitions in ``oracles.reference``, and brute force.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from functools import cache
+
+import pytest
+import sympy
+import z3
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from oracles import reference as ref
+
+from layoutalg import parse
+from layoutalg import strategies as ls
+from layoutalg.core import algebra as alg
+from layoutalg.core import left_inverse_search as search
+from layoutalg.core.complement_search import forced_offsets, layout_with_prefix
+from layoutalg.core.int_linear import RowSpace, solve_integer
+from layoutalg.core.layout import Layout
+from layoutalg.core.left_inverse_search import NODE_LIMIT, find_left_inverse
+from layoutalg.errors import CompositionError, NotInjectiveError
+
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+
+
+def z3_integer_solvable(rows: list[list[int]], rhs: list[int], ncols: int) -> bool:
+    x = [z3.Int(f"x{k}") for k in range(ncols)]
+    solver = z3.Solver()
+    for row, b in zip(rows, rhs):
+        solver.add(z3.Sum([c * v for c, v in zip(row, x)] + [z3.IntVal(0)]) == b)
+    return solver.check() == z3.sat
+
+
+@st.composite
+def integer_systems(draw: st.DrawFn) -> tuple[list[list[int]], list[int], int]:
+    ncols = draw(st.integers(1, 4))
+    nrows = draw(st.integers(1, 5))
+    entry = st.integers(-6, 6)
+    rows = [[draw(entry) for _ in range(ncols)] for _ in range(nrows)]
+    if draw(st.booleans()):  # a consistent right-hand side, often not integer-solvable after scaling
+        x = [draw(st.integers(-4, 4)) for _ in range(ncols)]
+        rhs = [sum(r * v for r, v in zip(row, x)) for row in rows]
+        k = draw(st.integers(1, 3))
+        rows, rhs = [[k * c for c in row] for row in rows], [b * k + draw(st.integers(0, 1)) for b in rhs]
+    else:
+        rhs = [draw(st.integers(-12, 12)) for _ in rows]
+    return rows, rhs, ncols
+
+
+@settings(max_examples=400, deadline=None, database=None)
+@given(integer_systems())
+def test_solve_integer_agrees_with_z3(system: tuple[list[list[int]], list[int], int]) -> None:
+    rows, rhs, ncols = system
+    x = solve_integer(rows, rhs, ncols)
+    if x is None:
+        assert not z3_integer_solvable(rows, rhs, ncols)
+    else:
+        assert [sum(r * v for r, v in zip(row, x)) for row in rows] == rhs
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(integer_systems())
+def test_row_space_keeps_an_equivalent_integer_system(system: tuple[list[list[int]], list[int], int]) -> None:
+    rows, rhs, ncols = system
+    space = RowSpace(ncols)
+    consistent = all([space.add(row, b) for row, b in zip(rows, rhs)])
+    rational = sympy.Matrix(rows).rank() == sympy.Matrix([r + [b] for r, b in zip(rows, rhs)]).rank()
+    assert consistent == rational
+    if consistent:
+        x = space.integer_solution()
+        if x is None:
+            assert not z3_integer_solvable(rows, rhs, ncols)
+        else:
+            assert [sum(r * v for r, v in zip(row, x)) for row in rows] == rhs
+
+
+def test_row_space_reports_the_contradiction() -> None:
+    space = RowSpace(2)
+    assert space.add([1, 1], 3)
+    assert space.add([1, -1], 1)
+    assert not space.add([2, 0], 5)  # x = 2 from the first two rows
+    assert space.add([3, 0], 6)
+
+
+# ---------------------------------------------------------------------------
+# left_inverse
+# ---------------------------------------------------------------------------
+def test_left_inverse_found_where_strides_do_not_chain() -> None:
+    for text, offsets in [("(2,2):(2,3)", [0, 2, 3, 5]), ("(2,3):(3,2)", [0, 3, 2, 5, 4, 7])]:
+        left = alg.left_inverse(parse(text))
+        assert [ref.evaluate(left.shape, left.stride, x) for x in offsets] == list(range(len(offsets)))
+
+
+@st.composite
+def unchained_layouts(draw: st.DrawFn) -> Layout:
+    """Small flat layouts with distinct positive strides, mostly not a divisor chain."""
+    rank = draw(st.integers(2, 3))
+    shape = tuple(draw(st.integers(2, 3)) for _ in range(rank))
+    stride = tuple(draw(st.lists(st.integers(1, 9), min_size=rank, max_size=rank, unique=True)))
+    return Layout(shape, stride)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(st.one_of(unchained_layouts(), ls.layouts(max_rank=3, max_size=12, max_stride=9, zero=False)))
+def test_left_inverse_exactly_when_one_exists(a: Layout) -> None:
+    offsets = ref.values(a.shape, a.stride)
+    injective = len(set(offsets)) == len(offsets)
+    try:
+        left = alg.left_inverse(a)
+    except NotInjectiveError:
+        assert not injective
+        event("not injective")
+        return
+    except CompositionError as err:
+        assert injective and "undecided" not in str(err)
+        assert not ref.left_inverse_exists(offsets), f"left_inverse({a}) raised, but a left inverse exists"
+        event("no left inverse (z3 oracle agrees)")
+        return
+    assert [ref.evaluate(left.shape, left.stride, x) for x in offsets] == list(range(len(offsets)))
+    event("left inverse returned")
+
+
+@SETTINGS
+@given(ls.layouts(max_rank=4, max_size=256, max_stride=64, zero=False))
+def test_left_inverse_search_is_sound_on_larger_layouts(a: Layout) -> None:
+    offsets = ref.values(a.shape, a.stride)
+    if len(set(offsets)) < len(offsets):
+        return
+    found = find_left_inverse(offsets)
+    if found is not None:
+        shape, stride = tuple(s for s, _ in found), tuple(d for _, d in found)
+        assert [ref.evaluate(shape, stride, x) for x in offsets] == list(range(len(offsets)))
+
+
+def _prime_sequences_up_to(top: int) -> int:
+    """How many sequences of primes have product <= top (each is one prefix the search may try)."""
+    total = 0
+    for m in range(2, top + 1):
+        exponents = list(sympy.factorint(m).values())
+        total += math.factorial(sum(exponents)) // math.prod(math.factorial(e) for e in exponents)
+    return total
+
+
+def test_search_bound_covers_every_offset_below_4096() -> None:
+    assert _prime_sequences_up_to(4095) < NODE_LIMIT
+
+
+def test_left_inverse_says_undecided_instead_of_guessing(monkeypatch: pytest.MonkeyPatch) -> None:
+    a = Layout((8, 8), (770, 1650))  # its search needs far more than 40 tries
+    monkeypatch.setattr(search, "NODE_LIMIT", 40)
+    with pytest.raises(CompositionError, match="undecided.* 40 radix prefixes"):
+        alg.left_inverse(a)
+
+
+# ---------------------------------------------------------------------------
+# complement
+# ---------------------------------------------------------------------------
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(
+    st.one_of(unchained_layouts(), ls.layouts(max_rank=3, max_size=12, max_stride=6, zero=False)), st.integers(1, 12)
+)
+def test_complement_exists_exactly_where_brute_force_finds_one(a: Layout, m: int) -> None:
+    """Brute force over ordered flat R (rank <= 2, size <= 2m, strides < m): wherever it finds a
+    complement, complement() returns one, and every complement's offsets below m are the greedy
+    forced ones (the lemma in complement_search)."""
+    a_offsets = ref.values(a.shape, a.stride)
+    if len(set(a_offsets)) < len(a_offsets):
+        event("not injective")
+        return
+    forced, clash = forced_offsets(sorted(a_offsets), m)
+    exists = False
+    for r in _small_ordered_layout_values(2 * m, max(1, m - 1)):
+        joined = [x + y for y in r for x in a_offsets]
+        if len(set(joined)) == len(joined) and set(range(m)) <= set(joined):
+            exists = True
+            assert clash is None
+            assert [v for v in r if v < m] == forced
+    event("brute force finds a complement" if exists else "brute force finds none")
+    if exists:
+        c = alg.complement(a, m)  # must not raise
+        joined = [x + y for y in ref.values(c.shape, c.stride) for x in a_offsets]
+        assert len(set(joined)) == len(joined) and set(range(m)) <= set(joined)
+
+
+@cache
+def _small_ordered_layout_values(max_size: int, max_stride: int) -> list[list[int]]:
+    out = [[0]]
+    for n in range(2, max_size + 1):
+        for shape in ref.ordered_factorizations(n):
+            if len(shape) <= 2:
+                for d in itertools.product(range(1, max_stride + 1), repeat=len(shape)):
+                    r = ref.values(shape, d)
+                    if all(x < y for x, y in zip(r, r[1:])):
+                        out.append(r)
+    return out
+
+
+@SETTINGS
+@given(ls.layouts(max_rank=4, max_size=256, max_stride=16, zero=False), st.data())
+def test_layout_with_prefix_recovers_the_truncated_layout(r: Layout, data: st.DataObject) -> None:
+    """For an ordered layout R and any prefix length g, the candidate built from R's first g values
+    starts with them and is no longer than R's truncation after the mode holding index g-1."""
+    values = ref.values(r.shape, r.stride)
+    if any(x >= y for x, y in zip(values, values[1:])):
+        return
+    g = data.draw(st.integers(1, len(values)))
+    pairs = layout_with_prefix(values[:g])
+    shape, stride = tuple(s for s, _ in pairs) or (1,), tuple(d for _, d in pairs) or (0,)
+    rebuilt = ref.values(shape, stride)
+    assert rebuilt[:g] == values[:g]
+    assert len(rebuilt) <= len(values)

@@ -530,6 +530,26 @@ def _complement(layout: Layout, m: int) -> Layout:
     if by_stride and by_stride[0][0] < 0:
         d, s = by_stride[0]
         raise LayoutError(f"complement needs non-negative strides; {layout} has stride {d} (extent {s})")
+    # Fast path, A's strides a divisor chain: CuTe's answer, built coalesced (gap modes never merge:
+    # gap k ends at d_k and the next starts at s_k*d_k > d_k; only extent-1 gaps drop out).
+    shapes: list[int] = []
+    strides: list[int] = []
+    cur = 1
+    for d, s in by_stride:
+        if d % cur:
+            break
+        if d != cur:
+            shapes.append(d // cur)
+            strides.append(cur)
+        cur = s * d
+    else:
+        rest = -(-m // cur)
+        if rest > 1 or not shapes:
+            shapes.append(rest)
+            strides.append(cur if rest > 1 else 0)
+        if len(shapes) == 1:
+            return Layout._trusted(shapes[0], strides[0])
+        return Layout._trusted(tuple(shapes), tuple(strides))
     pairs = [(s, d) for d, s in by_stride]
     gaps: Pairs = []  # CuTe's gap-filling modes, one per mode of A
     currents = [1]  # the span covered after each mode of A

@@ -24,7 +24,7 @@ from layoutalg.core import left_inverse_search as search
 from layoutalg.core.complement_search import forced_offsets, layout_with_prefix
 from layoutalg.core.int_linear import RowSpace, solve_integer
 from layoutalg.core.layout import Layout
-from layoutalg.core.left_inverse_search import NODE_LIMIT, find_left_inverse
+from layoutalg.core.left_inverse_search import find_left_inverse
 from layoutalg.errors import CompositionError, NotInjectiveError
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck), database=None)
@@ -139,17 +139,39 @@ def test_left_inverse_search_is_sound_on_larger_layouts(a: Layout) -> None:
         assert [ref.evaluate(shape, stride, x) for x in offsets] == list(range(len(offsets)))
 
 
-def _prime_sequences_up_to(top: int) -> int:
-    """How many sequences of primes have product <= top (each is one prefix the search may try)."""
-    total = 0
-    for m in range(2, top + 1):
+def _whole_search_tree(top: int) -> tuple[int, int]:
+    """(prefixes, group visits) of the unpruned search for largest offset ``top``: every prime
+    sequence with product <= top, each visiting its parent's at most ``top // P + 1`` groups."""
+
+    def orderings(m: int) -> int:
         exponents = list(sympy.factorint(m).values())
-        total += math.factorial(sum(exponents)) // math.prod(math.factorial(e) for e in exponents)
-    return total
+        return math.factorial(sum(exponents)) // math.prod(math.factorial(e) for e in exponents)
+
+    primes = list(sympy.primerange(2, top + 1))
+    prefixes = visits = 0
+    for parent in range(1, top // 2 + 1):
+        children = sum(1 for p in primes if parent * p <= top)
+        ways = orderings(parent) if parent > 1 else 1
+        prefixes += ways * children
+        visits += ways * children * (top // parent + 1)
+    return prefixes, visits
 
 
-def test_search_bound_covers_every_offset_below_4096() -> None:
-    assert _prime_sequences_up_to(4095) < NODE_LIMIT
+def test_search_bounds_cover_every_offset_below_4096() -> None:
+    prefixes, visits = _whole_search_tree(4095)
+    assert prefixes < search.NODE_LIMIT and visits < search.WORK_LIMIT
+    assert (prefixes, visits) == (46962, 4983971)  # the figures the module docstring states
+
+
+def test_search_gives_up_in_bounded_time_on_huge_layouts() -> None:
+    """Half a million offsets, strides that do not chain: an answer or 'undecided', never a hang."""
+    try:
+        left = alg.left_inverse(Layout((2, 1 << 19), (3, 7)))
+    except CompositionError as err:
+        assert "undecided" in str(err)
+    else:
+        offsets = [3 * a + 7 * b for b in range(1 << 19) for a in range(2)]
+        assert [ref.evaluate(left.shape, left.stride, x) for x in offsets[:4096]] == list(range(4096))
 
 
 def test_left_inverse_says_undecided_instead_of_guessing(monkeypatch: pytest.MonkeyPatch) -> None:

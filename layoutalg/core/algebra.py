@@ -702,7 +702,8 @@ def left_inverse(layout: Layout) -> Layout:
     :class:`NotInjectiveError` for a non-injective ``A`` (a stride-0 mode of
     extent > 1 included), :class:`CompositionError` when no layout is a left
     inverse (with the reason), and also, saying so, when the search would
-    pass its bound of radix prefixes (never met while every offset is below 4096).
+    pass its bound on the search (a few seconds; never met while every offset
+    is below 4096).
     Negative strides raise: ``L`` is defined on non-negative offsets only.
     """
     return _left_inverse(layout if type(layout) is Layout else _check_layout(layout, "left_inverse layout"))
@@ -749,7 +750,9 @@ def _searched_left_inverse(layout: Layout, flat: Pairs) -> Layout:
     except SearchExhaustedError:
         raise CompositionError(
             f"left_inverse of {layout}: undecided; its strides do not chain, and the search for a left "
-            f"inverse passed {left_inverse_search.NODE_LIMIT} radix prefixes (largest offset {int(offsets.max())})"
+            f"inverse passed its bound of {left_inverse_search.NODE_LIMIT} radix prefixes or "
+            f"{left_inverse_search.WORK_LIMIT} offset groups (largest offset {int(offsets.max())}; "
+            "below 4096 it always decides)"
         ) from None
     if found is None:
         raise CompositionError(

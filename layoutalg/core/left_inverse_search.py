@@ -29,15 +29,18 @@ sequence through this prefix can work, and the branch is cut.  At a maximal
 sequence the quotient is 0 or 1, the last stride is fixed by one offset with
 quotient 1, and what remains is the integer system of the differences.
 
-The search is bounded by :data:`NODE_LIMIT` tried prefixes; past it the
+The search is bounded by :data:`NODE_LIMIT` tried prefixes and
+:data:`WORK_LIMIT` visited offset groups (a few seconds); past either the
 caller raises rather than guess (``None`` here means "none exists", never
 "gave up").  Every tried prefix is a distinct prime sequence with product
-``<= V``, and there are fewer than :data:`NODE_LIMIT` of those for every
-``V < 4096`` (46,963 at ``V = 4095``), so below that the search always decides.
+``<= V`` and visits at most ``V // P + 1`` groups (``P`` its parent's
+product); over the whole tree that is 46,962 prefixes and 4,983,971 groups at
+``V = 4095``, so for every ``V < 4096`` the search always decides.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 from layoutalg.core.int_linear import RowSpace
@@ -46,6 +49,8 @@ Pairs = list[tuple[int, int]]
 
 #: The most radix prefixes one search tries before giving up (it then says so); see the module docstring.
 NODE_LIMIT = 50_000
+#: The most offset groups one search visits (each try visits its parent's groups, at most V // P + 1).
+WORK_LIMIT = 6_000_000
 
 
 class SearchExhaustedError(Exception):
@@ -61,6 +66,17 @@ def _primes_up_to(n: int) -> list[int]:
     return [p for p in range(2, n + 1) if sieve[p]]
 
 
+def _nth_prime_bound(n: int) -> int:
+    """An upper bound on the n-th prime (Rosser: ``p_n < n (ln n + ln ln n)`` for ``n >= 6``).
+
+    The root alone tries every prime up to V in turn, each try spending one
+    unit of the budget, so primes past the ``NODE_LIMIT + 1``-th are never
+    reached: sieving further would only cost memory (V can be 2**40).
+    """
+    n = max(n, 6)
+    return int(n * (math.log(n) + math.log(math.log(n)))) + 1
+
+
 def find_left_inverse(offsets: Sequence[int]) -> Pairs | None:
     """Flat pairs of a layout ``L`` with ``L(offsets[i]) == i`` for every ``i``, or None when no layout has that.
 
@@ -71,9 +87,9 @@ def find_left_inverse(offsets: Sequence[int]) -> Pairs | None:
     if top == 0:
         return [(1, 0)]
     index_of = {x: i for i, x in enumerate(offsets)}
-    primes = _primes_up_to(top)
+    primes = _primes_up_to(min(top, _nth_prime_bound(NODE_LIMIT + 1)))
     ncols = top.bit_length() + 1  # at most log2(V) prime radices, plus the unbounded mode
-    budget = [NODE_LIMIT]
+    budget = [NODE_LIMIT, WORK_LIMIT]  # prefixes tried, groups visited
 
     # A group: the offsets with one quotient x // P, held as (its smallest offset, that offset's digits).
     Groups = dict[int, tuple[int, tuple[int, ...]]]
@@ -104,6 +120,9 @@ def find_left_inverse(offsets: Sequence[int]) -> Pairs | None:
             branch = space.copy()
             merged: Groups = {}
             consistent = True
+            budget[1] -= len(groups)
+            if budget[1] < 0:
+                raise SearchExhaustedError
             for q, (rep, rep_digits) in groups.items():  # increasing quotients: the first rep is the smallest
                 digits = rep_digits + (q % p,)
                 first = merged.setdefault(q // p, (rep, digits))

@@ -1,0 +1,176 @@
+"""CuTe's ``complement``, returned exactly when a complement exists."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from layoutalg.core import int_tuple as it
+from layoutalg.core.complement_search import forced_offsets, layout_with_prefix
+from layoutalg.core.flat import (
+    Pairs,
+    check_domain,
+    check_injective,
+    check_layout,
+    coalesce_pairs,
+    from_pairs,
+    leaf_pairs,
+)
+from layoutalg.core.layout import Layout, offsets_of_modes
+from layoutalg.errors import CompositionError, LayoutError, ShapeError
+
+#: The most offsets complement's forced-offset walk (a Python loop) visits (2^22, about a second).
+GREEDY_LIMIT = 1 << 22
+
+
+# complement
+# ---------------------------------------------------------------------------
+def complement(layout: Layout, cotarget: Any = None) -> Layout:
+    """CuTe ``complement(A, M)``: the layout ``R`` of the offsets ``A`` leaves out, up to ``M``.
+
+    ``M`` defaults to ``cosize(A)``; a shape is read as its size (as CuTe DSL
+    does).  Stride-0 modes are ignored (CuTe filters them), so ``A`` means
+    ``filter(A)`` below.  CuTe's algorithm sorts A's modes by stride and fills
+    each gap: ``R = (d1/1, d2/(s1 d1), ..., ceil(M/(sn dn))) : (1, s1 d1, ..., sn dn)``,
+    coalesced.
+
+    The definition: ``R`` is ordered (``R(i) < R(i+1)``, CuTe's postcondition),
+    ``make_layout(A, R)`` is injective, and its image covers ``[0, M)``.  A
+    complement is returned **exactly when one exists**:
+
+    * when A's sorted strides form a divisor chain, every division above is
+      exact and CuTe's answer is a complement by construction;
+    * otherwise (CuTe floors the division and can return a non-covering or
+      malformed layout, e.g. a 0 extent, on which CuTe DSL even crashes with
+      SIGFPE) CuTe's candidate is checked on the whole domain and returned if
+      it is one; if not, the one candidate that every complement must start
+      with is built and checked (offsets below ``M`` are forced greedily, and
+      so is R's shortest prefix holding them; the proof is in
+      :mod:`layoutalg.core.complement_search`).  If that fails, none exists.
+
+    ``complement((2,2):(2,3), 1) == 1:0``; ``complement((2,2):(1,3), 12)``
+    raises :class:`CompositionError` (A covers 0, 1, 3, 4, so offset 2 is
+    forced, and A shifted by 2 covers 3 again).  Raises :class:`NotInjectiveError` when
+    ``filter(A)`` is not injective.  Negative strides are outside CuTe's
+    domain and raise.
+    """
+    if type(layout) is not Layout:
+        layout = check_layout(layout, "complement layout")
+    m = _cotarget(layout, cotarget)
+    return _complement(layout, m)
+
+
+def _cotarget(layout: Layout, cotarget: Any) -> int:
+    if type(cotarget) is int and cotarget >= 1:
+        return cotarget
+    if cotarget is None:
+        return layout.cosize()
+    if isinstance(cotarget, Layout):
+        raise ShapeError("complement cotarget must be an int or a shape, not a Layout")
+    value = it.product(it.to_int_tuple(cotarget, "complement cotarget"))
+    if value < 1:
+        raise ShapeError(f"complement cotarget must be positive, got {cotarget}")
+    return value
+
+
+def _complement(layout: Layout, m: int) -> Layout:
+    by_stride = sorted([(d, s) for s, d in leaf_pairs(layout) if d != 0 and s != 1])
+    if by_stride and by_stride[0][0] < 0:
+        d, s = by_stride[0]
+        raise LayoutError(f"complement needs non-negative strides; {layout} has stride {d} (extent {s})")
+    # Fast path, A's strides a divisor chain: CuTe's answer, built coalesced (gap modes never merge:
+    # gap k ends at d_k and the next starts at s_k*d_k > d_k; only extent-1 gaps drop out).
+    shapes: list[int] = []
+    strides: list[int] = []
+    cur = 1
+    for d, s in by_stride:
+        if d % cur:
+            break
+        if d != cur:
+            shapes.append(d // cur)
+            strides.append(cur)
+        cur = s * d
+    else:
+        rest = -(-m // cur)
+        if rest > 1 or not shapes:
+            shapes.append(rest)
+            strides.append(cur if rest > 1 else 0)
+        if len(shapes) == 1:
+            return Layout._trusted(shapes[0], strides[0])
+        return Layout._trusted(tuple(shapes), tuple(strides))
+    pairs = [(s, d) for d, s in by_stride]
+    gaps: Pairs = []  # CuTe's gap-filling modes, one per mode of A
+    currents = [1]  # the span covered after each mode of A
+    exact = True
+    cur = 1
+    for d, s in by_stride:
+        if d % cur:
+            exact = False
+        gaps.append((d // cur, cur))
+        cur = s * d
+        currents.append(cur)
+    candidate = _gap_layout(gaps, currents[-1], m)
+    if exact:
+        return candidate
+    return _check_complement(layout, pairs, gaps, currents, m)
+
+
+def _gap_layout(gaps: Pairs, cur: int, m: int) -> Layout:
+    """CuTe's complement from the gap modes and the rest mode ``ceil(M/cur):cur``, coalesced."""
+    modes = [(g, c) for g, c in gaps if g > 1] + [(it.ceil_div(m, cur), cur)]
+    return from_pairs(coalesce_pairs(modes))
+
+
+def _check_complement(layout: Layout, pairs: Pairs, gaps: Pairs, currents: list[int], m: int) -> Layout:
+    """CuTe's candidate when it is a complement, else the one candidate every complement starts with, else raise.
+
+    The second candidate and why it decides existence: :mod:`layoutalg.core.complement_search`.
+    """
+    import numpy as np
+
+    check_injective(layout, pairs, "complement")
+    a_vals = offsets_of_modes([s for s, _ in pairs] or [1], [d for _, d in pairs] or [0])
+    what = f"complement of {layout} for {m}"
+    cute = _gap_layout(gaps, currents[-1], m)
+    if m + int(a_vals.max()) > GREEDY_LIMIT:
+        if _is_complement(a_vals, cute, m, what):
+            return cute
+        raise CompositionError(
+            f"{what}: CuTe's candidate is not a complement, and deciding whether another is walks "
+            f"{m + int(a_vals.max())} offsets one by one (limit {GREEDY_LIMIT}); "
+            "no result is returned rather than an unchecked one"
+        )
+    # The forced walk first: where it clashes (the usual failure) no complement exists, found cheaply.
+    forced, clash = forced_offsets([int(v) for v in np.sort(a_vals)], m)
+    if clash is not None:
+        raise CompositionError(
+            f"{layout} has no complement for cotarget {m}: covering [0, {m}) from 0 upwards forces the offsets "
+            f"{_head(forced + [clash[0]])}, and A shifted by {clash[0]} hits offset {clash[1]}, which is already covered"
+        )
+    if _is_complement(a_vals, cute, m, what):
+        return cute
+    candidate = from_pairs(layout_with_prefix(forced))
+    if _is_complement(a_vals, candidate, m, what):
+        return candidate
+    raise CompositionError(
+        f"{layout} has no complement for cotarget {m}: the only layout that can start with the forced "
+        f"offsets {_head(forced)} is {candidate}, which is not one"
+    )
+
+
+def _head(values: Sequence[int]) -> str:
+    return "[" + ", ".join(str(v) for v in values[:8]) + (", ...]" if len(values) > 8 else "]")
+
+
+def _is_complement(a_vals: Any, candidate: Layout, m: int, what: str) -> bool:
+    """``candidate`` is ordered, ``(A, candidate)`` injective, and their offsets cover ``[0, m)``."""
+    import numpy as np
+
+    n = a_vals.size * candidate.size()
+    if n < m:
+        return False  # too few offsets to cover [0, M)
+    check_domain(n, what)
+    r_vals = candidate.to_numpy()
+    if r_vals.size > 1 and not bool((np.diff(r_vals) > 0).all()):
+        return False
+    vals = (a_vals[None, :] + r_vals[:, None]).ravel()
+    return np.unique(vals).size == vals.size and bool(np.isin(np.arange(m), vals).all())

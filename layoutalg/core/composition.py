@@ -1,0 +1,325 @@
+"""CuTe's ``composition``, made exact: CuTe's algorithm where it is provably right, synthesis otherwise."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Sequence
+
+from layoutalg.core import int_tuple as it
+from layoutalg.core.flat import (
+    Pairs,
+    check_domain,
+    check_layout,
+    coalesce_extended,
+    coalesce_pairs,
+    from_pairs,
+    leaf_pairs,
+)
+from layoutalg.core.int_tuple import IntTuple
+from layoutalg.core.layout import Layout, evaluate_modes, offsets_of_modes
+from layoutalg.errors import CompositionError, LayoutError, ShapeError
+
+
+# composition
+# ---------------------------------------------------------------------------
+def composition(a: Layout, b: Any) -> Layout:
+    """``A o B``: the layout with B's shape whose value at ``c`` is ``A(B(c))``.
+
+    ``b`` may be a :class:`Layout`, an int ``N`` (the tiler ``N:1``), ``None``
+    (keep ``A``), or a tuple of tilers applied by mode (``A``'s mode ``i`` is
+    composed with ``b[i]``; ``None`` keeps a mode; modes past ``len(b)`` are kept).
+
+    **The rule (soundness beyond CuTe).**  The result is a layout ``R`` with
+    ``B``'s top-level mode sizes and ``R(c) == A(B(c))`` for every ``c`` in
+    ``B``'s domain, where ``A`` is extended past its size by its last mode.
+    Such an ``R`` is returned exactly when one exists; otherwise
+    :class:`CompositionError` is raised.  How:
+
+    1. CuTe's algorithm runs on each leaf ``s:r`` of ``B`` against
+       ``coalesce(A)``, with CuTe's stride- and shape-divisibility conditions
+       checked (CuTe DSL does not check them).  ``A`` is coalesced keeping its
+       last leaf, so that ``A``'s own extension past its size is the one used
+       (CuTe coalesces it away: ``(4,1):(1,0) o 8:1`` is ``8:1`` in CuTe, but
+       ``A(5) == 1``, so the answer is ``(4,2):(1,0)``).  When they hold, each leaf's
+       result is exact on its own 1-D domain.
+    2. The leaves are then summed, which is exact when ``A`` is additive across
+       them.  That is proved without enumeration when ``coalesce(A)`` has one
+       mode (``A`` is linear), or when the leaves' index blocks
+       ``[r, r*s)`` are disjoint and each ends on a divisor boundary of ``A``
+       (sorted by ``r``, each ``r*s`` divides the next ``r``): then no
+       mixed-radix carry crosses from one leaf into another.  Otherwise the
+       result is compared with ``A(B(i))`` on the whole domain.
+    3. When CuTe's algorithm fails or its answer is wrong (pycute returns
+       ``(2,(4)):(2,(2))`` for ``(8,2):(1,4) o (2,(4)):(2,(2))``, whose last
+       value is 8 where ``A(B(7)) == 4``), the layout is synthesised from the
+       function: it must be additive across B's top-level modes (else no
+       layout of that shape exists), and each mode's 1-D function, read in
+       coalesced form, fixes the extents and strides greedily (stride
+       ``g(1)``, extent = first index deviating from ``i*g(1)``, recurse on
+       the quotient); the candidate is checked on the whole domain.  B's nested
+       structure is kept where the function is additive across sub-modes too.
+
+    ``B(c) < 0`` is allowed only when ``A`` is linear; enumeration is limited
+    to :data:`ENUMERATION_LIMIT` offsets (beyond, an unprovable case raises).
+    """
+    if type(a) is not Layout:
+        a = check_layout(a, "composition A")
+    tb = type(b)
+    if tb is Layout:
+        return _compose(a, b)
+    if b is None:
+        return a
+    if tb is tuple or tb is list:
+        return _compose_by_mode(a, b)
+    if it.is_int(b):
+        b = check_layout(b, "composition B")
+    elif not isinstance(b, Layout):
+        raise ShapeError(f"composition B must be a Layout, an int, None or a tuple of tilers, got {b!r}")
+    return _compose(a, b)
+
+
+def _scale(stride: IntTuple, d: int) -> IntTuple:
+    """Every leaf of ``stride`` times ``d``."""
+    if type(stride) is tuple:
+        return tuple(_scale(x, d) for x in stride)  # type: ignore[union-attr]
+    return stride * d  # type: ignore[operator]
+
+
+def _compose_by_mode(a: Layout, tiler: Sequence[Any]) -> Layout:
+    modes = list(a)
+    if len(tiler) > len(modes):
+        raise ShapeError(f"tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} layout {a}")
+    parts = []
+    for i, mode in enumerate(modes):
+        if i < len(tiler):
+            try:
+                parts.append(composition(mode, tiler[i]))
+            except LayoutError as err:
+                raise type(err)(f"mode {i}: {err}") from None
+        else:
+            parts.append(mode)
+    return Layout._trusted(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+
+
+def _leaf_cute(flat_a: Pairs, s: int, r: int) -> Pairs | None:
+    """CuTe's composition of coalesced ``A`` (flat pairs, >= 2 modes) with ``s:r`` (``s > 1``, ``r > 0``).
+
+    Returns None where CuTe's stride or shape divisibility condition fails.
+    """
+    rest_r = r
+    strided: Pairs = []
+    for a_s, a_d in flat_a[:-1]:
+        if rest_r == 1:
+            strided.append((a_s, a_d))
+        elif rest_r % a_s == 0:
+            rest_r //= a_s
+        elif a_s % rest_r == 0:
+            strided.append((a_s // rest_r, a_d * rest_r))
+            rest_r = 1
+        else:
+            return None
+    last_d = flat_a[-1][1] * rest_r
+    out: Pairs = []
+    rest_s = s
+    for m_s, m_d in strided:
+        if rest_s == 1:
+            break
+        if rest_s % m_s == 0:
+            out.append((m_s, m_d))
+            rest_s //= m_s
+        elif m_s % rest_s == 0:
+            out.append((rest_s, m_d))
+            rest_s = 1
+        else:
+            return None
+    if rest_s > 1:
+        out.append((rest_s, last_d))
+    return coalesce_pairs(out)
+
+
+@lru_cache(maxsize=4096)
+def _compose(a: Layout, b: Layout) -> Layout:
+    flat_a = coalesce_extended(leaf_pairs(a))
+    if len(flat_a) <= 1:
+        # A is linear on all integers: A(x) = x * d, so A o B scales B's strides.
+        d = flat_a[0][1] if flat_a else 0
+        return Layout._trusted(b.shape, _scale(b.stride, d))
+
+    blocks: list[tuple[int, int]] = []
+    failed = False
+
+    def leaf(s: int, r: int) -> IntTuple:
+        nonlocal failed
+        if r == 0 or s == 1:
+            return (s, 0)  # type: ignore[return-value]
+        if r < 0:
+            raise CompositionError(
+                f"B has a negative stride {r} (extent {s}), so B reaches negative offsets where the "
+                f"non-linear A = {a} is undefined"
+            )
+        pairs = _leaf_cute(flat_a, s, r)
+        if pairs is None:
+            failed = True
+            return (s, 0)  # type: ignore[return-value]
+        blocks.append((r, s))
+        if len(pairs) == 1:
+            return pairs[0]  # type: ignore[return-value]
+        if not pairs:
+            return (1, 0)  # type: ignore[return-value]
+        return tuple(zip(*pairs))  # type: ignore[return-value]
+
+    def walk(shape: IntTuple, stride: IntTuple) -> tuple[IntTuple, IntTuple]:
+        if type(shape) is tuple:
+            subs = [walk(s, d) for s, d in zip(shape, stride)]  # type: ignore[call-overload, arg-type]
+            return tuple([x for x, _ in subs]), tuple([y for _, y in subs])
+        return leaf(shape, stride)  # type: ignore[arg-type, return-value]
+
+    shape, stride = walk(b.shape, b.stride)
+    if not failed:
+        candidate = Layout._trusted(shape, stride)
+        if _blocks_disjoint(blocks) or _agrees(a, b, candidate):
+            return candidate
+    return _synthesise(a, b)
+
+
+def _blocks_disjoint(blocks: list[tuple[int, int]]) -> bool:
+    """True when the sorted index blocks ``[r, r*s)`` nest as a divisor chain (no carry between leaves)."""
+    blocks.sort()
+    return all(r0 * s0 > 0 and r1 % (r0 * s0) == 0 for (r0, s0), (r1, _) in zip(blocks, blocks[1:]))
+
+
+def _composed_values(a: Layout, b: Layout) -> Any:
+    """``A(B(i))`` for every ``i < size(B)`` as a numpy array."""
+    check_domain(b.size(), f"composition {a} o {b}")
+    b_vals = b.to_numpy()
+    if b_vals.size and int(b_vals.min()) < 0:
+        raise CompositionError(f"B = {b} reaches a negative offset, where the non-linear A = {a} is undefined")
+    return evaluate_modes(it.flatten(a.shape), it.flatten(a.stride), b_vals)
+
+
+def _agrees(a: Layout, b: Layout, candidate: Layout) -> bool:
+    import numpy as np
+
+    return bool(np.array_equal(candidate.to_numpy(), _composed_values(a, b)))
+
+
+def _synthesise(a: Layout, b: Layout) -> Layout:
+    """The layout with B's top-level mode sizes whose function is ``A(B(c))``, or CompositionError."""
+    values = _composed_values(a, b)
+    if not it.is_tuple(b.shape):
+        pairs = synthesise_1d(values)
+        if pairs is None:
+            raise CompositionError(f"A o B is not a layout: A = {a}, B = {b}; {_why_not_1d(values)}")
+        return from_pairs(pairs)
+    result = _synth_tuple(b.shape, values, f"A o B with A = {a}, B = {b}", top=True)
+    assert result is not None  # top=True raises instead of returning None
+    return Layout._trusted(result[0], result[1])
+
+
+def _split_additive(sizes: Sequence[int], values: Any) -> list[Any] | None:
+    """Per-mode value arrays when ``values`` (colex over ``sizes``) is a sum of per-mode functions."""
+    import numpy as np
+
+    grid = values.reshape(tuple(reversed(sizes)))
+    rank = len(sizes)
+    parts = []
+    total = np.zeros_like(grid)
+    for k in range(rank):
+        axis = rank - 1 - k
+        index = tuple(slice(None) if ax == axis else 0 for ax in range(rank))
+        part = grid[index]
+        parts.append(part)
+        shape = [1] * rank
+        shape[axis] = sizes[k]
+        total = total + part.reshape(shape)
+    if not np.array_equal(total, grid):
+        return None
+    return parts
+
+
+def _synth_tuple(shape: IntTuple, values: Any, what: str, top: bool) -> tuple[IntTuple, IntTuple] | None:
+    sizes = [it.product(m) for m in shape]  # type: ignore[union-attr]
+    parts = _split_additive(sizes, values)
+    if parts is None:
+        if top:
+            raise CompositionError(
+                f"{what}: the function is not a sum of per-mode functions over B's modes {sizes}, "
+                f"so no layout of that shape has it ({_first_non_additive(sizes, values)})"
+            )
+        return None
+    out_s: list[IntTuple] = []
+    out_d: list[IntTuple] = []
+    for k, (mode, part) in enumerate(zip(shape, parts)):  # type: ignore[arg-type]
+        sub = _synth_tuple(mode, part, what, top=False) if it.is_tuple(mode) and len(mode) > 1 else None  # type: ignore[arg-type]
+        if sub is None:
+            pairs = synthesise_1d(part)
+            if pairs is None:
+                raise CompositionError(f"{what}: mode {k} is not a layout ({_why_not_1d(part)})")
+            res = from_pairs(pairs)
+            sub = (res.shape, res.stride)
+            if it.is_tuple(mode) and len(mode) == 1:  # type: ignore[arg-type]
+                sub = ((sub[0],), (sub[1],))
+        out_s.append(sub[0])
+        out_d.append(sub[1])
+    return tuple(out_s), tuple(out_d)
+
+
+def _first_non_additive(sizes: Sequence[int], values: Any) -> str:
+    import numpy as np
+
+    grid = values.reshape(tuple(reversed(sizes)))
+    rank = len(sizes)
+    for flat in range(values.size):
+        crd = np.unravel_index(flat, grid.shape)
+        parts = 0
+        for axis in range(rank):
+            index = tuple(crd[ax] if ax == axis else 0 for ax in range(rank))
+            parts += int(grid[index])
+        if parts != int(grid[crd]):
+            coord = tuple(int(c) for c in reversed(crd))
+            return f"at coordinate {coord} A(B(c)) = {int(grid[crd])}, but the modes' values sum to {parts}"
+    return "no witness found"
+
+
+def synthesise_1d(values: Any) -> Pairs | None:
+    """The coalesced flat layout whose values on ``[0, n)`` are ``values``, or None if none exists.
+
+    Greedy and exact: the first mode's stride is ``g(1)``; its extent ``e`` is the
+    first index where ``g(i) != i*g(1)`` (it must divide ``n``); the rest is the
+    layout of the quotient ``j -> g(j*e)``.  In a coalesced layout the first
+    extent is exactly that index, so the greedy choice loses nothing; the
+    candidate is compared with ``values`` at the end.
+    """
+    import numpy as np
+
+    vals = np.asarray(values)
+    n = int(vals.size)
+    if n == 0 or int(vals[0]) != 0:
+        return None
+    pairs: Pairs = []
+    step = 1
+    m = n
+    while m > 1:
+        sub = vals[::step][:m]
+        d = int(sub[1])
+        deviates = np.flatnonzero(sub != np.arange(m, dtype=np.int64).astype(sub.dtype) * d)
+        e = int(deviates[0]) if deviates.size else m
+        if m % e:
+            return None
+        pairs.append((e, d))
+        step *= e
+        m //= e
+    pairs = coalesce_pairs(pairs)
+    shapes = [s for s, _ in pairs] or [1]
+    strides = [d for _, d in pairs] or [0]
+    if not np.array_equal(offsets_of_modes(shapes, strides), vals):
+        return None
+    return pairs
+
+
+def _why_not_1d(values: Any) -> str:
+    head = ", ".join(str(int(v)) for v in values[:12])
+    return f"its values {head}{', ...' if len(values) > 12 else ''} do not follow any shape:stride"
+
+
+# ---------------------------------------------------------------------------

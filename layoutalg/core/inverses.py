@@ -1,0 +1,190 @@
+"""CuTe's ``right_inverse``, ``left_inverse``, ``max_common_vector`` and ``max_common_layout``."""
+
+from __future__ import annotations
+
+from layoutalg.core import int_tuple as it
+from layoutalg.core import left_inverse_search
+from layoutalg.core.composition import _composed_values, composition
+from layoutalg.core.flat import Pairs, check_injective, check_layout, coalesce_pairs, from_pairs, leaf_pairs
+from layoutalg.core.layout import Layout, evaluate_modes, offsets_of_modes
+from layoutalg.core.left_inverse_search import SearchExhaustedError, find_left_inverse
+from layoutalg.errors import CompositionError, LayoutError, NotInjectiveError
+
+
+# inverses
+# ---------------------------------------------------------------------------
+def _right_inverse(layout: Layout) -> Layout:
+    flat = coalesce_pairs(leaf_pairs(layout))
+    index_strides = []
+    running = 1
+    for s, _ in flat:
+        index_strides.append(running)
+        running *= s
+    first_with_stride: dict[int, int] = {}
+    for k, (_, d) in enumerate(flat):
+        first_with_stride.setdefault(d, k)
+    out: Pairs = []
+    cur = 1
+    while cur in first_with_stride:  # cur grows strictly (extents > 1), so no mode is taken twice
+        j = first_with_stride[cur]
+        out.append((flat[j][0], index_strides[j]))
+        cur *= flat[j][0]
+    return from_pairs(out)
+
+
+def right_inverse(layout: Layout) -> Layout:
+    """CuTe ``right_inverse``: ``R`` with ``A(R(i)) == i`` for every ``i < size(R)``, ``R`` as large as CuTe makes it.
+
+    Follows the chain of strides from 1 through ``coalesce(A)``: the mode with
+    stride 1, then the one with stride equal to its extent, and so on; ``R``
+    maps ``i`` to the index whose coordinates are ``i``'s digits in those modes.
+    Exact by construction.  Only positive strides are followed (CuTe C++
+    follows ``|d|`` and negates, which gives ``A(R(i)) == -i``; CuTe DSL returns
+    ``1:0`` for ``(4,2):(-1,4)`` as this does).  Stride-0 modes are skipped,
+    where pycute stops at the first one.
+    """
+    return _right_inverse(layout if type(layout) is Layout else check_layout(layout, "right_inverse layout"))
+
+
+def left_inverse(layout: Layout) -> Layout:
+    """CuTe ``left_inverse``: ``L`` with ``L(A(i)) == i`` for every ``i < size(A)``.
+
+    With ``coalesce(A)``'s modes sorted by stride ``d1 < d2 < ... < dn``,
+    ``L = (d1, d2/d1, ..., dn/d(n-1), sn) : (0, j1, ..., j(n-1), jn)`` (``jk``
+    the index stride of mode k), coalesced: the offset's mixed-radix digits in
+    radices ``d(k+1)/dk`` are A's coordinates.  That is CuTe DSL's answer
+    (``left_inverse((2,2):(1,3)) == (3,2):(1,2)``) and is exact when each
+    stride divides the next and ``d(k+1) >= sk*dk``.
+
+    Where those strides do not chain, a left inverse may still exist
+    (``(2,2):(2,3)`` has ``(2,4):(1,1)``, ``(2,3):(3,2)`` has one with a negative
+    stride); it is found by a complete search over prime radix sequences with
+    an exact integer solve for the strides
+    (:mod:`layoutalg.core.left_inverse_search` gives the argument), so ``L``
+    is returned **exactly when one exists**.  Raises
+    :class:`NotInjectiveError` for a non-injective ``A`` (a stride-0 mode of
+    extent > 1 included), :class:`CompositionError` when no layout is a left
+    inverse (with the reason), and also, saying so, when the search would
+    pass its bound on the search (a few seconds; never met while every offset
+    is below 4096).
+    Negative strides raise: ``L`` is defined on non-negative offsets only.
+    """
+    return _left_inverse(layout if type(layout) is Layout else check_layout(layout, "left_inverse layout"))
+
+
+def _left_inverse(layout: Layout) -> Layout:
+    flat = coalesce_pairs(leaf_pairs(layout))
+    index_strides = []
+    running = 1
+    for s, _ in flat:
+        index_strides.append(running)
+        running *= s
+    for s, d in flat:
+        if d == 0:
+            raise NotInjectiveError(
+                f"left_inverse needs an injective layout; {layout} has a stride-0 mode of extent {s}"
+            )
+        if d < 0:
+            raise LayoutError(f"left_inverse needs non-negative strides; {layout} has stride {d} (extent {s})")
+    order = sorted(range(len(flat)), key=lambda k: flat[k][1])
+    out: Pairs = []
+    prev = 1
+    for pos, k in enumerate(order):
+        s, d = flat[k]
+        chained = d % prev == 0 and (pos + 1 == len(order) or flat[order[pos + 1]][1] >= s * d)
+        if not chained:
+            return _searched_left_inverse(layout, flat)
+        out.append((d // prev, 0 if pos == 0 else index_strides[order[pos - 1]]))
+        prev = d
+    if order:
+        last = order[-1]
+        out.append((flat[last][0], index_strides[last]))
+    return from_pairs(coalesce_pairs(out))
+
+
+def _searched_left_inverse(layout: Layout, flat: Pairs) -> Layout:
+    """The left inverse found by the complete search, checked on every offset; or CompositionError."""
+    import numpy as np
+
+    check_injective(layout, flat, "left_inverse")
+    offsets = offsets_of_modes([s for s, _ in flat], [d for _, d in flat])
+    try:
+        found = find_left_inverse([int(v) for v in offsets])
+    except SearchExhaustedError:
+        raise CompositionError(
+            f"left_inverse of {layout}: undecided; its strides do not chain, and the search for a left "
+            f"inverse passed its bound of {left_inverse_search.NODE_LIMIT} radix prefixes or "
+            f"{left_inverse_search.WORK_LIMIT} offset groups (largest offset {int(offsets.max())}; "
+            "below 4096 it always decides)"
+        ) from None
+    if found is None:
+        raise CompositionError(
+            f"left_inverse of {layout}: no layout L has L(A(i)) == i for all i (its strides do not chain, "
+            "and no radices and strides fit its offsets)"
+        )
+    candidate = from_pairs(coalesce_pairs(found))
+    back = evaluate_modes(it.flatten(candidate.shape), it.flatten(candidate.stride), offsets)
+    if not np.array_equal(back, np.arange(offsets.size)):  # pragma: no cover - the search solves exactly
+        raise CompositionError(f"left_inverse of {layout}: internal search result {candidate} fails its check")
+    return candidate
+
+
+# ---------------------------------------------------------------------------
+# common vectors
+# ---------------------------------------------------------------------------
+def _common_prefix(a: Layout, b: Layout) -> tuple[Layout, int]:
+    """``(right_inverse(b), N)``: the first N offsets of B's codomain are the same offsets of A's."""
+    inv_b = right_inverse(b)
+    try:
+        common = coalesce_pairs(leaf_pairs(composition(a, inv_b)))
+    except CompositionError:
+        # No layout has the function A o inv(B); read the common prefix off the values.
+        import numpy as np
+
+        vals = _composed_values(a, inv_b)
+        bad = np.flatnonzero(vals != np.arange(vals.size))
+        e = int(bad[0]) if bad.size else int(vals.size)
+        return inv_b, _largest_divisor_at_most(inv_b.size(), e)
+    if common and common[0][1] == 1:
+        return inv_b, common[0][0]
+    return inv_b, 0
+
+
+def _largest_divisor_at_most(n: int, bound: int) -> int:
+    """The largest divisor of ``n`` that is ``<= bound`` (1 at least)."""
+    best = 1
+    k = 1
+    while k * k <= n:
+        if n % k == 0:
+            for q in (k, n // k):
+                if best < q <= bound:
+                    best = q
+        k += 1
+    return best
+
+
+def max_common_vector(a: Layout, b: Layout) -> int:
+    """CuTe ``max_common_vector``: the largest ``N`` with ``A(R(i)) == i`` for ``i < N``, ``R = right_inverse(B)``.
+
+    That is, the first ``N`` offsets of B's codomain hold the same logical
+    elements in ``A``, so ``N`` elements can move as one vector.  Computed as
+    CuTe does (the first mode of ``coalesce(A o R)`` if its stride is 1, else 1).
+    """
+    a = check_layout(a, "max_common_vector A")
+    b = check_layout(b, "max_common_vector B")
+    n = _common_prefix(a, b)[1]
+    return max(n, 1)
+
+
+def max_common_layout(a: Layout, b: Layout) -> Layout:
+    """CuTe ``max_common_layout``: ``right_inverse(B) o N:1`` for ``N = max_common_vector(A, B)``.
+
+    It maps ``i < N`` to the logical index of B's offset ``i``; ``1:0`` when
+    there is no common stride-1 vector.
+    """
+    a = check_layout(a, "max_common_layout A")
+    b = check_layout(b, "max_common_layout B")
+    inv_b, n = _common_prefix(a, b)
+    if n == 0:
+        return Layout._trusted(1, 0)
+    return composition(inv_b, Layout._trusted(n, 1))

@@ -45,13 +45,17 @@ def coalesce_pairs(pairs: Sequence[tuple[int, int]]) -> Pairs:
     """Drop size-1 modes and merge neighbours with ``s0 * d0 == d1`` (same 1-D function)."""
     out: Pairs = []
     for s, d in pairs:
-        if s == 1:
-            continue
-        if out and out[-1][0] * out[-1][1] == d:
-            out[-1] = (out[-1][0] * s, out[-1][1])
-        else:
-            out.append((s, d))
+        if s != 1:
+            _append_merging(out, s, d)
     return out
+
+
+def _append_merging(out: Pairs, s: int, d: int) -> None:
+    """Append ``s:d``, merged into the last mode when it continues it (``s0 * d0 == d``)."""
+    if out and out[-1][0] * out[-1][1] == d:
+        out[-1] = (out[-1][0] * s, out[-1][1])
+    else:
+        out.append((s, d))
 
 
 def coalesce_extended(pairs: Sequence[tuple[int, int]]) -> Pairs:
@@ -64,11 +68,7 @@ def coalesce_extended(pairs: Sequence[tuple[int, int]]) -> Pairs:
     if not pairs:
         return []
     out = coalesce_pairs(pairs[:-1])
-    s, d = pairs[-1]
-    if out and out[-1][0] * out[-1][1] == d:
-        out[-1] = (out[-1][0] * s, out[-1][1])
-    else:
-        out.append((s, d))
+    _append_merging(out, *pairs[-1])
     return out
 
 

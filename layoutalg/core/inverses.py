@@ -11,15 +11,19 @@ from layoutalg.core.left_inverse_search import SearchExhaustedError, find_left_i
 from layoutalg.errors import CompositionError, LayoutError, NotInjectiveError
 
 
-# inverses
-# ---------------------------------------------------------------------------
-def _right_inverse(layout: Layout) -> Layout:
+def _coalesced_with_index_strides(layout: Layout) -> tuple[Pairs, list[int]]:
+    """``coalesce(layout)`` as flat pairs, and each mode's index stride (its extents' prefix product)."""
     flat = coalesce_pairs(leaf_pairs(layout))
     index_strides = []
     running = 1
     for s, _ in flat:
         index_strides.append(running)
         running *= s
+    return flat, index_strides
+
+
+def _right_inverse(layout: Layout) -> Layout:
+    flat, index_strides = _coalesced_with_index_strides(layout)
     first_with_stride: dict[int, int] = {}
     for k, (_, d) in enumerate(flat):
         first_with_stride.setdefault(d, k)
@@ -73,12 +77,7 @@ def left_inverse(layout: Layout) -> Layout:
 
 
 def _left_inverse(layout: Layout) -> Layout:
-    flat = coalesce_pairs(leaf_pairs(layout))
-    index_strides = []
-    running = 1
-    for s, _ in flat:
-        index_strides.append(running)
-        running *= s
+    flat, index_strides = _coalesced_with_index_strides(layout)
     for s, d in flat:
         if d == 0:
             raise NotInjectiveError(

@@ -1,0 +1,194 @@
+"""Free variables, lowering of layout applications into primitive operators, and substitution."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutalg.errors import ProofError
+from layoutalg.prove.symbolic_layouts import kind_of
+from layoutalg.prove.terms import Apply, BinOp, BoolConst, BoolOp, Cmp, Const, Expr, Ite, Var
+
+
+def free_vars(*roots: Any) -> dict[str, Var]:
+    """Every variable in the terms/predicates, by name (two different variables with one name is an error)."""
+    found: dict[str, Var] = {}
+    seen: set[int] = set()
+    stack: list[Any] = list(roots)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (tuple, list)):
+            stack.extend(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, Var):
+            old = found.get(node.name)
+            if old is not None and not old.same_as(node):
+                raise ProofError(
+                    f"two different variables are named {node.name!r}: {old.describe()} and {node.describe()}"
+                )
+            found[node.name] = node
+        elif isinstance(node, (BinOp, Cmp)):
+            stack.extend((node.a, node.b))
+        elif isinstance(node, Ite):
+            stack.extend((node.cond, node.a, node.b))
+        elif isinstance(node, Apply):
+            stack.append(node.args)
+        elif isinstance(node, BoolOp):
+            stack.extend(node.args)
+    return found
+
+
+# ---------------------------------------------------------------- lowering
+def _is_pow2(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def _mul_const(e: Expr, c: int) -> Expr:
+    if c == 0:
+        return Const(0)
+    if c == 1:
+        return e
+    if _is_pow2(c):
+        return BinOp("<<", e, Const(c.bit_length() - 1))
+    return BinOp("*", e, Const(c))
+
+
+def _split(e: Expr, extent: int, running: int, last: bool) -> Expr:
+    """Coordinate ``(e // running) % extent`` (no ``%`` for the last mode)."""
+    if running == 1:
+        q = e
+    elif _is_pow2(running):
+        q = BinOp(">>", e, Const(running.bit_length() - 1))
+    else:
+        q = BinOp("//", e, Const(running))
+    if last:
+        return q
+    if extent == 1:
+        return Const(0)
+    if _is_pow2(extent):
+        return BinOp("&", q, Const(extent - 1))
+    return BinOp("%", q, Const(extent))
+
+
+def _sum(terms: list[Expr]) -> Expr:
+    terms = [t for t in terms if not (isinstance(t, Const) and t.value == 0)]
+    if not terms:
+        return Const(0)
+    out = terms[0]
+    for t in terms[1:]:
+        out = BinOp("+", out, t)
+    return out
+
+
+def _layout_index(shape: Any, stride: Any, idx: Expr) -> Expr:
+    """CuTe ``crd2idx`` of a 1-D index into ``shape:stride`` (colexicographic; last leaf unbounded)."""
+    from layoutalg.core import int_tuple as it
+
+    extents, steps = it.flatten(shape), it.flatten(stride)
+    terms: list[Expr] = []
+    running = 1
+    for k, (s, d) in enumerate(zip(extents, steps)):
+        last = k == len(extents) - 1
+        if d != 0 and (s != 1 or last):
+            terms.append(_mul_const(_split(idx, s, running, last), d))
+        running *= s
+    return _sum(terms)
+
+
+def _layout_crd(shape: Any, stride: Any, crd: Any, path: str) -> Expr:
+    if isinstance(crd, tuple):
+        if not isinstance(shape, tuple) or len(shape) != len(crd):
+            raise ProofError(f"coordinate {crd!r} does not match the layout's mode {path or 'shape'} = {shape}")
+        return _sum([_layout_crd(s, d, c, f"{path}[{i}]") for i, (s, d, c) in enumerate(zip(shape, stride, crd))])
+    return _layout_index(shape, stride, crd)
+
+
+def _swizzle(sw: Any, x: Expr) -> Expr:
+    bits, base, shift = int(sw.bits), int(sw.base), int(sw.shift)
+    if bits == 0:
+        return x
+    yyy = ((1 << bits) - 1) << (base + max(0, shift))
+    picked = BinOp("&", x, Const(yyy))
+    moved = BinOp(">>", picked, Const(shift)) if shift >= 0 else BinOp("<<", picked, Const(-shift))
+    return BinOp("^", x, moved)
+
+
+def apply_fn(fn: Any, crd: Any) -> Expr:
+    """The primitive term of ``fn(crd)`` for a Layout / Swizzle / ComposedLayout."""
+    kind = kind_of(fn)
+    if kind == "layout":
+        if isinstance(crd, tuple) and len(crd) == 1 and not isinstance(fn.shape, tuple):
+            crd = crd[0]
+        return _layout_crd(fn.shape, fn.stride, crd, "")
+    if kind == "swizzle":
+        if isinstance(crd, tuple):
+            raise ProofError(f"a swizzle takes one offset, got the coordinate {crd!r}")
+        return _swizzle(fn, crd)
+    inner = apply_fn(fn.inner, crd)
+    offset = int(fn.offset)
+    shifted = inner if offset == 0 else BinOp("+", Const(offset), inner)
+    return apply_fn(fn.outer, shifted)
+
+
+def lower(root: Any, memo: dict[int, Any] | None = None) -> Any:
+    """Rewrite every :class:`Apply` into primitive operators (shared sub-terms stay shared)."""
+    memo = {} if memo is None else memo
+
+    def go(node: Any) -> Any:
+        key = id(node)
+        if key in memo:
+            return memo[key][1]
+        if isinstance(node, tuple):
+            out: Any = tuple(go(c) for c in node)
+        elif isinstance(node, (Const, Var, BoolConst)):
+            out = node
+        elif isinstance(node, BinOp):
+            out = BinOp(node.op, go(node.a), go(node.b))
+        elif isinstance(node, Ite):
+            out = Ite(go(node.cond), go(node.a), go(node.b))
+        elif isinstance(node, Apply):
+            out = go(apply_fn(node.fn, go(node.args)))
+        elif isinstance(node, Cmp):
+            out = Cmp(node.op, go(node.a), go(node.b))
+        elif isinstance(node, BoolOp):
+            out = BoolOp(node.op, tuple(go(a) for a in node.args))
+        else:
+            raise ProofError(f"not a term: {node!r}")
+        memo[key] = (node, out)  # keep node alive so its id is not reused
+        return out
+
+    return go(root)
+
+
+def substitute(root: Any, mapping: dict[str, Expr]) -> Any:
+    """Replace variables by name (used to make the second copy of a domain)."""
+    memo: dict[int, Any] = {}
+
+    def go(node: Any) -> Any:
+        key = id(node)
+        if key in memo:
+            return memo[key][1]
+        if isinstance(node, tuple):
+            out: Any = tuple(go(c) for c in node)
+        elif isinstance(node, Var):
+            out = mapping.get(node.name, node)
+        elif isinstance(node, (Const, BoolConst)):
+            out = node
+        elif isinstance(node, BinOp):
+            out = BinOp(node.op, go(node.a), go(node.b))
+        elif isinstance(node, Ite):
+            out = Ite(go(node.cond), go(node.a), go(node.b))
+        elif isinstance(node, Apply):
+            out = Apply(node.fn, go(node.args))
+        elif isinstance(node, Cmp):
+            out = Cmp(node.op, go(node.a), go(node.b))
+        elif isinstance(node, BoolOp):
+            out = BoolOp(node.op, tuple(go(a) for a in node.args))
+        else:
+            raise ProofError(f"not a term: {node!r}")
+        memo[key] = (node, out)
+        return out
+
+    return go(root)

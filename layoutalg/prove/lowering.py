@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from layoutalg.errors import ProofError
 from layoutalg.prove.symbolic_layouts import kind_of
@@ -134,6 +134,25 @@ def apply_fn(fn: Any, crd: Any) -> Expr:
 
 def lower(root: Any, memo: dict[int, Any] | None = None) -> Any:
     """Rewrite every :class:`Apply` into primitive operators (shared sub-terms stay shared)."""
+    return _rebuild(root, lambda v: v, lambda node, go: go(apply_fn(node.fn, go(node.args))), memo)
+
+
+def substitute(root: Any, mapping: dict[str, Expr]) -> Any:
+    """Replace variables by name (used to make the second copy of a domain)."""
+    return _rebuild(root, lambda v: mapping.get(v.name, v), lambda node, go: Apply(node.fn, go(node.args)))
+
+
+def _rebuild(
+    root: Any,
+    on_var: Callable[[Var], Any],
+    on_apply: Callable[[Apply, Callable[[Any], Any]], Any],
+    memo: dict[int, Any] | None = None,
+) -> Any:
+    """Rebuild a term (or nested tuple of terms) bottom-up, each shared sub-term once.
+
+    ``on_var`` gives a variable's replacement; ``on_apply(node, go)`` an
+    application's, with ``go`` the rebuild of any sub-term.
+    """
     memo = {} if memo is None else memo
 
     def go(node: Any) -> Any:
@@ -142,38 +161,8 @@ def lower(root: Any, memo: dict[int, Any] | None = None) -> Any:
             return memo[key][1]
         if isinstance(node, tuple):
             out: Any = tuple(go(c) for c in node)
-        elif isinstance(node, (Const, Var, BoolConst)):
-            out = node
-        elif isinstance(node, BinOp):
-            out = BinOp(node.op, go(node.a), go(node.b))
-        elif isinstance(node, Ite):
-            out = Ite(go(node.cond), go(node.a), go(node.b))
-        elif isinstance(node, Apply):
-            out = go(apply_fn(node.fn, go(node.args)))
-        elif isinstance(node, Cmp):
-            out = Cmp(node.op, go(node.a), go(node.b))
-        elif isinstance(node, BoolOp):
-            out = BoolOp(node.op, tuple(go(a) for a in node.args))
-        else:
-            raise ProofError(f"not a term: {node!r}")
-        memo[key] = (node, out)  # keep node alive so its id is not reused
-        return out
-
-    return go(root)
-
-
-def substitute(root: Any, mapping: dict[str, Expr]) -> Any:
-    """Replace variables by name (used to make the second copy of a domain)."""
-    memo: dict[int, Any] = {}
-
-    def go(node: Any) -> Any:
-        key = id(node)
-        if key in memo:
-            return memo[key][1]
-        if isinstance(node, tuple):
-            out: Any = tuple(go(c) for c in node)
         elif isinstance(node, Var):
-            out = mapping.get(node.name, node)
+            out = on_var(node)
         elif isinstance(node, (Const, BoolConst)):
             out = node
         elif isinstance(node, BinOp):
@@ -181,14 +170,14 @@ def substitute(root: Any, mapping: dict[str, Expr]) -> Any:
         elif isinstance(node, Ite):
             out = Ite(go(node.cond), go(node.a), go(node.b))
         elif isinstance(node, Apply):
-            out = Apply(node.fn, go(node.args))
+            out = on_apply(node, go)
         elif isinstance(node, Cmp):
             out = Cmp(node.op, go(node.a), go(node.b))
         elif isinstance(node, BoolOp):
             out = BoolOp(node.op, tuple(go(a) for a in node.args))
         else:
             raise ProofError(f"not a term: {node!r}")
-        memo[key] = (node, out)
+        memo[key] = (node, out)  # keep node alive so its id is not reused
         return out
 
     return go(root)

@@ -234,30 +234,15 @@ def _low_mask(node: Any) -> bool:
 
 def int_expressible(roots: list[Any]) -> bool:
     """True when every operator has an exact integer-arithmetic encoding (see :class:`IntEncoder`)."""
-    stack, seen = list(roots), set()
-    while stack:
-        node = stack.pop()
-        if isinstance(node, tuple):
-            stack.extend(node)
+    for node in ex.subterms(roots):
+        if not isinstance(node, ex.BinOp):
             continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, ex.Pred):
-            ex.walk_pred(node, stack.append)
-            if isinstance(node, ex.BoolOp):
-                stack.extend(a for a in node.args if isinstance(a, ex.Pred))
-            continue
-        if isinstance(node, ex.BinOp):
-            if node.op in ("|", "^"):
-                return False
-            if node.op in ("<<", ">>") and not (isinstance(node.b, ex.Const) and node.b.value >= 0):
-                return False
-            if node.op == "&" and not (_low_mask(node.b) or _low_mask(node.a)):
-                return False
-            stack.extend((node.a, node.b))
-        elif isinstance(node, ex.Ite):
-            stack.extend((node.cond, node.a, node.b))
+        if node.op in ("|", "^"):
+            return False
+        if node.op in ("<<", ">>") and not (isinstance(node.b, ex.Const) and node.b.value >= 0):
+            return False
+        if node.op == "&" and not (_low_mask(node.b) or _low_mask(node.a)):
+            return False
     return True
 
 

@@ -6,6 +6,7 @@ tools/measure_banks.py and the calibration run) or from formulas written out her
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 
@@ -231,13 +232,23 @@ def test_scalar_and_vector_agree_with_an_independent_transcription(kind_width, p
 
 SHARED_CALIBRATION = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "calibration",
                                   "h200_smem_wavefronts.json")
+#: sha256 of the project's calibration file as handed to us (../shared/calibration/h200_smem_wavefronts.json).
+CALIBRATION_SHA256 = "daf3b84ff34e4071f6597a5b055129752c4405def9e6fcfcdacbefdfa0b54492"
 
 
-@pytest.mark.skipif(not os.path.exists(SHARED_CALIBRATION), reason="no ../shared checkout beside the repo")
-def test_shared_calibration_file_is_reproduced_as_given():
-    """The project's calibration file (../shared, beside the checkout in CI) itself, not only our copy."""
-    with open(SHARED_CALIBRATION) as fh:
-        shared_cases = json.load(fh)["cases"]
-    assert shared_cases == CALIBRATION
-    for case in shared_cases:
-        assert wavefronts(case["instruction"], case["lane_byte_addresses"]) == case["wavefronts"], case["name"]
+def _sha256(path: str) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
+
+
+def test_our_calibration_copy_is_the_file_as_given():
+    """tests/data holds the calibration file byte for byte; where ../shared sits beside the
+    checkout, that file is still the one we copied."""
+    copy = os.path.join(os.path.dirname(__file__), "data", "h200_smem_wavefronts_calibration.json")
+    assert _sha256(copy) == CALIBRATION_SHA256
+    if os.path.exists(SHARED_CALIBRATION):
+        assert _sha256(SHARED_CALIBRATION) == CALIBRATION_SHA256
+        with open(SHARED_CALIBRATION) as fh:
+            shared_cases = json.load(fh)["cases"]
+        for case in shared_cases:
+            assert wavefronts(case["instruction"], case["lane_byte_addresses"]) == case["wavefronts"], case["name"]

@@ -1,6 +1,6 @@
 """Measure shared-memory wavefronts of many access patterns on the GPU (run on the device machine).
 
-    python3 tools/measure_banks.py OUTDIR [--set 1|2|3|4|5] [--budget-s 400] [--only PREFIX]
+    python3 tools/measure_banks.py OUTDIR [--set 1|2|3|4|5|6] [--budget-s 400] [--only PREFIX]
 
 Generates a fixed, seeded list of patterns (targeted experiments that separate
 the candidate rules, then random ones), builds one probe program with
@@ -638,6 +638,82 @@ def round5(seed: int = 505) -> list[Case]:
     return cs
 
 
+CG = "cp.async.cg.shared.global"
+
+
+def round6(seed: int = 606) -> list[Case]:
+    """Sixth round, a holdout for the cp.async.cg rule (layoutalg.banks.cp_async), predicted before measuring:
+    realistic gmem->smem tile copies (row-major, padded and swizzled smem; several global pitches and
+    offsets; lanes along rows or down columns), the helper's targeted checks (duplicate destinations with
+    different sources, one global chunk to both halves of a sector, sector permutations within one row),
+    and random patterns."""
+    rng = random.Random(seed)
+    cs: list[Case] = []
+
+    def add(name: str, smem: list[int], glob: list[int]) -> None:
+        cs.append(Case(name, CG, tuple(smem), tuple(glob), ("round6",)))
+
+    def swz(off: int, bits: int) -> int:  # Sw<bits,4,3> on byte offsets
+        return off ^ (((off >> 7) & ((1 << bits) - 1)) << 4)
+
+    for row_bytes in (64, 128, 256, 512):
+        per_row = min(32, row_bytes // 16)
+        for ld in sorted({row_bytes, 256, 1024, 4096, 4096 + 16, 4096 + 48}):
+            if ld < row_bytes:
+                continue
+            for g0 in (0, 16, 64, 160):
+                rows = [(lane // per_row, lane % per_row) for lane in range(32)]
+                glob = [g0 + r * ld + c * 16 for r, c in rows]
+                for pitch_name, smem in (
+                    ("rowmajor", [r * row_bytes + c * 16 for r, c in rows]),
+                    ("pad16", [r * (row_bytes + 16) + c * 16 for r, c in rows]),
+                    ("sw1", [swz(r * row_bytes + c * 16, 1) for r, c in rows]),
+                    ("sw2", [swz(r * row_bytes + c * 16, 2) for r, c in rows]),
+                    ("sw3", [swz(r * row_bytes + c * 16, 3) for r, c in rows]),
+                    ("sw3 row+3", [swz((r + 3) * row_bytes + c * 16, 3) for r, c in rows]),
+                ):
+                    if rng.random() < 0.45:  # a sample of the grid, to keep the round small
+                        add(f"r6 tile {row_bytes}B rows ld{ld} g0={g0} smem {pitch_name}", smem, glob)
+    for ld in (128, 256, 4096):  # lanes down columns: lane -> (row lane%8, chunk lane//8)
+        for name, f in (("rowmajor", lambda r, c: r * 128 + c * 16), ("sw3", lambda r, c: swz(r * 128 + c * 16, 3)),
+                        ("colmajor", lambda r, c: c * 128 + r * 16)):
+            add(f"r6 columns ld{ld} smem {name}", [f(lane % 8, lane // 8) for lane in range(32)],
+                [(lane % 8) * ld + (lane // 8) * 16 for lane in range(32)])
+    contiguous = [16 * lane for lane in range(32)]
+    add("r6 dup dest: lanes 2k,2k+1 same smem, different global lines", [32 * (lane // 2) for lane in range(32)],
+        [(lane % 2) * 1024 + 16 * (lane // 2) for lane in range(32)])
+    add("r6 dup dest: all lanes one smem chunk, contiguous global", [256] * 32, contiguous)
+    add("r6 dup dest: lane 0 and lane 31 same smem, rest contiguous", [496] + contiguous[1:], contiguous)
+    add("r6 one global chunk to both halves of a sector", contiguous, [32 * (lane // 2) for lane in range(32)])
+    add("r6 one global chunk to 4 smem rows", [(lane % 4) * 128 + (lane // 4) * 16 for lane in range(32)],
+        [(lane // 4) * 16 for lane in range(32)])
+    perms = [(0, 2, 1, 3), (1, 0, 3, 2), (3, 2, 1, 0), (1, 2, 3, 0), (0, 1, 3, 2), (2, 0, 3, 1), (0, 3, 2, 1)]
+    for perm in perms:
+        for halves in ("straight", "crossed"):
+            smem, glob = [], []
+            for lane in range(32):
+                row, k = lane // 8, lane % 8
+                sector, half = k // 2, k % 2
+                out_half = half if halves == "straight" else 1 - half
+                glob.append(row * 128 + sector * 32 + half * 16)
+                smem.append(row * 128 + perm[sector] * 32 + out_half * 16)
+            add(f"r6 sector map {perm} {halves} halves", smem, glob)
+    for k in range(40):
+        add(f"r6 rand slots #{k}", [rng.randrange(0, 128) * 16 for _ in range(32)],
+            [rng.randrange(0, 128) * 16 for _ in range(32)])
+    for k in range(30):
+        span = rng.choice([256, 512, 1024])
+        smem_perm = rng.sample(range(span // 16), 32 if span >= 512 else span // 16)
+        glob_perm = rng.sample(range(64), 32)
+        smem_vals = (smem_perm * 2)[:32]
+        add(f"r6 rand permutations span{span} #{k}", [16 * v for v in smem_vals], [16 * v for v in glob_perm])
+    for k in range(20):
+        base = rng.randrange(0, 8) * 128
+        add(f"r6 rand row-local shuffles #{k}", [base + 16 * ((lane // 8) * 8 + rng.randrange(8)) for lane in range(32)],
+            [16 * lane + rng.choice([0, 0, 128, 256]) for lane in range(32)])
+    return cs
+
+
 def main() -> int:
     out_dir = sys.argv[1]
     budget = float(sys.argv[sys.argv.index("--budget-s") + 1]) if "--budget-s" in sys.argv else 400.0
@@ -657,7 +733,8 @@ def main() -> int:
     dev = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip()
     which = sys.argv[sys.argv.index("--set") + 1] if "--set" in sys.argv else "1"
-    rounds = {"1": lambda: targeted() + random_cases(), "2": round2, "3": round3, "4": round4, "5": round5}
+    rounds = {"1": lambda: targeted() + random_cases(), "2": round2, "3": round3, "4": round4, "5": round5,
+              "6": round6}
     cases = rounds[which]()
     cases = [c for c in cases if c.name.startswith(only)]
     print(f"{len(cases)} cases, build+check {time.time() - t0:.1f}s", flush=True)

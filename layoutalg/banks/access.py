@@ -161,7 +161,9 @@ def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = 
         coords = np.stack([r, c], axis=-1)
         return Access(instruction, coords, ("row_block", "col_block"))
     if ins.kind == "cp.async":
-        raise LayoutError("cp.async writes do not follow the ld/st bank rules; the model refuses them")
+        raise LayoutError("a cp.async's cost depends on its global sources too, which a shared-memory tile sweep "
+                          "does not give: call layoutalg.banks.wavefronts(instruction, lane_byte_addresses, "
+                          "global_byte_addresses) per instruction (cp.async.cg is modelled, .ca is not)")
     if ins.access_bytes % e:
         raise LayoutError(f"{ins.canonical} moves {ins.access_bytes} bytes, not whole {e}-byte elements")
     v = ins.access_bytes // e

@@ -55,10 +55,16 @@ from ``tests/data/h200_smem_wavefronts_more.json``; ``PINNING`` below lists them
   "st16 all same" -> 4 (stores never merge), "ldmatrix.x4 all rows same address" -> 4 (one phase per matrix);
 * rule 3, distinct words: "cal: ld.b32 broadcast" -> 1, "ldmatrix.x1 2 rows equal rest column" -> 7.
 
-``cp.async`` is refused: its writes do not follow these rules (a conflict-free
-``st.shared.v4`` pattern costs up to 32 as ``cp.async.cg``) and its count
-depends on the global source addresses and their 32-byte sectors; the
-measurements are kept in the data file for a future model.
+``cp.async.cg`` (16 bytes per lane) follows a different rule, because its
+shared-memory writes are grouped by the global lines and sectors the data
+comes from: :mod:`layoutalg.banks.cp_async` (pass ``global_byte_addresses``).
+It reproduces all 227 ``cp.async.cg`` measurements it was fitted to and all
+341 of round 6, a holdout predicted before measuring
+(``tests/data/h200_cp_async_cg_round6.json``; the predictions were committed
+in 6a72834, before the run).
+``cp.async.ca`` (4, 8, 16 bytes) is refused: no exact rule is known (the best
+found matches 313 of its 326 measurements); the measurements are kept in the
+data file for a future model.
 """
 
 from __future__ import annotations
@@ -67,6 +73,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from layoutalg.banks.cp_async import cg_wavefronts
 from layoutalg.banks.instruction import Instruction, parse_instruction
 from layoutalg.errors import InstructionError
 
@@ -95,19 +102,45 @@ SMEM_LIMIT_BYTES = 228 * 1024  # sm_90: 228 KiB of shared memory per SM
 
 
 # ---------------------------------------------------------------- validation
+def _refuse_cp_async_ca(ins: Instruction) -> None:
+    if ins.kind == "cp.async" and ins.cache == "ca":
+        raise InstructionError(
+            f"instruction {ins.text!r}: cp.async.ca shared-memory wavefronts are not modelled (no exact rule "
+            "fits the H200's measurements; the best found matches 313 of 326). cp.async.cg (16 bytes) is "
+            "modelled: pass global_byte_addresses; or measure the pattern with layoutalg.gpu.banks_ncu")
+
+
+def _as_offsets(values: Any, what: str) -> list[Any]:
+    try:
+        return list(values)
+    except TypeError:
+        raise InstructionError(f"{what} must be a sequence of 32 byte offsets, got {type(values).__name__}") from None
+
+
+def _check_global(ins: Instruction, global_byte_addresses: Any) -> tuple[int, ...]:
+    """32 validated global byte offsets for cp.async.cg (16-byte aligned, non-negative)."""
+    if global_byte_addresses is None:
+        raise InstructionError(
+            f"instruction {ins.text!r}: a cp.async's shared-memory cost depends on where each lane's data comes "
+            "from; pass global_byte_addresses (lane i's source offset, from a 128-byte-aligned base)")
+    offsets = _as_offsets(global_byte_addresses, "global_byte_addresses")
+    if len(offsets) != 32:
+        raise InstructionError(f"global_byte_addresses: needs 32 lane offsets, got {len(offsets)}")
+    out = []
+    for lane, g in enumerate(offsets):
+        if isinstance(g, bool) or not hasattr(g, "__index__"):
+            raise InstructionError(f"global_byte_addresses[{lane}] must be an int byte offset, got {g!r}")
+        g = int(g.__index__())
+        if g < 0 or g % 16:
+            raise InstructionError(f"global_byte_addresses[{lane}] = {g} must be a non-negative multiple of 16")
+        out.append(g)
+    return tuple(out)
+
+
 def _check_addresses(ins: Instruction, lane_byte_addresses: Any) -> tuple[int, ...]:
     """32 validated byte offsets (ignored lanes of ldmatrix/stmatrix .x1/.x2 become 0)."""
-    if ins.kind == "cp.async":
-        raise InstructionError(
-            f"instruction {ins.text!r}: cp.async shared-memory wavefronts are not modelled. Measured on an H200 "
-            "they do not follow the ld/st rules (a 16-byte column of a Swizzle<3,3,3> tile, conflict-free for "
-            "st.shared.v4, costs 32 as cp.async.cg) and depend on the global source addresses and their 32-byte "
-            "sectors; measure the pattern with layoutalg.gpu.banks_ncu instead")
-    try:
-        addrs = list(lane_byte_addresses)
-    except TypeError:
-        raise InstructionError(f"lane_byte_addresses must be a sequence of 32 byte offsets, got "
-                               f"{type(lane_byte_addresses).__name__}") from None
+    _refuse_cp_async_ca(ins)
+    addrs = _as_offsets(lane_byte_addresses, "lane_byte_addresses")
     active = len(ins.active_lanes)
     if len(addrs) != 32 and not (ins.matrices and len(addrs) == active):
         allowed = "32" if not ins.matrices or active == 32 else f"32 (or {active}, the lanes .x{ins.matrices} reads)"
@@ -233,22 +266,34 @@ def _phase_report(ins: Instruction, addrs: Sequence[int], lanes: range) -> Phase
     return PhaseReport(tuple(lanes), cost, ideal, conflicts)
 
 
-def report(instruction: str, lane_byte_addresses: Any) -> BankReport:
-    """Wavefronts, ideal, excess and per-phase, per-bank detail of one warp-wide instruction."""
+def report(instruction: str, lane_byte_addresses: Any, global_byte_addresses: Any = None) -> BankReport:
+    """Wavefronts, ideal, excess and per-phase, per-bank detail of one warp-wide instruction.
+
+    For ``cp.async.cg`` the count comes from :mod:`layoutalg.banks.cp_async` and the report has no
+    phases; its ideal is the bytes written over 128 (distinct 16-byte destinations / 8, rounded up).
+    """
     ins = parse_instruction(instruction)
     addrs = _check_addresses(ins, lane_byte_addresses)
+    if ins.kind == "cp.async":
+        sources = _check_global(ins, global_byte_addresses)
+        ideal = -(-len(set(addrs)) // 8)
+        return BankReport(ins.canonical, addrs, cg_wavefronts(addrs, sources), ideal, ())
     reps = tuple(_phase_report(ins, addrs, lanes) for lanes in phases(ins, addrs))
     return BankReport(ins.canonical, addrs, sum(r.wavefronts for r in reps), sum(r.ideal for r in reps), reps)
 
 
-def wavefronts(instruction: str, lane_byte_addresses: Any) -> int:
+def wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses: Any = None) -> int:
     """Shared-memory wavefronts one warp executing ``instruction`` costs (see the module doc for the rules).
 
     ``lane_byte_addresses[i]`` is lane ``i``'s byte offset into shared memory (for ldmatrix/stmatrix: the row
     address lane ``i`` supplies; lanes the instruction ignores may hold anything, or be left out).
+    ``global_byte_addresses[i]`` (``cp.async.cg`` only, where it is required) is lane ``i``'s source offset
+    from a 128-byte-aligned global base.
     """
     ins = parse_instruction(instruction)
     addrs = _check_addresses(ins, lane_byte_addresses)
+    if ins.kind == "cp.async":
+        return cg_wavefronts(addrs, _check_global(ins, global_byte_addresses))
     total = 0
     for lanes in phases(ins, addrs):
         per_bank: dict[int, set[int]] = {}

@@ -27,7 +27,8 @@ def access_from_tiled_copy(tiled_copy: Any, smem_layout: Any, side: str | None =
     kind = getattr(base, "kind", None)
     if kind not in _MEMORY_SIDE:
         raise LayoutError(f"tiled copy of kind {kind!r}: only ldmatrix, stmatrix, ld.shared and st.shared copies "
-                          "have a modelled shared-memory side (cp.async is refused by the bank model)")
+                          "have a tile-sweep shared-memory model (cp.async needs its global sources: "
+                          "layoutalg.banks.wavefronts with global_byte_addresses)")
     side = side or _MEMORY_SIDE[kind]
     if side not in ("S", "D"):
         raise LayoutError(f"side must be 'S' or 'D', got {side!r}")

@@ -19,8 +19,8 @@ def _validate(ins: Instruction, addrs: Any) -> Any:
     import numpy as np
 
     if ins.kind == "cp.async":
-        raise InstructionError(f"instruction {ins.text!r}: cp.async shared-memory wavefronts are not modelled "
-                               "(see layoutalg.banks.model)")
+        raise InstructionError(f"instruction {ins.text!r}: the vectorised model covers ld/st/ldmatrix/stmatrix; "
+                               "for cp.async.cg call layoutalg.banks.wavefronts with global_byte_addresses")
     a = np.asarray(addrs)
     if a.ndim < 1 or a.shape[-1] != 32:
         raise InstructionError(f"addresses must have 32 lanes on the last axis, got shape {a.shape}")

@@ -434,8 +434,8 @@ def _bank_outcomes(cases: list[dict[str, Any]]) -> list[Outcome]:
             outs.append(_outcome("banks", label, "not_checked", note="no measurement"))
             continue
         try:
-            model = wavefronts(c["instruction"], c["lane_byte_addresses"])
-        except Exception as exc:  # the model refuses (e.g. cp.async not modelled yet)
+            model = wavefronts(c["instruction"], c["lane_byte_addresses"], c.get("global_byte_addresses"))
+        except Exception as exc:  # the model refuses (cp.async.ca is not modelled)
             outs.append(_outcome("banks", label, "not_checked", note=f"model refused: {type(exc).__name__}: {exc}"))
             continue
         ok = model == c["wavefronts"]

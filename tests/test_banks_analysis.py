@@ -240,3 +240,22 @@ def test_tiled_copy_access_is_the_cutlass_a_operand_pattern():
     sw = ComposedLayout(Swizzle(2, 3, 3), 0, plain)
     assert analyze(sw, copy, dtype="f16").conflict_free
     assert conflict_free(sw, copy, "f16").proved
+
+
+def test_cp_async_cg_tile_copy_through_analyze() -> None:
+    """A 64x64 fp16 gmem->smem copy with cp.async.cg: each instance checked against the per-instruction model
+    fed the same lanes by hand; a global row pitch that is not a multiple of 128 bytes costs extra wavefronts."""
+    smem = ComposedLayout(Swizzle(3, 3, 3), 0, Layout((64, 64), (64, 1)))
+    aligned = analyze(smem, "cp.async.cg.shared.global", "f16", global_layout=Layout((64, 64), (4096, 1)))
+    assert aligned.count == 16 and aligned.total == 64 and aligned.conflict_free
+    for k in range(aligned.count):  # lane l of instance k moves elements (8k'+..): row (32k + l) // 8, col 8*(l % 8)
+        rows = [(256 * k + 8 * lane) // 64 for lane in range(32)]
+        cols = [(256 * k + 8 * lane) % 64 for lane in range(32)]
+        smem_bytes = [2 * smem(r, c) for r, c in zip(rows, cols)]
+        glob_bytes = [2 * (4096 * r + c) for r, c in zip(rows, cols)]
+        assert int(aligned.wavefronts[k]) == wavefronts("cp.async.cg.shared.global", smem_bytes, glob_bytes)
+    padded = analyze(smem, "cp.async.cg.shared.global", "f16", global_layout=Layout((64, 64), (72, 1)))
+    assert padded.total > aligned.total
+    assert padded.report(instance=1).wavefronts == int(padded.wavefronts[1])
+    with pytest.raises(LayoutError, match="global_layout"):
+        analyze(smem, "cp.async.cg.shared.global", "f16")

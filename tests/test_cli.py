@@ -441,3 +441,19 @@ def test_usage_errors_are_json_with_json_and_suggest_the_command() -> None:
 def test_global_json_flag_before_the_command() -> None:
     proc = cli("--json", "convert", "(2,2):(1,2)")
     assert proc.returncode == 0 and json.loads(proc.stdout)["cpp"] == "Layout<Shape<_2,_2>,Stride<_1,_2>>"
+
+
+def test_banks_cp_async_cg_needs_and_uses_the_global_pitch() -> None:
+    tile = "Sw<3,3,3> o 0 o (64,64):(64,1)"
+    proc = cli("banks", tile, "--dtype", "f16", "--access", "cp.async.cg", "--global-ld", "4096", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["instruction"] == "cp.async.cg.shared.global"
+    assert (out["wavefronts"], out["ideal"]) == (64, 64)
+    padded = json.loads(cli("banks", tile, "--dtype", "f16", "--access", "cp.async.cg", "--global-ld", "72",
+                            "--json").stdout)
+    assert padded["wavefronts"] > 64  # 144-byte global rows straddle 128-byte lines
+    missing = cli("banks", tile, "--dtype", "f16", "--access", "cp.async.cg")
+    assert missing.returncode == 2 and "--global-ld" in missing.stderr
+    ca = cli("banks", tile, "--dtype", "f16", "--access", "cp.async.ca.8", "--global-ld", "64")
+    assert ca.returncode == 2 and "not modelled" in ca.stderr

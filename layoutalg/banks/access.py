@@ -131,7 +131,7 @@ def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = 
     * ``ldmatrix``/``stmatrix .xN``: blocks of ``8*min(N,2)`` rows by ``(2 if N == 4 else 1)`` 16-byte columns;
       lane ``l`` supplies row ``l % 16`` (x4; ``l`` for x1/x2), column ``(l // 16) * E`` of its block, ``E``
       the elements in 16 bytes (CUTLASS's A-operand order for x4);
-    * ``ld``/``st`` of ``w`` bytes = ``v`` elements: ``by="row"``: lane ``l`` of instance ``i`` starts at
+    * ``ld``/``st`` (and ``cp.async``, whose lanes are placed alike) of ``w`` bytes = ``v`` elements: ``by="row"``: lane ``l`` of instance ``i`` starts at
       element ``32*v*i + v*l`` in row-major order; ``by="column"``: lane ``l`` takes row ``32*r + l`` at
       column ``v*c`` (instances over row blocks ``r`` and column groups ``c``).
     """
@@ -160,10 +160,6 @@ def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = 
         r, c = np.broadcast_arrays(r, c)
         coords = np.stack([r, c], axis=-1)
         return Access(instruction, coords, ("row_block", "col_block"))
-    if ins.kind == "cp.async":
-        raise LayoutError("a cp.async's cost depends on its global sources too, which a shared-memory tile sweep "
-                          "does not give: call layoutalg.banks.wavefronts(instruction, lane_byte_addresses, "
-                          "global_byte_addresses) per instruction (cp.async.cg is modelled, .ca is not)")
     if ins.access_bytes % e:
         raise LayoutError(f"{ins.canonical} moves {ins.access_bytes} bytes, not whole {e}-byte elements")
     v = ins.access_bytes // e

@@ -95,6 +95,7 @@ class Analysis:
     wavefronts: Any
     ideal: Any
     addresses: Any
+    global_addresses: Any = None  # cp.async only: each lane's source byte offset
 
     @property
     def total(self) -> int:
@@ -138,7 +139,8 @@ class Analysis:
             if a not in index:
                 raise CoordinateError(f"report() needs {a}=...; axes are {self.axes}")
             key.append(int(index[a]))
-        return report(self.instruction, [int(x) for x in self.addresses[tuple(key)]])
+        sources = None if self.global_addresses is None else [int(x) for x in self.global_addresses[tuple(key)]]
+        return report(self.instruction, [int(x) for x in self.addresses[tuple(key)]], sources)
 
     def conflict_bits(self, limit: int = 256) -> dict[int, int]:
         """Byte-address bits in which colliding words differ, with how many colliding word pairs differ there.
@@ -185,13 +187,18 @@ class Analysis:
                 "conflict_bits": self.conflict_bits()}
 
 
-def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, by: str = "row") -> Analysis:
+def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, by: str = "row",
+            global_layout: Any = None, global_base: int = 0) -> Analysis:
     """Wavefronts of every instance of ``access`` over ``smem_layout`` of ``dtype`` elements.
 
     ``access`` is an :class:`~layoutalg.banks.access.Access`, a ``TiledCopy`` (every warp and atom call of its
     shared-memory side, :func:`~layoutalg.banks.tiled.access_from_tiled_copy`), or an instruction string (then
     the whole tile is swept as :func:`~layoutalg.banks.access.tile_access` describes, ``by`` choosing row or
     column order for ld/st).  ``base`` is the byte offset of the layout's offset 0 in shared memory.
+
+    A ``cp.async.cg`` access also needs ``global_layout``: where each element of the tile comes from, in
+    elements from a 128-byte-aligned ``global_base`` (e.g. ``Layout((M, K), (ld, 1))`` for a row-major global
+    matrix with leading dimension ``ld``), since its cost depends on the sources (:mod:`.cp_async`).
     """
     if hasattr(access, "layout_tv") and hasattr(access, "atom"):  # a TiledCopy (layoutalg.atoms.tiled)
         from layoutalg.banks.tiled import access_from_tiled_copy
@@ -206,5 +213,24 @@ def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, 
     if not isinstance(access, Access):
         raise LayoutError(f"access must be an Access or an instruction string, got {type(access).__name__}")
     addrs = byte_addresses(smem_layout, access, dtype, base)
+    ins = parse_instruction(access.instruction)
+    if ins.kind == "cp.async":
+        return _analyze_cp_async(access, addrs, dtype, global_layout, global_base)
     wf, ideal = wavefronts_many(access.instruction, addrs)
-    return Analysis(parse_instruction(access.instruction).canonical, access.axes, wf, ideal, addrs)
+    return Analysis(ins.canonical, access.axes, wf, ideal, addrs)
+
+
+def _analyze_cp_async(access: Access, addrs: Any, dtype: Any, global_layout: Any, global_base: int) -> Analysis:
+    """cp.async instances one by one (the rule is not vectorised; a tile holds few instances)."""
+    import numpy as np
+
+    if global_layout is None:
+        raise LayoutError(f"{access.instruction}: its cost depends on where each lane's data comes from; "
+                          "pass global_layout= (e.g. Layout((M, K), (ld, 1)) for a row-major global matrix)")
+    sources = byte_addresses(global_layout, access, dtype, global_base)
+    flat_s, flat_g = addrs.reshape(-1, 32), sources.reshape(-1, 32)
+    reports = [report(access.instruction, [int(x) for x in s], [int(x) for x in g]) for s, g in zip(flat_s, flat_g)]
+    shape = addrs.shape[:-1]
+    wf = np.array([r.wavefronts for r in reports], dtype=np.int64).reshape(shape)
+    ideal = np.array([r.ideal for r in reports], dtype=np.int64).reshape(shape)
+    return Analysis(parse_instruction(access.instruction).canonical, access.axes, wf, ideal, addrs, sources)

@@ -27,9 +27,14 @@ def expand_access(text: str, element_bytes: int) -> str:
 
     ``ldmatrix.x4[.trans]`` -> ``ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16`` (``stmatrix`` alike);
     ``ld.shared.v4`` -> ``ld.shared.v4.b32``; ``ld.shared`` / ``st.shared`` without a type -> one element of the
-    dtype (``.u16`` for f16); a full PTX mnemonic is kept as it is.
+    dtype (``.u16`` for f16); ``cp.async.cg`` -> ``cp.async.cg.shared.global``, ``cp.async.ca.8`` ->
+    ``cp.async.ca.shared.global, 8``; a full PTX mnemonic is kept as it is.
     """
     words = text.strip().lower().split(".")
+    if words[:2] == ["cp", "async"] and "shared" not in text:  # cp.async.cg, cp.async.ca.8
+        cache = words[2] if len(words) > 2 else ""
+        size = words[3] if len(words) > 3 else "16"
+        return f"cp.async.{cache}.shared.global" + (f", {size}" if cache == "ca" else "")
     if words[0] in ("ldmatrix", "stmatrix") and "shared" not in words:
         count = next((w for w in words if w in ("x1", "x2", "x4")), None)
         if count is None:
@@ -62,10 +67,6 @@ def access_pattern(rows: int, cols: int, dtype: str, instruction: str, by: str |
     The sweep is :func:`layoutalg.banks.access.tile_access` (ldmatrix/stmatrix in 16-row blocks, lane ``l`` at
     row ``l % 16``, column ``(l / 16) * E``; ld/st lanes walking the rows, or down the columns with ``--by column``).
     """
-    _, kind = _access_bytes(instruction)
-    if kind == "cp.async":
-        raise UsageError("cp.async writes do not follow the ld/st bank rules and the model refuses them",
-                         "count the equivalent st.shared (e.g. --access st.shared.v4) or measure with layoutalg gpu-check")
     from layoutalg.banks.access import tile_access
 
     try:
@@ -75,6 +76,24 @@ def access_pattern(rows: int, cols: int, dtype: str, instruction: str, by: str |
                          "--tile-to MxN repeats an atom to a larger tile") from exc
     coords = access.coords.reshape(-1, 32, 2)
     return [[(int(r), int(c)) for r, c in instance] for instance in coords]
+
+
+def _global_sources(instruction: str, args: argparse.Namespace, element_bytes: int) -> Any:
+    """For cp.async: element (row, col) -> its global byte offset (row-major, ``--global-ld`` elements per row)."""
+    _, kind = _access_bytes(instruction)
+    if kind != "cp.async":
+        if args.global_ld is not None:
+            raise UsageError("--global-ld is for cp.async accesses only", f"drop it for {instruction}")
+        return None
+    if "cp.async.ca" in instruction:
+        raise UsageError(f"{instruction}: cp.async.ca wavefronts are not modelled (no exact rule is known)",
+                         "use --access cp.async.cg (16 bytes, L1 bypass), or measure with layoutalg gpu-check")
+    if args.global_ld is None or args.global_ld <= 0:
+        raise UsageError(f"{instruction}: its cost depends on where each lane's data comes from",
+                         "give the global matrix's leading dimension in elements, e.g. --global-ld 4096 "
+                         "(row-major, tile at a 128-byte-aligned address)")
+    ld = args.global_ld
+    return lambda r, c: element_bytes * (r * ld + c)
 
 
 def _element_offsets(layout: Any) -> tuple[list[int], int, int]:
@@ -91,16 +110,20 @@ def _cmd_banks(args: argparse.Namespace) -> int:
     element_bytes = max(1, dtype_bits(args.dtype) // 8)
     instruction = expand_access(args.access, element_bytes)
     values, rows, cols = _element_offsets(layout)
+    sources = _global_sources(instruction, args, element_bytes)
     pattern = access_pattern(rows, cols, args.dtype, instruction, args.by)
     reports = []
     for lanes in pattern:
         addresses = [element_bytes * values[r + rows * c] for r, c in lanes]
-        reports.append((lanes, addresses, model.report(instruction, addresses)))
+        from_global = None if sources is None else [sources(r, c) for r, c in lanes]
+        reports.append((lanes, addresses, model.report(instruction, addresses, from_global)))
     total = sum(rep.wavefronts for _, _, rep in reports)
     ideal = sum(rep.ideal for _, _, rep in reports)
     worst_index = max(range(len(reports)), key=lambda k: (reports[k][2].excess, -k))
     worst_lanes, worst_addresses, worst = reports[worst_index]
     picture_args = args if (args.png or args.svg or args.tikz) else None
+    if picture_args is not None and sources is not None:
+        raise UsageError("the bank heat map shows ld/st phases; a cp.async has none", "drop --png/--svg/--tikz")
     written: list[str] = []
     if picture_args is not None:
         from layoutalg.viz.heatmap import bank_heatmap
@@ -119,7 +142,8 @@ def _cmd_banks(args: argparse.Namespace) -> int:
                 for k, (lanes, addresses, rep) in enumerate(reports)
             ],
             "wavefronts": total, "ideal": ideal, "excess": total - ideal, "conflict_free": total == ideal,
-            "worst": {"index": worst_index, "report": str(worst), "phases": heatmap_json(instruction, worst_addresses)},
+            "worst": {"index": worst_index, "report": str(worst),
+                      "phases": heatmap_json(instruction, worst_addresses) if sources is None else []},
             "files": written,
         })
         return EXIT_FAILED if failed else EXIT_OK

@@ -89,7 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
                "  layoutalg banks 'Sw<3,3,3> o 0 o (64,64):(64,1)' --dtype f16 --access ldmatrix.x4 --json\n"
                "  layoutalg banks '(32,32):(32,1)' --dtype f32 --access ld.shared.b32 --by column\n"
                "  layoutalg banks '(64,64):(64,1)' --dtype f16 --access ldmatrix.x4 --png heat.png\n"
-               "  layoutalg banks Layout_K_SW128_Atom --dtype bf16 --tile-to 64x64 --access ldmatrix.x4",
+               "  layoutalg banks Layout_K_SW128_Atom --dtype bf16 --tile-to 64x64 --access ldmatrix.x4\n"
+               "  layoutalg banks 'Sw<3,3,3> o 0 o (64,64):(64,1)' --dtype f16 --access cp.async.cg --global-ld 4096",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     banks.add_argument("layout", metavar="LAYOUT", help="the shared-memory layout, in elements")
@@ -99,6 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
     banks.add_argument("--tile-to", metavar="MxN", help="repeat LAYOUT (e.g. a smem atom) to MxN first (CuTe tile_to_shape)")
     banks.add_argument("--by", choices=["row", "column"], default=None,
                        help="for ld/st: lanes walk along rows (default) or down columns")
+    banks.add_argument("--global-ld", type=int, default=None, metavar="N",
+                       help="cp.async.cg: the tile comes from a row-major global matrix with N elements per row")
     banks.add_argument("--expect-conflict-free", action="store_true", help="exit 1 if any instruction has excess wavefronts")
     banks.add_argument("--detail", action="store_true", help="list every colliding word and lane of the worst instruction")
     banks.add_argument("--json", action="store_true", help="machine-readable output")

@@ -258,3 +258,13 @@ def test_known_values() -> None:
     assert dp.blocked_product(Layout((2, 2)), Layout((3, 4))) == Layout(((2, 3), (2, 4)), ((1, 4), (2, 12)))
     assert dp.raked_product(Layout((2, 2)), Layout((3, 4))) == Layout(((3, 2), (4, 2)), ((4, 1), (12, 2)))
     assert math.prod(ref.flat(dp.tiled_divide(Layout((8, 4), (1, 8)), (Layout(2), Layout(2))).shape)) == 32
+
+
+def test_max_common_layout_cuts_the_inverse_where_a_layout_can() -> None:
+    """right_inverse(B) = (4,25,2):(1,8,4) starts 0, 1, 2, 3, 8: five common elements, but no layout of
+    size 5 has those values, so the common layout keeps the first 4 (found by the law test above)."""
+    a, b = Layout((5, 1, 1), (1, 1, 1)), Layout((4, 2, 5, 5), (1, 100, 4, 20))
+    assert alg.max_common_vector(a, b) == 5
+    m = alg.max_common_layout(a, b)
+    assert m.size() == 4
+    assert all(ev(a, v) == i == ev(b, v) for i, v in enumerate(vals(m)))

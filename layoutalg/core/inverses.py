@@ -179,11 +179,26 @@ def max_common_layout(a: Layout, b: Layout) -> Layout:
     """CuTe ``max_common_layout``: ``right_inverse(B) o N:1`` for ``N = max_common_vector(A, B)``.
 
     It maps ``i < N`` to the logical index of B's offset ``i``; ``1:0`` when
-    there is no common stride-1 vector.
+    there is no common stride-1 vector.  A layout must cut ``right_inverse(B)``
+    at a mode boundary or inside one mode, so where the first ``N`` values of
+    ``right_inverse(B)`` are not a layout (``(4,25,2):(1,8,4)`` has
+    ``0, 1, 2, 3, 8`` first), ``N`` is lowered to the longest prefix that is
+    (4 there): every value it keeps still satisfies ``A(R(i)) == i == B(R(i))``.
     """
     a = check_layout(a, "max_common_layout A")
     b = check_layout(b, "max_common_layout B")
     inv_b, n = _common_prefix(a, b)
     if n == 0:
         return Layout._trusted(1, 0)
-    return composition(inv_b, Layout._trusted(n, 1))
+    return composition(inv_b, Layout._trusted(_layout_prefix(inv_b, n), 1))
+
+
+def _layout_prefix(layout: Layout, n: int) -> int:
+    """The largest ``m <= n`` whose first ``m`` values of ``layout`` are a layout's (whole leading modes, then
+    a multiple of their product inside the next mode)."""
+    covered = 1
+    for s, _ in coalesce_pairs(leaf_pairs(layout)):
+        if n <= covered * s:
+            return covered * (n // covered)
+        covered *= s
+    return covered * (n // covered)

@@ -17,7 +17,8 @@ from layoutalg.core.flat import (
 )
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout, evaluate_modes, offsets_of_modes
-from layoutalg.errors import CompositionError, LayoutError, ShapeError
+from layoutalg.core.shape_ops import by_mode
+from layoutalg.errors import CompositionError, ShapeError
 
 
 # composition
@@ -70,7 +71,7 @@ def composition(a: Layout, b: Any) -> Layout:
     if b is None:
         return a
     if tb is tuple or tb is list:
-        return _compose_by_mode(a, b)
+        return by_mode(composition, a, b, "composition")
     if it.is_int(b):
         b = check_layout(b, "composition B")
     elif not isinstance(b, Layout):
@@ -83,22 +84,6 @@ def _scale(stride: IntTuple, d: int) -> IntTuple:
     if type(stride) is tuple:
         return tuple(_scale(x, d) for x in stride)  # type: ignore[union-attr]
     return stride * d  # type: ignore[operator]
-
-
-def _compose_by_mode(a: Layout, tiler: Sequence[Any]) -> Layout:
-    modes = list(a)
-    if len(tiler) > len(modes):
-        raise ShapeError(f"tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} layout {a}")
-    parts = []
-    for i, mode in enumerate(modes):
-        if i < len(tiler):
-            try:
-                parts.append(composition(mode, tiler[i]))
-            except LayoutError as err:
-                raise type(err)(f"mode {i}: {err}") from None
-        else:
-            parts.append(mode)
-    return Layout._trusted(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
 
 
 def _leaf_cute(flat_a: Pairs, s: int, r: int) -> Pairs | None:

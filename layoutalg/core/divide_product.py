@@ -20,13 +20,13 @@ otherwise, so every result here is the mathematically defined one.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.algebra import complement, composition
 from layoutalg.core.layout import Layout, as_layout
-from layoutalg.core.shape_ops import append, from_modes, top_modes
-from layoutalg.errors import LayoutError, ShapeError
+from layoutalg.core.shape_ops import append, by_mode, from_modes, top_modes
+from layoutalg.errors import ShapeError
 
 
 def _tiler_layout(tiler: Any, what: str) -> Layout:
@@ -35,22 +35,6 @@ def _tiler_layout(tiler: Any, what: str) -> Layout:
     if it.is_int(tiler):
         return as_layout(tiler, what)
     raise ShapeError(f"{what} must be a Layout, an int, None or a tuple of tilers, got {tiler!r}")
-
-
-def _by_mode(op: Any, a: Layout, tiler: Sequence[Any], name: str) -> Layout:
-    modes = top_modes(a)
-    if len(tiler) > len(modes):
-        raise ShapeError(f"{name}: tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} layout {a}")
-    parts = []
-    for i, mode in enumerate(modes):
-        if i < len(tiler) and tiler[i] is not None:
-            try:
-                parts.append(op(mode, tiler[i]))
-            except LayoutError as err:
-                raise type(err)(f"{name} mode {i}: {err}") from None
-        else:
-            parts.append(mode)
-    return from_modes(parts)
 
 
 # ---------------------------------------------------------------------------
@@ -68,7 +52,7 @@ def logical_divide(a: Layout, tiler: Any) -> Layout:
     if tiler is None:
         return a
     if type(tiler) is tuple or type(tiler) is list:
-        return _by_mode(logical_divide, a, tiler, "logical_divide")
+        return by_mode(logical_divide, a, tiler, "logical_divide")
     b = tiler if type(tiler) is Layout else _tiler_layout(tiler, "logical_divide tiler")
     rest = complement(b, a.size())
     return composition(a, Layout._trusted((b.shape, rest.shape), (b.stride, rest.stride)))
@@ -152,7 +136,7 @@ def logical_product(a: Layout, tiler: Any) -> Layout:
     if tiler is None:
         return a
     if type(tiler) is tuple or type(tiler) is list:
-        return _by_mode(logical_product, a, tiler, "logical_product")
+        return by_mode(logical_product, a, tiler, "logical_product")
     b = tiler if type(tiler) is Layout else _tiler_layout(tiler, "logical_product tiler")
     rest = composition(complement(a, a.size() * b.cosize()), b)
     return Layout._trusted((a.shape, rest.shape), (a.stride, rest.stride))

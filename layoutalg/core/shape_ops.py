@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout, as_layout
-from layoutalg.errors import CoordinateError, ShapeError
+from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 
 
 def top_modes(layout: Layout) -> list[Layout]:
@@ -23,6 +23,24 @@ def top_modes(layout: Layout) -> list[Layout]:
 def from_modes(modes: Sequence[Layout]) -> Layout:
     """The layout whose top-level modes are ``modes`` (always a tuple shape)."""
     return Layout._trusted(tuple([m.shape for m in modes]), tuple([m.stride for m in modes]))
+
+
+def by_mode(op: Any, a: Layout, tiler: Sequence[Any], name: str) -> Layout:
+    """``op(mode_i, tiler[i])`` for the first ``len(tiler)`` top-level modes (``None`` keeps a mode), errors
+    naming the mode; modes past the tiler are kept (CuTe's by-mode tilers)."""
+    modes = top_modes(a)
+    if len(tiler) > len(modes):
+        raise ShapeError(f"{name}: tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} layout {a}")
+    parts = []
+    for i, mode in enumerate(modes):
+        if i < len(tiler) and tiler[i] is not None:
+            try:
+                parts.append(op(mode, tiler[i]))
+            except LayoutError as err:
+                raise type(err)(f"{name} mode {i}: {err}") from None
+        else:
+            parts.append(mode)
+    return from_modes(parts)
 
 
 def _mode_arg(x: Any, what: str) -> Layout:

@@ -259,3 +259,7 @@ def test_cp_async_cg_tile_copy_through_analyze() -> None:
     assert padded.report(instance=1).wavefronts == int(padded.wavefronts[1])
     with pytest.raises(LayoutError, match="global_layout"):
         analyze(smem, "cp.async.cg.shared.global", "f16")
+    with pytest.raises(LayoutError, match="global_layout must be a Layout"):
+        analyze(smem, "cp.async.cg.shared.global", "f16", global_layout=64)
+    with pytest.raises(CoordinateError, match="outside global_layout's extent 32"):
+        analyze(smem, "cp.async.cg.shared.global", "f16", global_layout=Layout((32, 64), (64, 1)))

@@ -37,16 +37,19 @@ def _mode_sizes(smem_layout: Any) -> list[int]:
     return sizes
 
 
-def byte_addresses(smem_layout: Any, access: Access, dtype: Any, base: int = 0) -> Any:
-    """``(*batch, 32)`` byte addresses of ``access`` over ``smem_layout`` (lanes the instruction ignores: 0)."""
+def byte_addresses(smem_layout: Any, access: Access, dtype: Any, base: int = 0, what: str = "smem_layout") -> Any:
+    """``(*batch, 32)`` byte addresses of ``access`` over ``smem_layout`` (lanes the instruction ignores: 0).
+
+    ``what`` names the layout argument in errors (``global_layout`` for a cp.async's sources).
+    """
     import numpy as np
 
     if not hasattr(smem_layout, "to_numpy") or not hasattr(smem_layout, "shape"):
-        raise LayoutError(f"smem_layout must be a Layout or ComposedLayout, got {type(smem_layout).__name__}")
+        raise LayoutError(f"{what} must be a Layout or ComposedLayout, got {type(smem_layout).__name__}")
     e = element_bytes(dtype)
     sizes = _mode_sizes(smem_layout)
     if access.rank != len(sizes):
-        raise CoordinateError(f"access coordinates have rank {access.rank} but the layout {smem_layout} has "
+        raise CoordinateError(f"access coordinates have rank {access.rank} but {what} {smem_layout} has "
                               f"{len(sizes)} modes")
     ins = parse_instruction(access.instruction)
     active = len(ins.active_lanes)
@@ -62,7 +65,7 @@ def byte_addresses(smem_layout: Any, access: Access, dtype: Any, base: int = 0) 
             low, high = int(ck.min()), int(ck.max())
             if low < 0 or high >= size:
                 bad = low if low < 0 else high
-                raise CoordinateError(f"access coordinate {bad} in mode {k} is outside the layout's extent {size}")
+                raise CoordinateError(f"access coordinate {bad} in mode {k} is outside {what}'s extent {size}")
         flat += ck * running
         running *= size
     addrs = _evaluate(smem_layout, flat) * e + int(base)
@@ -227,7 +230,7 @@ def _analyze_cp_async(access: Access, addrs: Any, dtype: Any, global_layout: Any
     if global_layout is None:
         raise LayoutError(f"{access.instruction}: its cost depends on where each lane's data comes from; "
                           "pass global_layout= (e.g. Layout((M, K), (ld, 1)) for a row-major global matrix)")
-    sources = byte_addresses(global_layout, access, dtype, global_base)
+    sources = byte_addresses(global_layout, access, dtype, global_base, what="global_layout")
     flat_s, flat_g = addrs.reshape(-1, 32), sources.reshape(-1, 32)
     reports = [report(access.instruction, [int(x) for x in s], [int(x) for x in g]) for s, g in zip(flat_s, flat_g)]
     shape = addrs.shape[:-1]

@@ -263,3 +263,20 @@ def test_cp_async_cg_tile_copy_through_analyze() -> None:
         analyze(smem, "cp.async.cg.shared.global", "f16", global_layout=64)
     with pytest.raises(CoordinateError, match="outside global_layout's extent 32"):
         analyze(smem, "cp.async.cg.shared.global", "f16", global_layout=Layout((32, 64), (64, 1)))
+
+
+def test_cp_async_cg_conflict_free_proof_and_refutation() -> None:
+    from layoutalg.banks.proof import conflict_free
+
+    smem = ComposedLayout(Swizzle(3, 3, 3), 0, Layout((64, 64), (64, 1)))
+    proved = conflict_free(smem, "cp.async.cg.shared.global", "f16", global_layout=Layout((64, 64), (4096, 1)))
+    assert proved.status == "proved" and proved.method == "enumeration"
+    refuted = conflict_free(smem, "cp.async.cg.shared.global", "f16", global_layout=Layout((64, 64), (72, 1)))
+    assert refuted.status == "refuted"
+    cex = refuted.counterexample
+    assert cex is not None and cex["wavefronts"] > cex["ideal"] == 4
+    # the counterexample's instance really costs what it says
+    res = analyze(smem, "cp.async.cg.shared.global", "f16", global_layout=Layout((64, 64), (72, 1)))
+    assert int(res.wavefronts[cex["instance"]]) == cex["wavefronts"]
+    with pytest.raises(LayoutError, match="enumeration only"):
+        conflict_free(smem, "cp.async.cg.shared.global", "f16", method="z3", global_layout=Layout((64, 64), (72, 1)))

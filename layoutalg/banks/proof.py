@@ -37,14 +37,16 @@ def _claim_text(smem_layout: Any, instruction: str, axes: Any) -> str:
     return f"{instruction} over {smem_layout} is bank-conflict-free for every lane and every {over}"
 
 
-def _enumerate(smem_layout: Any, access: Access, dtype: Any, base: int) -> ProofResult:
+def _enumerate(smem_layout: Any, access: Access, dtype: Any, base: int, global_layout: Any = None) -> ProofResult:
     start = time.perf_counter()
-    res = analyze(smem_layout, access, dtype=dtype, base=base)
+    res = analyze(smem_layout, access, dtype=dtype, base=base, global_layout=global_layout)
     claim = _claim_text(smem_layout, res.instruction, [f"{a} < {n}" for a, n in zip(res.axes, res.wavefronts.shape)])
     if res.conflict_free:
         return ProofResult("proved", None, time.perf_counter() - start, "enumeration", claim,
                            f"all {res.count} instances cost their ideal ({res.total_ideal} wavefronts in all)")
     idx, wf, ideal = res.worst(1)[0]
+    if res.global_addresses is not None:
+        return _cp_async_refutation(res, idx, wf, ideal, claim, start)
     rep = res.report(**idx)
     phase = next(p for p in rep.phases if p.conflicts)
     use = max(phase.conflicts, key=lambda u: u.ways)
@@ -56,6 +58,21 @@ def _enumerate(smem_layout: Any, access: Access, dtype: Any, base: int) -> Proof
     why = (f"at {where}: lanes {lane_a} and {lane_b} both need bank {use.bank} (words {use.words[0]} and "
            f"{use.words[1]}, bytes {4 * use.words[0]} and {4 * use.words[1]}); the instance costs {wf} wavefronts, "
            f"ideal {ideal}")
+    return ProofResult("refuted", cex, time.perf_counter() - start, "enumeration", claim, why)
+
+
+def _cp_async_refutation(res: Any, idx: dict[str, int], wf: int, ideal: int, claim: str, start: float) -> ProofResult:
+    """A cp.async instance over its ideal: how many global lines feed how many shared rows (the rule's groups)."""
+    key = tuple(idx[a] for a in res.axes)
+    smem = [int(x) for x in res.addresses[key]]
+    sources = [int(x) for x in res.global_addresses[key]]
+    lines, rows = len({g // 128 for g in sources}), len({s // 128 for s in smem})
+    groups = len({(g // 128, s // 128) for s, g in zip(smem, sources)})
+    where = ", ".join(f"{k}={v}" for k, v in idx.items())
+    cex = dict(idx)
+    cex.update({"global_lines": lines, "smem_rows": rows, "groups": groups, "wavefronts": wf, "ideal": ideal})
+    why = (f"at {where}: the warp's 16-byte copies read {lines} global 128-byte lines into {rows} shared 128-byte "
+           f"rows, {groups} (line, row) pairs; the instance costs {wf} wavefronts, ideal {ideal}")
     return ProofResult("refuted", cex, time.perf_counter() - start, "enumeration", claim, why)
 
 
@@ -149,13 +166,15 @@ def _symbolic(smem_layout: Any, access: Access, dtype: Any, base: int, method: s
 
 
 def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, method: str = "auto",
-                  timeout: float | None = None, by: str = "row") -> ProofResult:
+                  timeout: float | None = None, by: str = "row", global_layout: Any = None) -> ProofResult:
     """Prove ``access`` over ``smem_layout`` (elements of ``dtype``) conflict-free, or refute it with the lanes.
 
     ``access``: an instruction string (the whole rank-2 tile swept, see :func:`~layoutalg.banks.access.tile_access`)
     or an :class:`~layoutalg.banks.access.Access`.  ``method="auto"`` enumerates a finite access; ``"f2"``,
     ``"z3"`` (or an access whose function holds :func:`layoutalg.prove.expr.param` parameters, which cannot be
-    enumerated) go through :func:`layoutalg.prove.claims.forall`.
+    enumerated) go through :func:`layoutalg.prove.claims.forall`.  A ``cp.async.cg`` access also needs
+    ``global_layout`` (where each element comes from, see :func:`~layoutalg.banks.analyze.analyze`) and is
+    decided by enumeration only.
     """
     if method not in ("auto", "enum", "f2", "z3"):
         raise LayoutError(f"method must be auto, enum, f2 or z3, got {method!r}")
@@ -172,9 +191,13 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
         raise LayoutError(f"access must be an Access or an instruction string, got {type(access).__name__}")
     if access.symbolic and method == "enum":
         raise LayoutError("a symbolic access (with parameters) cannot be enumerated; use method='auto', 'f2' or 'z3'")
+    cp_async = parse_instruction(access.instruction).kind == "cp.async"
+    if cp_async and (method in ("f2", "z3") or access.symbolic):
+        raise LayoutError("a cp.async access is decided by enumeration only: give concrete coordinates and "
+                          "method='auto' or 'enum'")
     if method in ("f2", "z3") or access.symbolic:
         return _symbolic(smem_layout, access, dtype, base, method, timeout)
-    return _enumerate(smem_layout, access, dtype, base)
+    return _enumerate(smem_layout, access, dtype, base, global_layout if cp_async else None)
 
 
 def symbolic_access(instruction: str, fn: Any, **ranges: int) -> Access:

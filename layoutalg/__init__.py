@@ -111,12 +111,12 @@ __all__ = [
 
 
 def _formula(self: Layout | ComposedLayout, names: object = None, form: str = "coord") -> object:
-    """The layout's index function as a sympy expression (see :func:`layoutalg.prove.formula.formula`).
+    """The layout's index function as a sympy expression (see :func:`layoutalg.prove.index_formula.formula`).
 
     Attached here, at the top of the package, because the renderer lives in the
     symbolic layer, which the core and swizzle layers may not import.
     """
-    from layoutalg.prove.formula import formula
+    from layoutalg.prove.index_formula import formula
 
     return formula(self, names, form)  # type: ignore[arg-type]
 

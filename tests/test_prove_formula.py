@@ -70,3 +70,14 @@ def test_bad_arguments() -> None:
         formula("4:1")
     with pytest.raises(ProofError, match="takes 2 values"):
         formula(Layout((4, 8)))(1)
+
+
+def test_the_package_name_stays_the_function_after_a_call() -> None:
+    """Calling prove.formula imports its module lazily; the module must not shadow the function."""
+    import layoutalg.prove as prove_pkg
+
+    prove_pkg.formula(Layout((2, 2)))
+    from layoutalg.prove import formula as again
+
+    assert callable(again)
+    assert str(again(Layout((2, 2)))) == str(prove_pkg.formula(Layout((2, 2))))

@@ -13,7 +13,7 @@ Invariants (checked by the callers that build layouts, not by every helper):
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Union
+from typing import Any, Iterable, Iterator, Union
 
 from layoutalg.errors import CoordinateError, ShapeError
 
@@ -173,6 +173,22 @@ def shape_div(a: IntTuple, b: IntTuple) -> IntTuple:
     if b % a == 0:  # type: ignore[operator]
         return 1
     raise ShapeError(f"shape_div: neither {a} nor {b} divides the other")
+
+
+def index_digits(shape: IntTuple, stride: IntTuple) -> Iterator[tuple[int, int, int, bool]]:
+    """The leaves a 1-D index's value depends on: ``(running, extent, stride, last)`` per leaf.
+
+    ``L(i) = sum(stride * digit)`` with ``digit = (i // running) % extent``, except for the last leaf,
+    whose digit is ``i // running`` (CuTe's extension past size).  Stride-0 leaves, and extent-1
+    leaves other than the last, contribute nothing and are skipped.  Term builders (z3, sympy) share it.
+    """
+    extents, steps = flatten(shape), flatten(stride)
+    running = 1
+    for k, (s, d) in enumerate(zip(extents, steps)):
+        last = k == len(extents) - 1
+        if d != 0 and (s != 1 or last):
+            yield running, s, d, last
+        running *= s
 
 
 def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple) -> int:

@@ -51,8 +51,8 @@ from layoutalg.prove.theorem import theorem
 
 
 def formula(layout: Any, *args: Any, **kwargs: Any) -> Any:
-    """A layout's index function as a sympy expression (see :mod:`layoutalg.prove.formula`)."""
-    from layoutalg.prove.formula import formula as _formula
+    """A layout's index function as a sympy expression (see :mod:`layoutalg.prove.index_formula`)."""
+    from layoutalg.prove.index_formula import formula as _formula
 
     return _formula(layout, *args, **kwargs)
 

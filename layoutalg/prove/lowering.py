@@ -84,17 +84,9 @@ def _sum(terms: list[Expr]) -> Expr:
 
 def _layout_index(shape: Any, stride: Any, idx: Expr) -> Expr:
     """CuTe ``crd2idx`` of a 1-D index into ``shape:stride`` (colexicographic; last leaf unbounded)."""
-    from layoutalg.core import int_tuple as it
+    from layoutalg.core.int_tuple import index_digits
 
-    extents, steps = it.flatten(shape), it.flatten(stride)
-    terms: list[Expr] = []
-    running = 1
-    for k, (s, d) in enumerate(zip(extents, steps)):
-        last = k == len(extents) - 1
-        if d != 0 and (s != 1 or last):
-            terms.append(_mul_const(_split(idx, s, running, last), d))
-        running *= s
-    return _sum(terms)
+    return _sum([_mul_const(_split(idx, s, running, last), d) for running, s, d, last in index_digits(shape, stride)])
 
 
 def _layout_crd(shape: Any, stride: Any, crd: Any, path: str) -> Expr:

@@ -122,18 +122,12 @@ def _split(c: Any, shape: Any, stride: Any, last: bool) -> Any:
     """crd2idx of a 1-D coordinate term ``c`` into ``shape:stride`` (sympy)."""
     import sympy
 
-    from layoutalg.core import int_tuple as it
+    from layoutalg.core.int_tuple import index_digits
 
-    extents, steps = it.flatten(shape), it.flatten(stride)
     terms: list[Any] = []
-    running = 1
-    for k, (s, d) in enumerate(zip(extents, steps)):
-        is_last = k == len(extents) - 1
-        if d != 0 and (s != 1 or is_last):
-            q = c if running == 1 else sympy.floor(c / running)
-            digit = q if is_last else sympy.Mod(q, s)
-            terms.append(d * digit)
-        running *= s
+    for running, s, d, is_last in index_digits(shape, stride):
+        q = c if running == 1 else sympy.floor(c / running)
+        terms.append(d * (q if is_last else sympy.Mod(q, s)))
     return _sum(terms)
 
 

@@ -58,12 +58,6 @@ class RowSpace:
         other._solution = self._solution
         return other
 
-    def settle(self, active: int) -> None:
-        """Cache the rational solution now if the equations fix all ``active`` leading unknowns
-        (so that copies made next share it)."""
-        if self._solution is None and active and len(self.echelon) == active:
-            self._solution = (active, *self._rational_solution())
-
     def add(self, row: Sequence[int], rhs: int, active: int | None = None) -> bool:
         """Add ``row . x = rhs``; False when it contradicts the equations so far (no rational solution).
 
@@ -90,26 +84,8 @@ class RowSpace:
             return v[-1] == 0
         self.echelon.append((new_pivot, v))
         self.kept.append(list(row) + [rhs])
-        self._solution = self._extended(solution, row, rhs, active)
+        self._solution = None
         return True
-
-    def _extended(
-        self, solution: tuple[int, list[int], int] | None, row: Sequence[int], rhs: int, active: int
-    ) -> tuple[int, list[int], int] | None:
-        """The full-rank solution on ``active`` columns from the one on ``active - 1`` and a row
-        with a nonzero last column (None when that shortcut does not apply)."""
-        if solution is None or solution[0] != active - 1 or len(self.echelon) != active or not row[active - 1]:
-            return None
-        _, numerators, denominator = solution
-        scale = row[active - 1]
-        known = sum(r * n for r, n in zip(row, numerators))
-        numerators = [n * scale for n in numerators]
-        numerators[active - 1] = rhs * denominator - known
-        denominator *= scale
-        g = math.gcd(denominator, *numerators)
-        if denominator < 0:
-            g = -g
-        return active, [n // g for n in numerators], denominator // g
 
     def _rational_solution(self) -> tuple[list[int], int]:
         """The unique solution on the pivot columns (others 0), as numerators over a common denominator."""

@@ -54,7 +54,8 @@ WORK_LIMIT = 6_000_000
 
 
 class SearchExhaustedError(Exception):
-    """The search met :data:`NODE_LIMIT` before deciding (internal; the caller turns it into a LayoutError)."""
+    """The search met :data:`NODE_LIMIT` or :data:`WORK_LIMIT` before deciding (internal; the caller turns it
+    into a LayoutError that says so)."""
 
 
 def _primes_up_to(n: int) -> list[int]:
@@ -81,7 +82,7 @@ def find_left_inverse(offsets: Sequence[int]) -> Pairs | None:
     """Flat pairs of a layout ``L`` with ``L(offsets[i]) == i`` for every ``i``, or None when no layout has that.
 
     ``offsets`` are distinct and non-negative with ``offsets[0] == 0``.
-    Raises :class:`SearchExhaustedError` past :data:`NODE_LIMIT` prefixes.
+    Raises :class:`SearchExhaustedError` past :data:`NODE_LIMIT` prefixes or :data:`WORK_LIMIT` group visits.
     """
     top = max(offsets)
     if top == 0:
@@ -110,7 +111,6 @@ def find_left_inverse(offsets: Sequence[int]) -> Pairs | None:
         if product * 2 > top:
             return solve_leaf(radices, product, space, groups)
         active = len(radices) + 1
-        space.settle(active - 1)
         for p in primes:
             if product * p > top:
                 break

@@ -45,8 +45,6 @@ __all__ = [
 _ = _compose  # re-exported: benchmarks clear its memo cache
 
 
-# coalesce / filter
-# ---------------------------------------------------------------------------
 def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     """CuTe ``coalesce``: the shortest flat layout with the same 1-D function on ``[0, size)``.
 
@@ -99,6 +97,3 @@ def filter(layout: Layout) -> Layout:
     """CuTe ``filter``: ``coalesce(filter_zeros(layout))``, the layout without its broadcast modes."""
     layout = check_layout(layout, "filter layout")
     return from_pairs(coalesce_pairs([(s, d) for s, d in leaf_pairs(layout) if d != 0]))
-
-
-# ---------------------------------------------------------------------------

@@ -22,8 +22,6 @@ from layoutalg.errors import CompositionError, LayoutError, ShapeError
 GREEDY_LIMIT = 1 << 22
 
 
-# complement
-# ---------------------------------------------------------------------------
 def complement(layout: Layout, cotarget: Any = None) -> Layout:
     """CuTe ``complement(A, M)``: the layout ``R`` of the offsets ``A`` leaves out, up to ``M``.
 
@@ -97,21 +95,13 @@ def _complement(layout: Layout, m: int) -> Layout:
         if len(shapes) == 1:
             return Layout._trusted(shapes[0], strides[0])
         return Layout._trusted(tuple(shapes), tuple(strides))
-    pairs = [(s, d) for d, s in by_stride]
+    # Not a chain: CuTe's candidate (floored divisions) is only a candidate.
     gaps: Pairs = []  # CuTe's gap-filling modes, one per mode of A
-    currents = [1]  # the span covered after each mode of A
-    exact = True
     cur = 1
     for d, s in by_stride:
-        if d % cur:
-            exact = False
         gaps.append((d // cur, cur))
         cur = s * d
-        currents.append(cur)
-    candidate = _gap_layout(gaps, currents[-1], m)
-    if exact:
-        return candidate
-    return _check_complement(layout, pairs, gaps, currents, m)
+    return _check_complement(layout, [(s, d) for d, s in by_stride], _gap_layout(gaps, cur, m), m)
 
 
 def _gap_layout(gaps: Pairs, cur: int, m: int) -> Layout:
@@ -120,7 +110,7 @@ def _gap_layout(gaps: Pairs, cur: int, m: int) -> Layout:
     return from_pairs(coalesce_pairs(modes))
 
 
-def _check_complement(layout: Layout, pairs: Pairs, gaps: Pairs, currents: list[int], m: int) -> Layout:
+def _check_complement(layout: Layout, pairs: Pairs, cute: Layout, m: int) -> Layout:
     """CuTe's candidate when it is a complement, else the one candidate every complement starts with, else raise.
 
     The second candidate and why it decides existence: :mod:`layoutalg.core.complement_search`.
@@ -130,7 +120,6 @@ def _check_complement(layout: Layout, pairs: Pairs, gaps: Pairs, currents: list[
     check_injective(layout, pairs, "complement")
     a_vals = offsets_of_modes([s for s, _ in pairs] or [1], [d for _, d in pairs] or [0])
     what = f"complement of {layout} for {m}"
-    cute = _gap_layout(gaps, currents[-1], m)
     if m + int(a_vals.max()) > GREEDY_LIMIT:
         if _is_complement(a_vals, cute, m, what):
             return cute

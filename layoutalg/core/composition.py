@@ -21,8 +21,6 @@ from layoutalg.core.shape_ops import by_mode
 from layoutalg.errors import CompositionError, ShapeError
 
 
-# composition
-# ---------------------------------------------------------------------------
 def composition(a: Layout, b: Any) -> Layout:
     """``A o B``: the layout with B's shape whose value at ``c`` is ``A(B(c))``.
 
@@ -305,6 +303,3 @@ def synthesise_1d(values: Any) -> Pairs | None:
 def _why_not_1d(values: Any) -> str:
     head = ", ".join(str(int(v)) for v in values[:12])
     return f"its values {head}{', ...' if len(values) > 12 else ''} do not follow any shape:stride"
-
-
-# ---------------------------------------------------------------------------

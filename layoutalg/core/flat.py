@@ -118,6 +118,3 @@ def check_injective(layout: Layout, pairs: Pairs, what: str) -> None:
             f"{what} needs an injective layout; {layout} (stride-0 modes ignored) maps "
             f"flat indices {i} and {j} both to offset {int(vals[i])}"
         )
-
-
-# ---------------------------------------------------------------------------

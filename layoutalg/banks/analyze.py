@@ -218,12 +218,13 @@ def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, 
     addrs = byte_addresses(smem_layout, access, dtype, base)
     ins = parse_instruction(access.instruction)
     if ins.kind == "cp.async":
-        return _analyze_cp_async(access, addrs, dtype, global_layout, global_base)
+        return _analyze_cp_async(ins.canonical, access, addrs, dtype, global_layout, global_base)
     wf, ideal = wavefronts_many(access.instruction, addrs)
     return Analysis(ins.canonical, access.axes, wf, ideal, addrs)
 
 
-def _analyze_cp_async(access: Access, addrs: Any, dtype: Any, global_layout: Any, global_base: int) -> Analysis:
+def _analyze_cp_async(canonical: str, access: Access, addrs: Any, dtype: Any, global_layout: Any,
+                      global_base: int) -> Analysis:
     """cp.async instances one by one (the rule is not vectorised; a tile holds few instances)."""
     import numpy as np
 
@@ -236,4 +237,4 @@ def _analyze_cp_async(access: Access, addrs: Any, dtype: Any, global_layout: Any
     shape = addrs.shape[:-1]
     wf = np.array([r.wavefronts for r in reports], dtype=np.int64).reshape(shape)
     ideal = np.array([r.ideal for r in reports], dtype=np.int64).reshape(shape)
-    return Analysis(parse_instruction(access.instruction).canonical, access.axes, wf, ideal, addrs, sources)
+    return Analysis(canonical, access.axes, wf, ideal, addrs, sources)

@@ -127,14 +127,23 @@ def _check_global(ins: Instruction, global_byte_addresses: Any) -> tuple[int, ..
     if len(offsets) != 32:
         raise InstructionError(f"global_byte_addresses: needs 32 lane offsets, got {len(offsets)}")
     out = []
-    for lane, g in enumerate(offsets):
-        if isinstance(g, bool) or not hasattr(g, "__index__"):
-            raise InstructionError(f"global_byte_addresses[{lane}] must be an int byte offset, got {g!r}")
-        g = int(g.__index__())
-        if g < 0 or g % 16:
-            raise InstructionError(f"global_byte_addresses[{lane}] = {g} must be a non-negative multiple of 16")
+    for lane, value in enumerate(offsets):
+        g = _byte_offset(value, f"global_byte_addresses[{lane}]")
+        if g % 16:
+            raise InstructionError(f"global_byte_addresses[{lane}] = {g} is not a multiple of 16 (cp.async.cg "
+                                   "copies 16-byte chunks)")
         out.append(g)
     return tuple(out)
+
+
+def _byte_offset(value: Any, name: str) -> int:
+    """``value`` as a non-negative int byte offset (InstructionError naming ``name`` otherwise)."""
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise InstructionError(f"{name} must be an int byte offset, got {value!r}")
+    offset = int(value.__index__())
+    if offset < 0:
+        raise InstructionError(f"{name} = {offset} is negative")
+    return offset
 
 
 def _check_addresses(ins: Instruction, lane_byte_addresses: Any) -> tuple[int, ...]:
@@ -151,11 +160,7 @@ def _check_addresses(ins: Instruction, lane_byte_addresses: Any) -> tuple[int, .
         if lane >= active:
             out.append(0)
             continue
-        if isinstance(a, bool) or not hasattr(a, "__index__"):
-            raise InstructionError(f"lane_byte_addresses[{lane}] must be an int byte offset, got {a!r}")
-        a = int(a.__index__())
-        if a < 0:
-            raise InstructionError(f"lane_byte_addresses[{lane}] = {a} is negative")
+        a = _byte_offset(a, f"lane_byte_addresses[{lane}]")
         if a + ins.access_bytes > SMEM_LIMIT_BYTES:
             raise InstructionError(f"lane_byte_addresses[{lane}] = {a}: {ins.access_bytes} bytes there end past the "
                                    f"{SMEM_LIMIT_BYTES} bytes (228 KiB) of shared memory")

@@ -80,12 +80,14 @@ def access_pattern(rows: int, cols: int, dtype: str, instruction: str, by: str |
 
 def _global_sources(instruction: str, args: argparse.Namespace, element_bytes: int) -> Any:
     """For cp.async: element (row, col) -> its global byte offset (row-major, ``--global-ld`` elements per row)."""
-    _, kind = _access_bytes(instruction)
-    if kind != "cp.async":
+    from layoutalg.banks.instruction import parse_instruction
+
+    ins = parse_instruction(instruction)
+    if ins.kind != "cp.async":
         if args.global_ld is not None:
             raise UsageError("--global-ld is for cp.async accesses only", f"drop it for {instruction}")
         return None
-    if "cp.async.ca" in instruction:
+    if ins.cache == "ca":
         raise UsageError(f"{instruction}: cp.async.ca wavefronts are not modelled (no exact rule is known)",
                          "use --access cp.async.cg (16 bytes, L1 bypass), or measure with layoutalg gpu-check")
     if args.global_ld is None or args.global_ld <= 0:

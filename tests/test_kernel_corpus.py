@@ -165,3 +165,44 @@ def test_ptx_parameter_parsing_nvcc_and_triton_forms():
     assert [(p.size, p.align, p.is_array, p.ptx_type) for p in ps] == [
         (12, 4, True, "b8"), (8, 8, False, "u64"), (4, 4, False, "f32"), (2, 2, True, "b8")]
     assert ps[1].is_ptr and not ps[0].is_ptr
+
+
+def _ptx_width(op: str) -> int:
+    parts = op.split(".")
+    vec = next((int(p[1:]) for p in parts if p in ("v2", "v4", "v8")), 1)
+    bits = next(int(p[1:]) for p in reversed(parts) if p[:1] in "busf" and p[1:].isdigit())
+    return vec * bits
+
+
+def _sass_width(op: str) -> int:
+    mods = op.split(".")[1:]
+    for m in mods:
+        if m.isdigit():
+            return int(m)
+        if m in ("U8", "S8"):
+            return 8
+        if m in ("U16", "S16"):
+            return 16
+    return 32
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if _load(n)[0]["ptx"] == "kernel.ptx"])
+def test_ptx_shared_accesses_map_one_to_one_onto_sass(name):
+    """Every ld/st.shared becomes one LDS/STS of the same width, every ldmatrix/stmatrix/movmatrix/
+    cp.async/atom.shared one LDSM/STSM/MOVM/LDGSTS/ATOMS -- except where tensormap.replace edits a
+    descriptor in shared memory, which ptxas lowers to extra LDS/STS (listed, not matched)."""
+    launch, _, _ = _load(name)
+    ptx, sass = launch["static_counts"]["ptx"], launch["static_counts"]["sass"]
+    pf, sf = ptx["families"], sass["families"]
+    for p_fams, s_fam in ((("ldmatrix",), "LDSM"), (("stmatrix",), "STSM"), (("movmatrix",), "MOVM"),
+                          (("cp.async.ca", "cp.async.cg"), "LDGSTS"), (("atom.shared", "red.shared"), "ATOMS")):
+        assert sum(pf.get(f, 0) for f in p_fams) == sf.get(s_fam, 0), (p_fams, s_fam)
+    if "tensormap.replace" in pf:
+        assert sf.get("LDS", 0) > pf.get("ld.shared", 0) and sf.get("STS", 0) > pf.get("st.shared", 0)
+        return
+    for head, s_fam in (("ld.shared", "LDS"), ("st.shared", "STS")):
+        p_widths = sorted(w for op, n in ptx["detail"].items() if op.startswith(head)
+                          for w in [_ptx_width(op)] * n)
+        s_widths = sorted(w for op, n in sass["detail"].items() if op.split(".")[0] == s_fam
+                          for w in [_sass_width(op)] * n)
+        assert p_widths == s_widths, (head, p_widths, s_widths)

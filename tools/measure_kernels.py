@@ -1,16 +1,18 @@
 """Measure the kernel corpus with Nsight Compute on the GPU machine (or check it without one).
 
-    python3 tools/measure_kernels.py OUT [--build build_kernels] [--budget-s 420] [--only A,B]
-                                         [--dry-run] [--no-jit] [--ncu ncu]
+    python3 tools/measure_kernels.py OUT [--build build_kernels] [--budget-s 400] [--only A,B]
+                                         [--chunk 9] [--dry-run] [--no-jit] [--ncu PATH]
 
 For every tests/data/kernels/<name>/launch.json:
 1. writes the launcher's launch.txt from launch.json and the PTX (argument bytes checked against
    the PTX .param declarations);
 2. runs the kernel once without ncu (2 launches, buffers dumped) and checks its output with numpy
    (tools/kernel_corpus/verify.py); kernels whose PTX targets sm_80 are also JIT-loaded from PTX;
-3. runs ``ncu --csv --page raw`` twice over all kernels that ran, in one launcher process per run
-   (warm-up launches of every kernel, then the measured ones; ``--launch-skip`` drops the
-   warm-ups), falling back to one ncu process per kernel for any kernel the batch did not report;
+3. runs ``ncu --csv --page raw --cache-control all`` twice over all kernels that ran, one ncu and
+   launcher process per chunk of --chunk kernels (warm-up launches of every kernel of the chunk,
+   then the measured ones; ``--launch-skip`` drops the warm-ups), falling back to plainer ncu
+   flags, then to the issue's core metrics, then to one ncu process per kernel for any kernel a
+   chunk did not report;
 4. (budget allowing) one more ncu run over the sm_80 kernels JIT-loaded from their PTX.
 The work goes to a scratch folder; after every stage OUT/kernels_ncu.tar.gz is rewritten from it
 (so a run cut short still leaves its results) together with OUT/summary.json and OUT/log.txt.
@@ -223,6 +225,17 @@ def load_corpus(build: str, only: set[str]) -> list[dict]:
     return kernels
 
 
+def find_ncu() -> str:
+    """ncu from PATH, else the usual CUDA toolkit and Nsight Compute install folders."""
+    import glob
+    found = shutil.which("ncu")
+    if found:
+        return found
+    cands = ["/usr/local/cuda/bin/ncu"] + sorted(glob.glob("/usr/local/cuda*/bin/ncu")) + \
+        sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu")) + sorted(glob.glob("/usr/local/NVIDIA-Nsight-Compute*/ncu"))
+    return next((c for c in cands if os.access(c, os.X_OK)), "ncu")
+
+
 def find_launcher(run: Run, build: str) -> str | None:
     """The prebuilt launcher if it starts here (usage exit 2), else one rebuilt from source."""
     pre = os.path.join(build, "kernel_launcher")
@@ -339,22 +352,37 @@ def profile(run: Run, ncu: str, settings: dict, app: list[str], skip: int, count
     return res, header, units, rows
 
 
-def ncu_batch(run: Run, ncu: str, settings: dict, launcher: str, ks: list[dict], tag: str, jit: bool = False) -> None:
+def ncu_batch(run: Run, ncu: str, settings: dict, launcher: str, ks: list[dict], tag: str, chunk: int,
+              jit: bool = False) -> None:
+    """``ncu_chunk`` over ``ks`` in chunks of ``chunk`` kernels, packing the results after each."""
+    for i in range(0, len(ks), chunk):
+        if run.left() < 20:
+            for k in ks[i:]:
+                run.summary["kernels"][k["name"]][tag] = {"error": "budget spent before its ncu run"}
+            run.log(f"ncu {tag}: budget spent, {len(ks) - i} kernels not profiled")
+            break
+        ncu_chunk(run, ncu, settings, launcher, ks[i:i + chunk], f"{tag}", i // chunk, jit)
+        run.pack()
+
+
+def ncu_chunk(run: Run, ncu: str, settings: dict, launcher: str, ks: list[dict], tag: str, part: int,
+              jit: bool = False) -> None:
     """One ncu process over the measured launches of ``ks``; per-kernel fallback for any it missed.
 
     If the batch reports nothing, it is retried with ncu's plainest flags, then also with only the
     issue's core metrics; the settings that worked are kept (``settings`` is updated in place)."""
     if not ks:
         return
-    lst = run.path("specs", f"batch_{tag}.txt")
+    lst = run.path("specs", f"batch_{tag}_{part}.txt")
     with open(lst, "w") as fh:
         for k in ks:
             fh.write(f"{k['name']} {k['spec']} {k['ptx_path'] if jit else k['cubin']} {'ptx' if jit else 'cubin'}\n")
-    log = run.path("ncu", f"{tag}_batch.csv")
+    log = run.path("ncu", f"{tag}_batch{part}.csv")
     app = [launcher, "--batch", lst]
-    timeout = min(300.0, 30 + 20 * len(ks))
-    run.log(f"ncu {tag}: batch of {len(ks)} kernels")
-    res, header, units, rows = profile(run, ncu, settings, app, len(ks), len(ks), log, f"ncu_{tag}_batch", timeout)
+    timeout = min(240.0, 60 + 15 * len(ks))
+    run.log(f"ncu {tag}: batch {part} of {len(ks)} kernels")
+    res, header, units, rows = profile(run, ncu, settings, app, len(ks), len(ks), log, f"ncu_{tag}_batch{part}",
+                                       timeout)
     fallbacks = [{"flags": PLAIN_FLAGS, "metrics": settings["metrics"]},
                  {"flags": PLAIN_FLAGS, "metrics": [m for m in settings["metrics"] if m in WANTED_METRICS[:10]]}]
     for alt in fallbacks:
@@ -364,7 +392,8 @@ def ncu_batch(run: Run, ncu: str, settings: dict, launcher: str, ks: list[dict],
             continue
         run.log(f"ncu {tag}: rc {res.returncode} with nothing reported ({res.stderr.strip()[-300:]}); "
                 f"retrying with flags {alt['flags']} and {len(alt['metrics'])} metrics")
-        res, header, units, rows = profile(run, ncu, alt, app, len(ks), len(ks), log, f"ncu_{tag}_batch_retry", timeout)
+        res, header, units, rows = profile(run, ncu, alt, app, len(ks), len(ks), log, f"ncu_{tag}_batch{part}_retry",
+                                           timeout)
         if rows:
             settings.update(alt)
             run.summary["ncu_flags"], run.summary["metrics"] = alt["flags"], alt["metrics"]
@@ -406,7 +435,7 @@ def functional(run: Run, launcher: str, ks: list[dict], verify_mod: object | Non
             continue
         dump = os.path.join(run.work, "dumps", k["name"])
         os.makedirs(dump, exist_ok=True)
-        r = run.sh([launcher, k["spec"], k["cubin"], "--dump", dump, "--name", k["name"]], 60, f"run_{k['name']}")
+        r = run.sh([launcher, k["spec"], k["cubin"], "--dump", dump, "--name", k["name"]], 30, f"run_{k['name']}")
         rec["run"] = {"rc": r.returncode, "stderr": r.stderr.strip()[-500:]}
         if r.returncode == 0:
             ok.append(k)
@@ -475,17 +504,19 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out")
     ap.add_argument("--build", default=os.path.join(ROOT, "build_kernels"))
-    ap.add_argument("--budget-s", type=float, default=420.0)
+    ap.add_argument("--budget-s", type=float, default=400.0)
+    ap.add_argument("--chunk", type=int, default=9, help="kernels per ncu process")
     ap.add_argument("--only", default="")
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--no-jit", action="store_true")
-    ap.add_argument("--ncu", default="ncu")
+    ap.add_argument("--ncu", default=None, help="the ncu to use (default: PATH, then the CUDA/Nsight folders)")
     a = ap.parse_args(argv)
     build = os.path.abspath(a.build)
     ks = load_corpus(build, set(a.only.split(",")) - {""})
     if a.dry_run:
         return dry_run(ks, build)
 
+    a.ncu = a.ncu or find_ncu()
     run = Run(a.out, a.budget_s)
     try:
         return measure(run, ks, build, a)
@@ -529,12 +560,12 @@ def measure(run: Run, ks: list[dict], build: str, a: argparse.Namespace) -> int:
         if run.left() < 30:
             run.log(f"budget spent: {tag} skipped")
             break
-        ncu_batch(run, a.ncu, settings, launcher, ran, tag)
+        ncu_batch(run, a.ncu, settings, launcher, ran, tag, a.chunk)
         agreement(run, settings["metrics"])
         run.pack()
     jit = [k for k in ran if k["ptx_target"] == "sm_80" and run.summary["kernels"][k["name"]].get("jit_run", {}).get("rc") == 0]
     if not a.no_jit and jit and run.left() > 60:
-        ncu_batch(run, a.ncu, settings, launcher, jit, "ncu_jit", jit=True)
+        ncu_batch(run, a.ncu, settings, launcher, jit, "ncu_jit", a.chunk, jit=True)
     metrics = settings["metrics"]
     dumps = run.path("dumps")
     size = sum(os.path.getsize(os.path.join(dp, f)) for dp, _, fs in os.walk(dumps) for f in fs)

@@ -12,9 +12,9 @@ two int arrays of shape ``(N,)``, equal lane for lane to
   at once; a bucket's cost, the fewest sector maps covering its edges, is one
   lookup in a 65,536-entry table (every set of edges between the four global and
   the four shared sectors, as a 16-bit mask).
-* ``.ca``: per phase, ``|G(i) | S(i)| = |G(i)| + |S(i)| - |G(i) & S(i)|``, the
-  three counts taken with ``np.unique`` over keys (instruction, phase, bank
-  group[s]).
+* ``.ca``: per (instruction, phase, bank group) the lanes on it as a bit mask
+  (one ``bincount`` per side, weights ``2 ** lane``); lane ``i``'s ``G(i) | S(i)``
+  is the OR of its two masks, its size a popcount.
 * ideal: ``.cg`` the distinct 16-byte destinations / 8, rounded up; ``.ca`` one
   wavefront per phase with an active lane.
 """
@@ -96,6 +96,16 @@ def _cg_many(smem: Any, glob: Any, active: Any) -> Any:
     return np.bincount(group_inst[bucket // 16], weights=cost, minlength=n).astype(np.int64)
 
 
+@lru_cache(maxsize=1)
+def _popcount16() -> Any:
+    import numpy as np
+
+    table = np.zeros(1 << 16, dtype=np.int64)
+    for bit in range(16):
+        table[1 << bit:1 << (bit + 1)] = table[:1 << bit] + 1
+    return table
+
+
 def _ca_many(ins: Instruction, smem: Any, glob: Any, active: Any) -> tuple[Any, Any]:
     import numpy as np
 
@@ -103,21 +113,18 @@ def _ca_many(ins: Instruction, smem: Any, glob: Any, active: Any) -> tuple[Any, 
     w = ins.access_bytes
     per = ca_phase_lanes(w)
     groups = 128 // max(4, w)
-    phase = np.arange(32) // per
-    base = (np.arange(n, dtype=np.int64)[:, None] * (32 // per) + phase) * groups  # (N, 32)
-    sbank, gbank = smem // w % groups, glob // w % groups
-    act = active.ravel()
-
-    def counts(keys: Any) -> Any:
-        """How many active lanes share each lane's key (0 for inactive lanes)."""
-        out = np.zeros(act.size, dtype=np.int64)
-        _, inverse, cnt = np.unique(keys.ravel()[act], return_inverse=True, return_counts=True)
-        out[act] = cnt[inverse]
-        return out
-
-    both = counts(base + gbank) + counts(base + sbank) - counts((base + gbank) * groups + sbank)
-    wf = both.reshape(n, 32 // per, per).max(axis=2).sum(axis=1)
-    ideal = active.reshape(n, 32 // per, per).any(axis=2).sum(axis=1)
+    phases = 32 // per
+    lane_bit = np.where(active, 1 << (np.arange(32, dtype=np.int64) % per), 0).ravel().astype(np.float64)
+    base = np.repeat(np.arange(n * phases, dtype=np.int64) * groups, per).reshape(n, 32)
+    g_key, s_key = (base + glob // w % groups).ravel(), (base + smem // w % groups).ravel()
+    # per (instruction, phase, bank group): the lanes on it, as a bit mask (a sum of distinct powers of two)
+    on_g = np.bincount(g_key, weights=lane_bit, minlength=n * phases * groups).astype(np.int64)
+    on_s = np.bincount(s_key, weights=lane_bit, minlength=n * phases * groups).astype(np.int64)
+    waits = on_g[g_key] | on_s[s_key]  # G(i) | S(i), lane i itself included
+    table = _popcount16()
+    size = (table[waits & 0xFFFF] + table[waits >> 16]) * active.ravel()
+    wf = size.reshape(n, phases, per).max(axis=2).sum(axis=1)
+    ideal = active.reshape(n, phases, per).any(axis=2).sum(axis=1)
     return wf.astype(np.int64), ideal.astype(np.int64)
 
 

@@ -221,3 +221,74 @@ def test_cp_async_ca_tile_fill_through_analyze_and_conflict_free():
     assert conflict_free(smem, CA_INS[16], "f16", global_layout=Layout((64, 64), (4096, 1))).status == "proved"
     column = conflict_free(smem, CA_INS[4], "f16", global_layout=Layout((64, 64), (4096, 1)), by="column")
     assert column.status == "refuted" and "waits for" in column.explanation
+
+
+# -- round 7 (tools/banks_round7.py): patterns and predictions committed before measuring ---------------------
+def _round7_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("banks_round7", os.path.join(DATA, "..", "..", "tools",
+                                                                             "banks_round7.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ROUND7 = json.load(open(os.path.join(DATA, "cp_async_round7_predictions.json")))["cases"]
+
+
+def test_round7_predictions_are_the_generator_patterns_with_the_current_ca_rule():
+    """What the lead measures (tools/measure_banks.py --set 7) is exactly what was predicted; the .ca part was
+    predicted by the rule as it stands (the .cg predictions are the record of the rule before round 7)."""
+    generated = _round7_module().round7()
+    assert [c.name for c in generated] == [c["name"] for c in ROUND7]
+    for case, rec in zip(generated, ROUND7):
+        assert list(case.lane_byte_addresses) == rec["lane_byte_addresses"], case.name
+        assert list(case.global_byte_addresses) == rec["global_byte_addresses"], case.name
+        assert (None if case.active is None else list(case.active)) == rec.get("active"), case.name
+        live = rec.get("active", [True] * 32)
+        smem = [s if on else None for s, on in zip(rec["lane_byte_addresses"], live)]
+        glob = [g if on else None for g, on in zip(rec["global_byte_addresses"], live)]
+        if rec["instruction"].startswith("cp.async.ca"):
+            w = int(rec["instruction"].split(",")[1])
+            assert rec["predicted_before_measuring"] == ca_wavefronts(smem, glob, w) == _ca_restated(smem, glob, w)
+    assert 600 <= len(ROUND7) <= 900
+    discriminating = [r for r in ROUND7 if "bank_bound" in r and r["bank_bound"] != r["predicted_before_measuring"]]
+    assert len(discriminating) >= 150  # where the .ca rule and the plain bank bound part
+
+
+def test_round7_import_joins_measurements_with_the_predictions(tmp_path):
+    tool = _round7_module()
+    fake = [{"name": r["name"], "instruction": r["instruction"], "lane_byte_addresses": r["lane_byte_addresses"],
+             "wavefronts": r["predicted_before_measuring"] + (1 if k == 3 else 0)} for k, r in enumerate(ROUND7[:40])]
+    path = tmp_path / "measurements.json"
+    path.write_text(json.dumps({"meta": {"device": "NVIDIA H100 80GB HBM3, 580.159.04"}, "cases": fake}))
+    out = tool.import_measurements([str(path)], out_dir=str(tmp_path))
+    doc = json.loads(open(out).read())
+    assert out.endswith("h100_cp_async_round7.json") and doc["meta"]["count"] == 40
+    assert [c["wavefronts"] for c in doc["cases"]] == [f["wavefronts"] for f in fake]
+    assert doc["cases"][3]["predicted_before_measuring"] == fake[3]["wavefronts"] - 1
+    stray = tmp_path / "stray.json"
+    stray.write_text(json.dumps({"meta": {}, "cases": [dict(fake[0], name="not a round-7 pattern")]}))
+    with pytest.raises(SystemExit, match="not round-7 patterns"):
+        tool.import_measurements([str(stray)], out_dir=str(tmp_path))
+
+
+HOLDOUTS = ["h200_cp_async_cg_round6.json"] + sorted(f for f in os.listdir(DATA) if f.endswith("_cp_async_round7.json"))
+
+
+@pytest.mark.parametrize("name", HOLDOUTS)
+def test_every_cp_async_holdout_measurement_is_reproduced(name):
+    """Round 6 and, once imported (tools/banks_round7.py import), round 7: the model against every measured count."""
+    cases = _load(name)
+    misses = []
+    for c in cases:
+        live = c.get("active", [True] * 32)
+        smem = [s if on else None for s, on in zip(c["lane_byte_addresses"], live)]
+        glob = [g if on else None for g, on in zip(c["global_byte_addresses"], live)]
+        w = parse_instruction(c["instruction"]).access_bytes
+        model = cg_wavefronts(smem, glob) if c["instruction"].startswith("cp.async.cg") else ca_wavefronts(smem, glob, w)
+        if model != c["wavefronts"]:
+            misses.append((c["name"], c["wavefronts"], model))
+    assert misses == []

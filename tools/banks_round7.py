@@ -28,7 +28,9 @@ Families, in measuring order (the most wanted first, in case a run stops early):
   chains, identical addresses, conflicts across phases, partial warps, random
   pools; for 4, 8 and 16 bytes;
 * ``sweep``: realistic warp tile fills for ``.ca`` 4/8/16 and ``.cg``
-  (row-major, padded and swizzled shared tiles; global rows aligned or not).
+  (row-major, padded and swizzled shared tiles; global rows aligned or not);
+* ``repeat``: 16 earlier patterns measured again at the end (is a count the
+  same from launch to launch, and on a different device?).
 """
 
 from __future__ import annotations
@@ -319,10 +321,22 @@ def sweeps(rng: random.Random) -> list[Case]:
     return out
 
 
+REPEAT = "r7 repeat: "
+
+
+def repeats(rng: random.Random, earlier: list[Case]) -> list[Case]:
+    """Earlier patterns measured again at the end of the run: is a count the same from launch to launch?"""
+    picked = rng.sample([c for c in earlier if c.tags[1] == "cg-padded"], 12)
+    picked += rng.sample([c for c in earlier if c.tags[1] == "ca-rule"], 4)
+    return [Case(REPEAT + c.name, c.instruction, c.lane_byte_addresses, c.global_byte_addresses, ("round7", "repeat"),
+                 c.active) for c in picked]
+
+
 def round7(seed: int = SEED) -> list[Case]:
-    """Every round-7 pattern, in measuring order (cg padded rows, cg groups, ca rule, sweeps)."""
+    """Every round-7 pattern, in measuring order (cg padded rows, cg groups, ca rule, sweeps, repeats)."""
     rng = random.Random(seed)
     cases = cg_padded(rng) + cg_groups(rng) + ca_rule(rng) + sweeps(rng)
+    cases += repeats(rng, cases)
     names = [c.name for c in cases]
     assert len(names) == len(set(names)), "round-7 case names must be unique"
     return cases
@@ -432,6 +446,11 @@ def _print_fit(cases: list[dict[str, object]]) -> None:
     families: dict[tuple[str, str], list[dict[str, object]]] = {}
     for c in cases:
         families.setdefault((str(c["family"]), str(c["instruction"])), []).append(c)
+    first = {str(c["name"]): c["wavefronts"] for c in cases}
+    again = [c for c in cases if str(c["name"]).startswith(REPEAT)]
+    if again:
+        same = sum(first.get(str(c["name"])[len(REPEAT):]) == c["wavefronts"] for c in again)
+        print(f"repeats: {same}/{len(again)} measured again gave the same count")
     for (family, ins), group in sorted(families.items()):
         exact = sum(c["wavefronts"] == c["predicted_before_measuring"] for c in group)
         line = f"{family:10} {ins:32} predicted exactly {exact}/{len(group)}"

@@ -103,7 +103,8 @@ def cg_groups(rng: random.Random) -> list[Case]:
     out: list[Case] = []
     runs = [(k, g0, s0) for k in range(1, 9) for g0 in range(9 - k) for s0 in range(9 - k)]
     rng.shuffle(runs)
-    picked = sorted(runs[:64])
+    two = [r for r in runs if r[0] == 2]  # every 2-chunk run: what 2 lanes per padded row make (crossing sectors)
+    picked = sorted(two + [r for r in runs if r[0] == 1][:16] + [r for r in runs if r[0] > 2][:30])
     for k, gc, sc in picked:  # one group: chunks gc .. gc+k-1 of line 3 -> chunks sc .. of shared row 5
         smem = [5 * 128 + 16 * (sc + i) if i < k else 0 for i in range(32)]
         glob = [3 * 128 + 16 * (gc + i) if i < k else 0 for i in range(32)]

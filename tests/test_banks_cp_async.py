@@ -292,3 +292,28 @@ def test_every_cp_async_holdout_measurement_is_reproduced(name):
         if model != c["wavefronts"]:
             misses.append((c["name"], c["wavefronts"], model))
     assert misses == []
+
+
+@pytest.mark.parametrize("nbytes, cache", [(16, "cg"), (16, "ca"), (4, "ca")])
+def test_a_cp_async_tiled_copy_is_analysed_with_its_global_side(nbytes, cache):
+    """CuTe's sm80 producer as a TiledCopy (32x4 threads row-major, 16 bytes each; or 4 bytes): thread t of warp
+    w copies row t // 4 of the 32x32 tile, columns (t % 4) * v ..; every instance equals the scalar rule on the
+    addresses written out here."""
+    from layoutalg.atoms import catalog as atoms
+    from layoutalg.atoms.tiled import make_tiled_copy
+
+    v = nbytes // 2
+    tc = make_tiled_copy(atoms.cp_async(nbytes, cache), Layout.right((32, 4)), Layout((1, v)), bits=16)
+    rows, cols = 32, 4 * v
+    smem = Layout((rows, cols), (cols + 8, 1))  # 16 bytes of padding per row
+    glob = Layout((rows, cols), (4096 + 8, 1))
+    res = analyze(smem, tc, "f16", global_layout=glob)
+    ins = CG_INS if cache == "cg" else CA_INS[nbytes]
+    assert res.instruction == parse_instruction(ins).canonical and res.axes == ("warp", "call")
+    for warp in range(4):
+        for call in range(res.wavefronts.shape[1]):
+            lanes = [(32 * warp + lane) for lane in range(32)]
+            s = [2 * smem(t // 4, (t % 4) * v) for t in lanes]
+            g = [2 * glob(t // 4, (t % 4) * v) for t in lanes]
+            assert res.addresses[warp, call].tolist() == s
+            assert int(res.wavefronts[warp, call]) == wavefronts(ins, s, g)

@@ -317,3 +317,16 @@ def test_a_cp_async_tiled_copy_is_analysed_with_its_global_side(nbytes, cache):
             g = [2 * glob(t // 4, (t % 4) * v) for t in lanes]
             assert res.addresses[warp, call].tolist() == s
             assert int(res.wavefronts[warp, call]) == wavefronts(ins, s, g)
+
+
+def test_vector_rules_with_global_offsets_past_2_to_the_50():
+    """Sort keys that do not fit one int64 take the lexsort route; the counts are the same."""
+    smem, glob, active = _batch(random.Random(5), 16, 60)
+    glob = glob + (1 << 52)
+    for cache in ("cg", "ca"):
+        ins = parse_instruction(CG_INS if cache == "cg" else CA_INS[16])
+        wf, _ = cp_async_many(ins, smem, glob, active)
+        for i in range(len(smem)):
+            s = [int(x) if a else None for x, a in zip(smem[i], active[i])]
+            g = [int(x) if a else None for x, a in zip(glob[i], active[i])]
+            assert wf[i] == (cg_wavefronts(s, g) if cache == "cg" else ca_wavefronts(s, g, 16))

@@ -56,26 +56,43 @@ def _ideal_cg(smem: Any, active: Any) -> Any:
     return -(-distinct // 8)
 
 
+def _packed(high: Any, low: Any) -> Any:
+    """One sortable int64 key per element for the pair (high, low) of non-negative int arrays: (high << b) | low
+    where it fits in 62 bits, else the rank of the pair (a lexsort)."""
+    import numpy as np
+
+    bits = int(low.max()).bit_length() if low.size else 0
+    if (int(high.max()).bit_length() if high.size else 0) + bits <= 62:
+        return (high << bits) | low
+    order = np.lexsort((low, high))
+    change = np.ones(order.size, dtype=bool)
+    change[1:] = (high[order][1:] != high[order][:-1]) | (low[order][1:] != low[order][:-1])
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.cumsum(change) - 1
+    return rank
+
+
 def _cg_many(smem: Any, glob: Any, active: Any) -> Any:
     import numpy as np
 
     n = smem.shape[0]
     live = np.flatnonzero(active.ravel())
     inst, s, g = live // 32, smem.ravel()[live], glob.ravel()[live]
+    if live.size == 0:
+        return np.zeros(n, dtype=np.int64)
     # 1. the lowest active lane of each (instruction, shared address): a stable sort keeps lane order
-    order = np.lexsort((live, s, inst))
+    key = _packed(inst, s)
+    order = np.argsort(key, kind="stable")
     first = np.ones(order.size, dtype=bool)
-    first[1:] = (s[order][1:] != s[order][:-1]) | (inst[order][1:] != inst[order][:-1])
+    first[1:] = key[order][1:] != key[order][:-1]
     kept = order[first]
     inst, s, g = inst[kept], s[kept], g[kept]
-    if inst.size == 0:
-        return np.zeros(n, dtype=np.int64)
-    # 2. groups (instruction, global line, shared row)
-    gline, srow = g // 128, s // 128
-    order = np.lexsort((srow, gline, inst))
-    inst, s, g, gline, srow = inst[order], s[order], g[order], gline[order], srow[order]
+    # 2. groups (instruction, shared row, global line)
+    key = _packed(_packed(inst, s // 128), g // 128)
+    order = np.argsort(key, kind="stable")
+    key, inst, s, g = key[order], inst[order], s[order], g[order]
     new = np.ones(inst.size, dtype=bool)
-    new[1:] = (inst[1:] != inst[:-1]) | (gline[1:] != gline[:-1]) | (srow[1:] != srow[:-1])
+    new[1:] = key[1:] != key[:-1]
     group = np.cumsum(new) - 1
     ngroups = int(group[-1]) + 1
     group_inst = inst[new]

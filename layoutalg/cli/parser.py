@@ -101,7 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     banks.add_argument("--by", choices=["row", "column"], default=None,
                        help="for ld/st: lanes walk along rows (default) or down columns")
     banks.add_argument("--global-ld", type=int, default=None, metavar="N",
-                       help="cp.async.cg: the tile comes from a row-major global matrix with N elements per row")
+                       help="cp.async (.cg, .ca): the tile comes from a row-major global matrix with N elements per row")
     banks.add_argument("--expect-conflict-free", action="store_true", help="exit 1 if any instruction has excess wavefronts")
     banks.add_argument("--detail", action="store_true", help="list every colliding word and lane of the worst instruction")
     banks.add_argument("--json", action="store_true", help="machine-readable output")
@@ -115,6 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "layoutalg banks) is conflict-free; prints the layout and its proof.",
         epilog="examples:\n  layoutalg suggest-swizzle --shape 64x64 --dtype f16 --access ldmatrix.x4\n"
                "  layoutalg suggest-swizzle --shape 32x32 --dtype f32 --access ld.shared.b32 --by column --json\n"
+               "  layoutalg suggest-swizzle --shape 64x64 --dtype f16 --access cp.async.cg --access ldmatrix.x4 "
+               "--global-ld 4096\n"
                "exit status 1 when no candidate is conflict-free (the fewest-wavefronts one is printed)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -124,6 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="an access to make conflict-free (repeat for several)")
     suggest.add_argument("--by", choices=["row", "column"], default=None,
                          help="for ld/st: lanes walk along rows (default) or down columns")
+    suggest.add_argument("--global-ld", type=int, default=None, metavar="N",
+                         help="cp.async (.cg, .ca): the tile comes from a row-major global matrix with N elements "
+                              "per row (at least the tile's columns)")
     suggest.add_argument("--json", action="store_true", help="machine-readable output")
     suggest.set_defaults(run=_cmd_suggest)
 

@@ -132,8 +132,8 @@ def _matrix_copy(setup: FragmentSetup, origin: Any, addresses: Any, read: Any, k
     parts = [delivery, row_check, unique]
     seconds = time.perf_counter() - start
     methods = "+".join(dict.fromkeys(r.method for r in parts))
-    notes = [_address_note(setup, sides, all_params)]
     coords = _address_table(setup, sides, all_params)
+    notes = [describe_addresses(setup, {p: list(lanes) for p, lanes in enumerate(coords)})]
     if any(r.status == "unknown" for r in parts):  # which engines were tried, and why they gave up
         notes.extend(n for r in parts for n in r.notes)
     if delivery.refuted and delivery.counterexample is not None:
@@ -174,21 +174,21 @@ def _row_ok(sides: Sides, lane: Any, check_tile: bool) -> Any:
 
 
 def _address_table(setup: FragmentSetup, sides: Sides, params: tuple[ex.Var, ...]) -> tuple[tuple[tuple[int, int], ...], ...]:
-    env = {p.name: 0 for p in params}
+    """Where each lane points, relative to the copy tile, for every part (evaluated on all lanes at once)."""
+    import numpy as np
+
+    lane = ex.var("lane", 8 * setup.num)
+    r, c = sides.address(lane >> 3, lane & 7)
+    low_r, low_c = ex.lower(ex.as_expr(r)), ex.lower(ex.as_expr(c))
+    env: dict[str, Any] = {p.name: 0 for p in params}
+    env["lane"] = np.arange(8 * setup.num, dtype=np.int64)
     table = []
     for part in range(setup.parts):
         env["part"] = part
-        lanes = []
-        for lane in range(8 * setup.num):
-            r, c = sides.address(lane // 8, lane % 8)
-            lanes.append((int(ex.evaluate(ex.lower(ex.as_expr(r)), env)), int(ex.evaluate(ex.lower(ex.as_expr(c)), env))))
-        table.append(tuple(lanes))
+        rows = np.broadcast_to(np.asarray(ex.evaluate(low_r, env)), (8 * setup.num,))
+        cols = np.broadcast_to(np.asarray(ex.evaluate(low_c, env)), (8 * setup.num,))
+        table.append(tuple((int(a), int(b)) for a, b in zip(rows, cols)))
     return tuple(table)
-
-
-def _address_note(setup: FragmentSetup, sides: Sides, params: tuple[ex.Var, ...]) -> str:
-    table = _address_table(setup, sides, params)
-    return describe_addresses(setup, {p: list(lanes) for p, lanes in enumerate(table)})
 
 
 def _claim_text(setup: FragmentSetup, params: tuple[ex.Var, ...]) -> str:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import itertools
 import re
+from functools import cache
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -27,6 +29,10 @@ from layoutalg.swizzle.swizzle import Swizzle
 
 MATRIX_COPIES = [a for a in COPY_ATOMS if a.kind in ("ldmatrix", "stmatrix")]
 _MOVM = next(a for a in COPY_ATOMS if a.kind == "movmatrix")
+
+
+def _NO_SMEM(r: int, c: int) -> int:  # a Case used only for its copy tile and slots
+    return 0
 F16 = "mma.m16n8k16.f16.f16.f16.f16"  # f16 A, B and C
 MMA_CLASSES = {  # name -> ((m, n, k), A/B bits, C bits)
     F16: ((16, 8, 16), 16, 16),
@@ -248,6 +254,7 @@ def expected_refusal(copy, atom, op: str) -> str | None:
     return None
 
 
+@cache
 def native_layout(case: ptx.Case) -> Layout:
     """The oracle's copy-native tile, repeated 2 x 2 (so tile indices are quantified), as a Layout.
 
@@ -262,11 +269,11 @@ def native_layout(case: ptx.Case) -> Layout:
     row_bits, col_bits = (2 * tr).bit_length() - 1, (2 * tc).bit_length() - 1
     row_strides = tuple(offset(1 << b, 0) for b in range(row_bits))
     col_strides = tuple(offset(0, 1 << b) for b in range(col_bits))
-    for r in range(2 * tr):
-        for c in range(2 * tc):
-            bit_sum = sum(s for b, s in enumerate(row_strides) if r >> b & 1) + sum(
-                s for b, s in enumerate(col_strides) if c >> b & 1)
-            assert bit_sum == offset(r, c)
+    r, c = np.arange(2 * tr).reshape(-1, 1), np.arange(2 * tc).reshape(1, -1)
+    bit_sum = sum(((r >> b) & 1) * s for b, s in enumerate(row_strides)) + sum(
+        ((c >> b) & 1) * s for b, s in enumerate(col_strides))
+    wanted = np.array([[offset(i, j) for j in range(2 * tc)] for i in range(2 * tr)])
+    assert (bit_sum == wanted).all()
     return Layout(((2,) * row_bits, (2,) * col_bits), (row_strides, col_strides))
 
 
@@ -284,7 +291,7 @@ def test_every_copy_operand_and_dtype_is_proved_for_a_right_layout_or_refused() 
         if key not in done:  # atoms of one class (s8/u8, e4m3/e5m2, f16/bf16) share the fragment table
             bits = TYPE_BITS[{"A": atom.a_type, "B": atom.b_type, "C": atom.c_type}[op]]
             frag = ptx.fragment(atom.shape_mnk, TYPE_BITS[atom.a_type], op, bits)
-            case = ptx.Case(copy.num_matrices, copy.trans, frag, 0, 0, lambda r, c: 0)
+            case = ptx.Case(copy.num_matrices, copy.trans, frag, 0, 0, _NO_SMEM)
             layout = native_layout(case)
             result = fragment_delivers(copy, layout, atom, op)
             assert result.proved, (copy.name, atom.name, op, layout, result.render())
@@ -292,6 +299,30 @@ def test_every_copy_operand_and_dtype_is_proved_for_a_right_layout_or_refused() 
             done[key] = result.status
         counts["proved"] += 1
     assert counts == {"proved": 762, "refused": 462}, counts
+
+
+@pytest.mark.parametrize("n", [8, 64])
+def test_wgmma_register_fragments_per_warp(n: int) -> None:
+    """wgmma C (and A of _RS) per warp: proved for the copy-native tile or refused; B and the SS A are refused."""
+    from layoutalg.atoms import wgmma
+
+    for c, a_source, dtype in (("f32", "smem", None), ("f32", "smem", "bf16"), ("f16", "reg", None)):
+        atom = wgmma(n, "f16", c, a_source)
+        for copy, op in itertools.product(MATRIX_COPIES, "ABC"):
+            bits = TYPE_BITS[dtype or (c if op == "C" else "f16")]
+            if op == "B" or (op == "A" and a_source == "smem"):
+                with pytest.raises(InstructionError, match="descriptor"):
+                    fragment_delivers(copy, Layout((64, 64), (64, 1)), atom, op)
+                continue
+            if copy.trans and bits > 16:
+                with pytest.raises(InstructionError, match="split across two rows"):
+                    fragment_delivers(copy, Layout((64, n), (n, 1)), atom, op, dtype=dtype)
+                continue
+            frag = ptx.wgmma_warp_fragment(n if op == "C" else 16, bits)
+            case = ptx.Case(copy.num_matrices, copy.trans, frag, 0, 0, _NO_SMEM)
+            result = fragment_delivers(copy, native_layout(case), atom, op, dtype=dtype)
+            assert result.proved, (copy.name, atom.name, op, dtype, result.render())
+            assert_same_addresses(result, case)
 
 
 def test_movmatrix_turns_each_16_bit_fragment_into_the_other_orientation() -> None:

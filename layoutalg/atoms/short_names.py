@@ -8,6 +8,9 @@ forms used across layoutalg:
 * ``ldmatrix.x4.trans``, ``stmatrix.x2``, ``ldmatrix`` (``.x1``), ``movmatrix``:
   the words of the PTX mnemonic, where ``.sync .aligned .m8n8 .shared{::cta} .b16``
   may be left out (``.m8n8 .b16`` is the only shape);
+* ``wgmma.m64n64k16.f32.bf16.bf16`` (``.D.A.B``, A from shared memory) and CuTe's
+  ``SM90_64xNx16_..._SS/RS`` names: warpgroup MMAs, whose register fragments
+  (C, and A of ``_RS``) each warp holds 16 rows of;
 * ``mma.m16n8k16.f16``: one type names A and B, and the accumulator is the usual
   one (``f32`` for floating-point inputs, ``s32`` for integers, ``f64`` for f64);
   ``mma.m16n8k16.f16.f16.f16.f16`` gives ``.dtype.atype.btype.ctype`` as PTX does;
@@ -18,10 +21,11 @@ Names are split on dots, so the cost is linear in the length of the text.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Union
 
 from layoutalg.atoms import catalog
 from layoutalg.atoms.copy import CopyAtom, TypedCopyAtom
+from layoutalg.atoms.gmma import GmmaAtom
 from layoutalg.atoms.mma import TYPE_BITS, MmaAtom
 from layoutalg.errors import InstructionError
 
@@ -84,14 +88,16 @@ def _copy_by_name(text: str) -> CopyAtom:
     return catalog.ldmatrix(num, trans) if kind == "ldmatrix" else catalog.stmatrix(num, trans)  # type: ignore[return-value]
 
 
-def mma_atom(spec: Any) -> MmaAtom:
-    """The ``mma.sync`` atom named by ``spec`` (see the module docstring)."""
-    if isinstance(spec, MmaAtom):
+def mma_atom(spec: Any) -> Union[MmaAtom, GmmaAtom]:
+    """The ``mma.sync`` (or ``wgmma``) atom named by ``spec`` (see the module docstring)."""
+    if isinstance(spec, (MmaAtom, GmmaAtom)):
         return spec
     text = _text(spec, "mma")
+    if text.lower().startswith("wgmma."):
+        return _wgmma_by_name(text)
     if not text.lower().startswith("mma."):
         found = catalog.get(text)  # a CuTe name (or an unknown name: its error suggests close ones)
-        if isinstance(found, MmaAtom):
+        if isinstance(found, (MmaAtom, GmmaAtom)):
             return found
         raise InstructionError(f"{text!r} is not an mma.sync instruction: name one such as 'mma.m16n8k16.f16' or "
                                "SM80_16x8x16_F32F16F16F32_TN")
@@ -118,6 +124,20 @@ def mma_atom(spec: Any) -> MmaAtom:
         raise InstructionError(f"{text!r}: give one type (A and B, e.g. 'mma.{shape}.f16') or four "
                                f"(D, A, B, C as PTX orders them, e.g. 'mma.{shape}.f32.f16.f16.f32')")
     return catalog.mma(shape, a=a, b=b, c=c, layout=layout)
+
+
+def _wgmma_by_name(text: str) -> GmmaAtom:
+    """``wgmma.m64nNk16.D.A.B`` (``.mma_async .sync .aligned`` optional), A from shared memory."""
+    words = [w for w in text.lower().split(".") if w not in ("mma_async", "sync", "aligned")]
+    shape = words[1] if len(words) > 1 else ""
+    n = shape[len("m64n"):-len("k16")] if shape.startswith("m64n") and shape.endswith("k16") else ""
+    if len(words) != 5 or not n.isdigit():
+        raise InstructionError(f"unknown wgmma {text!r}: write wgmma.m64nNk16.D.A.B (e.g. 'wgmma.m64n64k16.f32.bf16.bf16') "
+                               "or a CuTe name such as SM90_64x64x16_F32BF16BF16_SS")
+    d, a, b = words[2:]
+    if a != b:
+        raise InstructionError(f"{text!r}: layoutalg's wgmma atoms take A and B of one type, got {a} and {b}")
+    return catalog.wgmma(int(n), a=a, c=d)
 
 
 __all__ = ["copy_atom", "mma_atom"]

@@ -136,6 +136,9 @@ def _matrix_copy(setup: FragmentSetup, origin: Any, addresses: Any, read: Any, k
     notes = [describe_addresses(setup, {p: list(lanes) for p, lanes in enumerate(coords)})]
     if any(r.status == "unknown" for r in parts):  # which engines were tried, and why they gave up
         notes.extend(n for r in parts for n in r.notes)
+    if addresses is None and (delivery.refuted or row_check.refuted):
+        notes.append("these are the only row addresses that put the right element in column 0 of every row, so no "
+                     "other addresses can make this copy deliver the fragment")
     if delivery.refuted and delivery.counterexample is not None:
         ordered = tuple(p for p in all_params) + variables
         lhs = sides.delivered(*_padded(variables))
@@ -196,11 +199,15 @@ def _claim_text(setup: FragmentSetup, params: tuple[ex.Var, ...]) -> str:
     verb = "stores" if s.copy.kind == "stmatrix" else "delivers"
     tile_r, tile_c = s.tile
     frag = f"the {s.mma.ptx} {s.operand} fragment ({s.element_names}"
+    if s.mma.arch == 90:
+        frag += f" of one warp, rows 16 * m_tile.. of the warpgroup's {s.mma.shape_mnk[0]}"
     if s.fragments > 1:
-        frag += f", {s.fragments} fragments along {s.dims[1] if s.along == 'col' else s.dims[0]}"
-    if s.parts > 1:
-        frag += f", registers part*{s.num}.. of {s.regs}"
-    frag += f"; {tile_r} x {tile_c} per instruction)"
+        frag += f", {s.fragments} fragments along {s.dims[1] if s.along == 'col' else s.dims[0]}; {tile_r} x {tile_c}"
+    elif s.parts > 1:
+        frag += f", {tile_r} x {tile_c}; registers {s.num} * part .. of its {s.regs}"
+    else:
+        frag += f"; {tile_r} x {tile_c}"
+    frag += " per instruction)"
     what = f"{s.copy.ptx} over {s.smem} {verb} {frag}"
     if s.dtype != {"A": s.mma.a_type, "B": s.mma.b_type, "C": s.mma.c_type}[s.operand]:
         what += f" as {s.dtype}"

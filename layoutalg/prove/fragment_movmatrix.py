@@ -29,7 +29,7 @@ from layoutalg.prove import claims
 from layoutalg.prove import expr as ex
 from layoutalg.prove.fragment import FragmentResult
 from layoutalg.prove.fragment_report import first_failure
-from layoutalg.prove.fragment_setup import OPERAND_DIMS, FragmentSetup, _operand
+from layoutalg.prove.fragment_setup import OPERAND_DIMS, FragmentSetup, _operand, operand_shape
 from layoutalg.prove.fragment_terms import Sides
 from layoutalg.prove.result import ProofResult
 
@@ -45,7 +45,7 @@ def _source_setup(target: FragmentSetup, source: Any, source_mma: Any) -> Fragme
         raise InstructionError(f"the source {op} fragment of {mm.name} holds {bits}-bit {natural} but the target holds "
                                f"{target.bits}-bit {target.dtype}; movmatrix does not convert (pass dtype= for both)")
     n = mm.num_elements(op)
-    rows, cols = mm.ptx_matrix_shape(op)
+    rows, cols = operand_shape(mm, op)
     return replace(target, mma=mm, operand=op, frag_rows=rows, frag_cols=cols, regs=n * bits // 32)
 
 

@@ -25,9 +25,10 @@ across two rows).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Union
 
 from layoutalg.atoms.copy import CopyAtom
+from layoutalg.atoms.gmma import GmmaAtom
 from layoutalg.atoms.mma import TYPE_BITS, MmaAtom
 from layoutalg.atoms.short_names import copy_atom, mma_atom
 from layoutalg.errors import InstructionError, LayoutError, ShapeError
@@ -39,7 +40,7 @@ CONTIGUOUS = {"A": "k", "B": "k", "C": "n"}  # the dimension along which a lane'
 @dataclass(frozen=True)
 class FragmentSetup:
     copy: CopyAtom
-    mma: MmaAtom
+    mma: Union[MmaAtom, GmmaAtom]  # a wgmma fragment is taken per warp (16 rows)
     operand: str  # "A", "B" or "C"
     bits: int  # element width as held in registers and shared memory
     dtype: str
@@ -113,6 +114,7 @@ def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, alo
     atom, bound_bits = copy_atom(copy)
     mm = mma_atom(mma)
     op = _operand(operand)
+    frag_rows, frag_cols = operand_shape(mm, op)
     if mm.arch == 70:
         raise InstructionError(f"{mm.name}: sm70 mma.m8n8k4 splits the warp into four quad-pair MMAs of 8 x 8 x 4, but "
                                f"{atom.kind} moves warp-wide 8 x 8 matrices; name an sm75+ mma such as "
@@ -146,7 +148,6 @@ def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, alo
                                f"registers; dtype {type_name} does not fit this fragment")
     if along not in ("col", "row"):
         raise LayoutError(f"along must be 'col' or 'row' (where the fragments of one copy sit side by side), got {along!r}")
-    frag_rows, frag_cols = mm.ptx_matrix_shape(op)
     setup = FragmentSetup(atom, mm, op, bits, type_name, None, 0, 0, frag_rows, frag_cols, n * bits // 32, along)
     if atom.kind == "movmatrix":
         if smem is not None:
@@ -156,6 +157,18 @@ def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, alo
     layout = _smem_layout(smem, setup)
     return FragmentSetup(atom, mm, op, bits, type_name, layout, *_extents(layout, setup), frag_rows, frag_cols,
                          setup.regs, along)
+
+
+def operand_shape(mm: Any, op: str) -> tuple[int, int]:
+    """(rows, cols) of the operand one warp's fragment covers: the PTX matrix of an mma.sync; for a warpgroup
+    wgmma, the 16 rows warp 0 holds (warp ``w`` holds rows ``16 w ..``: quantify it as a tile index)."""
+    if isinstance(mm, GmmaAtom):
+        if op == "B" or (op == "A" and mm.a_source != "reg"):
+            raise InstructionError(f"operand {op} of {mm.name} is read from shared memory through a descriptor, not "
+                                   "held in registers: no ldmatrix / stmatrix fragment to prove (the register "
+                                   "fragments are C, and A of an _RS wgmma)")
+        return 16, mm.shape_mnk[1] if op == "C" else mm.shape_mnk[2]
+    return mm.ptx_matrix_shape(op)  # type: ignore[no-any-return]
 
 
 def _operand(operand: Any) -> str:

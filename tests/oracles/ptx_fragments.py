@@ -96,6 +96,12 @@ def fragment(mnk: tuple[int, int, int], ab_bits: int, op: str, bits: int) -> Fra
     return Fragment(rows, cols, bits, lambda lane, i: fn(op, lane, i))
 
 
+def wgmma_warp_fragment(cols: int, bits: int) -> Fragment:
+    """One warp's 16 rows of a wgmma m64nNk16 register fragment (D: ``cols`` = N; A of RS: 16):
+    row groupID + 8 * ((i >> 1) & 1), col 8 * (i >> 2) + 2 * threadID_in_group + (i & 1) (PTX ISA wgmma D layout)."""
+    return Fragment(16, cols, bits, lambda lane, i: (lane // 4 + 8 * ((i // 2) % 2), 8 * (i // 4) + 2 * (lane % 4) + i % 2))
+
+
 def ldmatrix_slot(trans: bool, lane: int, reg: int, half: int) -> tuple[int, int, int]:
     """(matrix, row, col) in memory of half ``half`` of register ``reg`` of ``lane``."""
     row, col = lane // 4, 2 * (lane % 4) + half

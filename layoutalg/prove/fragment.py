@@ -118,15 +118,20 @@ def _matrix_copy(setup: FragmentSetup, origin: Any, addresses: Any, read: Any, k
     part = part_param(setup)
     address = derived_address(setup, part) if addresses is None else user_address(setup, addresses, part)
     sides = Sides(setup, domain(setup), tile_origin, part, address, read)
-    all_params = params + ((part,) if isinstance(part, ex.Var) else ())
-    claim = _claim_text(setup, all_params)
     variables = sides.variables
+    lhs, rhs = sides.delivered(*_padded(variables)), sides.required(*_padded(variables))
+    row_lane = ex.var("lane", 8 * setup.num)
+    own = params + ((part,) if isinstance(part, ex.Var) else ())
+    found = {**ex.free_vars(lhs, rhs), **ex.free_vars(_row_ok(sides, row_lane, addresses is not None))}
+    own_names = {p.name for p in own}
+    user = tuple(sorted((v for v in found.values() if v.kind == "param" and v.name not in own_names), key=lambda v: v.name))
+    all_params = own + user  # every quantified parameter, the kernel's own (from origin= / addresses=) too
+    claim = _claim_text(setup, all_params)
 
     def at(fn: Any) -> Any:
         return lambda lane, reg, half, sub=0: fn(lane, reg, half, sub)
 
     delivery = claims.equivalent(at(sides.delivered), at(sides.required), variables, names=("copy_moves", "mma_holds"), **kw)
-    row_lane = ex.var("lane", 8 * setup.num)
     row_check = claims.forall(lambda lane: _row_ok(sides, lane, addresses is not None), [row_lane], name="row_address_ok", **kw)
     unique = claims.injective(setup.smem, {setup.dims[0]: setup.rows, setup.dims[1]: setup.cols}, name="smem", **kw)
     parts = [delivery, row_check, unique]
@@ -140,10 +145,7 @@ def _matrix_copy(setup: FragmentSetup, origin: Any, addresses: Any, read: Any, k
         notes.append("these are the only row addresses that put the right element in column 0 of every row, so no "
                      "other addresses can make this copy deliver the fragment")
     if delivery.refuted and delivery.counterexample is not None:
-        ordered = tuple(p for p in all_params) + variables
-        lhs = sides.delivered(*_padded(variables))
-        rhs = sides.required(*_padded(variables))
-        env = first_failure(lhs, rhs, ordered, delivery.counterexample)
+        env = first_failure(lhs, rhs, all_params + variables, delivery.counterexample)
         cex, why = delivery_counterexample(sides, env, all_params)
         return FragmentResult("refuted", cex, seconds, delivery.method, claim, why, tuple(notes), coords)
     if row_check.refuted and row_check.counterexample is not None:

@@ -52,8 +52,12 @@ def _value(term: Any, env: dict[str, int]) -> int:
 
 
 def tile_coordinate(smem: Any, rows: int, cols: int, element: int) -> tuple[int, int] | None:
-    """(row, col) of the smem tile stored at ``element`` (the first one, in column-major order), or None."""
+    """(row, col) of the smem tile stored at ``element`` (the first one, in column-major order), or None
+    (also when the tile has more than ``FIRST_FAILURE_LIMIT`` elements: it is not searched)."""
     import numpy as np
+
+    if rows * cols > FIRST_FAILURE_LIMIT:
+        return None
 
     r, c = ex.var("row", rows), ex.var("col", cols)
     env = {"row": np.arange(rows, dtype=np.int64).reshape(rows, 1), "col": np.arange(cols, dtype=np.int64).reshape(1, cols)}
@@ -97,11 +101,16 @@ def delivery_counterexample(sides: Sides, env: dict[str, int], params: tuple[ex.
     where = ", ".join(f"{p.name}={env[p.name]}" for p in params)
     slot = f"lane {lane}, register {reg}, half {half}" + (f", {s.sub_name} {sub}" if s.sub_name else "")
     half_of = ("the high 16 bits of " if got_unit % 2 else "the low 16 bits of ") if ue == 2 else ""
-    got_text = half_of + (f"{s.operand}({d0}={got[0]}, {d1}={got[1]})" if got is not None else "no element of the tile")
-    verb = "stores" if s.copy.kind == "stmatrix" else "gets"
-    what = (f"{slot} {verb} smem element {got_element} (byte {got_unit * unit_bits // 8}), which is {got_text}; "
-            f"the mma fragment has {element} = {s.operand}({d0}={want_row}, {d1}={want_col}) there, at smem element "
-            f"{want_element}")
+    missing = "no element of the tile" if s.rows * s.cols <= FIRST_FAILURE_LIMIT else "an element of the tile not searched for"
+    got_text = half_of + (f"{s.operand}({d0}={got[0]}, {d1}={got[1]})" if got is not None else missing)
+    byte = got_unit * unit_bits // 8
+    want = f"{element} = {s.operand}({d0}={want_row}, {d1}={want_col})"
+    if s.copy.kind == "stmatrix":
+        what = (f"{slot} holds {want}, but stmatrix writes it to smem element {got_element} (byte {byte}), the place "
+                f"of {got_text}; it belongs at smem element {want_element}")
+    else:
+        what = (f"{slot} gets smem element {got_element} (byte {byte}), which is {got_text}; the mma fragment has "
+                f"{want} there, at smem element {want_element}")
     return cex, (f"at {where}: " if where else "at ") + what
 
 

@@ -11,8 +11,10 @@ operand's dimensions: ``m_tile``/``k_tile`` for A, ``k_tile``/``n_tile`` for B,
 8-bit type), the shared-memory element the instruction reads (ldmatrix) or
 writes (stmatrix) is the element the mma fragment holds there.  ``smem`` maps
 ``(row, col)`` of the operand's PTX matrix (A: M x K, B: K x N, C/D: M x N) to the
-element offset.  The theorem also requires what makes "the element" meaningful:
-every row address 16-byte aligned and inside the tile, and ``smem`` injective.
+element offset, counted from the tile's base (taken to be 16-byte aligned, as
+shared-memory allocations are).  The theorem also requires what makes "the
+element" meaningful: every row address 16-byte aligned and inside the tile, and
+``smem`` injective.  ``timeout`` bounds each of these three claims.
 
 ``addresses=`` gives the kernel's own row addresses (``lambda lane: (lane % 16,
 8 * (lane // 16))``, relative to the copy tile; or ``lambda lane, part: ...``);
@@ -135,7 +137,6 @@ def _matrix_copy(setup: FragmentSetup, origin: Any, addresses: Any, read: Any, k
     row_check = claims.forall(lambda lane: _row_ok(sides, lane, addresses is not None), [row_lane], name="row_address_ok", **kw)
     unique = claims.injective(setup.smem, {setup.dims[0]: setup.rows, setup.dims[1]: setup.cols}, name="smem", **kw)
     parts = [delivery, row_check, unique]
-    seconds = time.perf_counter() - start
     methods = "+".join(dict.fromkeys(r.method for r in parts))
     coords = _address_table(setup, sides, all_params)
     notes = [describe_addresses(setup, {p: list(lanes) for p, lanes in enumerate(coords)})]
@@ -147,19 +148,25 @@ def _matrix_copy(setup: FragmentSetup, origin: Any, addresses: Any, read: Any, k
     if delivery.refuted and delivery.counterexample is not None:
         env = first_failure(lhs, rhs, all_params + variables, delivery.counterexample)
         cex, why = delivery_counterexample(sides, env, all_params)
-        return FragmentResult("refuted", cex, seconds, delivery.method, claim, why, tuple(notes), coords)
+        return FragmentResult("refuted", cex, _since(start), delivery.method, claim, why, tuple(notes), coords)
     if row_check.refuted and row_check.counterexample is not None:
         env = first_failure(_row_ok(sides, row_lane, addresses is not None), ex.BoolConst(True),
                             tuple(all_params) + (row_lane,), row_check.counterexample)
         cex, why = row_address_counterexample(sides, env, all_params)
-        return FragmentResult("refuted", cex, seconds, row_check.method, claim, why, tuple(notes), coords)
+        return FragmentResult("refuted", cex, _since(start), row_check.method, claim, why, tuple(notes), coords)
     if unique.refuted:
         why = f"smem is not injective, so an address does not name one element: {unique.explanation}"
-        return FragmentResult("refuted", unique.counterexample, seconds, unique.method, claim, why, tuple(notes), coords)
+        return FragmentResult("refuted", unique.counterexample, _since(start), unique.method, claim, why, tuple(notes),
+                              coords)
     if any(r.status == "unknown" for r in parts):
         undecided = next(r for r in parts if r.status == "unknown")
-        return FragmentResult("unknown", None, seconds, methods, claim, f"undecided: {undecided.claim}", tuple(notes), coords)
-    return FragmentResult("proved", None, seconds, methods, claim, "", tuple(notes), coords)
+        return FragmentResult("unknown", None, _since(start), methods, claim, f"undecided: {undecided.claim}",
+                              tuple(notes), coords)
+    return FragmentResult("proved", None, _since(start), methods, claim, "", tuple(notes), coords)
+
+
+def _since(start: float) -> float:
+    return time.perf_counter() - start
 
 
 def _padded(variables: tuple[ex.Var, ...]) -> tuple[Any, ...]:
@@ -215,7 +222,8 @@ def _claim_text(setup: FragmentSetup, params: tuple[ex.Var, ...]) -> str:
         what += f" as {s.dtype}"
     sub = f", {s.sub_name}" if s.sub_name else ""
     over = ", ".join(p.describe() for p in params)
-    return f"{what} for every lane, register, half{sub}" + (f" and {over}" if over else "")
+    return (f"{what} for every lane, register, half{sub}" + (f" and {over}" if over else "")
+            + " (rows 16-byte aligned, smem injective)")
 
 
 __all__ = ["fragment_delivers", "FragmentResult"]

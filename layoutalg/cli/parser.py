@@ -12,6 +12,7 @@ from layoutalg.cli.common import (
     add_picture_options,
 )
 from layoutalg.cli.convert import _cmd_atoms, _cmd_convert
+from layoutalg.cli.fragment import add_prove_fragment
 from layoutalg.cli.show import _cmd_show
 
 EXAMPLES = """\
@@ -23,6 +24,7 @@ examples:
   layoutalg banks '(64,64):(64,1)' --dtype f16 --access ldmatrix.x4
   layoutalg suggest-swizzle --shape 64x64 --dtype f16 --access ldmatrix.x4
   layoutalg prove proofs/ --json
+  layoutalg prove-fragment --copy ldmatrix.x4.trans --smem 'Sw<3,3,3> o _0 o (64,64):(64,1)' --mma mma.m16n8k16.f16 --operand B
   layoutalg convert '(8,64):(64,1)' --to cpp
 """
 
@@ -150,6 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     atoms.add_argument("filter", nargs="?", metavar="TEXT", help="only names containing TEXT")
     atoms.add_argument("--json", action="store_true", help="machine-readable output")
     atoms.set_defaults(run=_cmd_atoms)
+
+    add_prove_fragment(sub)
 
     # Delegated subcommands: listed here for --help; their own parsers read the arguments.
     sub.add_parser("prove", help="run theorem files and print a table (layoutalg prove --help)", add_help=False)

@@ -24,7 +24,7 @@ from layoutalg.prove.problem import Collision, Forall, NotApplicableError, Outco
 DEFAULT_LIMIT = 1 << 22
 INT64_SAFE = 1 << 62
 BLOCK = 1 << 16  # points per block in int64
-OBJECT_BLOCK = 1 << 12  # points per block with Python integers (slower per point)
+OBJECT_BLOCK = 1 << 14  # points per block with Python integers (slower per point)
 
 
 def needs_objects(roots: list[Any], variables: tuple[ex.Var, ...]) -> bool:

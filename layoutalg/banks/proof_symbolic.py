@@ -1,0 +1,197 @@
+"""The symbolic route of :func:`layoutalg.banks.proof.conflict_free`: the same checks as enumeration, then the claim.
+
+**Validity first, exactly as enumeration.**  Enumeration (:func:`~layoutalg.banks.analyze.analyze`) rejects an
+access with a coordinate outside the layout's extent in its mode (``CoordinateError``), a negative address, an
+address whose bytes end past the shared memory of the architecture, or an address not a multiple of the access
+width (``InstructionError``).  Here the same four conditions are *proved* for every active lane, every axis value
+and every parameter value (:func:`layoutalg.prove.claims.forall`); a counterexample raises the same error as
+enumeration would, naming the lane, the axes, the coordinate and the byte address; an undecided check makes the
+whole answer "unknown".  Only then is conflict-freedom stated (the alignment it proves is what makes
+``word ^ u == word + u`` below exact).
+
+**The claim.**  Every lane, word, phase and instance variable the proof introduces is a generated variable
+(:meth:`layoutalg.prove.expr.Var.fresh`), so no name in the user's access function can be confused with them.
+Route 1 (GF(2) when bit-linear, else z3): the bank of (lane j of phase p, word u) is injective in (j, u) for every
+phase and instance -- injective implies no two distinct words share a bank.  Route 2 (z3): within one phase, two
+words in one bank are the same word (broadcasts allowed).  A refutation names both lanes, their coordinates
+(``row``, ``col``) and byte addresses, the bank and the words.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from layoutalg.banks.access import Access
+from layoutalg.banks.analyze import _mode_sizes
+from layoutalg.banks.instruction import Instruction
+from layoutalg.errors import CoordinateError, InstructionError, LayoutError
+from layoutalg.prove.result import ProofResult
+
+
+def coord_names(rank: int) -> list[str]:
+    """Display names of a coordinate's modes: ``index`` (rank 1), ``row``, ``col``, then ``mode2``, ``mode3``..."""
+    if rank == 1:
+        return ["index"]
+    return ["row", "col"] + [f"mode{k}" for k in range(2, rank)]
+
+
+def _coords(coord_fn: Callable[..., Any], lane: Any, axes: dict[str, Any], rank: int) -> tuple[Any, ...]:
+    from layoutalg.prove import expr as ex
+
+    crd = coord_fn(lane, **axes)
+    crd = tuple(crd) if isinstance(crd, (tuple, list)) else (crd,)
+    if len(crd) != rank:
+        raise LayoutError(f"the access function returns {len(crd)} coordinates; the layout has {rank} modes")
+    return tuple(ex.as_expr(c) for c in crd)
+
+
+def check_valid(smem_layout: Any, access: Access, ins: Instruction, e: int, base: int, capacity: int,
+                arch: str) -> ProofResult | None:
+    """Prove every active lane's access valid (as enumeration checks); raise its error on a counterexample.
+
+    Returns None when proved, an "unknown" :class:`ProofResult` when undecided.
+    """
+    from layoutalg.prove import expr as ex
+    from layoutalg.prove.claims import forall
+
+    sizes = _mode_sizes(smem_layout)
+    names = coord_names(len(sizes))
+    w = ins.access_bytes
+    lane = ex.Var.fresh("lane", 0, len(ins.active_lanes))
+    axes = [ex.var(name, extent) for name, extent in access.ranges]
+    crd = _coords(access.fn, lane, {a.name: a for a in axes}, len(sizes))  # type: ignore[arg-type]
+    addr = ex.sym(smem_layout)(*crd) * e + base
+    conds = [ex.all_of(c >= 0, c < n) for c, n in zip(crd, sizes)]
+    conds += [addr >= 0, addr + w <= capacity, addr % w == 0]
+    show = dict(zip(names, crd))
+    show["address"] = addr
+    res = forall(ex.all_of(*conds), domain=[lane, *axes], name="every lane's address is valid", show=show)
+    if res.proved:
+        return None
+    if res.status == "unknown":
+        return ProofResult("unknown", None, res.seconds, res.method, res.claim,
+                           "could not show that every lane's coordinate is inside the layout and every address "
+                           "inside shared memory and aligned (as enumeration requires)", res.notes)
+    cex = res.counterexample or {}
+    where = ", ".join(f"{k}={v}" for k, v in cex.items() if k not in show)
+    for k, (name, n) in enumerate(zip(names, sizes)):
+        c = cex[name]
+        if not 0 <= c < n:
+            raise CoordinateError(f"access coordinate {c} ({name}) in mode {k} is outside smem_layout's extent {n} "
+                                  f"(at {where})")
+    a = cex["address"]
+    if a < 0:
+        raise InstructionError(f"negative shared-memory address {a} in {ins.canonical} (at {where})")
+    if a + w > capacity:
+        raise InstructionError(f"address {a} of {ins.canonical}: its {w} bytes end at {a + w}, past the {capacity} "
+                               f"bytes of shared memory per block on {arch} (at {where})")
+    raise InstructionError(f"misaligned address {a} of {ins.canonical}: must be a multiple of {w} (at {where})")
+
+
+def decide(smem_layout: Any, access: Access, ins: Instruction, e: int, base: int, method: str,
+           claim: str) -> ProofResult:
+    """Route 1, then route 2 (module doc), over a valid access; ``refuted`` results name lanes and addresses."""
+    from layoutalg.prove import expr as ex
+    from layoutalg.prove.claims import forall, injective
+    from layoutalg.prove.functions import params_in
+
+    coord_fn = access.fn
+    if coord_fn is None:
+        raise LayoutError("a symbolic proof needs an Access built by Access.from_fn (the coordinate function)")
+    nwords = max(1, ins.access_bytes // 4)
+    if ins.matrices:
+        per = 8
+    elif ins.access_bytes <= 4:
+        per = 32
+    else:
+        per = 128 // ins.access_bytes * (2 if ins.kind == "ld" else 1)
+    active = len(ins.active_lanes)
+    rank = len(_mode_sizes(smem_layout))
+    S = ex.sym(smem_layout)
+
+    # Route 1: the bank of (lane j of phase p, word u) is injective in (j, u) for every phase and instance.
+    phase = ex.Var.fresh("phase", 0, max(1, active // per), kind="param")
+    axis_params = {name: ex.param(name, extent) for name, extent in access.ranges}
+    j, u = ex.Var.fresh("j", 0, per), ex.Var.fresh("u", 0, nwords)
+
+    def bank(j: Any, u: Any) -> Any:
+        word = (S(*_coords(coord_fn, per * phase + j, axis_params, rank)) * e + base) // 4
+        return (word ^ u) % 32  # the access is aligned to its width (checked), so word ^ u == word + u
+
+    inj = injective(bank, domain=[j, u], name="bank of (lane in phase, word)",
+                    method="f2" if method in ("auto", "f2") else "z3")
+    if inj.proved:
+        return ProofResult("proved", None, inj.seconds, inj.method, claim,
+                           f"every phase's {per} lanes x {nwords} words map one-to-one onto banks "
+                           f"({'GF(2) rank argument' if inj.method == 'f2' else inj.method}), for every instance",
+                           inj.notes)
+    if method == "f2":
+        return ProofResult("unknown", None, inj.seconds, inj.method, claim,
+                           "the GF(2) route needs a bit-linear, one-to-one bank map; try method='z3'", inj.notes)
+
+    # Route 2: within one phase, two words in one bank are the same word (broadcasts allowed).
+    lane_a, lane_b = ex.Var.fresh("lane", 0, 32), ex.Var.fresh("lane_b", 0, 32)
+    v = ex.Var.fresh("v", 0, nwords)
+    axes = {name: ex.var(name, extent) for name, extent in access.ranges}
+    crd_a, crd_b = _coords(coord_fn, lane_a, axes, rank), _coords(coord_fn, lane_b, axes, rank)
+    addr_a, addr_b = S(*crd_a) * e + base, S(*crd_b) * e + base
+    word_a, word_b = addr_a // 4 + u, addr_b // 4 + v
+    pred = (word_a % 32 != word_b % 32) | (word_a == word_b)
+    where = ((lane_a // per) == (lane_b // per)) & (lane_a < active) & (lane_b < active)
+    names = coord_names(rank)
+    show: dict[str, Any] = dict(zip(names, crd_a))
+    show["address"] = addr_a
+    show.update({f"{n}_b": c for n, c in zip(names, crd_b)})
+    show.update({"address_b": addr_b, "bank": word_a % 32, "word": word_a, "word_b": word_b})
+    res = forall(pred, domain=[lane_a, lane_b, u, v, *axes.values()], where=where, name="same bank implies same word",
+                 method="z3" if method == "auto" else method, show=show)
+    doubled = ins.kind == "ld" and ins.access_bytes > 4 and not ins.matrices
+    if res.status != "refuted" or not doubled:
+        return ProofResult(res.status, res.counterexample, res.seconds, res.method, claim,
+                           _lanes_text(res.counterexample, names) if res.refuted else res.explanation, res.notes)
+    # 8/16-byte loads: the doubled phase was refuted; confirm with the exact model at that instance if we can.
+    cex = res.counterexample or {}
+    if params_in(addr_a, addr_b):
+        return ProofResult("unknown", None, res.seconds, res.method, claim,
+                           "the doubled-phase claim is refuted but the counterexample involves parameters the exact "
+                           "model cannot replay", res.notes)
+    return _replay(smem_layout, access, e, base, cex, claim, res)
+
+
+def _lanes_text(cex: dict[str, int] | None, names: list[str]) -> str:
+    """``at i=1: lanes 0 (row 0, col 0, byte 0) and 8 (row 8, col 0, byte 1024) both need bank 0 (words 0 and 256)``."""
+    if not cex:
+        return ""
+    skip = set(names) | {f"{n}_b" for n in names} | {"lane", "lane_b", "u", "v", "address", "address_b", "bank",
+                                                      "word", "word_b"}
+    at = ", ".join(f"{k}={v}" for k, v in cex.items() if k not in skip)
+
+    def lane(suffix: str) -> str:
+        crd = ", ".join(f"{n} {cex[n + suffix]}" for n in names)
+        return f"{cex['lane' + suffix]} ({crd}, byte {cex['address' + suffix]})"
+
+    return (f"{'at ' + at + ': ' if at else ''}lanes {lane('')} and {lane('_b')} both need bank {cex['bank']} "
+            f"(words {cex['word']} and {cex['word_b']})")
+
+
+def _replay(smem_layout: Any, access: Access, e: int, base: int, cex: dict[str, int], claim: str,
+            res: ProofResult) -> ProofResult:
+    """Replay z3's instance of a doubled-phase refutation on the exact model."""
+    from layoutalg.banks.proof import enumerate_access
+
+    coord_fn = access.fn
+    if coord_fn is None:
+        raise LayoutError("a symbolic proof needs an Access built by Access.from_fn (the coordinate function)")
+    at = {n: cex[n] for n, _ in access.ranges}
+    sub = Access.from_fn(access.instruction, lambda lane: coord_fn(lane, **at))
+    exact = enumerate_access(smem_layout, sub, 8 * e, base)
+    if exact.refuted and exact.counterexample:
+        merged = dict(at)
+        merged.update(exact.counterexample)
+        at_text = ", ".join(f"{k}={v}" for k, v in at.items())
+        return ProofResult("refuted", merged, res.seconds, res.method, claim,
+                           f"at {at_text} (z3's instance, replayed on the exact model): "
+                           + exact.explanation.split(": ", 1)[-1], res.notes)
+    return ProofResult("unknown", None, res.seconds, res.method, claim,
+                       "conflict-free at the refuting instance under the exact model (its lanes do not pair up, so its "
+                       "phases are the smaller ones); the doubled-phase claim does not decide it", res.notes)

@@ -35,6 +35,28 @@ def coord_names(rank: int) -> list[str]:
     return ["row", "col"] + [f"mode{k}" for k in range(2, rank)]
 
 
+def _labels(access: Access, *wanted: str) -> list[str]:
+    """Display names for the proof's generated variables: ``wanted``, primed where a user's axis has that name.
+
+    Identity never depends on these (generated variables are :meth:`~layoutalg.prove.expr.Var.fresh`); they only
+    keep the counterexample's keys unambiguous.
+    """
+    from layoutalg.prove import expr as ex
+    from layoutalg.prove.functions import params_in
+
+    taken = {name for name, _ in access.ranges}
+    if access.fn is not None:  # and the parameters the access function itself uses
+        probe = access.fn(ex.Var.fresh("lane", 0, 32), **{name: ex.param(name, n) for name, n in access.ranges})
+        taken |= {p.name for p in params_in(probe if isinstance(probe, (tuple, list)) else (probe,))}
+    out = []
+    for name in wanted:
+        while name in taken:
+            name += "'"
+        taken.add(name)
+        out.append(name)
+    return out
+
+
 def _coords(coord_fn: Callable[..., Any], lane: Any, axes: dict[str, Any], rank: int) -> tuple[Any, ...]:
     from layoutalg.prove import expr as ex
 
@@ -57,14 +79,15 @@ def check_valid(smem_layout: Any, access: Access, ins: Instruction, e: int, base
     sizes = _mode_sizes(smem_layout)
     names = coord_names(len(sizes))
     w = ins.access_bytes
-    lane = ex.Var.fresh("lane", 0, len(ins.active_lanes))
+    lane_label, address_label, *names = _labels(access, "lane", "address", *names)
+    lane = ex.Var.fresh(lane_label, 0, len(ins.active_lanes))
     axes = [ex.var(name, extent) for name, extent in access.ranges]
     crd = _coords(access.fn, lane, {a.name: a for a in axes}, len(sizes))  # type: ignore[arg-type]
     addr = ex.sym(smem_layout)(*crd) * e + base
     conds = [ex.all_of(c >= 0, c < n) for c, n in zip(crd, sizes)]
     conds += [addr >= 0, addr + w <= capacity, addr % w == 0]
     show = dict(zip(names, crd))
-    show["address"] = addr
+    show[address_label] = addr
     res = forall(ex.all_of(*conds), domain=[lane, *axes], name="every lane's address is valid", show=show)
     if res.proved:
         return None
@@ -79,7 +102,7 @@ def check_valid(smem_layout: Any, access: Access, ins: Instruction, e: int, base
         if not 0 <= c < n:
             raise CoordinateError(f"access coordinate {c} ({name}) in mode {k} is outside smem_layout's extent {n} "
                                   f"(at {where})")
-    a = cex["address"]
+    a = cex[address_label]
     if a < 0:
         raise InstructionError(f"negative shared-memory address {a} in {ins.canonical} (at {where})")
     if a + w > capacity:
@@ -110,9 +133,14 @@ def decide(smem_layout: Any, access: Access, ins: Instruction, e: int, base: int
     S = ex.sym(smem_layout)
 
     # Route 1: the bank of (lane j of phase p, word u) is injective in (j, u) for every phase and instance.
-    phase = ex.Var.fresh("phase", 0, max(1, active // per), kind="param")
+    names = coord_names(rank)
+    labels = _labels(access, "lane", "lane_b", "u", "v", "phase", "j", "address", "address_b", "bank", "word",
+                     "word_b", *names, *[f"{n}_b" for n in names])
+    at = dict(zip(("lane", "lane_b", "u", "v", "phase", "j", "address", "address_b", "bank", "word", "word_b"), labels))
+    crd_labels, crd_b_labels = labels[11:11 + rank], labels[11 + rank:]
+    phase = ex.Var.fresh(at["phase"], 0, max(1, active // per), kind="param")
     axis_params = {name: ex.param(name, extent) for name, extent in access.ranges}
-    j, u = ex.Var.fresh("j", 0, per), ex.Var.fresh("u", 0, nwords)
+    j, u = ex.Var.fresh(at["j"], 0, per), ex.Var.fresh(at["u"], 0, nwords)
 
     def bank(j: Any, u: Any) -> Any:
         word = (S(*_coords(coord_fn, per * phase + j, axis_params, rank)) * e + base) // 4
@@ -130,25 +158,25 @@ def decide(smem_layout: Any, access: Access, ins: Instruction, e: int, base: int
                            "the GF(2) route needs a bit-linear, one-to-one bank map; try method='z3'", inj.notes)
 
     # Route 2: within one phase, two words in one bank are the same word (broadcasts allowed).
-    lane_a, lane_b = ex.Var.fresh("lane", 0, 32), ex.Var.fresh("lane_b", 0, 32)
-    v = ex.Var.fresh("v", 0, nwords)
+    lane_a, lane_b = ex.Var.fresh(at["lane"], 0, 32), ex.Var.fresh(at["lane_b"], 0, 32)
+    v = ex.Var.fresh(at["v"], 0, nwords)
     axes = {name: ex.var(name, extent) for name, extent in access.ranges}
     crd_a, crd_b = _coords(coord_fn, lane_a, axes, rank), _coords(coord_fn, lane_b, axes, rank)
     addr_a, addr_b = S(*crd_a) * e + base, S(*crd_b) * e + base
     word_a, word_b = addr_a // 4 + u, addr_b // 4 + v
     pred = (word_a % 32 != word_b % 32) | (word_a == word_b)
     where = ((lane_a // per) == (lane_b // per)) & (lane_a < active) & (lane_b < active)
-    names = coord_names(rank)
-    show: dict[str, Any] = dict(zip(names, crd_a))
-    show["address"] = addr_a
-    show.update({f"{n}_b": c for n, c in zip(names, crd_b)})
-    show.update({"address_b": addr_b, "bank": word_a % 32, "word": word_a, "word_b": word_b})
+    show: dict[str, Any] = dict(zip(crd_labels, crd_a))
+    show[at["address"]] = addr_a
+    show.update(dict(zip(crd_b_labels, crd_b)))
+    show.update({at["address_b"]: addr_b, at["bank"]: word_a % 32, at["word"]: word_a, at["word_b"]: word_b})
     res = forall(pred, domain=[lane_a, lane_b, u, v, *axes.values()], where=where, name="same bank implies same word",
                  method="z3" if method == "auto" else method, show=show)
     doubled = ins.kind == "ld" and ins.access_bytes > 4 and not ins.matrices
     if res.status != "refuted" or not doubled:
         return ProofResult(res.status, res.counterexample, res.seconds, res.method, claim,
-                           _lanes_text(res.counterexample, names) if res.refuted else res.explanation, res.notes)
+                           _lanes_text(res.counterexample, at, crd_labels, crd_b_labels, names)
+                           if res.refuted else res.explanation, res.notes)
     # 8/16-byte loads: the doubled phase was refuted; confirm with the exact model at that instance if we can.
     cex = res.counterexample or {}
     if params_in(addr_a, addr_b):
@@ -158,20 +186,24 @@ def decide(smem_layout: Any, access: Access, ins: Instruction, e: int, base: int
     return _replay(smem_layout, access, e, base, cex, claim, res)
 
 
-def _lanes_text(cex: dict[str, int] | None, names: list[str]) -> str:
-    """``at i=1: lanes 0 (row 0, col 0, byte 0) and 8 (row 8, col 0, byte 1024) both need bank 0 (words 0 and 256)``."""
+def _lanes_text(cex: dict[str, int] | None, at: dict[str, str], crd_a: list[str], crd_b: list[str],
+                names: list[str]) -> str:
+    """``at i=1: lanes 0 (row 0, col 0, byte 0) and 8 (row 8, col 0, byte 1024) both need bank 0 (words 0 and 256)``.
+
+    ``at`` maps each generated quantity to its label in ``cex``; ``crd_a``/``crd_b`` label the two coordinates.
+    """
     if not cex:
         return ""
-    skip = set(names) | {f"{n}_b" for n in names} | {"lane", "lane_b", "u", "v", "address", "address_b", "bank",
-                                                      "word", "word_b"}
-    at = ", ".join(f"{k}={v}" for k, v in cex.items() if k not in skip)
+    skip = set(at.values()) | set(crd_a) | set(crd_b)
+    where = ", ".join(f"{k}={v}" for k, v in cex.items() if k not in skip)
 
-    def lane(suffix: str) -> str:
-        crd = ", ".join(f"{n} {cex[n + suffix]}" for n in names)
-        return f"{cex['lane' + suffix]} ({crd}, byte {cex['address' + suffix]})"
+    def lane(which: str, labels: list[str], address: str) -> str:
+        crd = ", ".join(f"{n} {cex[label]}" for n, label in zip(names, labels))
+        return f"{cex[at[which]]} ({crd}, byte {cex[at[address]]})"
 
-    return (f"{'at ' + at + ': ' if at else ''}lanes {lane('')} and {lane('_b')} both need bank {cex['bank']} "
-            f"(words {cex['word']} and {cex['word_b']})")
+    return (f"{'at ' + where + ': ' if where else ''}lanes {lane('lane', crd_a, 'address')} and "
+            f"{lane('lane_b', crd_b, 'address_b')} both need bank {cex[at['bank']]} "
+            f"(words {cex[at['word']]} and {cex[at['word_b']]})")
 
 
 def _replay(smem_layout: Any, access: Access, e: int, base: int, cex: dict[str, int], claim: str,

@@ -143,9 +143,22 @@ def run_problem(problem: Problem, method: str, timeout: float | None, cross_chec
     """
     if method not in METHODS:
         raise ProofError(f"method must be one of {METHODS}, got {method!r}")
+    check_well_defined(problem)
     cfg = config.current()
     with budget.limit(cfg.timeout if timeout is None else timeout) as deadline:
         return _run_checked(problem, method, deadline, cfg.cross_check if cross_check is None else cross_check)
+
+
+def check_well_defined(problem: Problem) -> None:
+    """:class:`ProofError` unless every divisor is non-zero over the whole domain by interval analysis.
+
+    The same rule for every engine (z3 needs it to encode ``//`` and ``%``), so a claim is accepted or
+    refused independently of the method chosen.
+    """
+    roots = [problem.pred] if isinstance(problem, Forall) else list(problem.f) + list(problem.g)
+    intervals: dict[int, ex.Interval] = {}
+    for node in ex.subterms(roots):
+        ex.interval(node, intervals)
 
 
 def _run_checked(problem: Problem, method: str, deadline: budget.Deadline, cross: bool) -> tuple[Outcome, str, list[str]]:

@@ -33,7 +33,7 @@ from typing import Any
 
 from layoutalg.atoms.arch import get_arch
 from layoutalg.banks.access import Access, element_bytes, tile_access
-from layoutalg.banks.analyze import Analysis, _mode_sizes, analyze
+from layoutalg.banks.analyze import _mode_sizes, analyze, byte_addresses
 from layoutalg.banks.instruction import Instruction, parse_instruction
 from layoutalg.banks.model import report
 from layoutalg.errors import InstructionError, LayoutError
@@ -48,13 +48,25 @@ def _claim_text(smem_layout: Any, instruction: str, axes: Any) -> str:
     return f"{instruction} over {smem_layout} is bank-conflict-free for every lane and every {over}"
 
 
-def _check_capacity(res: Analysis, ins: Instruction, capacity: int, arch: str) -> None:
-    """Every active lane's bytes end within ``capacity`` (the symbolic route proves the same)."""
-    active = res.addresses[..., : len(ins.active_lanes)]
-    top = int(active.max()) if active.size else 0
-    if active.size and top + ins.access_bytes > capacity:
-        raise InstructionError(f"address {top} of {ins.canonical}: its {ins.access_bytes} bytes end at "
-                               f"{top + ins.access_bytes}, past the {capacity} bytes of shared memory per block on {arch}")
+def _check_addresses(addresses: Any, ins: Instruction, capacity: int, arch: str) -> None:
+    """Every active lane's address non-negative, ending within ``capacity``, aligned: checked in this order, as
+    the symbolic route proves them (:func:`~layoutalg.banks.proof_symbolic.check_valid`)."""
+    import numpy as np
+
+    active = addresses[..., : len(ins.active_lanes)]
+    if not active.size:
+        return
+    low, top, w = int(active.min()), int(active.max()), ins.access_bytes
+    if low < 0:
+        raise InstructionError(f"negative shared-memory address {low} in {ins.canonical}")
+    if top + w > capacity:
+        raise InstructionError(f"address {top} of {ins.canonical}: its {w} bytes end at {top + w}, past the "
+                               f"{capacity} bytes of shared memory per block on {arch}")
+    bad = np.argwhere(active % w != 0)
+    if bad.size:
+        where = tuple(int(i) for i in bad[0])
+        raise InstructionError(f"misaligned address {int(active[where])} of {ins.canonical}: must be a multiple of "
+                               f"{w} (at index {where})")
 
 
 def enumerate_access(smem_layout: Any, access: Access, dtype: Any, base: int, global_layout: Any = None,
@@ -63,8 +75,8 @@ def enumerate_access(smem_layout: Any, access: Access, dtype: Any, base: int, gl
     start = time.perf_counter()
     target = get_arch(arch)
     ins = parse_instruction(access.instruction)
+    _check_addresses(byte_addresses(smem_layout, access, dtype, base), ins, target.smem_per_block_bytes, target.name)
     res = analyze(smem_layout, access, dtype=dtype, base=base, global_layout=global_layout)
-    _check_capacity(res, ins, target.smem_per_block_bytes, target.name)
     claim = _claim_text(smem_layout, res.instruction, [f"{a} < {n}" for a, n in zip(res.axes, res.wavefronts.shape)])
     if res.conflict_free:
         return ProofResult("proved", None, time.perf_counter() - start, "enumeration", claim,

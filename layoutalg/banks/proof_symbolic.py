@@ -71,44 +71,53 @@ def check_valid(smem_layout: Any, access: Access, ins: Instruction, e: int, base
                 arch: str) -> ProofResult | None:
     """Prove every active lane's access valid (as enumeration checks); raise its error on a counterexample.
 
-    Returns None when proved, an "unknown" :class:`ProofResult` when undecided.
+    Returns None when proved, an "unknown" :class:`ProofResult` when undecided.  The conditions are proved
+    together first; if that fails they are tried one by one in enumeration's order (coordinates, then negative,
+    past the end, misaligned addresses), so the error raised is the one enumeration raises.
     """
     from layoutalg.prove import expr as ex
     from layoutalg.prove.claims import forall
 
     sizes = _mode_sizes(smem_layout)
-    names = coord_names(len(sizes))
     w = ins.access_bytes
-    lane_label, address_label, *names = _labels(access, "lane", "address", *names)
+    lane_label, address_label, *names = _labels(access, "lane", "address", *coord_names(len(sizes)))
     lane = ex.Var.fresh(lane_label, 0, len(ins.active_lanes))
     axes = [ex.var(name, extent) for name, extent in access.ranges]
     crd = _coords(access.fn, lane, {a.name: a for a in axes}, len(sizes))  # type: ignore[arg-type]
     addr = ex.sym(smem_layout)(*crd) * e + base
-    conds = [ex.all_of(c >= 0, c < n) for c, n in zip(crd, sizes)]
-    conds += [addr >= 0, addr + w <= capacity, addr % w == 0]
     show = dict(zip(names, crd))
     show[address_label] = addr
-    res = forall(ex.all_of(*conds), domain=[lane, *axes], name="every lane's address is valid", show=show)
-    if res.proved:
+    in_layout = ex.all_of(*[ex.all_of(c >= 0, c < n) for c, n in zip(crd, sizes)])
+    checks: list[tuple[Any, Callable[[dict[str, int], str], Exception]]] = [
+        (in_layout, lambda cex, where: CoordinateError(next(
+            f"access coordinate {cex[name]} ({name}) in mode {k} is outside smem_layout's extent {n} (at {where})"
+            for k, (name, n) in enumerate(zip(names, sizes)) if not 0 <= cex[name] < n))),
+        (addr >= 0, lambda cex, where: InstructionError(
+            f"negative shared-memory address {cex[address_label]} in {ins.canonical} (at {where})")),
+        (addr + w <= capacity, lambda cex, where: InstructionError(
+            f"address {cex[address_label]} of {ins.canonical}: its {w} bytes end at {cex[address_label] + w}, past "
+            f"the {capacity} bytes of shared memory per block on {arch} (at {where})")),
+        (addr % w == 0, lambda cex, where: InstructionError(
+            f"misaligned address {cex[address_label]} of {ins.canonical}: must be a multiple of {w} (at {where})")),
+    ]
+    domain = [lane, *axes]
+    everything = forall(ex.all_of(*[c for c, _ in checks]), domain=domain, name="every lane's address is valid")
+    if everything.proved:
         return None
-    if res.status == "unknown":
-        return ProofResult("unknown", None, res.seconds, res.method, res.claim,
-                           "could not show that every lane's coordinate is inside the layout and every address "
-                           "inside shared memory and aligned (as enumeration requires)", res.notes)
-    cex = res.counterexample or {}
-    where = ", ".join(f"{k}={v}" for k, v in cex.items() if k not in show)
-    for k, (name, n) in enumerate(zip(names, sizes)):
-        c = cex[name]
-        if not 0 <= c < n:
-            raise CoordinateError(f"access coordinate {c} ({name}) in mode {k} is outside smem_layout's extent {n} "
-                                  f"(at {where})")
-    a = cex[address_label]
-    if a < 0:
-        raise InstructionError(f"negative shared-memory address {a} in {ins.canonical} (at {where})")
-    if a + w > capacity:
-        raise InstructionError(f"address {a} of {ins.canonical}: its {w} bytes end at {a + w}, past the {capacity} "
-                               f"bytes of shared memory per block on {arch} (at {where})")
-    raise InstructionError(f"misaligned address {a} of {ins.canonical}: must be a multiple of {w} (at {where})")
+    if everything.refuted:
+        for cond, error in checks:
+            # each over the whole domain, once the earlier ones are proved: enumeration's order, so the error
+            # raised is the one enumeration, checking them one after another, would raise
+            res = forall(cond, domain=domain, name="every lane's address is valid", show=show)
+            if res.refuted:
+                cex = res.counterexample or {}
+                raise error(cex, ", ".join(f"{k}={v}" for k, v in cex.items() if k not in show))
+            if not res.proved:
+                everything = res
+                break
+    return ProofResult("unknown", None, everything.seconds, everything.method, everything.claim,
+                       "could not show that every lane's coordinate is inside the layout and every address "
+                       "inside shared memory and aligned (as enumeration requires)", everything.notes)
 
 
 def decide(smem_layout: Any, access: Access, ins: Instruction, e: int, base: int, method: str,

@@ -44,23 +44,34 @@ def needs_objects(roots: list[Any], variables: tuple[ex.Var, ...]) -> bool:
 
 
 class _Grid:
-    """The domain of ``variables`` as row-major blocks of points (one numpy array per variable and block)."""
+    """The domain of ``variables`` as row-major blocks of points (one numpy array per variable and block).
+
+    A variable's values are computed per block from their index (``first + index * multiple_of``; a
+    power-of-two variable's few values are listed), so no block costs more than its own points.
+    """
 
     def __init__(self, variables: tuple[ex.Var, ...], objects: bool) -> None:
         import numpy as np
 
         self.variables = variables
         self.objects = objects
-        self.values = [np.array(list(v.values_iter()), dtype=object if objects else np.int64) for v in variables]
-        self.shape = tuple(len(a) for a in self.values)
+        self.dtype = object if objects else np.int64
+        self.listed = {v.key: np.array(list(v.values_iter()), dtype=self.dtype) for v in variables if v.pow2}
+        self.shape = tuple(v.count() for v in variables)
         self.size = math.prod(self.shape)
+
+    def _values(self, v: ex.Var, index: Any) -> Any:
+        if v.key in self.listed:
+            return self.listed[v.key][index]
+        first = v.lo + (-v.lo) % v.multiple_of
+        return index.astype(self.dtype) * v.multiple_of + first
 
     def block(self, start: int, stop: int) -> dict[ex.VarKey, Any]:
         import numpy as np
 
         flat = np.arange(start, stop, dtype=np.int64)
         idx = np.unravel_index(flat, self.shape) if self.shape else ()
-        return {v.key: vals[i] for v, vals, i in zip(self.variables, self.values, idx)}
+        return {v.key: self._values(v, i) for v, i in zip(self.variables, idx)}
 
     def blocks(self, deadline: budget.Deadline, what: str) -> Iterator[tuple[int, int, dict[ex.VarKey, Any]]]:
         step = OBJECT_BLOCK if self.objects else BLOCK

@@ -158,7 +158,10 @@ def check_well_defined(problem: Problem) -> None:
     roots = [problem.pred] if isinstance(problem, Forall) else list(problem.f) + list(problem.g)
     intervals: dict[int, ex.Interval] = {}
     for node in ex.subterms(roots):
-        ex.interval(node, intervals)
+        if isinstance(node, ex.BinOp) and node.op in ("//", "%"):
+            lo, hi = ex.interval(node.b, intervals)
+            if lo <= 0 <= hi:
+                raise ProofError(f"the divisor in {node!r} may be zero (its range is [{lo}, {hi}])")
 
 
 def _run_checked(problem: Problem, method: str, deadline: budget.Deadline, cross: bool) -> tuple[Outcome, str, list[str]]:

@@ -30,33 +30,36 @@ rank computation; it is kept local because it also tracks the combination of
 columns that produced each pivot (needed for counterexamples).
 
 **Width.**  Columns are packed side by side in one integer, each in a slot of
-``slot`` bits.  The slot is derived from the problem: more bits than any
-variable, constant or sub-term can take (interval analysis of every sub-term),
-so any width is exact.  An operation whose column could still outgrow its slot
-raises :class:`NotApplicableError` (a column never spills into its neighbour).
+``slot`` bits.  Every map carries a sound bound on its columns' bit length
+(exact for a variable, ``+k`` for ``<< k``, the smaller for ``&``, ...); the
+slot starts at ``max(64, widest variable + 1)`` and an operation whose columns
+could outgrow it raises :class:`WideColumns`, on which :func:`decide` compiles
+again with a wide enough slot.  So a column never spills into its neighbour
+and any width is exact; constants are kept apart from the columns (any width).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from layoutalg.errors import ProofError
 from layoutalg.prove import budget
 from layoutalg.prove import expr as ex
 from layoutalg.prove.problem import Collision, Forall, NotApplicableError, Outcome, Problem
 
+MIN_SLOT = 64
 
-def slot_bits(roots: list[Any], variables: tuple[ex.Var, ...]) -> int:
-    """Bits per packed column: one more than any variable, constant or sub-term of ``roots`` can need."""
-    bits = max([v.hi.bit_length() for v in variables] + [1])
-    intervals: dict[int, ex.Interval] = {}
-    try:
-        for node in ex.subterms(roots):
-            lo, hi = ex.interval(node, intervals)
-            bits = max(bits, abs(lo).bit_length(), abs(hi).bit_length())
-    except ProofError as exc:
-        raise NotApplicableError(f"no bound on the values: {exc}") from None
-    return bits + 1
+
+class WideColumns(Exception):  # noqa: N818 - a signal to recompile, not an error
+    """A column could need ``bits`` bits, more than the packing's slot: compile again with a wider slot."""
+
+    def __init__(self, bits: int) -> None:
+        super().__init__(f"columns may need {bits} bits")
+        self.bits = bits
+
+
+def first_slot(variables: tuple[ex.Var, ...]) -> int:
+    """The slot to try first: 64 bits, or one more than the widest variable."""
+    return max([MIN_SLOT] + [v.hi.bit_length() + 1 for v in variables])
 
 
 class Affine:
@@ -94,9 +97,8 @@ class Affine:
         return Affine(self.space, self.packed & self.space.rep(c), self.const & c, min(self.width, c.bit_length()))
 
     def shl(self, k: int) -> "Affine":
-        slot = self.space.slot
-        if self.width + k > slot:
-            raise NotApplicableError(f"values reach {self.width + k} bits, more than this problem's {slot}-bit columns")
+        if self.width + k > self.space.slot:
+            raise WideColumns(self.width + k)
         return Affine(self.space, self.packed << k, self.const << k, self.width + k)
 
     def shr(self, k: int) -> "Affine":
@@ -123,20 +125,20 @@ class Affine:
 class BitSpace:
     """Assigns global input-bit positions to variables (by key), with ``slot`` bits per packed column."""
 
-    def __init__(self, variables: tuple[ex.Var, ...], slot: int) -> None:
+    def __init__(self, variables: tuple[ex.Var, ...], slot: int | None = None) -> None:
         self.offsets: dict[ex.VarKey, tuple[int, int]] = {}
-        self.slot = slot
+        self.slot = first_slot(variables) if slot is None else slot
         pos = 0
         for v in variables:
             if v.lo != 0 or not v.is_plain() or v.hi & (v.hi - 1):
                 raise NotApplicableError(f"variable {v.describe()} is not a plain power-of-two range starting at 0")
             k = v.hi.bit_length() - 1
-            if k >= slot:
-                raise NotApplicableError(f"variable {v.name} has {k} bits, more than the {slot}-bit columns")
+            if k >= self.slot:
+                raise WideColumns(k + 1)
             self.offsets[v.key] = (pos, k)
             pos += k
         self.nbits = pos
-        self._ones = sum(1 << (j * slot) for j in range(pos))  # a 1 in the low bit of every slot
+        self._ones = sum(1 << (j * self.slot) for j in range(pos))  # a 1 in the low bit of every slot
         self._reps: dict[int, int] = {}
         self._consts: dict[int, Affine] = {}
 
@@ -359,8 +361,17 @@ def _atoms(pred: Any, space: BitSpace, memo: dict[int, Affine]) -> list[Affine]:
 def decide(problem: Problem, deadline: budget.Deadline | None = None) -> Outcome:
     """The GF(2) verdict (polynomial work; the deadline is checked between steps), or NotApplicableError."""
     deadline = budget.current() if deadline is None else deadline
+    slot = first_slot(problem.all_vars)
+    while True:
+        try:
+            return _decide_at(problem, slot, deadline)
+        except WideColumns as wide:
+            slot = max(2 * slot, wide.bits + 1)
+
+
+def _decide_at(problem: Problem, slot: int, deadline: budget.Deadline) -> Outcome:
     if isinstance(problem, Forall):
-        space = BitSpace(problem.variables, slot_bits([problem.pred], problem.variables))
+        space = BitSpace(problem.variables, slot)
         memo: dict[int, Affine] = {}
         atoms = _atoms(problem.pred, space, memo)
         deadline.check("GF(2): compiled the claim")
@@ -369,13 +380,13 @@ def decide(problem: Problem, deadline: budget.Deadline | None = None) -> Outcome
             if bits is not None:
                 return Outcome("refuted", space.unpack(bits))
         return Outcome("proved", note=f"GF(2) maps over {space.nbits} bits")
-    return _collision(problem, deadline)
+    return _collision(problem, slot, deadline)
 
 
-def _collision(problem: Collision, deadline: budget.Deadline) -> Outcome:
+def _collision(problem: Collision, slot: int, deadline: budget.Deadline) -> Outcome:
     if len(problem.f) != len(problem.g):
         raise NotApplicableError("the two functions have different numbers of outputs")
-    space = BitSpace(problem.all_vars, slot_bits(list(problem.f) + list(problem.g), problem.all_vars))
+    space = BitSpace(problem.all_vars, slot)
     memo: dict[int, Affine] = {}
     fs = [compile_term(t, space, memo) for t in problem.f]
     gs = [compile_term(t, space, memo) for t in problem.g]
@@ -401,4 +412,4 @@ def _collision(problem: Collision, deadline: budget.Deadline) -> Outcome:
     return Outcome("refuted", space.unpack(combo))
 
 
-__all__ = ["decide", "compile_term", "Affine", "BitSpace", "rank"]
+__all__ = ["decide", "compile_term", "Affine", "BitSpace", "WideColumns", "rank"]

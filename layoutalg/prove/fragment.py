@@ -14,7 +14,8 @@ writes (stmatrix) is the element the mma fragment holds there.  ``smem`` maps
 element offset, counted from the tile's base (taken to be 16-byte aligned, as
 shared-memory allocations are).  The theorem also requires what makes "the
 element" meaningful: every row address 16-byte aligned and inside the tile, and
-``smem`` injective.  ``timeout`` bounds each of these three claims.
+``smem`` injective.  ``timeout`` is one deadline for the whole call (all three claims
+and the search for the first wrong element share it).
 
 ``addresses=`` gives the kernel's own row addresses (``lambda lane: (lane % 16,
 8 * (lane // 16))``, relative to the copy tile; or ``lambda lane, part: ...``);
@@ -35,7 +36,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from layoutalg.prove import claims
+from layoutalg.prove import budget, claims
 from layoutalg.prove import expr as ex
 from layoutalg.prove.fragment_report import (
     delivery_counterexample,
@@ -99,7 +100,16 @@ def fragment_delivers(
 
         raise LayoutError("fragment_delivers needs mma= (e.g. 'mma.m16n8k16.f16') and operand= ('A', 'B', 'C' or 'D')")
     setup = resolve(copy, smem, mma, operand, dtype, along)
-    kw = {"method": method, "timeout": timeout, "cross_check": cross_check}
+    if timeout is not None:
+        with budget.limit(timeout):  # one deadline: the sub-claims' own limits nest inside it
+            return _delivers(setup, read_smem, origin, addresses, source, source_mma, transpose, dtype, along,
+                             {"method": method, "timeout": timeout, "cross_check": cross_check})
+    return _delivers(setup, read_smem, origin, addresses, source, source_mma, transpose, dtype, along,
+                     {"method": method, "timeout": timeout, "cross_check": cross_check})
+
+
+def _delivers(setup: FragmentSetup, read_smem: Any, origin: Any, addresses: Any, source: Any, source_mma: Any,
+              transpose: bool, dtype: Any, along: Any, kw: dict[str, Any]) -> FragmentResult:
     if setup.copy.kind == "movmatrix":
         from layoutalg.prove.fragment_movmatrix import movmatrix_delivers
 

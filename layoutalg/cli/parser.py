@@ -12,6 +12,7 @@ from layoutalg.cli.common import (
     add_picture_options,
 )
 from layoutalg.cli.convert import _cmd_atoms, _cmd_convert
+from layoutalg.cli.kernel import add_kernel_parser
 from layoutalg.cli.show import _cmd_show
 
 EXAMPLES = """\
@@ -24,6 +25,7 @@ examples:
   layoutalg suggest-swizzle --shape 64x64 --dtype f16 --access ldmatrix.x4
   layoutalg prove proofs/ --json
   layoutalg convert '(8,64):(64,1)' --to cpp
+  layoutalg kernel transpose.ptx --kernel transpose_naive --grid 2,2 --block 32,8 --arg 2=64
 """
 
 
@@ -145,6 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     atoms.add_argument("filter", nargs="?", metavar="TEXT", help="only names containing TEXT")
     atoms.add_argument("--json", action="store_true", help="machine-readable output")
     atoms.set_defaults(run=_cmd_atoms)
+
+    add_kernel_parser(sub)
 
     # Delegated subcommands: listed here for --help; their own parsers read the arguments.
     sub.add_parser("prove", help="run theorem files and print a table (layoutalg prove --help)", add_help=False)

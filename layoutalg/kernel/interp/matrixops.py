@@ -1,0 +1,136 @@
+"""ldmatrix / stmatrix (PTX ISA 8.x, "Warp Level Matrix Load/Store Instructions"), ``.m8n8`` ``.b16``.
+
+Matrix ``j`` (of ``.x1/.x2/.x4``) has its 8 rows at the addresses lanes ``8j .. 8j+7`` supply,
+16 bytes (8 halves) per row.  Lane ``t`` holds, in its ``j``-th register, the pair of halves
+``(M_j[t/4][2(t%4)], M_j[t/4][2(t%4)+1])`` -- or with ``.trans``
+``(M_j[2(t%4)][t/4], M_j[2(t%4)+1][t/4])`` (the ISA's fragment figures).  ldmatrix reads
+those bytes, stmatrix writes them.  One record per warp execution carries the 32 row addresses
+(lanes past ``8 * count`` are ignored by the bank model).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from layoutalg.errors import KernelError
+from layoutalg.kernel.interp.decode import Context, Op, builder
+from layoutalg.kernel.interp.memory import address_reader, checked_shared_lanes, record, store_shared
+from layoutalg.kernel.interp.values import U64, known_and
+from layoutalg.kernel.ptx.nodes import Instruction, Vec
+
+COUNTS = {"x1": 1, "x2": 2, "x4": 4}
+LANE = np.arange(32)
+
+
+def _shape(ins: Instruction) -> tuple[int, bool]:
+    parts = set(ins.parts)
+    if "m8n8" not in parts or "b16" not in parts:
+        raise KernelError("only the .m8n8 .b16 shape of ldmatrix/stmatrix is supported", ins.line, ins.opcode)
+    counts = [COUNTS[p] for p in ins.parts if p in COUNTS]
+    if len(counts) != 1:
+        raise KernelError("needs exactly one of .x1 .x2 .x4", ins.line, ins.opcode)
+    return counts[0], "trans" in parts
+
+
+def _row_lanes(count: int) -> np.ndarray:
+    """Bool (32,): the lanes whose addresses the instruction uses."""
+    return LANE < 8 * count
+
+
+def _gather(addr_rows: np.ndarray, j: int, trans: bool) -> list[tuple[np.ndarray, int]]:
+    """Per destination half-pair: [(byte address per (warp, lane), bytes)] for register j."""
+    if not trans:
+        return [(addr_rows[:, 8 * j + LANE // 4] + 4 * (LANE % 4), 4)]
+    return [(addr_rows[:, 8 * j + 2 * (LANE % 4)] + 2 * (LANE // 4), 2),
+            (addr_rows[:, 8 * j + 2 * (LANE % 4) + 1] + 2 * (LANE // 4), 2)]
+
+
+def _warp_rows_ok(m: Any, op: Op, lanes: np.ndarray, ok: np.ndarray, count: int) -> np.ndarray:
+    """Warps (bool per warp) whose used row lanes all have known addresses; the rest are data-dependent."""
+    used = _row_lanes(count)
+    active_rows = lanes.reshape(-1, 32).any(axis=1)
+    good = active_rows & (ok.reshape(-1, 32) | ~used).all(axis=1)
+    return good
+
+
+@builder("ldmatrix")
+def build_ldmatrix(ins: Instruction, ctx: Context, idx: int) -> Op:
+    count, trans = _shape(ins)
+    dest = ins.operands[0]
+    items = list(dest.items) if isinstance(dest, Vec) else [dest]
+    if len(items) != count:
+        raise KernelError(f"needs {count} destination registers", ins.line, ins.opcode)
+    writers = [ctx.writer(d, ins) for d in items]
+    read_addr = address_reader(ctx, ins.operands[1], ins)
+    op = Op(idx, ins, dests=[d for _, ds in writers for d in ds], shared=True)
+    text = f"ldmatrix.sync.aligned.m8n8.x{count}{'.trans' if trans else ''}.shared.b16"
+    used = np.tile(_row_lanes(count), 1)
+
+    def run(m: Any, mask: Any) -> None:
+        lanes = m.active(mask)
+        addr = read_addr(m)
+        row_lanes = lanes & np.tile(used, m.n // 32)
+        ok, a = checked_shared_lanes(m, op, addr, row_lanes, 16, 16, False, "ldmatrix row")
+        good = _warp_rows_ok(m, op, lanes, ok, count)
+        record(m, op, "ldmatrix", text, 16, row_lanes & np.repeat(good, 32), a)
+        rows = a.reshape(-1, 32)
+        cta = m.geom.cta_index.reshape(-1, 32)
+        gw = np.flatnonzero(good)
+        for j, (w, _) in enumerate(writers):
+            bits = np.zeros((m.n // 32, 32), dtype=np.uint64)
+            known = np.zeros((m.n // 32, 32), dtype=bool)
+            if gw.size:
+                shift = 0
+                kn_all = np.ones((gw.size, 32), dtype=bool)
+                val = np.zeros((gw.size, 32), dtype=np.uint64)
+                for where, nbytes in _gather(rows[gw], j, trans):
+                    b, k = m.smem.read(cta[gw].reshape(-1), where.reshape(-1), nbytes)
+                    val |= b.reshape(gw.size, 32) << U64(shift)
+                    kn_all &= k.reshape(gw.size, 32)
+                    shift += 8 * nbytes
+                bits[gw], known[gw] = val, kn_all
+            w(m, bits.reshape(-1), known.reshape(-1), lanes)
+
+    op.run = run
+    return op
+
+
+@builder("stmatrix")
+def build_stmatrix(ins: Instruction, ctx: Context, idx: int) -> Op:
+    count, trans = _shape(ins)
+    read_addr = address_reader(ctx, ins.operands[0], ins)
+    src = ins.operands[1]
+    items = list(src.items) if isinstance(src, Vec) else [src]
+    if len(items) != count:
+        raise KernelError(f"needs {count} source registers", ins.line, ins.opcode)
+    readers = [ctx.reader(s, "b32", ins) for s in items]
+    op = Op(idx, ins, shared=True, writes_shared=True)
+    text = f"stmatrix.sync.aligned.m8n8.x{count}{'.trans' if trans else ''}.shared.b16"
+    used = _row_lanes(count)
+
+    def run(m: Any, mask: Any) -> None:
+        lanes = m.active(mask)
+        addr = read_addr(m)
+        row_lanes = lanes & np.tile(used, m.n // 32)
+        ok, a = checked_shared_lanes(m, op, addr, row_lanes, 16, 16, True, "stmatrix row")
+        good = _warp_rows_ok(m, op, lanes, ok, count)
+        bad_warps = lanes.reshape(-1, 32).any(axis=1) & ~good
+        if bad_warps.any():
+            m.smem.forget_rows(m.geom.cta_index.reshape(-1, 32)[bad_warps, 0])
+        record(m, op, "stmatrix", text, 16, row_lanes & np.repeat(good, 32), a)
+        rows = a.reshape(-1, 32)
+        writer_lanes = lanes & np.repeat(good, 32)
+        for j, r in enumerate(readers):
+            v = r(m)
+            bits = np.broadcast_to(np.asarray(v.bits, dtype=np.uint64), (m.n,))
+            known = np.broadcast_to(np.asarray(known_and(v.known, True)), (m.n,))
+            shift = 0
+            for where, nbytes in _gather(rows, j, trans):
+                store_shared(m, writer_lanes, where.reshape(-1), nbytes,
+                             (bits >> U64(shift)) & U64((1 << (8 * nbytes)) - 1), known)
+                shift += 8 * nbytes
+
+    op.run = run
+    return op

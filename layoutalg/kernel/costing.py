@@ -47,7 +47,13 @@ def _used_lanes(rec: AccessRecord) -> np.ndarray:
     return np.ones(32, dtype=bool)
 
 
+DEDUPE_ABOVE = 256
+
+
 def _dedupe_cost(text: str, addrs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if len(addrs) <= DEDUPE_ABOVE:
+        wf, ideal = banks.wavefronts_many(text, addrs)
+        return np.asarray(wf), np.asarray(ideal)
     uniq, inverse = np.unique(addrs, axis=0, return_inverse=True)
     wf, ideal = banks.wavefronts_many(text, uniq)
     inverse = inverse.reshape(-1)
@@ -111,8 +117,26 @@ def cost_record(rec: AccessRecord) -> WarpCosts:
     return out
 
 
+_INSTRUCTION_REFUSALS: dict[str, str] = {}
+
+
+def _instruction_refusal(text: str) -> str | None:
+    """The model's refusal of the instruction itself (whatever the addresses), cached per mnemonic."""
+    if text not in _INSTRUCTION_REFUSALS:
+        try:
+            banks.report(text, [16 * i for i in range(32)], global_byte_addresses=[16 * i for i in range(32)])
+            _INSTRUCTION_REFUSALS[text] = ""
+        except LayoutError as exc:
+            _INSTRUCTION_REFUSALS[text] = str(exc)
+    return _INSTRUCTION_REFUSALS[text] or None
+
+
 def _cost_cp_async(rec: AccessRecord, full: np.ndarray, out: WarpCosts) -> None:
     assert rec.global_buffer is not None and rec.global_offset is not None
+    refused = _instruction_refusal(rec.model_text)
+    if refused:
+        out.reasons[refused] = rec.executions
+        return
     g = (rec.global_buffer + 1) * (1 << 44) + rec.global_offset
     active = rec.active
     big = np.int64(1 << 62)

@@ -107,8 +107,10 @@ def build_cp(ins: Instruction, ctx: Context, idx: int) -> Op:
             p = ignore(m)
             filled = np.where(np.broadcast_to(np.asarray(p.bits), (m.n,)), 0, filled)
         record(m, op, "cp.async", text, size, ok, a, buf, off, filled)
-        for k in range(size):
-            store_shared(m, ok, a + k, 1, U64(0), filled <= k)
+        if ok.any():  # global bytes are unknown; the zero-filled tail is known zeros
+            zero_tail = filled[ok][:, None] <= np.arange(size)[None, :]
+            m.smem.write(m.geom.cta_index[ok], a[ok], size, np.zeros((int(ok.sum()), size), dtype=np.uint8),
+                         zero_tail)
 
     op.run = run
     return op

@@ -26,6 +26,7 @@ from layoutalg.kernel.ptx.nodes import TYPE_BYTES, FloatImm, Imm, Instruction, N
 Reader = Callable[[Any], Value]
 Writer = Callable[[Any, Any, Any, Any], None]
 UNDEFINED = Value(U64(0), False)
+UNDEFINED_PRED = Value(np.bool_(False), False)
 
 INT_TYPES = {"b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64"}
 FLOAT_TYPES = {"f16", "bf16", "f32", "f64", "f16x2", "bf16x2", "tf32"}
@@ -95,10 +96,12 @@ class Context:
             if name not in self.registers:
                 line = ins.line
                 return lambda m: m.special_value(name, line)
+            if self.registers[name] == "pred":
+                return lambda m: m.regs.get(name, UNDEFINED_PRED)
             return lambda m: m.regs.get(name, UNDEFINED)
         if isinstance(op, Not):
             inner = op.reg.name
-            return lambda m: _negate(m.regs.get(inner, UNDEFINED))
+            return lambda m: _negate(m.regs.get(inner, UNDEFINED_PRED))
         if isinstance(op, Imm):
             if type_ == "pred":
                 v_pred = Value(bool(op.value), True)
@@ -128,7 +131,7 @@ class Context:
             name = op.name
             width = self.reg_width(name)
             if width == 1:
-                return (lambda m, b, k, mask: m.write(name, b, k, mask)), [name]
+                return (lambda m, b, k, mask: m.write(name, np.asarray(b, dtype=bool), k, mask)), [name]
             return (lambda m, b, k, mask: m.write(name, as_u(b, width) if width < 64 else b, k, mask)), [name]
         raise KernelError(f"operand {op!r} is not a destination register", ins.line, ins.opcode)
 

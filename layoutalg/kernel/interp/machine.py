@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from layoutalg.errors import KernelError
-from layoutalg.kernel.interp.decode import UNDEFINED, Op
+from layoutalg.kernel.interp.decode import UNDEFINED, UNDEFINED_PRED, Op
 from layoutalg.kernel.interp.geometry import Geometry
 from layoutalg.kernel.interp.spaces import SMEM_BASE, ByteStore, SharedLayout
 from layoutalg.kernel.interp.values import U64, Value
@@ -67,7 +67,9 @@ class Machine:
         if mask is None:
             self.regs[name] = Value(bits, known)
             return
-        old = self.regs.get(name, UNDEFINED)
+        old = self.regs.get(name)
+        if old is None:
+            old = UNDEFINED_PRED if np.asarray(bits).dtype == bool else UNDEFINED
         new_bits = np.where(mask, bits, old.bits)
         if known is True and old.known is True:
             new_known: Any = True
@@ -239,9 +241,10 @@ class Machine:
     # ------------------------------------------------------------------ helpers
     def _guard(self, op: Op, mask: np.ndarray | None) -> np.ndarray | None:
         reg, negated = op.ins.guard  # type: ignore[misc]
-        g = self.regs.get(reg, UNDEFINED)
+        g = self.regs.get(reg, UNDEFINED_PRED)
         base = self.active(mask)
-        pred = np.logical_not(g.bits) if negated else g.bits
+        bits = np.asarray(g.bits, dtype=bool)
+        pred = np.logical_not(bits) if negated else bits
         if g.known is True:
             exe = base & pred
             return exe

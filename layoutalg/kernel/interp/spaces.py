@@ -105,11 +105,16 @@ class ByteStore:
         return padded.view("<u8").reshape(-1).astype(np.uint64), known
 
     def write(self, rows: np.ndarray, addr: np.ndarray, width: int, values: np.ndarray, known: np.ndarray) -> None:
-        """Store ``width`` bytes of ``values`` (uint64) at ``addr``; ``known`` per value (bool array)."""
+        """Store ``width`` bytes of ``values`` (uint64; or a (n, width) uint8 array) at ``addr``;
+        ``known`` per value (n,) or per byte (n, width)."""
         idx = self._index(rows, addr, width)
-        raw = np.ascontiguousarray(values.astype("<u8")).view(np.uint8).reshape(-1, 8)[:, :width]
+        if values.ndim == 2:
+            raw = values
+        else:
+            raw = np.ascontiguousarray(values.astype("<u8")).view(np.uint8).reshape(-1, 8)[:, :width]
         self.data.reshape(-1)[idx] = raw
-        self.known.reshape(-1)[idx] = np.broadcast_to(np.asarray(known)[:, None], idx.shape)
+        kn = np.asarray(known)
+        self.known.reshape(-1)[idx] = kn if kn.ndim == 2 else np.broadcast_to(kn[:, None], idx.shape)
 
     def forget_rows(self, rows: np.ndarray) -> None:
         """Everything in these rows becomes unknown (a store to an unknown address could have hit any byte)."""

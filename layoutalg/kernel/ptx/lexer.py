@@ -44,6 +44,9 @@ def _is_block_header(text: str) -> bool:
     return head in _BLOCK_HEADERS and (".entry" in stripped or ".func" in stripped or head == ".section")
 
 
+_TOKEN = re.compile(r'//[^\n]*|/\*.*?\*/|"[^"]*"|[;{}:\n]', re.S)
+
+
 def split_statements(text: str) -> list[Statement]:
     """The statements of ``text`` in order (see the module doc)."""
     out: list[Statement] = []
@@ -52,7 +55,15 @@ def split_statements(text: str) -> list[Statement]:
     start_line = 0
     line = 1
     depth = 0  # braces inside the current statement
-    i, n = 0, len(text)
+    pos = 0
+    n = len(text)
+
+    def add_text(chunk: str) -> None:
+        nonlocal nonempty, start_line
+        if not nonempty and chunk.strip():
+            nonempty = True
+            start_line = line
+        buf.append(chunk)
 
     def reset() -> None:
         nonlocal buf, nonempty
@@ -70,25 +81,28 @@ def split_statements(text: str) -> list[Statement]:
                 break
             out.append(Statement("label", m.group(1), at))
             current = current[m.end():]
-            body = current.lstrip()
-            at = line - body.count("\n")
+            at = line
         buf = [current]
         nonempty = bool(current.strip())
         start_line = at
 
-    while i < n:
-        c = text[i]
-        if c == "/" and i + 1 < n and text[i + 1] == "/":
-            j = text.find("\n", i)
-            i = n if j < 0 else j
+    for m in _TOKEN.finditer(text):
+        if m.start() < pos:  # inside a skipped .section block
             continue
-        if c == "/" and i + 1 < n and text[i + 1] == "*":
-            j = text.find("*/", i + 2)
-            if j < 0:
-                raise KernelError("unterminated /* comment", line)
-            line += text.count("\n", i, j)
+        if m.start() > pos:
+            add_text(text[pos: m.start()])
+        pos = m.end()
+        tok = m.group()
+        c = tok[0]
+        if tok.startswith("//"):
+            continue
+        if tok.startswith("/*"):
+            line += tok.count("\n")
             buf.append(" ")
-            i = j + 2
+            continue
+        if c == '"':
+            add_text(tok)
+            line += tok.count("\n")
             continue
         if c == "\n":
             if nonempty and depth == 0 and "".join(buf).split(None, 1)[0] in LINE_DIRECTIVES:
@@ -97,66 +111,56 @@ def split_statements(text: str) -> list[Statement]:
             else:
                 buf.append(c)
             line += 1
-            i += 1
-            continue
-        if c.isspace():
-            buf.append(c)
-            i += 1
-            continue
-        if not nonempty:
-            start_line = line
-            nonempty = True
-        if c == '"':
-            j = text.find('"', i + 1)
-            if j < 0:
-                raise KernelError("unterminated string literal", line)
-            buf.append(text[i: j + 1])
-            line += text.count("\n", i, j)
-            i = j + 1
             continue
         if c == ":" and depth == 0:
-            if i + 1 < n and text[i + 1] == ":":
-                buf.append("::")
-                i += 2
+            if pos < n and text[pos] == ":":
+                add_text("::")
+                pos += 1
                 continue
-            buf.append(c)
-            i += 1
+            add_text(":")
             take_labels()
             continue
+        if c == ":":
+            add_text(":")
+            continue
         if c == ";" and depth == 0:
-            out.append(Statement("stmt", "".join(buf).strip(), start_line))
+            if nonempty:
+                out.append(Statement("stmt", "".join(buf).strip(), start_line))
             reset()
-            i += 1
             continue
         if c == "{" and depth == 0:
             current = "".join(buf)
             if not current.strip() or _is_block_header(current):
                 header = " ".join(current.split())
+                open_line = start_line if nonempty else line
                 if header.startswith(".section"):  # debug data: line-based, no ';' -- skipped whole
-                    j = text.find("}", i)
+                    j = text.find("}", pos)
                     if j < 0:
-                        raise KernelError(f"{header} block is not closed", start_line)
-                    line += text.count("\n", i, j)
+                        raise KernelError(f"{header} block is not closed", open_line)
+                    line += text.count("\n", pos, j)
                     reset()
-                    i = j + 1
+                    pos = j + 1
                     continue
-                out.append(Statement("open", header, start_line))
+                out.append(Statement("open", header, open_line))
                 reset()
-                i += 1
                 continue
         if c == "{":
             depth += 1
-        elif c == "}":
+            add_text(c)
+            continue
+        if c == "}":
             if depth == 0:
-                if "".join(buf).strip():
+                if nonempty:
                     raise KernelError(f"statement {''.join(buf).strip()[:60]!r} is missing its ';'", start_line)
                 out.append(Statement("close", "", line))
                 reset()
-                i += 1
                 continue
             depth -= 1
-        buf.append(c)
-        i += 1
+            add_text(c)
+            continue
+        add_text(c)
+    if pos < n:
+        add_text(text[pos:])
     if nonempty and "".join(buf).split(None, 1)[0] in LINE_DIRECTIVES:
         out.append(Statement("stmt", "".join(buf).strip(), start_line))
     elif nonempty:

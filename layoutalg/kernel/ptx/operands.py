@@ -44,6 +44,9 @@ def parse_int(text: str) -> int | None:
 
 def split_top(text: str, sep: str = ",") -> list[str]:
     """``text`` split at ``sep`` outside ``{}``, ``[]`` and ``()``."""
+    if not any(c in text for c in "{[("):
+        pieces = [p.strip() for p in text.split(sep)]
+        return pieces if pieces != [""] else []
     parts: list[str] = []
     depth = 0
     cur: list[str] = []

@@ -203,6 +203,7 @@ class _Body:
         self.loc: Loc | None = None
         self.site: Loc | None = None
         self.chain_locs: list[tuple[int, int, int]] = []
+        self.parent_of: dict[tuple[int, int, int], tuple[int, int, int] | None] = {}
         self.bare_names: list[set[str]] = [set()]
         for p in fn.params:
             self.scopes[0][1][p.name] = p.name
@@ -251,8 +252,16 @@ def _loc(body: _Body, text: str, line: int) -> None:
             if chain[k] == parent:
                 chain = chain[: k + 1] + [here]
                 break
-        else:
-            chain = [parent, here]
+        else:  # not in the current chain: follow the call sites recorded for earlier .loc lines
+            up = [parent]
+            while body.parent_of.get(up[-1]) is not None and len(up) < 64:
+                nxt = body.parent_of[up[-1]]
+                assert nxt is not None
+                if nxt in up:
+                    break
+                up.append(nxt)
+            chain = list(reversed(up)) + [here]
+    body.parent_of[here] = None if im is None else chain[-2]
     body.chain_locs = chain
     files = body.module.files
     body.loc = Loc(files.get(here[0], f"file{here[0]}"), here[1])

@@ -298,7 +298,7 @@ class Reference:
                 else:
                     pending.append((a, size, None if isinstance(it, Sink) else self.read(ln, it, t)))
         clash: dict[int, set[Any]] = {}
-        for a, n, v in pending:
+        for a, _, v in pending:
             clash.setdefault(a, set()).add(v)
         for a, n, v in pending:
             self.store(a, n, v if len(clash[a]) == 1 else None)

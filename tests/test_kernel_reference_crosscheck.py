@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kernel_reference import Reference, expand, expand_reference
 
 import layoutalg.banks as banks
 from layoutalg.kernel import trace
-from tests.kernel_reference import Reference, expand, expand_reference
 
 DATA = Path(__file__).parent / "data" / "kernel_trace"
 FEATURES = (DATA / "features.ptx").read_text()

@@ -128,6 +128,11 @@ class Machine:
 
     # ------------------------------------------------------------------ running
     def run(self, ops: list[Op]) -> None:
+        """Execute until every thread has exited (wrap-around arithmetic is intended: no overflow warnings)."""
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            self._run(ops)
+
+    def _run(self, ops: list[Op]) -> None:
         self.ops = ops
         n_ops = len(ops)
         live = self.live

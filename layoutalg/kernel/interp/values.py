@@ -81,7 +81,7 @@ def as_u(bits: Any, width: int) -> Any:
     """The low ``width`` bits, as uint64."""
     if width == 64:
         return bits
-    return np.bitwise_and(bits, U64(MASKS[width]))
+    return np.bitwise_and(bits, U64((1 << width) - 1))
 
 
 def as_s(bits: Any, width: int) -> Any:
@@ -89,7 +89,7 @@ def as_s(bits: Any, width: int) -> Any:
     if width == 64:
         return np.asarray(bits).astype(np.int64) if np.ndim(bits) else np.int64(np.uint64(bits).astype(np.int64))
     sign = np.int64(1 << (width - 1))
-    low = np.bitwise_and(bits, U64(MASKS[width])).astype(np.int64)
+    low = np.bitwise_and(bits, U64((1 << width) - 1)).astype(np.int64)
     return (low ^ sign) - sign
 
 

@@ -22,7 +22,20 @@ import numpy as np
 from layoutalg.kernel.args import pack_params
 from layoutalg.kernel.interp.program import build_image
 from layoutalg.kernel.interp.spaces import GLOBAL_SHIFT, SHARED_WINDOW, SMEM_BASE
-from layoutalg.kernel.ptx.nodes import TYPE_BYTES, Addr, FloatImm, Imm, Instruction, Not, PredPair, Reg, Sink, Sym, Vec
+from layoutalg.kernel.ptx.nodes import (
+    TYPE_BYTES,
+    Addr,
+    FloatImm,
+    Imm,
+    Instruction,
+    Module,
+    Not,
+    PredPair,
+    Reg,
+    Sink,
+    Sym,
+    Vec,
+)
 from layoutalg.kernel.ptx.parser import parse_module
 from layoutalg.kernel.source import select_entry
 
@@ -77,10 +90,10 @@ class Record:
 
 
 class Reference:
-    def __init__(self, ptx: str, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int],
+    def __init__(self, ptx: str | Module, kernel: str, grid: tuple[int, int, int], block: tuple[int, int, int],
                  args: dict[Any, Any], dynamic_smem: int = 0, ctas: list[tuple[int, int, int]] | None = None,
                  max_steps: int = 10_000_000) -> None:
-        self.module = parse_module(ptx)
+        self.module = ptx if isinstance(ptx, Module) else parse_module(ptx)
         self.fn = select_entry(self.module, kernel)
         params = pack_params(self.fn.params, args)
         self.image = build_image(self.module, self.fn, params.data, params.offsets, len(params.buffers), dynamic_smem)
@@ -398,6 +411,12 @@ class Reference:
         if root == "st":
             return
         if root == "mov":
+            if isinstance(ops[0], Vec):
+                v = rd(1)
+                ew = w // len(ops[0].items)
+                for j, d in enumerate(ops[0].items):
+                    self.write(ln, d, None if v is None else (v >> (j * ew)) & ((1 << ew) - 1))
+                return
             if isinstance(ops[1], Vec):
                 vals = [self.read(ln, x, "b16") for x in ops[1].items]
                 ew = w // len(vals)

@@ -131,6 +131,32 @@ def _instruction_refusal(text: str) -> str | None:
     return _INSTRUCTION_REFUSALS[text] or None
 
 
+def cost_records(records: list[AccessRecord]) -> list[WarpCosts]:
+    """:func:`cost_record` of every record, with the full warps of each ld/st/ldmatrix/stmatrix mnemonic
+    costed in one vectorised call (the same numbers, fewer calls)."""
+    out: list[WarpCosts | None] = [None] * len(records)
+    groups: dict[str, list[int]] = {}
+    for k, rec in enumerate(records):
+        if rec.kind in ("ld", "st", "ldmatrix", "stmatrix") and bool((rec.active | ~_used_lanes(rec)).all()):
+            groups.setdefault(rec.model_text, []).append(k)
+        else:
+            out[k] = cost_record(rec)
+    for text, ks in groups.items():
+        addrs = np.concatenate([records[k].smem for k in ks])
+        try:
+            wf, ideal = _dedupe_cost(text, addrs)
+        except InstructionError:
+            for k in ks:
+                out[k] = cost_record(records[k])
+            continue
+        at = 0
+        for k in ks:
+            w = records[k].executions
+            out[k] = WarpCosts(np.ones(w, dtype=bool), wf[at: at + w], ideal[at: at + w])
+            at += w
+    return [c for c in out if c is not None]
+
+
 def _cost_cp_async(rec: AccessRecord, full: np.ndarray, out: WarpCosts) -> None:
     assert rec.global_buffer is not None and rec.global_offset is not None
     refused = _instruction_refusal(rec.model_text)

@@ -14,10 +14,11 @@ from typing import Any, Mapping, Sequence
 from layoutalg.atoms.arch import get_arch
 from layoutalg.errors import KernelError
 from layoutalg.kernel.args import pack_params
-from layoutalg.kernel.costing import cost_record
+from layoutalg.kernel.costing import cost_records
 from layoutalg.kernel.interp.geometry import Geometry, all_ctas, check_ctas, dim3
 from layoutalg.kernel.interp.machine import DEFAULT_STEP_BUDGET
 from layoutalg.kernel.interp.program import build_image, run
+from layoutalg.kernel.ptx.nodes import Module
 from layoutalg.kernel.ptx.parser import parse_module
 from layoutalg.kernel.records import Recorder
 from layoutalg.kernel.result import InstructionStats, Trace
@@ -48,21 +49,25 @@ def _check_launch(fn: Any, block: tuple[int, int, int], image: Any, arch_name: s
         raise KernelError(f"dynamic_smem must be >= 0, got {dynamic_smem}")
 
 
-def trace(ptx: str | os.PathLike[str], kernel: str | None = None, grid: int | Sequence[int] = 1,
+def trace(ptx: str | os.PathLike[str] | Module, kernel: str | None = None, grid: int | Sequence[int] = 1,
           block: int | Sequence[int] = 128, args: Mapping[Any, Any] | None = None, dynamic_smem: int = 0,
           arch: str = "sm_90", ctas: Sequence[Any] | None = None, step_budget: int = DEFAULT_STEP_BUDGET,
           keep_accesses: bool = True, batch_threads: int = DEFAULT_BATCH_THREADS,
           nvcc_flags: Sequence[str] = ()) -> Trace:
     """Trace one launch of ``kernel`` and return its :class:`~layoutalg.kernel.result.Trace`.
 
-    ``ptx``: PTX text, or a path to a ``.ptx`` or ``.cu`` file (compiled with ``nvcc -ptx -lineinfo``).
+    ``ptx``: PTX text, a path to a ``.ptx`` or ``.cu`` file (compiled with ``nvcc -ptx -lineinfo``), or a
+    module from :func:`layoutalg.kernel.ptx.parse_module` (to trace one file many times).
     ``args``: parameter name or 0-based index -> value (:mod:`layoutalg.kernel.args`).
     ``ctas``: trace only these CTAs (``(x, y, z)`` each); counters then cover those CTAs only.
     ``step_budget``: instruction executions allowed per batch before a runaway loop is reported.
     """
     start = time.perf_counter()
-    text, _name = load_ptx(ptx, arch, tuple(nvcc_flags))
-    module = parse_module(text)
+    if isinstance(ptx, Module):
+        module = ptx
+    else:
+        text, _name = load_ptx(ptx, arch, tuple(nvcc_flags))
+        module = parse_module(text)
     fn = select_entry(module, kernel)
     g, b = dim3(grid, "grid"), dim3(block, "block")
     if isinstance(dynamic_smem, bool) or not isinstance(dynamic_smem, int):
@@ -87,7 +92,7 @@ def trace(ptx: str | os.PathLike[str], kernel: str | None = None, grid: int | Se
         machine = run(image, geom, rec, step_budget)
         steps = max(steps, machine.steps)
         warp_offset = first * geom.warps_per_cta
-        for r in rec.accesses:
+        for r, costs in zip(rec.accesses, cost_records(rec.accesses)):
             if warp_offset:
                 r.warps = r.warps + warp_offset
             s = stats.get(r.index)
@@ -95,7 +100,7 @@ def trace(ptx: str | os.PathLike[str], kernel: str | None = None, grid: int | Se
                 ins = fn.body[r.index]
                 s = stats[r.index] = InstructionStats(r.index, ins.line, ins.opcode, r.kind, r.model_text,
                                                       ins.loc, ins.site)
-            s.add(r, cost_record(r))
+            s.add(r, costs)
             if keep_accesses:
                 accesses.append(r)
         for idx, count in rec.predicated_off.items():

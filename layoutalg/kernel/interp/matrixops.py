@@ -55,6 +55,17 @@ def _warp_rows_ok(m: Any, op: Op, lanes: np.ndarray, ok: np.ndarray, count: int)
     return good
 
 
+def _sources(count: int, trans: bool) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """Per part (one 4-byte part, or two 2-byte parts with .trans): (row lane (count, 32), byte offset (32,), bytes).
+
+    Register ``j`` of lane ``t`` comes from row ``src[j, t]`` of the warp's row addresses, at ``offset[t]``.
+    """
+    j = np.arange(count)[:, None]
+    if not trans:
+        return [(8 * j + LANE // 4, 4 * (LANE % 4), 4)]
+    return [(8 * j + 2 * (LANE % 4), 2 * (LANE // 4), 2), (8 * j + 2 * (LANE % 4) + 1, 2 * (LANE // 4), 2)]
+
+
 @builder("ldmatrix")
 def build_ldmatrix(ins: Instruction, ctx: Context, idx: int) -> Op:
     count, trans = _shape(ins)
@@ -66,32 +77,37 @@ def build_ldmatrix(ins: Instruction, ctx: Context, idx: int) -> Op:
     read_addr = address_reader(ctx, ins.operands[1], ins)
     op = Op(idx, ins, dests=[d for _, ds in writers for d in ds], shared=True)
     text = f"ldmatrix.sync.aligned.m8n8.x{count}{'.trans' if trans else ''}.shared.b16"
-    used = np.tile(_row_lanes(count), 1)
+    used = _row_lanes(count)
+    sources = _sources(count, trans)
+    tiled: dict[int, np.ndarray] = {}
 
     def run(m: Any, mask: Any) -> None:
         lanes = m.active(mask)
-        addr = read_addr(m)
-        row_lanes = lanes & np.tile(used, m.n // 32)
-        ok, a = checked_shared_lanes(m, op, addr, row_lanes, 16, 16, False, "ldmatrix row")
+        if m.n not in tiled:
+            tiled[m.n] = np.tile(used, m.n // 32)
+        row_lanes = lanes & tiled[m.n]
+        ok, a = checked_shared_lanes(m, op, read_addr(m), row_lanes, 16, 16, False, "ldmatrix row")
         good = _warp_rows_ok(m, op, lanes, ok, count)
         record(m, op, "ldmatrix", text, 16, row_lanes & np.repeat(good, 32), a)
-        rows = a.reshape(-1, 32)
-        cta = m.geom.cta_index.reshape(-1, 32)
         gw = np.flatnonzero(good)
+        nw = m.n // 32
+        bits = np.zeros((nw, count, 32), dtype=np.uint64)
+        known = np.zeros((nw, count, 32), dtype=bool)
+        if gw.size:
+            rows = a.reshape(-1, 32)[gw]  # (G, 32)
+            cta = np.broadcast_to(m.geom.cta_index.reshape(-1, 32)[gw, :1, None], (gw.size, count, 32))
+            val = np.zeros((gw.size, count, 32), dtype=np.uint64)
+            kn = np.ones((gw.size, count, 32), dtype=bool)
+            shift = 0
+            for src, offset, nbytes in sources:
+                where = rows[:, src] + offset  # (G, count, 32)
+                b, k = m.smem.read(cta.reshape(-1), where.reshape(-1), nbytes)
+                val |= b.reshape(val.shape) << U64(shift)
+                kn &= k.reshape(kn.shape)
+                shift += 8 * nbytes
+            bits[gw], known[gw] = val, kn
         for j, (w, _) in enumerate(writers):
-            bits = np.zeros((m.n // 32, 32), dtype=np.uint64)
-            known = np.zeros((m.n // 32, 32), dtype=bool)
-            if gw.size:
-                shift = 0
-                kn_all = np.ones((gw.size, 32), dtype=bool)
-                val = np.zeros((gw.size, 32), dtype=np.uint64)
-                for where, nbytes in _gather(rows[gw], j, trans):
-                    b, k = m.smem.read(cta[gw].reshape(-1), where.reshape(-1), nbytes)
-                    val |= b.reshape(gw.size, 32) << U64(shift)
-                    kn_all &= k.reshape(gw.size, 32)
-                    shift += 8 * nbytes
-                bits[gw], known[gw] = val, kn_all
-            w(m, bits.reshape(-1), known.reshape(-1), lanes)
+            w(m, bits[:, j, :].reshape(-1), known[:, j, :].reshape(-1), mask)
 
     op.run = run
     return op

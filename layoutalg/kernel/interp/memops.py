@@ -28,6 +28,7 @@ from layoutalg.kernel.interp.values import U64, Value, as_s
 from layoutalg.kernel.ptx.nodes import TYPE_BYTES, Instruction, Sink, Vec
 
 SPACES = ("shared", "global", "local", "param", "const")
+_LANES = object()  # "write the destination for exactly the lanes accessed"
 CANONICAL = {1: "u8", 2: "u16", 4: "b32", 8: "b64", 16: "v4.b32"}
 
 
@@ -86,21 +87,21 @@ def build_ld(ins: Instruction, ctx: Context, idx: int) -> Op:
     op = Op(idx, ins, dests=[d for _, ds in writers for d in ds], shared=space in ("shared", None))
     text = model_text("ld", width)
 
-    def put(m: Any, lanes: np.ndarray, get: Any) -> None:
+    def put(m: Any, lanes: Any, get: Any) -> None:
         for j, (w, _) in enumerate(writers):
             bits, known = get(j)
             w(m, _extend(bits, t), known, lanes)
 
-    def from_shared(m: Any, lanes: np.ndarray, addr: Value, generic: bool) -> None:
+    def from_shared(m: Any, lanes: np.ndarray, addr: Value, generic: bool, wmask: Any = _LANES) -> None:
         ok, a = checked_shared_lanes(m, op, addr, lanes, width, width, False, "shared-memory load")
         record(m, op, "ld", text, width, ok, a, generic=generic)
-        put(m, lanes, lambda j: _masked(load_shared(m, ok, a + j * ew, ew), ok))
+        put(m, lanes if wmask is _LANES else wmask, lambda j: _masked(load_shared(m, ok, a + j * ew, ew), ok))
 
     def run(m: Any, mask: Any) -> None:
         lanes = m.active(mask)
         addr = read_addr(m)
         if space == "shared":
-            from_shared(m, lanes, addr, False)
+            from_shared(m, lanes, addr, False, mask)
         elif space == "param":
             put(m, lanes, lambda j: _param(m, addr, j * ew, ew, ins))
         elif space == "local":

@@ -26,7 +26,10 @@ _OP_MODULES = (asyncops, bitops, control, convert, floatops, intops, matrixops, 
 
 
 def referenced_names(fn: Function) -> set[str]:
-    """Every symbol name an instruction of ``fn`` mentions."""
+    """Every symbol name an instruction of ``fn`` mentions (computed once per function)."""
+    cached = getattr(fn, "_referenced_names", None)
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
     out: set[str] = set()
 
     def visit(op: object) -> None:
@@ -41,6 +44,7 @@ def referenced_names(fn: Function) -> set[str]:
     for ins in fn.body:
         for op in ins.operands:
             visit(op)
+    fn._referenced_names = out  # type: ignore[attr-defined]
     return out
 
 

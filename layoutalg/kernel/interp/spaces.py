@@ -74,6 +74,9 @@ class SharedLayout:
         return self.end - SMEM_BASE
 
 
+_SHIFT = {2: 1, 4: 2, 8: 3}
+
+
 def align_up(x: int, a: int) -> int:
     return -(-x // a) * a
 
@@ -88,8 +91,16 @@ class ByteStore:
     def __init__(self, rows: int, base: int, size: int) -> None:
         self.base = base
         self.size = size
-        self.data = np.zeros((rows, max(size, 1)), dtype=np.uint8)
-        self.known = np.zeros((rows, max(size, 1)), dtype=bool)
+        stride = align_up(max(size, 1), 16)  # rows start 16-byte aligned, so aligned reads can use word views
+        self.data = np.zeros((rows, stride), dtype=np.uint8)
+        self.known = np.zeros((rows, stride), dtype=bool)
+        self._flat = self.data.reshape(-1)
+        self._flat_known = self.known.reshape(-1)
+        self._words = {w: self._flat.view(f"<u{w}") for w in (2, 4, 8)}
+        self._known_words = {w: self._flat_known.view(f"<u{w}") for w in (2, 4, 8)}
+
+    def _start(self, rows: np.ndarray, addr: np.ndarray) -> np.ndarray:
+        return rows.astype(np.int64) * self.data.shape[1] + (addr.astype(np.int64) - self.base)
 
     def _index(self, rows: np.ndarray, addr: np.ndarray, width: int) -> np.ndarray:
         flat = rows.astype(np.int64) * self.data.shape[1] + (addr.astype(np.int64) - self.base)
@@ -97,9 +108,18 @@ class ByteStore:
 
     def read(self, rows: np.ndarray, addr: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
         """(uint64 little-endian values, known) of ``width`` (1..8) bytes at ``addr`` of each row."""
+        if width in (2, 4, 8):
+            start = self._start(rows, addr)
+            if not (start & (width - 1)).any():  # aligned: read whole words (the common case)
+                word = start >> _SHIFT[width]
+                all_known = np.uint64(int.from_bytes(b"\x01" * width, "little"))
+                return (self._words[width][word].astype(np.uint64),
+                        self._known_words[width][word].astype(np.uint64) == all_known)
         idx = self._index(rows, addr, width)
         raw = self.data.reshape(-1)[idx]
         known = self.known.reshape(-1)[idx].all(axis=1)
+        if width in (1, 2, 4, 8):
+            return raw.view(f"<u{width}").reshape(-1).astype(np.uint64), known
         padded = np.zeros((len(addr), 8), dtype=np.uint8)
         padded[:, :width] = raw
         return padded.view("<u8").reshape(-1).astype(np.uint64), known
@@ -107,13 +127,21 @@ class ByteStore:
     def write(self, rows: np.ndarray, addr: np.ndarray, width: int, values: np.ndarray, known: np.ndarray) -> None:
         """Store ``width`` bytes of ``values`` (uint64; or a (n, width) uint8 array) at ``addr``;
         ``known`` per value (n,) or per byte (n, width)."""
+        kn = np.asarray(known)
+        if width in (2, 4, 8) and values.ndim == 1 and kn.ndim <= 1:
+            start = self._start(rows, addr)
+            if not (start & (width - 1)).any():
+                word = start >> _SHIFT[width]
+                self._words[width][word] = values
+                ones = int.from_bytes(b"\x01" * width, "little")
+                self._known_words[width][word] = np.where(np.broadcast_to(kn, word.shape), ones, 0)
+                return
         idx = self._index(rows, addr, width)
         if values.ndim == 2:
             raw = values
         else:
             raw = np.ascontiguousarray(values.astype("<u8")).view(np.uint8).reshape(-1, 8)[:, :width]
         self.data.reshape(-1)[idx] = raw
-        kn = np.asarray(known)
         self.known.reshape(-1)[idx] = kn if kn.ndim == 2 else np.broadcast_to(kn[:, None], idx.shape)
 
     def forget_rows(self, rows: np.ndarray) -> None:

@@ -54,7 +54,7 @@ def _cmd_kernel(args: argparse.Namespace) -> int:
         result = trace(args.file, kernel=args.kernel, grid=_dims(args.grid, "--grid"),
                        block=_dims(args.block, "--block"), args=_args(args.arg), dynamic_smem=args.dynamic_smem,
                        arch=args.arch, ctas=_ctas(args.ctas) if args.ctas else None,
-                       step_budget=args.step_budget)
+                       step_budget=args.step_budget, sass=args.sass)
     except KernelError as exc:
         raise UsageError(str(exc), _hint(exc)) from exc
     if args.json:
@@ -106,6 +106,9 @@ def add_kernel_parser(sub: Any) -> None:
     kernel.add_argument("--ctas", metavar="X,Y[,Z];...", help="trace only these CTAs (counters cover them only)")
     kernel.add_argument("--step-budget", type=int, default=2_000_000, metavar="N",
                         help="instruction executions allowed before a loop is reported as runaway")
+    kernel.add_argument("--sass", metavar="FILE",
+                        help="cuobjdump -sass output of the same build: kinds whose SASS shared-memory instructions "
+                             "differ from the PTX ones (merged, split) are reported as unmodelled")
     kernel.add_argument("--top", type=int, default=None, metavar="N", help="report only the N worst instructions")
     kernel.add_argument("--json", action="store_true", help="machine-readable output")
     kernel.set_defaults(run=_cmd_kernel)

@@ -43,6 +43,7 @@ class InstructionStats:
     worst_global: tuple[int | None, ...] | None = None
     worst_warp: int = -1
     suggestion: str = ""
+    sass_mismatch: bool = False
 
     @property
     def excess(self) -> int:
@@ -137,6 +138,8 @@ class Trace:
     def counters(self) -> dict[str, int]:
         out = {name: 0 for name in ALL_COUNTERS}
         for s in self.instructions:
+            if s.sass_mismatch:
+                continue  # ptxas changed these accesses: the PTX-level counts are not what Nsight counts
             cmap = COUNTER_MAP[s.counter_kind]
             if cmap.wavefronts:
                 out[cmap.wavefronts] += s.wavefronts

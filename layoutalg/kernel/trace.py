@@ -53,7 +53,7 @@ def trace(ptx: str | os.PathLike[str] | Module, kernel: str | None = None, grid:
           block: int | Sequence[int] = 128, args: Mapping[Any, Any] | None = None, dynamic_smem: int = 0,
           arch: str = "sm_90", ctas: Sequence[Any] | None = None, step_budget: int = DEFAULT_STEP_BUDGET,
           keep_accesses: bool = True, batch_threads: int = DEFAULT_BATCH_THREADS,
-          nvcc_flags: Sequence[str] = ()) -> Trace:
+          nvcc_flags: Sequence[str] = (), sass: str | os.PathLike[str] | None = None) -> Trace:
     """Trace one launch of ``kernel`` and return its :class:`~layoutalg.kernel.result.Trace`.
 
     ``ptx``: PTX text, a path to a ``.ptx`` or ``.cu`` file (compiled with ``nvcc -ptx -lineinfo``), or a
@@ -61,6 +61,8 @@ def trace(ptx: str | os.PathLike[str] | Module, kernel: str | None = None, grid:
     ``args``: parameter name or 0-based index -> value (:mod:`layoutalg.kernel.args`).
     ``ctas``: trace only these CTAs (``(x, y, z)`` each); counters then cover those CTAs only.
     ``step_budget``: instruction executions allowed per batch before a runaway loop is reported.
+    ``sass``: ``cuobjdump -sass`` text (or a file) of the same build; kinds whose SASS shared-memory
+    instructions differ from the PTX ones are listed as unmodelled (:mod:`layoutalg.kernel.sass`).
     """
     start = time.perf_counter()
     if isinstance(ptx, Module):
@@ -118,11 +120,35 @@ def trace(ptx: str | os.PathLike[str] | Module, kernel: str | None = None, grid:
         not_lsu=sorted(not_lsu.values(), key=lambda d: d.line),
         accesses=accesses, shared_layout=dict(image.shared.addresses), shared_bytes=image.shared.size,
         args=dict(params.values), buffers=list(params.buffers), steps=steps)
+    _check_sass(result, fn, sass)
     from layoutalg.kernel.suggest import annotate_suggestions
 
     annotate_suggestions(result)
     result.seconds = time.perf_counter() - start
     return result
+
+
+def _check_sass(result: Trace, fn: Any, sass: Any) -> None:
+    """Merge candidates as notes; with SASS, every kind whose instructions differ becomes unmodelled."""
+    from layoutalg.kernel.sass import compare, merge_candidates
+
+    for a, b in merge_candidates(fn):
+        result.notes.append(f"PTX lines {a} and {b} are adjacent accesses ptxas may merge into one wider SASS "
+                            "instruction; they are counted as two (pass the SASS to check)")
+    if sass is None:
+        return
+    text = str(sass)
+    if "\n" not in text and os.path.exists(text):
+        text = open(text).read()
+    try:
+        findings = compare(fn, text)
+    except ValueError as exc:
+        raise KernelError(str(exc)) from None
+    for f in findings:
+        for s in result.instructions:
+            if s.kind == f.kind or (f.kind == "cp.async" and s.kind == "cp.async"):
+                s.unmodelled["SASS differs: " + f.reason] = s.executions
+                s.sass_mismatch = True
 
 
 def _merge(into: dict[Any, Any], new: dict[Any, Any], key: bool) -> None:

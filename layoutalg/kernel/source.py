@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,15 @@ def from_triton(compiled: Any) -> str:
 
 def demangle(names: list[str]) -> dict[str, str]:
     """Mangled -> demangled names (c++filt when available; otherwise each name maps to itself)."""
+    return dict(_demangle(tuple(names)))
+
+
+@lru_cache(maxsize=64)
+def _demangle(names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    return tuple(_run_cxxfilt(list(names)).items())
+
+
+def _run_cxxfilt(names: list[str]) -> dict[str, str]:
     tool = shutil.which("c++filt")
     if tool is None or not names:
         return {n: n for n in names}

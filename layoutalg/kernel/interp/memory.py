@@ -94,8 +94,11 @@ def record(m: Any, op: Op, kind: str, model_text: str, width: int, lanes: np.nda
         return
     active = rows_mask[rows]
 
+    every = bool(active.all())
+
     def per_warp(x: np.ndarray) -> np.ndarray:
-        return np.where(lanes, x, 0).reshape(-1, 32)[rows].astype(np.int64)
+        y = x if every else np.where(lanes, x, 0)
+        return y.reshape(-1, 32)[rows].astype(np.int64)
 
     def optional(x: np.ndarray | None) -> np.ndarray | None:
         return None if x is None else per_warp(x)

@@ -12,6 +12,7 @@ Symbols (what a name in an operand evaluates to):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from layoutalg.errors import KernelError
 from layoutalg.kernel.interp import asyncops, bitops, control, convert, floatops, intops, matrixops, memops, warpops
@@ -109,7 +110,23 @@ def build_image(module: Module, fn: Function, params: bytes, param_offsets: dict
 
 
 def decode(image: LaunchImage, machine: Machine) -> list[Op]:
-    """Decode every instruction of the function once (raises KernelError naming the first unsupported one)."""
+    """Decode every instruction of the function (raises KernelError naming the first unsupported one).
+
+    Decoded ops depend only on the function and the symbol addresses, never on the machine, so they
+    are cached on the function: tracing one parsed module again (other grids, arguments, CTAs) skips
+    this step."""
+    fn = image.fn
+    key = tuple(sorted(image.symbols.items()))
+    cache: dict[Any, list[Op]] = fn.__dict__.setdefault("_decoded", {})
+    if key in cache:
+        return cache[key]
+    ops = _decode(image, machine)
+    cache.clear()
+    cache[key] = ops
+    return ops
+
+
+def _decode(image: LaunchImage, machine: Machine) -> list[Op]:
     fn = image.fn
     ctx = Context(fn.registers, image.symbols, fn.labels, machine.special_value, image.param_offsets)
     local_params = {v.name for v in fn.variables if v.space == "param"}

@@ -123,10 +123,10 @@ class Instruction:
     loc: Loc | None
     text: str
     site: Loc | None = None
+    root: str = field(init=False, compare=False, repr=False)
 
-    @property
-    def root(self) -> str:
-        return self.parts[0]
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root", self.parts[0])
 
 
 @dataclass(frozen=True)

@@ -505,6 +505,11 @@ class Reference:
                 cmp = {"lo": "lt", "ls": "le", "hi": "gt", "hs": "ge"}[cmp]
             r = {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}[cmp]
             return self.write(ln, ops[0], r)
+        if root == "bfe":
+            a, pos, ln_ = srcs[0] & mask, srcs[1] & 0xFF, srcs[2] & 0xFF
+            sbit = 0 if t[0] != "s" or ln_ == 0 else (a >> min(pos + ln_ - 1, w - 1)) & 1
+            return self.write(ln, ops[0], sum((((a >> (pos + i)) & 1) if (i < ln_ and pos + i <= w - 1) else sbit) << i
+                                              for i in range(w)))
         if root == "bfi":
             a, b, pos, ln_ = srcs[0], srcs[1], srcs[2] & 0xFF, srcs[3] & 0xFF
             for i in range(ln_):

@@ -20,6 +20,9 @@ from layoutalg.kernel import trace
 DATA = Path(__file__).parent / "data" / "kernel_trace"
 FEATURES = (DATA / "features.ptx").read_text()
 TRANSPOSE = (DATA / "transpose.ptx").read_text()
+TRITON_MATMUL = (DATA / "triton_matmul_sm80.ptx").read_text()  # tests/data/kernel_trace/triton_kernels.py.txt
+TRITON_SOFTMAX = (DATA / "triton_softmax_sm80.ptx").read_text()
+MATMUL_ARGS = {3: 128, 4: 128, 5: 128, 6: 128, 7: 1, 8: 128, 9: 1, 10: 128, 11: 1}
 
 CASES = [
     ("transpose_naive", TRANSPOSE, (2, 2, 1), (32, 8, 1), {2: 64}),
@@ -36,14 +39,17 @@ CASES = [
     ("matrix_ops", FEATURES, (1, 1, 1), (128, 1, 1), {1: 72, 2: 0}),
     ("matrix_ops", FEATURES, (1, 1, 1), (128, 1, 1), {1: 64, 2: 1}),
     ("async_fill", FEATURES, (1, 1, 1), (64, 1, 1), {2: 64, 3: 5}),
+    ("matmul_kernel", TRITON_MATMUL, (2, 2, 1), (128, 1, 1), MATMUL_ARGS),
+    ("softmax_kernel", TRITON_SOFTMAX, (2, 1, 1), (128, 1, 1), {2: 1000, 3: 1000, 4: 1000}),
 ]
+SMEM = {"matmul_kernel": 8192, "softmax_kernel": 16}
 
 
 @pytest.mark.parametrize("kernel,ptx,grid,block,args", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
 def test_vectorised_trace_records_exactly_what_the_per_thread_interpreter_does(
         kernel: str, ptx: str, grid: Any, block: Any, args: dict[int, int]) -> None:
-    t = trace(ptx, kernel=kernel, grid=grid, block=block, args=args)
-    ref = Reference(ptx, kernel, grid, block, args).run()
+    t = trace(ptx, kernel=kernel, grid=grid, block=block, args=args, dynamic_smem=SMEM.get(kernel, 0))
+    ref = Reference(ptx, kernel, grid, block, args, SMEM.get(kernel, 0)).run()
     mine, theirs = expand(t), expand_reference(ref)
     assert mine.keys() == theirs.keys()
     for warp in mine:
@@ -56,8 +62,8 @@ def test_vectorised_trace_records_exactly_what_the_per_thread_interpreter_does(
                          ids=[c[0] for c in CASES if c[0] not in ("async_fill", "gather")])
 def test_counters_equal_the_scalar_bank_model_over_the_reference_records(
         kernel: str, ptx: str, grid: Any, block: Any, args: dict[int, int]) -> None:
-    t = trace(ptx, kernel=kernel, grid=grid, block=block, args=args)
-    ref = Reference(ptx, kernel, grid, block, args).run()
+    t = trace(ptx, kernel=kernel, grid=grid, block=block, args=args, dynamic_smem=SMEM.get(kernel, 0))
+    ref = Reference(ptx, kernel, grid, block, args, SMEM.get(kernel, 0)).run()
     by_index = {s.index: s for s in t.instructions}
     totals: dict[int, int] = {}
     for r in ref.records:

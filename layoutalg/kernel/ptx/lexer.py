@@ -95,6 +95,8 @@ def split_statements(text: str) -> list[Statement]:
         tok = m.group()
         c = tok[0]
         if tok.startswith("//"):
+            if nonempty and "@[" in tok and "".join(buf).lstrip().startswith(".loc"):
+                buf.append(" " + tok)  # Triton writes the inlining chain of a .loc in its comment
             continue
         if tok.startswith("/*"):
             line += tok.count("\n")

@@ -266,6 +266,11 @@ def _loc(body: _Body, text: str, line: int) -> None:
     files = body.module.files
     body.loc = Loc(files.get(here[0], f"file{here[0]}"), here[1])
     body.site = Loc(files.get(chain[0][0], f"file{chain[0][0]}"), chain[0][1])
+    nested = re.findall(r"@\[\s*([^\s:@\[\]]+):(\d+)", m.group(4))
+    if im is None and nested:  # Triton: "// standard.py:170:27 @[ standard.py:191:40 @[ tri.py:26:19 ] ]"
+        name, ln = nested[-1]
+        full = next((f for f in files.values() if f == name or f.endswith("/" + name)), name)
+        body.site = Loc(full, int(ln))
 
 
 def _instruction(body: _Body, text: str, line: int) -> Instruction:

@@ -191,3 +191,21 @@ def test_aggregate_words_reach_the_kernel_little_endian() -> None:
     t = trace(ptx, block=32, args={"agg": "0,256,12"})
     rec = t.accesses[0]
     assert int(rec.smem[0][0]) == 1024 + 256 + 12
+
+
+def test_a_call_to_a_func_body_is_reported_unsupported_naming_its_line() -> None:
+    ptx = (".version 8.0\n.target sm_90\n.address_size 64\n.func (.param .b32 r) f(.param .b32 a)\n{\n"
+           ".reg .b32 %r<2>;\nld.param.b32 %r1, [a];\nst.param.b32 [r], %r1;\nret;\n}\n"
+           ".visible .entry k()\n{\n.reg .b32 %r<4>;\n{\n.param .b32 p0;\nst.param.b32 [p0], 1;\n"
+           ".param .b32 r0;\ncall.uni (r0), f, (p0);\nld.param.b32 %r2, [r0];\n}\nret;\n}\n")
+    with pytest.raises(KernelError, match="call to .func f") as err:
+        trace(ptx, kernel="k", block=32)
+    assert err.value.line == line_of(ptx, "call.uni")
+
+
+def test_immediates_in_every_spelling_are_read_exactly() -> None:
+    ptx = kernel("mov.u32 %r3, smem;\nadd.s32 %r4, %r3, 0x40;\nadd.s32 %r5, %r4, -0x20;\nadd.s32 %r6, %r5, 010;\n"
+                 "add.s32 %r7, %r6, 0b100;\nmov.f32 %f1, 0f3F800000;\ncvt.rzi.s32.f32 %r8, %f1;\n"
+                 "shl.b32 %r9, %r8, 2;\nadd.s32 %r10, %r7, %r9;\nst.shared.u32 [%r10], %r8;")
+    t = trace(ptx, block=32)
+    assert int(t.accesses[0].smem[0][0]) == 1024 + 0x40 - 0x20 + 8 + 4 + 4

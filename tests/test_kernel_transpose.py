@@ -57,3 +57,19 @@ def test_batches_of_ctas_give_the_same_counts_as_one_batch() -> None:
     assert whole.counters == batched.counters
     assert sorted(int(w) for r in whole.accesses for w in r.warps) == \
         sorted(int(w) for r in batched.accesses for w in r.warps)
+
+
+def test_the_suggested_swizzle_makes_every_recorded_column_read_conflict_free() -> None:
+    import layoutalg.banks as banks
+    from layoutalg.swizzle import Swizzle
+
+    t = trace(PTX, kernel="transpose_naive", grid=1, block=(32, 8), args={2: 32})
+    load = next(s for s in t.instructions if s.kind == "ld")
+    assert load.suggested_swizzle == (5, 2, 5)  # XOR the word-in-row bits with the row bits: CuTe's Swizzle<5,0,5>
+    sw = Swizzle(*load.suggested_swizzle)
+    base = t.shared_layout[next(iter(t.shared_layout))]
+    for rec in t.accesses:
+        if rec.index == load.index:
+            for row in rec.smem:
+                moved = [base + sw(int(a) - base) for a in row]
+                assert banks.wavefronts(load.model_text, moved) == 1

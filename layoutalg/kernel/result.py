@@ -43,6 +43,7 @@ class InstructionStats:
     worst_global: tuple[int | None, ...] | None = None
     worst_warp: int = -1
     suggestion: str = ""
+    suggested_swizzle: tuple[int, int, int] | None = None  # (B, M, S) on byte offsets
     sass_mismatch: bool = False
 
     @property
@@ -84,6 +85,7 @@ class InstructionStats:
             "generic_address": self.generic, "counter": COUNTER_MAP[self.counter_kind].wavefronts,
             "worst_warp": self.worst_warp if self.worst_warp >= 0 else None,
             "example": example(self), "suggestion": self.suggestion or None,
+            "suggested_byte_swizzle": list(self.suggested_swizzle) if self.suggested_swizzle else None,
             "unmodelled": [{"reason": r, "warp_executions": c} for r, c in self.unmodelled.items()],
         }
 

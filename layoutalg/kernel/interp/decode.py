@@ -14,7 +14,7 @@ opcode without a builder raises :class:`KernelError` naming the line and opcode.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
@@ -36,29 +36,49 @@ def type_bits(t: str) -> int:
     return 1 if t == "pred" else 8 * TYPE_BYTES[t]
 
 
-def instr_type(ins: Instruction, candidates: set[str] | None = None) -> str:
+ALL_TYPES = frozenset(INT_TYPES | FLOAT_TYPES | {"pred"})
+
+
+def instr_type(ins: Instruction, candidates: set[str] | frozenset[str] | None = None) -> str:
     """The last type suffix of the mnemonic (``add.s32`` -> ``s32``), or raise."""
-    pool = candidates or (INT_TYPES | FLOAT_TYPES | {"pred"})
-    for part in reversed(ins.parts[1:]):
+    found = _last_type(ins.parts, frozenset(candidates) if candidates else ALL_TYPES)
+    if found is None:
+        raise KernelError("instruction has no type suffix the tracer knows", ins.line, ins.opcode)
+    return found
+
+
+@lru_cache(maxsize=4096)
+def _last_type(parts: tuple[str, ...], pool: frozenset[str]) -> str | None:
+    for part in reversed(parts[1:]):
         if part in pool:
             return part
-    raise KernelError("instruction has no type suffix the tracer knows", ins.line, ins.opcode)
+    return None
 
 
-@dataclass
 class Op:
-    """A decoded instruction.  ``kind``: ``op`` (plain), ``bra``, ``exit``, ``bar``, ``nop``."""
+    """A decoded instruction.  ``kind``: ``op`` (plain), ``bra``, ``exit``, ``bar``, ``nop``.
 
-    index: int
-    ins: Instruction
-    run: Callable[[Any, Any], None] | None = None
-    kind: str = "op"
-    target: int = -1
-    dests: list[str] = field(default_factory=list)
-    shared: bool = False  # touches shared memory (an unknown guard makes it data-dependent)
-    writes_shared: bool = False
-    barrier: tuple[Reader | None, Reader | None] = (None, None)
-    barrier_mode: str = "sync"
+    ``run(machine, mask)`` executes it; ``dests`` are the registers it writes (made unknown under an
+    unknown guard); ``shared``/``writes_shared`` say whether it touches shared memory; ``target`` is a
+    branch's op index; ``barrier`` holds readers of a barrier's id and thread count.
+    """
+
+    __slots__ = ("index", "ins", "run", "kind", "target", "dests", "shared", "writes_shared", "barrier",
+                 "barrier_mode")
+
+    def __init__(self, index: int, ins: Instruction, run: Callable[[Any, Any], None] | None = None,
+                 kind: str = "op", target: int = -1, dests: list[str] | None = None, shared: bool = False,
+                 writes_shared: bool = False, barrier_mode: str = "sync") -> None:
+        self.index = index
+        self.ins = ins
+        self.run = run
+        self.kind = kind
+        self.target = target
+        self.dests = dests if dests is not None else []
+        self.shared = shared  # touches shared memory (an unknown guard makes it data-dependent)
+        self.writes_shared = writes_shared
+        self.barrier: tuple[Reader | None, Reader | None] = (None, None)
+        self.barrier_mode = barrier_mode
 
 
 Builder = Callable[[Instruction, "Context", int], Op]

@@ -67,7 +67,7 @@ def float_op(ins: Instruction, ctx: Context, idx: int, t: str, nsrc: int, comput
     def run(m: Any, mask_: Any) -> None:
         vals = [r(m) for r in readers]
         known = known_and(*[v.known for v in vals])
-        if always_unknown:
+        if always_unknown or known is False:
             write(m, U64(0), False, mask_)
             return
         if lanes == 1:

@@ -34,8 +34,11 @@ def int_op(ins: Instruction, ctx: Context, idx: int, types: list[str],
 
     def run(m: Any, mask: Any) -> None:
         vals = [r(m) for r in readers]
-        out = compute(*[v.bits for v in vals])
         known = known_and(*[v.known for v in vals])
+        if known is False:  # nothing to compute: the result is unknown everywhere
+            write(m, U64(0), False, mask)
+            return
+        out = compute(*[v.bits for v in vals])
         if isinstance(out, tuple):
             out, extra = out
             known = known_and(known, extra)

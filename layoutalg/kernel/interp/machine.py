@@ -58,7 +58,8 @@ class Machine:
         self.live = geometry.valid.copy()
         self.steps = 0
         self.specials = self._special_registers()
-        self.ops: list[Op] = []
+        self.ops: list[Op | None] = []
+        self.decoder: Any = None
         self.cc = Value(U64(0), False)  # the carry flag of add.cc / addc
 
     # ------------------------------------------------------------------ registers
@@ -127,12 +128,15 @@ class Machine:
         raise KernelError(f"unknown special register {name}", line)
 
     # ------------------------------------------------------------------ running
-    def run(self, ops: list[Op]) -> None:
-        """Execute until every thread has exited (wrap-around arithmetic is intended: no overflow warnings)."""
+    def run(self, ops: list[Op | None], decoder: Any = None) -> None:
+        """Execute until every thread has exited (wrap-around arithmetic is intended: no overflow warnings).
+
+        ``ops[i]`` may be None: ``decoder(i)`` decodes it when it first executes (and it is stored)."""
+        self.decoder = decoder
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             self._run(ops)
 
-    def _run(self, ops: list[Op]) -> None:
+    def _run(self, ops: list[Op | None]) -> None:
         self.ops = ops
         n_ops = len(ops)
         live = self.live
@@ -168,9 +172,11 @@ class Machine:
                     continue
                 mask = runnable & (pcs == cur)
             self.steps += 1
-            if self.steps > budget:
-                self._over_budget(ops[cur], back_edges)
             op = ops[cur]
+            if op is None:  # decoded on first execution
+                op = ops[cur] = self.decoder(cur)
+            if self.steps > budget:
+                self._over_budget(op, back_edges)
             exe = mask
             if op.ins.guard is not None:
                 exe = self._guard(op, mask)
@@ -299,16 +305,16 @@ class Machine:
 
     def _deadlock(self, blocked: np.ndarray, pcs: np.ndarray) -> None:
         waiting = sorted({int(p) - 1 for p in np.unique(pcs[blocked])})
-        lines = [self.ops[p].ins.line for p in waiting if 0 <= p < len(self.ops)]
+        lines = [op.ins.line for op in (self.ops[p] for p in waiting if 0 <= p < len(self.ops)) if op is not None]
         raise KernelError(f"barrier never completes: threads wait at PTX line(s) {lines} while the rest of their "
                           "CTA has exited or waits elsewhere", lines[0] if lines else 0, "bar.sync")
 
     def _over_budget(self, op: Op, back_edges: dict[int, int]) -> None:
         hot = max(back_edges.items(), key=lambda kv: kv[1]) if back_edges else None
         where = ""
-        if hot:
-            h = self.ops[hot[0]].ins
-            where = f"; the hottest loop branches back at PTX line {h.line} ({hot[1]} times)"
+        hot_op = self.ops[hot[0]] if hot else None
+        if hot and hot_op is not None:
+            where = f"; the hottest loop branches back at PTX line {hot_op.ins.line} ({hot[1]} times)"
         raise KernelError(f"step budget of {self.step_budget} instruction executions exhausted{where}; a runaway or "
                           "very long loop (raise step_budget if the kernel really runs this long)",
                           op.ins.line, op.ins.opcode)

@@ -109,36 +109,37 @@ def build_image(module: Module, fn: Function, params: bytes, param_offsets: dict
     return LaunchImage(module, fn, params, param_offsets, k, shared, symbols, local, dynamic_smem, global_symbols)
 
 
-def decode(image: LaunchImage, machine: Machine) -> list[Op]:
-    """Decode every instruction of the function (raises KernelError naming the first unsupported one).
-
-    Decoded ops depend only on the function and the symbol addresses, never on the machine, so they
-    are cached on the function: tracing one parsed module again (other grids, arguments, CTAs) skips
-    this step."""
+def decoder(image: LaunchImage, machine: Machine) -> tuple[list[Op | None], Any]:
+    """(ops, decode_one): every opcode is checked now (KernelError naming the first unsupported one);
+    each instruction is decoded when it first executes (``decode_one(i)``), so code a launch never
+    reaches costs nothing.  Decoded ops depend only on the function and the symbol addresses, never
+    on the machine, so they are cached on the function: tracing one parsed module again reuses them."""
     fn = image.fn
+    for ins in fn.body:
+        if ins.root not in BUILDERS:
+            raise KernelError("unsupported instruction (the tracer does not know this opcode)", ins.line, ins.opcode)
     key = tuple(sorted(image.symbols.items()))
-    cache: dict[Any, list[Op]] = fn.__dict__.setdefault("_decoded", {})
-    if key in cache:
-        return cache[key]
-    ops = _decode(image, machine)
-    cache.clear()
-    cache[key] = ops
-    return ops
-
-
-def _decode(image: LaunchImage, machine: Machine) -> list[Op]:
-    fn = image.fn
+    cache: dict[Any, list[Op | None]] = fn.__dict__.setdefault("_decoded", {})
+    if key not in cache:
+        cache.clear()
+        cache[key] = [None] * len(fn.body)
+    ops = cache[key]
     ctx = Context(fn.registers, image.symbols, fn.labels, machine.special_value, image.param_offsets)
     local_params = {v.name for v in fn.variables if v.space == "param"}
-    ops = []
-    for i, ins in enumerate(fn.body):
-        build = BUILDERS.get(ins.root)
-        if build is None:
-            raise KernelError("unsupported instruction (the tracer does not know this opcode)", ins.line, ins.opcode)
+
+    def decode_one(i: int) -> Op:
+        ins = fn.body[i]
         if ins.root in ("ld", "st") and "param" in ins.parts and _addresses_local_param(ins, local_params):
             ins = _as_local(ins)  # type: ignore[assignment]
-        ops.append(build(ins, ctx, i))
-    return ops
+        return BUILDERS[ins.root](ins, ctx, i)
+
+    return ops, decode_one
+
+
+def decode(image: LaunchImage, machine: Machine) -> list[Op]:
+    """Every instruction decoded now (used by tools that inspect ops; :func:`run` decodes lazily)."""
+    ops, decode_one = decoder(image, machine)
+    return [op if op is not None else decode_one(i) for i, op in enumerate(ops)]
 
 
 def _addresses_local_param(ins: object, names: set[str]) -> bool:
@@ -160,8 +161,8 @@ def _as_local(ins: object) -> object:
 def run(image: LaunchImage, geometry: Geometry, recorder: Recorder, step_budget: int) -> Machine:
     machine = Machine(geometry, image.shared, image.local_size, image.params, image.dynamic_smem, recorder,
                       step_budget)
-    ops = decode(image, machine)
-    machine.run(ops)
+    ops, decode_one = decoder(image, machine)
+    machine.run(ops, decode_one)
     return machine
 
 

@@ -209,3 +209,14 @@ def test_immediates_in_every_spelling_are_read_exactly() -> None:
                  "shl.b32 %r9, %r8, 2;\nadd.s32 %r10, %r7, %r9;\nst.shared.u32 [%r10], %r8;")
     t = trace(ptx, block=32)
     assert int(t.accesses[0].smem[0][0]) == 1024 + 0x40 - 0x20 + 8 + 4 + 4
+
+
+def test_warps_with_a_false_guard_on_every_lane_count_as_issued_but_cost_nothing() -> None:
+    from layoutalg.kernel.counters import INST_ST, PREDICATED_OFF_ISSUES
+
+    ptx = kernel("mov.u32 %r6, %tid.x;\nsetp.lt.u32 %p1, %r6, 8;\nshl.b32 %r7, %r6, 2;\nmov.u32 %r3, smem;\n"
+                 "add.s32 %r8, %r3, %r7;\n@%p1 st.shared.u32 [%r8], %r6;")
+    t = trace(ptx, block=128)
+    store = t.instructions[0]
+    assert (store.executions, store.predicated_off, store.wavefronts) == (1, 3, 1)
+    assert t.counters[INST_ST] == (4 if PREDICATED_OFF_ISSUES else 1)

@@ -7,6 +7,7 @@ models no communication between CTAs); ``ctas=[(x, y, z), ...]`` traces only tho
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from typing import Any, Mapping, Sequence
@@ -64,6 +65,20 @@ def trace(ptx: str | os.PathLike[str] | Module, kernel: str | None = None, grid:
     ``sass``: ``cuobjdump -sass`` text (or a file) of the same build; kinds whose SASS shared-memory
     instructions differ from the PTX ones are listed as unmodelled (:mod:`layoutalg.kernel.sass`).
     """
+    # The cyclic garbage collector would rescan the parsed module's many objects again and again while
+    # the interpreter allocates; nothing here needs it until the trace is done.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _trace(ptx, kernel, grid, block, args, dynamic_smem, arch, ctas, step_budget, keep_accesses,
+                      batch_threads, nvcc_flags, sass)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _trace(ptx: Any, kernel: Any, grid: Any, block: Any, args: Any, dynamic_smem: int, arch: str, ctas: Any,
+           step_budget: int, keep_accesses: bool, batch_threads: int, nvcc_flags: Sequence[str], sass: Any) -> Trace:
     start = time.perf_counter()
     if isinstance(ptx, Module):
         module = ptx

@@ -147,9 +147,10 @@ class Machine:
         back_edges: dict[int, int] = {}
         budget = self.step_budget
         big = np.int64(1 << 40)
+        alive = bool(live.any())  # refreshed whenever threads can stop (exits, unknown branches)
         while True:
             if converged:
-                if not live.any():
+                if not alive:
                     return
                 if pc >= n_ops:
                     return  # fell off the end: an implicit exit
@@ -178,15 +179,18 @@ class Machine:
             if self.steps > budget:
                 self._over_budget(op, back_edges)
             exe = mask
+            kind = op.kind
             if op.ins.guard is not None:
                 exe = self._guard(op, mask)
-            kind = op.kind
+                if kind == "bra":
+                    alive = bool(live.any())
+                if op.shared:  # warps whose guard is false on every lane still issue the instruction
+                    off = self._warps_of(self.active(mask)) & ~self._warps_of(exe)  # type: ignore[arg-type]
+                    if off.any():
+                        self.recorder.predicated_off[cur] = self.recorder.predicated_off.get(cur, 0) + int(off.sum())
             if kind == "op":
                 if exe is None or exe.any():
                     op.run(self, exe)  # type: ignore[misc]
-                elif op.shared:
-                    self.recorder.predicated_off[cur] = self.recorder.predicated_off.get(cur, 0) + \
-                        int(self._warps_of(self.active(mask)).sum())
                 nxt = cur + 1
                 if converged:
                     pc = nxt
@@ -226,6 +230,7 @@ class Machine:
             if kind == "exit":
                 gone = self.active(mask) if exe is None else exe
                 live &= ~gone
+                alive = bool(live.any())
                 if converged:
                     pc = cur + 1
                 else:

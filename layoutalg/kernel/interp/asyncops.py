@@ -106,8 +106,13 @@ def build_cp(ins: Instruction, ctx: Context, idx: int) -> Op:
         if ignore is not None:
             p = ignore(m)
             filled = np.where(np.broadcast_to(np.asarray(p.bits), (m.n,)), 0, filled)
-        record(m, op, "cp.async", text, size, ok, a, buf, off, filled)
-        if ok.any():  # global bytes are unknown; the zero-filled tail is known zeros
+        whole = src_size is None and ignore is None
+        record(m, op, "cp.async", text, size, ok, a, buf, off, None if whole else filled)
+        if not ok.any():
+            return
+        if whole:  # global bytes are unknown
+            m.smem.forget(m.geom.cta_index[ok], a[ok], size)
+        else:  # ... and the zero-filled tail is known zeros
             zero_tail = filled[ok][:, None] <= np.arange(size)[None, :]
             m.smem.write(m.geom.cta_index[ok], a[ok], size, np.zeros((int(ok.sum()), size), dtype=np.uint8),
                          zero_tail)

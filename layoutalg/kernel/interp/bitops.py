@@ -53,7 +53,7 @@ def build_shl(ins: Instruction, ctx: Context, idx: int) -> Op:
         n = _shift_amount(b)
         big = n >= U64(w)
         return np.where(big, U64(0), (a << np.minimum(n, U64(63))) & mask)
-    return int_op(ins, ctx, idx, [t, "u32"], f)
+    return int_op(ins, ctx, idx, [t, "u32"], f, w)
 
 
 @builder("shr")

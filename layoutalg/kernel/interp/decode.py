@@ -141,8 +141,11 @@ class Context:
             return lambda m: v
         raise KernelError(f"operand {op!r} cannot be read here", ins.line, ins.opcode)
 
-    def writer(self, op: Operand, ins: Instruction) -> tuple[Writer, list[str]]:
-        """(``write(machine, bits, known, mask)``, destination register names) for a destination operand."""
+    def writer(self, op: Operand, ins: Instruction, value_bits: int = 64) -> tuple[Writer, list[str]]:
+        """(``write(machine, bits, known, mask)``, destination register names) for a destination operand.
+
+        Results are cut to the register's width, unless ``value_bits`` (what the instruction can produce)
+        already fits in it."""
         if isinstance(op, Sink):
             return (lambda m, b, k, mask: None), []
         if isinstance(op, Reg):
@@ -152,7 +155,9 @@ class Context:
             width = self.reg_width(name)
             if width == 1:
                 return (lambda m, b, k, mask: m.write(name, np.asarray(b, dtype=bool), k, mask)), [name]
-            return (lambda m, b, k, mask: m.write(name, as_u(b, width) if width < 64 else b, k, mask)), [name]
+            if value_bits <= width:
+                return (lambda m, b, k, mask: m.write(name, b, k, mask)), [name]
+            return (lambda m, b, k, mask: m.write(name, as_u(b, width) if k is not False else b, k, mask)), [name]
         raise KernelError(f"operand {op!r} is not a destination register", ins.line, ins.opcode)
 
 

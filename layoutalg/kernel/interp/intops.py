@@ -25,9 +25,10 @@ M32 = U64(0xFFFF_FFFF)
 
 
 def int_op(ins: Instruction, ctx: Context, idx: int, types: list[str],
-           compute: Callable[..., Any], dest_type: str | None = None) -> Op:
-    """An op reading ``len(types)`` sources and writing ``compute(*bits)`` (bits, or (bits, extra_known))."""
-    write, dests = ctx.writer(ins.operands[0], ins)
+           compute: Callable[..., Any], result_bits: int = 64) -> Op:
+    """An op reading ``len(types)`` sources and writing ``compute(*bits)`` (bits, or (bits, extra_known));
+    ``result_bits``: the widest result ``compute`` can produce (no re-masking when the register holds it)."""
+    write, dests = ctx.writer(ins.operands[0], ins, result_bits)
     readers = [ctx.reader(op, t, ins) for op, t in zip(ins.operands[1:], types)]
     if len(readers) != len(types):
         raise KernelError(f"expects {len(types)} source operands", ins.line, ins.opcode)
@@ -118,8 +119,8 @@ def build_add_sub(ins: Instruction, ctx: Context, idx: int) -> Op:
     if "cc" in ins.parts:
         return _carry_op(ins, ctx, idx, t, sub, carry_in=False)
     if sub:
-        return int_op(ins, ctx, idx, [t, t], lambda a, b: (a - b) & mask)
-    return int_op(ins, ctx, idx, [t, t], lambda a, b: (a + b) & mask)
+        return int_op(ins, ctx, idx, [t, t], lambda a, b: (a - b) & mask, w)
+    return int_op(ins, ctx, idx, [t, t], lambda a, b: (a + b) & mask, w)
 
 
 @builder("addc", "subc")
@@ -189,7 +190,7 @@ def build_mad(ins: Instruction, ctx: Context, idx: int) -> Op:
             raise KernelError("mad.sat is .hi.s32 only", ins.line, ins.opcode)
         return int_op(ins, ctx, idx, [t, t, ct],
                       lambda a, b, c: _sat32(as_s(prod(a, b), 32) + as_s(c, 32)))
-    return int_op(ins, ctx, idx, [t, t, ct], lambda a, b, c: (prod(a, b) + c) & mask)
+    return int_op(ins, ctx, idx, [t, t, ct], lambda a, b, c: (prod(a, b) + c) & mask, out_w)
 
 
 def _mul24(t: str, hi: bool) -> Callable[[Any, Any], Any]:

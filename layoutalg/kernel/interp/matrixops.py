@@ -89,25 +89,29 @@ def build_ldmatrix(ins: Instruction, ctx: Context, idx: int) -> Op:
         ok, a = checked_shared_lanes(m, op, read_addr(m), row_lanes, 16, 16, False, "ldmatrix row")
         good = _warp_rows_ok(m, op, lanes, ok, count)
         record(m, op, "ldmatrix", text, 16, row_lanes & np.repeat(good, 32), a)
-        gw = np.flatnonzero(good)
         nw = m.n // 32
-        bits = np.zeros((nw, count, 32), dtype=np.uint64)
-        known = np.zeros((nw, count, 32), dtype=bool)
-        if gw.size:
-            rows = a.reshape(-1, 32)[gw]  # (G, 32)
-            cta = np.broadcast_to(m.geom.cta_index.reshape(-1, 32)[gw, :1, None], (gw.size, count, 32))
-            val = np.zeros((gw.size, count, 32), dtype=np.uint64)
-            kn = np.ones((gw.size, count, 32), dtype=bool)
-            shift = 0
-            for src, offset, nbytes in sources:
-                where = rows[:, src] + offset  # (G, count, 32)
-                b, k = m.smem.read(cta.reshape(-1), where.reshape(-1), nbytes)
-                val |= b.reshape(val.shape) << U64(shift)
-                kn &= k.reshape(kn.shape)
-                shift += 8 * nbytes
-            bits[gw], known[gw] = val, kn
+        every = bool(good.all())
+        gw = slice(None) if every else np.flatnonzero(good)
+        rows = a.reshape(-1, 32)[gw]  # (G, 32) row addresses
+        g = len(rows)
+        # flat byte offset of each warp's CTA row in the shared store, minus the window base
+        warp_start = (m.geom.cta_index.reshape(-1, 32)[gw, 0] * m.smem.data.shape[1] - m.smem.base)[None, :, None]
+        val = np.zeros((count, g, 32), dtype=np.uint64)
+        kn = np.ones((count, g, 32), dtype=bool)
+        shift = 0
+        for src, offset, nbytes in sources:
+            where = rows[:, src].transpose(1, 0, 2) + offset + warp_start  # (count, G, 32) flat byte offsets
+            b, k = m.smem.read_words(where, nbytes)
+            val |= b << U64(shift)
+            kn &= k
+            shift += 8 * nbytes
+        if not every:
+            full_val = np.zeros((count, nw, 32), dtype=np.uint64)
+            full_kn = np.zeros((count, nw, 32), dtype=bool)
+            full_val[:, gw], full_kn[:, gw] = val, kn
+            val, kn = full_val, full_kn
         for j, (w, _) in enumerate(writers):
-            w(m, bits[:, j, :].reshape(-1), known[:, j, :].reshape(-1), mask)
+            w(m, val[j].reshape(-1), kn[j].reshape(-1), mask)
 
     op.run = run
     return op

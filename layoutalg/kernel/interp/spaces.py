@@ -149,7 +149,22 @@ class ByteStore:
         self.known[np.unique(rows)] = False
 
     def forget(self, rows: np.ndarray, addr: np.ndarray, width: int) -> None:
+        if width in (4, 8, 16):
+            start = self._start(rows, addr)
+            if not (start & (width - 1)).any():  # aligned: clear whole 8- or 4-byte words
+                unit = min(width, 8)
+                word = start >> _SHIFT[unit]
+                for k in range(width // unit):
+                    self._known_words[unit][word + k] = 0
+                return
         self.known.reshape(-1)[self._index(rows, addr, width)] = False
+
+    def read_words(self, start: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+        """(values, known) of aligned ``width``-byte words at flat byte offsets ``start`` (see :meth:`_start`)."""
+        word = start >> _SHIFT[width]
+        all_known = np.uint64(int.from_bytes(b"\x01" * width, "little"))
+        return (self._words[width][word].astype(np.uint64),
+                self._known_words[width][word].astype(np.uint64) == all_known)
 
     def in_bounds(self, addr: np.ndarray, width: int) -> np.ndarray:
         a = addr.astype(np.int64)

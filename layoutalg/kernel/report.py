@@ -6,7 +6,12 @@ from typing import Any
 
 
 def render(trace: Any, top: int | None = None) -> str:
-    lines = [f"kernel {trace.kernel}  grid {trace.grid}  block {trace.block}"
+    from layoutalg.kernel.source import demangle
+
+    name = demangle([trace.kernel])[trace.kernel]
+    if len(name) > 120:
+        name = name[:117] + "..."
+    lines = [f"kernel {name}  grid {trace.grid}  block {trace.block}"
              + ("" if trace.ctas is None else f"  (traced CTAs: {len(trace.ctas)})")]
     lines.append(f"shared memory: {trace.shared_bytes} bytes; {trace.steps} steps traced")
     lines.append("")

@@ -51,6 +51,20 @@ class ProofError(LayoutError):
     """A claim that cannot be stated (wrong domain, mismatched sizes, unsupported term)."""
 
 
+class KernelError(LayoutError):
+    """PTX that cannot be parsed or traced; ``line`` and ``opcode`` name the PTX statement at fault (0 / "" if none)."""
+
+    def __init__(self, message: str, line: int = 0, opcode: str = "") -> None:
+        self.line = line
+        self.opcode = opcode
+        where = []
+        if line:
+            where.append(f"PTX line {line}")
+        if opcode:
+            where.append(opcode)
+        super().__init__(f"{', '.join(where)}: {message}" if where else message)
+
+
 __all__ = [
     "LayoutError",
     "ShapeError",
@@ -61,4 +75,5 @@ __all__ = [
     "ParseError",
     "InstructionError",
     "ProofError",
+    "KernelError",
 ]

@@ -13,7 +13,9 @@ with the claim, the verdict and the counterexample in the kernel's terms.
 **Helpers** (for ordinary tests): :func:`assert_equivalent`,
 :func:`assert_bijective`, :func:`assert_injective`, :func:`assert_fragment`,
 :func:`assert_conflict_free` -- each raises ``AssertionError`` whose message is
-the rendered result (counterexample included) unless the claim is proved.
+the rendered result (counterexample included) unless the claim is proved;
+:func:`assert_kernel_conflict_free`, :func:`assert_kernel_wavefronts` trace a
+kernel's PTX (``layoutalg.kernel.trace``) and check its shared-memory counts.
 """
 
 from __future__ import annotations
@@ -151,7 +153,48 @@ def assert_conflict_free(*args: Any, **kwargs: Any) -> Any:
     return result
 
 
+def assert_kernel_conflict_free(ptx: Any, **trace_kwargs: Any) -> Any:
+    """Trace a launch (``layoutalg.kernel.trace(ptx, **trace_kwargs)``) and assert every shared-memory
+    instruction is at its ideal wavefront count, with nothing unmodelled or data-dependent; returns the trace."""
+    __tracebackhide__ = True
+    from layoutalg.kernel import trace
+
+    t = trace(ptx, **trace_kwargs)
+    if not t.complete or any(s.excess for s in t.instructions):
+        raise AssertionError("kernel is not provably conflict-free:\n" + t.report())
+    return t
+
+
+def assert_kernel_wavefronts(ptx: Any, expected: Any, **trace_kwargs: Any) -> Any:
+    """Trace a launch and assert its counts: ``expected`` maps Nsight metric names (e.g.
+    ``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum``) to whole-launch values, and/or PTX line
+    numbers to that instruction's wavefronts.  Fails on anything unmodelled or data-dependent; returns the trace."""
+    __tracebackhide__ = True
+    from layoutalg.kernel import trace
+
+    t = trace(ptx, **trace_kwargs)
+    if not t.complete:
+        raise AssertionError("kernel trace is incomplete (unmodelled or data-dependent accesses):\n" + t.report())
+    counters = t.counters
+    wrong = []
+    for key, want in dict(expected).items():
+        if isinstance(key, int):
+            got = next((s.wavefronts for s in t.instructions if s.line == key), None)
+            what = f"PTX line {key}"
+        else:
+            if key not in counters:
+                raise AssertionError(f"unknown counter {key!r}; known: {', '.join(counters)}")
+            got, what = counters[key], key
+        if got != want:
+            wrong.append(f"{what}: expected {want}, traced {got}")
+    if wrong:
+        raise AssertionError("\n".join(wrong) + "\n" + t.report())
+    return t
+
+
 __all__ = [
+    "assert_kernel_conflict_free",
+    "assert_kernel_wavefronts",
     "is_theorem_file",
     "assert_equivalent",
     "assert_injective",

@@ -10,6 +10,7 @@ Subcommands (``layoutalg SUBCOMMAND --help`` for each):
   gpu-check               run the hardware suite on a GPU (delegates to layoutalg.gpu.check)
   convert LAYOUT          the same layout in CuTe C++, CuTe DSL, pycute (and Triton) notation
   atoms                   the instruction atoms layoutalg knows
+  kernel FILE.ptx         trace a kernel's PTX: shared-memory wavefronts per instruction and per launch
 
 Every subcommand takes ``--json`` (machine-readable output on stdout, for CI).
 Exit status: 0 success; 1 a check failed (a theorem's outcome, a conflict when

@@ -13,6 +13,7 @@ from layoutalg.cli.common import (
 )
 from layoutalg.cli.convert import _cmd_atoms, _cmd_convert
 from layoutalg.cli.fragment import add_prove_fragment
+from layoutalg.cli.kernel import add_kernel_parser
 from layoutalg.cli.show import _cmd_show
 
 EXAMPLES = """\
@@ -26,6 +27,7 @@ examples:
   layoutalg prove proofs/ --json
   layoutalg prove-fragment --copy ldmatrix.x4.trans --smem 'Sw<3,3,3> o _0 o (64,64):(64,1)' --mma mma.m16n8k16.f16 --operand B
   layoutalg convert '(8,64):(64,1)' --to cpp
+  layoutalg kernel transpose.ptx --kernel transpose_naive --grid 2,2 --block 32,8 --arg 2=64
 """
 
 
@@ -154,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     atoms.set_defaults(run=_cmd_atoms)
 
     add_prove_fragment(sub)
+    add_kernel_parser(sub)
 
     # Delegated subcommands: listed here for --help; their own parsers read the arguments.
     sub.add_parser("prove", help="run theorem files and print a table (layoutalg prove --help)", add_help=False)

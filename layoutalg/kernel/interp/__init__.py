@@ -1,0 +1,1 @@
+"""Interpreter of PTX: values, machine state, instruction semantics."""

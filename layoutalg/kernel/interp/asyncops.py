@@ -1,0 +1,262 @@
+"""cp.async, atomics, and the Hopper instructions that bypass the LSU shared-memory pipe.
+
+* ``cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size | ignore-src}{, policy}``:
+  one record per warp execution with each lane's shared destination and global source
+  (buffer, offset); the destination bytes become unknown (global data), the zero-filled tail
+  (``src-size < cp-size``, or ``ignore-src`` true) known zeros.  ``commit_group`` /
+  ``wait_group`` / ``wait_all`` cost nothing here.
+* ``atom``/``red`` on ``.shared``: recorded (kind ``atom``/``red``) for the bank model, which does
+  not model them (they are then listed as unmodelled).  Results and memory are exact where the
+  integer operation is exact and no two lanes of a CTA hit the same address; otherwise unknown.
+  On other spaces the result is unknown.
+* ``wgmma``, ``cp.async.bulk`` (TMA), ``mbarrier``, ``tcgen05``, ``st.async``/``red.async`` are
+  listed as "not through the LSU shared pipe" (never counted); their shared-memory writes make
+  the bytes they may touch unknown; ``mbarrier.try_wait``/``test_wait`` report completion
+  (the trace does not model time, so a wait always ends); ``mma``/``wgmma`` results are unknown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from layoutalg.errors import KernelError
+from layoutalg.kernel.interp.decode import Context, Op, builder, type_bits
+from layoutalg.kernel.interp.memops import element_type, state_space
+from layoutalg.kernel.interp.memory import address_reader, checked_shared_lanes, full, load_shared, record, store_shared
+from layoutalg.kernel.interp.spaces import decode_global
+from layoutalg.kernel.interp.values import MASKS, U64, as_s, known_and
+from layoutalg.kernel.ptx.nodes import Imm, Instruction, Reg, Vec
+
+NOT_LSU = "does not go through the LSU shared-memory pipe (not in the shared wavefront counters)"
+
+
+def outside_op(ins: Instruction, idx: int, reason: str) -> Op:
+    """An op that only lists itself as outside the LSU pipe and forgets the CTA's shared bytes it may write."""
+    op = Op(idx, ins, writes_shared=True)
+
+    def run(m: Any, mask: Any) -> None:
+        _outside(m, op, mask, reason)
+        m.smem.forget_rows(m.geom.cta_index[m.active(mask)])
+
+    op.run = run
+    return op
+
+
+def _outside(m: Any, op: Op, mask: Any, reason: str = NOT_LSU) -> None:
+    lanes = m.active(mask)
+    m.recorder.outside_lsu(op.index, op.ins.line, op.ins.opcode, reason,
+                           int(lanes.reshape(-1, 32).any(axis=1).sum()))
+
+
+@builder("cp")
+def build_cp(ins: Instruction, ctx: Context, idx: int) -> Op:
+    parts = ins.parts
+    if parts[:2] != ("cp", "async") and "bulk" not in parts:
+        raise KernelError("unknown cp instruction", ins.line, ins.opcode)
+    if any(p in parts for p in ("commit_group", "wait_group", "wait_all")) or "mbarrier" in parts:
+        return Op(idx, ins, kind="nop")
+    if "bulk" in parts:
+        return _bulk(ins, ctx, idx)
+    cache = [p for p in parts if p in ("ca", "cg")]
+    if len(cache) != 1 or state_space(ins) != "shared":
+        raise KernelError("cp.async needs .ca or .cg and .shared.global", ins.line, ins.opcode)
+    dst = address_reader(ctx, ins.operands[0], ins)
+    src = address_reader(ctx, ins.operands[1], ins)
+    if len(ins.operands) < 3 or not isinstance(ins.operands[2], Imm):
+        raise KernelError("cp.async needs an immediate cp-size (4, 8 or 16)", ins.line, ins.opcode)
+    size = ins.operands[2].value
+    if size not in (4, 8, 16) or (cache[0] == "cg" and size != 16):
+        raise KernelError(f"cp-size {size}: .ca copies 4, 8 or 16 bytes, .cg 16", ins.line, ins.opcode)
+    extra = list(ins.operands[3:])
+    if any("cache_hint" in p for p in parts) and extra:
+        extra = extra[:-1]
+    src_size = ignore = None
+    if extra:
+        x = extra[0]
+        if isinstance(x, Reg) and ctx.registers.get(x.name) == "pred":
+            ignore = ctx.reader(x, "pred", ins)
+        else:
+            src_size = ctx.reader(x, "u32", ins)
+    text = "cp.async.cg.shared.global" if cache[0] == "cg" else f"cp.async.ca.shared.global, {size}"
+    op = Op(idx, ins, shared=True, writes_shared=True)
+
+    def run(m: Any, mask: Any) -> None:
+        lanes = m.active(mask)
+        ok, a = checked_shared_lanes(m, op, dst(m), lanes, size, size, True, "cp.async destination")
+        g = src(m)
+        if g.known is not True:
+            gk = np.broadcast_to(np.asarray(g.known), (m.n,))
+            unknown = ok & ~gk
+            if unknown.any():
+                m.recorder.data_dependence(op.index, ins.line, ins.opcode,
+                                           "cp.async global source address unknown at trace time (its wavefronts "
+                                           "depend on it)", int(unknown.reshape(-1, 32).any(axis=1).sum()),
+                                           int(unknown.sum()))
+                m.smem.forget_rows(m.geom.cta_index[unknown])
+                ok = ok & gk
+        buf, off = decode_global(full(g.bits, m.n))
+        filled = np.full(m.n, size, dtype=np.int64)
+        if src_size is not None:
+            s = src_size(m)
+            if s.known is not True and (ok & ~np.broadcast_to(np.asarray(s.known), (m.n,))).any():
+                raise KernelError("cp.async src-size unknown at trace time", ins.line, ins.opcode)
+            filled = np.minimum(full(s.bits, m.n).astype(np.int64), size)
+        if ignore is not None:
+            p = ignore(m)
+            filled = np.where(np.broadcast_to(np.asarray(p.bits), (m.n,)), 0, filled)
+        whole = src_size is None and ignore is None
+        record(m, op, "cp.async", text, size, ok, a, buf, off, None if whole else filled)
+        if not ok.any():
+            return
+        if whole:  # global bytes are unknown
+            m.smem.forget(m.geom.cta_index[ok], a[ok], size)
+        else:  # ... and the zero-filled tail is known zeros
+            zero_tail = filled[ok][:, None] <= np.arange(size)[None, :]
+            m.smem.write(m.geom.cta_index[ok], a[ok], size, np.zeros((int(ok.sum()), size), dtype=np.uint8),
+                         zero_tail)
+
+    op.run = run
+    return op
+
+
+def _bulk(ins: Instruction, ctx: Context, idx: int) -> Op:
+    """cp.async.bulk(.tensor)/cp.reduce.async.bulk: TMA; a shared destination becomes unknown."""
+    spaces = [p.split("::")[0] for p in ins.parts[2:] if p.split("::")[0] in ("shared", "global")]
+    to_shared = bool(spaces) and spaces[0] == "shared"
+    op = Op(idx, ins, writes_shared=to_shared)
+
+    def run(m: Any, mask: Any) -> None:
+        _outside(m, op, mask, "TMA / bulk copy: " + NOT_LSU)
+        if to_shared:
+            m.smem.forget_rows(m.geom.cta_index[m.active(mask)])
+
+    op.run = run
+    return op
+
+
+ATOM_OPS = {"add", "min", "max", "and", "or", "xor", "exch", "cas", "inc", "dec"}
+
+
+@builder("atom", "red")
+def build_atom(ins: Instruction, ctx: Context, idx: int) -> Op:
+    if "async" in ins.parts:
+        return outside_op(ins, idx, "red.async (distributed shared memory): " + NOT_LSU)
+    space = state_space(ins)
+    t = element_type(ins)
+    ops = [p for p in ins.parts if p in ATOM_OPS]
+    is_atom = ins.root == "atom"
+    dest_w = ctx.writer(ins.operands[0], ins) if is_atom else None
+    addr_op = ins.operands[1] if is_atom else ins.operands[0]
+    read_addr = address_reader(ctx, addr_op, ins)
+    srcs = ins.operands[2:] if is_atom else ins.operands[1:]
+    if any(isinstance(s, Vec) for s in srcs) or "v2" in ins.parts or "v4" in ins.parts:
+        raise KernelError("vector atomics are not supported", ins.line, ins.opcode)
+    readers = [ctx.reader(s, t, ins) for s in srcs]
+    width = type_bits(t) // 8
+    op = Op(idx, ins, dests=dest_w[1] if dest_w else [], shared=space in ("shared", None),
+            writes_shared=space in ("shared", None))
+    text = f"{ins.root}.shared.{ops[0] if ops else 'op'}.{t}"
+    exact = bool(ops) and ops[0] in ("add", "min", "max", "and", "or", "xor", "exch", "cas") and t[0] in "usb"
+
+    def run(m: Any, mask: Any) -> None:
+        lanes = m.active(mask)
+        if space not in ("shared", None):
+            if dest_w:
+                dest_w[0](m, U64(0), False, mask)
+            return
+        addr = read_addr(m)
+        if space is None:
+            from layoutalg.kernel.interp.spaces import SHARED_WINDOW, classify_generic
+
+            bits = full(addr.bits, m.n)
+            in_shared = classify_generic(bits) == 1
+            if (lanes & ~in_shared).any() and dest_w:
+                dest_w[0](m, U64(0), False, lanes & ~in_shared)
+            lanes = lanes & in_shared
+            from layoutalg.kernel.interp.values import Value
+
+            addr = Value(bits - U64(SHARED_WINDOW), addr.known)
+        ok, a = checked_shared_lanes(m, op, addr, lanes, width, width, True, f"{ins.root}.shared")
+        record(m, op, ins.root, text, width, ok, a, generic=space is None)
+        old, old_known = load_shared(m, ok, a, width)
+        vals = [r(m) for r in readers]
+        keys = m.geom.cta_index[ok] * (1 << 32) + a[ok]
+        distinct = len(np.unique(keys)) == len(keys)
+        if exact and distinct:
+            new = _atom_result(ops[0], t, old, [full(v.bits, m.n) for v in vals])
+            kn = old_known & np.broadcast_to(np.asarray(known_and(*[v.known for v in vals])), (m.n,))
+            store_shared(m, ok, a, width, new, kn)
+            if dest_w:
+                dest_w[0](m, old, old_known, lanes)
+        else:
+            m.smem.forget(m.geom.cta_index[ok], a[ok], width)
+            if dest_w:
+                dest_w[0](m, U64(0), False, lanes)
+
+    op.run = run
+    return op
+
+
+def _atom_result(name: str, t: str, old: np.ndarray, srcs: list[np.ndarray]) -> np.ndarray:
+    w = type_bits(t)
+    mask = U64(MASKS[w])
+    b = srcs[0]
+    if name == "add":
+        return (old + b) & mask
+    if name in ("min", "max"):
+        pick = np.minimum if name == "min" else np.maximum
+        if t[0] == "s":
+            return pick(as_s(old, w), as_s(b, w)).astype(np.int64).astype(np.uint64) & mask
+        return pick(old & mask, b & mask)
+    if name == "and":
+        return old & b
+    if name == "or":
+        return old | b
+    if name == "xor":
+        return old ^ b
+    if name == "exch":
+        return b & mask
+    if name == "cas":
+        return np.where((old & mask) == (b & mask), srcs[1] & mask, old)
+    raise ValueError(name)
+
+
+@builder("mbarrier")
+def build_mbarrier(ins: Instruction, ctx: Context, idx: int) -> Op:
+    parts = set(ins.parts)
+    waits = "try_wait" in parts or "test_wait" in parts
+    dest = ins.operands[0] if ins.operands and isinstance(ins.operands[0], Reg) else None
+    writer = ctx.writer(dest, ins) if dest is not None else None
+    op = Op(idx, ins, dests=writer[1] if writer else [])
+
+    def run(m: Any, mask: Any) -> None:
+        _outside(m, op, mask, "mbarrier: " + NOT_LSU)
+        if writer:
+            if waits:
+                writer[0](m, np.ones(m.n, dtype=bool), True, mask)
+            else:
+                writer[0](m, U64(0), False, mask)
+
+    op.run = run
+    return op
+
+
+@builder("wgmma", "tcgen05")
+def build_wgmma(ins: Instruction, ctx: Context, idx: int) -> Op:
+    parts = set(ins.parts)
+    if parts & {"fence", "commit_group", "wait_group"}:
+        return Op(idx, ins, kind="nop")
+    dest = ins.operands[0] if ins.operands else None
+    items = list(dest.items) if isinstance(dest, Vec) else ([dest] if isinstance(dest, Reg) else [])
+    writers = [ctx.writer(d, ins) for d in items]
+    op = Op(idx, ins, dests=[d for _, ds in writers for d in ds])
+
+    def run(m: Any, mask: Any) -> None:
+        _outside(m, op, mask, "wgmma/tcgen05 operands from shared memory: " + NOT_LSU)
+        for w, _ in writers:
+            w(m, U64(0), False, mask)
+
+    op.run = run
+    return op

@@ -1,0 +1,212 @@
+"""Control flow, barriers, and instructions with no traced effect (PTX ISA 8.x, "Control Flow",
+"Parallel Synchronization", "Miscellaneous").
+
+``bra`` (``.uni`` or not) jumps to a label; ``ret``/``exit`` end the thread; ``bar.sync``,
+``barrier.sync``, ``bar.cta.sync``, ``barrier.cta.sync`` (``.aligned`` or not) wait for the CTA,
+``bar.arrive``/``barrier.arrive`` only arrive (the machine implements both); ``bar.warp.sync``,
+``fence``, ``membar``, ``prefetch``, ``nanosleep`` and similar have no effect on what is traced.
+``mma``/``wmma.mma`` results are unknown (tensor-core arithmetic is not evaluated); ``wmma.load``
+/ ``wmma.store`` on shared memory are recorded and listed as unmodelled by the bank model.
+Calls to ``.func`` bodies and indirect branches are not supported (a :class:`KernelError` names
+them); ``vprintf`` and ``__assertfail`` calls have no traced effect.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from layoutalg.errors import KernelError
+from layoutalg.kernel.interp.decode import Context, Op, builder
+from layoutalg.kernel.interp.memops import state_space
+from layoutalg.kernel.interp.memory import address_reader, checked_shared_lanes, record
+from layoutalg.kernel.interp.spaces import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SPAN
+from layoutalg.kernel.interp.values import U64
+from layoutalg.kernel.ptx.nodes import Instruction, Reg, Sym, Vec
+
+NO_EFFECT = {"membar", "fence", "prefetch", "prefetchu", "nanosleep", "griddepcontrol", "setmaxnreg", "discard",
+             "applypriority", "pmevent", "brkpt"}
+HARMLESS_CALLS = {"vprintf", "__assertfail"}
+
+
+@builder("bra")
+def build_bra(ins: Instruction, ctx: Context, idx: int) -> Op:
+    target = ins.operands[-1] if ins.operands else None
+    if not isinstance(target, Sym) or target.name not in ctx.labels:
+        raise KernelError(f"branch target {target!r} is not a label of this function", ins.line, ins.opcode)
+    return Op(idx, ins, kind="bra", target=ctx.labels[target.name])
+
+
+@builder("brx")
+def build_brx(ins: Instruction, ctx: Context, idx: int) -> Op:
+    raise KernelError("indirect branches (brx.idx) are not supported", ins.line, ins.opcode)
+
+
+@builder("ret", "exit")
+def build_exit(ins: Instruction, ctx: Context, idx: int) -> Op:
+    return Op(idx, ins, kind="exit")
+
+
+@builder("trap")
+def build_trap(ins: Instruction, ctx: Context, idx: int) -> Op:
+    def run(m: Any, mask: Any) -> None:
+        raise KernelError("trap executed: the kernel aborts here for these launch arguments", ins.line, ins.opcode)
+    return Op(idx, ins, run)
+
+
+@builder("bar", "barrier")
+def build_bar(ins: Instruction, ctx: Context, idx: int) -> Op:
+    parts = set(ins.parts)
+    if "warp" in parts:
+        return Op(idx, ins, kind="nop")
+    if "red" in parts:
+        w, dests = ctx.writer(ins.operands[0], ins)
+        op = Op(idx, ins, kind="bar", dests=dests)
+        op.barrier = (None, None)
+        op.run = lambda m, mask: w(m, U64(0), False, mask)
+        return op
+    mode = "arrive" if "arrive" in parts else "sync"
+    ops = list(ins.operands)
+    bid = ctx.reader(ops[0], "u32", ins) if ops else None
+    count = ctx.reader(ops[1], "u32", ins) if len(ops) > 1 else None
+    op = Op(idx, ins, kind="bar", barrier_mode=mode)
+    op.barrier = (bid, count)
+    return op
+
+
+@builder(*sorted(NO_EFFECT))
+def build_no_effect(ins: Instruction, ctx: Context, idx: int) -> Op:
+    return Op(idx, ins, kind="nop")
+
+
+@builder("createpolicy", "getctarank", "istypep", "suld", "tex", "tld4", "txq", "suq")
+def build_unknown_result(ins: Instruction, ctx: Context, idx: int) -> Op:
+    """Instructions whose result the trace cannot know: the destination(s) become unknown."""
+    d = ins.operands[0] if ins.operands else None
+    items = list(d.items) if isinstance(d, Vec) else ([d] if isinstance(d, Reg) else [])
+    writers = [ctx.writer(x, ins) for x in items]
+
+    def run(m: Any, mask: Any) -> None:
+        for w, _ in writers:
+            w(m, U64(0), False, mask)
+    return Op(idx, ins, run, dests=[n for _, ds in writers for n in ds])
+
+
+@builder("sust", "sured")
+def build_surface_store(ins: Instruction, ctx: Context, idx: int) -> Op:
+    return Op(idx, ins, kind="nop")
+
+
+@builder("mma", "wmma")
+def build_mma(ins: Instruction, ctx: Context, idx: int) -> Op:
+    parts = set(ins.parts)
+    if ins.root == "wmma" and ("load" in parts or "store" in parts):
+        return _wmma_memory(ins, ctx, idx)
+    d = ins.operands[0]
+    items = list(d.items) if isinstance(d, Vec) else [d]
+    writers = [ctx.writer(x, ins) for x in items]
+
+    def run(m: Any, mask: Any) -> None:
+        for w, _ in writers:
+            w(m, U64(0), False, mask)
+    return Op(idx, ins, run, dests=[n for _, ds in writers for n in ds])
+
+
+def _wmma_memory(ins: Instruction, ctx: Context, idx: int) -> Op:
+    load = "load" in ins.parts
+    space = state_space(ins)
+    addr_op = ins.operands[1] if load else ins.operands[0]
+    read_addr = address_reader(ctx, addr_op, ins)
+    d = ins.operands[0]
+    items = list(d.items) if load and isinstance(d, Vec) else []
+    writers = [ctx.writer(x, ins) for x in items]
+    op = Op(idx, ins, dests=[n for _, ds in writers for n in ds], shared=space == "shared",
+            writes_shared=not load and space == "shared")
+
+    def run(m: Any, mask: Any) -> None:
+        lanes = m.active(mask)
+        if space == "shared":
+            ok, a = checked_shared_lanes(m, op, read_addr(m), lanes, 2, 2, not load, "wmma")
+            record(m, op, "wmma", ins.opcode, 16, ok, a)
+            if not load:
+                m.smem.forget_rows(m.geom.cta_index[ok])
+        for w, _ in writers:
+            w(m, U64(0), False, mask)
+    op.run = run
+    return op
+
+
+@builder("isspacep")
+def build_isspacep(ins: Instruction, ctx: Context, idx: int) -> Op:
+    space = [p for p in ins.parts[1:] if p.split("::")[0] in ("shared", "global", "local", "param", "const")]
+    if not space:
+        raise KernelError("isspacep needs a state space", ins.line, ins.opcode)
+    w, dests = ctx.writer(ins.operands[0], ins)
+    ra = ctx.reader(ins.operands[1], "u64", ins)
+    base = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "param": PARAM_WINDOW}.get(space[0].split("::")[0])
+
+    def run(m: Any, mask: Any) -> None:
+        a = ra(m)
+        bits = np.asarray(a.bits, dtype=np.uint64)
+        if base is None:
+            inside = bits < U64(SHARED_WINDOW)
+        else:
+            inside = (bits >= U64(base)) & (bits < U64(base + WINDOW_SPAN))
+        w(m, inside, a.known, mask)
+    return Op(idx, ins, run, dests=dests)
+
+
+@builder("mapa")
+def build_mapa(ins: Instruction, ctx: Context, idx: int) -> Op:
+    """With a cluster of one CTA, rank 0 is the CTA itself: the address maps to itself."""
+    t = [p for p in ins.parts if p in ("u32", "u64")]
+    w, dests = ctx.writer(ins.operands[0], ins)
+    ra = ctx.reader(ins.operands[1], t[0] if t else "u64", ins)
+    rr = ctx.reader(ins.operands[2], "u32", ins)
+
+    def run(m: Any, mask: Any) -> None:
+        a, r = ra(m), rr(m)
+        if r.known is not True or np.any(np.asarray(r.bits) != 0):
+            raise KernelError("mapa to another CTA of a cluster: clusters larger than one CTA are not traced",
+                              ins.line, ins.opcode)
+        w(m, a.bits, a.known, mask)
+    return Op(idx, ins, run, dests=dests)
+
+
+@builder("call")
+def build_call(ins: Instruction, ctx: Context, idx: int) -> Op:
+    callee = next((op for op in ins.operands if isinstance(op, Sym)), None)
+    if callee is None:
+        raise KernelError("indirect calls are not supported", ins.line, ins.opcode)
+    if callee.name in HARMLESS_CALLS:
+        return Op(idx, ins, kind="nop")
+    raise KernelError(f"call to .func {callee.name}: calls are not supported (build with inlining, e.g. "
+                      "__forceinline__, or trace the callee's own kernel)", ins.line, ins.opcode)
+
+
+@builder("dp4a", "dp2a")
+def build_dot(ins: Instruction, ctx: Context, idx: int) -> Op:
+    from layoutalg.kernel.interp.intops import int_op
+    from layoutalg.kernel.interp.values import as_s
+
+    types = [p for p in ins.parts[1:] if p in ("u32", "s32")]
+    if len(types) != 2:
+        raise KernelError(f"{ins.root} needs .atype.btype", ins.line, ins.opcode)
+    four = ins.root == "dp4a"
+    hi = "hi" in ins.parts
+
+    def elem(x: Any, t: str, k: int, bits: int) -> Any:
+        v = (np.asarray(x, dtype=np.uint64) >> U64(k * bits)) & U64((1 << bits) - 1)
+        return as_s(v, bits) if t == "s32" else v.astype(np.int64)
+
+    def f(a: Any, b: Any, c: Any) -> Any:
+        acc = as_s(c, 32) if "s32" in types else np.asarray(c, dtype=np.uint64).astype(np.int64)
+        if four:
+            for k in range(4):
+                acc = acc + elem(a, types[0], k, 8) * elem(b, types[1], k, 8)
+        else:
+            for k in range(2):
+                acc = acc + elem(a, types[0], k, 16) * elem(b, types[1], k + (2 if hi else 0), 8)
+        return np.asarray(acc).astype(np.int64).astype(np.uint64) & U64(0xFFFFFFFF)
+    return int_op(ins, ctx, idx, ["b32", "b32", "b32"], f)

@@ -1,0 +1,332 @@
+"""The SIMT interpreter: one launch (all traced CTAs at once), scheduled by the lowest program counter.
+
+**Scheduling.**  Each thread has a program counter.  At every step the machine picks
+the lowest PC among runnable threads and executes that instruction for every thread
+at that PC (all warps of all traced CTAs at once, vectorised).  Per warp this is the
+classic min-PC reconvergence: a warp always executes its lowest-PC lanes together,
+so after a divergent ``if``/``else`` (nvcc lays out the join after both arms) and
+after a loop (the exit lies after the back edge) the lanes run together again.  A
+warp-level instruction execution is therefore "one warp with the lanes at that PC",
+the unit Nsight counts.  While all live threads share one PC (the common case) the
+machine runs *converged*: no PC arrays, unmasked register writes.
+
+**Barriers.**  ``bar.sync``/``barrier.sync``/``bar.red`` block a thread until every
+live thread of its CTA (or the count operand's number of threads) has arrived;
+``bar.arrive`` arrives without blocking.  Threads that exited no longer count.
+
+**Unknown control.**  A branch whose predicate is unknown for some lanes is recorded
+as data-dependent (line, opcode, lanes) and those lanes stop being traced (they are
+never guessed); an instruction whose guard is unknown leaves its destinations unknown
+and, if it touches shared memory, is recorded as data-dependent.
+
+**Budget.**  ``step_budget`` bounds the instruction executions (steps); past it a
+:class:`KernelError` names the PTX line executing and the hottest backward branch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from layoutalg.errors import KernelError
+from layoutalg.kernel.interp.decode import UNDEFINED, UNDEFINED_PRED, Op
+from layoutalg.kernel.interp.geometry import Geometry
+from layoutalg.kernel.interp.spaces import SMEM_BASE, ByteStore, SharedLayout
+from layoutalg.kernel.interp.values import U64, Value
+from layoutalg.kernel.records import Recorder
+
+DEFAULT_STEP_BUDGET = 2_000_000
+MAX_BARRIERS = 16
+
+
+class Machine:
+    """Registers, memories, PCs and the step loop of one traced launch (see the module doc)."""
+
+    def __init__(self, geometry: Geometry, shared: SharedLayout, local_size: int, params: bytes,
+                 dynamic_smem: int, recorder: Recorder, step_budget: int = DEFAULT_STEP_BUDGET) -> None:
+        self.geom = geometry
+        self.n = geometry.n
+        self.regs: dict[str, Value] = {}
+        self.shared_layout = shared
+        self.smem = ByteStore(geometry.n_ctas, SMEM_BASE, shared.size)
+        self.local = ByteStore(self.n, 0, local_size)
+        self.params = params
+        self.dynamic_smem = dynamic_smem
+        self.recorder = recorder
+        self.step_budget = step_budget
+        self.live = geometry.valid.copy()
+        self.steps = 0
+        self.specials = self._special_registers()
+        self.ops: list[Op | None] = []
+        self.decoder: Any = None
+        self.cc = Value(U64(0), False)  # the carry flag of add.cc / addc
+
+    # ------------------------------------------------------------------ registers
+    def write(self, name: str, bits: Any, known: Any, mask: np.ndarray | None) -> None:
+        """Store a result into register ``name`` for the threads of ``mask`` (None: all live threads)."""
+        if mask is None:
+            self.regs[name] = Value(bits, known)
+            return
+        old = self.regs.get(name)
+        if old is None:
+            old = UNDEFINED_PRED if np.asarray(bits).dtype == bool else UNDEFINED
+        new_bits = np.where(mask, bits, old.bits)
+        if known is True and old.known is True:
+            new_known: Any = True
+        else:
+            new_known = np.where(mask, known, old.known)
+        self.regs[name] = Value(new_bits, new_known)
+
+    def forget(self, name: str, lanes: np.ndarray) -> None:
+        """Register ``name`` becomes unknown on ``lanes``."""
+        old = self.regs.get(name, UNDEFINED)
+        known = np.broadcast_to(np.asarray(old.known), (self.n,)) & ~lanes
+        self.regs[name] = Value(np.broadcast_to(np.asarray(old.bits), (self.n,)).copy(), known)
+
+    def active(self, mask: np.ndarray | None) -> np.ndarray:
+        return self.live if mask is None else mask
+
+    def _special_registers(self) -> dict[str, Value]:
+        g = self.geom
+        u = np.uint64
+        sp: dict[str, Value] = {}
+        for k, axis in enumerate("xyz"):
+            sp[f"%tid.{axis}"] = Value(g.tid[k].astype(u))
+            sp[f"%ntid.{axis}"] = Value(u(g.block[k]))
+            sp[f"%ctaid.{axis}"] = Value(g.ctaid[k].astype(u))
+            sp[f"%nctaid.{axis}"] = Value(u(g.grid[k]))
+            sp[f"%clusterid.{axis}"] = sp[f"%ctaid.{axis}"]
+            sp[f"%nclusterid.{axis}"] = sp[f"%nctaid.{axis}"]
+            sp[f"%cluster_ctaid.{axis}"] = Value(u(0))
+            sp[f"%cluster_nctaid.{axis}"] = Value(u(1))
+        sp["%laneid"] = Value(g.laneid.astype(u))
+        sp["%warpid"] = Value(g.warpid.astype(u))
+        sp["%nwarpid"] = Value(u(64))
+        lane = g.laneid.astype(np.uint64)
+        one = np.uint64(1)
+        sp["%lanemask_eq"] = Value(one << lane)
+        sp["%lanemask_lt"] = Value((one << lane) - one)
+        sp["%lanemask_le"] = Value(((one << lane) << one) - one)
+        sp["%lanemask_gt"] = Value(np.uint64(0xFFFFFFFF) & ~(((one << lane) << one) - one))
+        sp["%lanemask_ge"] = Value(np.uint64(0xFFFFFFFF) & ~((one << lane) - one))
+        sp["%cluster_ctarank"] = Value(u(0))
+        sp["%cluster_nctarank"] = Value(u(1))
+        sp["%is_explicit_cluster"] = Value(u(0))
+        sp["%dynamic_smem_size"] = Value(u(self.dynamic_smem))
+        sp["%total_smem_size"] = Value(u(self.shared_layout.end))
+        sp["%aggr_smem_size"] = Value(u(self.shared_layout.end))
+        return sp
+
+    def special_value(self, name: str, line: int) -> Value:
+        v = self.specials.get(name)
+        if v is not None:
+            return v
+        if name.startswith(("%clock", "%globaltimer", "%smid", "%nsmid", "%gridid", "%pm", "%envreg",
+                            "%current_graph_exec", "%reserved_smem")):
+            return UNDEFINED  # run-time facts: unknown, never guessed
+        raise KernelError(f"unknown special register {name}", line)
+
+    # ------------------------------------------------------------------ running
+    def run(self, ops: list[Op | None], decoder: Any = None) -> None:
+        """Execute until every thread has exited (wrap-around arithmetic is intended: no overflow warnings).
+
+        ``ops[i]`` may be None: ``decoder(i)`` decodes it when it first executes (and it is stored)."""
+        self.decoder = decoder
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            self._run(ops)
+
+    def _run(self, ops: list[Op | None]) -> None:
+        self.ops = ops
+        n_ops = len(ops)
+        live = self.live
+        pc = 0
+        converged = True
+        pcs = np.zeros(self.n, dtype=np.int64)
+        blocked = np.zeros(self.n, dtype=bool)
+        back_edges: dict[int, int] = {}
+        budget = self.step_budget
+        big = np.int64(1 << 40)
+        alive = bool(live.any())  # refreshed whenever threads can stop (exits, unknown branches)
+        while True:
+            if converged:
+                if not alive:
+                    return
+                if pc >= n_ops:
+                    return  # fell off the end: an implicit exit
+                mask: np.ndarray | None = None
+                cur = pc
+            else:
+                runnable = live & ~blocked
+                if not runnable.any():
+                    if blocked.any():
+                        self._deadlock(blocked, pcs)
+                    return
+                masked = np.where(runnable, pcs, big)
+                cur = int(masked.min())
+                if cur >= n_ops:
+                    live &= ~(runnable & (pcs >= n_ops))
+                    continue
+                if not blocked.any() and int(np.where(live, pcs, -1).max()) == cur:
+                    converged = True
+                    pc = cur
+                    continue
+                mask = runnable & (pcs == cur)
+            self.steps += 1
+            op = ops[cur]
+            if op is None:  # decoded on first execution
+                op = ops[cur] = self.decoder(cur)
+            if self.steps > budget:
+                self._over_budget(op, back_edges)
+            exe = mask
+            kind = op.kind
+            if op.ins.guard is not None:
+                exe = self._guard(op, mask)
+                if kind == "bra":
+                    alive = bool(live.any())
+                if op.shared:  # warps whose guard is false on every lane still issue the instruction
+                    off = self._warps_of(self.active(mask)) & ~self._warps_of(exe)  # type: ignore[arg-type]
+                    if off.any():
+                        self.recorder.predicated_off[cur] = self.recorder.predicated_off.get(cur, 0) + int(off.sum())
+            if kind == "op":
+                if exe is None or exe.any():
+                    op.run(self, exe)  # type: ignore[misc]
+                nxt = cur + 1
+                if converged:
+                    pc = nxt
+                else:
+                    pcs[mask] = nxt  # type: ignore[index]
+                continue
+            if kind == "nop":
+                if converged:
+                    pc = cur + 1
+                else:
+                    pcs[mask] = cur + 1  # type: ignore[index]
+                continue
+            if kind == "bra":
+                target = op.target
+                if target <= cur:
+                    back_edges[cur] = back_edges.get(cur, 0) + 1
+                base = self.active(mask)
+                taken = base if exe is None else exe
+                if converged:
+                    if exe is None:
+                        pc = target
+                        continue
+                    n_taken = int(np.count_nonzero(taken))
+                    if n_taken == 0:
+                        pc = cur + 1
+                        continue
+                    if n_taken == int(np.count_nonzero(live)):
+                        pc = target
+                        continue
+                    pcs[:] = cur + 1
+                    pcs[taken] = target
+                    converged = False
+                    continue
+                pcs[base & ~taken] = cur + 1
+                pcs[taken] = target
+                continue
+            if kind == "exit":
+                gone = self.active(mask) if exe is None else exe
+                live &= ~gone
+                alive = bool(live.any())
+                if converged:
+                    pc = cur + 1
+                else:
+                    pcs[mask] = cur + 1  # type: ignore[index]
+                continue
+            if kind == "bar":
+                if op.run is not None:
+                    op.run(self, exe)
+                if converged and exe is None:
+                    pc = cur + 1  # every live thread arrives at once
+                    continue
+                if converged:
+                    pcs[:] = cur
+                    converged = False
+                    mask = live.copy()
+                arrive = self.active(mask) if exe is None else exe
+                pcs[mask] = cur + 1  # type: ignore[index]
+                if op.barrier_mode != "arrive":
+                    blocked |= arrive
+                self._arrive(op, arrive, blocked)
+                continue
+            raise KernelError(f"internal: unknown op kind {kind}", op.ins.line, op.ins.opcode)
+
+    # ------------------------------------------------------------------ helpers
+    def _guard(self, op: Op, mask: np.ndarray | None) -> np.ndarray | None:
+        reg, negated = op.ins.guard  # type: ignore[misc]
+        g = self.regs.get(reg, UNDEFINED_PRED)
+        base = self.active(mask)
+        bits = np.asarray(g.bits, dtype=bool)
+        pred = np.logical_not(bits) if negated else bits
+        if g.known is True:
+            exe = base & pred
+            return exe
+        unknown = base & ~np.asarray(g.known)
+        exe = base & pred & np.asarray(g.known)
+        if unknown.any():
+            self._unknown_guard(op, unknown)
+        return exe
+
+    def _unknown_guard(self, op: Op, lanes: np.ndarray) -> None:
+        rec = self.recorder
+        warps = int(self._warps_of(lanes).sum())
+        if op.kind == "bra":
+            rec.data_dependence(op.index, op.ins.line, op.ins.opcode,
+                                "branch predicate depends on a value unknown at trace time (loaded from global memory "
+                                "or computed from one); those threads were not traced further", warps,
+                                int(lanes.sum()))
+            self.live &= ~lanes
+            return
+        for d in op.dests:
+            self.forget(d, lanes)
+        if op.shared:
+            rec.data_dependence(op.index, op.ins.line, op.ins.opcode,
+                                "guard predicate unknown at trace time: whether the access happens is data-dependent",
+                                warps, int(lanes.sum()))
+        if op.writes_shared:
+            self.smem.forget_rows(self.geom.cta_index[lanes])
+
+    def _warps_of(self, lanes: np.ndarray) -> np.ndarray:
+        return np.asarray(lanes.reshape(-1, 32).any(axis=1))
+
+    def _arrive(self, op: Op, arrive: np.ndarray, blocked: np.ndarray) -> None:
+        """Release every CTA whose live threads have all arrived (or the barrier's thread count is met)."""
+        g = self.geom
+        count_reader = op.barrier[1]
+        per_cta_blocked = np.bincount(g.cta_index[blocked & self.live], minlength=g.n_ctas)
+        if count_reader is not None:
+            count = count_reader(self)
+            if count.known is not True or np.ndim(count.bits):
+                raise KernelError("barrier thread count is not a uniform known value", op.ins.line, op.ins.opcode)
+            expected = np.full(g.n_ctas, int(count.bits))
+        else:
+            expected = np.bincount(g.cta_index[self.live], minlength=g.n_ctas)
+        done = (per_cta_blocked >= expected) & (per_cta_blocked > 0)
+        if done.any():
+            blocked &= ~done[g.cta_index]
+
+    def _deadlock(self, blocked: np.ndarray, pcs: np.ndarray) -> None:
+        waiting = sorted({int(p) - 1 for p in np.unique(pcs[blocked])})
+        lines = [op.ins.line for op in (self.ops[p] for p in waiting if 0 <= p < len(self.ops)) if op is not None]
+        raise KernelError(f"barrier never completes: threads wait at PTX line(s) {lines} while the rest of their "
+                          "CTA has exited or waits elsewhere", lines[0] if lines else 0, "bar.sync")
+
+    def _over_budget(self, op: Op, back_edges: dict[int, int]) -> None:
+        hot = max(back_edges.items(), key=lambda kv: kv[1]) if back_edges else None
+        where = ""
+        hot_op = self.ops[hot[0]] if hot else None
+        if hot and hot_op is not None:
+            where = f"; the hottest loop branches back at PTX line {hot_op.ins.line} ({hot[1]} times)"
+        raise KernelError(f"step budget of {self.step_budget} instruction executions exhausted{where}; a runaway or "
+                          "very long loop (raise step_budget if the kernel really runs this long)",
+                          op.ins.line, op.ins.opcode)
+
+
+def zeros_u64(n: int) -> np.ndarray:
+    return np.zeros(n, dtype=np.uint64)
+
+
+__all__ = ["Machine", "DEFAULT_STEP_BUDGET", "U64"]

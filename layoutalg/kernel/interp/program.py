@@ -1,0 +1,175 @@
+"""Prepare and run one launch: symbol addresses, the shared-memory layout, decoding, the machine.
+
+Symbols (what a name in an operand evaluates to):
+
+* a kernel parameter: its byte offset in the parameter block (``ld.param [p+8]``);
+* a ``.param`` variable declared in the body (a call sequence): a per-thread slot in local memory;
+* a ``.shared`` variable: its shared-window address (:class:`~.spaces.SharedLayout`);
+* a ``.local`` variable: its offset in the thread's local memory;
+* a module ``.global``/``.const`` variable: the base of a global buffer of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from layoutalg.errors import KernelError
+from layoutalg.kernel.interp import asyncops, bitops, control, convert, floatops, intops, matrixops, memops, warpops
+from layoutalg.kernel.interp.decode import BUILDERS, Context, Op
+from layoutalg.kernel.interp.geometry import Geometry
+from layoutalg.kernel.interp.machine import Machine
+from layoutalg.kernel.interp.spaces import SMEM_BASE, SharedLayout, align_up, buffer_base
+from layoutalg.kernel.ptx.nodes import Addr, Function, Module, Sym, Variable, Vec
+from layoutalg.kernel.records import Recorder
+
+_OP_MODULES = (asyncops, bitops, control, convert, floatops, intops, matrixops, memops, warpops)
+
+
+def referenced_names(fn: Function) -> set[str]:
+    """Every symbol name an instruction of ``fn`` mentions (computed once per function)."""
+    cached = getattr(fn, "_referenced_names", None)
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    out: set[str] = set()
+
+    def visit(op: object) -> None:
+        if isinstance(op, Sym):
+            out.add(op.name)
+        elif isinstance(op, Addr) and isinstance(op.base, Sym):
+            out.add(op.base.name)
+        elif isinstance(op, Vec):
+            for x in op.items:
+                visit(x)
+
+    for ins in fn.body:
+        for op in ins.operands:
+            visit(op)
+    fn._referenced_names = out  # type: ignore[attr-defined]
+    return out
+
+
+def shared_layout(module: Module, fn: Function, dynamic_smem: int) -> SharedLayout:
+    """Addresses of the shared variables ``fn`` uses (see :mod:`.spaces` for the placement rule)."""
+    used = referenced_names(fn)
+    candidates = [v for v in module.variables if v.space == "shared" and v.name in used]
+    candidates += [v for v in fn.variables if v.space == "shared"]
+    layout = SharedLayout()
+    at = SMEM_BASE
+    for v in candidates:
+        if v.extern or v.count == 0:
+            continue
+        at = align_up(at, v.align)
+        layout.addresses[v.name] = at
+        at += v.size
+    layout.static_end = at
+    externs = [v for v in candidates if v.extern or v.count == 0]
+    align = max([16] + [v.align for v in externs])
+    layout.dynamic_base = align_up(at, align) if externs or dynamic_smem else at
+    for v in externs:
+        layout.addresses[v.name] = layout.dynamic_base
+    layout.end = layout.dynamic_base + dynamic_smem
+    return layout
+
+
+@dataclass
+class LaunchImage:
+    """Everything about a launch that does not depend on which CTAs are traced."""
+
+    module: Module
+    fn: Function
+    params: bytes
+    param_offsets: dict[str, int]
+    n_buffers: int
+    shared: SharedLayout
+    symbols: dict[str, int]
+    local_size: int
+    dynamic_smem: int
+    global_symbols: dict[str, int]
+
+
+def build_image(module: Module, fn: Function, params: bytes, param_offsets: dict[str, int], n_buffers: int,
+                dynamic_smem: int) -> LaunchImage:
+    shared = shared_layout(module, fn, dynamic_smem)
+    symbols: dict[str, int] = dict(param_offsets)
+    symbols.update(shared.addresses)
+    local = 0
+    for v in fn.variables:
+        if v.space in ("local", "param"):
+            local = align_up(local, v.align)
+            symbols[v.name] = local
+            local += max(v.size, 1)
+    global_symbols: dict[str, int] = {}
+    k = n_buffers
+    for v in module.variables:
+        if v.space in ("global", "const"):
+            global_symbols[v.name] = buffer_base(k)
+            k += 1
+    symbols.update(global_symbols)
+    return LaunchImage(module, fn, params, param_offsets, k, shared, symbols, local, dynamic_smem, global_symbols)
+
+
+def decoder(image: LaunchImage, machine: Machine) -> tuple[list[Op | None], Any]:
+    """(ops, decode_one): every opcode is checked now (KernelError naming the first unsupported one);
+    each instruction is decoded when it first executes (``decode_one(i)``), so code a launch never
+    reaches costs nothing.  Decoded ops depend only on the function and the symbol addresses, never
+    on the machine, so they are cached on the function: tracing one parsed module again reuses them."""
+    fn = image.fn
+    for ins in fn.body:
+        if ins.root not in BUILDERS:
+            raise KernelError("unsupported instruction (the tracer does not know this opcode)", ins.line, ins.opcode)
+    key = tuple(sorted(image.symbols.items()))
+    cache: dict[Any, list[Op | None]] = fn.__dict__.setdefault("_decoded", {})
+    if key not in cache:
+        cache.clear()
+        cache[key] = [None] * len(fn.body)
+    ops = cache[key]
+    ctx = Context(fn.registers, image.symbols, fn.labels, machine.special_value, image.param_offsets)
+    local_params = {v.name for v in fn.variables if v.space == "param"}
+
+    def decode_one(i: int) -> Op:
+        ins = fn.body[i]
+        if ins.root in ("ld", "st") and "param" in ins.parts and _addresses_local_param(ins, local_params):
+            ins = _as_local(ins)  # type: ignore[assignment]
+        return BUILDERS[ins.root](ins, ctx, i)
+
+    return ops, decode_one
+
+
+def decode(image: LaunchImage, machine: Machine) -> list[Op]:
+    """Every instruction decoded now (used by tools that inspect ops; :func:`run` decodes lazily)."""
+    ops, decode_one = decoder(image, machine)
+    return [op if op is not None else decode_one(i) for i, op in enumerate(ops)]
+
+
+def _addresses_local_param(ins: object, names: set[str]) -> bool:
+    for op in getattr(ins, "operands", ()):
+        if isinstance(op, Addr) and isinstance(op.base, Sym) and op.base.name in names:
+            return True
+    return False
+
+
+def _as_local(ins: object) -> object:
+    """``ld.param``/``st.param`` of a call-sequence variable reads/writes the thread's local slot."""
+    from layoutalg.kernel.ptx.nodes import Instruction
+
+    assert isinstance(ins, Instruction)
+    parts = tuple("local" if p == "param" else p for p in ins.parts)
+    return Instruction(".".join(parts), parts, ins.operands, ins.guard, ins.line, ins.loc, ins.text, ins.site)
+
+
+def run(image: LaunchImage, geometry: Geometry, recorder: Recorder, step_budget: int) -> Machine:
+    machine = Machine(geometry, image.shared, image.local_size, image.params, image.dynamic_smem, recorder,
+                      step_budget)
+    ops, decode_one = decoder(image, machine)
+    machine.run(ops, decode_one)
+    return machine
+
+
+def check_variables(variables: list[Variable]) -> None:
+    for v in variables:
+        if v.space == "shared" and v.count == 0 and not v.extern:
+            raise KernelError(f"shared array {v.name}[] without .extern", v.line)
+
+
+__all__ = ["build_image", "run", "shared_layout", "LaunchImage", "_OP_MODULES"]

@@ -1,0 +1,196 @@
+"""The parsed form of a PTX module: operands, instructions, declarations, entries.
+
+Everything here is plain immutable data; the parser (:mod:`.parser`) builds it and
+the interpreter (:mod:`layoutalg.kernel.interp`) reads it.  Names follow the PTX
+ISA (8.x): a *state space* is ``.reg .shared .global .const .param .local``, a
+*type* ``.b8 .. .b128 .u8 .. .u64 .s8 .. .s64 .f16 .f16x2 .bf16 .bf16x2 .f32
+.f64 .pred``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+#: bytes per PTX scalar type (``.f16x2``/``.bf16x2`` are 32-bit packed pairs)
+TYPE_BYTES: dict[str, int] = {
+    "b8": 1, "u8": 1, "s8": 1, "e4m3": 1, "e5m2": 1,
+    "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2,
+    "b32": 4, "u32": 4, "s32": 4, "f32": 4, "f16x2": 4, "bf16x2": 4, "tf32": 4, "e4m3x2": 2, "e5m2x2": 2,
+    "b64": 8, "u64": 8, "s64": 8, "f64": 8,
+    "b128": 16,
+    "pred": 1,
+}
+
+
+# ----------------------------------------------------------------------------- operands
+@dataclass(frozen=True)
+class Reg:
+    """A register (``%r1``, ``p``) or special register (``%tid.x``)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Imm:
+    """An integer immediate (decimal, hex, octal, binary; negative allowed)."""
+
+    value: int
+
+
+@dataclass(frozen=True)
+class FloatImm:
+    """A floating-point immediate given as its IEEE bits: ``0f3F800000`` (width 32) or ``0d...`` (64)."""
+
+    bits: int
+    width: int
+
+
+@dataclass(frozen=True)
+class Sym:
+    """A symbol (variable, label, function, parameter), optionally plus a byte offset: ``smem+128``."""
+
+    name: str
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class Addr:
+    """An address operand ``[base+offset]``; ``base`` is a register, a symbol or None (absolute address)."""
+
+    base: Union[Reg, Sym, None]
+    offset: int = 0
+
+
+@dataclass(frozen=True)
+class Vec:
+    """A vector operand ``{%r1, %r2, _}``."""
+
+    items: tuple["Operand", ...]
+
+
+@dataclass(frozen=True)
+class PredPair:
+    """The dual destination of ``setp``: ``%p|%q``."""
+
+    first: Reg
+    second: Reg
+
+
+@dataclass(frozen=True)
+class Not:
+    """A negated predicate source ``!%p``."""
+
+    reg: Reg
+
+
+@dataclass(frozen=True)
+class Sink:
+    """The bit bucket ``_``."""
+
+
+Operand = Union[Reg, Imm, FloatImm, Sym, Addr, Vec, PredPair, Not, Sink]
+
+
+# ----------------------------------------------------------------------------- statements
+@dataclass(frozen=True)
+class Loc:
+    """Source position from ``.loc``: file name (from ``.file``) and line."""
+
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """One PTX instruction.
+
+    ``parts`` is the mnemonic split at dots (``('ld', 'shared', 'v4', 'b32')``);
+    ``guard`` is ``(register, negated)`` for ``@%p`` / ``@!%p``; ``line`` the PTX
+    line it starts on; ``loc`` the innermost ``.loc`` in force (None without line info) and ``site``
+    the outermost location of its ``inlined_at`` chain (the user's own source line when the
+    instruction comes from an inlined header function; equal to ``loc`` otherwise).
+    """
+
+    opcode: str
+    parts: tuple[str, ...]
+    operands: tuple[Operand, ...]
+    guard: tuple[str, bool] | None
+    line: int
+    loc: Loc | None
+    text: str
+    site: Loc | None = None
+    root: str = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root", self.parts[0])
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A declared variable of a state space (``.shared``, ``.global``, ``.const``, ``.local``, ``.param``).
+
+    ``count`` is the array length (1 for a scalar; 0 for an unsized ``[]`` array such as the
+    dynamic ``extern .shared`` array); ``size`` = element bytes x count.
+    """
+
+    name: str
+    space: str
+    type: str
+    align: int
+    count: int
+    extern: bool = False
+    initializer: tuple[int, ...] | None = None
+    is_pointer: bool = False
+    line: int = 0
+
+    @property
+    def element_bytes(self) -> int:
+        return TYPE_BYTES[self.type]
+
+    @property
+    def size(self) -> int:
+        return self.element_bytes * self.count
+
+
+@dataclass
+class Function:
+    """An ``.entry`` (kernel) or ``.func`` (callee) with its body.
+
+    ``body`` lists the instructions in order; ``labels`` maps a label (qualified by its scope,
+    see :mod:`.parser`) to the index of the instruction it precedes; ``registers`` maps every
+    declared register (after renaming of nested scopes) to its type; ``directives`` holds
+    performance directives (``maxntid``, ``reqntid``, ``minnctapersm``, ...) as int tuples.
+    """
+
+    name: str
+    kind: str  # "entry" | "func"
+    params: list[Variable]
+    returns: list[Variable]
+    line: int
+    body: list[Instruction] = field(default_factory=list)
+    labels: dict[str, int] = field(default_factory=dict)
+    registers: dict[str, str] = field(default_factory=dict)
+    variables: list[Variable] = field(default_factory=list)
+    directives: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    scope_of: list[tuple[int, ...]] = field(default_factory=list)
+    defined: bool = True
+
+
+@dataclass
+class Module:
+    """A whole PTX file: header, ``.file`` table, module-scope variables, entries and functions."""
+
+    version: str = ""
+    target: str = ""
+    address_size: int = 64
+    files: dict[int, str] = field(default_factory=dict)
+    variables: list[Variable] = field(default_factory=list)
+    entries: dict[str, Function] = field(default_factory=dict)
+    functions: dict[str, Function] = field(default_factory=dict)
+
+    def entry(self, name: str) -> Function:
+        return self.entries[name]

@@ -1,0 +1,81 @@
+"""What the interpreter records: warp-level shared-memory accesses and everything it could not trace.
+
+An :class:`AccessRecord` is one PTX instruction executed by a batch of warps at one
+step of the trace (all warps of all traced CTAs that were at that instruction
+together): per warp its global warp id (``cta_index * warps_per_cta + warp``), the
+active-lane mask, each lane's shared-window byte address (for ``ldmatrix`` /
+``stmatrix``: the row address the lane supplies) and, for ``cp.async``, each lane's
+global source as (buffer id, byte offset).  Inactive lanes hold 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class AccessRecord:
+    """One instruction executed by ``len(warps)`` warps at step ``step`` (see the module doc)."""
+
+    index: int
+    line: int
+    opcode: str
+    kind: str  # ld, st, ldmatrix, stmatrix, cp.async, atom, red
+    access_bytes: int
+    model_text: str  # the mnemonic handed to the bank model
+    step: int
+    warps: np.ndarray  # (W,) int64
+    active: np.ndarray  # (W, 32) bool
+    smem: np.ndarray  # (W, 32) int64
+    global_buffer: np.ndarray | None = None  # (W, 32) int64
+    global_offset: np.ndarray | None = None  # (W, 32) int64
+    src_size: np.ndarray | None = None  # (W, 32) int64, cp.async bytes read from global (rest zero-filled)
+    generic: bool = False  # reached shared memory through a generic address
+
+    @property
+    def executions(self) -> int:
+        return len(self.warps)
+
+
+@dataclass
+class Incident:
+    """Something at one PTX instruction that was not traced exactly: data-dependent or unmodelled."""
+
+    index: int
+    line: int
+    opcode: str
+    reason: str
+    count: int = 1
+    lanes: int = 0
+
+    def as_dict(self) -> dict[str, object]:
+        return {"line": self.line, "opcode": self.opcode, "reason": self.reason, "warp_executions": self.count,
+                "lanes": self.lanes}
+
+
+@dataclass
+class Recorder:
+    """Collects access records and incidents while a launch is interpreted."""
+
+    accesses: list[AccessRecord] = field(default_factory=list)
+    data_dependent: dict[tuple[int, str], Incident] = field(default_factory=dict)
+    not_lsu: dict[int, Incident] = field(default_factory=dict)
+    predicated_off: dict[int, int] = field(default_factory=dict)
+
+    def data_dependence(self, index: int, line: int, opcode: str, reason: str, warps: int, lanes: int) -> None:
+        key = (index, reason)
+        inc = self.data_dependent.get(key)
+        if inc is None:
+            self.data_dependent[key] = Incident(index, line, opcode, reason, warps, lanes)
+        else:
+            inc.count += warps
+            inc.lanes += lanes
+
+    def outside_lsu(self, index: int, line: int, opcode: str, reason: str, warps: int) -> None:
+        inc = self.not_lsu.get(index)
+        if inc is None:
+            self.not_lsu[index] = Incident(index, line, opcode, reason, warps)
+        else:
+            inc.count += warps

@@ -1,0 +1,57 @@
+"""The text report of a :class:`~layoutalg.kernel.result.Trace`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def render(trace: Any, top: int | None = None) -> str:
+    from layoutalg.kernel.source import demangle
+
+    name = demangle([trace.kernel])[trace.kernel]
+    if len(name) > 120:
+        name = name[:117] + "..."
+    lines = [f"kernel {name}  grid {trace.grid}  block {trace.block}"
+             + ("" if trace.ctas is None else f"  (traced CTAs: {len(trace.ctas)})")]
+    lines.append(f"shared memory: {trace.shared_bytes} bytes; {trace.steps} steps traced")
+    lines.append("")
+    header = f"{'line':>6}  {'source':<28} {'instruction':<44} {'warps':>8} {'wavefronts':>11} {'ideal':>9} {'excess':>9}"
+    lines.append(header)
+    rows = list(trace.instructions)
+    if top is not None:
+        rows = sorted(rows, key=lambda s: -s.excess)[:top]
+    for s in rows:
+        src = str(s.site).rsplit("/", 1)[-1] if s.site else "-"
+        lines.append(f"{s.line:>6}  {src[:28]:<28} {s.opcode[:44]:<44} {s.executions:>8} {s.wavefronts:>11} "
+                     f"{s.ideal:>9} {s.excess:>9}")
+        ex = s.as_dict()["example"]
+        if ex and "bank" in ex:
+            words = "; ".join(f"byte {w['byte']} <- lanes {w['lanes']}" for w in ex["words"][:4])
+            lines.append(f"{'':8}worst warp {s.worst_warp}: phase {ex['phase']}, bank {ex['bank']} "
+                         f"{ex['ways']}-way: {words}")
+        if s.suggestion:
+            lines.append(f"{'':8}suggestion: {s.suggestion}")
+        for reason, count in s.unmodelled.items():
+            lines.append(f"{'':8}UNMODELLED ({count} warp executions): {reason}")
+    lines.append("")
+    lines.append("counters (whole launch" + (")" if trace.ctas is None else ", traced CTAs only)"))
+    for name, value in trace.counters.items():
+        lines.append(f"  {name:<78} {value:>12}")
+    if trace.unmodelled:
+        lines.append("")
+        lines.append("unmodelled (not in the wavefront counters):")
+        for u in trace.unmodelled:
+            lines.append(f"  line {u['line']} {u['opcode']}: {u['reason']} ({u['warp_executions']} warp executions)")
+    if trace.data_dependent:
+        lines.append("")
+        lines.append("data-dependent (not traced):")
+        for d in trace.data_dependent:
+            lines.append(f"  line {d.line} {d.opcode}: {d.reason} ({d.count} warp executions, {d.lanes} lanes)")
+    if trace.not_lsu:
+        lines.append("")
+        lines.append("not through the LSU shared-memory pipe (not counted):")
+        for d in trace.not_lsu:
+            lines.append(f"  line {d.line} {d.opcode}: {d.reason} ({d.count} warp executions)")
+    for note in trace.notes:
+        lines.append(f"note: {note}")
+    return "\n".join(lines)

@@ -1,0 +1,200 @@
+"""``layoutalg.kernel.trace``: run a kernel's PTX for one launch and cost every shared-memory access.
+
+Every CTA of the grid is traced by default (vectorised: CTAs are traced together in batches
+of up to ``batch_threads`` threads, which changes nothing but memory use, since the trace
+models no communication between CTAs); ``ctas=[(x, y, z), ...]`` traces only those.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import time
+from typing import Any, Mapping, Sequence
+
+from layoutalg.atoms.arch import get_arch
+from layoutalg.errors import KernelError
+from layoutalg.kernel.args import pack_params
+from layoutalg.kernel.costing import cost_records
+from layoutalg.kernel.interp.geometry import Geometry, all_ctas, check_ctas, dim3
+from layoutalg.kernel.interp.machine import DEFAULT_STEP_BUDGET
+from layoutalg.kernel.interp.program import build_image, run
+from layoutalg.kernel.ptx.nodes import Module
+from layoutalg.kernel.ptx.parser import parse_module
+from layoutalg.kernel.records import Recorder
+from layoutalg.kernel.result import InstructionStats, Trace
+from layoutalg.kernel.source import load_ptx, select_entry
+
+DEFAULT_BATCH_THREADS = 1 << 15
+
+
+def _check_launch(fn: Any, block: tuple[int, int, int], image: Any, arch_name: str, dynamic_smem: int) -> None:
+    threads = block[0] * block[1] * block[2]
+    if "maxntid" in fn.directives:
+        limit = 1
+        for v in fn.directives["maxntid"]:
+            limit *= v
+        if threads > limit:
+            raise KernelError(f"block {block} has {threads} threads but the kernel declares .maxntid "
+                              f"{fn.directives['maxntid']} ({limit}); the launch would fail", fn.line)
+    if "reqntid" in fn.directives:
+        req = tuple(fn.directives["reqntid"]) + (1,) * (3 - len(fn.directives["reqntid"]))
+        if tuple(block) != req:
+            raise KernelError(f"block {block} differs from the kernel's .reqntid {req}; the launch would fail",
+                              fn.line)
+    arch = get_arch(arch_name)
+    if image.shared.size > arch.smem_per_block_bytes:
+        raise KernelError(f"{image.shared.size} bytes of shared memory (static + dynamic_smem={dynamic_smem}) exceed "
+                          f"{arch.name}'s {arch.smem_per_block_bytes} per block")
+    if dynamic_smem < 0:
+        raise KernelError(f"dynamic_smem must be >= 0, got {dynamic_smem}")
+
+
+def trace(ptx: str | os.PathLike[str] | Module, kernel: str | None = None, grid: int | Sequence[int] = 1,
+          block: int | Sequence[int] = 128, args: Mapping[Any, Any] | None = None, dynamic_smem: int = 0,
+          arch: str = "sm_90", ctas: Sequence[Any] | None = None, step_budget: int = DEFAULT_STEP_BUDGET,
+          keep_accesses: bool = True, batch_threads: int = DEFAULT_BATCH_THREADS,
+          nvcc_flags: Sequence[str] = (), sass: str | os.PathLike[str] | None = None) -> Trace:
+    """Trace one launch of ``kernel`` and return its :class:`~layoutalg.kernel.result.Trace`.
+
+    ``ptx``: PTX text, a path to a ``.ptx`` or ``.cu`` file (compiled with ``nvcc -ptx -lineinfo``), or a
+    module from :func:`layoutalg.kernel.ptx.parse_module` (to trace one file many times).
+    ``args``: parameter name or 0-based index -> value (:mod:`layoutalg.kernel.args`).
+    ``ctas``: trace only these CTAs (``(x, y, z)`` each); counters then cover those CTAs only.
+    ``step_budget``: instruction executions allowed per batch before a runaway loop is reported.
+    ``sass``: ``cuobjdump -sass`` text (or a file) of the same build; kinds whose SASS shared-memory
+    instructions differ from the PTX ones are listed as unmodelled (:mod:`layoutalg.kernel.sass`).
+    """
+    # The cyclic garbage collector would rescan the parsed module's many objects again and again while
+    # the interpreter allocates; nothing here needs it until the trace is done.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _trace(ptx, kernel, grid, block, args, dynamic_smem, arch, ctas, step_budget, keep_accesses,
+                      batch_threads, nvcc_flags, sass)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _trace(ptx: Any, kernel: Any, grid: Any, block: Any, args: Any, dynamic_smem: int, arch: str, ctas: Any,
+           step_budget: int, keep_accesses: bool, batch_threads: int, nvcc_flags: Sequence[str], sass: Any) -> Trace:
+    start = time.perf_counter()
+    if isinstance(ptx, Module):
+        module = ptx
+    else:
+        text, _name = load_ptx(ptx, arch, tuple(nvcc_flags))
+        module = parse_module(text)
+    fn = select_entry(module, kernel)
+    g, b = dim3(grid, "grid"), dim3(block, "block")
+    if isinstance(dynamic_smem, bool) or not isinstance(dynamic_smem, int):
+        raise KernelError(f"dynamic_smem must be an int number of bytes, got {dynamic_smem!r}")
+    if isinstance(step_budget, bool) or not isinstance(step_budget, int) or step_budget < 1:
+        raise KernelError(f"step_budget must be a positive int, got {step_budget!r}")
+    params = pack_params(fn.params, args)
+    image = build_image(module, fn, params.data, params.offsets, len(params.buffers), dynamic_smem)
+    _check_launch(fn, b, image, arch, dynamic_smem)
+    chosen = check_ctas(ctas, g) if ctas is not None else all_ctas(g)
+    threads_per_cta = 32 * -(-(b[0] * b[1] * b[2]) // 32)
+    per_batch = max(1, batch_threads // threads_per_cta)
+    stats: dict[int, InstructionStats] = {}
+    data_dep: dict[tuple[int, str], Any] = {}
+    not_lsu: dict[int, Any] = {}
+    accesses = []
+    steps = 0
+    for first in range(0, len(chosen), per_batch):
+        batch = chosen[first: first + per_batch]
+        geom = Geometry(g, b, batch)
+        rec = Recorder()
+        machine = run(image, geom, rec, step_budget)
+        steps = max(steps, machine.steps)
+        warp_offset = first * geom.warps_per_cta
+        for r, costs in zip(rec.accesses, cost_records(rec.accesses)):
+            if warp_offset:
+                r.warps = r.warps + warp_offset
+            s = stats.get(r.index)
+            if s is None:
+                ins = fn.body[r.index]
+                s = stats[r.index] = InstructionStats(r.index, ins.line, ins.opcode, r.kind, r.model_text,
+                                                      ins.loc, ins.site)
+            s.add(r, costs)
+            if keep_accesses:
+                accesses.append(r)
+        for idx, count in rec.predicated_off.items():
+            if idx not in stats:
+                ins = fn.body[idx]
+                stats[idx] = InstructionStats(idx, ins.line, ins.opcode, _kind_of(ins), _model_text_of(ins),
+                                              ins.loc, ins.site)
+            stats[idx].predicated_off += count
+        _merge(data_dep, rec.data_dependent, key=True)
+        _merge(not_lsu, rec.not_lsu, key=False)
+    result = Trace(
+        kernel=fn.name, grid=g, block=b, ctas=list(chosen) if ctas is not None else None,
+        instructions=sorted(stats.values(), key=lambda s: s.line),
+        data_dependent=sorted(data_dep.values(), key=lambda d: d.line),
+        not_lsu=sorted(not_lsu.values(), key=lambda d: d.line),
+        accesses=accesses, shared_layout=dict(image.shared.addresses), shared_bytes=image.shared.size,
+        args=dict(params.values), buffers=list(params.buffers), steps=steps)
+    _check_sass(result, fn, sass)
+    from layoutalg.kernel.suggest import annotate_suggestions
+
+    annotate_suggestions(result)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _check_sass(result: Trace, fn: Any, sass: Any) -> None:
+    """Merge candidates as notes; with SASS, every kind whose instructions differ becomes unmodelled."""
+    from layoutalg.kernel.sass import compare, merge_candidates
+
+    for a, b in merge_candidates(fn):
+        result.notes.append(f"PTX lines {a} and {b} are adjacent accesses ptxas may merge into one wider SASS "
+                            "instruction; they are counted as two (pass the SASS to check)")
+    if sass is None:
+        return
+    text = str(sass)
+    if "\n" not in text and os.path.exists(text):
+        text = open(text).read()
+    try:
+        findings = compare(fn, text)
+    except ValueError as exc:
+        raise KernelError(str(exc)) from None
+    for f in findings:
+        for s in result.instructions:
+            if s.kind == f.kind or (f.kind == "cp.async" and s.kind == "cp.async"):
+                s.unmodelled["SASS differs: " + f.reason] = s.executions
+                s.sass_mismatch = True
+
+
+def _merge(into: dict[Any, Any], new: dict[Any, Any], key: bool) -> None:
+    for k, inc in new.items():
+        old = into.get(k)
+        if old is None:
+            into[k] = inc
+        else:
+            old.count += inc.count
+            old.lanes += inc.lanes
+
+
+def _kind_of(ins: Any) -> str:
+    root = ins.root
+    if root == "cp":
+        return "cp.async"
+    return root if root in ("ldmatrix", "stmatrix", "atom", "red", "wmma") else ("st" if root == "st" else "ld")
+
+
+def _model_text_of(ins: Any) -> str:
+    from layoutalg.kernel.interp.memops import CANONICAL, element_type, vector_count
+    from layoutalg.kernel.ptx.nodes import TYPE_BYTES
+
+    kind = _kind_of(ins)
+    if kind in ("ld", "st"):
+        width = TYPE_BYTES[element_type(ins)] * vector_count(ins)
+        return f"{kind}.shared.{CANONICAL.get(width, 'b32')}"
+    if kind == "cp.async":
+        size = getattr(ins.operands[2], "value", 16) if len(ins.operands) > 2 else 16
+        return "cp.async.cg.shared.global" if "cg" in ins.parts else f"cp.async.ca.shared.global, {size}"
+    if kind in ("ldmatrix", "stmatrix"):
+        count = next((p for p in ins.parts if p in ("x1", "x2", "x4")), "x1")
+        return f"{kind}.sync.aligned.m8n8.{count}{'.trans' if 'trans' in ins.parts else ''}.shared.b16"
+    return ins.opcode

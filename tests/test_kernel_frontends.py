@@ -43,9 +43,10 @@ def test_cli_exits_3_when_something_is_data_dependent(capsys: pytest.CaptureFixt
 
 
 def test_cli_exits_3_when_something_is_unmodelled(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run_cli(capsys, "kernel", FEATURES, "--kernel", "async_fill", "--block", "64", "--arg", "2=64",
-                           "--arg", "3=5", "--json")
-    assert code == 3 and json.loads(out)["unmodelled"]
+    # with its SASS, the PTX's two 4-byte accesses that ptxas merged into one LDS.64 / STS.64 are unmodelled
+    merge = str(DATA / "merge_pair.ptx")
+    code, out, _ = run_cli(capsys, "kernel", merge, "--block", "32", "--sass", str(DATA / "merge_pair.sass"), "--json")
+    assert code == 3 and len(json.loads(out)["unmodelled"]) == 4
 
 
 @pytest.mark.parametrize("argv,needle", [

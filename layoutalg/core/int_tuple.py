@@ -112,11 +112,17 @@ def weakly_congruent(a: IntTuple, b: IntTuple) -> bool:
     return len(a) == len(b) and all(weakly_congruent(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
 
 
-def prefix_product(shape: IntTuple, init: int = 1) -> IntTuple:
+def prefix_product(shape: IntTuple, init: IntTuple = 1) -> IntTuple:
     """Exclusive prefix products in colexicographic order: the compact column-major strides.
 
-    ``prefix_product(((2,4),8)) == ((1,2),8)``.
+    ``prefix_product(((2,4),8)) == ((1,2),8)``; ``prefix_product((3,2), 5) == (5,15)``.  A
+    tuple ``init`` (CuTe's) gives each top-level mode its own start:
+    ``prefix_product(((2,3),4), (1,10)) == ((1,2),10)``; it must have the shape's rank.
     """
+    if is_tuple(init):
+        if not is_tuple(shape) or len(shape) != len(init):  # type: ignore[arg-type]
+            raise ShapeError(f"prefix_product: tuple init {init} must have the rank of shape {shape}")
+        return tuple(prefix_product(x, i) for x, i in zip(shape, init))  # type: ignore[arg-type]
     if is_tuple(shape):
         out = []
         running = init
@@ -127,8 +133,13 @@ def prefix_product(shape: IntTuple, init: int = 1) -> IntTuple:
     return init
 
 
-def suffix_product(shape: IntTuple, init: int = 1) -> IntTuple:
-    """Exclusive products from the right: compact row-major (``LayoutRight``) strides."""
+def suffix_product(shape: IntTuple, init: IntTuple = 1) -> IntTuple:
+    """Exclusive products from the right: compact row-major (``LayoutRight``) strides (a tuple ``init`` as in
+    :func:`prefix_product`)."""
+    if is_tuple(init):
+        if not is_tuple(shape) or len(shape) != len(init):  # type: ignore[arg-type]
+            raise ShapeError(f"suffix_product: tuple init {init} must have the rank of shape {shape}")
+        return tuple(suffix_product(x, i) for x, i in zip(shape, init))  # type: ignore[arg-type]
     if is_tuple(shape):
         out = []
         running = init
@@ -191,13 +202,16 @@ def index_digits(shape: IntTuple, stride: IntTuple) -> Iterator[tuple[int, int, 
         running *= s
 
 
-def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple) -> int:
-    """Map a coordinate to its offset: ``sum(c_i * d_i)`` over the modes.
+def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> int:
+    """Map a coordinate to its offset: ``sum(c_i * d_i)`` over the modes (``stride`` defaults to the compact
+    column-major one, ``prefix_product(shape)``, as in CuTe's two-argument form).
 
     ``crd`` may be an int (a 1-D index into ``shape``, unfolded colexicographically,
     the last mode unbounded as in CuTe) or a tuple congruent to a prefix-tree of
     ``shape``.
     """
+    if stride is None:
+        stride = prefix_product(shape)
     if is_tuple(crd):
         if not is_tuple(shape) or len(crd) != len(shape):  # type: ignore[arg-type]
             raise CoordinateError(f"coordinate {crd} does not match the rank of shape {shape}")

@@ -544,8 +544,30 @@ def downcast(a: Any, n: int) -> AnyLayout:
     return ComposedLayout(new_sw, a.offset * n, core_downcast(a.inner, n))
 
 
-def recast(a: Any, old_bits: int, new_bits: int) -> AnyLayout:
-    """CuTe ``recast_layout<Old, New>``: re-express ``a`` (in ``old_bits`` elements) in ``new_bits`` elements."""
+def recast(a: Any, old_bits: Any, new_bits: Any = None) -> AnyLayout:
+    """CuTe ``recast_layout<Old, New>``: re-express ``a`` (in ``old_bits`` elements) in ``new_bits`` elements.
+
+    A plain Layout takes any widths (``recast(L, 8, 48)`` is ``upcast(L, 6)``), with
+    :func:`layoutalg.core.recast.recast_layout`'s exact divisions; a swizzled layout needs
+    power-of-two widths (the swizzle's base moves by a number of bits).  ``recast(a, ratio)``
+    with one number is PyCuTe's form, ``ratio = new_bits / old_bits`` (an int or a
+    ``Fraction``), by CuTe C++'s rounding-up rule (:func:`layoutalg.core.recast_ratio.recast_by`).
+    """
+    if new_bits is None:
+        from fractions import Fraction
+
+        from layoutalg.core.recast_ratio import recast_by
+
+        if isinstance(a, Layout):
+            return recast_by(a, old_bits)
+        ratio = Fraction(old_bits) if isinstance(old_bits, (int, Fraction)) and not isinstance(old_bits, bool) else None
+        if ratio is None or ratio <= 0:
+            raise LayoutError(f"recast ratio must be a positive int or Fraction, got {old_bits!r}")
+        old_bits, new_bits = ratio.denominator, ratio.numerator
+    if isinstance(a, Layout):
+        from layoutalg.core.recast import recast_layout
+
+        return recast_layout(new_bits, old_bits, a)
     _log2(old_bits, "old_bits")
     _log2(new_bits, "new_bits")
     if new_bits == old_bits:

@@ -209,7 +209,7 @@ def test_make_layout_like_is_compact_in_the_order_of_the_strides(a):
     pairs = list(zip(ref.flat(a.shape), ref.flat(a.stride), ref.flat(r.stride)))
     assert all((d == 0) == (e == 0) for _, d, e in pairs)
     running = 1
-    for s, d, e in sorted((p for p in pairs if p[1] != 0), key=lambda p: p[1]):
+    for s, _d, e in sorted((p for p in pairs if p[1] != 0), key=lambda p: p[1]):
         assert e == running
         running *= s
 

@@ -20,6 +20,7 @@ although the 48 indices between them also split both ways.  Only the shapes matt
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 from typing import Any
 
@@ -33,6 +34,7 @@ def _shape(x: Any, what: str) -> Any:
     return it.to_int_tuple(shape, what)
 
 
+@functools.lru_cache(maxsize=1024)
 def _divisors(n: int) -> list[int]:
     small, large = [], []
     k = 1

@@ -34,6 +34,8 @@ MAX_DEPTH = 64  # deeper nesting is refused (the parser has the same cap), so no
 
 def to_int_tuple(x: Any, what: str = "int tuple", depth: int = 0) -> IntTuple:
     """Normalise lists to tuples and check every leaf is an int; ``what`` names the argument in errors."""
+    if type(x) is int or (type(x) is tuple and all(type(e) is int for e in x)):
+        return x  # type: ignore[no-any-return]
     if is_int(x):
         return int(x)
     if hasattr(x, "__index__") and not isinstance(x, (bool, float)):
@@ -123,14 +125,23 @@ def prefix_product(shape: IntTuple, init: IntTuple = 1) -> IntTuple:
         if not is_tuple(shape) or len(shape) != len(init):  # type: ignore[arg-type]
             raise ShapeError(f"prefix_product: tuple init {init} must have the rank of shape {shape}")
         return tuple(prefix_product(x, i) for x, i in zip(shape, init))  # type: ignore[arg-type]
-    if is_tuple(shape):
-        out = []
-        running = init
-        for mode in shape:  # type: ignore[union-attr]
-            out.append(prefix_product(mode, running))
-            running *= product(mode)
-        return tuple(out)
-    return init
+    return _prefix(shape, init)[0]  # type: ignore[arg-type]
+
+
+def _prefix(shape: IntTuple, init: int) -> tuple[IntTuple, int]:
+    """(exclusive prefix products of ``shape`` from ``init``, ``init`` times its size): one pass over the leaves."""
+    if type(shape) is int:
+        return init, init * shape
+    out: list[IntTuple] = []
+    running = init
+    for mode in shape:  # type: ignore[union-attr]
+        if type(mode) is int:
+            out.append(running)
+            running *= mode
+        else:
+            value, running = _prefix(mode, running)
+            out.append(value)
+    return tuple(out), running
 
 
 def suffix_product(shape: IntTuple, init: IntTuple = 1) -> IntTuple:
@@ -211,6 +222,8 @@ def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> i
     ``shape``.
     """
     if stride is None:
+        if type(crd) is int:
+            return crd  # a 1-D index is its own offset under the compact column-major strides
         stride = prefix_product(shape)
     if is_tuple(crd):
         if not is_tuple(shape) or len(crd) != len(shape):  # type: ignore[arg-type]

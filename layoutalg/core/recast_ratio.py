@@ -57,12 +57,16 @@ def upcast_covering(layout: Layout, n: int) -> Layout:
 
 def recast_by(layout: Layout, ratio: Any) -> Layout:
     """``layout`` in elements ``ratio = new_bits/old_bits`` times as wide (see the module docstring)."""
-    value = _ratio(ratio)
+    if type(ratio) is int and ratio > 0:
+        num, den = ratio, 1
+    else:
+        value = _ratio(ratio)
+        num, den = value.numerator, value.denominator
     result = as_layout(layout, "recast layout")
-    if value.numerator != 1:
-        result = upcast_covering(result, value.numerator)
-    if value.denominator != 1:
-        result = downcast(result, value.denominator)
+    if num != 1:
+        result = upcast_covering(result, num)
+    if den != 1:
+        result = downcast(result, den)
     return result
 
 

@@ -31,7 +31,15 @@ from __future__ import annotations
 from typing import Any
 
 from layoutalg.core import int_tuple as it
-from layoutalg.core.flat import Pairs, check_injective, check_layout, coalesce_extended, from_pairs, leaf_pairs
+from layoutalg.core.flat import (
+    Pairs,
+    check_domain,
+    check_injective,
+    check_layout,
+    coalesce_extended,
+    from_pairs,
+    leaf_pairs,
+)
 from layoutalg.core.layout import Layout
 from layoutalg.errors import CompositionError, LayoutError, ShapeError
 
@@ -49,20 +57,20 @@ def _cotarget(cotarget: Any) -> int | None:
 
 def weak_complement(layout: Layout, cotarget: Any = None) -> Layout:
     """CuTe's gap-filling complement with a kept rest mode (see the module docstring)."""
-    layout = check_layout(layout, "weak_complement layout")
-    m = _cotarget(cotarget)
-    modes = sorted((d, s) for s, d in leaf_pairs(layout) if d != 0 and s != 1)
+    if type(layout) is not Layout:
+        layout = check_layout(layout, "weak_complement layout")
+    m = None if cotarget is None else _cotarget(cotarget)
+    modes = sorted([(d, s) for s, d in leaf_pairs(layout) if d != 0 and s != 1])
     if modes and modes[0][0] < 0:
         raise LayoutError(f"weak_complement needs non-negative strides; {layout} has stride {modes[0][0]}")
     pairs: Pairs = [(s, d) for d, s in modes]
-    if pairs:
-        check_injective(layout, pairs, "weak_complement")
     gaps: Pairs = []
     cur = 1
     chained = True
     for d, s in modes:
         gap = d // cur
         if gap == 0:
+            check_injective(layout, pairs, "weak_complement")  # overlapping spans: say so if A is not injective
             raise CompositionError(
                 f"weak_complement of {layout}: its mode {s}:{d} starts inside the span [0, {cur}) of the modes "
                 "below it, so CuTe's gap-filling construction has no ordered answer"
@@ -70,31 +78,41 @@ def weak_complement(layout: Layout, cotarget: Any = None) -> Layout:
         chained = chained and d % cur == 0
         gaps.append((gap, cur))
         cur = s * d
-    rest = 1 if m is None else it.ceil_div(m, cur)
+    rest = 1 if m is None else -(-m // cur)
     result = from_pairs(coalesce_extended([g for g in gaps if g[0] > 1] + [(rest, cur)]))
-    if not chained:
-        _check_weak(layout, pairs, result)
+    if not chained:  # (with chained strides A is injective and (A, R) a bijection by construction)
+        a_vals = _values(pairs)
+        if len(set(a_vals)) != len(a_vals):
+            check_injective(layout, pairs, "weak_complement")  # raises, naming two colliding coordinates
+        _check_weak(layout, a_vals, result)
     return result
 
 
-def _check_weak(layout: Layout, pairs: Pairs, result: Layout) -> None:
+def _check_weak(layout: Layout, a_vals: list[int], result: Layout) -> None:
     """``result`` is ordered and ``(A, result)`` is injective on two periods of its rest mode."""
-    import numpy as np
-
-    from layoutalg.core.layout import offsets_of_modes
-
     flat = leaf_pairs(result)
     extended = flat[:-1] + [(flat[-1][0] + 1, flat[-1][1])]  # one more step of the rest mode
-    r_vals = offsets_of_modes([s for s, _ in extended], [d for _, d in extended])
-    if r_vals.size > 1 and not bool((np.diff(r_vals) > 0).all()):
+    r_vals = _values(extended)
+    if any(x >= y for x, y in zip(r_vals, r_vals[1:])):
         raise CompositionError(f"weak_complement of {layout}: CuTe's candidate {result} is not ordered")
-    a_vals = offsets_of_modes([s for s, _ in pairs], [d for _, d in pairs])
-    both = (a_vals[None, :] + r_vals[:, None]).ravel()
-    if np.unique(both).size != both.size:
+    both = {a + r for r in r_vals for a in a_vals}
+    if len(both) != len(a_vals) * len(r_vals):
         raise CompositionError(
             f"weak_complement of {layout}: CuTe's candidate {result} shifts A onto itself "
             "(its floored gaps overlap A's offsets)"
         )
+
+
+def _values(pairs: Pairs) -> list[int]:
+    """A flat layout's values in index order (plain Python: these checks are small; the domain is bounded)."""
+    total = 1
+    for s, _ in pairs:
+        total *= s
+    check_domain(total, "weak_complement check")
+    out = [0]
+    for s, d in pairs:
+        out = [v + k * d for k in range(s) for v in out]
+    return out
 
 
 __all__ = ["weak_complement"]

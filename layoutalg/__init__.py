@@ -12,7 +12,12 @@ sub-packages: ``layoutalg.atoms``, ``layoutalg.prove``, ``layoutalg.banks``,
 """
 
 from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuples)
+    F2,
+    ArithTuple,
+    E,
     Layout,
+    ScaledBasis,
+    StrideLayout,
     append,
     ceil_div,
     coalesce_z,
@@ -21,6 +26,7 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     compatible,
     complement,
     congruent,
+    coshape,
     crd2idx,
     depth,
     dice_,
@@ -49,9 +55,11 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     select,
     shape_div,
     slice_,
+    stride_layout,
     suffix_product,
     take,
     tile_to_shape,
+    tiler_to_layout,
     to_cpp,
     transform_apply_leaf,
     transform_leaf,
@@ -130,6 +138,8 @@ __all__ = [
     "greatest_common_domain", "layout_add", "leaves", "lift", "make_layout_like", "make_ordered_layout",
     "nullspace", "product_each", "rank", "repeat_like", "slice_", "take", "tile_to_shape",
     "transform_apply_leaf", "transform_leaf", "unwrap", "weak_complement", "wrap",
+    # basis (E) and GF(2) strides
+    "E", "F2", "ArithTuple", "ScaledBasis", "StrideLayout", "stride_layout", "tiler_to_layout", "coshape",
     # GF(2) and Triton
     "BitMatrix", "to_f2", "from_f2", "is_f2_linear", "TritonLinearLayout", "to_triton", "from_triton",
     "parse_triton",

@@ -49,6 +49,20 @@ from layoutalg.core.recast import downcast, recast, recast_layout, upcast  # noq
 from layoutalg.core.recast_ratio import recast_by  # noqa: F401
 from layoutalg.core.shape_lattice import common_coarsening, common_refinement, compatible, product_each  # noqa: F401
 from layoutalg.core.shape_ops import append, group, prepend, select  # noqa: F401
+from layoutalg.core.stride_codomain import coshape  # noqa: F401
+from layoutalg.core.stride_layout import StrideLayout, stride_layout  # noqa: F401
+from layoutalg.core.stride_layout_ops import tiler_to_layout  # noqa: F401
+from layoutalg.core.stride_scalars import (  # noqa: F401
+    F2,
+    ArithTuple,
+    E,
+    ScaledBasis,
+    basis_repr,
+    is_basis,
+    make_basis_like,
+    proj,
+    unit,
+)
 from layoutalg.core.tuple_ops import (  # noqa: F401
     dice_,
     get,

@@ -23,6 +23,12 @@ from layoutalg.errors import ShapeError
 
 def coalesce_z(layout: Layout, profile: Any = None) -> Layout:
     """The shortest flat layout with ``layout``'s function on every ``i >= 0`` (see the module docstring)."""
+    from layoutalg.core.stride_layout import StrideLayout
+
+    if isinstance(layout, StrideLayout) and profile is None:
+        from layoutalg.core import stride_layout_ops
+
+        return stride_layout_ops.coalesce_z(layout)  # type: ignore[no-any-return]
     layout = check_layout(layout, "coalesce_z layout")
     if type(profile) is not tuple:
         return from_pairs(coalesce_extended(leaf_pairs(layout)))

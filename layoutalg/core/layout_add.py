@@ -56,6 +56,12 @@ def layout_add(a: Layout, b: Layout) -> Layout:
     Raises :class:`ShapeError` for arguments that are not layouts or differ in size, and
     :class:`CompositionError` when the sum is not the function of any layout.
     """
+    from layoutalg.core.stride_layout import StrideLayout
+
+    if isinstance(a, StrideLayout) or isinstance(b, StrideLayout):
+        from layoutalg.core import stride_layout_ops
+
+        return stride_layout_ops.layout_add(a, b)
     for name, x in (("A", a), ("B", b)):
         if not isinstance(x, Layout):
             raise ShapeError(f"layout_add {name} must be a Layout, got {x!r} ({type(x).__name__})")

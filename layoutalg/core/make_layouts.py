@@ -61,7 +61,14 @@ def _rebuild(order: Any, shape: IntTuple, strides: Any) -> IntTuple:
 
 
 def make_layout_like(layout: Layout) -> Layout:
-    """``layout``'s shape, compact in the order of its strides, stride-0 leaves kept at 0."""
+    """``layout``'s shape, compact in the order of its strides, stride-0 leaves kept at 0 (basis strides order by
+    their path, colexicographically, then by their scale)."""
+    from layoutalg.core.stride_layout import StrideLayout
+
+    if isinstance(layout, StrideLayout):
+        from layoutalg.core import stride_layout_ops
+
+        return stride_layout_ops.make_layout_like(layout)
     layout = as_layout(layout, "make_layout_like layout")
     shapes, strides = it.flatten(layout.shape), it.flatten(layout.stride)
     out = [0] * len(shapes)

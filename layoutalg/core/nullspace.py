@@ -23,6 +23,10 @@ from layoutalg.errors import CompositionError
 
 def nullspace(layout: Layout) -> Layout:
     """The increasing layout of every index ``i`` with ``layout(i) == 0`` (see the module docstring)."""
+    if _is_strided(layout):
+        from layoutalg.core import stride_layout_ops
+
+        return stride_layout_ops.nullspace(layout)
     layout = check_layout(layout, "nullspace layout")
     leaves = leaf_pairs(layout)
     signs = {d > 0 for s, d in leaves if d != 0 and s != 1}
@@ -35,6 +39,12 @@ def nullspace(layout: Layout) -> Layout:
             running *= s
         return from_pairs(coalesce_pairs(zeros))
     return _enumerated(layout)
+
+
+def _is_strided(x: object) -> bool:
+    from layoutalg.core.stride_layout import StrideLayout
+
+    return isinstance(x, StrideLayout)
 
 
 def _enumerated(layout: Layout) -> Layout:

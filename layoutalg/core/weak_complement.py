@@ -56,7 +56,14 @@ def _cotarget(cotarget: Any) -> int | None:
 
 
 def weak_complement(layout: Layout, cotarget: Any = None) -> Layout:
-    """CuTe's gap-filling complement with a kept rest mode (see the module docstring)."""
+    """CuTe's gap-filling complement with a kept rest mode (see the module docstring); a coordinate layout is
+    complemented axis by axis (:func:`layoutalg.core.stride_codomain.weak_complement`)."""
+    from layoutalg.core.stride_layout import StrideLayout
+
+    if isinstance(layout, StrideLayout):
+        from layoutalg.core import stride_codomain
+
+        return stride_codomain.weak_complement(layout, cotarget)  # type: ignore[no-any-return]
     if type(layout) is not Layout:
         layout = check_layout(layout, "weak_complement layout")
     m = None if cotarget is None else _cotarget(cotarget)

@@ -44,6 +44,13 @@ def _require_checkable(x: Any, what: str) -> None:
         raise CompositionError(f"{what}: {x.size()} elements is over the {_MAX_CHECK} this operation checks exactly")
 
 
+def _strided(*xs: Any) -> bool:
+    """Some argument is a layout with basis or F2 strides (handled by layoutalg.core.stride_layout_ops)."""
+    from layoutalg.core.stride_layout import StrideLayout
+
+    return any(isinstance(x, StrideLayout) for x in xs)
+
+
 def _check_input(x: Any, name: str) -> None:
     if not isinstance(x, (Layout, ComposedLayout)):
         raise LayoutError(f"{name} must be a Layout or a ComposedLayout, got {x!r}")
@@ -110,11 +117,16 @@ def commute_swizzle(layout: Layout, swizzle: Swizzle) -> Swizzle:
 def composition(a: Any, b: Any) -> Any:
     """``a o b`` for Layouts, ComposedLayouts and Swizzles; ``b`` may also be a tiler (by-mode tuple).
 
+    * a layout with basis or F2 strides on either side: :mod:`layoutalg.core.stride_layout_ops`;
     * ``Swizzle o Layout`` -> ``Sw o _0 o Layout``;
     * ``(outer o off o inner) o B`` -> ``outer o off o (inner o B)``;
     * ``L o (Sw o off o B)`` -> ``Sw' o off' o M`` with ``L o Sw == Sw' o L`` and
       ``L(off + B(c)) == off' + M(c)``, checked elementwise.
     """
+    if _strided(a, b):
+        from layoutalg.core import stride_layout_ops
+
+        return stride_layout_ops.composition(a, b)
     if isinstance(a, Swizzle):
         if isinstance(b, Layout):
             return ComposedLayout(a, 0, b)
@@ -253,16 +265,28 @@ def _on_inner(name: str, fn: Any, a: Any, *args: Any) -> Any:
 
 def coalesce(a: Any, profile: Any = None) -> Any:
     """CuTe ``coalesce``; on a composed layout it coalesces the inner layout."""
+    if _strided(a) and profile is None:
+        from layoutalg.core import stride_layout_ops
+
+        return stride_layout_ops.coalesce(a)
     if profile is None:
         return _on_inner("coalesce", core_algebra.coalesce, a)
     return _on_inner("coalesce", core_algebra.coalesce, a, profile)
 
 
 def logical_divide(a: Any, tiler: Any) -> Any:
+    if _strided(a, tiler):
+        from layoutalg.core import stride_codomain
+
+        return stride_codomain.logical_divide(a, tiler)
     return _on_inner("logical_divide", core_dp.logical_divide, a, tiler)
 
 
 def zipped_divide(a: Any, tiler: Any) -> Any:
+    if _strided(tiler):
+        return logical_divide(a, tiler)  # a basis tiler is one layout: (tile, rest) already
+    if _strided(a) and not isinstance(tiler, (tuple, list)):
+        return logical_divide(a, tiler)
     return _on_inner("zipped_divide", core_dp.zipped_divide, a, tiler)
 
 
@@ -275,6 +299,10 @@ def flat_divide(a: Any, tiler: Any) -> Any:
 
 
 def logical_product(a: Any, tiler: Any) -> Any:
+    if _strided(a):
+        from layoutalg.core import stride_codomain
+
+        return stride_codomain.logical_product(a, tiler)
     return _on_inner("logical_product", core_dp.logical_product, a, tiler)
 
 
@@ -390,6 +418,10 @@ def right_inverse(a: Any) -> AnyLayout:
     otherwise the largest prefix on which ``Sw`` is the identity (a valid,
     smaller right inverse).
     """
+    if _strided(a):
+        from layoutalg.core import stride_codomain
+
+        return stride_codomain.right_inverse(a)
     import numpy as np
 
     _check_input(a, "right_inverse")
@@ -430,6 +462,10 @@ def left_inverse(a: Any) -> AnyLayout:
     ``a``'s image), then factored as a layout or ``Sw o _0 o Layout``.
     Every result is checked on all of ``a``'s values.
     """
+    if _strided(a):
+        from layoutalg.core import stride_codomain
+
+        return stride_codomain.left_inverse(a)
     import numpy as np
 
     _check_input(a, "left_inverse")

@@ -46,7 +46,7 @@ def _leaves_are_ints(t: Any) -> bool:
 
 def Layout(shape: Any, stride: Any = 1) -> Any:
     if not _leaves_are_ints(stride):
-        return need("basis_layout")(shape, stride)  # E / ArithTuple / F2 strides
+        return need("stride_layout")(shape, stride)  # E / ArithTuple / F2 strides
     return la.Layout(shape, _expand(shape, stride))
 
 
@@ -68,7 +68,7 @@ def Swizzle(bits: int, base: int, shift: int) -> Any:
 
 
 def _is_layout(x: Any) -> bool:
-    return isinstance(x, (la.Layout, la.ComposedLayout))
+    return isinstance(x, (la.Layout, la.ComposedLayout)) or type(x).__name__ == "StrideLayout"
 
 
 def _get(x: Any, path: tuple[int, ...]) -> Any:
@@ -203,6 +203,30 @@ def _coalesce(a: Any, profile: Any = None) -> Any:
     return la.coalesce(a, profile)
 
 
+def _coordinate(i: Any, shape: Any) -> Any:
+    """PyCuTe's idx2crd of a basis value: the coordinate it names (implicit zeros filled in)."""
+    if isinstance(i, la.ArithTuple):
+        from layoutalg.core.stride_layout_ops import _as_coordinate
+
+        return _as_coordinate(i, shape)
+    return i
+
+
+def _weakly_congruent(a: Any, b: Any) -> bool:
+    """PyCuTe's weak congruence with an ArithTuple profile: its trailing implicit zeros may be absent."""
+    if isinstance(a, la.ArithTuple):
+        if not isinstance(b, tuple) or len(a) > len(b):
+            return False
+        return all(_weakly_congruent(a[i], b[i]) for i in range(len(b)))
+    return la.weakly_congruent(a, b)
+
+
+def _is_scalar(x: Any) -> bool:
+    from layoutalg.core.stride_scalars import is_stride_scalar
+
+    return is_stride_scalar(x)
+
+
 def _make_layout(layouts: Any) -> Any:
     return la.make_layout(*layouts)
 
@@ -252,7 +276,7 @@ def _lift(x: Any, mode: Any = (), pad: Any = 0) -> Any:
 
 
 def _coshape(x: Any) -> Any:
-    return x.cosize()
+    return need("coshape")(x) if type(x).__name__ == "StrideLayout" else x.cosize()
 
 
 NAMES: dict[str, Any] = {
@@ -281,12 +305,12 @@ NAMES: dict[str, Any] = {
     "common_refinement": lambda a, b: need("common_refinement")(a, b),
     "common_coarsening": lambda a, b: need("common_coarsening")(a, b),
     "congruent": lambda a, b: la.congruent(_htuple(a), _htuple(b)),
-    "weakly_congruent": lambda a, b: la.weakly_congruent(_htuple(a), _htuple(b)),
+    "weakly_congruent": lambda a, b: _weakly_congruent(_htuple(a), _htuple(b)),
     "product": lambda a: la.product(a),
     "product_each": lambda a: need("product_each")(a),
     "inner_product": lambda a, b: la.inner_product(a, b),
     "prefix_product": lambda a, init=1: la.prefix_product(a, init),
-    "idx2crd": lambda i, s: la.idx2crd(i, s),
+    "idx2crd": lambda i, s: la.idx2crd(_coordinate(i, s), s),
     "crd2idx": _crd2idx,
     "flatten": lambda a: la.flatten(a),
     "unflatten": _unflatten,
@@ -301,6 +325,8 @@ NAMES: dict[str, Any] = {
     "is_layout": _is_layout,
     "is_tuple": lambda x: isinstance(x, (tuple, list)),
     "is_int": lambda x: isinstance(x, int) and not isinstance(x, bool),
+    "is_stride_scalar": lambda x: _is_scalar(x),
+    "as_tuple": lambda x: x.as_tuple() if hasattr(x, "as_tuple") else x,
     "_m__coalesce": lambda a: la.coalesce(a),
     "_m__complement": _complement,
     "_m__offset_and_slice": _offset_and_slice,
@@ -308,8 +334,8 @@ NAMES: dict[str, Any] = {
 
 for _name in ("wrap", "unwrap", "slice_", "dice_", "repeat_like", "transform_leaf",
               "transform_apply_leaf", "make_tensor", "identity_tensor", "Tensor", "Array", "Ptr",
-              "ImplicitAccessor", "copy", "copy_ref", "is_stride_scalar", "is_basis", "basis_repr",
-              "proj", "unit", "as_tuple", "make_basis_like", "coordinates", "is_tensor"):
+              "ImplicitAccessor", "copy", "copy_ref", "is_basis", "basis_repr",
+              "proj", "unit", "make_basis_like", "coordinates", "is_tensor"):
     NAMES.setdefault(_name, _stride_kind(_name) if _name[0].isupper() else (lambda n: lambda *a, **k: need(n)(*a, **k))(_name))
 
 

@@ -18,6 +18,7 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     Layout,
     ScaledBasis,
     StrideLayout,
+    Tensor,
     append,
     ceil_div,
     coalesce_z,
@@ -40,9 +41,12 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     layout_add,
     leaves,
     lift,
+    make_fragment_like,
+    make_identity_tensor,
     make_layout,
     make_layout_like,
     make_ordered_layout,
+    make_tensor,
     max_common_layout,
     max_common_vector,
     nullspace,
@@ -140,6 +144,8 @@ __all__ = [
     "transform_apply_leaf", "transform_leaf", "unwrap", "weak_complement", "wrap",
     # basis (E) and GF(2) strides
     "E", "F2", "ArithTuple", "ScaledBasis", "StrideLayout", "stride_layout", "tiler_to_layout", "coshape",
+    # tensors
+    "Tensor", "make_tensor", "make_identity_tensor", "make_fragment_like",
     # GF(2) and Triton
     "BitMatrix", "to_f2", "from_f2", "is_f2_linear", "TritonLinearLayout", "to_triton", "from_triton",
     "parse_triton",

@@ -455,12 +455,23 @@ def _truth(line: int, f: Callable[[], Any], expect: bool) -> None:
 @contextlib.contextmanager
 def _raises(line: int, exc: str) -> Any:
     REC.raises.append(exc)
+    start = len(REC.cases)
     try:
         yield
     except Exception:
         pass
     finally:
         REC.raises.pop()
+        _outermost_raises(REC.cases[start:])
+
+
+def _outermost_raises(window: list[dict[str, Any]]) -> None:
+    """Inside ``pytest.raises``, a call whose result a later call consumed did not raise: only the outer one
+    keeps the expectation (``copy(x, make_tensor(L))`` expects the copy to raise, not make_tensor)."""
+    calls = [c for c in window if c["kind"] == "call" or (c["kind"] == "truth" and c.get("expect", 0) is None)]
+    for k, case in enumerate(calls):
+        if case["kind"] == "call" and any(case["src"] in later["src"] for later in calls[k + 1:]):
+            case.pop("raises", None)
 
 
 def _raise_expr(line: int, f: Callable[[], Any]) -> None:
@@ -469,7 +480,7 @@ def _raise_expr(line: int, f: Callable[[], Any]) -> None:
         v = f()
     except Exception:
         return
-    if isinstance(v, Expr) and len(REC.cases) == before:
+    if isinstance(v, Expr) and not (len(REC.cases) > before and REC.cases[-1].get("src") == v.src):
         REC.add("truth", src=v.src, expect=None)
 
 

@@ -63,6 +63,13 @@ from layoutalg.core.stride_scalars import (  # noqa: F401
     proj,
     unit,
 )
+from layoutalg.core.tensor import (  # noqa: F401
+    CountingEngine,
+    Tensor,
+    make_fragment_like,
+    make_identity_tensor,
+    make_tensor,
+)
 from layoutalg.core.tuple_ops import (  # noqa: F401
     dice_,
     get,

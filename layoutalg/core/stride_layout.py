@@ -156,7 +156,7 @@ def _inner(crd: Any, shape: Any, stride: Any) -> Any:
         return total
     if isinstance(shape, tuple):
         return _inner(it.idx2crd(crd, shape), shape, stride)
-    return crd * stride if crd else 0
+    return crd * stride  # 0 * E(0) is a zero coordinate, 0 * F2(1) an F2 zero: the kind is kept
 
 
 def stride_layout(shape: Any, stride: Any) -> Any:

@@ -51,6 +51,13 @@ def _strided(*xs: Any) -> bool:
     return any(isinstance(x, StrideLayout) for x in xs)
 
 
+def _tensor(x: Any) -> bool:
+    """A :class:`~layoutalg.core.tensor.Tensor`: the algebra acts on its layout and keeps its engine."""
+    from layoutalg.core.tensor import Tensor
+
+    return isinstance(x, Tensor)
+
+
 def _check_input(x: Any, name: str) -> None:
     if not isinstance(x, (Layout, ComposedLayout)):
         raise LayoutError(f"{name} must be a Layout or a ComposedLayout, got {x!r}")
@@ -123,6 +130,8 @@ def composition(a: Any, b: Any) -> Any:
     * ``L o (Sw o off o B)`` -> ``Sw' o off' o M`` with ``L o Sw == Sw' o L`` and
       ``L(off + B(c)) == off' + M(c)``, checked elementwise.
     """
+    if _tensor(a):
+        return a.with_layout(composition(a.layout, b))
     if _strided(a, b):
         from layoutalg.core import stride_layout_ops
 
@@ -264,7 +273,9 @@ def _on_inner(name: str, fn: Any, a: Any, *args: Any) -> Any:
 
 
 def coalesce(a: Any, profile: Any = None) -> Any:
-    """CuTe ``coalesce``; on a composed layout it coalesces the inner layout."""
+    """CuTe ``coalesce``; on a composed layout it coalesces the inner layout (on a tensor, its layout)."""
+    if _tensor(a):
+        return a.with_layout(coalesce(a.layout, profile))
     if _strided(a) and profile is None:
         from layoutalg.core import stride_layout_ops
 
@@ -275,6 +286,8 @@ def coalesce(a: Any, profile: Any = None) -> Any:
 
 
 def logical_divide(a: Any, tiler: Any) -> Any:
+    if _tensor(a):
+        return a.with_layout(logical_divide(a.layout, tiler))
     if _strided(a, tiler):
         from layoutalg.core import stride_codomain
 
@@ -283,18 +296,26 @@ def logical_divide(a: Any, tiler: Any) -> Any:
 
 
 def zipped_divide(a: Any, tiler: Any) -> Any:
+    if _tensor(a):
+        return a.with_layout(zipped_divide(a.layout, tiler))
     if _strided(tiler):
         return logical_divide(a, tiler)  # a basis tiler is one layout: (tile, rest) already
-    if _strided(a) and not isinstance(tiler, (tuple, list)):
-        return logical_divide(a, tiler)
+    if _strided(a):  # PyCuTe: zipped_divide(A, B) is logical_divide(A, tiler_to_layout(B))
+        from layoutalg.core.stride_layout_ops import tiler_to_layout
+
+        return logical_divide(a, tiler_to_layout(tiler) if isinstance(tiler, (tuple, list)) else tiler)
     return _on_inner("zipped_divide", core_dp.zipped_divide, a, tiler)
 
 
 def tiled_divide(a: Any, tiler: Any) -> Any:
+    if _tensor(a):
+        return a.with_layout(tiled_divide(a.layout, tiler))
     return _on_inner("tiled_divide", core_dp.tiled_divide, a, tiler)
 
 
 def flat_divide(a: Any, tiler: Any) -> Any:
+    if _tensor(a):
+        return a.with_layout(flat_divide(a.layout, tiler))
     return _on_inner("flat_divide", core_dp.flat_divide, a, tiler)
 
 
@@ -332,6 +353,14 @@ def raked_product(a: Any, tiler: Any) -> Any:
 
 def slice_and_offset(a: Any, crd: Any) -> tuple[AnyLayout, int]:
     """``(S, o)`` with ``a(crd with c in the None modes) == o + S(c)``; a swizzle that cancels is dropped."""
+    if _strided(a):
+        from layoutalg.core.layout import _slice_modes
+        from layoutalg.core.stride_layout import stride_layout
+
+        kept, off = _slice_modes(crd, a.shape, a.stride)
+        if len(kept) == 1:
+            return stride_layout(kept[0][0], kept[0][1]), off
+        return stride_layout(tuple(k for k, _ in kept), tuple(d for _, d in kept)), off
     _check_input(a, "slice_and_offset")
     if isinstance(a, ComposedLayout):
         return slice_composed(a, crd)
@@ -349,9 +378,14 @@ def local_tile(a: Any, tiler: Any, coord: Any) -> tuple[AnyLayout, int]:
     Returns ``(T, o)`` with ``a`` at element ``c`` of that tile ``== o + T(c)``
     (a tensor would move its pointer by ``o``).  ``coord`` is an int (flat
     index over the tiles) or a tuple with one entry per tiled mode (``None``
-    keeps that mode, as ``_`` in CuTe).
+    keeps that mode, as ``_`` in CuTe).  On a tensor it returns the tile as a
+    tensor on the same engine (its offset moved by ``o``).
     """
-    _check_input(a, "local_tile")
+    if _tensor(a):
+        sub, off = local_tile(a.layout, tiler, coord)
+        return a.with_layout(sub, off)  # type: ignore[no-any-return]
+    if not _strided(a):
+        _check_input(a, "local_tile")
     divided = zipped_divide(a, tiler)
     inner = divided.inner if isinstance(divided, ComposedLayout) else divided
     tile_modes = inner[0].rank() if isinstance(inner.shape, tuple) else 1
@@ -380,6 +414,9 @@ def local_partition(a: Any, thr_layout: Layout, index: int) -> tuple[AnyLayout, 
     """
     import numpy as np
 
+    if _tensor(a):
+        sub, off = local_partition(a.layout, thr_layout, index)
+        return a.with_layout(sub, off)  # type: ignore[no-any-return]
     _check_input(a, "local_partition")
     if not isinstance(thr_layout, Layout):
         raise LayoutError(f"local_partition thread layout must be a Layout, got {thr_layout!r}")

@@ -72,6 +72,8 @@ def _is_layout(x: Any) -> bool:
 
 
 def _get(x: Any, path: tuple[int, ...]) -> Any:
+    if isinstance(x, la.Tensor):  # a mode of a tensor is a mode of its layout
+        return x.with_layout(_get(x.layout, path))
     for i in path:
         x = x[i]
     return x
@@ -81,6 +83,8 @@ def _replace(x: Any, path: tuple[int, ...], value: Any) -> Any:
     """``x`` with its mode at ``path`` replaced (layouts are rebuilt from their modes)."""
     if not path:
         return value
+    if isinstance(x, la.Tensor):
+        return x.with_layout(_replace(x.layout, path, value.layout if isinstance(value, la.Tensor) else value))
     modes = list(x) if _is_layout(x) else list(x)
     if not 0 <= path[0] < len(modes):
         raise la.CoordinateError(f"mode {path[0]} out of range")
@@ -135,7 +139,7 @@ class Indexed:
 # ---------------------------------------------------------------------------
 def tiler_layout(x: Any) -> Any:
     """PyCuTe promotes an int or a shape to ``tiler_to_layout`` of it."""
-    if _is_layout(x):
+    if _is_layout(x) or isinstance(x, la.Tensor):
         return x
     if x is None:
         raise MissingFeatureError("a None layout argument (PyCuTe's identity tiler needs basis strides)")
@@ -323,6 +327,10 @@ NAMES: dict[str, Any] = {
     "take": Indexed(_take),
     "lift": Indexed(_lift),
     "is_layout": _is_layout,
+    "is_tensor": lambda x: isinstance(x, la.Tensor),
+    "identity_tensor": lambda shape: la.make_identity_tensor(shape),
+    "ImplicitAccessor": lambda origin=0: la.core.CountingEngine(origin),
+    "Tensor": lambda engine, layout: la.Tensor(engine, layout),
     "is_tuple": lambda x: isinstance(x, (tuple, list)),
     "is_int": lambda x: isinstance(x, int) and not isinstance(x, bool),
     "is_stride_scalar": lambda x: _is_scalar(x),
@@ -333,9 +341,9 @@ NAMES: dict[str, Any] = {
 }
 
 for _name in ("wrap", "unwrap", "slice_", "dice_", "repeat_like", "transform_leaf",
-              "transform_apply_leaf", "make_tensor", "identity_tensor", "Tensor", "Array", "Ptr",
-              "ImplicitAccessor", "copy", "copy_ref", "is_basis", "basis_repr",
-              "proj", "unit", "make_basis_like", "coordinates", "is_tensor"):
+              "transform_apply_leaf", "make_tensor", "Array", "Ptr",
+              "copy", "copy_ref", "is_basis", "basis_repr",
+              "proj", "unit", "make_basis_like", "coordinates"):
     NAMES.setdefault(_name, _stride_kind(_name) if _name[0].isupper() else (lambda n: lambda *a, **k: need(n)(*a, **k))(_name))
 
 

@@ -16,12 +16,10 @@ from typing import Any
 
 from tests.oracles import pycute_parity as parity
 
-#: The only reasons a case may be "missing" today: symbolic (sympy) shapes, PyCuTe's identity tiler for a None
-#: layout, and PyCuTe's own copy algorithms and raw pointers.  An operation added to PyCuTe's tests without one in
-#: layoutalg fails here by name.
+#: The only reasons a case may be "missing" today: symbolic (sympy) shapes, and PyCuTe's own copy algorithms and
+#: raw pointers.  An operation added to PyCuTe's tests without one in layoutalg fails here by name.
 ALLOWED_MISSING = {
-    "symbolic shapes/strides (sympy)", "a None layout argument (PyCuTe's identity tiler needs basis strides)",
-    "layoutalg has no copy", "layoutalg has no copy_ref", "layoutalg has no Ptr",
+    "symbolic shapes/strides (sympy)", "layoutalg has no copy", "layoutalg has no copy_ref", "layoutalg has no Ptr",
 }
 
 

@@ -196,3 +196,10 @@ def test_coordinate_weak_complement_is_ordered_and_disjoint(a):
     seq = [r(i) for i in range(r.size() + 6)]
     assert all(p < q for p, q in zip(seq, seq[1:]))
     assert not any(v == w for v in seq[1:] for w in image)
+
+
+def test_dividing_the_identity_gives_each_axis_its_tile_and_its_complement():
+    divided = la.logical_divide(None, (3, 5))
+    assert divided == la.stride_layout(((3, 1), (5, 1)), ((E(0), 3 * E(0)), (E(1), 5 * E(1))))
+    assert all(divided(((i, 0), (j, 0))) == (i, j) for i in range(3) for j in range(5))
+    assert la.zipped_divide(None, la.Layout(2, 1)) == la.Layout((2, 1), (1, 2))

@@ -237,6 +237,30 @@ def logical_divide(a: Any, tiler: Any) -> Any:
     return composition(a, stride_layout((t.shape, rest.shape), (t.stride, rest.stride)))
 
 
+def divide_identity(tiler: Any, zipped: bool = False) -> Any:
+    """PyCuTe's ``logical_divide(None, T)``: the identity (of unbounded extent) divided by ``T``, i.e. ``(T, C)`` with
+    ``C = weak_complement(T)``; a tuple tiler divides axis by axis, mode ``i`` being ``(T_i, C_i)`` on axis ``i``
+    (``zipped``: ``((T_0, T_1, ...), (C_0, C_1, ...))``)."""
+    from layoutalg.core.stride_layout_ops import tiler_to_layout
+    from layoutalg.core.weak_complement import weak_complement as any_weak_complement
+
+    if not isinstance(tiler, (tuple, list)):
+        t = tiler_to_layout(tiler)
+        c = any_weak_complement(t)
+        return stride_layout((t.shape, c.shape), (t.stride, c.stride))
+    tiles, rests = [], []
+    for i, sub in enumerate(tiler):
+        t = tiler_to_layout(sub)
+        c = any_weak_complement(t) if not isinstance(t, StrideLayout) else weak_complement(t)
+        tiles.append((t.shape, _scaled(t.stride, (i,))))
+        rests.append((c.shape, _scaled(c.stride, (i,))))
+    if zipped:
+        return stride_layout((tuple(s for s, _ in tiles), tuple(s for s, _ in rests)),
+                             (tuple(d for _, d in tiles), tuple(d for _, d in rests)))
+    return stride_layout(tuple((t[0], r[0]) for t, r in zip(tiles, rests)),
+                         tuple((t[1], r[1]) for t, r in zip(tiles, rests)))
+
+
 def logical_product(a: StrideLayout, tiler: Any) -> Any:
     """``(A, weak_complement(A) o B)`` for a coordinate layout ``A``: copies of ``A`` laid out by ``B`` past A's
     coshape, along the axes (a tuple tiler works mode by mode)."""
@@ -258,4 +282,5 @@ def _scaled(stride: Any, path: tuple[int, ...]) -> Any:
     return ScaledBasis(stride, path) if stride != 0 else 0
 
 
-__all__ = ["coshape", "right_inverse", "left_inverse", "weak_complement", "logical_divide", "logical_product"]
+__all__ = ["coshape", "right_inverse", "left_inverse", "weak_complement", "logical_divide", "logical_product",
+           "divide_identity"]

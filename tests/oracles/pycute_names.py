@@ -183,7 +183,7 @@ def _divide(name: str) -> Callable[..., Any]:
     def op(a: Any, b: Any) -> Any:
         if b is None:
             return a
-        return need(name)(tiler_layout(a), b)
+        return need(name)(None if a is None else tiler_layout(a), b)
 
     return op
 

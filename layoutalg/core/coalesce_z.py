@@ -18,14 +18,13 @@ from typing import Any
 from layoutalg.core import int_tuple as it
 from layoutalg.core.flat import check_layout, coalesce_extended, from_pairs, leaf_pairs
 from layoutalg.core.layout import Layout
+from layoutalg.core.stride_layout import StrideLayout
 from layoutalg.errors import ShapeError
 
 
 def coalesce_z(layout: Layout, profile: Any = None) -> Layout:
     """The shortest flat layout with ``layout``'s function on every ``i >= 0`` (see the module docstring)."""
-    from layoutalg.core.stride_layout import StrideLayout
-
-    if isinstance(layout, StrideLayout) and profile is None:
+    if type(layout) is StrideLayout and profile is None:
         from layoutalg.core import stride_layout_ops
 
         return stride_layout_ops.coalesce_z(layout)  # type: ignore[no-any-return]

@@ -21,6 +21,7 @@ from typing import Any
 from layoutalg.core.composition import synthesise_1d
 from layoutalg.core.flat import Pairs, check_domain, coalesce_pairs, from_pairs, leaf_pairs
 from layoutalg.core.layout import Layout, offsets_of_modes
+from layoutalg.core.stride_layout import StrideLayout
 from layoutalg.errors import CompositionError, ShapeError
 
 
@@ -56,9 +57,7 @@ def layout_add(a: Layout, b: Layout) -> Layout:
     Raises :class:`ShapeError` for arguments that are not layouts or differ in size, and
     :class:`CompositionError` when the sum is not the function of any layout.
     """
-    from layoutalg.core.stride_layout import StrideLayout
-
-    if isinstance(a, StrideLayout) or isinstance(b, StrideLayout):
+    if type(a) is StrideLayout or type(b) is StrideLayout:
         from layoutalg.core import stride_layout_ops
 
         return stride_layout_ops.layout_add(a, b)

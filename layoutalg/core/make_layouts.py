@@ -23,6 +23,7 @@ from typing import Any
 from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout, as_layout
+from layoutalg.core.stride_layout import StrideLayout
 from layoutalg.errors import ShapeError
 
 
@@ -63,9 +64,7 @@ def _rebuild(order: Any, shape: IntTuple, strides: Any) -> IntTuple:
 def make_layout_like(layout: Layout) -> Layout:
     """``layout``'s shape, compact in the order of its strides, stride-0 leaves kept at 0 (basis strides order by
     their path, colexicographically, then by their scale)."""
-    from layoutalg.core.stride_layout import StrideLayout
-
-    if isinstance(layout, StrideLayout):
+    if type(layout) is StrideLayout:
         from layoutalg.core import stride_layout_ops
 
         return stride_layout_ops.make_layout_like(layout)

@@ -18,12 +18,13 @@ from __future__ import annotations
 from layoutalg.core.composition import synthesise_1d
 from layoutalg.core.flat import Pairs, check_domain, check_layout, coalesce_pairs, from_pairs, leaf_pairs
 from layoutalg.core.layout import Layout
+from layoutalg.core.stride_layout import StrideLayout
 from layoutalg.errors import CompositionError
 
 
 def nullspace(layout: Layout) -> Layout:
     """The increasing layout of every index ``i`` with ``layout(i) == 0`` (see the module docstring)."""
-    if _is_strided(layout):
+    if type(layout) is StrideLayout:
         from layoutalg.core import stride_layout_ops
 
         return stride_layout_ops.nullspace(layout)
@@ -39,12 +40,6 @@ def nullspace(layout: Layout) -> Layout:
             running *= s
         return from_pairs(coalesce_pairs(zeros))
     return _enumerated(layout)
-
-
-def _is_strided(x: object) -> bool:
-    from layoutalg.core.stride_layout import StrideLayout
-
-    return isinstance(x, StrideLayout)
 
 
 def _enumerated(layout: Layout) -> Layout:

@@ -41,6 +41,7 @@ from layoutalg.core.flat import (
     leaf_pairs,
 )
 from layoutalg.core.layout import Layout
+from layoutalg.core.stride_layout import StrideLayout
 from layoutalg.errors import CompositionError, LayoutError, ShapeError
 
 
@@ -58,9 +59,7 @@ def _cotarget(cotarget: Any) -> int | None:
 def weak_complement(layout: Layout, cotarget: Any = None) -> Layout:
     """CuTe's gap-filling complement with a kept rest mode (see the module docstring); a coordinate layout is
     complemented axis by axis (:func:`layoutalg.core.stride_codomain.weak_complement`)."""
-    from layoutalg.core.stride_layout import StrideLayout
-
-    if isinstance(layout, StrideLayout):
+    if type(layout) is StrideLayout:
         from layoutalg.core import stride_codomain
 
         return stride_codomain.weak_complement(layout, cotarget)  # type: ignore[no-any-return]

@@ -30,6 +30,8 @@ from layoutalg.core import algebra as core_algebra
 from layoutalg.core import divide_product as core_dp
 from layoutalg.core.layout import Layout
 from layoutalg.core.layout import slice_and_offset as _layout_slice_and_offset
+from layoutalg.core.stride_layout import StrideLayout
+from layoutalg.core.tensor import Tensor
 from layoutalg.errors import CompositionError, LayoutError
 from layoutalg.swizzle.composed import AnyLayout, ComposedLayout, eval_layout_at, fit_affine, slice_composed
 from layoutalg.swizzle.swizzle import Swizzle
@@ -46,16 +48,12 @@ def _require_checkable(x: Any, what: str) -> None:
 
 def _strided(*xs: Any) -> bool:
     """Some argument is a layout with basis or F2 strides (handled by layoutalg.core.stride_layout_ops)."""
-    from layoutalg.core.stride_layout import StrideLayout
-
-    return any(isinstance(x, StrideLayout) for x in xs)
+    return any(type(x) is StrideLayout for x in xs)
 
 
 def _tensor(x: Any) -> bool:
     """A :class:`~layoutalg.core.tensor.Tensor`: the algebra acts on its layout and keeps its engine."""
-    from layoutalg.core.tensor import Tensor
-
-    return isinstance(x, Tensor)
+    return type(x) is Tensor
 
 
 def _check_input(x: Any, name: str) -> None:

@@ -109,8 +109,9 @@ def test_errors() -> None:
         get_smem_atom("Layout_K_SW32_Atom", 256)
     with pytest.raises(ShapeError):
         tile_to_shape(get_smem_atom("Layout_K_SW128_Atom", 16), (12, 64))
-    with pytest.raises(ShapeError):
-        make_ordered_layout((4, 8), (0, 0))
+    with pytest.raises(ShapeError):  # ties are allowed (broken left to right, as in CuTe); a rank mismatch is not
+        make_ordered_layout((4, 8), (0, 1, 2))
+    assert make_ordered_layout((4, 8), (0, 0)) == make_ordered_layout((4, 8), (0, 1))
 
 
 @pytest.mark.parametrize("name", ["Layout_K_SW128_Atom", "Layout_MN_SW64_Atom", "Sm80_SW2_Atom"])

@@ -32,12 +32,11 @@ from __future__ import annotations
 
 from typing import Any, Union
 
-from layoutalg.core import algebra as core_algebra
-from layoutalg.core import divide_product as core_dp
-from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
+from layoutalg.core.make_layouts import make_ordered_layout  # noqa: F401  (re-exported: it lived here)
+from layoutalg.core.make_layouts import tile_to_shape as core_tile_to_shape
 from layoutalg.core.recast import upcast as core_upcast
-from layoutalg.errors import LayoutError, ShapeError
+from layoutalg.errors import LayoutError
 from layoutalg.swizzle.composed import AnyLayout, ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
 
@@ -115,32 +114,6 @@ def get_smem_atom(name: str, bits: int) -> AnyLayout:
 # tile_to_shape
 
 
-def make_ordered_layout(shape: Any, order: Any = None) -> Layout:
-    """Compact layout of ``shape`` whose strides grow in the order given (CuTe ``make_ordered_layout``).
-
-    ``order`` is None or ``"left"`` (column-major), ``"right"`` (row-major), or
-    a tuple with one rank per top-level mode: the mode of smallest rank gets stride 1.
-    """
-    shape_t = it.to_int_tuple(shape, "shape")
-    modes = list(shape_t) if isinstance(shape_t, tuple) else [shape_t]
-    if order is None or order == "left":
-        ranks = list(range(len(modes)))
-    elif order == "right":
-        ranks = list(range(len(modes)))[::-1]
-    else:
-        ranks = list(it.flatten(it.to_int_tuple(order, "order")))
-        if len(ranks) != len(modes) or len(set(ranks)) != len(ranks):
-            raise ShapeError(f"order {order!r} must give a distinct rank to each of the {len(modes)} modes of {shape_t}")
-    strides: list[Any] = [0] * len(modes)
-    running = 1
-    for k in sorted(range(len(modes)), key=lambda k: ranks[k]):
-        strides[k] = it.prefix_product(modes[k], running)
-        running *= it.product(modes[k])
-    if not isinstance(shape_t, tuple):
-        return Layout(shape_t, strides[0])
-    return Layout(shape_t, tuple(strides))
-
-
 def tile_to_shape(atom: Union[Layout, ComposedLayout], shape: Any, order: Any = None) -> AnyLayout:
     """CuTe ``tile_to_shape``: repeat ``atom`` to cover ``shape``, the repeats ordered by ``order``.
 
@@ -149,29 +122,10 @@ def tile_to_shape(atom: Union[Layout, ComposedLayout], shape: Any, order: Any = 
     composed atom keeps its swizzle and offset.
     """
     if isinstance(atom, ComposedLayout):
-        return ComposedLayout(atom.outer, atom.offset, _tile_layout(atom.inner, shape, order))
+        return ComposedLayout(atom.outer, atom.offset, core_tile_to_shape(atom.inner, shape, order))
     if not isinstance(atom, Layout):
         raise LayoutError(f"tile_to_shape takes a Layout or ComposedLayout atom, got {atom!r}")
-    return _tile_layout(atom, shape, order)
-
-
-def _tile_layout(block: Layout, shape: Any, order: Any) -> Layout:
-    target = it.to_int_tuple(shape, "target shape")
-    target_modes = list(target) if isinstance(target, tuple) else [target]
-    block_modes = list(block) if isinstance(block.shape, tuple) else [block]
-    if len(block_modes) > len(target_modes):
-        raise ShapeError(f"tile_to_shape: atom {block} has rank {len(block_modes)} > rank of target shape {target}")
-    block_modes += [Layout(1, 0)] * (len(target_modes) - len(block_modes))
-    reps = []
-    for k, (mode, tgt) in enumerate(zip(block_modes, target_modes)):
-        size, want = mode.size(), it.product(tgt)
-        if want % size:
-            raise ShapeError(f"tile_to_shape: atom mode {k} of size {size} does not divide target mode {k} of size {want}")
-        reps.append(want // size)
-    padded = Layout(tuple(m.shape for m in block_modes), tuple(m.stride for m in block_modes))
-    product_shape = tuple(reps)
-    tiled = core_dp.blocked_product(padded, make_ordered_layout(product_shape, order))
-    return core_algebra.coalesce(tiled, product_shape)
+    return core_tile_to_shape(atom, shape, order)
 
 
 __all__ = [

@@ -53,7 +53,8 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     shape.  With a tuple ``profile`` the coalescing is by mode: mode ``i`` is
     coalesced against ``profile[i]`` and modes past ``len(profile)`` are kept
     as they are (``coalesce(((2,2),(3,1),5):((1,2),(4,0),12), (1,1))`` is
-    ``(4,3,5):(1,4,12)``); an int profile means "coalesce the whole mode".
+    ``(4,3,5):(1,4,12)``); an int profile means "coalesce the whole mode", and a
+    ``None`` entry keeps that mode as it is (PyCuTe's ``coalesce(A, (None, 1))``).
     """
     if type(layout) is not Layout:
         layout = check_layout(layout, "coalesce layout")
@@ -62,7 +63,7 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     modes = list(layout) if it.is_tuple(layout.shape) else [layout]
     if len(profile) > len(modes):  # type: ignore[arg-type]
         raise ShapeError(f"coalesce profile {profile} has more modes than the rank-{len(modes)} layout {layout}")
-    parts = [coalesce(modes[i], p) for i, p in enumerate(profile)]  # type: ignore[arg-type]
+    parts = [modes[i] if p is None else coalesce(modes[i], p) for i, p in enumerate(profile)]  # type: ignore[arg-type]
     parts += modes[len(parts) :]
     return Layout._trusted(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
 

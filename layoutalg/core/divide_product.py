@@ -26,7 +26,8 @@ from layoutalg.core import int_tuple as it
 from layoutalg.core.algebra import complement, composition
 from layoutalg.core.layout import Layout, as_layout
 from layoutalg.core.shape_ops import append, by_mode, from_modes, top_modes
-from layoutalg.errors import ShapeError
+from layoutalg.core.weak_complement import weak_complement
+from layoutalg.errors import CompositionError, ShapeError
 
 
 def _tiler_layout(tiler: Any, what: str) -> Layout:
@@ -130,6 +131,13 @@ def logical_product(a: Layout, tiler: Any) -> Layout:
 
     ``logical_product((2,2):(1,2), 3:1) == ((2,2),3):((1,2),4)``.  An int tiler
     ``N`` is ``N:1`` (pycute mistakenly divides there).
+
+    Where no complement of ``A`` covers ``[0, size(A)*cosize(B))`` (``(3,5):(1,20)``
+    leaves gaps no layout fills), CuTe's own floored complement is used when it is
+    a weak one (:func:`~layoutalg.core.weak_complement.weak_complement`: ordered,
+    ``(A, C)`` injective), as CuTe and PyCuTe do: ``logical_product((3,5):(1,20), 4:1)
+    == ((3,5),4):((1,20),3)``; the copies of ``A`` are then disjoint but do not tile
+    the space.
     """
     if type(a) is not Layout:
         a = as_layout(a, "logical_product layout")
@@ -138,7 +146,12 @@ def logical_product(a: Layout, tiler: Any) -> Layout:
     if type(tiler) is tuple or type(tiler) is list:
         return by_mode(logical_product, a, tiler, "logical_product")
     b = tiler if type(tiler) is Layout else _tiler_layout(tiler, "logical_product tiler")
-    rest = composition(complement(a, a.size() * b.cosize()), b)
+    cotarget = a.size() * b.cosize()
+    try:
+        comp = complement(a, cotarget)
+    except CompositionError:
+        comp = weak_complement(a, cotarget)
+    rest = composition(comp, b)
     return Layout._trusted((a.shape, rest.shape), (a.stride, rest.stride))
 
 

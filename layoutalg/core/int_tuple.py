@@ -34,6 +34,8 @@ MAX_DEPTH = 64  # deeper nesting is refused (the parser has the same cap), so no
 
 def to_int_tuple(x: Any, what: str = "int tuple", depth: int = 0) -> IntTuple:
     """Normalise lists to tuples and check every leaf is an int; ``what`` names the argument in errors."""
+    if type(x) is int or (type(x) is tuple and all(type(e) is int for e in x)):
+        return x  # type: ignore[no-any-return]
     if is_int(x):
         return int(x)
     if hasattr(x, "__index__") and not isinstance(x, (bool, float)):
@@ -112,23 +114,43 @@ def weakly_congruent(a: IntTuple, b: IntTuple) -> bool:
     return len(a) == len(b) and all(weakly_congruent(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
 
 
-def prefix_product(shape: IntTuple, init: int = 1) -> IntTuple:
+def prefix_product(shape: IntTuple, init: IntTuple = 1) -> IntTuple:
     """Exclusive prefix products in colexicographic order: the compact column-major strides.
 
-    ``prefix_product(((2,4),8)) == ((1,2),8)``.
+    ``prefix_product(((2,4),8)) == ((1,2),8)``; ``prefix_product((3,2), 5) == (5,15)``.  A
+    tuple ``init`` (CuTe's) gives each top-level mode its own start:
+    ``prefix_product(((2,3),4), (1,10)) == ((1,2),10)``; it must have the shape's rank.
     """
-    if is_tuple(shape):
-        out = []
-        running = init
-        for mode in shape:  # type: ignore[union-attr]
-            out.append(prefix_product(mode, running))
-            running *= product(mode)
-        return tuple(out)
-    return init
+    if is_tuple(init):
+        if not is_tuple(shape) or len(shape) != len(init):  # type: ignore[arg-type]
+            raise ShapeError(f"prefix_product: tuple init {init} must have the rank of shape {shape}")
+        return tuple(prefix_product(x, i) for x, i in zip(shape, init))  # type: ignore[arg-type]
+    return _prefix(shape, init)[0]  # type: ignore[arg-type]
 
 
-def suffix_product(shape: IntTuple, init: int = 1) -> IntTuple:
-    """Exclusive products from the right: compact row-major (``LayoutRight``) strides."""
+def _prefix(shape: IntTuple, init: int) -> tuple[IntTuple, int]:
+    """(exclusive prefix products of ``shape`` from ``init``, ``init`` times its size): one pass over the leaves."""
+    if type(shape) is int:
+        return init, init * shape
+    out: list[IntTuple] = []
+    running = init
+    for mode in shape:  # type: ignore[union-attr]
+        if type(mode) is int:
+            out.append(running)
+            running *= mode
+        else:
+            value, running = _prefix(mode, running)
+            out.append(value)
+    return tuple(out), running
+
+
+def suffix_product(shape: IntTuple, init: IntTuple = 1) -> IntTuple:
+    """Exclusive products from the right: compact row-major (``LayoutRight``) strides (a tuple ``init`` as in
+    :func:`prefix_product`)."""
+    if is_tuple(init):
+        if not is_tuple(shape) or len(shape) != len(init):  # type: ignore[arg-type]
+            raise ShapeError(f"suffix_product: tuple init {init} must have the rank of shape {shape}")
+        return tuple(suffix_product(x, i) for x, i in zip(shape, init))  # type: ignore[arg-type]
     if is_tuple(shape):
         out = []
         running = init
@@ -191,13 +213,18 @@ def index_digits(shape: IntTuple, stride: IntTuple) -> Iterator[tuple[int, int, 
         running *= s
 
 
-def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple) -> int:
-    """Map a coordinate to its offset: ``sum(c_i * d_i)`` over the modes.
+def crd2idx(crd: IntTuple, shape: IntTuple, stride: IntTuple | None = None) -> int:
+    """Map a coordinate to its offset: ``sum(c_i * d_i)`` over the modes (``stride`` defaults to the compact
+    column-major one, ``prefix_product(shape)``, as in CuTe's two-argument form).
 
     ``crd`` may be an int (a 1-D index into ``shape``, unfolded colexicographically,
     the last mode unbounded as in CuTe) or a tuple congruent to a prefix-tree of
     ``shape``.
     """
+    if stride is None:
+        if type(crd) is int:
+            return crd  # a 1-D index is its own offset under the compact column-major strides
+        stride = prefix_product(shape)
     if is_tuple(crd):
         if not is_tuple(shape) or len(crd) != len(shape):  # type: ignore[arg-type]
             raise CoordinateError(f"coordinate {crd} does not match the rank of shape {shape}")

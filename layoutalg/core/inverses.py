@@ -5,7 +5,14 @@ from __future__ import annotations
 from layoutalg.core import int_tuple as it
 from layoutalg.core import left_inverse_search
 from layoutalg.core.composition import _composed_values, composition
-from layoutalg.core.flat import Pairs, check_injective, check_layout, coalesce_pairs, from_pairs, leaf_pairs
+from layoutalg.core.flat import (
+    Pairs,
+    check_domain,
+    check_layout,
+    coalesce_pairs,
+    from_pairs,
+    leaf_pairs,
+)
 from layoutalg.core.layout import Layout, evaluate_modes, offsets_of_modes
 from layoutalg.core.left_inverse_search import SearchExhaustedError, find_left_inverse
 from layoutalg.errors import CompositionError, LayoutError, NotInjectiveError
@@ -65,13 +72,20 @@ def left_inverse(layout: Layout) -> Layout:
     stride); it is found by a complete search over prime radix sequences with
     an exact integer solve for the strides
     (:mod:`layoutalg.core.left_inverse_search` gives the argument), so ``L``
-    is returned **exactly when one exists**.  Raises
-    :class:`NotInjectiveError` for a non-injective ``A`` (a stride-0 mode of
-    extent > 1 included), :class:`CompositionError` when no layout is a left
-    inverse (with the reason), and also, saying so, when the search would
-    pass its bound on the search (a few seconds; never met while every offset
-    is below 4096).
-    Negative strides raise: ``L`` is defined on non-negative offsets only.
+    is returned **exactly when one exists**.  Raises :class:`CompositionError`
+    when no layout is a left inverse (with the reason), and also, saying so,
+    when the search would pass its bound on the search (a few seconds; never
+    met while every offset is below 4096).
+
+    **Non-injective A: the generalized left inverse** (PyCuTe's definition,
+    ``A(L(A(i))) == A(i)`` for every ``i``).  Stride-0 modes are skipped by
+    the construction above, so their coordinates come back as 0
+    (``left_inverse((2,4,8):(32,0,2)) == (2,16,2):(0,8,1)``, exact by
+    construction).  Other non-injective layouts (``(2,2):(1,1)``) go to the
+    search, asked to send each offset to its smallest preimage; when no layout
+    does, :class:`NotInjectiveError` says so (other preimage choices are not
+    searched).  Negative strides raise: ``L`` is defined on non-negative
+    offsets only.
     """
     return _left_inverse(layout if type(layout) is Layout else check_layout(layout, "left_inverse layout"))
 
@@ -79,13 +93,10 @@ def left_inverse(layout: Layout) -> Layout:
 def _left_inverse(layout: Layout) -> Layout:
     flat, index_strides = _coalesced_with_index_strides(layout)
     for s, d in flat:
-        if d == 0:
-            raise NotInjectiveError(
-                f"left_inverse needs an injective layout; {layout} has a stride-0 mode of extent {s}"
-            )
         if d < 0:
             raise LayoutError(f"left_inverse needs non-negative strides; {layout} has stride {d} (extent {s})")
-    order = sorted(range(len(flat)), key=lambda k: flat[k][1])
+    # Stride-0 modes are skipped: their coordinate comes back as 0 (the generalized left inverse).
+    order = sorted((k for k in range(len(flat)) if flat[k][1] != 0), key=lambda k: flat[k][1])
     out: Pairs = []
     prev = 1
     for pos, k in enumerate(order):
@@ -102,13 +113,22 @@ def _left_inverse(layout: Layout) -> Layout:
 
 
 def _searched_left_inverse(layout: Layout, flat: Pairs) -> Layout:
-    """The left inverse found by the complete search, checked on every offset; or CompositionError."""
+    """The left inverse found by the complete search, checked on every offset; or CompositionError.
+
+    For a non-injective layout the search asks for ``L(A(i)) == `` the smallest ``j`` with
+    ``A(j) == A(i)`` (which gives ``A(L(A(i))) == A(i)``, the generalized left inverse);
+    other choices of preimage are not searched, and the error says so.
+    """
     import numpy as np
 
-    check_injective(layout, flat, "left_inverse")
-    offsets = offsets_of_modes([s for s, _ in flat], [d for _, d in flat])
+    check_domain(layout.size(), f"left_inverse of {layout}")
+    all_offsets = offsets_of_modes([s for s, _ in flat], [d for _, d in flat])
+    offsets, first = np.unique(all_offsets, return_index=True)
+    order = np.argsort(first)
+    offsets, first = offsets[order], first[order]
+    injective = offsets.size == all_offsets.size
     try:
-        found = find_left_inverse([int(v) for v in offsets])
+        found = find_left_inverse([int(v) for v in offsets], None if injective else [int(i) for i in first])
     except SearchExhaustedError:
         raise CompositionError(
             f"left_inverse of {layout}: undecided; its strides do not chain, and the search for a left "
@@ -117,13 +137,18 @@ def _searched_left_inverse(layout: Layout, flat: Pairs) -> Layout:
             "below 4096 it always decides)"
         ) from None
     if found is None:
+        if not injective:
+            raise NotInjectiveError(
+                f"left_inverse of the non-injective {layout}: no layout L sends each offset A(i) to the smallest "
+                "index j with A(j) == A(i) (other choices of preimage are not searched)"
+            )
         raise CompositionError(
             f"left_inverse of {layout}: no layout L has L(A(i)) == i for all i (its strides do not chain, "
             "and no radices and strides fit its offsets)"
         )
     candidate = from_pairs(coalesce_pairs(found))
     back = evaluate_modes(it.flatten(candidate.shape), it.flatten(candidate.stride), offsets)
-    if not np.array_equal(back, np.arange(offsets.size)):  # pragma: no cover - the search solves exactly
+    if not np.array_equal(back, first):  # pragma: no cover - the search solves exactly
         raise CompositionError(f"left_inverse of {layout}: internal search result {candidate} fails its check")
     return candidate
 

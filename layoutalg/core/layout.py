@@ -363,6 +363,10 @@ def make_layout(*layouts: Layout) -> Layout:
     """Concatenate layouts into one whose modes are the given layouts (CuTe ``make_layout(L0, L1, ...)``)."""
     for i, layout in enumerate(layouts):
         if not isinstance(layout, Layout):
+            if hasattr(layout, "shape") and hasattr(layout, "stride") and not callable(layout.stride):
+                from layoutalg.core.stride_layout import stride_layout  # basis or F2 strides
+
+                return stride_layout(tuple(x.shape for x in layouts), tuple(x.stride for x in layouts))  # type: ignore[no-any-return]
             raise ShapeError(f"make_layout argument {i} is not a Layout: {layout!r}")
     return Layout(tuple(lay.shape for lay in layouts), tuple(lay.stride for lay in layouts))
 

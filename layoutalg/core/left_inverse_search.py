@@ -78,16 +78,17 @@ def _nth_prime_bound(n: int) -> int:
     return int(n * (math.log(n) + math.log(math.log(n)))) + 1
 
 
-def find_left_inverse(offsets: Sequence[int]) -> Pairs | None:
-    """Flat pairs of a layout ``L`` with ``L(offsets[i]) == i`` for every ``i``, or None when no layout has that.
+def find_left_inverse(offsets: Sequence[int], targets: Sequence[int] | None = None) -> Pairs | None:
+    """Flat pairs of a layout ``L`` with ``L(offsets[i]) == targets[i]`` (default ``i``) for every ``i``, or None
+    when no layout has that.
 
-    ``offsets`` are distinct and non-negative with ``offsets[0] == 0``.
+    ``offsets`` are distinct and non-negative with ``offsets[0] == 0`` (and ``targets[0] == 0``).
     Raises :class:`SearchExhaustedError` past :data:`NODE_LIMIT` prefixes or :data:`WORK_LIMIT` group visits.
     """
     top = max(offsets)
     if top == 0:
         return [(1, 0)]
-    index_of = {x: i for i, x in enumerate(offsets)}
+    index_of = {x: (i if targets is None else targets[i]) for i, x in enumerate(offsets)}
     primes = _primes_up_to(min(top, _nth_prime_bound(NODE_LIMIT + 1)))
     ncols = top.bit_length() + 1  # at most log2(V) prime radices, plus the unbounded mode
     budget = [NODE_LIMIT, WORK_LIMIT]  # prefixes tried, groups visited

@@ -30,6 +30,8 @@ from layoutalg.core import algebra as core_algebra
 from layoutalg.core import divide_product as core_dp
 from layoutalg.core.layout import Layout
 from layoutalg.core.layout import slice_and_offset as _layout_slice_and_offset
+from layoutalg.core.stride_layout import StrideLayout
+from layoutalg.core.tensor import Tensor
 from layoutalg.errors import CompositionError, LayoutError
 from layoutalg.swizzle.composed import AnyLayout, ComposedLayout, eval_layout_at, fit_affine, slice_composed
 from layoutalg.swizzle.swizzle import Swizzle
@@ -42,6 +44,16 @@ def _require_checkable(x: Any, what: str) -> None:
     """Refuse (CompositionError) a result whose exactness would need more than ``_MAX_CHECK`` evaluations."""
     if x.size() > _MAX_CHECK:
         raise CompositionError(f"{what}: {x.size()} elements is over the {_MAX_CHECK} this operation checks exactly")
+
+
+def _strided(*xs: Any) -> bool:
+    """Some argument is a layout with basis or F2 strides (handled by layoutalg.core.stride_layout_ops)."""
+    return any(type(x) is StrideLayout for x in xs)
+
+
+def _tensor(x: Any) -> bool:
+    """A :class:`~layoutalg.core.tensor.Tensor`: the algebra acts on its layout and keeps its engine."""
+    return type(x) is Tensor
 
 
 def _check_input(x: Any, name: str) -> None:
@@ -110,11 +122,18 @@ def commute_swizzle(layout: Layout, swizzle: Swizzle) -> Swizzle:
 def composition(a: Any, b: Any) -> Any:
     """``a o b`` for Layouts, ComposedLayouts and Swizzles; ``b`` may also be a tiler (by-mode tuple).
 
+    * a layout with basis or F2 strides on either side: :mod:`layoutalg.core.stride_layout_ops`;
     * ``Swizzle o Layout`` -> ``Sw o _0 o Layout``;
     * ``(outer o off o inner) o B`` -> ``outer o off o (inner o B)``;
     * ``L o (Sw o off o B)`` -> ``Sw' o off' o M`` with ``L o Sw == Sw' o L`` and
       ``L(off + B(c)) == off' + M(c)``, checked elementwise.
     """
+    if _tensor(a):
+        return a.with_layout(composition(a.layout, b))
+    if _strided(a, b):
+        from layoutalg.core import stride_layout_ops
+
+        return stride_layout_ops.composition(a, b)
     if isinstance(a, Swizzle):
         if isinstance(b, Layout):
             return ComposedLayout(a, 0, b)
@@ -252,29 +271,67 @@ def _on_inner(name: str, fn: Any, a: Any, *args: Any) -> Any:
 
 
 def coalesce(a: Any, profile: Any = None) -> Any:
-    """CuTe ``coalesce``; on a composed layout it coalesces the inner layout."""
+    """CuTe ``coalesce``; on a composed layout it coalesces the inner layout (on a tensor, its layout)."""
+    if _tensor(a):
+        return a.with_layout(coalesce(a.layout, profile))
+    if _strided(a) and profile is None:
+        from layoutalg.core import stride_layout_ops
+
+        return stride_layout_ops.coalesce(a)
     if profile is None:
         return _on_inner("coalesce", core_algebra.coalesce, a)
     return _on_inner("coalesce", core_algebra.coalesce, a, profile)
 
 
 def logical_divide(a: Any, tiler: Any) -> Any:
+    """CuTe ``logical_divide``; ``a = None`` is PyCuTe's identity divided by the tiler
+    (:func:`layoutalg.core.stride_codomain.divide_identity`)."""
+    if a is None and tiler is not None:
+        from layoutalg.core import stride_codomain
+
+        return stride_codomain.divide_identity(tiler)
+    if _tensor(a):
+        return a.with_layout(logical_divide(a.layout, tiler))
+    if _strided(a, tiler):
+        from layoutalg.core import stride_codomain
+
+        return stride_codomain.logical_divide(a, tiler)
     return _on_inner("logical_divide", core_dp.logical_divide, a, tiler)
 
 
 def zipped_divide(a: Any, tiler: Any) -> Any:
+    if a is None and tiler is not None:
+        from layoutalg.core import stride_codomain
+
+        return stride_codomain.divide_identity(tiler, zipped=True)
+    if _tensor(a):
+        return a.with_layout(zipped_divide(a.layout, tiler))
+    if _strided(tiler):
+        return logical_divide(a, tiler)  # a basis tiler is one layout: (tile, rest) already
+    if _strided(a):  # PyCuTe: zipped_divide(A, B) is logical_divide(A, tiler_to_layout(B))
+        from layoutalg.core.stride_layout_ops import tiler_to_layout
+
+        return logical_divide(a, tiler_to_layout(tiler) if isinstance(tiler, (tuple, list)) else tiler)
     return _on_inner("zipped_divide", core_dp.zipped_divide, a, tiler)
 
 
 def tiled_divide(a: Any, tiler: Any) -> Any:
+    if _tensor(a):
+        return a.with_layout(tiled_divide(a.layout, tiler))
     return _on_inner("tiled_divide", core_dp.tiled_divide, a, tiler)
 
 
 def flat_divide(a: Any, tiler: Any) -> Any:
+    if _tensor(a):
+        return a.with_layout(flat_divide(a.layout, tiler))
     return _on_inner("flat_divide", core_dp.flat_divide, a, tiler)
 
 
 def logical_product(a: Any, tiler: Any) -> Any:
+    if _strided(a):
+        from layoutalg.core import stride_codomain
+
+        return stride_codomain.logical_product(a, tiler)
     return _on_inner("logical_product", core_dp.logical_product, a, tiler)
 
 
@@ -304,6 +361,14 @@ def raked_product(a: Any, tiler: Any) -> Any:
 
 def slice_and_offset(a: Any, crd: Any) -> tuple[AnyLayout, int]:
     """``(S, o)`` with ``a(crd with c in the None modes) == o + S(c)``; a swizzle that cancels is dropped."""
+    if _strided(a):
+        from layoutalg.core.layout import _slice_modes
+        from layoutalg.core.stride_layout import stride_layout
+
+        kept, off = _slice_modes(crd, a.shape, a.stride)
+        if len(kept) == 1:
+            return stride_layout(kept[0][0], kept[0][1]), off
+        return stride_layout(tuple(k for k, _ in kept), tuple(d for _, d in kept)), off
     _check_input(a, "slice_and_offset")
     if isinstance(a, ComposedLayout):
         return slice_composed(a, crd)
@@ -321,9 +386,14 @@ def local_tile(a: Any, tiler: Any, coord: Any) -> tuple[AnyLayout, int]:
     Returns ``(T, o)`` with ``a`` at element ``c`` of that tile ``== o + T(c)``
     (a tensor would move its pointer by ``o``).  ``coord`` is an int (flat
     index over the tiles) or a tuple with one entry per tiled mode (``None``
-    keeps that mode, as ``_`` in CuTe).
+    keeps that mode, as ``_`` in CuTe).  On a tensor it returns the tile as a
+    tensor on the same engine (its offset moved by ``o``).
     """
-    _check_input(a, "local_tile")
+    if _tensor(a):
+        sub, off = local_tile(a.layout, tiler, coord)
+        return a.with_layout(sub, off)  # type: ignore[no-any-return]
+    if not _strided(a):
+        _check_input(a, "local_tile")
     divided = zipped_divide(a, tiler)
     inner = divided.inner if isinstance(divided, ComposedLayout) else divided
     tile_modes = inner[0].rank() if isinstance(inner.shape, tuple) else 1
@@ -352,6 +422,9 @@ def local_partition(a: Any, thr_layout: Layout, index: int) -> tuple[AnyLayout, 
     """
     import numpy as np
 
+    if _tensor(a):
+        sub, off = local_partition(a.layout, thr_layout, index)
+        return a.with_layout(sub, off)  # type: ignore[no-any-return]
     _check_input(a, "local_partition")
     if not isinstance(thr_layout, Layout):
         raise LayoutError(f"local_partition thread layout must be a Layout, got {thr_layout!r}")
@@ -390,6 +463,10 @@ def right_inverse(a: Any) -> AnyLayout:
     otherwise the largest prefix on which ``Sw`` is the identity (a valid,
     smaller right inverse).
     """
+    if _strided(a):
+        from layoutalg.core import stride_codomain
+
+        return stride_codomain.right_inverse(a)
     import numpy as np
 
     _check_input(a, "right_inverse")
@@ -430,6 +507,10 @@ def left_inverse(a: Any) -> AnyLayout:
     ``a``'s image), then factored as a layout or ``Sw o _0 o Layout``.
     Every result is checked on all of ``a``'s values.
     """
+    if _strided(a):
+        from layoutalg.core import stride_codomain
+
+        return stride_codomain.left_inverse(a)
     import numpy as np
 
     _check_input(a, "left_inverse")
@@ -544,8 +625,30 @@ def downcast(a: Any, n: int) -> AnyLayout:
     return ComposedLayout(new_sw, a.offset * n, core_downcast(a.inner, n))
 
 
-def recast(a: Any, old_bits: int, new_bits: int) -> AnyLayout:
-    """CuTe ``recast_layout<Old, New>``: re-express ``a`` (in ``old_bits`` elements) in ``new_bits`` elements."""
+def recast(a: Any, old_bits: Any, new_bits: Any = None) -> AnyLayout:
+    """CuTe ``recast_layout<Old, New>``: re-express ``a`` (in ``old_bits`` elements) in ``new_bits`` elements.
+
+    A plain Layout takes any widths (``recast(L, 8, 48)`` is ``upcast(L, 6)``), with
+    :func:`layoutalg.core.recast.recast_layout`'s exact divisions; a swizzled layout needs
+    power-of-two widths (the swizzle's base moves by a number of bits).  ``recast(a, ratio)``
+    with one number is PyCuTe's form, ``ratio = new_bits / old_bits`` (an int or a
+    ``Fraction``), by CuTe C++'s rounding-up rule (:func:`layoutalg.core.recast_ratio.recast_by`).
+    """
+    if new_bits is None:
+        from fractions import Fraction
+
+        from layoutalg.core.recast_ratio import recast_by
+
+        if isinstance(a, Layout):
+            return recast_by(a, old_bits)
+        ratio = Fraction(old_bits) if isinstance(old_bits, (int, Fraction)) and not isinstance(old_bits, bool) else None
+        if ratio is None or ratio <= 0:
+            raise LayoutError(f"recast ratio must be a positive int or Fraction, got {old_bits!r}")
+        old_bits, new_bits = ratio.denominator, ratio.numerator
+    if isinstance(a, Layout):
+        from layoutalg.core.recast import recast_layout
+
+        return recast_layout(new_bits, old_bits, a)
     _log2(old_bits, "old_bits")
     _log2(new_bits, "new_bits")
     if new_bits == old_bits:

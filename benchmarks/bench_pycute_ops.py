@@ -1,0 +1,203 @@
+"""Time the operations layoutalg gained from PyCuTe, per call, against the legacy ``pycute`` where it has them.
+
+Run: ``.venv/bin/python benchmarks/bench_pycute_ops.py [--quick] [--out benchmarks/results/pycute_ops.md]``
+
+Inputs: every recorded PyCuTe test call of each operation (``tests/data/pycute_cases.json``,
+literal arguments only), built once outside the timing; int-stride inputs and basis/F2-stride
+inputs are separate rows.  Each call is repeated until it has run ``TARGET_SECONDS``; the two
+libraries alternate over 5 rounds and keep their best.  For the operations that compose,
+layoutalg's composition memo is cleared before every call (cold calls) and the clearing cost
+subtracted.  The legacy ``pycute`` package (CUTLASS's, installed as a test dependency)
+has counterparts for some operations only; where its answer differs in meaning (its
+``complement(A)`` has no rest mode; its ``left_inverse`` of a stride-0 layout is ``1:0``),
+the row says so: the time is still for the same call on the same input.  NVIDIA's
+PyCuTe is not installable from a package index; it is not timed here.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import statistics
+import sys
+import time
+from typing import Any, Callable
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, ROOT)
+
+import layoutalg as la  # noqa: E402
+from layoutalg.core import algebra as alg  # noqa: E402
+from tests.oracles import pycute_names as names  # noqa: E402
+from tests.oracles.pycute_parity import load_cases  # noqa: E402
+
+QUICK = "--quick" in sys.argv
+TARGET_SECONDS = 0.002 if QUICK else 0.01
+
+#: operation -> (layoutalg call, legacy pycute call or None, note)
+OPS: dict[str, tuple[Callable[..., Any], str | None, str]] = {
+    "layout_add": (la.layout_add, None, ""),
+    "nullspace": (la.nullspace, None, ""),
+    "greatest_common_domain": (la.greatest_common_domain, None, ""),
+    "coalesce_z": (la.coalesce_z, None, ""),
+    "common_refinement": (la.common_refinement, None, ""),
+    "common_coarsening": (la.common_coarsening, None, ""),
+    "compatible": (la.compatible, None, ""),
+    "make_layout_like": (la.make_layout_like, None, ""),
+    "make_ordered_layout": (la.make_ordered_layout, None, ""),
+    "product_each": (la.product_each, None, ""),
+    "recast": (la.recast, None, "PyCuTe's recast(L, ratio)"),
+    "complement": (la.weak_complement, "complement",
+                   "weak_complement(A); pycute's complement(A) (max_idx=1) drops the rest mode"),
+    "left_inverse": (la.left_inverse, "left_inverse", "pycute answers 1:0 for layouts with stride-0 modes"),
+    "right_inverse": (la.right_inverse, "right_inverse", "existing operation, PyCuTe's inputs"),
+    "coalesce": (la.coalesce, "coalesce", "existing operation, PyCuTe's inputs"),
+    "logical_product": (la.logical_product, "logical_product",
+                        "existing operation, now with CuTe's weak-complement fallback; PyCuTe's inputs"),
+    "prefix_product": (la.prefix_product, "prefix_product", "with the tuple init too"),
+    "crd2idx": (la.crd2idx, "crd2idx", "two-argument form (compact strides)"),
+}
+
+EXTRA = {  # inputs PyCuTe's tests lack: the tuple init of prefix_product
+    "prefix_product": ["prefix_product(((2, 3), (4, 5)), (1, 10))", "prefix_product(((8, 4), 2, (3, 3)), (1, 7, 5))"],
+}
+
+
+def _reps(fn: Callable[[], Any]) -> int:
+    reps = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        if time.perf_counter() - start >= TARGET_SECONDS:
+            return reps
+        reps *= 4
+
+
+def _round(fn: Callable[[], Any], reps: int, clear: bool) -> float:
+    start = time.perf_counter()
+    for _ in range(reps):
+        if clear:
+            alg._compose.cache_clear()
+        fn()
+    return (time.perf_counter() - start) / reps
+
+
+CLEAR = False  # set per operation: only those that compose use the memo
+
+
+def _time(*fns: Callable[[], Any]) -> list[float]:
+    """Seconds per call of each function (cold where the operation composes: the composition memo cleared before
+    every call, its cost subtracted); the functions alternate over 5 rounds and each keeps its best, so a change
+    in the machine's load affects them alike."""
+    reps = [_reps(fn) for fn in fns]
+    best = [float("inf")] * len(fns)
+    for _ in range(5):
+        for k, fn in enumerate(fns):
+            best[k] = min(best[k], _round(fn, reps[k], CLEAR and k == 0))
+    if CLEAR:
+        best[0] = max(best[0] - _CLEAR, best[0] * 0.05)
+    return best
+
+
+def _clear_cost() -> float:
+    reps, start = 20000, time.perf_counter()
+    for _ in range(reps):
+        alg._compose.cache_clear()
+    return (time.perf_counter() - start) / reps
+
+
+_CLEAR = _clear_cost()
+
+
+def to_pycute(x: Any) -> Any:
+    import pycute
+
+    if isinstance(x, la.Layout):
+        return pycute.Layout(x.shape, x.stride)
+    if isinstance(x, tuple) and any(isinstance(e, la.Layout) for e in x):
+        return tuple(to_pycute(e) for e in x)
+    return x
+
+
+def _strided(args: tuple[Any, ...]) -> bool:
+    return any(isinstance(a, (la.StrideLayout, la.Tensor)) for a in args)
+
+
+def inputs(op: str, strided: bool = False) -> list[tuple[Any, ...]]:
+    """The literal argument tuples of every recorded call (or asserted predicate) of ``op``: those with basis or F2
+    strides when ``strided``, else the int-stride ones."""
+    seen, out = set(), []
+    srcs = [c.get("src", "") for c in load_cases() if not c.get("derived") and not c.get("symbolic")]
+    for src in srcs + EXTRA.get(op, []):
+        node = ast.parse(src, mode="eval").body if src else None
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == op):
+            continue
+        if node.keywords or src in seen:
+            continue
+        seen.add(src)
+        try:
+            args = tuple(names.evaluate(ast.unparse(a)) for a in node.args)
+            OPS[op][0](*args)
+        except Exception:
+            continue  # an input both refuse
+        if _strided(args) == strided:
+            out.append(args)
+    return out
+
+
+def main() -> None:
+    import pycute
+
+    rows = []
+    plan = [(op, False) for op in OPS] + [(op, True) for op in OPS]
+    global CLEAR
+    for op, strided in plan:
+        ours, theirs_name, note = OPS[op]
+        CLEAR = op in ("logical_product", "layout_add")
+        if strided:
+            theirs_name, note = None, "basis (E) or F2 strides: every result checked on its whole domain"
+        cases = inputs(op, strided)
+        ours_t, ratios, theirs_t = [], [], []
+        for args in cases:
+            theirs = getattr(pycute, theirs_name) if theirs_name else None
+            py_args = tuple(to_pycute(a) for a in args)
+            try:
+                if theirs is None:
+                    raise LookupError
+                theirs(*py_args)
+            except Exception:
+                ours_t.append(_time(lambda a=args, f=ours: f(*a))[0])
+                continue
+            t_ours, t_theirs = _time(lambda a=args, f=ours: f(*a), lambda a=py_args, g=theirs: g(*a))
+            ours_t.append(t_ours)
+            theirs_t.append(t_theirs)
+            ratios.append(t_theirs / t_ours)
+        if not cases:
+            continue
+        med = statistics.median(ours_t) * 1e6
+        ratio = f"{statistics.median(ratios):.1f}x" if ratios else "n/a"
+        worst = f"{min(ratios):.1f}x" if ratios else "n/a"
+        theirs_med = f"{statistics.median(theirs_t) * 1e6:.1f}" if theirs_t else "n/a"
+        label = f"{op} (basis/F2 strides)" if strided else op
+        rows.append(f"| {label} | {len(cases)} | {med:.1f} | {theirs_med} | {ratio} | {worst} | {note} |")
+        print(rows[-1], flush=True)
+    out = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
+    header = [
+        "# PyCuTe operations in layoutalg: time per call",
+        "",
+        "Command: `.venv/bin/python benchmarks/bench_pycute_ops.py --out benchmarks/results/pycute_ops.md` "
+        "(one run, one process; inputs: every recorded PyCuTe test call of the operation; cold calls). "
+        "pycute = the legacy CUTLASS `pycute` package; NVIDIA's PyCuTe is not installable and not timed.",
+        "",
+        "| operation | inputs | layoutalg median (us) | pycute median (us) | pycute / layoutalg (median) |"
+        " pycute / layoutalg (worst) | note |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    if out:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write("\n".join(header + rows) + "\n")
+
+
+if __name__ == "__main__":
+    main()

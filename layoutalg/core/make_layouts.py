@@ -1,0 +1,104 @@
+"""Compact layouts built from a shape and an order: ``make_ordered_layout``, ``make_layout_like``, ``tile_to_shape``.
+
+* ``make_ordered_layout(shape, order)`` (CuTe ``make_ordered_layout`` / ``compact_order``):
+  the compact layout of ``shape`` whose leaves get prefix-product strides in increasing
+  ``order``, ties broken left to right.  ``order`` is congruent to ``shape`` (PyCuTe) or,
+  as in CuTe C++, *weakly* congruent: an int order on a sub-tree orders that whole mode,
+  which is compact column-major inside (``product_like(shape, order)``).  ``None`` /
+  ``"left"`` is column-major, ``"right"`` row-major.
+  ``make_ordered_layout((2,3,4), (2,0,1)) == (2,3,4):(12,1,3)``.
+* ``make_layout_like(L)`` (CuTe ``make_layout_like``): ``L``'s shape, stride-0 leaves kept at
+  0, every other leaf compact in the order of ``L``'s strides (ties left to right):
+  ``make_layout_like((2,3,4,5):(0,42,1,0)) == (2,3,4,5):(0,4,1,0)``.
+* ``tile_to_shape(block, shape, order)`` (CuTe ``tile_to_shape``): ``block`` padded to
+  ``rank(shape)`` and repeated by ``blocked_product`` over
+  ``make_ordered_layout(shape / block, order)``, coalesced by mode; each target mode must
+  be a multiple of the block's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutalg.core import int_tuple as it
+from layoutalg.core.int_tuple import IntTuple
+from layoutalg.core.layout import Layout, as_layout
+from layoutalg.core.stride_layout import StrideLayout
+from layoutalg.errors import ShapeError
+
+
+def make_ordered_layout(shape: Any, order: Any = None) -> Layout:
+    """The compact layout of ``shape`` with strides growing in ``order`` (see the module docstring)."""
+    shape_t = it.to_int_tuple(shape, "make_ordered_layout shape")
+    if order is None or order == "left":
+        return Layout(shape_t)
+    if order == "right":
+        return Layout.right(shape_t)
+    order_t = order if isinstance(order, tuple) else it.to_int_tuple(order, "make_ordered_layout order")
+    if not it.weakly_congruent(order_t, shape_t):
+        raise ShapeError(f"make_ordered_layout: order {order} is not congruent to shape {shape_t}")
+    groups: list[tuple[Any, int, IntTuple]] = []  # (order value, position, sub-shape it orders)
+    _pair_leaves(order_t, shape_t, groups)
+    strides: list[IntTuple] = [0] * len(groups)
+    running = 1
+    for _, pos, sub in sorted(groups, key=lambda g: (g[0], g[1])):
+        strides[pos] = it.prefix_product(sub, running)
+        running *= it.product(sub)
+    return Layout(shape_t, _rebuild(order_t, shape_t, iter(strides)))
+
+
+def _pair_leaves(order: Any, shape: IntTuple, out: list[tuple[Any, int, IntTuple]]) -> None:
+    if isinstance(order, tuple):
+        for o, s in zip(order, shape):  # type: ignore[arg-type]
+            _pair_leaves(o, s, out)
+    else:
+        out.append((order, len(out), shape))
+
+
+def _rebuild(order: Any, shape: IntTuple, strides: Any) -> IntTuple:
+    if isinstance(order, tuple):
+        return tuple(_rebuild(o, s, strides) for o, s in zip(order, shape))  # type: ignore[arg-type]
+    return next(strides)  # type: ignore[no-any-return]
+
+
+def make_layout_like(layout: Layout) -> Layout:
+    """``layout``'s shape, compact in the order of its strides, stride-0 leaves kept at 0 (basis strides order by
+    their path, colexicographically, then by their scale)."""
+    if type(layout) is StrideLayout:
+        from layoutalg.core import stride_layout_ops
+
+        return stride_layout_ops.make_layout_like(layout)
+    layout = as_layout(layout, "make_layout_like layout")
+    shapes, strides = it.flatten(layout.shape), it.flatten(layout.stride)
+    out = [0] * len(shapes)
+    running = 1
+    for k in sorted((k for k in range(len(shapes)) if strides[k] != 0), key=lambda k: (strides[k], k)):
+        out[k] = running
+        running *= shapes[k]
+    return Layout._trusted(layout.shape, it.unflatten(out, layout.shape))
+
+
+def tile_to_shape(block: Layout, shape: Any, order: Any = None) -> Layout:
+    """CuTe ``tile_to_shape`` for a plain layout (see the module docstring); ``ShapeError`` if a mode does not divide."""
+    from layoutalg.core import algebra
+    from layoutalg.core.divide_product import blocked_product
+
+    block = as_layout(block, "tile_to_shape block")
+    target = it.to_int_tuple(shape, "tile_to_shape target shape")
+    target_modes = list(target) if isinstance(target, tuple) else [target]
+    block_modes = list(block) if isinstance(block.shape, tuple) else [block]
+    if len(block_modes) > len(target_modes):
+        raise ShapeError(f"tile_to_shape: block {block} has rank {len(block_modes)} > rank of target shape {target}")
+    block_modes += [Layout._trusted(1, 0)] * (len(target_modes) - len(block_modes))
+    reps = []
+    for k, (mode, tgt) in enumerate(zip(block_modes, target_modes)):
+        size, want = mode.size(), it.product(tgt)
+        if want % size:
+            raise ShapeError(f"tile_to_shape: block mode {k} of size {size} does not divide target mode {k} of size {want}")
+        reps.append(want // size)
+    padded = Layout(tuple(m.shape for m in block_modes), tuple(m.stride for m in block_modes))
+    product_shape = tuple(reps)
+    return algebra.coalesce(blocked_product(padded, make_ordered_layout(product_shape, order)), product_shape)
+
+
+__all__ = ["make_ordered_layout", "make_layout_like", "tile_to_shape"]

@@ -1,0 +1,97 @@
+"""The compatibility order on shapes: ``compatible``, its join ``common_refinement`` and meet ``common_coarsening``.
+
+Definitions (CuTe's, as the PyCuTe reference states them; PyCuTe whitepaper §2.2.1):
+
+* ``compatible(a, b)``  (``a ≼ b``): ``a`` is ``b`` with some sub-trees replaced by their
+  sizes, and ``size(a) == size(b)``.  An int ``n`` is compatible with any shape of size
+  ``n``; a tuple only with a tuple of the same rank, mode by mode.  So ``24 ≼ (24,)`` but
+  not ``(24,) ≼ 24``, and ``(2,(3,5))`` and ``((3,2),5)`` are not comparable.
+* ``common_refinement(a, b)``: the least ``c`` with ``a ≼ c`` and ``b ≼ c`` (the join).
+  It exists iff the two agree wherever both are tuples: an int side takes the other
+  side's sub-tree (sizes must match), two tuples must have one rank and join by mode.
+* ``common_coarsening(a, b)``: the greatest ``c`` with ``c ≼ a`` and ``c ≼ b`` (the
+  meet).  It exists iff ``size(a) == size(b)``: an int side forces an int; two tuples of
+  one rank meet by mode, and when some mode has no meet (its sizes differ) the whole
+  pair falls back to its size, as does a rank mismatch.
+
+A Layout argument (or a Layout inside a tuple, as in a tiler) stands for its shape.  Both operations raise :class:`ShapeError`
+when no join / meet exists.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutalg.core import int_tuple as it
+from layoutalg.core.int_tuple import IntTuple
+from layoutalg.errors import ShapeError
+
+
+def _shapes(x: Any) -> Any:
+    """A Layout (anywhere in a tuple, as in a tiler) stands for its shape."""
+    if hasattr(x, "shape") and hasattr(x, "stride"):
+        return x.shape
+    if isinstance(x, (tuple, list)):
+        return tuple(_shapes(e) for e in x)
+    return x
+
+
+def _shape(x: Any, what: str) -> IntTuple:
+    return it.to_int_tuple(_shapes(x), what)
+
+
+def compatible(a: Any, b: Any) -> bool:
+    """``a ≼ b``: ``a`` coarsens ``b`` and has the same size (see the module docstring)."""
+    return _compatible(_shape(a, "compatible a"), _shape(b, "compatible b"))
+
+
+def _compatible(a: IntTuple, b: IntTuple) -> bool:
+    if not it.is_tuple(a):
+        return a == it.product(b)
+    if not it.is_tuple(b) or len(a) != len(b):  # type: ignore[arg-type]
+        return False
+    return all(_compatible(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
+
+
+def common_refinement(a: Any, b: Any) -> IntTuple:
+    """The join of ``a`` and ``b`` under ``≼``: ``common_refinement((4,(3,5)), ((2,2),15)) == ((2,2),(3,5))``."""
+    return _join(_shape(a, "common_refinement a"), _shape(b, "common_refinement b"), "")
+
+
+def _join(a: IntTuple, b: IntTuple, path: str) -> IntTuple:
+    where = f" at mode {path}" if path else ""
+    if not it.is_tuple(a) or not it.is_tuple(b):
+        if it.product(a) != it.product(b):
+            raise ShapeError(f"common_refinement: sizes {it.product(a)} and {it.product(b)} differ{where}")
+        return b if not it.is_tuple(a) else a
+    if len(a) != len(b):  # type: ignore[arg-type]
+        raise ShapeError(f"common_refinement: ranks {len(a)} and {len(b)} differ{where}")  # type: ignore[arg-type]
+    return tuple(_join(x, y, f"{path}[{i}]") for i, (x, y) in enumerate(zip(a, b)))  # type: ignore[arg-type]
+
+
+def common_coarsening(a: Any, b: Any) -> IntTuple:
+    """The meet of ``a`` and ``b`` under ``≼``: ``common_coarsening(((2,3),4), ((3,2),4)) == (6,4)``."""
+    sa, sb = _shape(a, "common_coarsening a"), _shape(b, "common_coarsening b")
+    if it.product(sa) != it.product(sb):
+        raise ShapeError(f"common_coarsening: sizes {it.product(sa)} and {it.product(sb)} differ")
+    return _meet(sa, sb)
+
+
+def _meet(a: IntTuple, b: IntTuple) -> IntTuple:
+    """Meet of two shapes of equal size (always exists)."""
+    if not it.is_tuple(a) or not it.is_tuple(b) or len(a) != len(b):  # type: ignore[arg-type]
+        return it.product(a)
+    if any(it.product(x) != it.product(y) for x, y in zip(a, b)):  # type: ignore[arg-type]
+        return it.product(a)
+    return tuple(_meet(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
+
+
+def product_each(shape: Any) -> IntTuple:
+    """CuTe ``product_each``: the size of each top-level mode, the rank kept: ``((2,3),4) -> (6,4)``; an int is itself."""
+    s = _shape(shape, "product_each shape")
+    if not it.is_tuple(s):
+        return s
+    return tuple(it.product(m) for m in s)  # type: ignore[union-attr]
+
+
+__all__ = ["compatible", "common_refinement", "common_coarsening", "product_each"]

@@ -1,0 +1,286 @@
+"""The codomain side of basis-stride layouts: ``coshape``, ``right_inverse``, ``left_inverse``, ``weak_complement``.
+
+A layout with basis strides (``E<i>``) maps into coordinates.  Its ``coshape`` is the
+extent reached on each codomain axis (``coshape((4,8):(E(1),E(0))) == (8, 4)``); numbering
+the codomain column-major by the coshape turns the layout into an int one, where the int
+algebra applies; the result's domain is then given the coshape's structure, so an inverse
+takes coordinates (``R((j, i))``), as PyCuTe's inverses of coordinate layouts do (their
+shape is weakly congruent to the codomain's profile).
+
+``weak_complement`` of a coordinate layout works axis by axis: when every stride is one
+basis vector, the layout is a product of one layout per codomain axis, each axis gets
+its own weak complement (with that axis of the cotarget shape, if given), and the
+result has one mode per axis, so it is ordered colexicographically and its values past 0
+avoid ``L``'s image.  A stride mixing axes (``ArithTuple(1, 1)``) is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutalg.core import int_tuple as it
+from layoutalg.core.layout import Layout
+from layoutalg.core.stride_layout import StrideLayout, has_scalar_strides, stride_layout
+from layoutalg.core.stride_layout_ops import _pairs
+from layoutalg.core.stride_scalars import F2, ArithTuple, ScaledBasis
+from layoutalg.errors import ShapeError
+
+
+def coshape(layout: Any) -> Any:
+    """The extent of the codomain per axis: ``coshape((4,8):(E(1),E(0))) == (8, 4)``; an int layout's cosize."""
+    if isinstance(layout, Layout) or not has_scalar_strides(layout.stride):
+        return layout.cosize()
+    top: dict[tuple[int, ...], int] = {}
+    f2_axes = set()
+    for s, d in _pairs(layout):
+        terms = d.terms() if isinstance(d, ArithTuple) else ([(d, ())] if d != 0 else [])
+        for v, p in terms:
+            if isinstance(v, F2):
+                f2_axes.add(p)
+            top[p] = top.get(p, 0) + (s - 1) * max(int(v), 0)
+    for p in f2_axes:  # an XOR of carry-less products: its largest value is found by enumeration
+        top[p] = max(int(_component(v, p)) for v in layout.values())
+    if not top:
+        return 1  # every stride is 0
+    if () in top:
+        if len(top) > 1:
+            raise ShapeError(f"coshape of {layout}: its strides mix plain values with basis vectors")
+        return top[()] + 1
+    return _nest({p: m + 1 for p, m in top.items()})
+
+
+def _component(v: Any, path: tuple[int, ...]) -> Any:
+    for i in path:
+        v = v[i] if isinstance(v, ArithTuple) else 0
+    return v
+
+
+def _nest(extents: dict[tuple[int, ...], int]) -> Any:
+    """The nested tuple with ``extents[path]`` at each path (1 where no stride reaches)."""
+    out: list[Any] = []
+    for i in range(1 + max(p[0] for p in extents)):
+        sub = {p[1:]: e for p, e in extents.items() if p[0] == i}
+        if not sub:
+            out.append(1)
+        elif () in sub:
+            if len(sub) > 1:
+                raise ShapeError(f"basis strides reach position {i} both as an int and as a tuple")
+            out.append(sub[()])
+        else:
+            out.append(_nest(sub))
+    return tuple(out)
+
+
+def _axis_strides(cs: Any) -> dict[tuple[int, ...], int]:
+    """Each codomain path's stride when the coshape ``cs`` is numbered column-major."""
+    out: dict[tuple[int, ...], int] = {}
+    running = 1
+
+    def walk(t: Any, path: tuple[int, ...]) -> None:
+        nonlocal running
+        if isinstance(t, tuple):
+            for i, e in enumerate(t):
+                walk(e, path + (i,))
+        else:
+            out[path] = running
+            running *= t
+
+    walk(cs, ())
+    return out
+
+
+def _numbered(layout: StrideLayout) -> tuple[Layout, Any]:
+    """(the int layout of the codomain numbered column-major by coshape, that coshape)."""
+    cs = coshape(layout)
+    axis = _axis_strides(cs)
+    strides = []
+    for _, d in _pairs(layout):
+        if isinstance(d, F2) or (isinstance(d, ArithTuple) and any(isinstance(v, F2) for v, _ in d.terms())):
+            raise ShapeError(f"{layout}: an F2 codomain has no column-major numbering")
+        terms = d.terms() if isinstance(d, ArithTuple) else []
+        if any(v < 0 for v, _ in terms):
+            raise ShapeError(f"{layout}: a negative basis stride leaves the codomain's coshape")
+        strides.append(sum(v * axis[p] for v, p in terms))
+    return Layout(layout.shape, it.unflatten(strides, layout.shape)), cs
+
+
+def _prefix_of(cs: Any, n: int) -> Any:
+    """The coshape's largest column-major prefix of size <= n, as a shape congruent to it."""
+    flat, out, acc, full = it.flatten(cs), [], 1, True
+    for c in flat:
+        if not full:
+            out.append(1)
+            continue
+        t = max(k for k in range(1, c + 1) if c % k == 0 and n % (acc * k) == 0)
+        out.append(t)
+        acc *= t
+        full = t == c
+    return it.unflatten(out, cs)
+
+
+def _axis_layouts(layout: StrideLayout) -> list[tuple[tuple[int, ...], Any]] | None:
+    """One layout per codomain axis, over L's whole domain (other axes' leaves at stride 0), or None when some
+    stride is not a single basis vector."""
+    pairs = _pairs(layout)
+    axes: dict[tuple[int, ...], list[Any]] = {}
+    for k, (_, d) in enumerate(pairs):
+        if d == 0:
+            continue
+        terms = d.terms() if isinstance(d, ArithTuple) else []
+        if len(terms) != 1:
+            return None
+        value, path = terms[0]
+        axes.setdefault(path, [0] * len(pairs))[k] = value
+    out = []
+    for path in _axis_strides(coshape(layout)):
+        strides = axes.get(path, [0] * len(pairs))
+        out.append((path, stride_layout(layout.shape, it.unflatten(strides, layout.shape))))
+    return out
+
+
+def _by_axis(layout: StrideLayout, name: str) -> Any:
+    """``name`` (right_inverse or left_inverse) taken axis by axis; R's modes follow the codomain's profile, so
+    ``R(c) = sum_k R_k(c_k)`` takes L's coordinates."""
+    from layoutalg.core import f2_strides, inverses
+
+    axes = _axis_layouts(layout)
+    if axes is None:
+        return None
+    parts = []
+    for _, one in axes:
+        fn = getattr(f2_strides if isinstance(one, StrideLayout) else inverses, name)
+        parts.append(fn(one))
+    cs = coshape(layout)
+    return stride_layout(it.unflatten([p.shape for p in parts], cs), it.unflatten([p.stride for p in parts], cs))
+
+
+def _f2_only(layout: StrideLayout) -> bool:
+    return all(isinstance(d, F2) or d == 0 for _, d in _pairs(layout))
+
+
+def right_inverse(layout: StrideLayout) -> Any:
+    """``R`` with ``L(R(c)) == c`` on R's domain; for a coordinate layout R takes coordinates (its modes follow
+    the codomain axes); for F2 strides see :mod:`layoutalg.core.f2_strides`."""
+    from layoutalg.core import f2_strides
+    from layoutalg.core.algebra import composition as int_composition
+    from layoutalg.core.inverses import right_inverse as int_right_inverse
+
+    if _f2_only(layout):
+        return f2_strides.right_inverse(layout)
+    by_axis = _by_axis(layout, "right_inverse")
+    if by_axis is not None:
+        return by_axis
+    numbered, cs = _numbered(layout)
+    inv = int_right_inverse(numbered)
+    return int_composition(inv, Layout(_prefix_of(cs, inv.size())))
+
+
+def left_inverse(layout: StrideLayout) -> Any:
+    """``R`` with ``L(R(L(i))) == L(i)``, taking L's values (coordinates, or F2 bits) as its domain."""
+    from layoutalg.core import f2_strides
+    from layoutalg.core.algebra import composition as int_composition
+    from layoutalg.core.inverses import left_inverse as int_left_inverse
+
+    if _f2_only(layout):
+        return f2_strides.left_inverse(layout)
+    by_axis = _by_axis(layout, "left_inverse")
+    if by_axis is not None:
+        return by_axis
+    numbered, cs = _numbered(layout)
+    return int_composition(int_left_inverse(numbered), Layout(cs))
+
+
+def weak_complement(layout: StrideLayout, cotarget: Any = None) -> Any:
+    """Axis by axis weak complement of a coordinate layout (see the module docstring)."""
+    from layoutalg.core.weak_complement import weak_complement as int_weak_complement
+
+    cs = coshape(layout)
+    axes = list(_axis_strides(cs))
+    per_axis: dict[tuple[int, ...], list[tuple[int, int]]] = {p: [] for p in axes}
+    for s, d in _pairs(layout):
+        if d == 0 or s == 1:
+            continue
+        terms = d.terms() if isinstance(d, ArithTuple) else []
+        if len(terms) != 1 or isinstance(terms[0][0], F2):
+            raise ShapeError(f"weak_complement of {layout}: stride {d} is not a single basis vector")
+        per_axis[terms[0][1]].append((s, terms[0][0]))
+    target = None if cotarget is None else it.flatten(it.to_int_tuple(cotarget, "weak_complement cotarget"))
+    modes = []
+    for k, path in enumerate(axes):
+        pairs = per_axis[path]
+        one = Layout(tuple(s for s, _ in pairs), tuple(d for _, d in pairs)) if pairs else Layout(1, 0)
+        comp = int_weak_complement(one, None if target is None else target[k])
+        modes.append(stride_layout(comp.shape, _scaled(comp.stride, path)))
+    shapes, strides = tuple(m.shape for m in modes), tuple(m.stride for m in modes)
+    return stride_layout(it.unflatten(shapes, cs), it.unflatten(strides, cs))
+
+
+def logical_divide(a: Any, tiler: Any) -> Any:
+    """CuTe's ``logical_divide`` where ``A`` or the tiler has basis strides: ``A o (T, C)``, mode 0 the tile
+    ``A o T``, mode 1 walking the tiles.  ``C`` is ``complement(T, size(A))`` for an int tiler and the axis-by-axis
+    ``weak_complement(T, shape(A))`` for a coordinate tiler (PyCuTe's divide by a basis tiler).  A tuple tiler
+    divides mode by mode; ``None`` keeps ``A``."""
+    from layoutalg.core.complement import complement
+    from layoutalg.core.stride_layout_ops import composition, tiler_to_layout
+
+    if tiler is None:
+        return a
+    if isinstance(tiler, (tuple, list)):
+        modes = list(a) if isinstance(a.shape, tuple) else [a]
+        parts = [m if t is None else logical_divide(m, t) for m, t in zip(modes, tiler)] + modes[len(tiler):]
+        return stride_layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+    t = tiler_to_layout(tiler)
+    if isinstance(t, StrideLayout):
+        rest = weak_complement(t, a.shape if isinstance(a.shape, tuple) else (a.shape,))
+    else:
+        rest = complement(t, a.size())
+    return composition(a, stride_layout((t.shape, rest.shape), (t.stride, rest.stride)))
+
+
+def divide_identity(tiler: Any, zipped: bool = False) -> Any:
+    """PyCuTe's ``logical_divide(None, T)``: the identity (of unbounded extent) divided by ``T``, i.e. ``(T, C)`` with
+    ``C = weak_complement(T)``; a tuple tiler divides axis by axis, mode ``i`` being ``(T_i, C_i)`` on axis ``i``
+    (``zipped``: ``((T_0, T_1, ...), (C_0, C_1, ...))``)."""
+    from layoutalg.core.stride_layout_ops import tiler_to_layout
+    from layoutalg.core.weak_complement import weak_complement as any_weak_complement
+
+    if not isinstance(tiler, (tuple, list)):
+        t = tiler_to_layout(tiler)
+        c = any_weak_complement(t)
+        return stride_layout((t.shape, c.shape), (t.stride, c.stride))
+    tiles, rests = [], []
+    for i, sub in enumerate(tiler):
+        t = tiler_to_layout(sub)
+        c = any_weak_complement(t) if not isinstance(t, StrideLayout) else weak_complement(t)
+        tiles.append((t.shape, _scaled(t.stride, (i,))))
+        rests.append((c.shape, _scaled(c.stride, (i,))))
+    if zipped:
+        return stride_layout((tuple(s for s, _ in tiles), tuple(s for s, _ in rests)),
+                             (tuple(d for _, d in tiles), tuple(d for _, d in rests)))
+    return stride_layout(tuple((t[0], r[0]) for t, r in zip(tiles, rests)),
+                         tuple((t[1], r[1]) for t, r in zip(tiles, rests)))
+
+
+def logical_product(a: StrideLayout, tiler: Any) -> Any:
+    """``(A, weak_complement(A) o B)`` for a coordinate layout ``A``: copies of ``A`` laid out by ``B`` past A's
+    coshape, along the axes (a tuple tiler works mode by mode)."""
+    from layoutalg.core.stride_layout_ops import composition, tiler_to_layout
+
+    if tiler is None:
+        return a
+    if isinstance(tiler, (tuple, list)):
+        modes = list(a) if isinstance(a.shape, tuple) else [a]
+        parts = [m if t is None else logical_product(m, t) for m, t in zip(modes, tiler)] + modes[len(tiler):]
+        return stride_layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+    rest = composition(weak_complement(a), tiler_to_layout(tiler))
+    return stride_layout((a.shape, rest.shape), (a.stride, rest.stride))
+
+
+def _scaled(stride: Any, path: tuple[int, ...]) -> Any:
+    if isinstance(stride, tuple):
+        return tuple(_scaled(d, path) for d in stride)
+    return ScaledBasis(stride, path) if stride != 0 else 0
+
+
+__all__ = ["coshape", "right_inverse", "left_inverse", "weak_complement", "logical_divide", "logical_product",
+           "divide_identity"]

@@ -1,0 +1,285 @@
+"""The algebra on :class:`~layoutalg.core.stride_layout.StrideLayout` (basis and F2 strides).
+
+Every result here is checked against the brute-force function on its whole domain (the
+values are enumerated; domains above :data:`~layoutalg.core.flat.ENUMERATION_LIMIT` are
+refused), so the stride kinds need no separate proofs:
+
+* ``coalesce`` / ``coalesce_z``: CuTe's merge ``s0:d0, s1:d1 -> (s0*s1):d0`` when
+  ``s0*d0 == d1``; for F2 strides also only when ``s0`` is a power of two (otherwise the
+  index carries between the modes, and ``(3,4):(F2(1),F2(3))`` is not ``12:F2(1)``).
+* ``composition(A, B)``: ``A`` with any strides and an int ``B``: CuTe's algorithm, B's
+  leaves split along A's modes; a ``B`` with basis strides addresses ``A`` by coordinate, and
+  ``A o B`` is read off the values with B's shape.
+* ``layout_add``: the common refinement of the two index domains, summed leaf by leaf.
+* ``nullspace``: the indices whose value is 0, as a layout.
+* ``make_layout_like``: compact in the order of the strides (a basis vector orders by its
+  path, colexicographically, then by its scale; an F2 by its bits).
+
+The codomain side (``coshape``, the inverses, the complement) is in
+:mod:`layoutalg.core.stride_codomain`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutalg.core import int_tuple as it
+from layoutalg.core.flat import check_domain, from_pairs
+from layoutalg.core.layout import Layout
+from layoutalg.core.stride_layout import StrideLayout, stride_layout
+from layoutalg.core.stride_scalars import F2, ArithTuple, ScaledBasis
+from layoutalg.errors import CompositionError, ShapeError
+
+Pairs = list[tuple[int, Any]]
+
+
+def _pairs(x: Any) -> Pairs:
+    if isinstance(x, StrideLayout):
+        return x.pairs()
+    return list(zip(it.flatten(x.shape), it.flatten(x.stride)))
+
+
+def _values(x: Any, n: int | None = None) -> list[Any]:
+    """``x(i)`` for ``i < n`` (default its size), by enumeration."""
+    size = x.size()
+    check_domain(size if n is None else n, f"values of {x}")
+    if n is None or n <= size:
+        vals = x.values() if isinstance(x, StrideLayout) else [int(v) for v in x.to_numpy()]
+        return vals if n is None else vals[:n]
+    return [x(i) for i in range(n)]
+
+
+def _mergeable(s0: int, d0: Any, d1: Any) -> bool:
+    if isinstance(d0, F2) or isinstance(d1, F2):
+        return s0 & (s0 - 1) == 0 and d1 == s0 * d0  # no carry between the modes: s0 a power of two
+    return bool(d1 == s0 * d0)
+
+
+def _coalesce_pairs(pairs: Pairs, keep_last: bool) -> Pairs:
+    out: Pairs = []
+    for k, (s, d) in enumerate(pairs):
+        last = keep_last and k == len(pairs) - 1
+        if s == 1 and not last:
+            continue
+        if out and _mergeable(out[-1][0], out[-1][1], d):
+            out[-1] = (out[-1][0] * s, out[-1][1])
+        elif s != 1 or last:
+            out.append((s, d))
+    return out
+
+
+def _from(pairs: Pairs) -> Any:
+    if not pairs:
+        return Layout._trusted(1, 0)
+    if len(pairs) == 1:
+        return stride_layout(pairs[0][0], pairs[0][1])
+    return stride_layout(tuple(s for s, _ in pairs), tuple(d for _, d in pairs))
+
+
+def coalesce(layout: StrideLayout) -> Any:
+    """CuTe ``coalesce`` (see the module docstring): the same values on ``[0, size)``, flat."""
+    return _from(_coalesce_pairs(_pairs(layout), keep_last=False))
+
+
+def coalesce_z(layout: StrideLayout) -> Any:
+    """``coalesce`` keeping the function on every index (the last leaf stays, merged only when it continues)."""
+    return _from(_coalesce_pairs(_pairs(layout), keep_last=True))
+
+
+def _checked(result: Any, want: list[Any], what: str) -> Any:
+    if _values(result) != want:
+        raise CompositionError(f"{what}: no layout of this form has the function (checked on every index)")
+    return result
+
+
+def _split_leaf(flat_a: Pairs, s: int, r: int) -> Pairs | None:
+    """CuTe's composition of flat ``A`` with one leaf ``s:r`` of B (stride-generic), None where a division fails."""
+    rest_r, strided = r, []
+    for a_s, a_d in flat_a[:-1]:
+        if rest_r == 1:
+            strided.append((a_s, a_d))
+        elif rest_r % a_s == 0:
+            rest_r //= a_s
+        elif a_s % rest_r == 0:
+            strided.append((a_s // rest_r, a_d * rest_r))
+            rest_r = 1
+        else:
+            return None
+    out, rest_s = [], s
+    for m_s, m_d in strided:
+        if rest_s == 1:
+            break
+        if rest_s % m_s == 0:
+            out.append((m_s, m_d))
+            rest_s //= m_s
+        elif m_s % rest_s == 0:
+            out.append((rest_s, m_d))
+            rest_s = 1
+        else:
+            return None
+    if rest_s > 1:
+        out.append((rest_s, flat_a[-1][1] * rest_r))
+    return _coalesce_pairs(out, keep_last=False)
+
+
+def composition(a: Any, b: Any) -> Any:
+    """``A o B`` for basis or F2 strides on either side (see the module docstring), checked on B's domain."""
+    if isinstance(b, StrideLayout):
+        return _by_coordinate(a, b)
+    flat_a = _coalesce_pairs(_pairs(a), keep_last=True) or [(1, 0)]
+    want = [a(int(j)) for j in _values(b)]
+
+    def walk(shape: Any, stride: Any) -> tuple[Any, Any]:
+        if isinstance(shape, tuple):
+            parts = [walk(s, d) for s, d in zip(shape, stride)]
+            return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
+        if stride == 0 or shape == 1:
+            return shape, 0
+        if stride < 0:
+            raise CompositionError(f"composition with a negative stride {stride} of B into {a}")
+        pairs = _split_leaf(flat_a, shape, stride)
+        if pairs is None:
+            raise CompositionError(f"{a} o {b}: CuTe's divisibility fails at B's leaf {shape}:{stride}")
+        if len(pairs) == 1:
+            return pairs[0]
+        return (tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)) if pairs else (1, 0)
+
+    shape, stride = walk(b.shape, b.stride)
+    return _checked(stride_layout(shape, stride), want, f"{a} o {b}")
+
+
+def _by_coordinate(a: Any, b: StrideLayout) -> Any:
+    """``A o B`` where B's values are coordinates of A: the values ``A(B(i))`` read as a layout of B's shape
+    (coordinate values are numbered in a radix larger than any component, read, and the strides decoded)."""
+    values = [a(_as_coordinate(v, a.shape)) for v in _values(b)]
+    what = f"{a} o {b}"
+    if all(isinstance(v, int) for v in values):
+        return _checked(_read_ints(b.shape, values, what), values, what)
+    if any(isinstance(v, F2) or (isinstance(v, ArithTuple) and any(isinstance(x, F2) for x, _ in v.terms()))
+           for v in values):
+        raise CompositionError(f"{what}: A's values are F2; compose through the index domain instead")
+    paths = sorted({p for v in values if isinstance(v, ArithTuple) for _, p in v.terms()})
+    top = max([abs(x) for v in values if isinstance(v, ArithTuple) for x, _ in v.terms()] + [1])
+    radix = 2 * top + 1
+
+    def number(v: Any) -> int:
+        terms = v.terms() if isinstance(v, ArithTuple) else ([(v, ())] if v else [])
+        return sum(x * radix ** paths.index(p) for x, p in terms)
+
+    ints = _read_ints(b.shape, [number(v) for v in values], what)
+    decoded = it.unflatten([_decode(d, paths, radix) for d in it.flatten(ints.stride)], ints.shape)
+    return _checked(stride_layout(ints.shape, decoded), values, what)
+
+
+def _decode(n: int, paths: list[tuple[int, ...]], radix: int) -> Any:
+    """The basis value numbered ``n`` (balanced digits, one per path)."""
+    out: Any = 0
+    for p in paths:
+        digit = (n + radix // 2) % radix - radix // 2
+        n = (n - digit) // radix
+        if digit:
+            out = out + ScaledBasis(digit, p)
+    if n:
+        raise CompositionError(f"internal: {n} left over decoding a stride")
+    return out
+
+
+def _read_ints(shape: Any, values: list[int], what: str) -> Layout:
+    import numpy as np
+
+    from layoutalg.core.composition import _synth_tuple, synthesise_1d
+
+    array = np.array(values, dtype=object if max(map(abs, values), default=0) >= 1 << 62 else np.int64)
+    if isinstance(shape, tuple):
+        synth = _synth_tuple(shape, array, what, True)
+        result = Layout(*synth) if synth is not None else None
+    else:
+        pairs = synthesise_1d(array)
+        result = from_pairs(pairs) if pairs is not None else None
+    if result is None:
+        raise CompositionError(f"{what}: the values are not those of any layout of B's shape")
+    return result
+
+
+def _as_coordinate(v: Any, shape: Any) -> Any:
+    """A basis value as a coordinate of ``shape`` (implicit zeros filled in)."""
+    if isinstance(v, F2):
+        v = int(v)  # a swizzled (F2) axis: its bits are the coordinate
+    if isinstance(v, ArithTuple) and v == 0:
+        v = 0
+    if isinstance(v, int):
+        return v  # an int coordinate of a tuple mode unfolds inside that mode
+    if isinstance(shape, tuple):
+        if not isinstance(v, ArithTuple) or len(v) > len(shape):
+            raise CompositionError(f"{v} is not a coordinate of shape {shape}")
+        return tuple(_as_coordinate(v[i], s) for i, s in enumerate(shape))
+    if isinstance(v, ArithTuple):
+        if all(p[0] == 0 for _, p in v.terms()):  # a rank-1 coordinate of a single-mode layout
+            return _as_coordinate(v[0], shape)
+        raise CompositionError(f"{v} goes deeper than shape {shape}")
+    return v
+
+
+def layout_add(a: Any, b: Any) -> Any:
+    """``i -> A(i) + B(i)`` as a layout (either may have basis or F2 strides), coalesced and checked."""
+    from layoutalg.core.layout_add import _refine
+
+    if a.size() != b.size():
+        raise ShapeError(f"layout_add needs layouts of one size; {a} has {a.size()}, {b} has {b.size()}")
+    summed = _refine(_coalesce_pairs(_pairs(a), False), _coalesce_pairs(_pairs(b), False))  # type: ignore[arg-type]
+    if summed is None:
+        raise CompositionError(f"layout_add({a}, {b}): the index domains do not refine each other")
+    want = [x + y for x, y in zip(_values(a), _values(b))]
+    return _checked(_from(_coalesce_pairs(summed, False)), want, f"layout_add({a}, {b})")
+
+
+def nullspace(layout: Any) -> Any:
+    """The increasing layout of the indices whose value is 0."""
+    from layoutalg.core.composition import synthesise_1d
+
+    zeros = [i for i, v in enumerate(_values(layout)) if v == 0]
+    pairs = synthesise_1d(zeros)
+    if pairs is None:
+        raise CompositionError(f"nullspace of {layout}: its zeros {zeros[:8]} are not the values of any layout")
+    return from_pairs(pairs)
+
+
+def _order_key(d: Any) -> Any:
+    if isinstance(d, ArithTuple):
+        path, value = max((p, v) for v, p in d.terms())
+        return (1, path, int(value) if isinstance(value, F2) else value)
+    return (0, (), int(d))
+
+
+def make_layout_like(layout: Any) -> Layout:
+    """Compact in the order of the strides, stride-0 leaves kept at 0 (an int layout of the same shape)."""
+    pairs = _pairs(layout)
+    out = [0] * len(pairs)
+    running = 1
+    for k in sorted((k for k in range(len(pairs)) if pairs[k][1] != 0), key=lambda k: (_order_key(pairs[k][1]), k)):
+        out[k] = running
+        running *= pairs[k][0]
+    return Layout._trusted(layout.shape, it.unflatten(out, layout.shape))
+
+
+def _lift(stride: Any, i: int) -> Any:
+    if isinstance(stride, tuple):
+        return tuple(_lift(d, i) for d in stride)
+    return ScaledBasis(stride, (i,)) if stride != 0 else 0
+
+
+def tiler_to_layout(tiler: Any) -> Any:
+    """CuTe's tiler as a layout: ``N -> N:1``; a layout is itself; a tuple ``(t0, t1, ...)`` is the layout whose
+    mode ``i`` is ``t_i``'s layout with its strides moved to axis ``i``: ``(4, 5) -> (4,5):(E(0),E(1))``."""
+    if isinstance(tiler, (Layout, StrideLayout)):
+        return tiler
+    if isinstance(tiler, int) and not isinstance(tiler, bool):
+        return Layout(tiler, 1)
+    if isinstance(tiler, (tuple, list)):
+        modes = [tiler_to_layout(t) for t in tiler]
+        return StrideLayout(tuple(m.shape for m in modes), tuple(_lift(m.stride, i) for i, m in enumerate(modes)))
+    raise ShapeError(f"a tiler is an int, a layout or a tuple of tilers, got {tiler!r}")
+
+
+__all__ = ["coalesce", "coalesce_z", "composition", "layout_add", "nullspace", "make_layout_like",
+           "tiler_to_layout"]

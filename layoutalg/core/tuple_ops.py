@@ -1,0 +1,138 @@
+"""CuTe's hierarchical-tuple utilities (``cute/util/tuple_algorithms.hpp``; PyCuTe ``htuple``).
+
+Plain functions on int tuples (or any nested tuples), named as CuTe / PyCuTe name them:
+
+* ``wrap(x)``: ``x`` as a tuple (``7 -> (7,)``); ``unwrap(t)``: strip 1-tuples, recursively
+  (``((42,),) -> 42``).
+* ``get(t, mode=(i, j, ...))``: ``t[i][j]...`` (a Layout's modes too); ``lift(v, mode, pad=0)``: the
+  smallest structure with ``v`` at that path and ``pad`` elsewhere, so ``get(lift(v, p), p) == v``.
+* ``take(t, begin, end)``: modes ``[begin, end)`` (a Layout gives a Layout, as CuTe's ``take<B,E>``).
+* ``slice_(crd, t)`` / ``dice_(crd, t)``: the sub-trees of ``t`` where ``crd`` is ``None`` (CuTe's ``_``)
+  / where it is not, collected into one flat tuple (CuTe's ``slice`` / ``dice``).
+* ``repeat_like(v, profile)``, ``transform_leaf(f, *ts)``, ``transform_apply_leaf(g, f, t)``,
+  ``leaves(t)``: the leafwise map and fold helpers.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+from layoutalg.errors import CoordinateError, ShapeError
+
+
+def _is_tuple(x: Any) -> bool:
+    return isinstance(x, (tuple, list))
+
+
+def wrap(x: Any) -> tuple[Any, ...]:
+    """``x`` if it is a tuple, else ``(x,)``."""
+    return tuple(x) if _is_tuple(x) else (x,)
+
+
+def unwrap(x: Any) -> Any:
+    """Strip 1-tuples from the outside in: ``unwrap((((42,)),)) == 42``; ``(1, 2)`` is kept."""
+    while _is_tuple(x) and len(x) == 1:
+        x = x[0]
+    return x
+
+
+def _path(mode: Any) -> tuple[int, ...]:
+    if mode is None:
+        return ()
+    return tuple(mode) if _is_tuple(mode) else (mode,)
+
+
+def get(x: Any, mode: Any = ()) -> Any:
+    """The element at path ``mode``: ``get((1, (2, (3, 4))), mode=(1, 1, 0)) == 3``; ``()`` is ``x`` itself."""
+    out = x
+    for depth, i in enumerate(_path(mode)):
+        try:
+            out = out[i]
+        except (IndexError, TypeError, KeyError):
+            raise CoordinateError(f"get: path {_path(mode)} leaves {x!r} at step {depth} (index {i!r})") from None
+    return out
+
+
+def lift(x: Any, mode: Any = (), pad: Any = 0) -> Any:
+    """``x`` placed at path ``mode`` in a ``pad``-filled structure: ``lift(42, (0, 2, 3))`` is ``((0, 0, (0, 0, 0, 42)),)``."""
+    path = _path(mode)
+    if not path:
+        return x
+    i = path[0]
+    if not isinstance(i, int) or isinstance(i, bool) or i < 0:
+        raise CoordinateError(f"lift: path entries must be non-negative ints, got {i!r}")
+    return tuple([pad] * i + [lift(x, path[1:], pad)])
+
+
+def take(x: Any, begin: int, end: int) -> Any:
+    """Modes ``[begin, end)`` of ``x``: a tuple for a tuple, a Layout for a Layout (CuTe ``take<B,E>``)."""
+    from layoutalg.core.layout import Layout
+    from layoutalg.core.shape_ops import from_modes, top_modes
+
+    modes = top_modes(x) if isinstance(x, Layout) else list(wrap(x))
+    if not 0 <= begin <= end <= len(modes):
+        raise CoordinateError(f"take: range [{begin}, {end}) is not inside the {len(modes)} modes of {x}")
+    if isinstance(x, Layout):
+        return from_modes(modes[begin:end])
+    return tuple(modes[begin:end])
+
+
+def _collect(crd: Any, t: Any, keep_none: bool, out: list[Any]) -> None:
+    if crd is None or not _is_tuple(crd):
+        if (crd is None) == keep_none:
+            out.append(t)
+        return
+    if not _is_tuple(t) or len(crd) != len(t):
+        raise ShapeError(f"slice/dice: coordinate {crd!r} does not match {t!r}")
+    for c, s in zip(crd, t):
+        _collect(c, s, keep_none, out)
+
+
+def slice_(crd: Any, t: Any) -> tuple[Any, ...]:
+    """CuTe ``slice(crd, t)``: the sub-trees of ``t`` where ``crd`` holds ``None``, in order, as one tuple."""
+    out: list[Any] = []
+    _collect(crd, t, True, out)
+    return tuple(out)
+
+
+def dice_(crd: Any, t: Any) -> tuple[Any, ...]:
+    """CuTe ``dice(crd, t)``: the sub-trees of ``t`` where ``crd`` holds a value, in order, as one tuple."""
+    out: list[Any] = []
+    _collect(crd, t, False, out)
+    return tuple(out)
+
+
+def repeat_like(value: Any, profile: Any) -> Any:
+    """``profile``'s tree with every leaf ``value``: ``repeat_like(0, ((1, (2, 3)), 4)) == ((0, (0, 0)), 0)``."""
+    if _is_tuple(profile):
+        return tuple(repeat_like(value, p) for p in profile)
+    return value
+
+
+def transform_leaf(fn: Callable[..., Any], *tuples: Any) -> Any:
+    """``fn`` applied to corresponding leaves of congruent tuples, the tree rebuilt."""
+    if _is_tuple(tuples[0]):
+        if any(not _is_tuple(t) or len(t) != len(tuples[0]) for t in tuples):
+            raise ShapeError(f"transform_leaf: {tuples} are not congruent")
+        return tuple(transform_leaf(fn, *parts) for parts in zip(*tuples))
+    return fn(*tuples)
+
+
+def transform_apply_leaf(combine: Callable[[Any], Any], fn: Callable[..., Any], t: Any, *tuples: Any) -> Any:
+    """Like :func:`transform_leaf`, with ``combine`` (e.g. ``sum``) applied to each level's results."""
+    if _is_tuple(t):
+        return combine(transform_apply_leaf(combine, fn, *parts) for parts in zip(t, *tuples))
+    return fn(t, *tuples)
+
+
+def leaves(t: Any) -> Iterator[Any]:
+    """The leaves of ``t``, left to right."""
+    if _is_tuple(t):
+        for e in t:
+            yield from leaves(e)
+    else:
+        yield t
+
+
+__all__ = ["wrap", "unwrap", "get", "lift", "take", "slice_", "dice_", "repeat_like", "transform_leaf",
+           "transform_apply_leaf", "leaves"]

@@ -1,0 +1,124 @@
+"""``weak_complement(A, cotarget=None)``: CuTe's complement without a size, PyCuTe's ``complement(A)``.
+
+Definition (PyCuTe ``complement(A, extend=None)``: "the smallest layout with weakly
+congruent codomain to A, ordered, with an image disjoint from A's").  With ``A``'s
+non-zero-stride leaves sorted by stride, ``d_1 < d_2 < ... < d_n`` (extents ``s_k``),
+CuTe's construction fills each gap and ends with a *rest* mode::
+
+    R = (d_1/1, d_2/(s_1 d_1), ..., d_n/(s_(n-1) d_(n-1)), r) : (1, s_1 d_1, ..., s_n d_n)
+
+coalesced, where the rest extent ``r`` is 1 (no cotarget) or ``ceil(M / (s_n d_n))``; the
+rest mode is kept even at extent 1, because past its size a layout keeps counting in its
+last mode: ``weak_complement(4:2) == (2,1):(1,8)``, whose values ``0, 1, 8, 9, 16, ...`` fill
+everything ``A`` leaves out, for every size.  ``weak_complement(n:1) == 1:n``.
+
+* When the sorted strides chain (``s_(k-1) d_(k-1)`` divides ``d_k``), every division is
+  exact and ``(A, R)`` is a bijection from its (extended) domain onto ``0, 1, 2, ...``:
+  the complement in the strongest sense, for any size.
+* Otherwise CuTe floors the divisions (PyCuTe does too; ``(4,2):(1,5)`` gives ``1:10``).
+  The result is then only *weak*: ordered, and ``(A, R)`` injective, which is checked
+  on two periods of the rest mode (beyond them the pattern repeats); where it fails,
+  or a gap's floored extent is 0 (``(2,2):(2,3)``: the spans overlap),
+  :class:`CompositionError` says so rather than return CuTe's malformed layout.
+
+Stride-0 leaves are ignored (CuTe filters them); negative strides raise, and a
+non-injective ``A`` raises :class:`NotInjectiveError`.  For the sized complement that
+must cover ``[0, M)`` see :func:`~layoutalg.core.complement.complement`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutalg.core import int_tuple as it
+from layoutalg.core.flat import (
+    Pairs,
+    check_domain,
+    check_injective,
+    check_layout,
+    coalesce_extended,
+    from_pairs,
+    leaf_pairs,
+)
+from layoutalg.core.layout import Layout
+from layoutalg.core.stride_layout import StrideLayout
+from layoutalg.errors import CompositionError, LayoutError, ShapeError
+
+
+def _cotarget(cotarget: Any) -> int | None:
+    if cotarget is None:
+        return None
+    if isinstance(cotarget, Layout):
+        raise ShapeError("weak_complement cotarget must be an int or a shape, not a Layout")
+    value = it.product(it.to_int_tuple(cotarget, "weak_complement cotarget"))
+    if value < 1:
+        raise ShapeError(f"weak_complement cotarget must be positive, got {cotarget}")
+    return value
+
+
+def weak_complement(layout: Layout, cotarget: Any = None) -> Layout:
+    """CuTe's gap-filling complement with a kept rest mode (see the module docstring); a coordinate layout is
+    complemented axis by axis (:func:`layoutalg.core.stride_codomain.weak_complement`)."""
+    if type(layout) is StrideLayout:
+        from layoutalg.core import stride_codomain
+
+        return stride_codomain.weak_complement(layout, cotarget)  # type: ignore[no-any-return]
+    if type(layout) is not Layout:
+        layout = check_layout(layout, "weak_complement layout")
+    m = None if cotarget is None else _cotarget(cotarget)
+    modes = sorted([(d, s) for s, d in leaf_pairs(layout) if d != 0 and s != 1])
+    if modes and modes[0][0] < 0:
+        raise LayoutError(f"weak_complement needs non-negative strides; {layout} has stride {modes[0][0]}")
+    pairs: Pairs = [(s, d) for d, s in modes]
+    gaps: Pairs = []
+    cur = 1
+    chained = True
+    for d, s in modes:
+        gap = d // cur
+        if gap == 0:
+            check_injective(layout, pairs, "weak_complement")  # overlapping spans: say so if A is not injective
+            raise CompositionError(
+                f"weak_complement of {layout}: its mode {s}:{d} starts inside the span [0, {cur}) of the modes "
+                "below it, so CuTe's gap-filling construction has no ordered answer"
+            )
+        chained = chained and d % cur == 0
+        gaps.append((gap, cur))
+        cur = s * d
+    rest = 1 if m is None else -(-m // cur)
+    result = from_pairs(coalesce_extended([g for g in gaps if g[0] > 1] + [(rest, cur)]))
+    if not chained:  # (with chained strides A is injective and (A, R) a bijection by construction)
+        a_vals = _values(pairs)
+        if len(set(a_vals)) != len(a_vals):
+            check_injective(layout, pairs, "weak_complement")  # raises, naming two colliding coordinates
+        _check_weak(layout, a_vals, result)
+    return result
+
+
+def _check_weak(layout: Layout, a_vals: list[int], result: Layout) -> None:
+    """``result`` is ordered and ``(A, result)`` is injective on two periods of its rest mode."""
+    flat = leaf_pairs(result)
+    extended = flat[:-1] + [(flat[-1][0] + 1, flat[-1][1])]  # one more step of the rest mode
+    r_vals = _values(extended)
+    if any(x >= y for x, y in zip(r_vals, r_vals[1:])):
+        raise CompositionError(f"weak_complement of {layout}: CuTe's candidate {result} is not ordered")
+    both = {a + r for r in r_vals for a in a_vals}
+    if len(both) != len(a_vals) * len(r_vals):
+        raise CompositionError(
+            f"weak_complement of {layout}: CuTe's candidate {result} shifts A onto itself "
+            "(its floored gaps overlap A's offsets)"
+        )
+
+
+def _values(pairs: Pairs) -> list[int]:
+    """A flat layout's values in index order (plain Python: these checks are small; the domain is bounded)."""
+    total = 1
+    for s, _ in pairs:
+        total *= s
+    check_domain(total, "weak_complement check")
+    out = [0]
+    for s, d in pairs:
+        out = [v + k * d for k in range(s) for v in out]
+    return out
+
+
+__all__ = ["weak_complement"]

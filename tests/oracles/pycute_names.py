@@ -1,0 +1,385 @@
+"""PyCuTe's spellings, answered by layoutalg: the namespace the recorded PyCuTe cases are evaluated in.
+
+Each PyCuTe name maps to the layoutalg call with the same meaning (argument order,
+promotions such as an int tiler ``N`` meaning ``N:1``, ``op[i, j](A, ...)`` acting on
+mode ``(i, j)``).  A name or an input kind layoutalg does not have raises
+:class:`MissingFeatureError`, so the parity test can count it apart from a wrong answer.
+Test-only: layoutalg's own API is the one documented in the package.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from fractions import Fraction
+from typing import Any, Callable
+
+import layoutalg as la
+from layoutalg.core import int_tuple as it
+
+
+class MissingFeatureError(Exception):
+    """An operation, argument kind or stride kind that layoutalg does not (yet) offer."""
+
+
+def need(name: str) -> Callable[..., Any]:
+    """layoutalg's function ``name`` (top level first), or MissingFeatureError."""
+    for mod in (la, la.core):
+        fn = getattr(mod, name, None)
+        if fn is not None:
+            return fn  # type: ignore[no-any-return]
+    raise MissingFeatureError(f"layoutalg has no {name}")
+
+
+def _expand(shape: Any, stride: Any) -> Any:
+    """PyCuTe's constructor: an int stride ``k`` for a tuple shape is ``prefix_product(shape, k)``."""
+    if isinstance(shape, tuple):
+        if isinstance(stride, tuple):
+            return tuple(_expand(s, d) for s, d in zip(shape, stride))
+        return it.prefix_product(shape, stride)
+    return stride
+
+
+def _leaves_are_ints(t: Any) -> bool:
+    return isinstance(t, int) or (isinstance(t, tuple) and all(_leaves_are_ints(e) for e in t))
+
+
+def Layout(shape: Any, stride: Any = 1) -> Any:
+    if not _leaves_are_ints(stride):
+        return need("stride_layout")(shape, stride)  # E / ArithTuple / F2 strides
+    return la.Layout(shape, _expand(shape, stride))
+
+
+def _stride_kind(name: str) -> Callable[..., Any]:
+    def build(*args: Any) -> Any:
+        return need(name)(*args)
+
+    return build
+
+
+E = _stride_kind("E")
+ArithTuple = _stride_kind("ArithTuple")
+ScaledBasis = _stride_kind("ScaledBasis")
+F2 = _stride_kind("F2")
+
+
+def Swizzle(bits: int, base: int, shift: int) -> Any:
+    return la.Swizzle(bits, base, shift)
+
+
+def _is_layout(x: Any) -> bool:
+    return isinstance(x, (la.Layout, la.ComposedLayout)) or type(x).__name__ == "StrideLayout"
+
+
+def _get(x: Any, path: tuple[int, ...]) -> Any:
+    if isinstance(x, la.Tensor):  # a mode of a tensor is a mode of its layout
+        return x.with_layout(_get(x.layout, path))
+    for i in path:
+        x = x[i]
+    return x
+
+
+def _replace(x: Any, path: tuple[int, ...], value: Any) -> Any:
+    """``x`` with its mode at ``path`` replaced (layouts are rebuilt from their modes)."""
+    if not path:
+        return value
+    if isinstance(x, la.Tensor):
+        return x.with_layout(_replace(x.layout, path, value.layout if isinstance(value, la.Tensor) else value))
+    modes = list(x) if _is_layout(x) else list(x)
+    if not 0 <= path[0] < len(modes):
+        raise la.CoordinateError(f"mode {path[0]} out of range")
+    modes[path[0]] = _replace(modes[path[0]], path[1:], value)
+    return la.make_layout(*modes) if _is_layout(x) else tuple(modes)
+
+
+def _path(mode: Any) -> tuple[int, ...]:
+    if mode is None:
+        return ()
+    return tuple(mode) if isinstance(mode, (tuple, list)) else (mode,)
+
+
+class ModeOp:
+    """``op(x, ..., mode=path)`` and ``op[path](x, ...)``.
+
+    ``kind="transform"``: apply to the mode at ``path`` of the first argument and put the
+    result back (composition, coalesce, the divides); ``"access"``: apply to that mode and
+    return what it gives (shape, size, rank, ...).
+    """
+
+    def __init__(self, fn: Callable[..., Any], kind: str, path: tuple[Any, ...] = ()) -> None:
+        self.fn, self.kind, self.path = fn, kind, path
+
+    def __getitem__(self, key: Any) -> ModeOp:
+        return ModeOp(self.fn, self.kind, self.path + (key if isinstance(key, tuple) else (key,)))
+
+    def __call__(self, x: Any, *args: Any, mode: Any = None, **kwargs: Any) -> Any:
+        path = self.path + _path(mode)
+        if self.kind == "access":
+            return self.fn(_get(x, path), *args, **kwargs)
+        if not path:
+            return self.fn(x, *args, **kwargs)
+        return _replace(x, path, self.fn(_get(x, path), *args, **kwargs))
+
+
+class Indexed:
+    """``select[i, j](x)``, ``take[b, e](x)``, ``lift[path](v)``: the subscript is the op's argument."""
+
+    def __init__(self, fn: Callable[..., Any], index: tuple[Any, ...] = ()) -> None:
+        self.fn, self.index = fn, index
+
+    def __getitem__(self, key: Any) -> Indexed:
+        return Indexed(self.fn, self.index + (key if isinstance(key, tuple) else (key,)))
+
+    def __call__(self, x: Any, *args: Any, mode: Any = None, **kwargs: Any) -> Any:
+        return self.fn(x, *args, mode=self.index + _path(mode), **kwargs)
+
+
+# ---------------------------------------------------------------------------
+# promotions PyCuTe applies to arguments
+# ---------------------------------------------------------------------------
+def tiler_layout(x: Any) -> Any:
+    """PyCuTe promotes an int or a shape to ``tiler_to_layout`` of it."""
+    if _is_layout(x) or isinstance(x, la.Tensor):
+        return x
+    if x is None:
+        raise MissingFeatureError("a None layout argument (PyCuTe's identity tiler needs basis strides)")
+    return tiler_to_layout(x)
+
+
+def tiler_to_layout(x: Any) -> Any:
+    return need("tiler_to_layout")(x)
+
+
+def _shape_of(x: Any) -> Any:
+    return x.shape if _is_layout(x) else x
+
+
+def _shape(x: Any) -> Any:
+    return _shape_of(x)
+
+
+def _size(x: Any) -> int:
+    return it.product(_shape_of(x))
+
+
+def _rank(x: Any) -> int:
+    return it.rank(_shape_of(x))
+
+
+def _depth(x: Any) -> int:
+    return it.depth(_shape_of(x))
+
+
+def _stride(x: Any) -> Any:
+    return x.stride
+
+
+def _htuple(x: Any) -> Any:
+    """PyCuTe treats a Layout inside an HTuple relation as a leaf."""
+    return 0 if _is_layout(x) else x
+
+
+def _divide(name: str) -> Callable[..., Any]:
+    def op(a: Any, b: Any) -> Any:
+        if b is None:
+            return a
+        return need(name)(None if a is None else tiler_layout(a), b)
+
+    return op
+
+
+def _product_op(name: str) -> Callable[..., Any]:
+    def op(a: Any, b: Any) -> Any:
+        if b is None:
+            return a
+        if a is None:
+            raise la.ShapeError("a None layout")
+        return need(name)(tiler_layout(a), b)
+
+    return op
+
+
+def _composition(a: Any, b: Any) -> Any:
+    return la.composition(tiler_layout(a), b)
+
+
+def _coalesce(a: Any, profile: Any = None) -> Any:
+    return la.coalesce(a, profile)
+
+
+def _coordinate(i: Any, shape: Any) -> Any:
+    """PyCuTe's idx2crd of a basis value: the coordinate it names (implicit zeros filled in)."""
+    if isinstance(i, la.ArithTuple):
+        from layoutalg.core.stride_layout_ops import _as_coordinate
+
+        return _as_coordinate(i, shape)
+    return i
+
+
+def _weakly_congruent(a: Any, b: Any) -> bool:
+    """PyCuTe's weak congruence with an ArithTuple profile: its trailing implicit zeros may be absent."""
+    if isinstance(a, la.ArithTuple):
+        if not isinstance(b, tuple) or len(a) > len(b):
+            return False
+        return all(_weakly_congruent(a[i], b[i]) for i in range(len(b)))
+    return la.weakly_congruent(a, b)
+
+
+def _is_scalar(x: Any) -> bool:
+    from layoutalg.core.stride_scalars import is_stride_scalar
+
+    return is_stride_scalar(x)
+
+
+def _make_layout(layouts: Any) -> Any:
+    return la.make_layout(*layouts)
+
+
+def _crd2idx(crd: Any, shape: Any, stride: Any = None) -> int:
+    return it.crd2idx(crd, shape, it.prefix_product(shape) if stride is None else stride)
+
+
+def _recast(layout: Any, scale: Any) -> Any:
+    """PyCuTe's ``recast(L, new/old)``: layoutalg's ``recast(L, ratio)`` (before it had that form, this mapped to
+    ``recast_layout(new_bits, old_bits, L)``)."""
+    try:
+        return la.recast(layout, scale)
+    except TypeError:
+        scale = Fraction(scale)
+        return la.core.recast_layout(scale.numerator, scale.denominator, layout)
+
+
+def _complement(a: Any, extend: Any = None) -> Any:
+    if extend is None:
+        return need("weak_complement")(a)
+    return la.complement(a, extend)
+
+
+def _offset_and_slice(a: Any, crd: Any) -> tuple[int, Any]:
+    sub, off = la.slice_and_offset(a, crd)
+    return off, sub
+
+
+def _unflatten(items: Any, profile: Any) -> Any:
+    return it.unflatten(list(items), profile)
+
+
+def _select(x: Any, mode: Any = ()) -> tuple[Any, ...]:
+    return tuple(x[i] for i in _path(mode))
+
+
+def _take(x: Any, mode: Any = ()) -> tuple[Any, ...]:
+    """PyCuTe's ``take`` gives a tuple of modes even for a Layout (CuTe's ``take<B,E>`` gives a Layout)."""
+    begin, end = _path(mode)
+    taken = need("take")(x, begin, end)
+    return tuple(taken) if _is_layout(taken) else taken
+
+
+def _lift(x: Any, mode: Any = (), pad: Any = 0) -> Any:
+    return need("lift")(x, _path(mode), pad=pad)
+
+
+def _coshape(x: Any) -> Any:
+    return need("coshape")(x) if type(x).__name__ == "StrideLayout" else x.cosize()
+
+
+NAMES: dict[str, Any] = {
+    "Layout": Layout, "E": E, "ArithTuple": ArithTuple, "ScaledBasis": ScaledBasis, "F2": F2,
+    "Swizzle": Swizzle, "Fraction": Fraction,
+    "composition": ModeOp(_composition, "transform"),
+    "coalesce": ModeOp(_coalesce, "transform"),
+    "coalesce_z": ModeOp(lambda a, profile=None: need("coalesce_z")(a, profile), "transform"),
+    "logical_divide": ModeOp(_divide("logical_divide"), "transform"),
+    "zipped_divide": ModeOp(_divide("zipped_divide"), "transform"),
+    "logical_product": ModeOp(_product_op("logical_product"), "transform"),
+    "blocked_product": ModeOp(_product_op("blocked_product"), "transform"),
+    "raked_product": ModeOp(_product_op("raked_product"), "transform"),
+    "complement": _complement,
+    "right_inverse": lambda a: la.right_inverse(a),
+    "left_inverse": lambda a: la.left_inverse(a),
+    "nullspace": lambda a: need("nullspace")(a),
+    "layout_add": lambda a, b: need("layout_add")(a, b),
+    "greatest_common_domain": lambda a, b: need("greatest_common_domain")(a, b),
+    "make_layout": _make_layout,
+    "make_layout_like": lambda a: need("make_layout_like")(a),
+    "make_ordered_layout": lambda s, o: need("make_ordered_layout")(s, o),
+    "tiler_to_layout": tiler_to_layout,
+    "recast": _recast,
+    "compatible": lambda a, b: need("compatible")(_shape_of(a), _shape_of(b)),
+    "common_refinement": lambda a, b: need("common_refinement")(a, b),
+    "common_coarsening": lambda a, b: need("common_coarsening")(a, b),
+    "congruent": lambda a, b: la.congruent(_htuple(a), _htuple(b)),
+    "weakly_congruent": lambda a, b: _weakly_congruent(_htuple(a), _htuple(b)),
+    "product": lambda a: la.product(a),
+    "product_each": lambda a: need("product_each")(a),
+    "inner_product": lambda a, b: la.inner_product(a, b),
+    "prefix_product": lambda a, init=1: la.prefix_product(a, init),
+    "idx2crd": lambda i, s: la.idx2crd(_coordinate(i, s), s),
+    "crd2idx": _crd2idx,
+    "flatten": lambda a: la.flatten(a),
+    "unflatten": _unflatten,
+    "leaves": lambda a: iter(la.flatten(a)),
+    "shape": ModeOp(_shape, "access"), "size": ModeOp(_size, "access"), "rank": ModeOp(_rank, "access"),
+    "depth": ModeOp(_depth, "access"), "stride": ModeOp(_stride, "access"),
+    "coshape": ModeOp(_coshape, "access"), "coprofile": ModeOp(_coshape, "access"),
+    "get": ModeOp(lambda x: x, "access"),
+    "select": Indexed(_select),
+    "take": Indexed(_take),
+    "lift": Indexed(_lift),
+    "is_layout": _is_layout,
+    "is_tensor": lambda x: isinstance(x, la.Tensor),
+    "identity_tensor": lambda shape: la.make_identity_tensor(shape),
+    "ImplicitAccessor": lambda origin=0: la.core.CountingEngine(origin),
+    "Tensor": lambda engine, layout: la.Tensor(engine, layout),
+    "is_tuple": lambda x: isinstance(x, (tuple, list)),
+    "is_int": lambda x: isinstance(x, int) and not isinstance(x, bool),
+    "is_stride_scalar": lambda x: _is_scalar(x),
+    "as_tuple": lambda x: x.as_tuple() if hasattr(x, "as_tuple") else x,
+    "_m__coalesce": lambda a: la.coalesce(a),
+    "_m__complement": _complement,
+    "_m__offset_and_slice": _offset_and_slice,
+}
+
+for _name in ("wrap", "unwrap", "slice_", "dice_", "repeat_like", "transform_leaf",
+              "transform_apply_leaf", "make_tensor", "Array", "Ptr",
+              "copy", "copy_ref", "is_basis", "basis_repr",
+              "proj", "unit", "make_basis_like", "coordinates"):
+    NAMES.setdefault(_name, _stride_kind(_name) if _name[0].isupper() else (lambda n: lambda *a, **k: need(n)(*a, **k))(_name))
+
+
+class _Methods(ast.NodeTransformer):
+    """``x._coalesce(...)`` -> ``_m__coalesce(x, ...)`` (PyCuTe's private Layout methods the tests call)."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr.startswith("_"):
+            return ast.Call(ast.Name(f"_m_{f.attr}", ast.Load()), [f.value, *node.args], node.keywords)
+        return node
+
+
+@functools.cache
+def compile_src(src: str) -> Any:
+    tree = _Methods().visit(ast.parse(src, mode="eval"))
+    return compile(ast.fix_missing_locations(tree), "<case>", "eval")
+
+
+def evaluate(src: str) -> Any:
+    """Evaluate a recorded PyCuTe expression with layoutalg; NameError (a sympy symbol) -> MissingFeatureError.
+
+    Results (and errors) are remembered per expression: the cases repeat sub-expressions a lot.
+    """
+    ok, value = _evaluate(src)
+    if ok:
+        return value
+    raise value
+
+
+@functools.lru_cache(maxsize=65536)
+def _evaluate(src: str) -> tuple[bool, Any]:
+    try:
+        return True, eval(compile_src(src), dict(NAMES))
+    except NameError as err:
+        return False, MissingFeatureError(f"symbolic shapes/strides ({err})")
+    except Exception as err:
+        return False, err

@@ -233,7 +233,7 @@ def test_ignored_lanes_of_small_ldmatrix():
     ("ld.shared.b32", [0] * 31, "32"),
     ("ld.shared.b32", [0] * 33, "32"),
     ("ld.shared.b32", [-4] + [0] * 31, "negative"),
-    ("ld.shared.b32", [228 * 1024] + [0] * 31, "228 KiB"),
+    ("ld.shared.b32", [228 * 1024] + [0] * 31, r"227 KiB\) of shared memory a block may use on sm_90"),
     ("ld.shared.v4.b32", [8] + [0] * 31, "misaligned"),
     ("ld.shared.u16", [3] + [0] * 31, "misaligned"),
     ("ldmatrix.sync.aligned.m8n8.x4.shared.b16", [8] + [0] * 31, "misaligned"),

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from layoutalg.atoms.arch import Arch
 from layoutalg.banks.instruction import Instruction, parse_instruction
-from layoutalg.banks.model import BANK_BYTES, NUM_BANKS, PAIRING_XORS, SMEM_LIMIT_BYTES
+from layoutalg.banks.limits import arch_of, check_address_end, require_instruction
+from layoutalg.banks.model import BANK_BYTES, NUM_BANKS, PAIRING_XORS
 from layoutalg.errors import InstructionError
 
 
-def _validate(ins: Instruction, addrs: Any) -> Any:
+def _validate(ins: Instruction, addrs: Any, arch: Arch) -> Any:
     import numpy as np
 
+    require_instruction(ins, arch)
     if ins.kind == "cp.async":
         raise InstructionError(f"instruction {ins.text!r}: the vectorised model covers ld/st/ldmatrix/stmatrix; "
                                "for cp.async.cg call layoutalg.banks.wavefronts with global_byte_addresses")
@@ -31,8 +34,7 @@ def _validate(ins: Instruction, addrs: Any) -> Any:
     if act.size:
         if int(act.min()) < 0:
             raise InstructionError(f"negative shared-memory address {int(act.min())} in {ins.canonical}")
-        if int(act.max()) + ins.access_bytes > SMEM_LIMIT_BYTES:
-            raise InstructionError(f"address {int(act.max())} of {ins.canonical} ends past 228 KiB of shared memory")
+        check_address_end(int(act.max()) + ins.access_bytes, f"address {int(act.max())} of {ins.canonical}", arch)
         bad = (act & (ins.access_bytes - 1)) != 0  # widths are powers of two
         if bad.any():
             where = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -77,12 +79,15 @@ def _cost(ins: Instruction, a: Any, per: int, lanes: int) -> tuple[Any, Any]:
     return cost.sum(axis=-1), (-(-distinct_words // NUM_BANKS)).sum(axis=-1)
 
 
-def wavefronts_many(instruction: str, addresses: Any) -> tuple[Any, Any]:
-    """(wavefronts, ideal) for every row of ``addresses`` (shape ``(..., 32)``), vectorised."""
+def wavefronts_many(instruction: str, addresses: Any, *, arch: Any = None) -> tuple[Any, Any]:
+    """(wavefronts, ideal) for every row of ``addresses`` (shape ``(..., 32)``), vectorised.
+
+    ``arch`` (default sm_90) sets the shared-memory capacity and which instructions exist.
+    """
     import numpy as np
 
     ins = parse_instruction(instruction)
-    a = _validate(ins, addresses)
+    a = _validate(ins, addresses, arch_of(arch))
     batch = a.shape[:-1]
     a = a.reshape(-1, 32)
     if a.shape[0] == 0:

@@ -6,11 +6,29 @@ import argparse
 import difflib
 import json
 import sys
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from layoutalg.errors import LayoutError
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
+
+EXIT_CODES: dict[int, str] = {
+    EXIT_OK: "success (every check held)",
+    EXIT_FAILED: "a check failed: a theorem's outcome differs from its expectation, --expect-conflict-free "
+                 "found a conflict, suggest-swizzle found no conflict-free layout, gpu-check found a mismatch",
+    EXIT_USAGE: "bad input (or a file that does not load): the message ends with a hint: line",
+    EXIT_UNKNOWN: "unknown or not modelled: the input is valid but layoutalg cannot decide it "
+                  "(e.g. cp.async.ca wavefronts)",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+    EXIT_BROKEN_PIPE: "the output pipe closed early (e.g. | head); nothing is printed",
+}
+"""Every exit status of ``layoutalg``: documented in ``--help`` and docs/cli.md (a test compares them)."""
+
+MAX_TEXT_CHARS = 4096
+"""The longest LAYOUT (or other text argument) read: far more than any layout's notation, and short enough
+that no parser or number conversion can take long."""
 
 DTYPE_BITS = {
     "f64": 64, "fp64": 64, "double": 64,
@@ -20,12 +38,43 @@ DTYPE_BITS = {
     "s4": 4, "u4": 4, "e2m1": 4, "fp4": 4,
 }
 
-class UsageError(LayoutError):
-    """Bad command-line input; ``hint`` says what to type instead."""
 
-    def __init__(self, message: str, hint: str = "") -> None:
+class UsageError(LayoutError):
+    """Bad command-line input: ``message`` says what is wrong, ``hint`` (required) what to type instead.
+
+    ``exit_code`` is 2 (bad input) unless the input is valid but not decidable here (3).
+    """
+
+    def __init__(self, message: str, hint: str, exit_code: int = EXIT_USAGE) -> None:
+        if not hint.strip():
+            raise TypeError("UsageError needs a hint that says what to type instead")
         super().__init__(message)
         self.hint = hint
+        self.exit_code = exit_code
+
+
+def first_line(exc: BaseException) -> str:
+    return str(exc).split("\n")[0]
+
+
+@contextmanager
+def option_errors(what: str, hint: str, exit_code: int = EXIT_USAGE) -> Iterator[None]:
+    """Turn a :class:`LayoutError` raised inside the block into a :class:`UsageError` about ``what``
+    (a CLI option or argument, e.g. ``--access``) with ``hint``; UsageErrors pass through unchanged."""
+    try:
+        yield
+    except UsageError:
+        raise
+    except LayoutError as exc:
+        raise UsageError(f"{what}: {first_line(exc)}", hint, exit_code) from exc
+
+
+def check_text(text: str, what: str, example: str, limit: int = MAX_TEXT_CHARS) -> str:
+    """``text`` unless it is longer than ``limit`` characters (then a UsageError naming ``what``)."""
+    if len(text) > limit:
+        raise UsageError(f"{what} is {len(text)} characters long; layoutalg reads at most {limit}",
+                         f"give {what} in its short form, e.g. {example}")
+    return text
 
 
 # --------------------------------------------------------------------------- output helpers
@@ -36,12 +85,13 @@ def emit_json(payload: Any) -> None:
 
 
 def dtype_bits(name: str) -> int:
-    key = name.strip().lower()
+    """Bits of the element type named by ``--dtype``."""
+    key = check_text(name, "--dtype", "--dtype f16", 64).strip().lower()
     if key in DTYPE_BITS:
         return DTYPE_BITS[key]
     close = difflib.get_close_matches(key, DTYPE_BITS, n=3)
-    hint = f"did you mean {' or '.join(close)}? " if close else ""
-    raise UsageError(f"unknown dtype {name!r}", f"{hint}use one of f16, bf16, f32, tf32, f64, s8, e4m3, s4")
+    hint = f"did you mean --dtype {' or '.join(close)}? " if close else ""
+    raise UsageError(f"unknown dtype {name!r}", f"{hint}use one of --dtype f16, bf16, f32, tf32, f64, s8, e4m3, s4")
 
 
 def parse_message(exc: LayoutError) -> str:
@@ -54,6 +104,11 @@ def parse_message(exc: LayoutError) -> str:
     if first.endswith(repr(exc.text)):
         first = first[: -len(repr(exc.text))].rstrip(": ")
     return f"{first}\n    {exc.text}\n    {' ' * (exc.column - 1)}^"
+
+
+LAYOUT_HINT = ("write a layout as shape:stride and quote it for the shell, e.g. "
+               "layoutalg show '(8,64):(64,1)' or 'Sw<3,3,3> o 0 o (8,64):(64,1)' "
+               "or 'Layout<Shape<_8,_64>,Stride<_64,_1>>'")
 
 
 def smem_atom(name: str, dtype: str | None) -> Any:
@@ -77,21 +132,19 @@ def parse_layout(text: str, what: str = "LAYOUT", dtype: str | None = None) -> A
     """A layout from the command line: CuTe print notation, a C++ type string, or a smem atom name."""
     from layoutalg import interop
 
+    check_text(text, what, "'(8,64):(64,1)'")
     atom = smem_atom(text.strip(), dtype)
     if atom is not None:
         return atom
     try:
         return interop.from_string(text)
     except LayoutError as exc:
-        raise UsageError(
-            f"cannot read {what}: {parse_message(exc)}",
-            "write a layout as shape:stride and quote it for the shell, e.g. "
-            "layoutalg show '(8,64):(64,1)' or 'Sw<3,3,3> o 0 o (8,64):(64,1)' "
-            "or 'Layout<Shape<_8,_64>,Stride<_64,_1>>'",
-        ) from exc
+        raise UsageError(f"cannot read {what}: {parse_message(exc)}", LAYOUT_HINT) from exc
 
 
 def parse_extents(text: str, what: str) -> tuple[int, ...]:
+    """``MxN`` (or ``M,N``) as two positive ints."""
+    check_text(text, what, f"{what} 64x64", 64)
     parts = text.lower().replace("(", "").replace(")", "").replace(",", "x").split("x")
     try:
         values = tuple(int(p) for p in parts if p.strip())
@@ -169,6 +222,7 @@ def tiled(layout: Any, tile_to: str | None) -> Any:
 def lookup_atom(name: str) -> Any:
     from layoutalg.atoms import catalog
 
+    check_text(name, "ATOM", "--tv SM80_16x8x16_F32F16F16F32_TN", 200)
     try:
         return catalog.get(name)
     except LayoutError as exc:

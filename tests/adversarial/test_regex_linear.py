@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-from timebox import OverBudget, within
+from timebox import OverBudgetError, within
 
 from layoutalg.errors import LayoutError
 
@@ -73,7 +73,7 @@ def cpu_seconds(fn: Callable[[], Any], budget: float) -> float:
 
     try:
         return within(budget, call)[1]
-    except OverBudget:
+    except OverBudgetError:
         return float("inf")
 
 

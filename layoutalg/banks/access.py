@@ -181,7 +181,7 @@ def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = 
         return Access(instruction, coords, ("instance",))
     if by == "column":
         if rows % 32:
-            raise LayoutError(f"by='column' needs rows in multiples of 32 (one per lane), got {rows}")
+            raise LayoutError(f"a column sweep needs rows in multiples of 32 (one per lane), got {rows}")
         rb = np.arange(rows // 32, dtype=np.int64)[:, None, None]
         cg = np.arange(cols // v, dtype=np.int64)[None, :, None]
         r, c = np.broadcast_arrays(32 * rb + lane, v * cg + 0 * lane)

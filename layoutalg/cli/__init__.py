@@ -34,7 +34,7 @@ from layoutalg.cli.common import (
     emit_json,
     first_line,
 )
-from layoutalg.cli.parser import COMMANDS, build_parser
+from layoutalg.cli.parser import COMMANDS, build_parser, parse_arguments
 from layoutalg.errors import LayoutError
 
 FALLBACK_HINT = "run layoutalg {command} --help for the accepted forms"
@@ -100,7 +100,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args_list: list[str], as_json: bool) -> int:
     parser = build_parser()
-    args = parser.parse_args(args_list)
+    args = parse_arguments(parser, args_list)
     if args.version:
         from layoutalg import __version__
 

@@ -18,6 +18,7 @@ from layoutalg.cli.common import (
     option_errors,
     parse_extents,
     parse_layout,
+    rank2_extents,
     tiled,
     write_picture,
 )
@@ -149,13 +150,11 @@ def _cmd_banks(args: argparse.Namespace) -> int:
     from layoutalg.banks import model
     from layoutalg.banks.analyze import analyze
     from layoutalg.banks.limits import check_sweep_size
-    from layoutalg.viz.grid import _rank2_extents
 
     arch = arch_option(args.arch)
     element_bytes = element_bytes_option(args.dtype)
     layout = tiled(parse_layout(args.layout, dtype=args.dtype), args.tile_to)
-    with option_errors("LAYOUT", "give a rank-2 (rows, columns) layout; group modes with parentheses"):
-        rows, cols = _rank2_extents(layout, "LAYOUT")
+    rows, cols = rank2_extents(layout, "LAYOUT")
     fits = arch.smem_per_block_bytes // element_bytes
     with option_errors("LAYOUT", f"use a tile of at most {fits} elements of --dtype {args.dtype}, or an --arch "
                                  "with more shared memory (sm_90 and sm_100 have the most)"):

@@ -122,7 +122,8 @@ def smem_atom(name: str, dtype: str | None) -> Any:
     if name not in known:
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
         raise UsageError(f"unknown shared-memory atom {name!r}",
-                         ("did you mean " + " or ".join(close) + "? " if close else "") + "known: " + ", ".join(known))
+                         ("did you mean " + " or ".join(close) + "? " if close else "")
+                         + "LAYOUT takes a CUTLASS atom name with --dtype: " + ", ".join(known))
     if not dtype:
         raise UsageError(f"{name} depends on the element width", f"add --dtype, e.g. layoutalg show {name} --dtype bf16")
     return smem.get_smem_atom(name, dtype_bits(dtype))
@@ -155,23 +156,42 @@ def parse_extents(text: str, what: str) -> tuple[int, ...]:
     return values
 
 
+def rank2_extents(layout: Any, what: str) -> tuple[int, int]:
+    """``(rows, cols)`` of a rank-1 or rank-2 layout (sizes of its top-level modes); UsageError otherwise."""
+    shape = layout.shape
+    if not isinstance(shape, tuple):
+        return layout.size(), 1
+    if len(shape) == 1:
+        return layout.size(), 1
+    if len(shape) == 2:
+        return layout[0].size(), layout[1].size()
+    from layoutalg.viz.grid import _group_text
+
+    stride = getattr(layout, "stride", None)
+    grouped = _group_text(shape[:-1], shape[-1]) + (
+        ":" + _group_text(stride[:-1], stride[-1]) if isinstance(stride, tuple) else "")
+    raise UsageError(f"{what} {layout} has rank {len(shape)}; it must have two modes (rows, columns)",
+                     f"group its modes into two, e.g. '{grouped}'")
+
+
 def write_picture(grid: Any, args: argparse.Namespace) -> list[str]:
     """Write the --png/--svg/--tikz files asked for; returns their paths."""
     written = []
     if getattr(args, "svg", None):
         from layoutalg.viz.svg import grid_to_svg
 
-        write_text(args.svg, grid_to_svg(grid))
+        write_text(args.svg, grid_to_svg(grid), "--svg")
         written.append(args.svg)
     if getattr(args, "tikz", None):
         from layoutalg.viz.tikz import grid_to_tikz
 
-        write_text(args.tikz, grid_to_tikz(grid))
+        write_text(args.tikz, grid_to_tikz(grid), "--tikz")
         written.append(args.tikz)
     if getattr(args, "png", None):
         from layoutalg.viz.png import write_png
 
-        write_png(grid, args.png)
+        with option_errors(f"--png {args.png}", "pass a path in a writable folder, or use --svg (no Pillow needed)"):
+            write_png(grid, args.png)
         written.append(args.png)
     return written
 
@@ -191,12 +211,13 @@ def suffixed(args: argparse.Namespace, suffix: str) -> argparse.Namespace:
     return changed
 
 
-def write_text(path: str, text: str) -> None:
+def write_text(path: str, text: str, option: str) -> None:
     try:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
-    except OSError as exc:
-        raise UsageError(f"cannot write {path!r}: {exc.strerror}", "pass a path in a writable folder") from exc
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
+        reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+        raise UsageError(f"cannot write {path!r}: {reason}", f"pass {option} FILE in a writable folder") from exc
 
 
 def add_picture_options(parser: argparse.ArgumentParser) -> None:

@@ -27,9 +27,10 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         if message.startswith("no such file"):
             hint = "give an existing theorem file or folder, e.g. layoutalg prove proofs/"
         elif args.select:
-            hint = f"no theorem name contains {args.select!r}: drop -k or pass part of a name the table shows"
+            hint = "drop -k, or pass -k part of a name that layoutalg prove PATH lists"
         else:
-            hint = "name theorem files thm_*.py or *_thm.py, put them under a folder named proofs, or pass the files"
+            hint = ("name theorem files thm_*.py or *_thm.py, put them under a folder named proofs, or pass the "
+                    "files themselves: layoutalg prove FILE.py")
         raise UsageError(f"prove: {message}", hint) from exc
 
 

@@ -45,17 +45,23 @@ class _Parser(argparse.ArgumentParser):
 
         example = _first_example(self.epilog or "")
         hint = (f"e.g. {example}; " if example else "") + f"{self.prog} --help lists every option"
-        wrong = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message[:2000])
+        wrong = re.search(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)", message[:2000])
         if wrong:
-            choices = re.findall(r"'([^']*)'", wrong.group(2))
-            close = difflib.get_close_matches(wrong.group(1)[:100], choices, n=1)
+            option = wrong.group(1).split("/")[0]
+            prefix = f"{option} " if option.startswith("-") else ""
+            choices = [prefix + c for c in re.findall(r"'([^']*)'", wrong.group(3))]
+            close = difflib.get_close_matches(prefix + wrong.group(2)[:100], choices, n=1)
             hint = (f"did you mean {close[0]}? " if close else "") + "choose one of " + ", ".join(choices)
+            if not prefix:
+                hint += f" ({self.prog} --help describes each)"
         typed = re.match(r"argument (\S+): invalid (int|float) value", message)
         if typed:
             kind = "a whole number" if typed.group(2) == "int" else "a number"
             hint = f"{typed.group(1).split('/')[0]} takes {kind}; " + hint
         if message.startswith("unrecognized arguments"):
-            hint = "quote a LAYOUT that contains spaces or shell characters; " + hint
+            extras = message.split(": ", 1)[1].split(" (did you mean")[0].split()
+            if any(not e.startswith("-") for e in extras):
+                hint = "quote a LAYOUT that contains spaces or shell characters (e.g. 'Sw<3,3,3> o 0 o (8,8):(8,1)'); " + hint
         raise UsageError(message, hint)
 
 
@@ -199,4 +205,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     gpu_check_arguments(gpu)
     gpu.set_defaults(run=_cmd_gpu_check)
+    parser.set_defaults(subparsers=dict(sub.choices))
     return parser
+
+
+def parse_arguments(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, except that arguments the command does not know are reported by the
+    command's own parser (its example, and the nearest option name), not by the top-level one."""
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        target = getattr(args, "subparsers", {}).get(getattr(args, "command", None), parser)
+        known = [o for action in target._actions for o in action.option_strings]
+        close = [difflib.get_close_matches(e.split("=")[0], known, n=1) for e in extras if e.startswith("-")]
+        message = f"unrecognized arguments: {' '.join(extras)}"
+        if any(close):
+            target.error(message + f" (did you mean {' '.join(c[0] for c in close if c)}?)")
+        target.error(message)
+    return args

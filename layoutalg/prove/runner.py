@@ -77,6 +77,8 @@ def theorem_files(paths: list[str]) -> list[Path]:
 
 def load_module(path: Path) -> Any:
     """Import a theorem file under a unique module name (its folder is put on sys.path for local imports)."""
+    if path.suffix != ".py":
+        raise ImportError(f"{path} is not a Python file (theorem files end in .py)")
     resolved = path.resolve()
     digest = hashlib.sha1(str(resolved).encode()).hexdigest()[:10]
     name = f"layoutalg_theorems_{resolved.stem}_{digest}"
@@ -281,9 +283,14 @@ def run(paths: list[str], *, as_json: bool = False, timeout: float | None = None
         raise ProofError(f"timeout must be a positive number of seconds, got {timeout}")
     found, failures = collect_files(paths)
     if select:
+        collected = len(found)
         found = [(f, t) for f, t in found if select in t.name]
+        if collected and not found and not failures:
+            raise ProofError(f"no theorem name contains {select!r} (of the {collected} collected)")
     for failure in failures:
-        err.write(f"layoutalg prove: error: cannot load {failure.where}: {failure.error}\n")
+        fix = "fix the file at that line" if failure.line is not None else "pass a Python theorem file"
+        err.write(f"layoutalg prove: error: cannot load {failure.where}: {failure.error}\n"
+                  f"  hint: {fix}, or leave it out of the PATHs; the other files' theorems still ran\n")
     if not found and not failures:
         raise ProofError(NO_THEOREM)
     show = progress or (hasattr(err, "isatty") and err.isatty())

@@ -47,6 +47,5 @@ def _cmd_gpu_check(args: argparse.Namespace) -> int:
         raise UsageError(f"gpu-check --replay: {first_line(exc)}",
                          "pass a recording written by layoutalg gpu-check, e.g. "
                          "--replay tests/data/gpu_recording_nvidia_h200.json") from exc
-    except OSError as exc:  # --out unwritable
-        raise UsageError(f"gpu-check: cannot write the recording: {exc}", "pass --out FILE in a writable folder") \
-            from exc
+    except check.RecordingWriteError as exc:
+        raise UsageError(f"gpu-check: {first_line(exc)}", "pass --out FILE in a writable folder") from exc

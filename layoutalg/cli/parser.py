@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import sys
 from typing import Any
 
 from layoutalg.cli.banks import _cmd_banks, _cmd_suggest
@@ -39,6 +40,11 @@ ARCH_CHOICES = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120")
 class _Parser(argparse.ArgumentParser):
     """argparse with its usage errors raised as :class:`UsageError` (so ``--json`` reports them as JSON too),
     each with a hint: the nearest valid choice, the form an option takes, or an example of the command."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """As argparse's, but a closed pipe is not swallowed: main() ends the command quietly with status 141."""
+        if message:
+            (file or sys.stderr).write(message)
 
     def error(self, message: str) -> Any:  # type: ignore[override]
         import re

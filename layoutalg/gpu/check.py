@@ -151,7 +151,10 @@ def run(args: argparse.Namespace) -> int:
         recording = make_recording(not args.no_fragments, not args.no_banks,
                                    progress=None if args.json else (lambda s: print(f"  {s}", file=sys.stderr)))
         out = args.out or Path("tests/data") / f"gpu_recording_{device_slug(recording['device']['name'])}.json"
-        dump_recording(recording, out)
+        try:
+            dump_recording(recording, out)
+        except OSError as exc:
+            raise RecordingWriteError(f"cannot write the recording to {out}: {exc}") from exc
         if not args.json:
             print(f"gpu-check: recording written to {out}", file=sys.stderr)
         if args.no_replay:
@@ -169,6 +172,10 @@ def run(args: argparse.Namespace) -> int:
 
 class NoGpuError(LayoutError):
     """gpu-check without a usable GPU (CuPy missing or no CUDA device)."""
+
+
+class RecordingWriteError(LayoutError):
+    """The recording could not be written (``--out`` in a folder that cannot be written)."""
 
 
 def run_cli(argv: Sequence[str] | None = None) -> int:

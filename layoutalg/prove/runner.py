@@ -49,11 +49,13 @@ def is_theorem_file(path: Path, base: Path | None = None) -> bool:
     if name.startswith("thm_") or name.endswith("_thm.py"):
         return True
     folders: tuple[str, ...] = path.parent.parts
-    if base is not None:
-        try:
-            folders = (base.resolve().name, *path.resolve().parent.relative_to(base.resolve()).parts)
-        except ValueError:
-            pass
+    if base is not None:  # as written first (a symlinked folder counts where it is linked), then resolved
+        for parent, root in ((path.parent.absolute(), base.absolute()), (path.resolve().parent, base.resolve())):
+            try:
+                folders = (root.name, *parent.relative_to(root).parts)
+                break
+            except ValueError:
+                continue
     return "proofs" in folders
 
 

@@ -117,7 +117,7 @@ BAD = [
     ("gpu-check --bogus", 2, "layoutalg gpu-check"),
     ("gpu-check --replay /nonexistent/recording.json", 2, "--replay"),
     ("gpu-check --replay README.md", 2, "--replay"),
-    ("gpu-check --replay tests/data/h200_smem_wavefronts_calibration.json", 2, "--replay"),
+    ("gpu-check --replay layoutalg/data/h200_smem_wavefronts_calibration.json", 2, "--replay"),
 ]
 
 

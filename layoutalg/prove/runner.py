@@ -63,9 +63,14 @@ def theorem_files(paths: list[str]) -> list[Path]:
     found: list[Path] = []
     for raw in paths:
         p = Path(raw)
-        if p.is_file():
+        try:
+            is_file, is_dir = p.is_file(), p.is_dir()
+        except OSError as exc:  # e.g. a name longer than the file system allows
+            shown = raw if len(raw) <= 80 else raw[:77] + "..."
+            raise FileNotFoundError(f"no such file or directory: {shown} ({exc.strerror})") from None
+        if is_file:
             found.append(p)
-        elif p.is_dir():
+        elif is_dir:
             for f in sorted(p.rglob("*.py")):
                 rel = f.relative_to(p).parts
                 if any(part.startswith(".") or part == "__pycache__" for part in rel[:-1]):
@@ -73,7 +78,7 @@ def theorem_files(paths: list[str]) -> list[Path]:
                 if is_theorem_file(f, p):
                     found.append(f)
         else:
-            raise FileNotFoundError(f"no such file or directory: {raw}")
+            raise FileNotFoundError(f"no such file or directory: {raw if len(raw) <= 80 else raw[:77] + '...'}")
     return list(dict.fromkeys(found))
 
 

@@ -156,3 +156,20 @@ def test_python_arch_argument() -> None:
         banks.suggest_swizzle((256, 128), "f32", "ld.shared.v4.b32", arch="sm_120")
     with pytest.raises(LayoutError, match="unknown arch"):
         banks.wavefronts("ld.shared.b32", [0] * 32, arch="sm_7")
+
+
+def test_analyze_evaluates_only_the_accessed_points_of_a_huge_composed_layout() -> None:
+    """A 2^40-element layout with a layout (not a swizzle) outside: an access of one warp costs a warp's work,
+    and the addresses equal the composed function evaluated point by point."""
+    import numpy as np
+
+    from layoutalg import banks
+    from layoutalg.core.layout import Layout
+    from layoutalg.swizzle.composed import ComposedLayout
+
+    huge = ComposedLayout(Layout((1 << 20, 1 << 20), (1, 1 << 20)), 4, Layout((1 << 20, 1 << 20), (8, 1)))
+    lane = np.arange(32)
+    access = banks.Access("ld.shared.b32", np.stack([lane // 8, lane % 8], axis=-1)[None], ("i",))
+    analysis, _ = within(1.0, lambda: banks.analyze(huge, access, "f32"))
+    expected = [4 * huge(int(r), int(c)) for r, c in zip(lane // 8, lane % 8)]
+    assert analysis.addresses[0].tolist() == expected

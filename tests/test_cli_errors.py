@@ -44,6 +44,7 @@ BAD = [
     ("show '(1048576,1048576):(1,1048576)'", 2, "--formula"),
     ("show '(8,8):(8,1)' --tile-to 0x8", 2, "MxN"),
     ("show '(8,8):(8,1)' --tile-to 9x8", 2, "multiple"),
+    ("show '(64,64):(100000,1)' --tile-to 64x64", 2, "drop --tile-to"),
     ("show '(8,8):(8,1)' --tile-to " + "9" * 100, 2, "--tile-to"),
     ("show '(8,8):(8,1)' --png /nonexistent/x.png", 2, "writable"),
     ("show '(8,8):(8,1)' --svg /nonexistent/x.svg", 2, "writable"),

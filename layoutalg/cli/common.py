@@ -233,11 +233,25 @@ def tiled(layout: Any, tile_to: str | None) -> Any:
     import importlib
 
     extents = parse_extents(tile_to, "--tile-to")
+    limit = _largest_smem_bytes()
+    inner = getattr(layout, "inner", layout)  # a swizzle permutes offsets below a power of two of the inner span
+    span = inner.cosize() + abs(int(getattr(layout, "offset", 0)))
+    if layout.size() > limit or span > limit:
+        raise UsageError(f"--tile-to repeats a shared-memory atom, but LAYOUT {layout} spans {span} elements, more "
+                         f"than the {limit} bytes of shared memory any GPU gives a block",
+                         "give the atom itself (e.g. layoutalg show Layout_K_SW128_Atom --dtype bf16 --tile-to "
+                         "64x64), or drop --tile-to")
     try:
         return importlib.import_module("layoutalg.atoms.smem").tile_to_shape(layout, extents)
     except LayoutError as exc:
         raise UsageError(f"cannot tile {layout} to {extents[0]}x{extents[1]}: {exc}",
                          "each extent of --tile-to must be a multiple of the layout's") from exc
+
+
+def _largest_smem_bytes() -> int:
+    from layoutalg.atoms.arch import ARCHES
+
+    return max(arch.smem_per_block_bytes for arch in ARCHES.values())
 
 
 def lookup_atom(name: str) -> Any:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 from timebox import within
 
@@ -188,6 +188,7 @@ def in_scratch(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @seed(SEED)
 @settings(max_examples=EXAMPLES, deadline=None, database=None,
+          phases=[Phase.explicit, Phase.generate],  # no shrinking: failing lines are short enough to read as found
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
                                  HealthCheck.function_scoped_fixture])
 @given(command_lines())

@@ -84,6 +84,15 @@ def arch_option(text: str) -> Any:
             from exc
 
 
+def _size_hint(elements: int, element_bytes: int, arch: Any, dtype: str) -> str:
+    """What to do about a tile too large for ``arch``: a smaller tile, or the architectures it fits."""
+    from layoutalg.atoms.arch import ARCHES
+
+    hint = f"use a tile of at most {arch.smem_per_block_bytes // element_bytes} elements of --dtype {dtype}"
+    roomier = [f"--arch {name}" for name, a in ARCHES.items() if a.smem_per_block_bytes >= elements * element_bytes]
+    return hint + (f", or target {' or '.join(roomier)}" if roomier else "")
+
+
 def element_bytes_option(dtype: str) -> int:
     """Bytes of one ``--dtype`` element for a bank analysis (sub-byte types are refused with a hint)."""
     bits = dtype_bits(dtype)
@@ -155,9 +164,7 @@ def _cmd_banks(args: argparse.Namespace) -> int:
     element_bytes = element_bytes_option(args.dtype)
     layout = tiled(parse_layout(args.layout, dtype=args.dtype), args.tile_to)
     rows, cols = rank2_extents(layout, "LAYOUT")
-    fits = arch.smem_per_block_bytes // element_bytes
-    with option_errors("LAYOUT", f"use a tile of at most {fits} elements of --dtype {args.dtype}, or an --arch "
-                                 "with more shared memory (sm_90 and sm_100 have the most)"):
+    with option_errors("LAYOUT", _size_hint(rows * cols, element_bytes, arch, args.dtype)):
         check_sweep_size(rows * cols, element_bytes, arch, f"{layout}")
     ins = parse_access(args.access, element_bytes, arch)
     instruction = ins.canonical if ins.kind != "cp.async" else f"cp.async.{ins.cache}.shared.global"
@@ -261,9 +268,7 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
     arch = arch_option(args.arch)
     rows, cols = parse_extents(args.shape, "--shape")
     element_bytes = element_bytes_option(args.dtype)
-    fits = arch.smem_per_block_bytes // element_bytes
-    with option_errors("--shape", f"use a tile of at most {fits} elements of --dtype {args.dtype}, or an --arch "
-                                  "with more shared memory (sm_90 and sm_100 have the most)"):
+    with option_errors("--shape", _size_hint(rows * cols, element_bytes, arch, args.dtype)):
         check_sweep_size(rows * cols, element_bytes, arch, f"a {rows}x{cols} tile")
     accesses: list[Any] = []
     for text in args.access:

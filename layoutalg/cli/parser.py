@@ -33,9 +33,6 @@ examples:
 
 EXIT_STATUS = "exit status:\n" + "\n".join(f"  {code:<3} {meaning}" for code, meaning in EXIT_CODES.items())
 
-ARCH_CHOICES = ("sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120")
-
-
 
 class _Parser(argparse.ArgumentParser):
     """argparse with its usage errors raised as :class:`UsageError` (so ``--json`` reports them as JSON too),
@@ -79,8 +76,10 @@ def _first_example(epilog: str) -> str:
 
 
 def _add_arch(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--arch", default="sm_90", metavar="SM",
-                        help="GPU architecture: " + ", ".join(ARCH_CHOICES) + " (default sm_90); sets the "
+    from layoutalg.atoms.arch import ARCHES, DEFAULT_ARCH
+
+    parser.add_argument("--arch", default=DEFAULT_ARCH, metavar="SM",
+                        help="GPU architecture: " + ", ".join(ARCHES) + f" (default {DEFAULT_ARCH}); sets the "
                              "shared-memory capacity and which instructions exist")
 
 

@@ -91,6 +91,8 @@ _SMEM_PTR_PRINT = re.compile(r"Sw<\s*(\d+)\s*,\s*(\d+)\s*,\s*(-?\d+)\s*>\s*o\s*s
 
 
 def _element_swizzle_text(match: re.Match[str]) -> str:
+    if any(len(g.lstrip("-")) > MAX_DIGITS for g in match.groups()):
+        raise ParseError(f"an integer of more than {MAX_DIGITS} digits", match.string, match.start() + 1)
     bits, base, shift, element_bits = (int(g) for g in match.groups())
     return f"Sw<{bits},{element_swizzle_base(base, element_bits)},{shift}> o 0"
 
@@ -139,7 +141,11 @@ def from_string(text: str) -> Any:
 
 # --------------------------------------------------------------------------- C++ type strings
 
-_TOKEN = re.compile(r"\s*(?:(?P<num>-?\d+)|(?P<name>[A-Za-z_][A-Za-z_0-9]*(?:::[A-Za-z_][A-Za-z_0-9]*)*)|(?P<punct>[<>,{}()]))")
+_TOKEN = re.compile(r"(?:(?P<num>-?\d+)|(?P<name>[A-Za-z_][A-Za-z_0-9]*(?:::[A-Za-z_][A-Za-z_0-9]*)*)|(?P<punct>[<>,{}()]))")
+MAX_NESTING = 64
+"""Deepest nesting of template arguments read (CuTe's own notation parser has the same bound)."""
+MAX_DIGITS = 1000
+"""Longest integer literal read (well past any 64-bit value; Python refuses to convert above 4300 digits)."""
 _TUPLE_NAMES = {"Shape", "Stride", "tuple", "Coord", "Step", "Tile", "IntTuple"}
 _CONSTANT_NAMES = {"C", "Int", "constant", "integral_constant"}
 _DYNAMIC_NAMES = {"int", "int32_t", "int64_t", "uint32_t", "uint64_t", "long", "unsigned", "size_t"}
@@ -171,6 +177,19 @@ class _CppParser:
             self.tokens.append(_Tok(kind, value, match.start(kind) + 1))
             pos = match.end()
         self.i = 0
+        self.depth = 0
+
+    def number(self, digits: str, column: int) -> int:
+        """An integer literal (at most :data:`MAX_DIGITS` digits, else a ParseError at its column)."""
+        if len(digits.lstrip("-")) > MAX_DIGITS:
+            raise ParseError(f"an integer of {len(digits.lstrip('-'))} digits (at most {MAX_DIGITS} are read)",
+                             self.text, column)
+        return int(digits)
+
+    def nest(self, column: int) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise ParseError(f"nesting deeper than {MAX_NESTING}", self.text, column)
 
     # -- token access
     def peek(self) -> _Tok | None:
@@ -209,6 +228,7 @@ class _CppParser:
     def value(self) -> Any:
         tok = self.name()
         kind = self.base(tok.text)
+        self.nest(tok.column)
         if kind == "Layout":
             result = self.layout_body(tok)
         elif kind == "ComposedLayout":
@@ -216,6 +236,7 @@ class _CppParser:
         else:
             raise ParseError(f"expected Layout<...> or ComposedLayout<...>, found {tok.text!r}", self.text, tok.column)
         self.skip_braces()
+        self.depth -= 1
         return result
 
     def layout_body(self, tok: _Tok) -> Layout:
@@ -288,31 +309,32 @@ class _CppParser:
     def integer(self) -> int:
         tok = self.take()
         if tok.kind == "num":
-            return int(tok.text)
+            return self.number(tok.text, tok.column)
         if tok.kind == "name":
             kind = self.base(tok.text)
             match = re.fullmatch(r"_(\d+)", kind)
             if match:
                 self.skip_braces()
-                return int(match.group(1))
+                return self.number(match.group(1), tok.column)
         raise ParseError(f"expected an integer, found {tok.text!r}", self.text, tok.column)
 
     def int_tuple(self, what: str) -> IntTuple:
         tok = self.take()
         if tok.kind == "num":
-            return int(tok.text)
+            return self.number(tok.text, tok.column)
         if tok.kind != "name":
             raise ParseError(f"expected a {what} (a static integer or a tuple), found {tok.text!r}", self.text, tok.column)
         kind = self.base(tok.text)
         static = re.fullmatch(r"_(\d+)", kind)
         if static:
             self.skip_braces()
-            return int(static.group(1))
+            return self.number(static.group(1), tok.column)
         if kind in _DYNAMIC_NAMES:
             raise ParseError(
                 f"dynamic '{tok.text}' in the {what} has no static value; write the number as _N (e.g. _64)",
                 self.text, tok.column)
         if kind in _TUPLE_NAMES:
+            self.nest(tok.column)
             self.expect("<")
             elements: list[IntTuple] = []
             if self.peek() is not None and self.peek().text != ">":  # type: ignore[union-attr]
@@ -322,6 +344,7 @@ class _CppParser:
                     elements.append(self.int_tuple(what))
             self.expect(">")
             self.skip_braces()
+            self.depth -= 1
             return tuple(elements)
         if kind in _CONSTANT_NAMES:
             self.expect("<")

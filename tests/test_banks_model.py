@@ -21,12 +21,15 @@ from layoutalg.errors import InstructionError, LayoutError
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
 
-def _load(name: str) -> list[dict]:
-    with open(os.path.join(DATA, name)) as fh:
+PACKAGE_DATA = os.path.join(os.path.dirname(__file__), "..", "layoutalg", "data")
+
+
+def _load(name: str, folder: str = DATA) -> list[dict]:
+    with open(os.path.join(folder, name)) as fh:
         return json.load(fh)["cases"]
 
 
-CALIBRATION = _load("h200_smem_wavefronts_calibration.json")
+CALIBRATION = _load("h200_smem_wavefronts_calibration.json", PACKAGE_DATA)
 MORE = _load("h200_smem_wavefronts_more.json")
 LDST = [c for c in MORE if not c["instruction"].startswith("cp.async")]
 CP_ASYNC = [c for c in MORE if c["instruction"].startswith("cp.async")]
@@ -233,7 +236,7 @@ def test_ignored_lanes_of_small_ldmatrix():
     ("ld.shared.b32", [0] * 31, "32"),
     ("ld.shared.b32", [0] * 33, "32"),
     ("ld.shared.b32", [-4] + [0] * 31, "negative"),
-    ("ld.shared.b32", [228 * 1024] + [0] * 31, "228 KiB"),
+    ("ld.shared.b32", [228 * 1024] + [0] * 31, r"227 KiB\) of shared memory a block may use on sm_90"),
     ("ld.shared.v4.b32", [8] + [0] * 31, "misaligned"),
     ("ld.shared.u16", [3] + [0] * 31, "misaligned"),
     ("ldmatrix.sync.aligned.m8n8.x4.shared.b16", [8] + [0] * 31, "misaligned"),
@@ -305,9 +308,9 @@ def _sha256(path: str) -> str:
 
 
 def test_our_calibration_copy_is_the_file_as_given():
-    """tests/data holds the calibration file byte for byte; where ../shared sits beside the
+    """layoutalg/data (package data) holds the calibration file byte for byte; where ../shared sits beside the
     checkout, that file is still the one we copied."""
-    copy = os.path.join(os.path.dirname(__file__), "data", "h200_smem_wavefronts_calibration.json")
+    copy = os.path.join(PACKAGE_DATA, "h200_smem_wavefronts_calibration.json")
     assert _sha256(copy) == CALIBRATION_SHA256
     if os.path.exists(SHARED_CALIBRATION):
         assert _sha256(SHARED_CALIBRATION) == CALIBRATION_SHA256

@@ -86,7 +86,8 @@ def test_remeasure_calibration_cases_on_this_gpu():
         pytest.skip("needs ncu and nvcc")
     from layoutalg.banks import wavefronts
 
-    cal = json.load(open(os.path.join(DATA, "h200_smem_wavefronts_calibration.json")))["cases"][::10]
+    cal = json.load(open(os.path.join(DATA, "..", "..", "layoutalg", "data",
+                                      "h200_smem_wavefronts_calibration.json")))["cases"][::10]
     cases = [Case(c["name"], c["instruction"], tuple(c["lane_byte_addresses"])) for c in cal]
     for rec, c in zip(banks_ncu.measure(cases), cal):
         assert rec["wavefronts"] == c["wavefronts"] == wavefronts(c["instruction"], c["lane_byte_addresses"])

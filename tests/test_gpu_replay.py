@@ -25,6 +25,7 @@ from layoutalg.gpu import replay, schemes
 from layoutalg.gpu.record import pack_triples, unpack_triples
 
 DATA = Path(__file__).parent / "data"
+CALIBRATION = Path(__file__).parent.parent / "layoutalg" / "data" / "h200_smem_wavefronts_calibration.json"
 RECORDINGS = sorted(DATA.glob("gpu_recording_*.json"))
 
 
@@ -125,7 +126,7 @@ def test_at_least_300_bank_patterns_measured_with_ncu() -> None:
     measured = [c for c in rec["banks"] if c.get("method") == "ncu" and c.get("wavefronts") is not None]
     assert len(measured) >= 300
     names = {c["name"] for c in measured}
-    calib = json.loads((DATA / "h200_smem_wavefronts_calibration.json").read_text())["cases"]
+    calib = json.loads(CALIBRATION.read_text())["cases"]
     assert all(f"calibration: {c['name']}" in names for c in calib)
 
 
@@ -133,7 +134,7 @@ def test_recorded_calibration_patterns_reproduce_the_calibration_file() -> None:
     """Our own ncu run of the 142 calibration patterns gives the calibration file's counts."""
     rec = _load(_sm90())
     ours = {c["name"]: c["wavefronts"] for c in rec["banks"]}
-    calib = json.loads((DATA / "h200_smem_wavefronts_calibration.json").read_text())["cases"]
+    calib = json.loads(CALIBRATION.read_text())["cases"]
     diffs = [(c["name"], c["wavefronts"], ours[f"calibration: {c['name']}"]) for c in calib
              if ours[f"calibration: {c['name']}"] != c["wavefronts"]]
     assert not diffs, diffs[:10]

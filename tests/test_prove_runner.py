@@ -86,8 +86,14 @@ def test_json_keys_and_values(tmp_path: Path) -> None:
     rc, out, _ = run([str(tmp_path), "--json"])
     assert rc == 0
     rows = json.loads(out)
-    assert [set(r) for r in rows] == [{"theorem", "status", "expected", "seconds", "method", "counterexample"}] * 2
+    keys = {"theorem", "file", "line", "status", "expected", "seconds", "method", "counterexample", "error"}
+    assert [set(r) for r in rows] == [keys] * 2
     by_name = {r["theorem"]: r for r in rows}
+    source = textwrap.dedent(GOOD).splitlines()
+    for name, row in by_name.items():
+        assert row["file"] == str(tmp_path / "thm_tiles.py") and row["error"] is None
+        # the theorem's line is its decorator's, followed by its def
+        assert source[row["line"] - 1].startswith("@theorem") and source[row["line"]] == f"def {name}():"
     refuted = by_name["row_major_is_not_column_major"]
     assert refuted["status"] == refuted["expected"] == "refuted"
     cex = refuted["counterexample"]
@@ -115,9 +121,49 @@ def test_errors_in_theorems_are_reported_and_fail(tmp_path: Path) -> None:
 def test_unloadable_file_and_no_theorems(tmp_path: Path) -> None:
     write(tmp_path, "thm_syntax.py", "def oops(:\n")
     rc, _, err = run([str(tmp_path)])
-    assert rc == 2 and "cannot load" in err
+    assert rc == 2 and "cannot load" in err and "thm_syntax.py:1:" in err
     rc, _, err = run([str(tmp_path / "missing")])
     assert rc == 2 and "no such file" in err
+
+
+BREAKS_ON_LINE_4 = '''
+from layoutalg.prove import theorem
+
+undefined_name + 1
+
+@theorem
+def never_runs():
+    raise AssertionError
+'''
+
+
+def test_a_file_that_does_not_load_is_an_error_in_text_and_json(tmp_path: Path) -> None:
+    """Two good theorems and one broken file: exit 2, and the broken file is named with its line in both outputs
+    (the summary never says all is as expected)."""
+    write(tmp_path, "thm_tiles.py", GOOD)
+    write(tmp_path, "thm_broken.py", BREAKS_ON_LINE_4)
+    broken = str(tmp_path / "thm_broken.py")
+    rc, out, err = run([str(tmp_path)])
+    assert rc == 2
+    assert f"{broken}:4: NameError" in out and f"cannot load {broken}:4" in err
+    assert "ERROR: 1 file did not load" in out.splitlines()[-1]
+    rc, out, _ = run([str(tmp_path), "--json"])
+    assert rc == 2
+    rows = json.loads(out)
+    failed = [r for r in rows if r["theorem"] is None]
+    assert len(rows) == 3 and len(failed) == 1
+    assert failed[0]["file"] == broken and failed[0]["line"] == 4 and failed[0]["status"] == "error"
+    assert failed[0]["error"].startswith("NameError")
+    assert {r["file"] for r in rows if r["theorem"]} == {str(tmp_path / "thm_tiles.py")}
+
+
+def test_load_error_line_is_the_last_frame_in_the_file(tmp_path: Path) -> None:
+    """An exception raised in a helper module is located at the theorem file's line that called it."""
+    write(tmp_path, "helper.py", "def explode():\n    raise ValueError('inside the helper')\n")
+    write(tmp_path, "thm_calls.py", "import helper\n\n\nhelper.explode()\n")
+    rc, out, _ = run([str(tmp_path / "thm_calls.py"), "--json"])
+    row = json.loads(out)[0]
+    assert rc == 2 and row["line"] == 4 and "inside the helper" in row["error"]
 
 
 def test_collection_skips_private_and_non_theorem_files_and_selects(tmp_path: Path) -> None:

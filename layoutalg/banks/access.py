@@ -125,7 +125,7 @@ class Access:
         return n
 
 
-def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = "row") -> Access:
+def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = "row", *, arch: Any = None) -> Access:
     """One sweep of a row-major-indexed ``rows x cols`` tile by ``instruction``.
 
     * ``ldmatrix``/``stmatrix .xN``: blocks of ``8*min(N,2)`` rows by ``(2 if N == 4 else 1)`` 16-byte columns;
@@ -134,14 +134,21 @@ def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = 
     * ``ld``/``st`` (and ``cp.async``, whose lanes are placed alike) of ``w`` bytes = ``v`` elements: ``by="row"``: lane ``l`` of instance ``i`` starts at
       element ``32*v*i + v*l`` in row-major order; ``by="column"``: lane ``l`` takes row ``32*r + l`` at
       column ``v*c`` (instances over row blocks ``r`` and column groups ``c``).
+
+    ``arch`` (default sm_90) bounds the tile: a sweep of more bytes than a block's shared memory is refused
+    before any coordinate is built (:mod:`layoutalg.banks.limits`).
     """
     import numpy as np
 
+    from layoutalg.banks.limits import arch_of, check_sweep_size
+
     ins = parse_instruction(instruction)
-    if not (isinstance(shape, tuple) and len(shape) == 2 and all(isinstance(s, int) and s > 0 for s in shape)):
+    if not (isinstance(shape, tuple) and len(shape) == 2
+            and all(isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in shape)):
         raise LayoutError(f"tile shape must be (rows, cols) of positive ints, got {shape!r}")
     rows, cols = shape
     e = element_bytes(dtype)
+    check_sweep_size(rows * cols, e, arch_of(arch), f"a {rows}x{cols} tile")
     lane = np.arange(32, dtype=np.int64)
     if ins.matrices:
         if 16 % e:
@@ -174,7 +181,7 @@ def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = 
         return Access(instruction, coords, ("instance",))
     if by == "column":
         if rows % 32:
-            raise LayoutError(f"by='column' needs rows in multiples of 32 (one per lane), got {rows}")
+            raise LayoutError(f"a column sweep needs rows in multiples of 32 (one per lane), got {rows}")
         rb = np.arange(rows // 32, dtype=np.int64)[:, None, None]
         cg = np.arange(cols // v, dtype=np.int64)[None, :, None]
         r, c = np.broadcast_arrays(32 * rb + lane, v * cg + 0 * lane)

@@ -83,9 +83,10 @@ def _evaluate(smem_layout: Any, flat: Any) -> Any:
 
     if isinstance(smem_layout, Layout):
         return np.asarray(smem_layout.evaluate_indices(flat), dtype=np.int64)
-    if isinstance(smem_layout, ComposedLayout) and isinstance(smem_layout.outer, Swizzle):
-        inner = np.asarray(smem_layout.inner.evaluate_indices(flat), dtype=np.int64)
-        return np.asarray(smem_layout.outer(smem_layout.offset + inner), dtype=np.int64)
+    if isinstance(smem_layout, ComposedLayout) and isinstance(smem_layout.outer, (Swizzle, Layout)):
+        inner = np.asarray(smem_layout.inner.evaluate_indices(flat), dtype=np.int64) + smem_layout.offset
+        outer = smem_layout.outer
+        return np.asarray(outer.evaluate_indices(inner) if isinstance(outer, Layout) else outer(inner), dtype=np.int64)
     return np.asarray(smem_layout.to_numpy(), dtype=np.int64)[flat]
 
 
@@ -201,7 +202,7 @@ class Analysis:
 
 
 def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, by: str = "row",
-            global_layout: Any = None, global_base: int = 0) -> Analysis:
+            global_layout: Any = None, global_base: int = 0, arch: Any = None) -> Analysis:
     """Wavefronts of every instance of ``access`` over ``smem_layout`` of ``dtype`` elements.
 
     ``access`` is an :class:`~layoutalg.banks.access.Access`, a ``TiledCopy`` (every warp and atom call of its
@@ -212,7 +213,13 @@ def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, 
     A ``cp.async`` access also needs ``global_layout``: where each element of the tile comes from, in
     elements from a 128-byte-aligned ``global_base`` (e.g. ``Layout((M, K), (ld, 1))`` for a row-major global
     matrix with leading dimension ``ld``), since its cost depends on the sources (:mod:`.cp_async`).
+
+    ``arch`` (``"sm_80"`` ... ``"sm_120"``, default sm_90) sets the shared-memory capacity, checked before
+    anything is built (a tile sweep larger than it is refused with its size), and which instructions exist.
     """
+    from layoutalg.banks.limits import arch_of
+
+    arch = arch_of(arch)
     if hasattr(access, "layout_tv") and hasattr(access, "atom"):  # a TiledCopy (layoutalg.atoms.tiled)
         from layoutalg.banks.tiled import access_from_tiled_copy
 
@@ -222,23 +229,23 @@ def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, 
         if len(sizes) != 2:
             raise LayoutError(f"an instruction string needs a rank-2 layout to sweep; {smem_layout} has "
                               f"{len(sizes)} modes (pass an Access)")
-        access = tile_access(access, (sizes[0], sizes[1]), dtype, by=by)
+        access = tile_access(access, (sizes[0], sizes[1]), dtype, by=by, arch=arch)
     if not isinstance(access, Access):
         raise LayoutError(f"access must be an Access or an instruction string, got {type(access).__name__}")
     addrs = byte_addresses(smem_layout, access, dtype, base)
     ins = parse_instruction(access.instruction)
     if ins.kind == "cp.async":
-        return _analyze_cp_async(ins.canonical, access, addrs, dtype, global_layout, global_base)
-    wf, ideal = wavefronts_many(access.instruction, addrs)
+        return _analyze_cp_async(ins.canonical, access, addrs, dtype, global_layout, global_base, arch)
+    wf, ideal = wavefronts_many(access.instruction, addrs, arch=arch)
     return Analysis(ins.canonical, access.axes, wf, ideal, addrs)
 
 
 def _analyze_cp_async(canonical: str, access: Access, addrs: Any, dtype: Any, global_layout: Any,
-                      global_base: int) -> Analysis:
+                      global_base: int, arch: Any = None) -> Analysis:
     """Every cp.async instance at once (:mod:`.cp_async_vector`, through :func:`.vector.wavefronts_many`)."""
     if global_layout is None:
         raise LayoutError(f"{access.instruction}: its cost depends on where each lane's data comes from; "
                           "pass global_layout= (e.g. Layout((M, K), (ld, 1)) for a row-major global matrix)")
     sources = byte_addresses(global_layout, access, dtype, global_base, what="global_layout")
-    wf, ideal = wavefronts_many(access.instruction, addrs, global_addresses=sources)
+    wf, ideal = wavefronts_many(access.instruction, addrs, global_addresses=sources, arch=arch)
     return Analysis(canonical, access.axes, wf, ideal, addrs, sources)

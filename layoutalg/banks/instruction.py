@@ -19,7 +19,6 @@ Accepted spellings (PTX ISA 8.x, sections "ld", "st", "ldmatrix", "stmatrix",
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -81,16 +80,38 @@ def _fail(text: str, why: str) -> InstructionError:
     return InstructionError(f"instruction {text!r}: {why}")
 
 
-@lru_cache(maxsize=256)
+MAX_MNEMONIC_CHARS = 200
+"""The longest instruction text read (the longest PTX mnemonic with every qualifier is under 100)."""
+
+
 def parse_instruction(text: str) -> Instruction:
-    """Parse ``text`` (a PTX mnemonic, see module doc) or raise InstructionError naming the bad part."""
+    """Parse ``text`` (a PTX mnemonic, see module doc) or raise InstructionError naming the bad part.
+
+    Linear in the length of ``text``, which is refused above :data:`MAX_MNEMONIC_CHARS` characters.
+    """
     if not isinstance(text, str):
         raise InstructionError(f"instruction must be a PTX mnemonic string, got {type(text).__name__}")
-    raw = text.strip()
-    size_suffix = None
-    m = re.fullmatch(r"(.*?)\s*,\s*(\d+)", raw)
-    if m:
-        raw, size_suffix = m.group(1), int(m.group(2))
+    if len(text) > MAX_MNEMONIC_CHARS:
+        raise InstructionError(f"instruction text of {len(text)} characters: no PTX mnemonic is longer than "
+                               f"{MAX_MNEMONIC_CHARS} (e.g. 'ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16')")
+    return _parse(text)
+
+
+def _size_operand(raw: str) -> tuple[str, int | None]:
+    """``'cp.async.ca.shared.global, 8'`` -> (``'cp.async.ca.shared.global'``, 8); no comma -> (raw, None).
+
+    A string split, not a regular expression: one pass, whatever the text.
+    """
+    head, comma, tail = raw.rpartition(",")
+    size = tail.strip()
+    if not comma or not (size.isascii() and size.isdigit()):
+        return raw, None
+    return head.rstrip(), int(size)
+
+
+@lru_cache(maxsize=256)
+def _parse(text: str) -> Instruction:
+    raw, size_suffix = _size_operand(text.strip())
     tokens = [t for t in raw.lower().split(".") if t]
     # 'shared::cta' splits fine; '.L2::128B' style hints are kept as tokens.
     if not tokens:

@@ -71,8 +71,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from layoutalg.atoms.arch import Arch
 from layoutalg.banks.cp_async import ca_wavefronts, cg_wavefronts
 from layoutalg.banks.instruction import Instruction, parse_instruction
+from layoutalg.banks.limits import arch_of, check_address_end, require_instruction
 from layoutalg.errors import InstructionError
 
 PINNING = (
@@ -96,7 +98,6 @@ NUM_BANKS = 32
 BANK_BYTES = 4
 PAIRING_XORS = (1, 2)
 """Lane partners ``i ^ x`` whose equal addresses double the phases of 64/128-bit loads (rule 2)."""
-SMEM_LIMIT_BYTES = 228 * 1024  # sm_90: 228 KiB of shared memory per SM
 
 
 # ---------------------------------------------------------------- validation
@@ -136,8 +137,13 @@ def _byte_offset(value: Any, name: str) -> int:
     return offset
 
 
-def _check_addresses(ins: Instruction, lane_byte_addresses: Any) -> tuple[int, ...]:
-    """32 validated byte offsets (ignored lanes of ldmatrix/stmatrix .x1/.x2 become 0)."""
+def _check_addresses(ins: Instruction, lane_byte_addresses: Any, arch: Arch | None = None) -> tuple[int, ...]:
+    """32 validated byte offsets (ignored lanes of ldmatrix/stmatrix .x1/.x2 become 0).
+
+    ``arch`` (default sm_90) must have the instruction, and every access must end within its shared memory.
+    """
+    arch = arch_of(arch)
+    require_instruction(ins, arch)
     addrs = _as_offsets(lane_byte_addresses, "lane_byte_addresses")
     active = len(ins.active_lanes)
     if len(addrs) != 32 and not (ins.matrices and len(addrs) == active):
@@ -150,9 +156,7 @@ def _check_addresses(ins: Instruction, lane_byte_addresses: Any) -> tuple[int, .
             out.append(0)
             continue
         a = _byte_offset(a, f"lane_byte_addresses[{lane}]")
-        if a + ins.access_bytes > SMEM_LIMIT_BYTES:
-            raise InstructionError(f"lane_byte_addresses[{lane}] = {a}: {ins.access_bytes} bytes there end past the "
-                                   f"{SMEM_LIMIT_BYTES} bytes (228 KiB) of shared memory")
+        check_address_end(a + ins.access_bytes, f"lane_byte_addresses[{lane}] = {a} ({ins.access_bytes} bytes)", arch)
         if a % ins.access_bytes:
             what = "matrix row address" if ins.matrices else f"{ins.access_bytes}-byte access"
             raise InstructionError(f"lane_byte_addresses[{lane}] = {a} is a misaligned {what} of {ins.canonical} "
@@ -262,13 +266,15 @@ def _phase_report(ins: Instruction, addrs: Sequence[int], lanes: range) -> Phase
     return PhaseReport(tuple(lanes), cost, ideal, conflicts)
 
 
-def report(instruction: str, lane_byte_addresses: Any, global_byte_addresses: Any = None) -> BankReport:
+def report(instruction: str, lane_byte_addresses: Any, global_byte_addresses: Any = None, *,
+           arch: Any = None) -> BankReport:
     """Wavefronts, ideal, excess and per-phase, per-bank detail of one warp-wide instruction.
 
     A ``cp.async`` is costed by :mod:`layoutalg.banks.cp_async` (see :mod:`.cp_async_report` for its report).
+    ``arch`` (``"sm_80"`` ... ``"sm_120"``, default sm_90) sets the shared-memory capacity and instruction set.
     """
     ins = parse_instruction(instruction)
-    addrs = _check_addresses(ins, lane_byte_addresses)
+    addrs = _check_addresses(ins, lane_byte_addresses, arch_of(arch))
     if ins.kind == "cp.async":
         from layoutalg.banks.cp_async_report import cp_async_report
 
@@ -277,16 +283,18 @@ def report(instruction: str, lane_byte_addresses: Any, global_byte_addresses: An
     return BankReport(ins.canonical, addrs, sum(r.wavefronts for r in reps), sum(r.ideal for r in reps), reps)
 
 
-def wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses: Any = None) -> int:
+def wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses: Any = None, *,
+               arch: Any = None) -> int:
     """Shared-memory wavefronts one warp executing ``instruction`` costs (see the module doc for the rules).
 
     ``lane_byte_addresses[i]`` is lane ``i``'s byte offset into shared memory (for ldmatrix/stmatrix: the row
     address lane ``i`` supplies; lanes the instruction ignores may hold anything, or be left out).
     ``global_byte_addresses[i]`` (``cp.async`` only, where it is required) is lane ``i``'s source offset
-    from a 128-byte-aligned global base.
+    from a 128-byte-aligned global base.  ``arch`` (default sm_90) sets the shared-memory capacity and which
+    instructions exist (:mod:`layoutalg.banks.limits`).
     """
     ins = parse_instruction(instruction)
-    addrs = _check_addresses(ins, lane_byte_addresses)
+    addrs = _check_addresses(ins, lane_byte_addresses, arch_of(arch))
     if ins.kind == "cp.async":
         sources = _check_global(ins, global_byte_addresses)
         return cg_wavefronts(addrs, sources) if ins.cache == "cg" else ca_wavefronts(addrs, sources, ins.access_bytes)
@@ -300,11 +308,13 @@ def wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses
     return total
 
 
-def ideal_wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses: Any = None) -> int:
+def ideal_wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses: Any = None, *,
+                     arch: Any = None) -> int:
     """The count with the same phases and no bank conflict: sum of ceil(distinct words / 32)."""
-    return report(instruction, lane_byte_addresses, global_byte_addresses).ideal
+    return report(instruction, lane_byte_addresses, global_byte_addresses, arch=arch).ideal
 
 
-def excess_wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses: Any = None) -> int:
+def excess_wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses: Any = None, *,
+                      arch: Any = None) -> int:
     """wavefronts - ideal."""
-    return report(instruction, lane_byte_addresses, global_byte_addresses).excess
+    return report(instruction, lane_byte_addresses, global_byte_addresses, arch=arch).excess

@@ -76,7 +76,7 @@ class Suggestion:
                 "proof": self.proof.to_dict(), "candidates_tried": self.candidates_tried}
 
 
-def _accesses(shape: tuple[int, int], dtype: Any, accesses: Any) -> list[Access]:
+def _accesses(shape: tuple[int, int], dtype: Any, accesses: Any, arch: Any = None) -> list[Access]:
     if isinstance(accesses, (str, Access)) or (isinstance(accesses, tuple) and len(accesses) == 2
                                               and isinstance(accesses[1], str) and accesses[1] in ("row", "column")):
         accesses = [accesses]
@@ -85,9 +85,9 @@ def _accesses(shape: tuple[int, int], dtype: Any, accesses: Any) -> list[Access]
         if isinstance(a, Access):
             out.append(a)
         elif isinstance(a, str):
-            out.append(tile_access(a, shape, dtype))
+            out.append(tile_access(a, shape, dtype, arch=arch))
         elif isinstance(a, tuple) and len(a) == 2 and isinstance(a[0], str):
-            out.append(tile_access(a[0], shape, dtype, by=a[1]))
+            out.append(tile_access(a[0], shape, dtype, by=a[1], arch=arch))
         else:
             raise LayoutError(f"each access must be an instruction string, (instruction, 'row'|'column') or an "
                               f"Access, got {a!r}")
@@ -129,12 +129,12 @@ def _global_side(shape: tuple[int, int], accesses: list[Access], global_layout: 
     return global_layout
 
 
-def _cost(layout: Any, accesses: list[Access], dtype: Any,
-          global_layout: Any = None) -> tuple[int, int, list[tuple[str, int, int]]]:
+def _cost(layout: Any, accesses: list[Access], dtype: Any, global_layout: Any = None,
+          arch: Any = None) -> tuple[int, int, list[tuple[str, int, int]]]:
     per = []
     for acc in accesses:
         copy = parse_instruction(acc.instruction).kind == "cp.async"
-        res = analyze(layout, acc, dtype=dtype, global_layout=global_layout if copy else None)
+        res = analyze(layout, acc, dtype=dtype, global_layout=global_layout if copy else None, arch=arch)
         per.append((res.instruction, res.total, res.total_ideal))
     return sum(p[1] for p in per), sum(p[2] for p in per), per
 
@@ -152,16 +152,19 @@ def _swizzle_candidates(min_base: int, top_bits: int, max_bits: int) -> list[tup
 
 def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | None = None,
                     max_swizzle_bits: int = 5, max_padding_bytes: int = 128, global_layout: Any = None,
-                    global_ld: int | None = None) -> Suggestion:
+                    global_ld: int | None = None, arch: Any = None) -> Suggestion:
     """The cheapest ``Swizzle<B,M,S>`` (or smallest padding) making every access conflict-free (see module doc).
 
     ``pitch`` (elements, default ``cols``) starts from an already padded row-major layout; swizzles are then
     tried over it (kept only when they permute its offsets) and extra padding is added to it.
     ``max_swizzle_bits`` bounds ``B`` (0: padding only).  ``global_layout`` / ``global_ld``: the global side of
-    the ``cp.async`` accesses (module doc).
+    the ``cp.async`` accesses (module doc).  ``arch`` (``"sm_80"`` ... ``"sm_120"``, default
+    sm_90) sets the shared-memory capacity (a tile, padded or not, must fit; checked before anything is built)
+    and which instructions exist.
     """
     import numpy as np
 
+    from layoutalg.banks.limits import arch_of, capacity_text, check_sweep_size
     from layoutalg.banks.proof import conflict_free
     from layoutalg.swizzle.composed import ComposedLayout
     from layoutalg.swizzle.swizzle import Swizzle
@@ -176,13 +179,19 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
     if isinstance(max_swizzle_bits, bool) or not isinstance(max_swizzle_bits, int) or not 0 <= max_swizzle_bits <= 8:
         raise LayoutError(f"max_swizzle_bits must be an int in [0, 8], got {max_swizzle_bits!r}")
     e = element_bytes(dtype)
-    accs = _accesses((rows, cols), dtype, accesses)
+    target = arch_of(arch)
+    check_sweep_size(rows * cols, e, target, f"a {rows}x{cols} tile")
+    span = ((rows - 1) * pitch + cols) * e
+    if span > target.smem_per_block_bytes:
+        raise LayoutError(f"a {rows}x{cols} tile with a pitch of {pitch} elements spans {span} bytes, more than the "
+                          f"{capacity_text(target)}")
+    accs = _accesses((rows, cols), dtype, accesses, target)
     global_layout = _global_side((rows, cols), accs, global_layout, global_ld)
     widest = max(parse_instruction(a.instruction).access_bytes for a in accs)
     vec = max(1, widest // e)
     min_base = max(0, vec.bit_length() - 1)
     plain = Layout((rows, cols), (pitch, 1))
-    base_wf, base_ideal, base_per = _cost(plain, accs, dtype, global_layout)
+    base_wf, base_ideal, base_per = _cost(plain, accs, dtype, global_layout, target)
     tried = 1
     best: tuple[int, Any, Any, int, int, list[tuple[str, int, int]]] = (base_wf, plain, None, 0, base_ideal, base_per)
     if base_wf != base_ideal:
@@ -197,7 +206,7 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
             if int(image.max()) >= size or not allowed[image].all() or len(np.unique(image)) != len(offsets):
                 continue  # not a permutation of the tile's offsets
             swizzled = ComposedLayout(sw, 0, plain)
-            wf, ideal, per = _cost(swizzled, accs, dtype, global_layout)
+            wf, ideal, per = _cost(swizzled, accs, dtype, global_layout, target)
             tried += 1
             if wf < best[0]:
                 best = (wf, swizzled, sw, 0, ideal, per)
@@ -206,8 +215,10 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
         if best[0] != best[4]:
             step = vec
             for pad in range(step, max(step, max_padding_bytes // e) + 1, step):
+                if (rows - 1) * (pitch + pad) + cols > target.smem_per_block_bytes // e:
+                    break  # this padding (and every larger one) no longer fits in shared memory
                 cand = Layout((rows, cols), (pitch + pad, 1))
-                wf, ideal, per = _cost(cand, accs, dtype, global_layout)
+                wf, ideal, per = _cost(cand, accs, dtype, global_layout, target)
                 tried += 1
                 if wf < best[0]:
                     best = (wf, cand, None, pad, ideal, per)

@@ -12,22 +12,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from layoutalg.atoms.arch import Arch
 from layoutalg.banks.cp_async_vector import cp_async_many
 from layoutalg.banks.instruction import Instruction, parse_instruction
-from layoutalg.banks.model import BANK_BYTES, NUM_BANKS, PAIRING_XORS, SMEM_LIMIT_BYTES
+from layoutalg.banks.limits import arch_of, check_address_end, require_instruction
+from layoutalg.banks.model import BANK_BYTES, NUM_BANKS, PAIRING_XORS
 from layoutalg.errors import InstructionError
 
 
-def _validate(ins: Instruction, addrs: Any) -> Any:
+def _validate(ins: Instruction, addrs: Any, arch: Arch) -> Any:
     import numpy as np
 
+    require_instruction(ins, arch)
     a = _int_lanes(addrs, "addresses")
     act = a[..., : len(ins.active_lanes)]
     if act.size:
         if int(act.min()) < 0:
             raise InstructionError(f"negative shared-memory address {int(act.min())} in {ins.canonical}")
-        if int(act.max()) + ins.access_bytes > SMEM_LIMIT_BYTES:
-            raise InstructionError(f"address {int(act.max())} of {ins.canonical} ends past 228 KiB of shared memory")
+        check_address_end(int(act.max()) + ins.access_bytes, f"address {int(act.max())} of {ins.canonical}", arch)
         bad = (act & (ins.access_bytes - 1)) != 0  # widths are powers of two
         if bad.any():
             where = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -104,16 +106,18 @@ def _cost(ins: Instruction, a: Any, per: int, lanes: int) -> tuple[Any, Any]:
     return cost.sum(axis=-1), (-(-distinct_words // NUM_BANKS)).sum(axis=-1)
 
 
-def wavefronts_many(instruction: str, addresses: Any, global_addresses: Any = None) -> tuple[Any, Any]:
+def wavefronts_many(instruction: str, addresses: Any, global_addresses: Any = None, *,
+                    arch: Any = None) -> tuple[Any, Any]:
     """(wavefronts, ideal) for every row of ``addresses`` (shape ``(..., 32)``), vectorised.
 
     ``global_addresses`` (cp.async only, where it is required): each lane's source byte offset from a
     128-byte-aligned global base, same shape as ``addresses``.
+    ``arch`` (default sm_90) sets the shared-memory capacity and which instructions exist.
     """
     import numpy as np
 
     ins = parse_instruction(instruction)
-    a = _validate(ins, addresses)
+    a = _validate(ins, addresses, arch_of(arch))
     batch = a.shape[:-1]
     if ins.kind == "cp.async":
         g = _validate_global(ins, global_addresses, a.shape).reshape(-1, 32)

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from typing import Any
 
 from layoutalg.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
+    EXIT_UNKNOWN,
     UsageError,
+    check_text,
     dtype_bits,
     emit_json,
+    option_errors,
     parse_extents,
     parse_layout,
+    rank2_extents,
     tiled,
     write_picture,
 )
@@ -61,23 +66,74 @@ def _access_bytes(instruction: str) -> tuple[int, str]:
     return ins.access_bytes, ins.kind
 
 
-def access_pattern(rows: int, cols: int, dtype: str, instruction: str, by: str | None) -> list[list[tuple[int, int]]]:
-    """For each warp-wide instruction of one sweep of the ``rows x cols`` tile, the (row, col) each lane addresses.
+ACCESS_HINT = ("use a full PTX mnemonic or a short form: --access ldmatrix.x4, ldmatrix.x2.trans, stmatrix.x4, "
+               "ld.shared.v4, st.shared.b32, ld.shared (one element of --dtype) or cp.async.cg")
+
+
+def arch_option(text: str) -> Any:
+    """``--arch`` as an :class:`~layoutalg.atoms.arch.Arch` (UsageError naming the nearest valid name)."""
+    from layoutalg.atoms.arch import ARCHES, get_arch
+
+    check_text(text, "--arch", "--arch sm_90", 32)
+    try:
+        return get_arch(text)
+    except LayoutError as exc:
+        close = difflib.get_close_matches(text.strip().lower(), list(ARCHES), n=1)
+        raise UsageError(f"--arch {text!r}: unknown architecture",
+                         (f"did you mean --arch {close[0]}? " if close else "") + "use --arch " + ", ".join(ARCHES)) \
+            from exc
+
+
+def _size_hint(elements: int, element_bytes: int, arch: Any, dtype: str) -> str:
+    """What to do about a tile too large for ``arch``: a smaller tile, or the architectures it fits."""
+    from layoutalg.atoms.arch import ARCHES
+
+    hint = f"use a tile of at most {arch.smem_per_block_bytes // element_bytes} elements of --dtype {dtype}"
+    roomier = [f"--arch {name}" for name, a in ARCHES.items() if a.smem_per_block_bytes >= elements * element_bytes]
+    return hint + (f", or target {' or '.join(roomier)}" if roomier else "")
+
+
+def element_bytes_option(dtype: str) -> int:
+    """Bytes of one ``--dtype`` element for a bank analysis (sub-byte types are refused with a hint)."""
+    bits = dtype_bits(dtype)
+    if bits % 8:
+        raise UsageError(f"--dtype {dtype}: {bits}-bit elements have no byte address of their own",
+                         "give the tile in whole-byte elements, e.g. --dtype u8 (two 4-bit values per element)")
+    return bits // 8
+
+
+def parse_access(text: str, element_bytes: int, arch: Any) -> Any:
+    """``--access`` as a parsed :class:`~layoutalg.banks.instruction.Instruction` that exists on ``arch``."""
+    from layoutalg.banks.instruction import parse_instruction
+    from layoutalg.banks.limits import first_arch_with, require_instruction
+
+    check_text(text, "--access", "--access ldmatrix.x4", 200)
+    with option_errors(f"--access {text!r}", ACCESS_HINT):
+        ins = parse_instruction(expand_access(text, element_bytes))
+    family = {"ld": "ld.shared", "st": "st.shared"}.get(ins.kind, ins.kind)
+    first = first_arch_with(family)
+    with option_errors(f"--access {text!r}", f"pass --arch {first} (or later) if you target it" if first else
+                       "pick an instruction the architecture has"):
+        require_instruction(ins, arch)
+    return ins
+
+
+def sweep(instruction: str, rows: int, cols: int, element_bytes: int, by: str | None, arch: Any) -> Any:
+    """The :class:`~layoutalg.banks.access.Access` of one sweep of the ``rows x cols`` tile (see ``banks --help``).
 
     The sweep is :func:`layoutalg.banks.access.tile_access` (ldmatrix/stmatrix in 16-row blocks, lane ``l`` at
     row ``l % 16``, column ``(l / 16) * E``; ld/st lanes walking the rows, or down the columns with ``--by column``).
     """
     from layoutalg.banks.access import tile_access
 
-    try:
-        access = tile_access(instruction, (rows, cols), dtype, by or "row")
-    except LayoutError as exc:
-        raise UsageError(str(exc), "pick a tile and access that fit (layoutalg banks --help lists the sweeps); "
-                         "--tile-to MxN repeats an atom to a larger tile") from exc
-    coords = access.coords.reshape(-1, 32, 2)
-    return [[(int(r), int(c)) for r, c in instance] for instance in coords]
+    with option_errors(f"{instruction} over a {rows}x{cols} tile",
+                       "ldmatrix/stmatrix .x4 sweep 16x(16 bytes) blocks, .x2 16-row and .x1 8-row blocks; ld/st "
+                       "sweep 32 vectors per instruction (--by column: 32 rows); use a tile that divides, or "
+                       "--tile-to MxN to repeat an atom to a larger tile"):
+        return tile_access(instruction, (rows, cols), 8 * element_bytes, by or "row", arch=arch)
 
 
+<<<<<<< HEAD
 def _check_global_ld(global_ld: int, cols: int) -> None:
     if global_ld < cols:
         raise UsageError(f"--global-ld {global_ld} is smaller than the tile's row of {cols} elements (global rows "
@@ -87,12 +143,17 @@ def _check_global_ld(global_ld: int, cols: int) -> None:
 def _global_sources(instruction: str, args: argparse.Namespace, element_bytes: int, cols: int) -> Any:
     """For cp.async: element (row, col) -> its global byte offset (row-major, ``--global-ld`` elements per row)."""
     from layoutalg.banks.instruction import parse_instruction
+=======
+def _global_layout(ins: Any, args: argparse.Namespace, rows: int, cols: int) -> Any:
+    """For cp.async: the tile's global sources, a row-major ``rows x cols`` block with ``--global-ld`` per row."""
+    from layoutalg.core.layout import Layout
+>>>>>>> trust-cli
 
-    ins = parse_instruction(instruction)
     if ins.kind != "cp.async":
         if args.global_ld is not None:
-            raise UsageError("--global-ld is for cp.async accesses only", f"drop it for {instruction}")
+            raise UsageError("--global-ld is for cp.async accesses only", f"drop it for --access {args.access}")
         return None
+<<<<<<< HEAD
     if args.global_ld is None or args.global_ld <= 0:
         raise UsageError(f"{instruction}: its cost depends on where each lane's data comes from",
                          "give the global matrix's leading dimension in elements, e.g. --global-ld 4096 "
@@ -107,12 +168,31 @@ def _element_offsets(layout: Any) -> tuple[list[int], int, int]:
 
     rows, cols = _rank2_extents(layout, "LAYOUT")
     return [int(v) for v in layout.to_numpy()], rows, cols
+=======
+    if ins.cache == "ca":
+        raise UsageError(f"{ins.canonical}: cp.async.ca wavefronts are not modelled (no exact rule is known)",
+                         "use --access cp.async.cg (16 bytes, L1 bypass), or measure with layoutalg gpu-check",
+                         EXIT_UNKNOWN)
+    if args.global_ld is None:
+        raise UsageError(f"{ins.canonical}: its cost depends on where each lane's data comes from",
+                         "give the global matrix's leading dimension in elements, e.g. --global-ld 4096 "
+                         "(row-major, tile at a 128-byte-aligned address)")
+    if not 0 < args.global_ld < 1 << 40:
+        raise UsageError(f"--global-ld {args.global_ld}: must be a positive number of elements below 2^40",
+                         "give the global matrix's leading dimension in elements, e.g. --global-ld 4096")
+    return Layout((rows, cols), (args.global_ld, 1))
+>>>>>>> trust-cli
 
 
 def _cmd_banks(args: argparse.Namespace) -> int:
     from layoutalg.banks import model
+    from layoutalg.banks.analyze import analyze
+    from layoutalg.banks.limits import check_sweep_size
 
+    arch = arch_option(args.arch)
+    element_bytes = element_bytes_option(args.dtype)
     layout = tiled(parse_layout(args.layout, dtype=args.dtype), args.tile_to)
+<<<<<<< HEAD
     element_bytes = max(1, dtype_bits(args.dtype) // 8)
     instruction = expand_access(args.access, element_bytes)
     values, rows, cols = _element_offsets(layout)
@@ -129,9 +209,33 @@ def _cmd_banks(args: argparse.Namespace) -> int:
     worst_lanes, worst_addresses, worst = reports[worst_index]
     picture_args = args if (args.png or args.svg or args.tikz) else None
     if picture_args is not None and sources is not None:
+=======
+    rows, cols = rank2_extents(layout, "LAYOUT")
+    with option_errors("LAYOUT", _size_hint(rows * cols, element_bytes, arch, args.dtype)):
+        check_sweep_size(rows * cols, element_bytes, arch, f"{layout}")
+    ins = parse_access(args.access, element_bytes, arch)
+    instruction = ins.canonical if ins.kind != "cp.async" else f"cp.async.{ins.cache}.shared.global"
+    global_layout = _global_layout(ins, args, rows, cols)
+    if global_layout is not None and (args.png or args.svg or args.tikz):
+>>>>>>> trust-cli
         raise UsageError("the bank heat map shows ld/st phases; a cp.async has none", "drop --png/--svg/--tikz")
+    access = sweep(instruction, rows, cols, element_bytes, args.by, arch)
+    with option_errors("LAYOUT", f"every address must be aligned to the access and lie within shared memory "
+                                 f"({arch.smem_per_block_bytes} bytes on --arch {arch.name}); check the layout's "
+                                 "strides and offset"):
+        analysis = analyze(layout, access, 8 * element_bytes, global_layout=global_layout, arch=arch)
+    addresses = analysis.addresses.reshape(-1, 32)
+    sources = None if analysis.global_addresses is None else analysis.global_addresses.reshape(-1, 32)
+    lanes_of = access.coords.reshape(-1, 32, 2)
+    wavefronts, ideals = analysis.wavefronts.ravel(), analysis.ideal.ravel()
+    total, ideal = int(wavefronts.sum()), int(ideals.sum())
+    excess = wavefronts - ideals
+    worst_index = int(excess.argmax())  # the first instruction with the most excess
+    worst_addresses = [int(a) for a in addresses[worst_index]]
+    worst = model.report(instruction, worst_addresses,
+                         None if sources is None else [int(g) for g in sources[worst_index]], arch=arch)
     written: list[str] = []
-    if picture_args is not None:
+    if args.png or args.svg or args.tikz:
         from layoutalg.viz.heatmap import bank_heatmap
 
         title = f"{layout} {args.dtype} {args.access}: instruction {worst_index}, {worst.wavefronts} wavefronts (ideal {worst.ideal})"
@@ -141,11 +245,11 @@ def _cmd_banks(args: argparse.Namespace) -> int:
         from layoutalg.viz.heatmap import heatmap_json
 
         emit_json({
-            "layout": str(layout), "dtype": args.dtype, "instruction": instruction,
+            "layout": str(layout), "dtype": args.dtype, "instruction": instruction, "arch": arch.name,
             "instructions": [
-                {"index": k, "lanes": [list(rc) for rc in lanes],
-                 "byte_addresses": addresses, "wavefronts": rep.wavefronts, "ideal": rep.ideal, "excess": rep.excess}
-                for k, (lanes, addresses, rep) in enumerate(reports)
+                {"index": k, "lanes": lanes_of[k].tolist(), "byte_addresses": addresses[k].tolist(),
+                 "wavefronts": int(wavefronts[k]), "ideal": int(ideals[k]), "excess": int(excess[k])}
+                for k in range(len(wavefronts))
             ],
             "wavefronts": total, "ideal": ideal, "excess": total - ideal, "conflict_free": total == ideal,
             "worst": {"index": worst_index, "report": str(worst),
@@ -154,12 +258,12 @@ def _cmd_banks(args: argparse.Namespace) -> int:
         })
         return EXIT_FAILED if failed else EXIT_OK
     out = [f"{layout}  {args.dtype}  {instruction}",
-           f"{len(reports)} instructions: {total} wavefronts, ideal {ideal}, excess {total - ideal}"
+           f"{len(wavefronts)} instructions: {total} wavefronts, ideal {ideal}, excess {total - ideal}"
            + ("  (conflict-free)" if total == ideal else ""),
            "", f"{'instr':>5}  {'lane 0 (row,col)':>16}  {'wavefronts':>10}  {'ideal':>5}  {'excess':>6}"]
-    for k, (lanes, _, rep) in enumerate(reports):
-        first = lanes[0]
-        out.append(f"{k:>5}  {str(first).replace(' ', ''):>16}  {rep.wavefronts:>10}  {rep.ideal:>5}  {rep.excess:>6}")
+    for k in range(len(wavefronts)):
+        first = f"({int(lanes_of[k, 0, 0])},{int(lanes_of[k, 0, 1])})"
+        out.append(f"{k:>5}  {first:>16}  {int(wavefronts[k]):>10}  {int(ideals[k]):>5}  {int(excess[k]):>6}")
     out += ["", f"worst: instruction {worst_index}"]
     out += [str(worst)] if args.detail else _condensed_report(worst)
     sys.stdout.write("\n".join(out) + "\n")
@@ -208,16 +312,36 @@ def _condensed_report(report: Any) -> list[str]:
 def _cmd_suggest(args: argparse.Namespace) -> int:
     import importlib
 
+    from layoutalg.banks.limits import check_sweep_size
+
+    arch = arch_option(args.arch)
     rows, cols = parse_extents(args.shape, "--shape")
+<<<<<<< HEAD
     element_bytes = max(1, dtype_bits(args.dtype) // 8)
     accesses: list[Any] = [expand_access(a, element_bytes) for a in args.access]
     if args.by == "column":
         accesses = [(a, "column") if a.split(".")[0] in ("ld", "st", "cp") else a for a in accesses]
+=======
+    element_bytes = element_bytes_option(args.dtype)
+    with option_errors("--shape", _size_hint(rows * cols, element_bytes, arch, args.dtype)):
+        check_sweep_size(rows * cols, element_bytes, arch, f"a {rows}x{cols} tile")
+    accesses: list[Any] = []
+    for text in args.access:
+        ins = parse_access(text, element_bytes, arch)
+        if ins.kind == "cp.async":
+            raise UsageError(f"--access {text}: suggest-swizzle does not take cp.async (its cost depends on the "
+                             "global side)", "check a cp.async layout with layoutalg banks LAYOUT --access "
+                             "cp.async.cg --global-ld N")
+        canonical = ins.canonical
+        sweep(canonical, rows, cols, element_bytes, args.by if ins.kind in ("ld", "st") else None, arch)
+        accesses.append((canonical, "column") if args.by == "column" and ins.kind in ("ld", "st") else canonical)
+>>>>>>> trust-cli
     try:
         suggest = importlib.import_module("layoutalg.banks.suggest").suggest_swizzle
     except (ImportError, AttributeError) as exc:
         raise UsageError("suggest-swizzle needs layoutalg.banks.suggest, which this install lacks",
                          "upgrade layoutalg") from exc
+<<<<<<< HEAD
     copies = [a for a in accesses if str(a).startswith("cp.async")]
     if copies and args.global_ld is None:
         raise UsageError(f"{copies[0]}: its cost depends on where each lane's data comes from",
@@ -229,9 +353,12 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
             raise UsageError(f"--global-ld {args.global_ld} must be positive", f"e.g. --global-ld {cols}")
         _check_global_ld(args.global_ld, cols)
     result = suggest((rows, cols), args.dtype, accesses, global_ld=args.global_ld)
+=======
+    with option_errors("suggest-swizzle", "try a smaller --shape, another --dtype or --access, or --arch sm_90"):
+        result = suggest((rows, cols), 8 * element_bytes, accesses, arch=arch)
+>>>>>>> trust-cli
     if args.json:
         emit_json(result.to_json())
     else:
         sys.stdout.write(str(result).rstrip("\n") + "\n")
     return EXIT_OK if result.conflict_free else EXIT_FAILED
-

@@ -6,11 +6,29 @@ import argparse
 import difflib
 import json
 import sys
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from layoutalg.errors import LayoutError
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141
+
+EXIT_CODES: dict[int, str] = {
+    EXIT_OK: "success (every check held)",
+    EXIT_FAILED: "a check failed: a theorem's outcome differs from its expectation, --expect-conflict-free "
+                 "found a conflict, suggest-swizzle found no conflict-free layout, gpu-check found a mismatch",
+    EXIT_USAGE: "bad input (or a file that does not load): the message ends with a hint: line",
+    EXIT_UNKNOWN: "unknown or not modelled: the input is valid but layoutalg cannot decide it "
+                  "(prove-fragment: a solver timeout; kernel: an instruction not modelled or data-dependent)",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+    EXIT_BROKEN_PIPE: "the output pipe closed early (e.g. | head); nothing is printed",
+}
+"""Every exit status of ``layoutalg``: documented in ``--help`` and docs/cli.md (a test compares them)."""
+
+MAX_TEXT_CHARS = 4096
+"""The longest LAYOUT (or other text argument) read: far more than any layout's notation, and short enough
+that no parser or number conversion can take long."""
 
 DTYPE_BITS = {
     "f64": 64, "fp64": 64, "double": 64,
@@ -20,12 +38,43 @@ DTYPE_BITS = {
     "s4": 4, "u4": 4, "e2m1": 4, "fp4": 4,
 }
 
-class UsageError(LayoutError):
-    """Bad command-line input; ``hint`` says what to type instead."""
 
-    def __init__(self, message: str, hint: str = "") -> None:
+class UsageError(LayoutError):
+    """Bad command-line input: ``message`` says what is wrong, ``hint`` (required) what to type instead.
+
+    ``exit_code`` is 2 (bad input) unless the input is valid but not decidable here (3).
+    """
+
+    def __init__(self, message: str, hint: str, exit_code: int = EXIT_USAGE) -> None:
+        if not hint.strip():
+            raise TypeError("UsageError needs a hint that says what to type instead")
         super().__init__(message)
         self.hint = hint
+        self.exit_code = exit_code
+
+
+def first_line(exc: BaseException) -> str:
+    return str(exc).split("\n")[0]
+
+
+@contextmanager
+def option_errors(what: str, hint: str, exit_code: int = EXIT_USAGE) -> Iterator[None]:
+    """Turn a :class:`LayoutError` raised inside the block into a :class:`UsageError` about ``what``
+    (a CLI option or argument, e.g. ``--access``) with ``hint``; UsageErrors pass through unchanged."""
+    try:
+        yield
+    except UsageError:
+        raise
+    except LayoutError as exc:
+        raise UsageError(f"{what}: {first_line(exc)}", hint, exit_code) from exc
+
+
+def check_text(text: str, what: str, example: str, limit: int = MAX_TEXT_CHARS) -> str:
+    """``text`` unless it is longer than ``limit`` characters (then a UsageError naming ``what``)."""
+    if len(text) > limit:
+        raise UsageError(f"{what} is {len(text)} characters long; layoutalg reads at most {limit}",
+                         f"give {what} in its short form, e.g. {example}")
+    return text
 
 
 # --------------------------------------------------------------------------- output helpers
@@ -36,12 +85,13 @@ def emit_json(payload: Any) -> None:
 
 
 def dtype_bits(name: str) -> int:
-    key = name.strip().lower()
+    """Bits of the element type named by ``--dtype``."""
+    key = check_text(name, "--dtype", "--dtype f16", 64).strip().lower()
     if key in DTYPE_BITS:
         return DTYPE_BITS[key]
     close = difflib.get_close_matches(key, DTYPE_BITS, n=3)
-    hint = f"did you mean {' or '.join(close)}? " if close else ""
-    raise UsageError(f"unknown dtype {name!r}", f"{hint}use one of f16, bf16, f32, tf32, f64, s8, e4m3, s4")
+    hint = f"did you mean --dtype {' or '.join(close)}? " if close else ""
+    raise UsageError(f"unknown dtype {name!r}", f"{hint}use one of --dtype f16, bf16, f32, tf32, f64, s8, e4m3, s4")
 
 
 def parse_message(exc: LayoutError) -> str:
@@ -56,6 +106,11 @@ def parse_message(exc: LayoutError) -> str:
     return f"{first}\n    {exc.text}\n    {' ' * (exc.column - 1)}^"
 
 
+LAYOUT_HINT = ("write a layout as shape:stride and quote it for the shell, e.g. "
+               "layoutalg show '(8,64):(64,1)' or 'Sw<3,3,3> o 0 o (8,64):(64,1)' "
+               "or 'Layout<Shape<_8,_64>,Stride<_64,_1>>'")
+
+
 def smem_atom(name: str, dtype: str | None) -> Any:
     """A CUTLASS shared-memory layout atom by name (``Layout_K_SW128_Atom``, ``Sm80_SW3_Atom``), or None."""
     import importlib
@@ -67,7 +122,8 @@ def smem_atom(name: str, dtype: str | None) -> Any:
     if name not in known:
         close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
         raise UsageError(f"unknown shared-memory atom {name!r}",
-                         ("did you mean " + " or ".join(close) + "? " if close else "") + "known: " + ", ".join(known))
+                         ("did you mean " + " or ".join(close) + "? " if close else "")
+                         + "LAYOUT takes a CUTLASS atom name with --dtype: " + ", ".join(known))
     if not dtype:
         raise UsageError(f"{name} depends on the element width", f"add --dtype, e.g. layoutalg show {name} --dtype bf16")
     return smem.get_smem_atom(name, dtype_bits(dtype))
@@ -77,21 +133,19 @@ def parse_layout(text: str, what: str = "LAYOUT", dtype: str | None = None) -> A
     """A layout from the command line: CuTe print notation, a C++ type string, or a smem atom name."""
     from layoutalg import interop
 
+    check_text(text, what, "'(8,64):(64,1)'")
     atom = smem_atom(text.strip(), dtype)
     if atom is not None:
         return atom
     try:
         return interop.from_string(text)
     except LayoutError as exc:
-        raise UsageError(
-            f"cannot read {what}: {parse_message(exc)}",
-            "write a layout as shape:stride and quote it for the shell, e.g. "
-            "layoutalg show '(8,64):(64,1)' or 'Sw<3,3,3> o 0 o (8,64):(64,1)' "
-            "or 'Layout<Shape<_8,_64>,Stride<_64,_1>>'",
-        ) from exc
+        raise UsageError(f"cannot read {what}: {parse_message(exc)}", LAYOUT_HINT) from exc
 
 
 def parse_extents(text: str, what: str) -> tuple[int, ...]:
+    """``MxN`` (or ``M,N``) as two positive ints."""
+    check_text(text, what, f"{what} 64x64", 64)
     parts = text.lower().replace("(", "").replace(")", "").replace(",", "x").split("x")
     try:
         values = tuple(int(p) for p in parts if p.strip())
@@ -102,23 +156,42 @@ def parse_extents(text: str, what: str) -> tuple[int, ...]:
     return values
 
 
+def rank2_extents(layout: Any, what: str) -> tuple[int, int]:
+    """``(rows, cols)`` of a rank-1 or rank-2 layout (sizes of its top-level modes); UsageError otherwise."""
+    shape = layout.shape
+    if not isinstance(shape, tuple):
+        return layout.size(), 1
+    if len(shape) == 1:
+        return layout.size(), 1
+    if len(shape) == 2:
+        return layout[0].size(), layout[1].size()
+    from layoutalg.viz.grid import _group_text
+
+    stride = getattr(layout, "stride", None)
+    grouped = _group_text(shape[:-1], shape[-1]) + (
+        ":" + _group_text(stride[:-1], stride[-1]) if isinstance(stride, tuple) else "")
+    raise UsageError(f"{what} {layout} has rank {len(shape)}; it must have two modes (rows, columns)",
+                     f"group its modes into two, e.g. '{grouped}'")
+
+
 def write_picture(grid: Any, args: argparse.Namespace) -> list[str]:
     """Write the --png/--svg/--tikz files asked for; returns their paths."""
     written = []
     if getattr(args, "svg", None):
         from layoutalg.viz.svg import grid_to_svg
 
-        write_text(args.svg, grid_to_svg(grid))
+        write_text(args.svg, grid_to_svg(grid), "--svg")
         written.append(args.svg)
     if getattr(args, "tikz", None):
         from layoutalg.viz.tikz import grid_to_tikz
 
-        write_text(args.tikz, grid_to_tikz(grid))
+        write_text(args.tikz, grid_to_tikz(grid), "--tikz")
         written.append(args.tikz)
     if getattr(args, "png", None):
         from layoutalg.viz.png import write_png
 
-        write_png(grid, args.png)
+        with option_errors(f"--png {args.png}", "pass a path in a writable folder, or use --svg (no Pillow needed)"):
+            write_png(grid, args.png)
         written.append(args.png)
     return written
 
@@ -138,12 +211,13 @@ def suffixed(args: argparse.Namespace, suffix: str) -> argparse.Namespace:
     return changed
 
 
-def write_text(path: str, text: str) -> None:
+def write_text(path: str, text: str, option: str) -> None:
     try:
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
-    except OSError as exc:
-        raise UsageError(f"cannot write {path!r}: {exc.strerror}", "pass a path in a writable folder") from exc
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
+        reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+        raise UsageError(f"cannot write {path!r}: {reason}", f"pass {option} FILE in a writable folder") from exc
 
 
 def add_picture_options(parser: argparse.ArgumentParser) -> None:
@@ -159,6 +233,14 @@ def tiled(layout: Any, tile_to: str | None) -> Any:
     import importlib
 
     extents = parse_extents(tile_to, "--tile-to")
+    limit = _largest_smem_bytes()
+    inner = getattr(layout, "inner", layout)  # a swizzle permutes offsets below a power of two of the inner span
+    span = inner.cosize() + abs(int(getattr(layout, "offset", 0)))
+    if layout.size() > limit or span > limit:
+        raise UsageError(f"--tile-to repeats a shared-memory atom, but LAYOUT {layout} spans {span} elements, more "
+                         f"than the {limit} bytes of shared memory any GPU gives a block",
+                         "give the atom itself (e.g. layoutalg show Layout_K_SW128_Atom --dtype bf16 --tile-to "
+                         "64x64), or drop --tile-to")
     try:
         return importlib.import_module("layoutalg.atoms.smem").tile_to_shape(layout, extents)
     except LayoutError as exc:
@@ -166,9 +248,16 @@ def tiled(layout: Any, tile_to: str | None) -> Any:
                          "each extent of --tile-to must be a multiple of the layout's") from exc
 
 
+def _largest_smem_bytes() -> int:
+    from layoutalg.atoms.arch import ARCHES
+
+    return max(arch.smem_per_block_bytes for arch in ARCHES.values())
+
+
 def lookup_atom(name: str) -> Any:
     from layoutalg.atoms import catalog
 
+    check_text(name, "ATOM", "--tv SM80_16x8x16_F32F16F16F32_TN", 200)
     try:
         return catalog.get(name)
     except LayoutError as exc:

@@ -34,7 +34,8 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         except (ImportError, AttributeError, LayoutError) as exc:
             if args.to == "triton":
                 raise UsageError(f"no Triton linear layout for {layout}: {exc}",
-                                 "Triton linear layouts need power-of-two extents and strides (GF(2)-linear)") from exc
+                                 "Triton linear layouts need power-of-two extents and strides (GF(2)-linear); "
+                                 "use --to cute, cpp, dsl or pycute for this one") from exc
     if args.to:
         if args.to not in forms:
             raise UsageError(f"cannot convert to {args.to!r} here", "use --to cute, cpp, dsl, pycute or triton")

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import sys
 from typing import Any
 
 from layoutalg.cli.banks import _cmd_banks, _cmd_suggest
 from layoutalg.cli.common import (
+    EXIT_CODES,
     UsageError,
     add_picture_options,
 )
 from layoutalg.cli.convert import _cmd_atoms, _cmd_convert
 from layoutalg.cli.fragment import add_prove_fragment
 from layoutalg.cli.kernel import add_kernel_parser
+from layoutalg.cli.delegated import _cmd_gpu_check, _cmd_prove
 from layoutalg.cli.show import _cmd_show
+
+COMMANDS = ("show", "banks", "suggest-swizzle", "prove", "gpu-check", "convert", "atoms")
 
 EXAMPLES = """\
 examples:
@@ -30,34 +35,67 @@ examples:
   layoutalg kernel transpose.ptx --kernel transpose_naive --grid 2,2 --block 32,8 --arg 2=64
 """
 
-
-
+EXIT_STATUS = "exit status:\n" + "\n".join(f"  {code:<3} {meaning}" for code, meaning in EXIT_CODES.items())
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with its usage errors raised as :class:`UsageError`, so ``--json`` reports them as JSON too."""
+    """argparse with its usage errors raised as :class:`UsageError` (so ``--json`` reports them as JSON too),
+    each with a hint: the nearest valid choice, the form an option takes, or an example of the command."""
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """As argparse's, but a closed pipe is not swallowed: main() ends the command quietly with status 141."""
+        if message:
+            (file or sys.stderr).write(message)
 
     def error(self, message: str) -> Any:  # type: ignore[override]
         import re
 
-        hint = f"see {self.prog} --help for the options and examples"
-        wrong = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        example = _first_example(self.epilog or "")
+        hint = (f"e.g. {example}; " if example else "") + f"{self.prog} --help lists every option"
+        wrong = re.search(r"argument (\S+): invalid choice: '([^']*)' \(choose from (.*)\)", message[:2000])
         if wrong:
-            choices = re.findall(r"'([^']*)'", wrong.group(2))
-            close = difflib.get_close_matches(wrong.group(1), choices, n=1)
-            if close:
-                hint = f"did you mean {close[0]}? " + hint
+            option = wrong.group(1).split("/")[0]
+            prefix = f"{option} " if option.startswith("-") else ""
+            choices = [prefix + c for c in re.findall(r"'([^']*)'", wrong.group(3))]
+            close = difflib.get_close_matches(prefix + wrong.group(2)[:100], choices, n=1)
+            hint = (f"did you mean {close[0]}? " if close else "") + "choose one of " + ", ".join(choices)
+            if not prefix:
+                hint += f" ({self.prog} --help describes each)"
+        typed = re.match(r"argument (\S+): invalid (int|float) value", message)
+        if typed:
+            kind = "a whole number" if typed.group(2) == "int" else "a number"
+            hint = f"{typed.group(1).split('/')[0]} takes {kind}; " + hint
+        if message.startswith("unrecognized arguments"):
+            extras = message.split(": ", 1)[1].split(" (did you mean")[0].split()
+            if any(not e.startswith("-") for e in extras):
+                hint = "quote a LAYOUT that contains spaces or shell characters (e.g. 'Sw<3,3,3> o 0 o (8,8):(8,1)'); " + hint
         raise UsageError(message, hint)
+
+
+def _first_example(epilog: str) -> str:
+    for line in epilog.splitlines():
+        if line.strip().startswith("layoutalg "):
+            return line.strip()
+    return ""
+
+
+def _add_arch(parser: argparse.ArgumentParser) -> None:
+    from layoutalg.atoms.arch import ARCHES, DEFAULT_ARCH
+
+    parser.add_argument("--arch", default=DEFAULT_ARCH, metavar="SM",
+                        help="GPU architecture: " + ", ".join(ARCHES) + f" (default {DEFAULT_ARCH}); sets the "
+                             "shared-memory capacity and which instructions exist")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="layoutalg",
         description="CuTe layout algebra, z3 proofs and exact shared-memory bank-conflict models for CUDA kernel authors.",
-        epilog=EXAMPLES,
+        epilog=EXAMPLES + "\n" + EXIT_STATUS + "\n",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
+    parser.add_argument("--json", action="store_true", help="machine-readable output (also after the COMMAND)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     show = sub.add_parser(
@@ -108,6 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="cp.async (.cg, .ca): the tile comes from a row-major global matrix with N elements per row")
     banks.add_argument("--expect-conflict-free", action="store_true", help="exit 1 if any instruction has excess wavefronts")
     banks.add_argument("--detail", action="store_true", help="list every colliding word and lane of the worst instruction")
+    _add_arch(banks)
     banks.add_argument("--json", action="store_true", help="machine-readable output")
     add_picture_options(banks)
     banks.set_defaults(run=_cmd_banks)
@@ -134,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="cp.async (.cg, .ca): the tile comes from a row-major global matrix with N elements "
                               "per row (at least the tile's columns)")
     suggest.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_arch(suggest)
     suggest.set_defaults(run=_cmd_suggest)
 
     convert = sub.add_parser(
@@ -161,4 +201,44 @@ def build_parser() -> argparse.ArgumentParser:
     # Delegated subcommands: listed here for --help; their own parsers read the arguments.
     sub.add_parser("prove", help="run theorem files and print a table (layoutalg prove --help)", add_help=False)
     sub.add_parser("gpu-check", help="run the hardware suite on a GPU (layoutalg gpu-check --help)", add_help=False)
+    from layoutalg.gpu.check import add_arguments as gpu_check_arguments
+    from layoutalg.prove.runner import add_arguments as prove_arguments
+
+    prove = sub.add_parser(
+        "prove", help="run theorem files and print a table",
+        description="Prove every @theorem in the given files or folders (thm_*.py, *_thm.py, any .py under a "
+                    "folder named proofs). A file that does not load is an error, reported with its line.",
+        epilog="examples:\n  layoutalg prove proofs/\n  layoutalg prove proofs/ --json > proofs.json\n"
+               "  layoutalg prove examples/sm80_gemm_mainloop_thm.py -k ldmatrix\n"
+               "exit status 0 every outcome as expected, 1 one differs, 2 bad input or a file that does not load",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    prove_arguments(prove)
+    prove.set_defaults(run=_cmd_prove)
+    gpu = sub.add_parser(
+        "gpu-check", help="run the hardware suite on a GPU, or replay a recording",
+        description="Run every instruction experiment on the GPU (CuPy), write a recording of the raw results "
+                    "and compare it with layoutalg's models; --replay compares an existing recording (no GPU).",
+        epilog="examples:\n  layoutalg gpu-check\n  layoutalg gpu-check --replay tests/data/gpu_recording_nvidia_h200.json\n"
+               "exit status 0 all agree, 1 a mismatch, 2 no GPU or a bad --replay file",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    gpu_check_arguments(gpu)
+    gpu.set_defaults(run=_cmd_gpu_check)
+    parser.set_defaults(subparsers=dict(sub.choices))
     return parser
+
+
+def parse_arguments(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, except that arguments the command does not know are reported by the
+    command's own parser (its example, and the nearest option name), not by the top-level one."""
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        target = getattr(args, "subparsers", {}).get(getattr(args, "command", None), parser)
+        known = [o for action in target._actions for o in action.option_strings]
+        close = [difflib.get_close_matches(e.split("=")[0], known, n=1) for e in extras if e.startswith("-")]
+        message = f"unrecognized arguments: {' '.join(extras)}"
+        if any(close):
+            target.error(message + f" (did you mean {' '.join(c[0] for c in close if c)}?)")
+        target.error(message)
+    return args

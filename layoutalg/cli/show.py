@@ -12,12 +12,21 @@ from layoutalg.cli.common import (
     dtype_bits,
     emit_json,
     lookup_atom,
+    option_errors,
     parse_extents,
     parse_layout,
+    rank2_extents,
     suffixed,
     tiled,
     write_picture,
 )
+
+TABLE_HINT = ("show a tile of it (e.g. a smem atom without --tile-to), or print its index function with "
+              "layoutalg show LAYOUT --formula")
+
+
+TV_MAX_POINTS = 1 << 20
+"""The most (thread, value) points a TV table evaluates (an atom has at most a few thousand)."""
 
 
 def _layout_table(layout: Any) -> str:
@@ -44,7 +53,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
     layout = tiled(parse_layout(args.layout, dtype=args.dtype), args.tile_to)
     if args.formula:
         return _show_formula(layout, args)
-    grid = layout_grid(layout)
+    rank2_extents(layout, "LAYOUT")
+    with option_errors("LAYOUT", TABLE_HINT):
+        grid = layout_grid(layout)
     written = write_picture(grid, args)
     if args.json:
         emit_json({
@@ -59,7 +70,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
             "files": written,
         })
         return EXIT_OK
-    sys.stdout.write(_layout_table(layout))
+    with option_errors("LAYOUT", TABLE_HINT):
+        table = _layout_table(layout)
+    sys.stdout.write(table)
     for path in written:
         sys.stdout.write(f"wrote {path}\n")
     return EXIT_OK
@@ -69,7 +82,8 @@ def _show_formula(layout: Any, args: argparse.Namespace) -> int:
     """``--formula``: the index function as text and LaTeX (sympy, via :func:`layoutalg.prove.formula`)."""
     from layoutalg.prove import formula
 
-    result = formula(layout)
+    with option_errors("--formula", "give a plain or swizzled layout, e.g. layoutalg show '(8,64):(64,1)' --formula"):
+        result = formula(layout)
     if args.json:
         emit_json({"layout": str(layout), "formula": str(result), "latex": result.latex()})
     else:
@@ -81,7 +95,10 @@ def _tv_of(atom: Any, operand: str, bits: int | None) -> tuple[Any, tuple[int, i
     """``(tv_layout, (M, N) tile, thr_id)`` of one operand of an atom, in elements (ATOM's ``operand_tv``)."""
     from layoutalg.atoms.tv import operand_tv
 
-    tv_layout, tile, thr_id = operand_tv(atom, operand, bits)
+    with option_errors(f"--tv {getattr(atom, 'name', atom)}",
+                       "copy atoms take a --dtype whose width divides theirs (e.g. --dtype f16); "
+                       "MMA atoms fix their own types"):
+        tv_layout, tile, thr_id = operand_tv(atom, operand, bits)
     return tv_layout, (int(tile[0]), int(tile[1])), thr_id
 
 
@@ -125,7 +142,13 @@ def _show_tv(args: argparse.Namespace) -> int:
     for name, tv_layout, tile, thr_id, transpose in panels:
         shown = f"{tile[1]}x{tile[0]}" if transpose else f"{tile[0]}x{tile[1]}"
         title = (f"{atom_name} {name}: " if atom_name else "") + f"{tv_layout} ({shown})"
-        grids.append(tv_grid(tv_layout, tile, thr_id, title=title, transpose=transpose))
+        with option_errors(f"--tv {args.tv if atom_name is None else atom_name}",
+                           "a thread-value layout has rank 2, (thread, value), and maps every (thread, value) "
+                           "into the --tile MxN (column-major); pass the tile it covers with --tile"):
+            if tv_layout.size() > TV_MAX_POINTS:
+                raise UsageError(f"--tv: {tv_layout} has {tv_layout.size()} (thread, value) points",
+                                 f"a TV table shows at most {TV_MAX_POINTS}: pass one atom's TV layout to --tv")
+            grids.append(tv_grid(tv_layout, tile, thr_id, title=title, transpose=transpose))
     written: list[str] = []
     for (name, *_), grid in zip(panels, grids):
         # One operand: the files as named; several: FILE_<operand>.ext for each.

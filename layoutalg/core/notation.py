@@ -32,6 +32,10 @@ MAX_DEPTH = 64
 _CUTE_ALIASES = frozenset(range(0, 33)) | {1 << k for k in range(6, 17)}
 
 
+MAX_DIGITS = 1000
+"""Longest integer literal read: far past any 64-bit value, and below the 4300 digits Python converts."""
+
+
 def fail(message: str, text: str, pos: int) -> NoReturn:
     """Raise a ParseError for ``text`` at 0-based ``pos`` (reported 1-based)."""
     raise ParseError(message, text, pos + 1)
@@ -61,6 +65,8 @@ def parse_integer_at(text: str, pos: int) -> tuple[int, int]:
         pos += 1
     if pos == digits_start:
         fail("expected an integer", text, start if pos == start else pos)
+    if pos - digits_start > MAX_DIGITS:
+        fail(f"an integer of {pos - digits_start} digits (at most {MAX_DIGITS} are read)", text, digits_start)
     return (-1 if negative else 1) * int(text[digits_start:pos]), pos
 
 

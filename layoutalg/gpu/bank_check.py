@@ -8,8 +8,8 @@ execution divided by those of a one-wavefront access (every lane on one
 word) give an approximate count.  The result says which (``method``), since
 an estimate is not a measurement.
 
-The suite's patterns: the 142 calibration patterns (``tests/data/
-h200_smem_wavefronts_calibration.json``) plus :func:`generated_patterns`.
+The suite's patterns: the 142 calibration patterns (``layoutalg/data/
+h200_smem_wavefronts_calibration.json``, package data) plus :func:`generated_patterns`.
 """
 
 from __future__ import annotations
@@ -19,9 +19,11 @@ import shutil
 from pathlib import Path
 from typing import Any, Callable
 
+from layoutalg.errors import LayoutError
 from layoutalg.gpu.suite import swizzle
 
-CALIBRATION = Path(__file__).resolve().parents[2] / "tests" / "data" / "h200_smem_wavefronts_calibration.json"
+CALIBRATION = "h200_smem_wavefronts_calibration.json"
+"""The calibration recording, shipped as package data (``layoutalg/data/``)."""
 
 LD = {1: "ld.shared.u8", 2: "ld.shared.u16", 4: "ld.shared.b32", 8: "ld.shared.v2.b32", 16: "ld.shared.v4.b32"}
 ST = {w: s.replace("ld.", "st.") for w, s in LD.items()}
@@ -33,11 +35,29 @@ def _matrix(kind: str, num: int, trans: bool) -> str:
     return f"{kind}.sync.aligned.m8n8.x{num}{'.trans' if trans else ''}.shared.b16"
 
 
-def calibration_patterns(path: Path = CALIBRATION) -> list[dict[str, Any]]:
-    """The calibration file's patterns (name, instruction, lane_byte_addresses); empty if the file is absent."""
-    if not path.exists():
-        return []
-    data = json.loads(path.read_text())
+def package_data(name: str) -> str:
+    """The text of ``layoutalg/data/<name>``; a LayoutError naming the file if the install lacks it."""
+    from importlib.resources import files
+
+    resource = files("layoutalg").joinpath("data").joinpath(name)
+    if not resource.is_file():
+        raise LayoutError(f"layoutalg's data file data/{name} is missing from this install ({resource}); "
+                          "reinstall layoutalg (the file is package data)")
+    return resource.read_text(encoding="utf-8")
+
+
+def calibration_patterns(path: Path | None = None) -> list[dict[str, Any]]:
+    """The calibration recording's 142 patterns (name, instruction, lane_byte_addresses).
+
+    ``path`` defaults to the copy shipped in the package; a missing file is a LayoutError, never an empty list.
+    """
+    if path is None:
+        text = package_data(CALIBRATION)
+    elif not Path(path).is_file():
+        raise LayoutError(f"calibration file {path} does not exist")
+    else:
+        text = Path(path).read_text(encoding="utf-8")
+    data = json.loads(text)
     return [{"name": f"calibration: {c['name']}", "instruction": c["instruction"],
              "lane_byte_addresses": list(c["lane_byte_addresses"]), "global_byte_addresses": None}
             for c in data["cases"]]

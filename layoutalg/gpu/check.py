@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from layoutalg.errors import LayoutError
+
 FORMAT = "layoutalg-gpu-recording/1"
 
 CONVENTIONS = {
@@ -83,47 +85,109 @@ def make_recording(fragments: bool = True, banks: bool = True, progress: Any = N
     return rec
 
 
-def run_cli(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``layoutalg gpu-check [--json]``: 0 all agree, 1 a mismatch, 2 no GPU."""
-    parser = argparse.ArgumentParser(prog="layoutalg gpu-check", description=__doc__)
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``layoutalg gpu-check`` (shared by the CLI's parser and :func:`run_cli`)."""
     parser.add_argument("--json", action="store_true", help="print the replay report as JSON")
-    parser.add_argument("--out", type=Path, default=None,
+    parser.add_argument("--out", type=Path, default=None, metavar="FILE",
                         help="recording path (default tests/data/gpu_recording_<device>.json)")
     parser.add_argument("--no-banks", action="store_true", help="skip the bank-conflict measurements")
     parser.add_argument("--no-fragments", action="store_true", help="skip the fragment experiments")
     parser.add_argument("--no-replay", action="store_true", help="only record; compare with the models later")
-    parser.add_argument("--replay", type=Path, default=None,
+    parser.add_argument("--replay", type=Path, default=None, metavar="FILE",
                         help="compare an existing recording with the models (no GPU needed)")
-    args = parser.parse_args(list(argv) if argv is not None else None)
 
+
+SECTIONS = ("ldmatrix", "stmatrix", "movmatrix", "mma", "cp_async", "ld_shared", "st_shared", "schemes",
+            "pipelines", "wgmma", "banks")
+
+
+class RecordingError(LayoutError):
+    """A ``--replay`` file that is missing, unreadable or not a gpu-check recording."""
+
+
+def load_recording(path: Path) -> dict[str, Any]:
+    """A recording written by ``gpu-check`` (see :data:`FORMAT`), or :class:`RecordingError` saying what is wrong."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RecordingError(f"no such file: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordingError(f"cannot read {path}: {exc}") from None
+    try:
+        recording = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise RecordingError(f"{path} is not JSON: {exc}") from None
+    if not isinstance(recording, dict) or recording.get("format") != FORMAT:
+        found = recording.get("format") if isinstance(recording, dict) else type(recording).__name__
+        raise RecordingError(f"{path} is not a gpu-check recording (format {found!r}, expected {FORMAT!r})")
+    for section in SECTIONS:
+        cases = recording.get(section, [])
+        if not isinstance(cases, list) or not all(isinstance(c, dict) for c in cases):
+            raise RecordingError(f"{path}: section {section!r} must be a list of cases (objects)")
+    return recording
+
+
+def replay_file(path: Path) -> dict[str, Any]:
+    """The replay report of the recording at ``path``; a malformed case is a :class:`RecordingError`."""
+    from layoutalg.gpu.replay import replay_recording
+
+    recording = load_recording(path)
+    try:
+        return replay_recording(recording)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:  # the file's data, not our code
+        raise RecordingError(f"{path}: a case is malformed ({type(exc).__name__}: {exc})") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    """``layoutalg gpu-check``: 0 all agree, 1 a mismatch; raises LayoutError for a bad --replay file or no GPU."""
     if args.replay is not None:
-        recording = json.loads(args.replay.read_text())
+        report = replay_file(args.replay)
     else:
         from layoutalg.gpu import gpu_available
 
         reason = gpu_available()
         if reason:
-            if args.json:
-                print(json.dumps({"error": f"no usable GPU: {reason}", "type": "ImportError"}))
-            print(f"gpu-check: no usable GPU: {reason}", file=sys.stderr)
-            return 2
+            raise NoGpuError(f"no usable GPU: {reason}")
         recording = make_recording(not args.no_fragments, not args.no_banks,
                                    progress=None if args.json else (lambda s: print(f"  {s}", file=sys.stderr)))
         out = args.out or Path("tests/data") / f"gpu_recording_{device_slug(recording['device']['name'])}.json"
-        dump_recording(recording, out)
+        try:
+            dump_recording(recording, out)
+        except OSError as exc:
+            raise RecordingWriteError(f"cannot write the recording to {out}: {exc}") from exc
         if not args.json:
             print(f"gpu-check: recording written to {out}", file=sys.stderr)
-    if args.no_replay:
-        return 0
-    from layoutalg.gpu.replay import replay_recording
+        if args.no_replay:
+            return 0
+        from layoutalg.gpu.replay import replay_recording
 
-    report = replay_recording(recording)
+        report = replay_recording(recording)
     if args.json:
         print(json.dumps(report, indent=1))
     else:
         for line in report_lines(report):
             print(line)
     return 0 if report["mismatches"] == 0 else 1
+
+
+class NoGpuError(LayoutError):
+    """gpu-check without a usable GPU (CuPy missing or no CUDA device)."""
+
+
+class RecordingWriteError(LayoutError):
+    """The recording could not be written (``--out`` in a folder that cannot be written)."""
+
+
+def run_cli(argv: Sequence[str] | None = None) -> int:
+    """``python -m layoutalg.gpu.check``: the same as ``layoutalg gpu-check``; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="layoutalg gpu-check", description=__doc__)
+    add_arguments(parser)
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    try:
+        return run(args)
+    except LayoutError as exc:
+        print(f"gpu-check: {exc}", file=sys.stderr)
+        return 2
 
 
 def report_lines(report: dict[str, Any]) -> list[str]:

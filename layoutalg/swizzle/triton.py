@@ -169,7 +169,9 @@ def parse_triton(text: str, shape: Sequence[int] | None = None) -> TritonLinearL
     return TritonLinearLayout(tuple((n, tuple(v)) for n, v in bases.items()), tuple(out_dims))
 
 
-_ATTR_ITEM = re.compile(r"(\w+)\s*=\s*(\[(?:[^\[\]]|\[[^\[\]]*\])*\])")
+_ATTR_ITEM = re.compile(r"(?<!\w)(\w+)\s*=\s*(\[(?:[^\[\]]|\[[^\[\]]*\])*\])")
+"""``name = [[...], ...]``.  The name starts only where a word starts (``(?<!\\w)``): without that, a long run of
+word characters is tried from every position inside it, quadratic in its length."""
 
 
 def _parse_attribute(text: str, shape: Sequence[int] | None) -> TritonLinearLayout:
@@ -185,7 +187,10 @@ def _parse_attribute(text: str, shape: Sequence[int] | None) -> TritonLinearLayo
     for m in _ATTR_ITEM.finditer(body):
         inner = m.group(2)[1:-1]
         vectors = re.findall(r"\[([^\[\]]*)\]", inner)
-        bases[m.group(1)] = [tuple(int(v) for v in vec.split(",") if v.strip()) for vec in vectors]
+        try:
+            bases[m.group(1)] = [tuple(int(v) for v in vec.split(",") if v.strip()) for vec in vectors]
+        except ValueError:  # not an integer, or one of more digits than Python converts
+            raise ParseError(f"basis entries of {m.group(1)!r} are not integers", text, text.find(m.group(0)) + 1) from None
     if not bases:
         raise ParseError("no basis lists found", text, 1)
     width = max((len(v) for vecs in bases.values() for v in vecs), default=0)

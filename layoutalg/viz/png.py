@@ -58,7 +58,7 @@ def write_png(grid: Grid, path: str | Path) -> Path:
     target = Path(path)
     try:
         grid_to_image(grid).save(target, format="PNG")
-    except OSError as exc:
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
         raise LayoutError(f"cannot write PNG {str(target)!r}: {exc}") from exc
     return target
 

@@ -10,7 +10,6 @@ from typing import Any
 from layoutalg.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
-    EXIT_UNKNOWN,
     UsageError,
     check_text,
     dtype_bits,
@@ -133,55 +132,13 @@ def sweep(instruction: str, rows: int, cols: int, element_bytes: int, by: str | 
         return tile_access(instruction, (rows, cols), 8 * element_bytes, by or "row", arch=arch)
 
 
-<<<<<<< HEAD
+def _global_layout(ins: Any, args: argparse.Namespace, rows: int, cols: int) -> Any:
+    """For cp.async: the tile's global sources, a row-major ``rows x cols`` block with ``--global-ld`` per row."""
 def _check_global_ld(global_ld: int, cols: int) -> None:
     if global_ld < cols:
         raise UsageError(f"--global-ld {global_ld} is smaller than the tile's row of {cols} elements (global rows "
                          "would overlap)", f"give --global-ld {cols} or more: the global matrix's elements per row")
 
-
-def _global_sources(instruction: str, args: argparse.Namespace, element_bytes: int, cols: int) -> Any:
-    """For cp.async: element (row, col) -> its global byte offset (row-major, ``--global-ld`` elements per row)."""
-    from layoutalg.banks.instruction import parse_instruction
-=======
-def _global_layout(ins: Any, args: argparse.Namespace, rows: int, cols: int) -> Any:
-    """For cp.async: the tile's global sources, a row-major ``rows x cols`` block with ``--global-ld`` per row."""
-    from layoutalg.core.layout import Layout
->>>>>>> trust-cli
-
-    if ins.kind != "cp.async":
-        if args.global_ld is not None:
-            raise UsageError("--global-ld is for cp.async accesses only", f"drop it for --access {args.access}")
-        return None
-<<<<<<< HEAD
-    if args.global_ld is None or args.global_ld <= 0:
-        raise UsageError(f"{instruction}: its cost depends on where each lane's data comes from",
-                         "give the global matrix's leading dimension in elements, e.g. --global-ld 4096 "
-                         "(row-major, tile at a 128-byte-aligned address)")
-    ld = args.global_ld
-    _check_global_ld(ld, cols)
-    return lambda r, c: element_bytes * (r * ld + c)
-
-
-def _element_offsets(layout: Any) -> tuple[list[int], int, int]:
-    from layoutalg.viz.grid import _rank2_extents
-
-    rows, cols = _rank2_extents(layout, "LAYOUT")
-    return [int(v) for v in layout.to_numpy()], rows, cols
-=======
-    if ins.cache == "ca":
-        raise UsageError(f"{ins.canonical}: cp.async.ca wavefronts are not modelled (no exact rule is known)",
-                         "use --access cp.async.cg (16 bytes, L1 bypass), or measure with layoutalg gpu-check",
-                         EXIT_UNKNOWN)
-    if args.global_ld is None:
-        raise UsageError(f"{ins.canonical}: its cost depends on where each lane's data comes from",
-                         "give the global matrix's leading dimension in elements, e.g. --global-ld 4096 "
-                         "(row-major, tile at a 128-byte-aligned address)")
-    if not 0 < args.global_ld < 1 << 40:
-        raise UsageError(f"--global-ld {args.global_ld}: must be a positive number of elements below 2^40",
-                         "give the global matrix's leading dimension in elements, e.g. --global-ld 4096")
-    return Layout((rows, cols), (args.global_ld, 1))
->>>>>>> trust-cli
 
 
 def _cmd_banks(args: argparse.Namespace) -> int:
@@ -192,32 +149,14 @@ def _cmd_banks(args: argparse.Namespace) -> int:
     arch = arch_option(args.arch)
     element_bytes = element_bytes_option(args.dtype)
     layout = tiled(parse_layout(args.layout, dtype=args.dtype), args.tile_to)
-<<<<<<< HEAD
-    element_bytes = max(1, dtype_bits(args.dtype) // 8)
-    instruction = expand_access(args.access, element_bytes)
-    values, rows, cols = _element_offsets(layout)
-    sources = _global_sources(instruction, args, element_bytes, cols)
-    pattern = access_pattern(rows, cols, args.dtype, instruction, args.by)
-    reports = []
-    for lanes in pattern:
-        addresses = [element_bytes * values[r + rows * c] for r, c in lanes]
-        from_global = None if sources is None else [sources(r, c) for r, c in lanes]
-        reports.append((lanes, addresses, model.report(instruction, addresses, from_global)))
-    total = sum(rep.wavefronts for _, _, rep in reports)
-    ideal = sum(rep.ideal for _, _, rep in reports)
-    worst_index = max(range(len(reports)), key=lambda k: (reports[k][2].excess, -k))
-    worst_lanes, worst_addresses, worst = reports[worst_index]
-    picture_args = args if (args.png or args.svg or args.tikz) else None
-    if picture_args is not None and sources is not None:
-=======
     rows, cols = rank2_extents(layout, "LAYOUT")
     with option_errors("LAYOUT", _size_hint(rows * cols, element_bytes, arch, args.dtype)):
         check_sweep_size(rows * cols, element_bytes, arch, f"{layout}")
     ins = parse_access(args.access, element_bytes, arch)
-    instruction = ins.canonical if ins.kind != "cp.async" else f"cp.async.{ins.cache}.shared.global"
+    # the cg form is printed without its only size; ca keeps its 4/8/16
+    instruction = "cp.async.cg.shared.global" if ins.kind == "cp.async" and ins.cache == "cg" else ins.canonical
     global_layout = _global_layout(ins, args, rows, cols)
     if global_layout is not None and (args.png or args.svg or args.tikz):
->>>>>>> trust-cli
         raise UsageError("the bank heat map shows ld/st phases; a cp.async has none", "drop --png/--svg/--tikz")
     access = sweep(instruction, rows, cols, element_bytes, args.by, arch)
     with option_errors("LAYOUT", f"every address must be aligned to the access and lie within shared memory "
@@ -316,33 +255,17 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
 
     arch = arch_option(args.arch)
     rows, cols = parse_extents(args.shape, "--shape")
-<<<<<<< HEAD
-    element_bytes = max(1, dtype_bits(args.dtype) // 8)
-    accesses: list[Any] = [expand_access(a, element_bytes) for a in args.access]
-    if args.by == "column":
-        accesses = [(a, "column") if a.split(".")[0] in ("ld", "st", "cp") else a for a in accesses]
-=======
     element_bytes = element_bytes_option(args.dtype)
     with option_errors("--shape", _size_hint(rows * cols, element_bytes, arch, args.dtype)):
         check_sweep_size(rows * cols, element_bytes, arch, f"a {rows}x{cols} tile")
     accesses: list[Any] = []
     for text in args.access:
         ins = parse_access(text, element_bytes, arch)
-        if ins.kind == "cp.async":
-            raise UsageError(f"--access {text}: suggest-swizzle does not take cp.async (its cost depends on the "
-                             "global side)", "check a cp.async layout with layoutalg banks LAYOUT --access "
-                             "cp.async.cg --global-ld N")
         canonical = ins.canonical
-        sweep(canonical, rows, cols, element_bytes, args.by if ins.kind in ("ld", "st") else None, arch)
-        accesses.append((canonical, "column") if args.by == "column" and ins.kind in ("ld", "st") else canonical)
->>>>>>> trust-cli
-    try:
-        suggest = importlib.import_module("layoutalg.banks.suggest").suggest_swizzle
-    except (ImportError, AttributeError) as exc:
-        raise UsageError("suggest-swizzle needs layoutalg.banks.suggest, which this install lacks",
-                         "upgrade layoutalg") from exc
-<<<<<<< HEAD
-    copies = [a for a in accesses if str(a).startswith("cp.async")]
+        swept = ins.kind in ("ld", "st", "cp.async")
+        sweep(canonical, rows, cols, element_bytes, args.by if swept else None, arch)
+        accesses.append((canonical, "column") if args.by == "column" and swept else canonical)
+    copies = [a for a in args.access if a.startswith("cp.async")]
     if copies and args.global_ld is None:
         raise UsageError(f"{copies[0]}: its cost depends on where each lane's data comes from",
                          "give the global matrix's leading dimension in elements, e.g. --global-ld 4096")
@@ -352,11 +275,13 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
         if args.global_ld <= 0:
             raise UsageError(f"--global-ld {args.global_ld} must be positive", f"e.g. --global-ld {cols}")
         _check_global_ld(args.global_ld, cols)
-    result = suggest((rows, cols), args.dtype, accesses, global_ld=args.global_ld)
-=======
+    try:
+        suggest = importlib.import_module("layoutalg.banks.suggest").suggest_swizzle
+    except (ImportError, AttributeError) as exc:
+        raise UsageError("suggest-swizzle needs layoutalg.banks.suggest, which this install lacks",
+                         "upgrade layoutalg") from exc
     with option_errors("suggest-swizzle", "try a smaller --shape, another --dtype or --access, or --arch sm_90"):
-        result = suggest((rows, cols), 8 * element_bytes, accesses, arch=arch)
->>>>>>> trust-cli
+        result = suggest((rows, cols), 8 * element_bytes, accesses, global_ld=args.global_ld, arch=arch)
     if args.json:
         emit_json(result.to_json())
     else:

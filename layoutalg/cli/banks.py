@@ -132,12 +132,29 @@ def sweep(instruction: str, rows: int, cols: int, element_bytes: int, by: str | 
         return tile_access(instruction, (rows, cols), 8 * element_bytes, by or "row", arch=arch)
 
 
-def _global_layout(ins: Any, args: argparse.Namespace, rows: int, cols: int) -> Any:
-    """For cp.async: the tile's global sources, a row-major ``rows x cols`` block with ``--global-ld`` per row."""
 def _check_global_ld(global_ld: int, cols: int) -> None:
     if global_ld < cols:
         raise UsageError(f"--global-ld {global_ld} is smaller than the tile's row of {cols} elements (global rows "
                          "would overlap)", f"give --global-ld {cols} or more: the global matrix's elements per row")
+
+
+def _global_layout(ins: Any, args: argparse.Namespace, rows: int, cols: int) -> Any:
+    """For cp.async: the tile's global sources, a row-major ``rows x cols`` block with ``--global-ld`` per row."""
+    from layoutalg.core.layout import Layout
+
+    if ins.kind != "cp.async":
+        if args.global_ld is not None:
+            raise UsageError("--global-ld is for cp.async accesses only", f"drop it for --access {args.access}")
+        return None
+    if args.global_ld is None:
+        raise UsageError(f"{ins.canonical}: its cost depends on where each lane's data comes from",
+                         "give the global matrix's leading dimension in elements, e.g. --global-ld 4096 "
+                         "(row-major, tile at a 128-byte-aligned address)")
+    if not 0 < args.global_ld < 1 << 40:
+        raise UsageError(f"--global-ld {args.global_ld}: must be a positive number of elements below 2^40",
+                         "give the global matrix's leading dimension in elements, e.g. --global-ld 4096")
+    _check_global_ld(args.global_ld, cols)
+    return Layout((rows, cols), (args.global_ld, 1))
 
 
 

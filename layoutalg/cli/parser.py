@@ -14,9 +14,9 @@ from layoutalg.cli.common import (
     add_picture_options,
 )
 from layoutalg.cli.convert import _cmd_atoms, _cmd_convert
+from layoutalg.cli.delegated import _cmd_gpu_check, _cmd_prove
 from layoutalg.cli.fragment import add_prove_fragment
 from layoutalg.cli.kernel import add_kernel_parser
-from layoutalg.cli.delegated import _cmd_gpu_check, _cmd_prove
 from layoutalg.cli.show import _cmd_show
 
 COMMANDS = ("show", "banks", "suggest-swizzle", "prove", "gpu-check", "convert", "atoms")
@@ -198,9 +198,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_prove_fragment(sub)
     add_kernel_parser(sub)
 
-    # Delegated subcommands: listed here for --help; their own parsers read the arguments.
-    sub.add_parser("prove", help="run theorem files and print a table (layoutalg prove --help)", add_help=False)
-    sub.add_parser("gpu-check", help="run the hardware suite on a GPU (layoutalg gpu-check --help)", add_help=False)
     from layoutalg.gpu.check import add_arguments as gpu_check_arguments
     from layoutalg.prove.runner import add_arguments as prove_arguments
 

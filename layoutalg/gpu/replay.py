@@ -363,10 +363,10 @@ def _wgmma_outcomes(cases: list[dict[str, Any]]) -> list[Outcome]:
 
 # -- driver -------------------------------------------------------------------------
 def _atoms_by_ptx() -> dict[str, list[Any]]:
-    from layoutalg.atoms.mma import MMA_ATOMS
+    from layoutalg.atoms.catalog import ALL_MMA_ATOMS
 
     out: dict[str, list[Any]] = {}
-    for atom in MMA_ATOMS:
+    for atom in ALL_MMA_ATOMS:
         out.setdefault(atom.ptx, []).append(atom)
     return out
 

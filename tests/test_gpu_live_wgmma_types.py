@@ -45,3 +45,12 @@ def test_satfinite_mma_sync_fragments_equal_the_saturate_atoms():
         assert atom.name.endswith("_SATURATE")
         checks = replay.check_mma(rec.mma(v), atom)
         assert all(not errs for _, errs in checks), (v.ptx, checks)
+
+
+@pytest.mark.parametrize("name", ["SM90_64x16x8_F32TF32TF32_SS_TN", "SM90_64x24x32_F16E5M2E4M3_RS_TN",
+                                  "SM90_64x48x32_S32U8U8_SS_TN_SATURATE"])
+def test_fragment_check_runs_any_wgmma_atom(name):
+    from layoutalg.gpu.fragment_check import check_wgmma
+
+    report = check_wgmma(get(name), b_swizzle="B128")
+    assert report.ok, report.text()

@@ -111,3 +111,14 @@ def test_replay_catches_a_wgmma_recording_with_two_d_slots_swapped(v):
     case["d_labels"] = pack(d)
     atom = wgmma(v.n, v.ab_type, v.d_type, v.a_source, b=v.bt, saturate=v.saturate)
     assert all(errs for _, errs in replay.check_wgmma(case, atom))
+
+
+@pytest.mark.parametrize("name", ["SM80_16x8x256_S32U1U1S32_TN_XORPOPC", "SM80_8x8x4_C64C64C64C64_TN", "SM61_DP4A",
+                                  "UniversalFMA", "SM90_16x8x8_C64C64C64C64_TN"])
+def test_fragment_check_refuses_atoms_the_one_hot_suite_cannot_run(name):
+    from layoutalg.atoms.catalog import get
+    from layoutalg.errors import InstructionError
+    from layoutalg.gpu.fragment_check import check_mma
+
+    with pytest.raises(InstructionError, match="one-hot suite"):
+        check_mma(get(name))

@@ -279,3 +279,27 @@ def test_zfill_and_placeholder_copies():
     assert atoms.get("DefaultCopy").name == "AutoVectorizingCopyWithAssumedAlignment<8>"
     assert atoms.get("AutoVectorizingCopy").src_layout.values() == [0]
     assert atoms.get("SM100_LOAD_256bit_CACHE_NOALLOCATION").bind(32).num_val_src == 8
+
+
+def test_operand_tv_of_a_b8_form_is_its_fragment_and_its_rows():
+    from layoutalg.atoms.tv import operand_tv
+
+    form = B8MatrixForm("ldmatrix", "m16n16", 2, "b4x16_p64")
+    frag, tile, thr = operand_tv(form, "dst")
+    assert tile == (16, 32) and thr.size() == 32 and frag == form.fragment_layout()
+    rows, _, _ = operand_tv(form, "src")
+    assert [rows(lane, 5) for lane in range(32)] == [16 * lane + 5 for lane in range(32)]
+    st_rows, st_tile, _ = operand_tv(B8MatrixForm("stmatrix", "m16n8", 1), "dst")
+    assert st_tile == (16, 8) and [st_rows(lane, 0) for lane in (0, 7, 8, 31)] == [0, 112, 0, 112]
+    with pytest.raises(InstructionError):
+        operand_tv(form, "A")
+
+
+def test_a_tiled_mma_of_a_new_wgmma_atom_has_the_atoms_tv_layouts():
+    from layoutalg.atoms import make_tiled_mma
+
+    atom = atoms.wgmma(24, "s8", "s32", "reg", b="u8")
+    tiled = make_tiled_mma(atom)
+    c, a = tiled.get_layoutC_TV(), tiled.get_layoutA_TV()
+    assert all(c(t, v) == atom.c_layout(t, v) for t in range(128) for v in range(12))
+    assert all(a(t, v) == atom.a_layout(t, v) for t in range(128) for v in range(16))

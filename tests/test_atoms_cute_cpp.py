@@ -233,3 +233,21 @@ def test_canonical_forms_decide_equality_like_full_evaluation():
                 assert same == (ours_tv(ours) == cute_tv(text)), (name, op, text)
                 seen[same] += 1
     assert seen[True] > 100 and seen[False] > 100
+
+
+@pytest.mark.parametrize("device", ["h100", "h200"])
+def test_recorded_hardware_refutes_cutes_int4_b_layout_and_agrees_with_ours(device):
+    """The committed one-hot mma recordings (H100, H200) of m16n8k32 .s4: our atom agrees with the hardware
+    under both models; with CuTe 4.2's BLayout substituted the CuTe model disagrees."""
+    import dataclasses
+
+    from layoutalg.core.layout import Layout
+    from layoutalg.gpu.replay import check_mma
+
+    rec = json.loads((Path(__file__).parent / "data" / f"gpu_recording_nvidia_{device}.json").read_text())
+    case = next(c for c in rec["mma"] if c["instruction"] == "mma.sync.aligned.m16n8k32.row.col.s32.s4.s4.s32")
+    ours = catalog.get("SM80_16x8x32_S32S4S4S32_TN")
+    assert all(not errs for _, errs in check_mma(case, ours))
+    cute_b = Layout(*parse(ATOMS["SM80_16x8x32_S32S4S4S32_TN"]["b"]))
+    results = dict(check_mma(case, dataclasses.replace(ours, b_layout=cute_b)))
+    assert results["cute"] and not results["ptx"]

@@ -251,3 +251,16 @@ def test_recorded_hardware_refutes_cutes_int4_b_layout_and_agrees_with_ours(devi
     cute_b = Layout(*parse(ATOMS["SM80_16x8x32_S32S4S4S32_TN"]["b"]))
     results = dict(check_mma(case, dataclasses.replace(ours, b_layout=cute_b)))
     assert results["cute"] and not results["ptx"]
+
+
+def test_every_atom_prints_as_cute_prints_it_except_the_defects():
+    """Structural equality too: shape and stride as CuTe prints them (underscores dropped)."""
+    differ = set()
+    for name, entry in ATOMS.items():
+        atom = catalog.get(name)
+        for op in ("thr_id", *_OPS[entry["kind"]]):
+            ours = getattr(atom, {"a": "a_layout", "b": "b_layout", "c": "c_layout", "thr_id": "thr_id"}.get(
+                op, f"{op}_layout"))
+            if str(ours).replace(" ", "") != entry[op].replace("_", ""):
+                differ.add((name, op))
+    assert differ == {(name, op) for name, (op, _) in DEFECTS.items()}

@@ -303,3 +303,15 @@ def test_a_tiled_mma_of_a_new_wgmma_atom_has_the_atoms_tv_layouts():
     c, a = tiled.get_layoutC_TV(), tiled.get_layoutA_TV()
     assert all(c(t, v) == atom.c_layout(t, v) for t in range(128) for v in range(12))
     assert all(a(t, v) == atom.a_layout(t, v) for t in range(128) for v in range(16))
+
+
+def test_get_reads_the_cpp_spellings_of_an_atom():
+    assert atoms.get("cute::SM90_64x64x16_F32F16F16_SS<cute::GMMA::Major::K, cute::GMMA::Major::MN>") is \
+        atoms.get("SM90_64x64x16_F32F16F16_SS")
+    assert atoms.get("SM90::GMMA::MMA_64x24x32_S32S8U8_RS_TN_SATURATE").name == "SM90_64x24x32_S32S8U8_RS_TN_SATURATE"
+    assert atoms.get("SM90_64x8x8_F32TF32TF32_SS_TN<>").name == "SM90_64x8x8_F32TF32TF32_SS_TN"
+    assert atoms.get("UniversalCopy<cute::uint128_t, cute::uint128_t>") is atoms.get("UniversalCopy<uint128_t>")
+    assert atoms.get("SM90::MMA_16x8x4_F64F64F64F64_TN") is atoms.get("SM90_16x8x4_F64F64F64F64_TN")
+    assert atoms.get("cp.async.cg.shared.global [dst], [src], 16").name == "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>"
+    with pytest.raises(InstructionError):
+        atoms.get("UniversalCopy<uint32_t, uint64_t>")

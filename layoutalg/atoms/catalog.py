@@ -50,15 +50,35 @@ def names() -> list[str]:
     return list(_BY_NAME) + gmma_names()
 
 
+def _normalize(name: str) -> str:
+    """C++ spellings of one atom to its catalog name: ``cute::`` / ``cutlass::`` and spaces dropped,
+    ``SM90::GMMA::MMA_64x...`` (CUTLASS's namespace form) read as ``SM90_64x...``, GMMA template
+    arguments (majors and scales, which do not change the TV layouts) dropped, and
+    ``UniversalCopy<T, T>`` / ``SM80_CP_ASYNC_*<T, T>`` read as ``<T>``."""
+    key = "".join(name.split()).replace("cute::", "").replace("cutlass::", "")
+    for prefix in ("SM90::GMMA::MMA_", "SM90::MMA_"):
+        if key.startswith(prefix):
+            key = "SM90_" + key[len(prefix):]
+    if key.startswith("SM90_64x") and "<" in key:
+        key = key[:key.index("<")]
+    if key.endswith(">") and "<" in key:
+        head, args = key[:-1].split("<", 1)
+        parts = args.split(",")
+        if len(parts) == 2 and parts[0] == parts[1]:
+            key = f"{head}<{parts[0]}>"
+    return key
+
+
 def get(name: str, bits: int | None = None) -> Any:
     """The atom called ``name`` (CuTe or PTX spelling); see the module docstring."""
     if not isinstance(name, str):
         raise InstructionError(f"atom name must be a str, got {name!r}")
     key = name.strip()
-    if key.startswith("cute::"):
-        key = key[len("cute::"):]
-    key = COPY_ALIASES.get(key, key)
-    atom: Atom | None = _BY_NAME.get(key) or _BY_PTX.get(key)
+    atom: Atom | None = _BY_NAME.get(key) or _BY_PTX.get(key)  # PTX strings may hold spaces (cp.async)
+    if atom is None:
+        key = _normalize(name)
+        key = COPY_ALIASES.get(key, key)
+        atom = _BY_NAME.get(key) or _BY_PTX.get(key)
     if atom is None:
         parsed = parse_gmma_name(key)
         if parsed:

@@ -24,7 +24,7 @@ from layoutalg.core.layout import Layout
 from layoutalg.errors import InstructionError
 
 L = Layout
-_ONE = Layout(1)
+_ONE = Layout(1, 0)  # CuTe's Layout<_1> prints _1:_0
 _UINT = {32: "uint32_t", 64: "uint64_t", 128: "uint128_t"}
 
 

@@ -38,7 +38,7 @@ from layoutalg.atoms.mma import Coord, Formula, L, MmaAtom, _SM80_8x4, _SM80_8x8
 from layoutalg.core.layout import Layout
 
 _T32 = Layout(32)
-_T1 = Layout(1)
+_T1 = Layout(1, 0)  # CuTe's Layout<_1> prints _1:_0
 
 
 def _g(lane: int) -> int:
@@ -167,8 +167,9 @@ def _sm80_integer() -> list[MmaAtom]:
         ((8, 8, 16), _INT8, (_SM80_8x16_Row, _SM80_8x16_Row, _SM80_8x8_Row), _m8n8(4)),
         ((16, 8, 16), _INT8, (L(((4, 8), (4, 2)), ((64, 1), (16, 8))), _SM80_8x16_Row, _SM80_16x8_Row),
          _m16n8_one_block(4)),
-        ((8, 8, 32), _INT4, (L(((4, 8), 8), ((64, 1), 8)), L(((4, 8), 8), ((64, 1), 8)), _SM80_8x8_Row), _m8n8(8)),
-        ((16, 8, 32), _INT4, (L(((4, 8), (8, 2)), ((128, 1), (16, 8))), L(((4, 8), 8), ((64, 1), 8)),
+        ((8, 8, 32), _INT4, (L(((4, 8), (8,)), ((64, 1), (8,))), L(((4, 8), (8,)), ((64, 1), (8,))), _SM80_8x8_Row),
+         _m8n8(8)),
+        ((16, 8, 32), _INT4, (L(((4, 8), (8, 2)), ((128, 1), (16, 8))), L(((4, 8), (8,)), ((64, 1), (8,))),
                               _SM80_16x8_Row), _m16n8_one_block(8)),
     ]
     for mnk, pairs, (la, lb, lc), formula in shapes:

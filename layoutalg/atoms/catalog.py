@@ -7,7 +7,11 @@
   :func:`layoutalg.atoms.smem.get_smem_atom`.
 * ``mma("m16n8k16", a="f16", b="f16", c="f32")``, ``ldmatrix(num=4, trans=True)``,
   ``stmatrix(num, trans)``, ``movmatrix()``, ``ld_shared(bits)``, ``st_shared(bits)``,
-  ``cp_async(nbytes, cache="ca")``, ``wgmma(n, a, c, a_source)``.
+  ``cp_async(nbytes, cache="ca")``, ``wgmma(n, a, c, a_source, b=, saturate=)``,
+  ``ldmatrix_b8(shape, num, src_fmt)``, ``stmatrix_b8(num)`` (the PTX 8-bit forms).
+
+The catalog holds every dense CuTe atom with TV layouts through SM90 (CUTLASS 4.2, checked
+against CuTe C++ by tests/test_atoms_cute_cpp.py) and CuTe's SM100 8-bit ldmatrix/stmatrix atoms.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 ``from layoutalg import atoms``; ``atoms.get("SM80_16x8x16_F32F16F16F32_TN")``,
 ``atoms.mma("m16n8k16", a="f16", b="f16", c="f32")``, ``atoms.ldmatrix(num=4, trans=True)``;
+``atoms.wgmma(64, "e4m3", "f32", b="e5m2")``, ``atoms.ldmatrix_b8("m16n16", 2)``;
 ``atoms.make_tiled_mma``, ``atoms.make_tiled_copy``, ``atoms.make_tiled_copy_A/B/C`` (see :mod:`.tiled`).
 """
 
@@ -10,11 +11,13 @@ from layoutalg.atoms.catalog import (  # noqa: F401, I001
     get,
     ld_shared,
     ldmatrix,
+    ldmatrix_b8,
     mma,
     movmatrix,
     names,
     st_shared,
     stmatrix,
+    stmatrix_b8,
     wgmma,
 )
 from layoutalg.atoms import catalog  # noqa: F401

@@ -7,48 +7,70 @@
   :func:`layoutalg.atoms.smem.get_smem_atom`.
 * ``mma("m16n8k16", a="f16", b="f16", c="f32")``, ``ldmatrix(num=4, trans=True)``,
   ``stmatrix(num, trans)``, ``movmatrix()``, ``ld_shared(bits)``, ``st_shared(bits)``,
-  ``cp_async(nbytes, cache="ca")``, ``wgmma(n, a, c, a_source)``.
+  ``cp_async(nbytes, cache="ca")``, ``wgmma(n, a, c, a_source, b=, saturate=)``,
+  ``ldmatrix_b8(shape, num, src_fmt)``, ``stmatrix_b8(num)`` (the PTX 8-bit forms).
+
+The catalog holds every dense CuTe atom with TV layouts through SM90 (CUTLASS 4.2, checked
+against CuTe C++ by tests/test_atoms_cute_cpp.py) and CuTe's SM100 8-bit ldmatrix/stmatrix atoms.
 """
 
 from __future__ import annotations
 
 import difflib
-import re
 from typing import Any, Union
 
 from layoutalg.atoms.copy import COPY_ATOMS, CopyAtom, TypedCopyAtom, find_matrix_atom
-from layoutalg.atoms.gmma import GMMA_NS, GmmaAtom, make_gmma
+from layoutalg.atoms.copy_ext import COPY_ALIASES, COPY_EXT_ATOMS
+from layoutalg.atoms.gmma import GmmaAtom, gmma_names, make_gmma, parse_gmma_name
+from layoutalg.atoms.ldmatrix_b8 import B8_COPY_ATOMS, B8MatrixForm, find_form
 from layoutalg.atoms.mma import MMA_ATOMS, MmaAtom
+from layoutalg.atoms.mma_ext import MMA_EXT_ATOMS
 from layoutalg.errors import InstructionError
 
 Atom = Union[MmaAtom, CopyAtom, GmmaAtom]
 
 _BY_NAME: dict[str, Atom] = {}
 _BY_PTX: dict[str, Atom] = {}
-_ALL: list[Atom] = [*MMA_ATOMS, *COPY_ATOMS]
+#: Every warp-level MMA atom (mma.sync, dp4a/dp2a, UniversalFMA): :mod:`.mma` and :mod:`.mma_ext`.
+ALL_MMA_ATOMS: tuple[MmaAtom, ...] = (*MMA_ATOMS, *MMA_EXT_ATOMS)
+#: Every copy atom: :mod:`.copy`, :mod:`.copy_ext` and CuTe's SM100 8-bit ldmatrix/stmatrix (:mod:`.ldmatrix_b8`).
+ALL_COPY_ATOMS: tuple[CopyAtom, ...] = (*COPY_ATOMS, *COPY_EXT_ATOMS, *B8_COPY_ATOMS)
+_ALL: list[Atom] = [*ALL_MMA_ATOMS, *ALL_COPY_ATOMS]
 for _atom in _ALL:
     _BY_NAME.setdefault(_atom.name, _atom)  # UniversalCopy<T>: the ld.shared form (CuTe has one atom for both)
     _BY_PTX.setdefault(_atom.ptx, _atom)
-_GMMA_RE = re.compile(r"SM90_64x(\d+)x16_(F16|F32)(F16|BF16)(F16|BF16)_(SS|RS)$")
-_GMMA_CACHE: dict[tuple[int, str, str, str], GmmaAtom] = {}
-_TYPES = {"F16": "f16", "BF16": "bf16", "F32": "f32"}
+_GMMA_CACHE: dict[tuple[int, str, str, str, str, bool], GmmaAtom] = {}
 
 
-def _gmma(n: int, a: str, c: str, a_source: str) -> GmmaAtom:
-    key = (n, a, c, a_source)
+def _gmma(n: int, a: str, b: str, c: str, a_source: str, saturate: bool = False) -> GmmaAtom:
+    key = (n, a, b, c, a_source, saturate)
     if key not in _GMMA_CACHE:
-        _GMMA_CACHE[key] = make_gmma(n, a, a, c, a_source)
+        _GMMA_CACHE[key] = make_gmma(n, a, b, c, a_source, saturate)
     return _GMMA_CACHE[key]
 
 
 def names() -> list[str]:
-    """Every CuTe atom name (wgmma listed for all N)."""
-    out = list(_BY_NAME)
-    for n in GMMA_NS:
-        for a, c in (("F16", "F16"), ("F16", "F32"), ("BF16", "F32")):
-            for mode in ("SS", "RS"):
-                out.append(f"SM90_64x{n}x16_{c}{a}{a}_{mode}")
-    return out
+    """Every CuTe atom name (all 1056 dense wgmma atoms included)."""
+    return list(_BY_NAME) + gmma_names()
+
+
+def _normalize(name: str) -> str:
+    """C++ spellings of one atom to its catalog name: ``cute::`` / ``cutlass::`` and spaces dropped,
+    ``SM90::GMMA::MMA_64x...`` (CUTLASS's namespace form) read as ``SM90_64x...``, GMMA template
+    arguments (majors and scales, which do not change the TV layouts) dropped, and
+    ``UniversalCopy<T, T>`` / ``SM80_CP_ASYNC_*<T, T>`` read as ``<T>``."""
+    key = "".join(name.split()).replace("cute::", "").replace("cutlass::", "")
+    for prefix in ("SM90::GMMA::MMA_", "SM90::MMA_"):
+        if key.startswith(prefix):
+            key = "SM90_" + key[len(prefix):]
+    if key.startswith("SM90_64x") and "<" in key:
+        key = key[:key.index("<")]
+    if key.endswith(">") and "<" in key:
+        head, args = key[:-1].split("<", 1)
+        parts = args.split(",")
+        if len(parts) == 2 and parts[0] == parts[1]:
+            key = f"{head}<{parts[0]}>"
+    return key
 
 
 def get(name: str, bits: int | None = None) -> Any:
@@ -56,13 +78,20 @@ def get(name: str, bits: int | None = None) -> Any:
     if not isinstance(name, str):
         raise InstructionError(f"atom name must be a str, got {name!r}")
     key = name.strip()
-    if key.startswith("cute::"):
-        key = key[len("cute::"):]
-    atom: Atom | None = _BY_NAME.get(key) or _BY_PTX.get(key)
+    atom: Atom | None = _BY_NAME.get(key) or _BY_PTX.get(key)  # PTX strings may hold spaces (cp.async)
     if atom is None:
-        m = _GMMA_RE.match(key)
-        if m and m.group(3) == m.group(4):
-            atom = _gmma(int(m.group(1)), _TYPES[m.group(3)], _TYPES[m.group(2)], "smem" if m.group(5) == "SS" else "reg")
+        key = _normalize(name)
+        key = COPY_ALIASES.get(key, key)
+        atom = _BY_NAME.get(key) or _BY_PTX.get(key)
+    if atom is None:
+        parsed = parse_gmma_name(key)
+        if parsed:
+            n, a, b, c, a_source, saturate = parsed
+            atom = _gmma(n, a, b, c, a_source, saturate)
+    if atom is None and key.startswith(("ldmatrix", "stmatrix")):
+        form = find_form(key)
+        if form is not None:
+            return form
     if atom is None and "_Atom" in key:
         from layoutalg.atoms import smem
 
@@ -81,22 +110,24 @@ def get(name: str, bits: int | None = None) -> Any:
 
 
 def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | None = None,
-        layout: str = "row.col") -> MmaAtom:
-    """The ``mma.sync`` atom ``mma.sync.aligned.{shape}.{layout}.{c}.{a}.{b}.{c}``.
+        layout: str = "row.col", satfinite: bool = False) -> MmaAtom:
+    """The ``mma.sync`` atom ``mma.sync.aligned.{shape}.{layout}[.satfinite].{c}.{a}.{b}.{c}``.
 
     ``arch`` picks between identical instructions of several generations (m16n8k8 f16 is
     both SM75 and SM80; the newest is the default).  ``layout`` is ``.alayout.blayout``,
-    only variable for sm70 ``m8n8k4`` f16.
+    only variable for sm70 ``m8n8k4`` f16.  ``satfinite`` picks CuTe's ``_SATURATE`` integer atoms.
+    The b1 atoms (``.xor.popc`` / ``.and.popc``) are found by name or full PTX string with :func:`get`.
     """
     for what, value in (("shape", shape), ("a", a), ("c", c), ("layout", layout)):
         if not isinstance(value, str):
             raise InstructionError(f"mma: {what} must be a PTX name such as 'm16n8k16' or 'f16', got {value!r}")
     b = b or a
     shape = shape.strip().lstrip(".")
-    matches = [x for x in MMA_ATOMS
-               if x.ptx == f"mma.sync.aligned.{shape}.{layout}.{c}.{a}.{b}.{c}" and (arch is None or x.arch == arch)]
+    sat = ".satfinite" if satfinite else ""
+    matches = [x for x in ALL_MMA_ATOMS
+               if x.ptx == f"mma.sync.aligned.{shape}.{layout}{sat}.{c}.{a}.{b}.{c}" and (arch is None or x.arch == arch)]
     if not matches:
-        have = sorted({x.ptx for x in MMA_ATOMS if f".{shape}." in x.ptx})
+        have = sorted({x.ptx for x in ALL_MMA_ATOMS if f".{shape}." in x.ptx})
         hint = ("; with that shape: " + ", ".join(have)) if have else ""
         raise InstructionError(f"no mma.sync {shape} with a={a}, b={b}, c={c}, layout {layout}"
                                f"{'' if arch is None else f', arch sm{arch}'}{hint}")
@@ -158,9 +189,24 @@ def cp_async(nbytes: int = 16, cache: str = "ca") -> CopyAtom:
     raise InstructionError(f"no cp.async.{cache} of {nbytes} bytes")  # pragma: no cover
 
 
-def wgmma(n: int, a: str = "f16", c: str = "f32", a_source: str = "smem") -> GmmaAtom:
-    """``wgmma.mma_async.sync.aligned.m64n{n}k16.{c}.{a}.{a}`` (CuTe SM90_64x{n}x16_{C}{A}{A}_{SS|RS})."""
-    return _gmma(n, a, c, a_source)
+def wgmma(n: int, a: str = "f16", c: str = "f32", a_source: str = "smem", b: str | None = None,
+          saturate: bool = False) -> GmmaAtom:
+    """``wgmma.mma_async.sync.aligned.m64n{n}k{K}.{c}.{a}.{b}[.satfinite]`` (CuTe ``SM90_64x{n}x{K}_...``).
+
+    f16/bf16 (K 16), tf32 (K 8), e4m3/e5m2 and s8/u8 (K 32); see :func:`layoutalg.atoms.gmma.make_gmma`.
+    """
+    return _gmma(n, a, b or a, c, a_source, saturate)
 
 
-__all__ = ["get", "names", "mma", "ldmatrix", "stmatrix", "movmatrix", "ld_shared", "st_shared", "cp_async", "wgmma"]
+def ldmatrix_b8(shape: str = "m16n16", num: int = 1, src_fmt: str = "b8") -> B8MatrixForm:
+    """The PTX 8-bit ldmatrix form ``ldmatrix.sync.aligned.{shape}.x{num}[.trans].shared.{b8 | b8x16.src_fmt}``."""
+    return B8MatrixForm("ldmatrix", shape, num, src_fmt)
+
+
+def stmatrix_b8(num: int = 1) -> B8MatrixForm:
+    """``stmatrix.sync.aligned.m16n8.x{num}.trans.shared.b8``."""
+    return B8MatrixForm("stmatrix", "m16n8", num)
+
+
+__all__ = ["get", "names", "mma", "ldmatrix", "stmatrix", "movmatrix", "ld_shared", "st_shared", "cp_async", "wgmma",
+           "ldmatrix_b8", "stmatrix_b8", "ALL_MMA_ATOMS", "ALL_COPY_ATOMS"]

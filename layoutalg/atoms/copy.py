@@ -254,20 +254,20 @@ _LD_PTX = {8: "ld.shared.u8", 16: "ld.shared.u16", 32: "ld.shared.u32", 64: "ld.
 
 def _per_thread_atoms() -> list[CopyAtom]:
     atoms: list[CopyAtom] = []
-    one = Layout(1)
+    one = Layout(1, 0)  # CuTe prints Layout<_1> as _1:_0
     for bits, uint in _UINT.items():
-        lay = L((1, bits), (1, 1))  # CuTe Layout<Shape<_1, Int<bits>>>: compact column-major
+        lay = L((1, bits), (0, 1))  # CuTe Layout<Shape<_1, Int<bits>>>: compact, an extent-1 mode has stride 0
         atoms.append(CopyAtom(f"UniversalCopy<{uint}>", _LD_PTX[bits], 50, "ld.shared", one, lay, lay, lay,
                               vector_bits=bits))
         atoms.append(CopyAtom(f"UniversalCopy<{uint}>", _LD_PTX[bits].replace("ld.", "st."), 50, "st.shared",
                               one, lay, lay, lay, vector_bits=bits))
     for nbytes in (4, 8, 16):
         bits = 8 * nbytes
-        lay = L((1, bits), (1, 1))
+        lay = L((1, bits), (0, 1))
         atoms.append(CopyAtom(f"SM80_CP_ASYNC_CACHEALWAYS<{_UINT[bits]}>",
                               f"cp.async.ca.shared.global [dst], [src], {nbytes}", 80, "cp.async", one, lay, lay, lay,
                               vector_bits=bits))
-    lay = L((1, 128), (1, 1))
+    lay = L((1, 128), (0, 1))
     atoms.append(CopyAtom("SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "cp.async.cg.shared.global [dst], [src], 16", 80,
                           "cp.async", one, lay, lay, lay, vector_bits=128))
     return atoms

@@ -51,6 +51,7 @@ Formula = Callable[[str, Any, Any], Coord]
 TYPE_BITS = {
     "f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s32": 32,
     "s8": 8, "u8": 8, "s4": 4, "u4": 4, "e4m3": 8, "e5m2": 8,
+    "b1": 1, "s16": 16, "c64": 128, "gc64": 192,  # gc64: CuTe's Gauss-complex accumulator (3 doubles)
 }
 
 

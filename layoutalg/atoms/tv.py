@@ -6,6 +6,9 @@
   The tile is ``(E, size // E)`` with ``E`` the values in one 128-bit matrix row for the
   matrix instructions (so column ``n`` is memory row ``n`` and row ``m`` the element in it),
   and ``(1, values)`` for the per-thread copies.
+* PTX 8-bit ldmatrix/stmatrix forms (:class:`~layoutalg.atoms.ldmatrix_b8.B8MatrixForm`): the
+  register side (``dst`` of ldmatrix, ``src`` of stmatrix) is the PTX fragment, the other side
+  the rows the lanes' addresses name, over the tile ``(16, rows)`` (16 elements per row).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import Any
 from layoutalg.atoms.copy import CopyAtom, TypedCopyAtom
 from layoutalg.atoms.fragment import upcast_bits
 from layoutalg.atoms.gmma import GmmaAtom
+from layoutalg.atoms.ldmatrix_b8 import B8MatrixForm
 from layoutalg.atoms.mma import MmaAtom
 from layoutalg.core.layout import Layout
 from layoutalg.errors import InstructionError
@@ -30,6 +34,8 @@ def operand_tv(atom: Any, operand: str, bits: int | None = None) -> tuple[Layout
         if op not in tiles:
             raise InstructionError(f"{atom.name} has operands A, B, C; got {operand!r}")
         return atom.layout(op), tiles[op], atom.thr_id
+    if isinstance(atom, B8MatrixForm):
+        return _b8_tv(atom, str(operand).lower())
     if isinstance(atom, TypedCopyAtom):
         bits, atom = atom.bits, atom.atom
     if isinstance(atom, CopyAtom):
@@ -40,11 +46,22 @@ def operand_tv(atom: Any, operand: str, bits: int | None = None) -> tuple[Layout
         width = bits or 1
         tv = upcast_bits(bit_layout, width) if bits else bit_layout
         total = max(1, _codomain(bit_layout) // width)
-        if atom.is_matrix:
+        if atom.is_matrix or atom.kind.endswith(".b8"):
             per_row = max(1, 128 // width)
             return tv, (per_row, max(1, total // per_row)), atom.thr_id
         return tv, (1, total), atom.thr_id
     raise InstructionError(f"not an atom: {atom!r}")
+
+
+def _b8_tv(form: B8MatrixForm, which: str) -> tuple[Layout, tuple[int, int], Layout]:
+    rows = form.rows_per_matrix * form.num
+    register_side = "dst" if form.kind == "ldmatrix" else "src"
+    if which not in ("src", "dst"):
+        raise InstructionError(f"{form.ptx} has operands src, dst; got {which!r}")
+    if which == register_side:
+        return form.fragment_layout(), (16, rows), Layout(32)
+    rows_tv = Layout(((rows, 32 // rows), 16), ((16, 0), 1)) if rows < 32 else Layout((32, 16), (16, 1))
+    return rows_tv, (16, rows), Layout(32)
 
 
 def _codomain(layout: Layout) -> int:

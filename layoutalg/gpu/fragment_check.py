@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence, cast
 
 from layoutalg.atoms.copy import CopyAtom
-from layoutalg.errors import CoordinateError, LayoutError
+from layoutalg.errors import CoordinateError, InstructionError, LayoutError
 from layoutalg.gpu.record import Recorder, check_row_addresses
 from layoutalg.gpu.suite import HALVES
 
@@ -204,13 +204,21 @@ def check_cp_async(layout: Any, lane_coords: Sequence[Any], nbytes: int = 16, ca
 
 
 def check_mma(atom: Any, recorder: Recorder | None = None) -> FragmentReport:
-    """One-hot runs of ``atom``'s mma.sync on the GPU against its PTX formulas and CuTe TV layouts."""
-    from layoutalg.gpu.replay import check_mma as replay_check
-    from layoutalg.gpu.suite import MmaVariant
+    """One-hot runs of ``atom``'s mma.sync on the GPU against its PTX formulas and CuTe TV layouts.
 
-    shape = atom.ptx.split(".")[3]
-    a_major, b_major = atom.ptx.split(".")[4:6]
-    v = MmaVariant(shape, atom.a_type, atom.b_type, atom.c_type, atom.d_type, a_major, b_major)
+    Runs every ``mma.sync`` atom whose element types the one-hot encoding holds (f16, bf16, tf32,
+    f64, fp8, s8/u8, s4/u4; ``.satfinite`` included); refuses the b1 ``popc`` atoms (one-bit operands
+    carry no digit), the complex and Gauss-complex atoms (several real MMAs), dp4a/dp2a and UniversalFMA.
+    """
+    from layoutalg.gpu.replay import check_mma as replay_check
+    from layoutalg.gpu.suite import TYPE_BITS, MmaVariant
+
+    parts = str(atom.ptx).split(".")
+    if parts[:3] != ["mma", "sync", "aligned"] or " " in atom.ptx or any(
+            t not in TYPE_BITS for t in (atom.a_type, atom.b_type, atom.c_type, atom.d_type)):
+        raise InstructionError(f"{atom.name} ({atom.ptx}) is not a single mma.sync the one-hot suite can run")
+    v = MmaVariant(parts[3], atom.a_type, atom.b_type, atom.c_type, atom.d_type, parts[4], parts[5],
+                   satfinite=".satfinite." in atom.ptx)
     rec = recorder or Recorder()
     case = rec.mma(v)
     mismatches = []
@@ -221,4 +229,23 @@ def check_mma(atom: Any, recorder: Recorder | None = None) -> FragmentReport:
     return FragmentReport(atom.ptx, len(unpack_triples(case["triples"])), tuple(mismatches))
 
 
-__all__ = ["Mismatch", "FragmentReport", "check_ldmatrix", "check_stmatrix", "check_cp_async", "check_mma"]
+def check_wgmma(atom: Any, b_swizzle: str = "INTERLEAVE") -> FragmentReport:
+    """One-hot runs of a wgmma atom (any element type, ``SS`` or ``RS``) on an sm_90 GPU against its
+    PTX fragment formulas, CuTe TV layouts and the shared-memory descriptor model; A (``SS``) and B
+    K-major, B in the swizzle mode ``b_swizzle`` (INTERLEAVE, B32, B64, B128)."""
+    from layoutalg.gpu.replay import check_wgmma as replay_check
+    from layoutalg.gpu.runner import compile_kernels
+    from layoutalg.gpu.wgmma import WgmmaVariant, canonical_operand, kernel_source, record_wgmma
+
+    n = atom.shape_mnk[1]
+    a_op = canonical_operand(64, "K", "INTERLEAVE") if atom.a_source == "smem" else None
+    v = WgmmaVariant(n, atom.a_type, atom.d_type, atom.a_source, a_op, canonical_operand(n, "K", b_swizzle),
+                     atom.b_type, atom.saturate)
+    name, src = kernel_source(v)
+    case = record_wgmma(v, compile_kernels([(name, src)])[name])
+    mismatches = [Mismatch(-1, -1, -1, e, model) for model, errs in replay_check(case, atom) for e in errs]
+    return FragmentReport(atom.ptx, case["triples"], tuple(mismatches))
+
+
+__all__ = ["Mismatch", "FragmentReport", "check_ldmatrix", "check_stmatrix", "check_cp_async", "check_mma",
+           "check_wgmma"]

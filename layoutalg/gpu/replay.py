@@ -284,14 +284,15 @@ def wgmma_model_coords(case: dict[str, Any], atom: Any, model: str) -> dict[str,
     from layoutalg.atoms.gmma import GmmaDescriptor
 
     n = case["n"]
+    bits, k_ext = case.get("elem_bits", 16), case.get("k", 16)  # recordings before issue 16: f16/bf16 only
     coords: dict[str, dict[int, tuple[int, int]]] = {"A": {}, "B": {}, "C": {}}
 
     def smem_units(op: dict[str, Any], rows: int, flip: bool) -> dict[int, tuple[int, int]]:
         desc = GmmaDescriptor(op["region_offset"], op["lbo"], op["sbo"], op["layout_type"])
         out = {}
         for mn in range(rows):
-            for k in range(16):
-                unit = (desc.address(op["major"], mn, k, 16) - op["region_offset"]) // 2
+            for k in range(k_ext):
+                unit = (desc.address(op["major"], mn, k, bits) - op["region_offset"]) // (bits // 8)
                 out[unit] = (k, mn) if flip else (mn, k)
         return out
 
@@ -304,7 +305,7 @@ def wgmma_model_coords(case: dict[str, Any], atom: Any, model: str) -> dict[str,
         return {tid * per_thread + i: (int(idx[tid, i]) % 64, int(idx[tid, i]) // 64)
                 for tid in range(128) for i in range(per_thread)}
 
-    coords["A"] = smem_units(case["a_operand"], 64, False) if case["a_operand"] else reg_coords("A", 8)
+    coords["A"] = smem_units(case["a_operand"], 64, False) if case["a_operand"] else reg_coords("A", k_ext // 2)
     coords["B"] = smem_units(case["b_operand"], n, True)
     coords["C"] = reg_coords("C", n // 2)
     return coords
@@ -319,7 +320,8 @@ def check_wgmma(case: dict[str, Any], atom: Any) -> list[tuple[str, list[str]]]:
     n_b, n_d = cnt["b"], cnt["d"]
     got = expand(unpack(case["a_labels"]), unpack(case["b_labels"]), unpack(case["d_labels"]), n_b, n_d)
     per_d = case["n"] // 2
-    a_name = ("A smem unit {}" if case["a_operand"] else "A tid {0[0]} elem {0[1]}")
+    per_a = case.get("k", 16) // 2
+    a_name = ("A smem element {}" if case["a_operand"] else "A tid {0[0]} elem {0[1]}")
     results = []
     for model in ("ptx", "cute"):
         coords = wgmma_model_coords(case, atom, model)
@@ -334,8 +336,8 @@ def check_wgmma(case: dict[str, Any], atom: Any) -> list[tuple[str, list[str]]]:
             def describe(code: int, coords: dict[str, dict[int, tuple[int, int]]] = coords) -> str:
                 a, rest = divmod(int(code), n_b * n_d)
                 b, d = divmod(rest, n_d)
-                an = a_name.format(a if case["a_operand"] else divmod(a, 8))
-                return (f"{an} {coords['A'].get(a, '?')}, B smem unit {b} {coords['B'].get(b, '?')}, "
+                an = a_name.format(a if case["a_operand"] else divmod(a, per_a))
+                return (f"{an} {coords['A'].get(a, '?')}, B smem element {b} {coords['B'].get(b, '?')}, "
                         f"D tid {d // per_d} elem {d % per_d} {coords['C'].get(d, '?')}")
 
             errs += [f"hardware has, model lacks: {describe(c)}" for c in extra]
@@ -356,17 +358,18 @@ def _wgmma_outcomes(cases: list[dict[str, Any]]) -> list[Outcome]:
         if "error" in case:
             outs.append(_outcome("wgmma", case["variant"], "not_checked", [case["error"][:500]], "did not run"))
             continue
-        atom = wgmma(case["n"], case["ab_type"], case["d_type"], case["a_source"])
+        atom = wgmma(case["n"], case["ab_type"], case["d_type"], case["a_source"], b=case.get("b_type"),
+                     saturate=case.get("saturate", False))
         outs += _compare("wgmma", f"{atom.name} {case['variant']}", check_wgmma(case, atom))
     return outs
 
 
 # -- driver -------------------------------------------------------------------------
 def _atoms_by_ptx() -> dict[str, list[Any]]:
-    from layoutalg.atoms.mma import MMA_ATOMS
+    from layoutalg.atoms.catalog import ALL_MMA_ATOMS
 
     out: dict[str, list[Any]] = {}
-    for atom in MMA_ATOMS:
+    for atom in ALL_MMA_ATOMS:
         out.setdefault(atom.ptx, []).append(atom)
     return out
 

@@ -41,6 +41,7 @@ class MmaVariant:
     d_type: str
     a_major: str = "row"  # PTX .alayout
     b_major: str = "col"  # PTX .blayout
+    satfinite: bool = False  # integer .satfinite (CuTe's _SATURATE atoms)
 
     @property
     def mnk(self) -> tuple[int, int, int]:
@@ -52,7 +53,7 @@ class MmaVariant:
 
     @property
     def ptx(self) -> str:
-        return (f"mma.sync.aligned.{self.shape}.{self.a_major}.{self.b_major}."
+        return (f"mma.sync.aligned.{self.shape}.{self.a_major}.{self.b_major}{'.satfinite' if self.satfinite else ''}."
                 f"{self.d_type}.{self.a_type}.{self.b_type}.{self.c_type}")
 
     @property
@@ -103,6 +104,10 @@ def _mma_variants() -> tuple[MmaVariant, ...]:
         for at in pair:
             for bt in pair:
                 v.append(MmaVariant(shape, at, bt, "s32", "s32"))
+    # .satfinite twins (CuTe's _SATURATE atoms): one sign pair per integer shape.
+    for shape, at, bt in (("m8n8k16", "s8", "u8"), ("m16n8k16", "s8", "u8"), ("m16n8k32", "s8", "u8"),
+                          ("m8n8k32", "s4", "u4"), ("m16n8k32", "s4", "u4"), ("m16n8k64", "s4", "u4")):
+        v.append(MmaVariant(shape, at, bt, "s32", "s32", satfinite=True))
     # sm89 fp8.
     for at in ("e4m3", "e5m2"):
         for bt in ("e4m3", "e5m2"):

@@ -1,37 +1,44 @@
-"""Hopper ``wgmma.mma_async`` m64nNk16 on the GPU: raw one-hot recordings.
+"""Hopper ``wgmma.mma_async`` on the GPU, every element type: raw one-hot recordings.
 
 One thread block is one warpgroup (128 threads) doing one run.  A comes from
 shared memory through a descriptor (``SS``) or from registers (``RS``); B
-always from shared memory.  The kernel fills shared memory itself by a fixed
-rule (so the runs need no per-run upload): A is one-hot (value 1) at one
-16-bit unit of its region (SS) or at one register element ``tid*8 + e``
-(RS); every unit ``j`` of the B region holds digit ``d`` of ``j`` in base
-``base``, plus one.  ``scale-d`` is false, so D = A x B.
+always from shared memory.  Elements are ``E = bits/8`` bytes (tf32 4, f16/bf16 2,
+e4m3/e5m2/s8/u8 1) and ``K = 256/bits``; an operand row of one K block is 32 bytes
+for every type, so the canonical layouts (:func:`canonical_operand`) are the same
+in bytes.  The kernel fills shared memory itself by a fixed rule (so the runs
+need no per-run upload): A is one-hot (value 1 in A's type) at one element of its
+region (SS) or at one register element ``tid*(K/2) + e`` (RS); every element ``j``
+of the B region holds digit ``d`` of ``j`` in base ``base`` (the largest base whose
+digits plus one are exact in B's type), plus one.  ``scale-d`` is false, so D = A x B.
 
 From the runs (decoded on the GPU with CuPy) come the triples
-``(a, b, d)``: A unit/slot ``a`` times B unit ``b`` landed in D slot ``d``
+``(a, b, d)``: A element/slot ``a`` times B element ``b`` landed in D slot ``d``
 (``d = tid * (N/2) + i`` for element ``i`` of thread ``tid``).  They are
-stored *factorised*, which is lossless because the recorder checks that the
-triples are exactly the ones the factors generate:
+stored *factorised* (:mod:`layoutalg.gpu.wgmma_triples`), which is lossless because the
+recorder checks that the triples are exactly the ones the factors generate:
 
-* ``a``: ``[row_label, k_label]`` per A unit/slot (``-1`` if it reaches nothing);
-* ``b``: ``[k_label, col_label]`` per B unit;
+* ``a``: ``[row_label, k_label]`` per A element/slot (``-1`` if it reaches nothing);
+* ``b``: ``[k_label, col_label]`` per B element;
 * ``d``: ``[row_label, col_label]`` per D slot;
 
-with ``row_label`` the smallest A unit of that row class, ``k_label`` and
-``col_label`` the smallest B unit of their classes (labels are raw unit
+with ``row_label`` the smallest A element of that row class, ``k_label`` and
+``col_label`` the smallest B element of their classes (labels are raw element
 numbers, no model involved).  Stored column by column as successive differences
 (int32, little-endian), zlib-compressed, base64 (:func:`unpack` reverses it).
 """
 
 from __future__ import annotations
 
-import base64
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
 from layoutalg.errors import InstructionError
+from layoutalg.gpu.wgmma_triples import expand, factorise, pack, triple_codes, unpack
+
+_pack = pack  # the name record.py imports
+
+_BITS = {"tf32": 32, "f16": 16, "bf16": 16, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8}
+_CTYPE = {1: "unsigned char", 2: "unsigned short", 4: "unsigned"}
 
 LAYOUT_TYPES = {"INTERLEAVE": 0, "B128": 1, "B64": 2, "B32": 3}
 _WIDTH_BYTES = {"INTERLEAVE": 16, "B32": 32, "B64": 64, "B128": 128}
@@ -77,20 +84,46 @@ def canonical_operand(mn: int, major: str, layout_type: str) -> Operand:
 
 @dataclass(frozen=True)
 class WgmmaVariant:
+    """One wgmma run set: N, A type (``ab_type``), D type, A source, the operands' smem forms,
+    B's type when it differs from A's, and ``.satfinite`` (integers)."""
+
     n: int
-    ab_type: str  # f16 / bf16
-    d_type: str  # f16 / f32
+    ab_type: str  # A's element type (and B's unless b_type says otherwise)
+    d_type: str  # f16 / f32 / s32
     a_source: str  # "smem" / "reg"
     a: Operand | None
     b: Operand
+    b_type: str | None = None
+    saturate: bool = False
+
+    @property
+    def a_type(self) -> str:
+        return self.ab_type
+
+    @property
+    def bt(self) -> str:
+        return self.b_type or self.ab_type
+
+    @property
+    def bits(self) -> int:
+        return _BITS[self.ab_type]
+
+    @property
+    def elem_bytes(self) -> int:
+        return self.bits // 8
+
+    @property
+    def k(self) -> int:
+        return 256 // self.bits
 
     @property
     def ptx(self) -> str:
-        return f"wgmma.mma_async.sync.aligned.m64n{self.n}k16.{self.d_type}.{self.ab_type}.{self.ab_type}"
+        sat = ".satfinite" if self.saturate else ""
+        return f"wgmma.mma_async.sync.aligned.m64n{self.n}k{self.k}.{self.d_type}.{self.ab_type}.{self.bt}{sat}"
 
     @property
     def d_units(self) -> int:
-        return self.n // 2 if self.d_type == "f32" else self.n // 4
+        return self.n // 4 if self.d_type == "f16" else self.n // 2
 
     @property
     def a_offset(self) -> int:
@@ -108,7 +141,9 @@ class WgmmaVariant:
 
     def name(self) -> str:
         a = f"{self.a.major}{self.a.layout_type}" if self.a else "R"
-        return f"wgmma_n{self.n}_{self.d_type}_{self.ab_type}_{a}_{self.b.major}{self.b.layout_type}"
+        types = self.ab_type if self.bt == self.ab_type else f"{self.ab_type}_{self.bt}"
+        return (f"wgmma_n{self.n}_{self.d_type}_{types}_{a}_{self.b.major}{self.b.layout_type}"
+                f"{'_sat' if self.saturate else ''}")
 
     def label(self) -> str:
         a = f"A {self.a.major}-major {self.a.layout_type}" if self.a else "A registers"
@@ -116,7 +151,9 @@ class WgmmaVariant:
 
 
 def wgmma_variants() -> list[WgmmaVariant]:
-    """Every N for f16->f32 SS and RS; N in {8, 64, 256} for the other forms; descriptor modes at N=64."""
+    """Every N for f16->f32 SS and RS; N in {8, 64, 256} for the other 16-bit forms; descriptor modes
+    at N=64; for tf32, fp8 and int8 (K-major only): N in {8, 24, 64} (and 256 for one type pair),
+    SS and RS, and the swizzled K-major modes at N=64."""
     from layoutalg.atoms.gmma import GMMA_NS
 
     v: list[WgmmaVariant] = []
@@ -137,6 +174,24 @@ def wgmma_variants() -> list[WgmmaVariant]:
                                   canonical_operand(64, major, lt)))
     v.append(WgmmaVariant(128, "f16", "f32", "smem", canonical_operand(64, "K", "B128"),
                           canonical_operand(128, "MN", "B128")))
+    return v + _other_type_variants()
+
+
+def _other_type_variants() -> list[WgmmaVariant]:
+    k_int = canonical_operand(64, "K", "INTERLEAVE")
+    kinds = [("tf32", "tf32", "f32", False), ("e4m3", "e4m3", "f32", False), ("e4m3", "e5m2", "f16", False),
+             ("e5m2", "e4m3", "f32", False), ("e5m2", "e5m2", "f16", False), ("s8", "s8", "s32", False),
+             ("s8", "u8", "s32", True), ("u8", "s8", "s32", False), ("u8", "u8", "s32", True)]
+    v: list[WgmmaVariant] = []
+    for a, b, d, sat in kinds:
+        ns = (8, 24, 64, 256) if (a, b) in (("tf32", "tf32"), ("e4m3", "e4m3"), ("s8", "s8")) else (8, 24, 64)
+        for n in ns:
+            bk = canonical_operand(n, "K", "INTERLEAVE")
+            v.append(WgmmaVariant(n, a, d, "smem", k_int, bk, b, sat))
+            v.append(WgmmaVariant(n, a, d, "reg", None, bk, b, sat))
+    for a, d in (("tf32", "f32"), ("e4m3", "f32"), ("s8", "s32")):
+        for lt in ("B32", "B64", "B128"):
+            v.append(WgmmaVariant(64, a, d, "smem", canonical_operand(64, "K", lt), canonical_operand(64, "K", lt)))
     return v
 
 
@@ -145,40 +200,47 @@ def kernel_source(v: WgmmaVariant) -> tuple[str, str]:
     nd = v.d_units
     c = "f" if v.d_type == "f32" else "r"
     ctype = "float" if c == "f" else "unsigned"
+    et = _CTYPE[v.elem_bytes]
     d_list = ", ".join(f"%{i}" for i in range(nd))
     outs = ", ".join(f'"+{c}"(d[{i}])' for i in range(nd))
     trans_a = 1 if v.a and v.a.major == "MN" else 0
     trans_b = 1 if v.b.major == "MN" else 0
+    sixteen = v.bits == 16
     if v.a is None:
         a_ops = "{" + ", ".join(f"%{nd + 1 + i}" for i in range(4)) + "}"
         ins = '"r"(zero), "r"(ar[0]), "r"(ar[1]), "r"(ar[2]), "r"(ar[3]), "l"(db)'
-        tail = f"%{nd + 5}, p, 1, 1, {trans_b}"
-        a_fill = """
+        tail = f"%{nd + 5}, p"
+        per = 32 // v.bits  # elements per 32-bit register; 4 registers hold K/2 elements per thread
+        a_fill = f"""
     unsigned ar[4];
-    for (int j = 0; j < 4; ++j) {
-        unsigned lo = (tid * 8 + 2 * j == one_hot) ? enc[1] : enc[0];
-        unsigned hi = (tid * 8 + 2 * j + 1 == one_hot) ? enc[1] : enc[0];
-        ar[j] = lo | (hi << 16);
-    }"""
+    for (int j = 0; j < 4; ++j) {{
+        ar[j] = 0;
+        for (int e = 0; e < {per}; ++e)
+            if (tid * {4 * per} + j * {per} + e == one_hot) ar[j] |= (unsigned)enc[base + 1] << ({v.bits} * e);
+    }}"""
     else:
         a_ops = f"%{nd + 1}"
         ins = '"r"(zero), "l"(da), "l"(db)'
-        tail = f"%{nd + 2}, p, 1, 1, {trans_a}, {trans_b}"
+        tail = f"%{nd + 2}, p"
         a_fill = f"""
-    for (int j = tid; j < {v.a.region_bytes // 2}; j += 128) smem[{v.a_offset // 2} + j] = (j == one_hot) ? enc[1] : enc[0];"""
+    for (int j = tid; j < {v.a.region_bytes // v.elem_bytes}; j += 128) smem[{v.a_offset // v.elem_bytes} + j] = (j == one_hot) ? enc[base + 1] : ({et})0;"""
+    if v.ab_type not in ("s8", "u8"):
+        tail += ", 1, 1"  # imm-scale-a, imm-scale-b
+    if sixteen:
+        tail += f", {trans_b}" if v.a is None else f", {trans_a}, {trans_b}"  # imm-trans (16-bit types only)
     src = f"""
-extern "C" __global__ void __launch_bounds__(128) {name}(const unsigned short* enc, int digits, int base,
+extern "C" __global__ void __launch_bounds__(128) {name}(const {et}* enc, int digits, int base,
         unsigned long long desc_a, unsigned long long desc_b, unsigned* D) {{
     SMEM_DECL;
-    unsigned short* smem = (unsigned short*)smem_raw;
+    {et}* smem = ({et}*)smem_raw;
     const int tid = threadIdx.x;
     const int one_hot = blockIdx.x / digits;
     const int digit = blockIdx.x % digits;
     int scale = 1;
     for (int j = 0; j < digit; ++j) scale *= base;
-    for (int j = tid; j < {v.smem_bytes // 2}; j += 128) smem[j] = 0;
+    for (int j = tid; j < {v.smem_bytes // v.elem_bytes}; j += 128) smem[j] = 0;
     __syncthreads();
-    for (int j = tid; j < {v.b.region_bytes // 2}; j += 128) smem[{v.b_offset // 2} + j] = enc[(j / scale) % base + 1];
+    for (int j = tid; j < {v.b.region_bytes // v.elem_bytes}; j += 128) smem[{v.b_offset // v.elem_bytes} + j] = enc[(j / scale) % base + 1];
     {a_fill}
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     __syncthreads();
@@ -200,101 +262,6 @@ extern "C" __global__ void __launch_bounds__(128) {name}(const unsigned short* e
     return name, src
 
 
-def _pack(arr: Any, columns: int = 2) -> str:
-    """int array (rows, columns) -> column by column, successive differences, int32 LE, zlib, base64."""
-    import numpy as np
-
-    flat = np.asarray(arr, dtype=np.int64).reshape(-1, columns).T.reshape(-1)
-    return base64.b64encode(zlib.compress(np.diff(flat, prepend=0).astype("<i4").tobytes(), 9)).decode()
-
-
-def unpack(text: str, columns: int = 2) -> Any:
-    """Inverse of :func:`_pack`: an int64 array of shape ``(rows, columns)``."""
-    import numpy as np
-
-    flat = np.cumsum(np.frombuffer(zlib.decompress(base64.b64decode(text)), dtype="<i4").astype(np.int64))
-    return flat.reshape(columns, -1).T
-
-
-def factorise(triples: Any, n_a: int, n_b: int, n_d: int) -> tuple[Any, Any, Any, bool]:
-    """Row/k/col labels of A, B, D (see module doc) and whether they regenerate ``triples`` exactly."""
-    import numpy as np
-
-    t = np.asarray(triples, dtype=np.int64)
-    a_lab = np.full((n_a, 2), -1, dtype=np.int64)
-    b_lab = np.full((n_b, 2), -1, dtype=np.int64)
-    d_lab = np.full((n_d, 2), -1, dtype=np.int64)
-    big = np.iinfo(np.int64).max
-    row_of_d = np.full(n_d, big)
-    np.minimum.at(row_of_d, t[:, 2], t[:, 0])
-    col_of_d = np.full(n_d, big)
-    np.minimum.at(col_of_d, t[:, 2], t[:, 1])
-    k_of_a = np.full(n_a, big)
-    np.minimum.at(k_of_a, t[:, 0], t[:, 1])
-    reached_d = row_of_d < big
-    d_lab[reached_d, 0], d_lab[reached_d, 1] = row_of_d[reached_d], col_of_d[reached_d]
-    a_lab[t[:, 0], 0] = row_of_d[t[:, 2]]
-    a_lab[t[:, 0], 1] = k_of_a[t[:, 0]]
-    b_lab[t[:, 1], 0] = k_of_a[t[:, 0]]
-    b_lab[t[:, 1], 1] = col_of_d[t[:, 2]]
-    regenerated = expand(a_lab, b_lab, d_lab, n_b, n_d)
-    given = _sorted_unique(t[:, 0] * (n_b * n_d) + t[:, 1] * n_d + t[:, 2])
-    return a_lab, b_lab, d_lab, bool(regenerated.shape == given.shape and (regenerated == given).all())
-
-
-def triple_codes(a: Any, b: Any, d: Any, n_b: int, n_d: int) -> Any:
-    """Sorted codes ``a*n_b*n_d + b*n_d + d`` of every triple a product structure generates.
-
-    ``a`` rows are ``(id, row, k)``, ``b`` rows ``(id, k, col)``, ``d`` rows ``(id, row, col)``
-    (int arrays); a triple exists when the k's match and D's (row, col) is (A's row, B's col).
-    """
-    import numpy as np
-
-    a, b, d = (np.asarray(x, dtype=np.int64).reshape(-1, 3) for x in (a, b, d))
-    if not len(a) or not len(b) or not len(d):
-        return np.zeros(0, dtype=np.int64)
-    span = int(max(a[:, 1].max(), d[:, 1].max(), b[:, 2].max(), d[:, 2].max())) + 1
-    d_keys = d[:, 1] * span + d[:, 2]
-    order = np.argsort(d_keys)
-    d_sorted, d_ids = d_keys[order], d[order, 0]
-    codes = []
-    for k in np.unique(a[:, 2]):
-        aa = a[a[:, 2] == k]
-        bb = b[b[:, 1] == k]
-        if not len(bb):
-            continue
-        keys = (aa[:, 1][:, None] * span + bb[:, 2][None, :]).reshape(-1)
-        pos = np.clip(np.searchsorted(d_sorted, keys), 0, len(d_sorted) - 1)
-        hit = d_sorted[pos] == keys
-        a_rep = np.repeat(aa[:, 0], len(bb))[hit]
-        b_rep = np.tile(bb[:, 0], len(aa))[hit]
-        # several D slots may share a (row, col): take every one of them
-        lo = np.searchsorted(d_sorted, keys[hit], side="left")
-        hi = np.searchsorted(d_sorted, keys[hit], side="right")
-        for extra in range(int((hi - lo).max(initial=1))):
-            sel = lo + extra < hi
-            codes.append(a_rep[sel] * (n_b * n_d) + b_rep[sel] * n_d + d_ids[(lo + extra)[sel]])
-    return _sorted_unique(np.concatenate(codes)) if codes else np.zeros(0, dtype=np.int64)
-
-
-def _sorted_unique(x: Any) -> Any:
-    import numpy as np
-
-    x = np.sort(x, kind="stable")
-    return x[np.concatenate(([True], x[1:] != x[:-1]))] if len(x) else x
-
-
-def expand(a_lab: Any, b_lab: Any, d_lab: Any, n_b: int, n_d: int) -> Any:
-    """The triples the labels generate, as sorted codes ``a*n_b*n_d + b*n_d + d``."""
-    import numpy as np
-
-    def with_ids(lab: Any) -> Any:
-        ids = np.nonzero(lab[:, 0] >= 0)[0]
-        return np.column_stack([ids, lab[ids, 0], lab[ids, 1]])
-
-    return triple_codes(with_ids(a_lab), with_ids(b_lab), with_ids(d_lab), n_b, n_d)
-
-
 def record_wgmma(v: WgmmaVariant, kernel: Any) -> dict[str, Any]:
     """All one-hot runs of one variant; returns the factorised raw recording."""
     from layoutalg.gpu import require_cupy
@@ -303,16 +270,20 @@ def record_wgmma(v: WgmmaVariant, kernel: Any) -> dict[str, Any]:
     cp = require_cupy()
     import numpy as np
 
-    n_a = v.a.region_bytes // 2 if v.a else 128 * 8
-    n_b = v.b.region_bytes // 2
+    from layoutalg.gpu.encoding import DIGIT_BASE
+
+    n_a = v.a.region_bytes // v.elem_bytes if v.a else 128 * (v.k // 2)
+    n_b = v.b.region_bytes // v.elem_bytes
     per_thread = v.n // 2
     n_d = 128 * per_thread
-    base = 256
+    base = min(256, DIGIT_BASE[v.bt])
     digits = 1
     while base ** digits < n_b:
         digits += 1
     runs = n_a * digits
-    enc = cp.asarray(encode(np.arange(base + 1), v.ab_type).astype(np.uint16))
+    # enc[0..base]: B's values 0..base; enc[base + 1]: A's 1 (A's 0 is all-zero bits in every type)
+    table = np.concatenate([encode(np.arange(base + 1), v.bt), encode(np.array([1]), v.ab_type)])
+    enc = cp.asarray(table.astype({1: np.uint8, 2: np.uint16, 4: np.uint32}[v.elem_bytes]))
     out = cp.zeros((runs, 128, v.d_units), dtype=cp.uint32)
     if v.smem_bytes > 48 * 1024:
         kernel.max_dynamic_shared_size_bytes = v.smem_bytes
@@ -321,6 +292,8 @@ def record_wgmma(v: WgmmaVariant, kernel: Any) -> dict[str, Any]:
     cp.cuda.Device().synchronize()
     if v.d_type == "f32":
         vals = out.view(cp.float32).reshape(n_a, digits, n_d)
+    elif v.d_type == "s32":
+        vals = out.view(cp.int32).reshape(n_a, digits, n_d).astype(cp.float32)
     else:
         vals = out.view(cp.float16).reshape(n_a, digits, n_d).astype(cp.float32)
     reached = vals != 0
@@ -343,19 +316,20 @@ def record_wgmma(v: WgmmaVariant, kernel: Any) -> dict[str, Any]:
         anomalies.append("triples are not a product of row, k and column classes")
     rec: dict[str, Any] = {
         "instruction": v.ptx, "variant": v.label(), "n": v.n, "ab_type": v.ab_type, "d_type": v.d_type,
+        "b_type": v.bt, "saturate": v.saturate, "k": v.k, "elem_bits": v.bits,
         "a_source": v.a_source, "digit_base": base, "digits": digits, "triples": int(len(triples)),
         "a_operand": None if v.a is None else {"major": v.a.major, "layout_type": v.a.layout_type, "lbo": v.a.lbo,
                                                "sbo": v.a.sbo, "region_bytes": v.a.region_bytes,
                                                "region_offset": v.a_offset},
         "b_operand": {"major": v.b.major, "layout_type": v.b.layout_type, "lbo": v.b.lbo, "sbo": v.b.sbo,
                       "region_bytes": v.b.region_bytes, "region_offset": v.b_offset},
-        "a_slots": "A register element tid*8+e (e: register e//2, half e%2)" if v.a is None
-        else "16-bit unit of the A region",
+        "a_slots": f"A register element tid*{v.k // 2}+e (register e//{32 // v.bits}, position e%{32 // v.bits})"
+        if v.a is None else f"{v.bits}-bit element of the A region",
         "counts": {"a": n_a, "b": n_b, "d": n_d},
-        "a_labels": _pack(a_lab), "b_labels": _pack(b_lab), "d_labels": _pack(d_lab), "anomalies": anomalies,
+        "a_labels": pack(a_lab), "b_labels": pack(b_lab), "d_labels": pack(d_lab), "anomalies": anomalies,
     }
     if not exact:
-        rec["triples_full"] = _pack(triples, 3)
+        rec["triples_full"] = pack(triples, 3)
     return rec
 
 
@@ -387,3 +361,7 @@ def record_all_wgmma(progress: Any = None) -> list[dict[str, Any]]:
     if progress:
         progress(f"wgmma: {len(out)} variants")
     return out
+
+
+__all__ = ["Operand", "WgmmaVariant", "canonical_operand", "wgmma_variants", "kernel_source", "record_wgmma",
+           "record_all_wgmma", "expand", "factorise", "triple_codes", "unpack"]

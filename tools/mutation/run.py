@@ -174,6 +174,7 @@ def run(folders: list[str], sample: int | None, seed: int, budget_s: float, jobs
     rng.shuffle(todo)
     if sample is not None:
         todo = todo[:sample]
+    todo.sort(key=lambda item: item[0].ident + " " + item[0].replacement not in results)  # earlier survivors first
     print(f"{len(todo)} mutants to run", flush=True)
     deadline = time.monotonic() + budget_s
     runners = [Runner() for _ in range(jobs)]

@@ -52,3 +52,9 @@ def test_wrong_lane_count_error_states_the_counts_the_instruction_accepts():
         report("ldmatrix.sync.aligned.m8n8.x4.shared.b16", [0] * 8)
     with pytest.raises(InstructionError, match=r"needs 32 \(or 8, the lanes \.x1 reads\) lane addresses, got 5"):
         report("ldmatrix.sync.aligned.m8n8.x1.shared.b16", [0] * 5)
+
+
+def test_report_of_a_small_ldmatrix_lists_one_address_per_lane_with_ignored_lanes_as_zero():
+    rows = [16 * i for i in range(8)]
+    r = report("ldmatrix.sync.aligned.m8n8.x1.shared.b16", rows)
+    assert r.lane_byte_addresses == tuple(rows) + (0,) * 24

@@ -83,8 +83,8 @@ def build_map(test_paths: list[str]) -> None:
         merged: dict[str, dict[str, list[str]]] = json.loads(LINE_TESTS.read_text())
         for rel, lines in line_tests.items():
             old = merged.setdefault(rel, {})
-            for line, tests in lines.items():
-                old[line] = sorted(set(old.get(line, [])) | set(tests))
+            for line_key, tests in lines.items():
+                old[line_key] = sorted(set(old.get(line_key, [])) | set(tests))
         line_tests = merged
     LINE_TESTS.write_text(json.dumps(line_tests))
     print(f"mapped {len(line_tests)} files -> {LINE_TESTS}")

@@ -47,6 +47,9 @@ class Mutant:
     end: int
     original: str
     replacement: str
+    stmt_line: int = 0
+    """First line of the innermost statement holding the mutant (coverage records only that line of a
+    statement spanning several lines)."""
 
     @property
     def ident(self) -> str:
@@ -116,9 +119,16 @@ def find_mutants(path: str, source: str) -> list[Mutant]:
     offsets = _Offsets(source)
     docstrings = _docstring_nodes(tree)
     found: list[Mutant] = []
+    statements = [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree) if isinstance(n, ast.stmt)]
+
+    def stmt_line(line: int) -> int:
+        holding = [first for first, last in statements if first <= line <= last]
+        return max(holding, default=line)
 
     def add(node: ast.AST, operator: str, start: int, end: int, replacement: str) -> None:
-        found.append(Mutant(path, node.lineno, node.col_offset, operator, start, end, source[start:end], replacement))  # type: ignore[attr-defined]
+        line = node.lineno  # type: ignore[attr-defined]
+        found.append(Mutant(path, line, node.col_offset, operator, start, end, source[start:end], replacement,  # type: ignore[attr-defined]
+                            stmt_line(line)))
 
     def span(node: ast.AST) -> tuple[int, int]:
         return (offsets(node.lineno, node.col_offset),  # type: ignore[attr-defined]

@@ -16,7 +16,9 @@ a mutant that hangs is killed by the timeout).  A mutant is *killed* when
 those tests fail, *survived* when they pass, *uncovered* when no test runs
 its line (a survivor too).  Survivors listed in ``tools/mutation/equivalent.txt``
 (``ident  reason``, one per line) are *equivalent*.  Results accumulate in the
-output file, so a run can stop at its budget and a later one continues.
+output file, so a run can stop at its budget and a later one continues; survivors
+are run again on every later run (a new test may kill them).  ``map TESTS...``
+merges the coverage of the given test files into the existing map.
 """
 
 from __future__ import annotations
@@ -77,6 +79,13 @@ def build_map(test_paths: list[str]) -> None:
             for ctx in contexts:
                 by_line[str(line)].add(ctx.split("|")[0].split("[")[0] if ctx else IMPORT_TIME)
         line_tests[rel] = {line: sorted(tests) for line, tests in by_line.items()}
+    if test_paths and LINE_TESTS.exists():  # a partial map merges into the existing one, line by line
+        merged: dict[str, dict[str, list[str]]] = json.loads(LINE_TESTS.read_text())
+        for rel, lines in line_tests.items():
+            old = merged.setdefault(rel, {})
+            for line_key, tests in lines.items():
+                old[line_key] = sorted(set(old.get(line_key, [])) | set(tests))
+        line_tests = merged
     LINE_TESTS.write_text(json.dumps(line_tests))
     print(f"mapped {len(line_tests)} files -> {LINE_TESTS}")
 
@@ -155,13 +164,17 @@ def run(folders: list[str], sample: int | None, seed: int, budget_s: float, jobs
     for path in modules_under(folders):
         source = (ROOT / path).read_text()
         for mutant in find_mutants(path, source):
-            if mutant.ident + " " + mutant.replacement in results:
-                continue
-            todo.append((mutant, tests_for_line(line_tests.get(path, {}), mutant.line)))
+            done = results.get(mutant.ident + " " + mutant.replacement)
+            if done is not None and done["verdict"] not in ("survived", "uncovered"):
+                continue  # survivors run again: tests may have been added since
+            file_lines = line_tests.get(path, {})
+            tests = tests_for_line(file_lines, mutant.line) or tests_for_line(file_lines, mutant.stmt_line)
+            todo.append((mutant, tests))
     rng = random.Random(seed)
     rng.shuffle(todo)
     if sample is not None:
         todo = todo[:sample]
+    todo.sort(key=lambda item: item[0].ident + " " + item[0].replacement not in results)  # earlier survivors first
     print(f"{len(todo)} mutants to run", flush=True)
     deadline = time.monotonic() + budget_s
     runners = [Runner() for _ in range(jobs)]
@@ -202,6 +215,7 @@ def report(out: Path) -> None:
     equivalent = load_equivalent()
     table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     survivors = []
+    seconds: dict[str, float] = defaultdict(float)
     for key, r in results.items():
         package = "/".join(r["path"].split("/")[:2])
         verdict = r["verdict"]
@@ -209,15 +223,17 @@ def report(out: Path) -> None:
             verdict = "equivalent"
         table[package][verdict] += 1
         table[package]["total"] += 1
+        seconds[package] += r.get("seconds", 0.0)
         if verdict in ("survived", "uncovered"):
             survivors.append(f"- {key}  ({r['original']!r} -> {r['replacement']!r}, {verdict})")
-    print("| package | mutants | killed | equivalent | survived | uncovered | kill rate (non-equivalent) |")
-    print("|---|---|---|---|---|---|---|")
+    print("| package | mutants | killed | equivalent | survived | uncovered | kill rate (non-equivalent) "
+          "| test time (s) |")
+    print("|---|---|---|---|---|---|---|---|")
     for package, c in sorted(table.items()):
         live = c["total"] - c["equivalent"]
         rate = 100.0 * c["killed"] / live if live else 100.0
         print(f"| {package} | {c['total']} | {c['killed']} | {c['equivalent']} | {c['survived']} | "
-              f"{c['uncovered']} | {rate:.1f}% |")
+              f"{c['uncovered']} | {rate:.1f}% | {seconds[package]:.0f} |")
     if survivors:
         print("\nsurvivors:\n" + "\n".join(sorted(survivors)))
 

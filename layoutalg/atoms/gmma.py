@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property, partial
-from typing import Callable
+from typing import Any, Callable
 
 from layoutalg.atoms.fragment import fit_layout, index_arg
 from layoutalg.atoms.gmma_desc import LAYOUT_TYPES, GmmaDescriptor, make_gmma_desc, swizzle_address

@@ -115,8 +115,8 @@ def test_proof_symbolic_over_an_unbounded_stage_parameter():
 
     stage = param("stage", lo=0, hi=1 << 20)
 
-    def fn(lane, i):
-        return lane % 16 + 16 * (i // 4), (i % 4) * 16 + (lane // 16) * 8, stage
+    def fn(lane, i):  # a 2-stage ring: every k-tile uses stage k % 2 (coordinates stay inside the layout)
+        return lane % 16 + 16 * (i // 4), (i % 4) * 16 + (lane // 16) * 8, stage % 2
 
     staged = ComposedLayout(Swizzle(3, 3, 3), 0, Layout((64, 64, 2), (64, 1, 4096)))
     acc = symbolic_access(LDSM_X4, fn, i=16)
@@ -131,9 +131,9 @@ def test_proof_symbolic_over_an_unbounded_stage_parameter():
     cex = res2.counterexample
     la, lb = cex["lane"], cex["lane_b"]
     assert la // 8 == lb // 8
-    st = cex["stage"]
-    ba = 2 * plain(*[int(x) if not hasattr(x, "name") else st for x in fn(la, cex["i"])])
-    bb = 2 * plain(*[int(x) if not hasattr(x, "name") else st for x in fn(lb, cex["i"])])
+    st = cex["stage"] % 2
+    ba = 2 * plain(*[int(x) if isinstance(x, int) else st for x in fn(la, cex["i"])])
+    bb = 2 * plain(*[int(x) if isinstance(x, int) else st for x in fn(lb, cex["i"])])
     assert (ba // 4) % 32 == (bb // 4) % 32 and ba // 4 != bb // 4
     with pytest.raises(LayoutError):
         conflict_free(staged, acc, "f16", method="enum")
@@ -280,3 +280,29 @@ def test_cp_async_cg_conflict_free_proof_and_refutation() -> None:
     assert int(res.wavefronts[cex["instance"]]) == cex["wavefronts"]
     with pytest.raises(LayoutError, match="enumeration only"):
         conflict_free(smem, "cp.async.cg.shared.global", "f16", method="z3", global_layout=Layout((64, 64), (72, 1)))
+
+
+def test_suggest_covers_cp_async_fills_with_their_global_side() -> None:
+    """A cp.async.cg fill plus the ldmatrix reads of the same 64x64 fp16 tile: the suggestion makes both
+    conflict-free (each instance re-costed here with the per-instruction model); the global side may be a
+    leading dimension or a layout, and one smaller than the row is refused."""
+    sug = suggest_swizzle((64, 64), "f16", ["cp.async.cg.shared.global", LDSM_X4], global_ld=4096)
+    assert sug.conflict_free and sug.proof.status == "proved"
+    glob = Layout((64, 64), (4096, 1))
+    res = analyze(sug.layout, "cp.async.cg.shared.global", "f16", global_layout=glob)
+    for k in range(res.count):
+        s = [int(x) for x in res.addresses.reshape(-1, 32)[k]]
+        g = [int(x) for x in res.global_addresses.reshape(-1, 32)[k]]
+        assert wavefronts("cp.async.cg.shared.global", s, g) == 4
+    same = suggest_swizzle((64, 64), "f16", ["cp.async.cg.shared.global", LDSM_X4], global_layout=glob)
+    assert same.layout == sug.layout
+    with pytest.raises(LayoutError, match="smaller than the tile's row of 64"):
+        suggest_swizzle((64, 64), "f16", ["cp.async.ca.shared.global, 16"], global_ld=48)
+    with pytest.raises(LayoutError, match="one global element"):
+        suggest_swizzle((64, 64), "f16", ["cp.async.ca.shared.global, 16"], global_layout=Layout((64, 64), (8, 1)))
+    with pytest.raises(LayoutError, match="global_ld="):
+        suggest_swizzle((64, 64), "f16", ["cp.async.cg.shared.global"])
+    with pytest.raises(LayoutError, match="not both"):
+        suggest_swizzle((64, 64), "f16", ["cp.async.cg.shared.global"], global_ld=64, global_layout=glob)
+    with pytest.raises(LayoutError, match="cp.async accesses only"):
+        suggest_swizzle((64, 64), "f16", [LDSM_X4], global_ld=64)

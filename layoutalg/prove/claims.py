@@ -14,11 +14,13 @@ A *domain* is an int ``n`` (one variable ``index``), a dict ``{"lane": 32,
 (:func:`~layoutalg.prove.expr.param`) used in the terms are quantified too.
 
 Every claim takes ``method`` (``"auto"``, ``"f2"``, ``"z3"``, ``"enum"``),
-``timeout`` (seconds for z3) and ``cross_check`` (run a second engine and raise
+``timeout`` (seconds for the whole claim, every engine and fallback included;
+``float('inf')`` for none; default ``settings().timeout``) and ``cross_check`` (run a second engine and raise
 :class:`EngineDisagreementError` when the verdicts differ).  ``"auto"`` tries
 GF(2) when every term is bit-linear, else enumerates domains of at most
 ``settings().auto_enum_limit`` points, else asks z3.  Every refutation is
-re-checked by plain evaluation at the counterexample before it is returned.
+re-checked by plain evaluation at the counterexample before it is returned,
+and names every free variable of the claim (``where=`` included).
 """
 
 from __future__ import annotations
@@ -28,22 +30,37 @@ import time
 from typing import Any, Callable
 
 from layoutalg.errors import ProofError
+from layoutalg.prove import budget, config
 from layoutalg.prove import expr as ex
 from layoutalg.prove.dispatch import METHODS, run_problem
 from layoutalg.prove.functions import Fn, call_on, check_vars, domain_vars, is_layoutish, make_fn, params_in, size_of
-from layoutalg.prove.problem import SECOND, Collision, Forall
-from layoutalg.prove.render import domain_text, fmt_vals, out_vals, proof_result, shown_values, witness_inputs
+from layoutalg.prove.problem import Collision, Forall
+from layoutalg.prove.render import (
+    domain_text,
+    fmt_vals,
+    named,
+    out_vals,
+    point_inputs,
+    proof_result,
+    shown_values,
+    witness_inputs,
+)
 from layoutalg.prove.result import ProofResult, combine
+
+Pairs = list[tuple[str, int]]
+Explain = Callable[[dict[ex.VarKey, int], Pairs], tuple[Pairs, str]]
 
 
 def _guarded(fn: Callable[..., ProofResult]) -> Callable[..., ProofResult]:
-    """Public claims turn a too-deep term (Python's recursion limit) into a ProofError naming the claim."""
+    """Public claims run under one deadline (their ``timeout``) and turn a too-deep term into a ProofError."""
     import functools
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> ProofResult:
+        timeout = kwargs.get("timeout")
         try:
-            return fn(*args, **kwargs)
+            with budget.limit(config.current().timeout if timeout is None else timeout):
+                return fn(*args, **kwargs)
         except RecursionError:
             raise ProofError(
                 f"{fn.__name__}: a term is nested too deeply to analyse (build long sums with fewer, wider steps)"
@@ -54,29 +71,37 @@ def _guarded(fn: Callable[..., ProofResult]) -> Callable[..., ProofResult]:
 
 
 def _forall_problem(variables: tuple[ex.Var, ...], pred: Any, where: Any) -> Forall:
+    """The claim over the domain and every parameter of ``pred`` *or* ``where`` (all are quantified)."""
     full = pred if where is None else ex.implies(where, pred)
     params = params_in(full)
-    low = ex.lower(full)
-    check_vars([low], variables, "the claim")
-    return Forall(variables + params, low)
+    check_vars([full], variables, "the claim")
+    return Forall(variables + params, ex.lower(full))
 
 
 def _decide_forall(
-    claim: str,
+    head: str,
     variables: tuple[ex.Var, ...],
     pred: Any,
     where: Any,
-    explain: Callable[[dict[str, int]], tuple[dict[str, int], str]],
+    explain: Explain,
     method: str,
     timeout: float | None,
     cross_check: bool | None,
 ) -> ProofResult:
+    """Decide ``head for all <domain and parameters>``; a refutation is worded by ``explain(witness, inputs)``.
+
+    ``inputs`` are the values of *every* quantified variable (domain first, then parameters, including
+    those only ``where`` mentions), so no free variable is ever missing from a counterexample.
+    """
     start = time.perf_counter()
     problem = _forall_problem(variables, pred, where)
+    claim = f"{head} for all {domain_text(problem.variables)}"
     out, used, notes = run_problem(problem, method, timeout, cross_check)
     cex, why = (None, "")
     if out.status == "refuted" and out.witness is not None:
-        cex, why = explain(out.witness)
+        inputs = point_inputs(problem.variables, out.witness)
+        extra, why = explain(out.witness, inputs)
+        cex = named(inputs + extra)
     return proof_result(claim, out, used, notes, time.perf_counter() - start, cex, why)
 
 
@@ -110,18 +135,15 @@ def equivalent(
     cond = call_on(where, variables, "where")
     pred = ex.all_of(*[a == b for a, b in zip(F.terms, G.terms)])
 
-    def explain(env: dict[str, int]) -> tuple[dict[str, int], str]:
-        inputs = [(v.name, env[v.name]) for v in variables] + [(p.name, env[p.name]) for p in params_in(pred)]
+    def explain(env: dict[ex.VarKey, int], inputs: Pairs) -> tuple[Pairs, str]:
         fv, gv = out_vals(F, F.terms, env), out_vals(G, G.terms, env)
         extra = shown_values(show, variables, env)
-        cex = dict(inputs + fv + gv + extra)
         why = f"at {fmt_vals(inputs)}: {fmt_vals(fv)} but {fmt_vals(gv)}"
         if extra:
             why += f" ({fmt_vals(extra)})"
-        return cex, why
+        return fv + gv + extra, why
 
-    claim = f"{names[0]} == {names[1]} for all {domain_text(variables, params_in(pred))}"
-    return _decide_forall(claim, variables, pred, cond, explain, method, timeout, cross_check)
+    return _decide_forall(f"{names[0]} == {names[1]}", variables, pred, cond, explain, method, timeout, cross_check)
 
 
 @_guarded
@@ -141,20 +163,19 @@ def forall(
     if variables is None:
         if callable(predicate) and not isinstance(predicate, ex.Pred):
             raise ProofError("forall: a Python function needs domain=")
-        found = ex.free_vars(predicate)
+        if callable(where) and not isinstance(where, ex.Pred):
+            raise ProofError("forall: a Python function as where= needs domain=")
+        found = ex.free_vars(predicate, where) if isinstance(where, ex.Pred) else ex.free_vars(predicate)
         variables = tuple(sorted((v for v in found.values() if v.kind == "var"), key=lambda v: v.name))
     pred = ex.as_pred(call_on(predicate, variables, name))
     cond = call_on(where, variables, "where")
 
-    def explain(env: dict[str, int]) -> tuple[dict[str, int], str]:
-        inputs = [(v.name, env[v.name]) for v in variables] + [(p.name, env[p.name]) for p in params_in(pred)]
+    def explain(env: dict[ex.VarKey, int], inputs: Pairs) -> tuple[Pairs, str]:
         extra = shown_values(show, variables, env)
-        cex = dict(inputs + extra)
         why = f"at {fmt_vals(inputs)}: {name} is false" + (f" ({fmt_vals(extra)})" if extra else "")
-        return cex, why
+        return extra, why
 
-    claim = f"{name} for all {domain_text(variables, params_in(pred))}"
-    return _decide_forall(claim, variables, pred, cond, explain, method, timeout, cross_check)
+    return _decide_forall(name, variables, pred, cond, explain, method, timeout, cross_check)
 
 
 @_guarded
@@ -176,18 +197,17 @@ def in_bounds(
     variables = F.variables
     pred = ex.all_of(*[ex.all_of(t >= lo, t < n) for t in F.terms])
 
-    def explain(env: dict[str, int]) -> tuple[dict[str, int], str]:
-        inputs = [(v.name, env[v.name]) for v in variables] + [(p.name, env[p.name]) for p in params_in(pred)]
+    def explain(env: dict[ex.VarKey, int], inputs: Pairs) -> tuple[Pairs, str]:
         fv = out_vals(F, F.terms, env)
         bound = int(ex.evaluate(ex.as_expr(n), env))
         low = int(ex.evaluate(ex.as_expr(lo), env))
         extra = shown_values(show, variables, env)
-        return dict(inputs + fv + extra), f"at {fmt_vals(inputs)}: {fmt_vals(fv)} is outside [{low}, {bound})" + (
+        return fv + extra, f"at {fmt_vals(inputs)}: {fmt_vals(fv)} is outside [{low}, {bound})" + (
             f" ({fmt_vals(extra)})" if extra else ""
         )
 
-    claim = f"{lo} <= {name} < {n} for all {domain_text(variables, params_in(pred))}"
-    return _decide_forall(claim, variables, pred, call_on(where, variables, "where"), explain, method, timeout, cross_check)
+    head = f"{lo} <= {name} < {n}"
+    return _decide_forall(head, variables, pred, call_on(where, variables, "where"), explain, method, timeout, cross_check)
 
 
 @_guarded
@@ -212,15 +232,14 @@ def aligned(
     variables = F.variables
     pred = ex.all_of(*[(t * element_bytes) % nbytes == 0 for t in F.terms])
 
-    def explain(env: dict[str, int]) -> tuple[dict[str, int], str]:
-        inputs = [(v.name, env[v.name]) for v in variables] + [(p.name, env[p.name]) for p in params_in(pred)]
+    def explain(env: dict[ex.VarKey, int], inputs: Pairs) -> tuple[Pairs, str]:
         fv = out_vals(F, F.terms, env)
         extra = shown_values(show, variables, env)
         addr = [(f"{k}_bytes", v * element_bytes) for k, v in fv]
-        return dict(inputs + fv + addr + extra), f"at {fmt_vals(inputs)}: byte address {fmt_vals(addr)} is not {nbytes}-byte aligned"
+        return fv + addr + extra, f"at {fmt_vals(inputs)}: byte address {fmt_vals(addr)} is not {nbytes}-byte aligned"
 
-    claim = f"{name} * {element_bytes} B is {nbytes}-byte aligned for all {domain_text(variables, params_in(pred))}"
-    return _decide_forall(claim, variables, pred, call_on(where, variables, "where"), explain, method, timeout, cross_check)
+    head = f"{name} * {element_bytes} B is {nbytes}-byte aligned"
+    return _decide_forall(head, variables, pred, call_on(where, variables, "where"), explain, method, timeout, cross_check)
 
 
 @_guarded
@@ -257,40 +276,44 @@ def contiguous(
         raise ProofError(f"contiguous: along={along!r} is not a domain variable ({[v.name for v in variables]})")
     if target.lo != 0 or not target.is_plain() or target.hi % n:
         raise ProofError(f"contiguous: {target.describe()} must start at 0 and have an extent divisible by n={n}")
-    run = ex.var(f"{along}_run", target.hi // n)
-    elem = ex.var(f"{along}_elem", n)
+    # the run and element indices are generated variables (their own namespace: no user name can clash)
+    run = ex.Var.fresh(f"{along}_run", 0, target.hi // n)
+    elem = ex.Var.fresh(f"{along}_elem", 0, n)
     new_vars = tuple(v for v in variables if v.name != along) + (run, elem)
-    at = ex.substitute(F.terms, {along: run * n + elem})
-    start = ex.substitute(F.terms, {along: run * n})
+    at = ex.substitute(F.terms, {target.key: run * n + elem})
+    start = ex.substitute(F.terms, {target.key: run * n})
     pred = ex.all_of(*[a == b + elem for a, b in zip(at, start)])
 
-    def explain(env: dict[str, int]) -> tuple[dict[str, int], str]:
-        inputs = [(v.name, env[v.name]) for v in new_vars] + [(p.name, env[p.name]) for p in params_in(pred)]
+    def explain(env: dict[ex.VarKey, int], inputs: Pairs) -> tuple[Pairs, str]:
         got = [int(x) for x in ex.evaluate(at, env)]
         base = [int(x) for x in ex.evaluate(start, env)]
-        pos = env[run.name] * n + env[elem.name]
-        extra = shown_values(show, variables, {**env, along: pos})
-        cex = dict(inputs + [(along, pos), (f"{name}", got[0]), (f"{name}_run_start", base[0])] + extra)
-        return cex, (
+        pos = env[run.key] * n + env[elem.key]
+        extra = shown_values(show, variables, {**env, target.key: pos})
+        return [(along, pos), (f"{name}", got[0]), (f"{name}_run_start", base[0])] + extra, (
             f"at {fmt_vals(inputs)} ({along}={pos}): {name}={got[0]} but the run starts at {base[0]}, "
-            f"so element {env[elem.name]} should be at {base[0] + env[elem.name]}"
+            f"so element {env[elem.key]} should be at {base[0] + env[elem.key]}"
         )
 
-    claim = f"{name} is contiguous in runs of {n} along {along} for all {domain_text(new_vars, params_in(pred))}"
-    return _decide_forall(claim, new_vars, pred, None, explain, method, timeout, cross_check)
+    head = f"{name} is contiguous in runs of {n} along {along}"
+    return _decide_forall(head, new_vars, pred, None, explain, method, timeout, cross_check)
 
 
-def _rename(variables: tuple[ex.Var, ...]) -> tuple[tuple[ex.Var, ...], dict[str, ex.Expr]]:
-    copies = tuple(ex.Var(v.name + SECOND, v.lo, v.hi, v.multiple_of, v.pow2, "var") for v in variables)
-    return copies, {v.name: c for v, c in zip(variables, copies)}
+def _rename(variables: tuple[ex.Var, ...]) -> tuple[tuple[ex.Var, ...], dict[ex.VarKey, ex.Expr]]:
+    """Generated copies of ``variables`` (shown primed: ``lane'``), and the substitution to them."""
+    copies = tuple(v.fresh_copy(v.name + "'") for v in variables)
+    return copies, {v.key: c for v, c in zip(variables, copies)}
 
 
-def _decide_collision(claim: str, problem: Collision, explain: Callable[[dict[str, int]], tuple[dict[str, int], str]], method: str, timeout: float | None, cross_check: bool | None) -> ProofResult:
+def _decide_collision(
+    claim: str, problem: Collision, explain: Callable[[dict[ex.VarKey, int]], tuple[Pairs, str]],
+    method: str, timeout: float | None, cross_check: bool | None,
+) -> ProofResult:
     start = time.perf_counter()
     out, used, notes = run_problem(problem, method, timeout, cross_check)
     cex, why = (None, "")
     if out.status == "refuted" and out.witness is not None:
-        cex, why = explain(out.witness)
+        pairs, why = explain(out.witness)
+        cex = named(pairs)
     return proof_result(claim, out, used, notes, time.perf_counter() - start, cex, why)
 
 
@@ -310,11 +333,10 @@ def injective(
     params = params_in(F.terms)
     problem = Collision(params, F.variables, copies, ex.lower(F.terms), ex.lower(ex.substitute(F.terms, mapping)), True)
 
-    def explain(env: dict[str, int]) -> tuple[dict[str, int], str]:
+    def explain(env: dict[ex.VarKey, int]) -> tuple[Pairs, str]:
         first, second = witness_inputs(problem, env)
         fv = out_vals(F, F.terms, env)
-        cex = dict(first + second + fv)
-        return cex, f"{fmt_vals(first)} and {fmt_vals(second)} both give {fmt_vals(fv)}"
+        return first + second + fv, f"{fmt_vals(first)} and {fmt_vals(second)} both give {fmt_vals(fv)}"
 
     claim = f"{name} is injective over {domain_text(F.variables, params)}"
     return _decide_collision(claim, problem, explain, method, timeout, cross_check)
@@ -342,11 +364,10 @@ def disjoint(
     params = params_in(F.terms, gterms)
     problem = Collision(params, F.variables, copies, ex.lower(F.terms), ex.lower(gterms), False)
 
-    def explain(env: dict[str, int]) -> tuple[dict[str, int], str]:
+    def explain(env: dict[ex.VarKey, int]) -> tuple[Pairs, str]:
         first, second = witness_inputs(problem, env)
         fv = out_vals(F, F.terms, env)
-        cex = dict(first + second + fv)
-        return cex, f"{names[0]} at {fmt_vals(first)} and {names[1]} at {fmt_vals(second)} both give {fmt_vals(fv)}"
+        return first + second + fv, f"{names[0]} at {fmt_vals(first)} and {names[1]} at {fmt_vals(second)} both give {fmt_vals(fv)}"
 
     claim = f"{names[0]} and {names[1]} never overlap over {domain_text(F.variables, params)}"
     return _decide_collision(claim, problem, explain, method, timeout, cross_check)

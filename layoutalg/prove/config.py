@@ -1,6 +1,7 @@
 """Prover settings that a runner or a test can change for a block of code.
 
-``timeout`` (seconds given to z3 per claim), ``cross_check`` (run a second
+``timeout`` (seconds for each claim, every engine and fallback in it; ``float('inf')``
+for no limit; see :mod:`layoutalg.prove.budget`), ``cross_check`` (run a second
 engine on every claim and raise if they disagree; also switched on by the
 environment variable ``LAYOUTALG_CROSS_CHECK=1``), ``auto_enum_limit`` (the
 largest domain the automatic choice enumerates rather than handing to z3),

@@ -1,14 +1,16 @@
 """Choosing and running an engine for a problem (``method`` = auto / f2 / z3 / enum), validating every
 refutation by plain evaluation, and optionally cross-checking with a second engine.
+
+Everything :func:`run_problem` does -- the engine, auto's fallbacks, the search for a readable
+counterexample and the cross-check -- runs under one deadline (:mod:`layoutalg.prove.budget`).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 from layoutalg.errors import ProofError
-from layoutalg.prove import config
+from layoutalg.prove import budget, config
 from layoutalg.prove import expr as ex
 from layoutalg.prove.problem import (
     Collision,
@@ -18,12 +20,14 @@ from layoutalg.prove.problem import (
     Outcome,
     Problem,
     holds_at,
+    points,
 )
 
 METHODS = ("auto", "f2", "z3", "enum")
+Engine = Callable[[Problem, budget.Deadline], Outcome]
 
 
-def _engine(name: str) -> Callable[..., Outcome]:
+def _engine(name: str) -> Engine:
     if name == "f2":
         from layoutalg.prove import engine_f2
 
@@ -36,35 +40,43 @@ def _engine(name: str) -> Callable[..., Outcome]:
         from layoutalg.prove import engine_enum
 
         lim = config.current().enum_limit
-        return lambda p, timeout=None: engine_enum.decide(p, timeout, lim)
+        return lambda p, deadline: engine_enum.decide(p, deadline, lim)
     raise ProofError(f"method must be one of {METHODS}, got {name!r}")
 
 
-def _points(problem: Problem) -> int:
-    skip = {y.name for y in problem.ys} if isinstance(problem, Collision) else set()
-    return math.prod(v.count() for v in problem.all_vars if v.name not in skip)
+def _attempt(name: str, problem: Problem, deadline: budget.Deadline) -> Outcome:
+    """One engine's outcome; :class:`NotApplicableError` propagates, running out of time is "unknown"."""
+    try:
+        return _engine(name)(problem, deadline)
+    except budget.DeadlineExceededError as exc:
+        return Outcome("unknown", note=f"{name} {exc}")
 
 
-def _run_one(problem: Problem, method: str, timeout: float) -> tuple[Outcome, str, list[str]]:
+def _run_one(problem: Problem, method: str, deadline: budget.Deadline) -> tuple[Outcome, str, list[str]]:
     notes: list[str] = []
     if method != "auto":
         try:
-            return _engine(method)(problem, timeout=timeout), method, notes
+            return _attempt(method, problem, deadline), method, notes
         except NotApplicableError as exc:
             return Outcome("unknown", note=f"{method} not applicable: {exc}"), method, [f"{method} not applicable: {exc}"]
     try:
-        return _engine("f2")(problem, timeout=timeout), "f2", notes
+        return _attempt("f2", problem, deadline), "f2", notes
     except NotApplicableError as exc:
         notes.append(f"f2 not applicable: {exc}")
-    if _points(problem) <= config.current().auto_enum_limit:
+    size = points(problem)
+    if size <= config.current().auto_enum_limit:
         try:
-            return _engine("enum")(problem, timeout=timeout), "enum", notes
+            return _attempt("enum", problem, deadline), "enum", notes
         except NotApplicableError as exc:
             notes.append(f"enum not applicable: {exc}")
-    out = _engine("z3")(problem, timeout=timeout)
-    if out.status == "unknown" and _points(problem) <= config.current().enum_limit:
+    can_enumerate = size <= config.current().enum_limit
+    out = _attempt("z3", problem, deadline.share(0.5) if can_enumerate else deadline)
+    if out.status == "unknown" and can_enumerate:
         notes.append(f"z3 gave up ({out.note}); enumerated instead")
-        return _engine("enum")(problem, timeout=timeout), "enum", notes
+        try:
+            return _attempt("enum", problem, deadline), "enum", notes
+        except NotApplicableError as exc:
+            notes.append(f"enum not applicable: {exc}")
     return out, "z3", notes
 
 
@@ -73,7 +85,7 @@ def _small_box(problem: Problem, per_var: int) -> Problem:
 
     def shrink(v: ex.Var) -> ex.Var:
         values = list(v.values_iter(limit=per_var))
-        return ex.Var(v.name, v.lo, values[-1] + 1, v.multiple_of, v.pow2, v.kind)
+        return v.with_range(v.lo, values[-1] + 1)
 
     if isinstance(problem, Forall):
         return Forall(tuple(shrink(v) for v in problem.variables), problem.pred)
@@ -96,10 +108,10 @@ def _readable_witness(problem: Problem, out: Outcome) -> Outcome:
     """
     from layoutalg.prove import engine_enum
 
-    n = len(problem.all_vars) - (len(problem.ys) if isinstance(problem, Collision) else 0)
+    n = len(problem.all_vars) - (len(problem.ys) if isinstance(problem, Collision) and problem.distinct else 0)
     per_var = 16 if 16**n <= 1 << 16 else 4 if 4**n <= 1 << 16 else 2
     try:
-        small = engine_enum.decide(_small_box(problem, per_var), None, 1 << 16)
+        small = engine_enum.decide(_small_box(problem, per_var), budget.current(), 1 << 16)
     except (NotApplicableError, ProofError):
         small = Outcome("unknown")
     if small.status == "refuted" and small.witness is not None:
@@ -124,25 +136,47 @@ def _validate(problem: Problem, out: Outcome, method: str) -> None:
 
 
 def run_problem(problem: Problem, method: str, timeout: float | None, cross_check: bool | None) -> tuple[Outcome, str, list[str]]:
-    """Decide with the chosen engine (validated), optionally cross-checked by a second one."""
+    """Decide with the chosen engine (validated), optionally cross-checked by a second one.
+
+    ``timeout`` (default ``settings().timeout``; ``inf`` for none) bounds the whole call, and is itself
+    cut to any enclosing :func:`budget.limit`.
+    """
     if method not in METHODS:
         raise ProofError(f"method must be one of {METHODS}, got {method!r}")
+    check_well_defined(problem)
     cfg = config.current()
-    tmo = cfg.timeout if timeout is None else timeout
-    if isinstance(tmo, bool) or not isinstance(tmo, (int, float)) or not tmo > 0:
-        raise ProofError(f"timeout must be a positive number of seconds, got {tmo!r}")
-    cross = cfg.cross_check if cross_check is None else cross_check
-    out, used, notes = _run_one(problem, method, tmo)
+    with budget.limit(cfg.timeout if timeout is None else timeout) as deadline:
+        return _run_checked(problem, method, deadline, cfg.cross_check if cross_check is None else cross_check)
+
+
+def check_well_defined(problem: Problem) -> None:
+    """:class:`ProofError` unless every divisor is non-zero over the whole domain by interval analysis.
+
+    The same rule for every engine (z3 needs it to encode ``//`` and ``%``), so a claim is accepted or
+    refused independently of the method chosen.
+    """
+    roots = [problem.pred] if isinstance(problem, Forall) else list(problem.f) + list(problem.g)
+    intervals: dict[int, ex.Interval] = {}
+    for node in ex.subterms(roots):
+        if isinstance(node, ex.BinOp) and node.op in ("//", "%"):
+            lo, hi = ex.interval(node.b, intervals)
+            if lo <= 0 <= hi:
+                raise ProofError(f"the divisor in {node!r} may be zero (its range is [{lo}, {hi}])")
+
+
+def _run_checked(problem: Problem, method: str, deadline: budget.Deadline, cross: bool) -> tuple[Outcome, str, list[str]]:
+    cfg = config.current()
+    out, used, notes = _run_one(problem, method, deadline)
     _validate(problem, out, used)
     if out.status == "refuted" and used == "z3":
         out = _readable_witness(problem, out)
         _validate(problem, out, used)
     if cross and out.status != "unknown":
         for other in ("z3", "enum", "f2"):
-            if other == used or (other == "enum" and _points(problem) > cfg.enum_limit):
+            if other == used or (other == "enum" and points(problem) > cfg.enum_limit):
                 continue
             try:
-                second = _engine(other)(problem, timeout=tmo)
+                second = _attempt(other, problem, deadline)
             except NotApplicableError:
                 continue
             _validate(problem, second, other)
@@ -153,4 +187,5 @@ def run_problem(problem: Problem, method: str, timeout: float | None, cross_chec
             if second.status != "unknown":
                 used = f"{used}+{other}"
                 break
+            notes.append(f"cross-check by {other} undecided: {second.note}")
     return out, used, notes

@@ -25,7 +25,13 @@ non-negative, else with ``bvsdiv`` corrected towards minus infinity and
 contains zero is rejected (``ProofError``) before any solving.
 
 Variables carry their ranges and constraints (``lo <= v < hi``, ``v % m == 0``,
-``v`` a power of two) as assumptions returned next to the term.
+``v`` a power of two) as assumptions returned next to the term.  Each variable
+(by :attr:`~layoutalg.prove.variables.Var.key`, so a generated variable is never
+confused with a user's) gets its own z3 constant, named by the encoder with a
+running number, so no two variables can share one whatever their names.
+
+Constant-only sub-terms arrive folded (:func:`~layoutalg.prove.expr.lower`), and a
+shift amount is always a ``Const``; both encoders encode it as that exact integer.
 """
 
 from __future__ import annotations
@@ -37,19 +43,31 @@ from layoutalg.prove import expr as ex
 
 
 class _TermEncoder:
-    """What both encoders share: memoised dispatch over lowered term nodes, and predicates.
+    """What both encoders share: memoised dispatch over lowered term nodes, variables, and predicates.
 
-    Subclasses give ``const``, ``variable`` and ``_binop`` for their z3 sort.
+    Subclasses give ``const``, ``_make`` (a fresh z3 constant) and ``_binop`` for their z3 sort.
     """
 
     z3: Any
     memo: dict[int, Any]
+    vars: dict[Any, Any]
 
     def const(self, value: int) -> Any:
         raise NotImplementedError
 
-    def variable(self, v: ex.Var) -> Any:
+    def _make(self, label: str) -> Any:
         raise NotImplementedError
+
+    def fresh_name(self, label: str) -> str:
+        """A z3 name used by no other constant of this encoder (the running number makes it unique)."""
+        self._count = getattr(self, "_count", 0) + 1
+        return f"{label}!{self._count}"
+
+    def variable(self, v: ex.Var) -> Any:
+        """The z3 constant of ``v`` (one per key)."""
+        if v.key not in self.vars:
+            self.vars[v.key] = self._make(v.name)
+        return self.vars[v.key]
 
     def _binop(self, node: ex.BinOp) -> Any:
         raise NotImplementedError
@@ -85,15 +103,12 @@ class Encoder(_TermEncoder):
         self.z3 = z3
         self.width = width
         self.intervals = intervals
-        self.vars: dict[str, Any] = {}
+        self.vars: dict[Any, Any] = {}
         self.memo: dict[int, Any] = {}
 
     # -- variables and their domain constraints -----------------------
-    def variable(self, v: ex.Var) -> Any:
-        z3 = self.z3
-        if v.name not in self.vars:
-            self.vars[v.name] = z3.BitVec(v.name, self.width)
-        return self.vars[v.name]
+    def _make(self, label: str) -> Any:
+        return self.z3.BitVec(self.fresh_name(label), self.width)
 
     def constraints(self, v: ex.Var) -> list[Any]:
         z3 = self.z3
@@ -141,12 +156,12 @@ class Encoder(_TermEncoder):
             return a | b
         if op == "^":
             return a ^ b
-        (slo, shi) = self._bounds(node.b)
-        if slo != shi or slo < 0:
+        amount = _const_of(node.b)  # lowering leaves only Const shift amounts (never a term's low bits)
+        if amount < 0:
             raise ProofError(f"shift amount must be a non-negative constant in {node!r}")
-        if slo >= self.width:
+        if amount >= self.width:  # the width bounds every value: << leaves 0, >> leaves the sign
             return self.const(0) if op == "<<" else (a >> (self.width - 1))
-        return a << slo if op == "<<" else a >> slo
+        return a << amount if op == "<<" else a >> amount
 
 
 
@@ -165,13 +180,11 @@ class IntEncoder(_TermEncoder):
 
         self.z3 = z3
         self.intervals = intervals
-        self.vars: dict[str, Any] = {}
+        self.vars: dict[Any, Any] = {}
         self.memo: dict[int, Any] = {}
 
-    def variable(self, v: ex.Var) -> Any:
-        if v.name not in self.vars:
-            self.vars[v.name] = self.z3.Int(v.name)
-        return self.vars[v.name]
+    def _make(self, label: str) -> Any:
+        return self.z3.Int(self.fresh_name(label))
 
     def constraints(self, v: ex.Var) -> list[Any]:
         z3 = self.z3
@@ -180,7 +193,7 @@ class IntEncoder(_TermEncoder):
         if v.multiple_of > 1:
             out.append(x % v.multiple_of == 0)
         if v.pow2:
-            k = z3.Int(f"{v.name}__log2")
+            k = self._make(f"log2({v.name})")
             out.extend([k >= 0, k < max(1, v.hi.bit_length()), x == _pow2_term(z3, k, v.hi)])
         return out
 
@@ -203,14 +216,18 @@ class IntEncoder(_TermEncoder):
                 raise ProofError(f"the divisor in {node!r} may be zero")
             q = a / b if blo > 0 else (-a) / (-b)  # z3 Int '/' is Euclidean: floor for a positive divisor
             return q if op == "//" else a - b * q
-        if op == "<<":
-            return a * (1 << _const_of(node.b))
-        if op == ">>":
-            return a / (1 << _const_of(node.b))
-        # '&' with a low mask 2**k - 1 (checked by int_expressible)
-        mask = _const_of(node.b) if isinstance(node.b, ex.Const) else _const_of(node.a)
-        other = a if isinstance(node.b, ex.Const) else b
-        return other % (mask + 1)
+        if op in ("<<", ">>"):
+            amount = _const_of(node.b)
+            if amount < 0:
+                raise ProofError(f"shift amount must be a non-negative constant in {node!r}")
+            return a * (1 << amount) if op == "<<" else a / (1 << amount)
+        if op != "&":
+            raise ProofError(f"operator {op!r} has no exact integer encoding")
+        masked = _masked_operand(node)  # '&' with a low mask 2**k - 1 (the same test as int_expressible)
+        if masked is None:
+            raise ProofError(f"{node!r} has no exact integer encoding (no low-mask operand)")
+        mask, other = masked
+        return self.term(other) % (mask + 1)
 
 
 
@@ -232,6 +249,19 @@ def _low_mask(node: Any) -> bool:
     return isinstance(node, ex.Const) and node.value >= 0 and node.value & (node.value + 1) == 0
 
 
+def _masked_operand(node: ex.BinOp) -> tuple[int, Any] | None:
+    """For ``x & m`` or ``m & x`` with ``m = 2**k - 1`` a constant: ``(m, x)``; else None.
+
+    ``x & (2**k - 1) == x mod 2**k`` for every integer ``x`` (two's complement), which is the exact integer
+    encoding.  The operand tested is the one returned as the mask, so the two can never disagree.
+    """
+    if isinstance(node.b, ex.Const) and _low_mask(node.b):
+        return node.b.value, node.a
+    if isinstance(node.a, ex.Const) and _low_mask(node.a):
+        return node.a.value, node.b
+    return None
+
+
 def int_expressible(roots: list[Any]) -> bool:
     """True when every operator has an exact integer-arithmetic encoding (see :class:`IntEncoder`)."""
     for node in ex.subterms(roots):
@@ -241,7 +271,7 @@ def int_expressible(roots: list[Any]) -> bool:
             return False
         if node.op in ("<<", ">>") and not (isinstance(node.b, ex.Const) and node.b.value >= 0):
             return False
-        if node.op == "&" and not (_low_mask(node.b) or _low_mask(node.a)):
+        if node.op == "&" and _masked_operand(node) is None:
             return False
     return True
 
@@ -276,8 +306,8 @@ def encode_pred(enc: Any, p: Any) -> Any:
 def width_for(roots: list[Any], variables: list[ex.Var], intervals: dict[int, ex.Interval]) -> int:
     """The overflow-free width for lowered ``roots`` (terms, predicates or tuples of them)."""
     lo, hi = 0, 1
-    for v in variables:
-        lo, hi = min(lo, v.lo), max(hi, v.hi)
+    for v in variables:  # the constraints use lo, hi and multiple_of as constants
+        lo, hi = min(lo, v.lo), max(hi, v.hi, v.multiple_of)
     for node in ex.subterms(roots):
         nlo, nhi = ex.interval(node, intervals)
         lo, hi = min(lo, nlo), max(hi, nhi)

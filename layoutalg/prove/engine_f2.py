@@ -28,25 +28,47 @@ whole domain, the decisions are exact:
 The Gaussian elimination here is the same as :mod:`layoutalg.swizzle.f2`'s
 rank computation; it is kept local because it also tracks the combination of
 columns that produced each pivot (needed for counterexamples).
+
+**Width.**  Columns are packed side by side in one integer, each in a slot of
+``slot`` bits.  Every map carries a sound bound on its columns' bit length
+(exact for a variable, ``+k`` for ``<< k``, the smaller for ``&``, ...); the
+slot starts at ``max(64, widest variable + 1)`` and an operation whose columns
+could outgrow it raises :class:`WideColumns`, on which :func:`decide` compiles
+again with a wide enough slot.  So a column never spills into its neighbour
+and any width is exact; constants are kept apart from the columns (any width).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from layoutalg.prove import budget
 from layoutalg.prove import expr as ex
 from layoutalg.prove.problem import Collision, Forall, NotApplicableError, Outcome, Problem
 
-SLOT = 64  # bits per column in the packed representation; wider values fall back to z3
+MIN_SLOT = 64
+
+
+class WideColumns(Exception):  # noqa: N818 - a signal to recompile, not an error
+    """A column could need ``bits`` bits, more than the packing's slot: compile again with a wider slot."""
+
+    def __init__(self, bits: int) -> None:
+        super().__init__(f"columns may need {bits} bits")
+        self.bits = bits
+
+
+def first_slot(variables: tuple[ex.Var, ...]) -> int:
+    """The slot to try first: 64 bits, or one more than the widest variable."""
+    return max([MIN_SLOT] + [v.hi.bit_length() + 1 for v in variables])
 
 
 class Affine:
     """``x -> XOR_j (bit j of x) * col_j  XOR  const`` over the global input bits of a :class:`BitSpace`.
 
-    The columns are packed into one integer, column ``j`` in bits ``[64 j, 64 j + 64)``, so XOR,
-    masking and shifting all columns is one big-integer operation.  ``width`` bounds the bit length
-    of every column; an operation that would push a column past 64 bits raises NotApplicableError
-    (so a packed column can never spill into its neighbour).
+    The columns are packed into one integer, column ``j`` in bits ``[s j, s j + s)`` with ``s`` the
+    space's slot width, so XOR, masking and shifting all columns is one big-integer operation.  ``width``
+    bounds the bit length of every column; an operation that would push a column past ``s`` bits raises
+    NotApplicableError (so a packed column can never spill into its neighbour).
     """
 
     __slots__ = ("space", "packed", "const", "width")
@@ -54,24 +76,19 @@ class Affine:
     def __init__(self, space: "BitSpace", packed: int, const: int, width: int) -> None:
         self.space, self.packed, self.const, self.width = space, packed, const, width
 
-    @classmethod
-    def from_cols(cls, space: "BitSpace", cols: list[int], const: int) -> "Affine":
-        packed = 0
-        for j, c in enumerate(cols):
-            packed |= c << (j * SLOT)
-        return cls(space, packed, const, max([c.bit_length() for c in cols] + [const.bit_length()]))
-
     @property
     def cols(self) -> tuple[int, ...]:
-        mask = (1 << SLOT) - 1
-        return tuple((self.packed >> (j * SLOT)) & mask for j in range(self.space.nbits))
+        slot = self.space.slot
+        mask = (1 << slot) - 1
+        return tuple((self.packed >> (j * slot)) & mask for j in range(self.space.nbits))
 
     def support(self) -> int:
-        s, step, total = self.packed, SLOT, self.space.nbits * SLOT
+        slot = self.space.slot
+        s, step, total = self.packed, slot, self.space.nbits * slot
         while step < total:
             s |= s >> step
             step *= 2
-        return (s & ((1 << SLOT) - 1)) | self.const
+        return (s & ((1 << slot) - 1)) | self.const
 
     def xor(self, other: "Affine") -> "Affine":
         return Affine(self.space, self.packed ^ other.packed, self.const ^ other.const, max(self.width, other.width))
@@ -80,14 +97,15 @@ class Affine:
         return Affine(self.space, self.packed & self.space.rep(c), self.const & c, min(self.width, c.bit_length()))
 
     def shl(self, k: int) -> "Affine":
-        if self.width + k > SLOT:
-            raise NotApplicableError(f"values reach {self.width + k} bits, more than the GF(2) engine's {SLOT}")
+        if self.width + k > self.space.slot:
+            raise WideColumns(self.width + k)
         return Affine(self.space, self.packed << k, self.const << k, self.width + k)
 
     def shr(self, k: int) -> "Affine":
-        if k >= SLOT:
+        slot = self.space.slot
+        if k >= slot:
             return Affine(self.space, 0, self.const >> k, 0)
-        return Affine(self.space, (self.packed >> k) & self.space.rep((1 << (SLOT - k)) - 1), self.const >> k, max(0, self.width - k))
+        return Affine(self.space, (self.packed >> k) & self.space.rep((1 << (slot - k)) - 1), self.const >> k, max(0, self.width - k))
 
     def is_const(self) -> bool:
         return self.packed == 0
@@ -105,37 +123,40 @@ class Affine:
 
 
 class BitSpace:
-    """Assigns global input-bit positions to variables."""
+    """Assigns global input-bit positions to variables (by key), with ``slot`` bits per packed column."""
 
-    def __init__(self, variables: tuple[ex.Var, ...]) -> None:
-        self.offsets: dict[str, tuple[int, int]] = {}
+    def __init__(self, variables: tuple[ex.Var, ...], slot: int | None = None) -> None:
+        self.offsets: dict[ex.VarKey, tuple[int, int]] = {}
+        self.slot = first_slot(variables) if slot is None else slot
         pos = 0
         for v in variables:
             if v.lo != 0 or not v.is_plain() or v.hi & (v.hi - 1):
                 raise NotApplicableError(f"variable {v.describe()} is not a plain power-of-two range starting at 0")
             k = v.hi.bit_length() - 1
-            self.offsets[v.name] = (pos, k)
+            if k >= self.slot:
+                raise WideColumns(k + 1)
+            self.offsets[v.key] = (pos, k)
             pos += k
         self.nbits = pos
-        self._ones = sum(1 << (j * SLOT) for j in range(pos))  # a 1 in the low bit of every slot
+        self._ones = sum(1 << (j * self.slot) for j in range(pos))  # a 1 in the low bit of every slot
         self._reps: dict[int, int] = {}
         self._consts: dict[int, Affine] = {}
 
     def rep(self, c: int) -> int:
         """``c`` (clipped to a slot) repeated in every column slot."""
-        c &= (1 << SLOT) - 1
+        c &= (1 << self.slot) - 1
         out = self._reps.get(c)
         if out is None:
             out = self._reps[c] = c * self._ones
         return out
 
     def var(self, v: ex.Var) -> Affine:
-        if v.name not in self.offsets:
+        if v.key not in self.offsets:
             raise NotApplicableError(f"variable {v.name!r} is not in the domain")
-        pos, k = self.offsets[v.name]
+        pos, k = self.offsets[v.key]
         packed = 0
         for i in range(k):
-            packed |= (1 << i) << ((pos + i) * SLOT)
+            packed |= (1 << i) << ((pos + i) * self.slot)
         return Affine(self, packed, 0, k)
 
     def const(self, c: int) -> Affine:
@@ -144,13 +165,13 @@ class BitSpace:
             out = self._consts[c] = Affine(self, 0, c, c.bit_length())
         return out
 
-    def unpack(self, bits: int) -> dict[str, int]:
-        return {name: (bits >> pos) & ((1 << k) - 1) for name, (pos, k) in self.offsets.items()}
+    def unpack(self, bits: int) -> dict[ex.VarKey, int]:
+        return {key: (bits >> pos) & ((1 << k) - 1) for key, (pos, k) in self.offsets.items()}
 
-    def mask_of(self, names: list[str]) -> int:
+    def mask_of(self, keys: list[ex.VarKey]) -> int:
         out = 0
-        for n in names:
-            pos, k = self.offsets[n]
+        for key in keys:
+            pos, k = self.offsets[key]
             out |= ((1 << k) - 1) << pos
         return out
 
@@ -337,28 +358,42 @@ def _atoms(pred: Any, space: BitSpace, memo: dict[int, Affine]) -> list[Affine]:
     raise NotApplicableError(f"predicate {_short(pred)} is not a conjunction of GF(2)-linear facts")
 
 
-def decide(problem: Problem, timeout: float | None = None) -> Outcome:
+def decide(problem: Problem, deadline: budget.Deadline | None = None) -> Outcome:
+    """The GF(2) verdict (polynomial work; the deadline is checked between steps), or NotApplicableError."""
+    deadline = budget.current() if deadline is None else deadline
+    slot = first_slot(problem.all_vars)
+    while True:
+        try:
+            return _decide_at(problem, slot, deadline)
+        except WideColumns as wide:
+            slot = max(2 * slot, wide.bits + 1)
+
+
+def _decide_at(problem: Problem, slot: int, deadline: budget.Deadline) -> Outcome:
     if isinstance(problem, Forall):
-        space = BitSpace(problem.variables)
+        space = BitSpace(problem.variables, slot)
         memo: dict[int, Affine] = {}
-        for d in _atoms(problem.pred, space, memo):
+        atoms = _atoms(problem.pred, space, memo)
+        deadline.check("GF(2): compiled the claim")
+        for d in atoms:
             bits = _zero_everywhere(d)
             if bits is not None:
                 return Outcome("refuted", space.unpack(bits))
         return Outcome("proved", note=f"GF(2) maps over {space.nbits} bits")
-    return _collision(problem)
+    return _collision(problem, slot, deadline)
 
 
-def _collision(problem: Collision) -> Outcome:
-    space = BitSpace(problem.all_vars)
-    memo: dict[int, Affine] = {}
+def _collision(problem: Collision, slot: int, deadline: budget.Deadline) -> Outcome:
     if len(problem.f) != len(problem.g):
         raise NotApplicableError("the two functions have different numbers of outputs")
+    space = BitSpace(problem.all_vars, slot)
+    memo: dict[int, Affine] = {}
     fs = [compile_term(t, space, memo) for t in problem.f]
     gs = [compile_term(t, space, memo) for t in problem.g]
+    deadline.check("GF(2): compiled the claim")
     if problem.distinct:
         fcols, _ = _pack(fs)
-        xmask = space.mask_of([x.name for x in problem.xs])
+        xmask = space.mask_of([x.key for x in problem.xs])
         xbits = [j for j in range(space.nbits) if xmask >> j & 1]
         _, kernel = _reduce([fcols[j] for j in xbits])
         if not kernel:
@@ -367,7 +402,7 @@ def _collision(problem: Collision) -> Outcome:
         for i, j in enumerate(xbits):
             if kernel[0] >> i & 1:
                 bits |= 1 << j
-        env = {name: 0 for name in space.offsets}
+        env = {key: 0 for key in space.offsets}
         env.update(space.unpack(bits))
         return Outcome("refuted", env)
     dcols, dconst = _pack_pair(fs, gs)
@@ -377,4 +412,4 @@ def _collision(problem: Collision) -> Outcome:
     return Outcome("refuted", space.unpack(combo))
 
 
-__all__ = ["decide", "compile_term", "Affine", "BitSpace", "rank"]
+__all__ = ["decide", "compile_term", "Affine", "BitSpace", "WideColumns", "rank"]

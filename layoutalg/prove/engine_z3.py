@@ -12,27 +12,33 @@ for ``D(x) and not P(x)``.  Two exact encodings (:mod:`layoutalg.prove.encode`):
 
 ``sat`` gives a model, returned as a counterexample (and re-checked by plain
 evaluation in :mod:`claims`).  A timeout or any other ``unknown`` answer is
-``unknown``, never ``proved``; the time limit covers both attempts together.
+``unknown``, never ``proved``; the deadline (:mod:`layoutalg.prove.budget`)
+covers both attempts together (the integer attempt gets half the time left
+when the bit-vector one may follow).
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from layoutalg.errors import ProofError
-from layoutalg.prove import config
+from layoutalg.prove import budget, config
 from layoutalg.prove import encode as enc_mod
 from layoutalg.prove import expr as ex
 from layoutalg.prove.problem import Collision, Forall, Outcome, Problem
 
+Witness = dict[ex.VarKey, int]
 
-def _solve(enc: Any, forall: Forall, timeout: float | None, logic: str | None) -> tuple[str, dict[str, int] | None, str]:
+
+def _solve(enc: Any, forall: Forall, deadline: budget.Deadline, logic: str | None) -> tuple[str, Witness | None, str]:
     import z3
 
+    if deadline.expired():
+        return "unknown", None, "no time left"
     solver = z3.SolverFor(logic) if logic else z3.Solver()
-    if timeout is not None:
-        solver.set("timeout", max(1, int(timeout * 1000)))
+    ms = deadline.z3_ms()
+    if ms is not None:
+        solver.set("timeout", ms)
     for v in forall.variables:
         solver.add(*enc.constraints(v))
     solver.add(z3.Not(enc.pred(forall.pred)))
@@ -44,15 +50,16 @@ def _solve(enc: Any, forall: Forall, timeout: float | None, logic: str | None) -
         witness = {}
         for v in forall.variables:
             value = model.eval(enc.variable(v), model_completion=True)
-            witness[v.name] = value.as_signed_long() if z3.is_bv(value) else value.as_long()
+            witness[v.key] = value.as_signed_long() if z3.is_bv(value) else value.as_long()
         return "refuted", witness, ""
     return "unknown", None, str(solver.reason_unknown())
 
 
-def decide(problem: Problem, timeout: float | None = None) -> Outcome:
+def decide(problem: Problem, deadline: budget.Deadline | None = None) -> Outcome:
+    """z3's verdict on ``problem`` before ``deadline`` (default: the current :func:`budget.limit`)."""
+    deadline = budget.current() if deadline is None else deadline
     forall = problem.as_forall() if isinstance(problem, Collision) else problem
     variables = list(forall.variables)
-    start = time.perf_counter()
     notes = []
     encoding = config.current().z3_encoding
     if encoding not in ("auto", "int", "bv"):
@@ -62,36 +69,40 @@ def decide(problem: Problem, timeout: float | None = None) -> Outcome:
         return Outcome("unknown", note="z3 over the integers: the claim uses bit operations with no exact integer form")
     if use_int:
         intervals: dict[int, Any] = {}
-        status, witness, why = _solve(enc_mod.IntEncoder(intervals), forall, None if timeout is None else timeout / 2, None)
+        first = deadline if encoding == "int" else deadline.share(0.5)
+        status, witness, why = _solve(enc_mod.IntEncoder(intervals), forall, first, None)
         if status != "unknown":
             return Outcome(status, witness, note="z3 over the integers")
         notes.append(f"z3 over the integers: {why}")
         if encoding == "int":
             return Outcome("unknown", note="; ".join(notes))
     enc = enc_mod.encoder_for([forall.pred], variables)
-    left = None if timeout is None else max(0.001, timeout - (time.perf_counter() - start))
-    status, witness, why = _solve(enc, forall, left, "QF_BV")
+    status, witness, why = _solve(enc, forall, deadline, "QF_BV")
     if status != "unknown":
         return Outcome(status, witness, note=f"z3 over {enc.width}-bit vectors")
     notes.append(f"z3 over {enc.width}-bit vectors: {why}")
     return Outcome("unknown", note="; ".join(notes))
 
 
-def minimize(problem: Problem, witness: dict[str, int], budget: float = 0.5) -> dict[str, int]:
+def minimize(problem: Problem, witness: Witness, seconds: float = 0.5) -> Witness:
     """A counterexample with as many variables as possible at their smallest value (readability).
 
     Greedy, one variable at a time in domain order: pin it to its lowest admissible value if some
     counterexample still exists with the variables pinned so far, else pin it to the witness's value.
-    Each query has a share of ``budget`` seconds; an unknown answer keeps the witness's value.  The
-    result is re-checked by the caller like any counterexample.
+    Each query has a share of ``seconds`` (cut to the current deadline); an unknown answer keeps the
+    witness's value.  The result is re-checked by the caller like any counterexample.
     """
     import z3
 
+    seconds = min(seconds, budget.current().left())
+    if seconds <= 0.001:
+        return dict(witness)
+    until = budget.Deadline.after(seconds)
     forall = problem.as_forall() if isinstance(problem, Collision) else problem
     use_int = enc_mod.int_expressible([forall.pred])
     enc: Any = enc_mod.IntEncoder({}) if use_int else enc_mod.encoder_for([forall.pred], list(forall.variables))
     solver = z3.Solver()
-    solver.set("timeout", max(1, int(1000 * budget / max(1, len(forall.variables)))))
+    per_query = seconds / max(1, len(forall.variables))
     for v in forall.variables:
         solver.add(*enc.constraints(v))
     solver.add(z3.Not(enc.pred(forall.pred)))
@@ -99,6 +110,7 @@ def minimize(problem: Problem, witness: dict[str, int], budget: float = 0.5) -> 
 
     def pin(v: ex.Var, bound: int) -> bool:
         """Is there a counterexample with ``v <= bound`` (and the pins so far)?  Adopts its model if so."""
+        solver.set("timeout", max(1, int(1000 * min(per_query, until.left()))))
         solver.push()
         solver.add(enc.variable(v) <= bound)
         found = solver.check() == z3.sat
@@ -106,18 +118,18 @@ def minimize(problem: Problem, witness: dict[str, int], budget: float = 0.5) -> 
             model = solver.model()
             for w in forall.variables:
                 value = model.eval(enc.variable(w), model_completion=True)
-                out[w.name] = value.as_signed_long() if z3.is_bv(value) else value.as_long()
+                out[w.key] = value.as_signed_long() if z3.is_bv(value) else value.as_long()
         solver.pop()
         return found
 
     for v in forall.variables:
         lowest = next(iter(v.values_iter(limit=1)))
         step = 0
-        while out[v.name] > lowest and lowest + (1 << step) - 1 < out[v.name]:
+        while out[v.key] > lowest and lowest + (1 << step) - 1 < out[v.key] and not until.expired():
             if pin(v, lowest + (1 << step) - 1):
                 break
             step += 2
-        solver.add(enc.variable(v) == out[v.name])
+        solver.add(enc.variable(v) == out[v.key])
     return out
 
 

@@ -5,35 +5,38 @@ from __future__ import annotations
 from typing import Any
 
 from layoutalg.errors import ProofError
-from layoutalg.prove.lowering import apply_fn
-from layoutalg.prove.terms import Apply, BinOp, BoolConst, BoolOp, Cmp, Const, Ite, Var
+from layoutalg.prove.lowering import apply_fn, free_vars
+from layoutalg.prove.ops import bool_op, cmp_op, int_op
+from layoutalg.prove.terms import Apply, BinOp, BoolConst, BoolOp, Cmp, Const, Ite
+from layoutalg.prove.variables import Var
 
 
-def _floordiv(a: Any, b: Any) -> Any:
-    return a // b
-
-
-def evaluate(root: Any, env: dict[str, Any], memo: dict[int, Any] | None = None) -> Any:
+def evaluate(root: Any, env: dict[Any, Any], memo: dict[int, tuple[Any, Any]] | None = None) -> Any:
     """Value of a term/predicate (or nested tuple of them) with Python ints or numpy arrays in ``env``.
 
-    Division by zero raises :class:`ProofError` naming the term.
+    ``env`` maps each variable's key (:attr:`Var.key`: a user's variable's name) to its value(s).
+    Operators mean what :mod:`layoutalg.prove.ops` says; division by zero, a shift by a term with
+    variables or by a negative amount raise :class:`ProofError` naming the term.
     """
     memo = {} if memo is None else memo
 
     def go(node: Any) -> Any:
         key = id(node)
-        if key in memo:
-            return memo[key]
+        hit = memo.get(key)
+        if hit is not None and hit[0] is node:
+            return hit[1]
         if isinstance(node, tuple):
             out: Any = tuple(go(c) for c in node)
         elif isinstance(node, Const):
             out = node.value
         elif isinstance(node, Var):
-            if node.name not in env:
+            if node.key not in env:
                 raise ProofError(f"no value for variable {node.name!r}")
-            out = env[node.name]
+            out = env[node.key]
         elif isinstance(node, BinOp):
-            out = _int_op(node, go(node.a), go(node.b))
+            if node.op in ("<<", ">>") and not isinstance(node.b, Const) and free_vars(node.b):
+                raise ProofError(f"shift amount must be a non-negative constant in {node!r}")
+            out = int_op(node.op, go(node.a), go(node.b), node)
         elif isinstance(node, Ite):
             c = go(node.cond)
             if isinstance(c, bool):
@@ -47,81 +50,12 @@ def evaluate(root: Any, env: dict[str, Any], memo: dict[int, Any] | None = None)
         elif isinstance(node, BoolConst):
             out = node.value
         elif isinstance(node, Cmp):
-            out = _cmp_op(node.op, go(node.a), go(node.b))
+            out = cmp_op(node.op, go(node.a), go(node.b))
         elif isinstance(node, BoolOp):
-            vals = [go(a) for a in node.args]
-            out = _bool_op(node.op, vals)
+            out = bool_op(node.op, [go(a) for a in node.args])
         else:
             raise ProofError(f"not a term: {node!r}")
-        memo[key] = out
+        memo[key] = (node, out)  # keeps node (maybe a temporary lowering) alive, so its id is not reused
         return out
 
     return go(root)
-
-
-def _nonzero_divisor(node: BinOp, b: Any) -> None:
-    zero = (b == 0) if isinstance(b, int) else bool((b == 0).any())
-    if zero:
-        raise ProofError(f"division by zero in {node!r}")
-
-
-def _int_op(node: BinOp, a: Any, b: Any) -> Any:
-    op = node.op
-    if op == "+":
-        return a + b
-    if op == "-":
-        return a - b
-    if op == "*":
-        return a * b
-    if op in ("//", "%"):
-        _nonzero_divisor(node, b)
-        return a // b if op == "//" else a % b
-    if op == "&":
-        return a & b
-    if op == "|":
-        return a | b
-    if op == "^":
-        return a ^ b
-    if not isinstance(b, int) or b < 0:
-        raise ProofError(f"shift amount must be a non-negative constant in {node!r}")
-    return a << b if op == "<<" else a >> b
-
-
-def _cmp_op(op: str, a: Any, b: Any) -> Any:
-    if op == "==":
-        return a == b
-    if op == "!=":
-        return a != b
-    if op == "<":
-        return a < b
-    if op == "<=":
-        return a <= b
-    if op == ">":
-        return a > b
-    return a >= b
-
-
-def _bool_op(op: str, vals: list[Any]) -> Any:
-    if all(isinstance(v, bool) for v in vals):
-        if op == "and":
-            return all(vals)
-        if op == "or":
-            return any(vals)
-        if op == "not":
-            return not vals[0]
-        return (not vals[0]) or vals[1]
-    import numpy as np
-
-    if op == "and":
-        out = vals[0]
-        for v in vals[1:]:
-            out = np.logical_and(out, v)
-        return out
-    if op == "or":
-        out = vals[0]
-        for v in vals[1:]:
-            out = np.logical_or(out, v)
-        return out
-    if op == "not":
-        return np.logical_not(vals[0])
-    return np.logical_or(np.logical_not(vals[0]), vals[1])

@@ -18,7 +18,7 @@ unbounded mathematical integers; ``//`` and ``%`` are *floor* division and
 modulus as in Python (``%`` has the sign of the divisor); ``&``, ``|``, ``^``,
 ``>>`` act on two's-complement integers of unbounded width (Python's
 semantics; ``>>`` is floor division by a power of two); ``<<`` and ``>>`` take
-a constant, non-negative shift.  A layout applied to a term follows CuTe's
+a constant, non-negative shift (a term without variables).  A layout applied to a term follows CuTe's
 ``crd2idx``: a 1-D index is unfolded colexicographically and the last mode
 keeps counting past its extent.  Division by a term that may be zero is a
 :class:`~layoutalg.errors.ProofError`.
@@ -26,7 +26,9 @@ keeps counting past its extent.  Division by a term that may be zero is a
 Every term is an immutable tree; :func:`lower` rewrites layout, swizzle and
 composed-layout applications into the primitive operators (``>>``/``&`` for
 power-of-two extents, ``//``/``%`` otherwise, which are equal as integer
-functions), so each engine only handles primitives.
+functions) and folds constant-only sub-terms, so each engine only handles
+primitives.  Variables are looked up by ``Var.key``: a user's variable by its
+name, one the prover generates by identity (:mod:`layoutalg.prove.variables`).
 """
 
 from __future__ import annotations
@@ -48,7 +50,6 @@ from layoutalg.prove.terms import (
     IntLike,
     Ite,
     Pred,
-    Var,
     all_of,
     any_of,
     as_expr,
@@ -57,9 +58,8 @@ from layoutalg.prove.terms import (
     ite,
     max_,
     min_,
-    param,
-    var,
 )
+from layoutalg.prove.variables import Fresh, Var, VarKey, param, var
 
 __all__ = [
     "CMP_OPS",
@@ -71,6 +71,8 @@ __all__ = [
     "Expr",
     "Const",
     "Var",
+    "Fresh",
+    "VarKey",
     "BinOp",
     "Ite",
     "Apply",

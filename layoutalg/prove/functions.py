@@ -105,15 +105,18 @@ def make_fn(f: Any, domain: Any = None, name: str = "f") -> Fn:
 
 
 def check_vars(terms: list[Any], variables: tuple[ex.Var, ...], what: str) -> None:
-    names = {v.name: v for v in variables}
-    if len(names) != len(variables):
+    """Every ``var`` in ``terms`` is one of ``variables`` (by key), and no two domain variables are one."""
+    keys = {v.key: v for v in variables}
+    if len(keys) != len(variables):
         raise ProofError(f"{what}: two domain variables share a name")
-    for v in ex.free_vars(*terms).values():
+    for v in ex.free_vars(*terms, variables).values():
         if v.kind == "var":
-            if v.name not in names:
-                raise ProofError(f"{what} uses the variable {v.describe()} that is not in its domain {list(names)}")
-            if not names[v.name].same_as(v):
-                raise ProofError(f"{what}: variable {v.name!r} differs from the domain's {names[v.name].describe()}")
+            if v.key not in keys:
+                raise ProofError(
+                    f"{what} uses the variable {v.describe()} that is not in its domain {[d.name for d in variables]}"
+                )
+            if not keys[v.key].same_as(v):
+                raise ProofError(f"{what}: variable {v.name!r} differs from the domain's {keys[v.key].describe()}")
 
 
 def params_in(*roots: Any) -> tuple[ex.Var, ...]:

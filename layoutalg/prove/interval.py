@@ -7,7 +7,9 @@ from typing import Any, Callable, Iterable, Iterator
 
 from layoutalg.errors import ProofError
 from layoutalg.prove.lowering import lower
-from layoutalg.prove.terms import Apply, BinOp, BoolOp, Cmp, Const, Ite, Pred, Var
+from layoutalg.prove.ops import int_op
+from layoutalg.prove.terms import Apply, BinOp, BoolOp, Cmp, Const, Ite, Pred
+from layoutalg.prove.variables import Var
 
 # ---------------------------------------------------------------- interval analysis
 Interval = tuple[int, int]
@@ -18,7 +20,11 @@ def _bitlen_bound(lo: int, hi: int) -> int:
 
 
 def interval(root: Any, memo: dict[int, Interval] | None = None) -> Interval:
-    """Sound bounds ``lo <= value <= hi`` of a *lowered* term over its variables' ranges."""
+    """Sound bounds ``lo <= value <= hi`` of a term over its variables' ranges (an ``Apply`` is lowered first).
+
+    Operands whose bounds are single points give the exact point (the operator applied to the two values,
+    by :func:`~layoutalg.prove.ops.int_op`), so constant-only sub-terms have their exact value.
+    """
     memo = {} if memo is None else memo
 
     def go(node: Any) -> Interval:
@@ -36,7 +42,7 @@ def interval(root: Any, memo: dict[int, Interval] | None = None) -> Interval:
             (alo, ahi), (blo, bhi) = go(node.a), go(node.b)
             out = (min(alo, blo), max(ahi, bhi))
         elif isinstance(node, Apply):
-            out = go(lower(node))
+            out = interval(lower(node))  # its own memo: the lowered temporaries must not leave ids behind
         else:
             raise ProofError(f"not an integer term: {node!r}")
         memo[key] = out
@@ -84,6 +90,9 @@ def walk_pred(p: Any, on_term: Callable[[Any], Any]) -> None:
 def _interval_op(node: BinOp, a: Interval, b: Interval) -> Interval:
     op = node.op
     (alo, ahi), (blo, bhi) = a, b
+    if alo == ahi and blo == bhi:
+        value = int_op(op, alo, blo, node)
+        return (value, value)
     if op == "+":
         return (alo + blo, ahi + bhi)
     if op == "-":

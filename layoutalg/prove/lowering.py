@@ -1,17 +1,24 @@
-"""Free variables, lowering of layout applications into primitive operators, and substitution."""
+"""Free variables, lowering of layout applications into primitive operators, and substitution.
+
+:func:`lower` also folds every constant-only sub-term to its value (computed by :mod:`layoutalg.prove.ops`,
+the one definition of the operators) and refuses a shift whose amount is not constant, so the engines only
+ever see a constant where both operands are constant, and a ``Const`` shift amount.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
 from layoutalg.errors import ProofError
+from layoutalg.prove.ops import int_op
 from layoutalg.prove.symbolic_layouts import kind_of
-from layoutalg.prove.terms import Apply, BinOp, BoolConst, BoolOp, Cmp, Const, Expr, Ite, Var
+from layoutalg.prove.terms import Apply, BinOp, BoolConst, BoolOp, Cmp, Const, Expr, Ite
+from layoutalg.prove.variables import Var, VarKey
 
 
-def free_vars(*roots: Any) -> dict[str, Var]:
-    """Every variable in the terms/predicates, by name (two different variables with one name is an error)."""
-    found: dict[str, Var] = {}
+def free_vars(*roots: Any) -> dict[VarKey, Var]:
+    """Every variable in the terms/predicates, by key (two different variables with one name is an error)."""
+    found: dict[VarKey, Var] = {}
     seen: set[int] = set()
     stack: list[Any] = list(roots)
     while stack:
@@ -23,12 +30,12 @@ def free_vars(*roots: Any) -> dict[str, Var]:
             continue
         seen.add(id(node))
         if isinstance(node, Var):
-            old = found.get(node.name)
+            old = found.get(node.key)
             if old is not None and not old.same_as(node):
                 raise ProofError(
                     f"two different variables are named {node.name!r}: {old.describe()} and {node.describe()}"
                 )
-            found[node.name] = node
+            found[node.key] = node
         elif isinstance(node, (BinOp, Cmp)):
             stack.extend((node.a, node.b))
         elif isinstance(node, Ite):
@@ -125,13 +132,29 @@ def apply_fn(fn: Any, crd: Any) -> Expr:
 
 
 def lower(root: Any, memo: dict[int, Any] | None = None) -> Any:
-    """Rewrite every :class:`Apply` into primitive operators (shared sub-terms stay shared)."""
-    return _rebuild(root, lambda v: v, lambda node, go: go(apply_fn(node.fn, go(node.args))), memo)
+    """Rewrite every :class:`Apply` into primitive operators and fold constants (shared sub-terms stay shared).
+
+    A ``BinOp`` of two constants becomes the constant :func:`~layoutalg.prove.ops.int_op` gives (division by
+    zero and negative shifts raise :class:`ProofError` here, as they would at run time); a shift whose amount
+    still has variables is a :class:`ProofError` (the language's shifts are by constants).
+    """
+    return _rebuild(root, lambda v: v, lambda node, go: go(apply_fn(node.fn, go(node.args))), memo, fold=True)
 
 
-def substitute(root: Any, mapping: dict[str, Expr]) -> Any:
-    """Replace variables by name (used to make the second copy of a domain)."""
-    return _rebuild(root, lambda v: mapping.get(v.name, v), lambda node, go: Apply(node.fn, go(node.args)))
+def substitute(root: Any, mapping: dict[VarKey, Expr]) -> Any:
+    """Replace variables by key (:attr:`Var.key`; a user's variable's name), e.g. to make a second copy of a domain."""
+    return _rebuild(root, lambda v: mapping.get(v.key, v), lambda node, go: Apply(node.fn, go(node.args)))
+
+
+def _folded(node: BinOp, a: Expr, b: Expr) -> Expr:
+    if isinstance(a, Const) and isinstance(b, Const):
+        return Const(int_op(node.op, a.value, b.value, node))
+    if node.op in ("<<", ">>"):
+        if not isinstance(b, Const):
+            raise ProofError(f"shift amount must be a non-negative constant in {node!r}")
+        if b.value < 0:
+            raise ProofError(f"shift amount must be a non-negative constant in {node!r} (it is {b.value})")
+    return BinOp(node.op, a, b)
 
 
 def _rebuild(
@@ -139,6 +162,7 @@ def _rebuild(
     on_var: Callable[[Var], Any],
     on_apply: Callable[[Apply, Callable[[Any], Any]], Any],
     memo: dict[int, Any] | None = None,
+    fold: bool = False,
 ) -> Any:
     """Rebuild a term (or nested tuple of terms) bottom-up, each shared sub-term once.
 
@@ -158,7 +182,7 @@ def _rebuild(
         elif isinstance(node, (Const, BoolConst)):
             out = node
         elif isinstance(node, BinOp):
-            out = BinOp(node.op, go(node.a), go(node.b))
+            out = _folded(node, go(node.a), go(node.b)) if fold else BinOp(node.op, go(node.a), go(node.b))
         elif isinstance(node, Ite):
             out = Ite(go(node.cond), go(node.a), go(node.b))
         elif isinstance(node, Apply):

@@ -2,8 +2,10 @@
 
 * :class:`Forall` -- ``for all values of variables: pred`` (``pred`` lowered).
 * :class:`Collision` -- ``for all params p, x in X, y in Y: not (x != y and f(p, x) == g(p, y))``;
-  injectivity is ``g = f`` over a renamed copy of ``X`` with ``distinct=True``,
+  injectivity is ``g = f`` over a generated copy of ``X`` with ``distinct=True``,
   disjointness is ``distinct=False`` (two different functions).
+
+Variables are identified by :attr:`~layoutalg.prove.variables.Var.key`; a witness maps keys to values.
 
 An engine returns an :class:`Outcome` (status and, when refuted, the variable
 values of a counterexample), or raises :class:`NotApplicableError` when it cannot
@@ -12,13 +14,12 @@ decide the problem (nonlinear for GF(2), too large for enumeration).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from layoutalg.errors import ProofError
 from layoutalg.prove import expr as ex
-
-SECOND = "__2"  # suffix of the renamed copy of a domain variable (rendered as a prime)
 
 
 class NotApplicableError(Exception):
@@ -69,25 +70,35 @@ Problem = Forall | Collision
 @dataclass(frozen=True)
 class Outcome:
     status: str  # proved | refuted | unknown
-    witness: dict[str, int] | None = None  # variable values of a counterexample
+    witness: dict[ex.VarKey, int] | None = None  # variable values of a counterexample, by Var.key
     note: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def holds_at(problem: Problem, env: dict[str, int]) -> bool:
+def holds_at(problem: Problem, env: dict[ex.VarKey, int]) -> bool:
     """Evaluate the problem at one point with Python ints (the referee for every counterexample)."""
     for v in problem.all_vars:
-        if v.name not in env:
+        if v.key not in env:
             raise EngineDisagreementError(f"counterexample has no value for {v.name!r}")
-        if not v.admits(int(env[v.name])):
-            raise EngineDisagreementError(f"counterexample value {v.name}={env[v.name]} is outside {v.describe()}")
+        if not v.admits(int(env[v.key])):
+            raise EngineDisagreementError(f"counterexample value {v.name}={env[v.key]} is outside {v.describe()}")
+    point = {k: int(x) for k, x in env.items()}
     if isinstance(problem, Forall):
-        return bool(ex.evaluate(problem.pred, env))
-    fx = ex.evaluate(problem.f, env)
-    gy = ex.evaluate(problem.g, env)
-    if problem.distinct and all(env[x.name] == env[y.name] for x, y in zip(problem.xs, problem.ys)):
+        return bool(ex.evaluate(problem.pred, point))
+    fx = ex.evaluate(problem.f, point)
+    gy = ex.evaluate(problem.g, point)
+    if problem.distinct and all(point[x.key] == point[y.key] for x, y in zip(problem.xs, problem.ys)):
         return True
     return bool(fx != gy)
 
 
-__all__ = ["Forall", "Collision", "Problem", "Outcome", "NotApplicableError", "EngineDisagreementError", "holds_at", "SECOND"]
+def points(problem: Problem) -> int:
+    """How many points enumeration evaluates: the domain, or for a collision both sides (one if distinct)."""
+    if isinstance(problem, Forall):
+        return math.prod(v.count() for v in problem.variables)
+    per_param = math.prod(v.count() for v in problem.params)
+    xs = math.prod(v.count() for v in problem.xs)
+    return per_param * (xs if problem.distinct else xs + math.prod(v.count() for v in problem.ys))
+
+
+__all__ = ["Forall", "Collision", "Problem", "Outcome", "NotApplicableError", "EngineDisagreementError", "holds_at", "points"]

@@ -187,7 +187,7 @@ def run_cli(argv: list[str] | None = None, out: TextIO | None = None, err: TextI
     parser = argparse.ArgumentParser(prog="layoutalg prove", description="Prove every @theorem in the given files or folders.")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="theorem files or folders (searched recursively)")
     parser.add_argument("--json", action="store_true", help="print a JSON list instead of the table")
-    parser.add_argument("--timeout", type=float, default=None, metavar="S", help="z3 time limit per claim in seconds (default 10)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="S", help="time limit per claim in seconds, every engine included (default 10; inf for none)")
     parser.add_argument("--cross-check", action="store_true", help="decide every claim with two engines; fail loudly if they disagree")
     parser.add_argument("--progress", action="store_true", help="show progress on stderr even when it is not a terminal")
     parser.add_argument("-v", "--verbose", action="store_true", help="also print which engines were tried and why")

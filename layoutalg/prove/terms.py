@@ -5,7 +5,7 @@ Semantics and the user-facing overview: :mod:`layoutalg.prove.expr`.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence, Union
+from typing import Any, Sequence, Union
 
 from layoutalg.errors import ProofError
 
@@ -125,116 +125,6 @@ class Const(Expr):
 
     def __repr__(self) -> str:
         return str(self.value)
-
-
-class Var(Expr):
-    """A universally quantified integer ``lo <= v < hi`` with optional constraints.
-
-    ``kind`` is ``"var"`` (a domain coordinate such as a lane or register) or
-    ``"param"`` (a parameter such as a tile index, shared by both copies of
-    the domain in :func:`~layoutalg.prove.injective` and ``disjoint``).
-    ``multiple_of`` and ``pow2`` restrict the values further.
-    """
-
-    __slots__ = ("name", "lo", "hi", "multiple_of", "pow2", "kind")
-
-    name: str
-    lo: int
-    hi: int
-    multiple_of: int
-    pow2: bool
-    kind: str
-
-    def __init__(
-        self, name: str, lo: int, hi: int, multiple_of: int = 1, pow2: bool = False, kind: str = "var"
-    ) -> None:
-        if not isinstance(name, str) or not name.isidentifier():
-            raise ProofError(f"variable name must be an identifier, got {name!r}")
-        for label, bound in (("lo", lo), ("hi", hi), ("multiple_of", multiple_of)):
-            if isinstance(bound, bool) or not isinstance(bound, int):
-                raise ProofError(f"variable {name!r}: {label} must be an int, got {bound!r}")
-        if hi <= lo:
-            raise ProofError(f"variable {name!r} has an empty range [{lo}, {hi})")
-        if multiple_of < 1:
-            raise ProofError(f"variable {name!r}: multiple_of must be >= 1, got {multiple_of}")
-        if kind not in ("var", "param"):
-            raise ProofError(f"variable {name!r}: kind must be 'var' or 'param', got {kind!r}")
-        for slot, v in (
-            ("name", name),
-            ("lo", lo),
-            ("hi", hi),
-            ("multiple_of", multiple_of),
-            ("pow2", bool(pow2)),
-            ("kind", kind),
-        ):
-            object.__setattr__(self, slot, v)
-        if not any(True for _ in self.values_iter(limit=1)):
-            raise ProofError(f"variable {name!r} has no value satisfying its constraints")
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("terms are immutable")
-
-    @property
-    def extent(self) -> int:
-        return self.hi - self.lo
-
-    def is_plain(self) -> bool:
-        """No constraint beyond the range."""
-        return self.multiple_of == 1 and not self.pow2
-
-    def admits(self, value: int) -> bool:
-        if not self.lo <= value < self.hi:
-            return False
-        if value % self.multiple_of:
-            return False
-        return not self.pow2 or (value > 0 and value & (value - 1) == 0)
-
-    def values_iter(self, limit: int | None = None) -> Iterable[int]:
-        count = 0
-        if self.pow2:
-            v = 1
-            while v < self.hi:
-                if self.admits(v):
-                    yield v
-                    count += 1
-                    if limit is not None and count >= limit:
-                        return
-                v <<= 1
-            return
-        start = self.lo + (-self.lo) % self.multiple_of
-        for v in range(start, self.hi, self.multiple_of):
-            yield v
-            count += 1
-            if limit is not None and count >= limit:
-                return
-
-    def count(self) -> int:
-        """How many values the variable takes."""
-        if self.pow2:
-            return sum(1 for _ in self.values_iter())
-        start = self.lo + (-self.lo) % self.multiple_of
-        return max(0, (self.hi - 1 - start) // self.multiple_of + 1)
-
-    def describe(self) -> str:
-        extra = ""
-        if self.multiple_of > 1:
-            extra += f", multiple of {self.multiple_of}"
-        if self.pow2:
-            extra += ", power of two"
-        return f"{self.name} in [{self.lo}, {self.hi}){extra}"
-
-    def same_as(self, other: "Var") -> bool:
-        return (self.name, self.lo, self.hi, self.multiple_of, self.pow2, self.kind) == (
-            other.name,
-            other.lo,
-            other.hi,
-            other.multiple_of,
-            other.pow2,
-            other.kind,
-        )
-
-    def __repr__(self) -> str:
-        return self.name
 
 
 class BinOp(Expr):
@@ -390,42 +280,6 @@ def as_pred(x: Any) -> Pred:
     if isinstance(x, bool):
         return BoolConst(x)
     raise ProofError(f"a predicate must be a comparison of terms or a bool, got {x!r}")
-
-
-def var(
-    name: str,
-    extent: int | None = None,
-    *,
-    lo: int = 0,
-    hi: int | None = None,
-    multiple_of: int = 1,
-    pow2: bool = False,
-) -> Var:
-    """A domain coordinate: ``var("lane", 32)`` ranges over ``0..31``."""
-    return Var(name, lo, _hi(name, extent, lo, hi), multiple_of, pow2, "var")
-
-
-def param(
-    name: str,
-    extent: int | None = None,
-    *,
-    lo: int = 0,
-    hi: int | None = None,
-    multiple_of: int = 1,
-    pow2: bool = False,
-) -> Var:
-    """A parameter (tile index, k-iteration, leading dimension, ...): ``param("ld", lo=8, hi=4097, multiple_of=8)``."""
-    return Var(name, lo, _hi(name, extent, lo, hi), multiple_of, pow2, "param")
-
-
-def _hi(name: str, extent: int | None, lo: int, hi: int | None) -> int:
-    if (extent is None) == (hi is None):
-        raise ProofError(f"variable {name!r}: give exactly one of extent or hi")
-    if extent is not None:
-        if isinstance(extent, bool) or not isinstance(extent, int) or extent < 1:
-            raise ProofError(f"variable {name!r}: extent must be a positive int, got {extent!r}")
-        return lo + extent
-    return hi  # type: ignore[return-value]
 
 
 def ite(cond: Any, a: Any, b: Any) -> Expr:

@@ -211,7 +211,8 @@ def test_immediates_in_every_spelling_are_read_exactly() -> None:
     assert int(t.accesses[0].smem[0][0]) == 1024 + 0x40 - 0x20 + 8 + 4 + 4
 
 
-def test_warps_with_a_false_guard_on_every_lane_count_as_issued_but_cost_nothing() -> None:
+def test_warps_with_a_false_guard_on_every_lane_are_reported_but_neither_counted_nor_costed() -> None:
+    # measured: triton_softmax_sm80 / triton_matmul_tma_sm90 (tests/test_kernel_corpus_counters.py)
     from layoutalg.kernel.counters import INST_ST, PREDICATED_OFF_ISSUES
 
     ptx = kernel("mov.u32 %r6, %tid.x;\nsetp.lt.u32 %p1, %r6, 8;\nshl.b32 %r7, %r6, 2;\nmov.u32 %r3, smem;\n"
@@ -219,4 +220,4 @@ def test_warps_with_a_false_guard_on_every_lane_count_as_issued_but_cost_nothing
     t = trace(ptx, block=128)
     store = t.instructions[0]
     assert (store.executions, store.predicated_off, store.wavefronts) == (1, 3, 1)
-    assert t.counters[INST_ST] == (4 if PREDICATED_OFF_ISSUES else 1)
+    assert not PREDICATED_OFF_ISSUES and t.counters[INST_ST] == 1

@@ -107,7 +107,7 @@ def build_cp(ins: Instruction, ctx: Context, idx: int) -> Op:
             p = ignore(m)
             filled = np.where(np.broadcast_to(np.asarray(p.bits), (m.n,)), 0, filled)
         whole = src_size is None and ignore is None
-        record(m, op, "cp.async", text, size, ok, a, buf, off, None if whole else filled)
+        record(m, op, "cp.async", text, size, ok, a, buf, off, None if whole else filled, issued=lanes)
         if not ok.any():
             return
         if whole:  # global bytes are unknown
@@ -178,8 +178,8 @@ def build_atom(ins: Instruction, ctx: Context, idx: int) -> Op:
             from layoutalg.kernel.interp.values import Value
 
             addr = Value(bits - U64(SHARED_WINDOW), addr.known)
-        ok, a = checked_shared_lanes(m, op, addr, lanes, width, width, True, f"{ins.root}.shared")
-        record(m, op, ins.root, text, width, ok, a, generic=space is None)
+        ok, a = checked_shared_lanes(m, op, addr, lanes, width, width, True, f"{ins.root}.shared", space is None)
+        record(m, op, ins.root, text, width, ok, a, generic=space is None, issued=lanes if space else None)
         old, old_known = load_shared(m, ok, a, width)
         vals = [r(m) for r in readers]
         keys = m.geom.cta_index[ok] * (1 << 32) + a[ok]

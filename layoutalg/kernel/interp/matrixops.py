@@ -55,6 +55,12 @@ def _warp_rows_ok(m: Any, op: Op, lanes: np.ndarray, ok: np.ndarray, count: int)
     return good
 
 
+def _known_rows(ok: np.ndarray, row_lanes: np.ndarray) -> np.ndarray:
+    """Per lane: its warp's executing row lanes all have known addresses (a partial warp is costed as such;
+    a warp with an unknown row address is recorded as executed with a data-dependent cost)."""
+    return np.repeat((ok | ~row_lanes).reshape(-1, 32).all(axis=1), 32)
+
+
 def _sources(count: int, trans: bool) -> list[tuple[np.ndarray, np.ndarray, int]]:
     """Per part (one 4-byte part, or two 2-byte parts with .trans): (row lane (count, 32), byte offset (32,), bytes).
 
@@ -88,7 +94,7 @@ def build_ldmatrix(ins: Instruction, ctx: Context, idx: int) -> Op:
         row_lanes = lanes & tiled[m.n]
         ok, a = checked_shared_lanes(m, op, read_addr(m), row_lanes, 16, 16, False, "ldmatrix row")
         good = _warp_rows_ok(m, op, lanes, ok, count)
-        record(m, op, "ldmatrix", text, 16, row_lanes & np.repeat(good, 32), a)
+        record(m, op, "ldmatrix", text, 16, row_lanes & _known_rows(ok, row_lanes), a, issued=row_lanes)
         nw = m.n // 32
         every = bool(good.all())
         gw = slice(None) if every else np.flatnonzero(good)
@@ -139,7 +145,7 @@ def build_stmatrix(ins: Instruction, ctx: Context, idx: int) -> Op:
         bad_warps = lanes.reshape(-1, 32).any(axis=1) & ~good
         if bad_warps.any():
             m.smem.forget_rows(m.geom.cta_index.reshape(-1, 32)[bad_warps, 0])
-        record(m, op, "stmatrix", text, 16, row_lanes & np.repeat(good, 32), a)
+        record(m, op, "stmatrix", text, 16, row_lanes & _known_rows(ok, row_lanes), a, issued=row_lanes)
         rows = a.reshape(-1, 32)
         writer_lanes = lanes & np.repeat(good, 32)
         for j, r in enumerate(readers):

@@ -15,7 +15,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from layoutalg.errors import KernelError
-from layoutalg.kernel.interp import asyncops, bitops, control, convert, floatops, intops, matrixops, memops, warpops
+from layoutalg.kernel.interp import (
+    asyncops,
+    bitops,
+    control,
+    convert,
+    floatops,
+    intops,
+    matrixops,
+    memops,
+    tensormap,
+    warpops,
+)
 from layoutalg.kernel.interp.decode import BUILDERS, Context, Op
 from layoutalg.kernel.interp.geometry import Geometry
 from layoutalg.kernel.interp.machine import Machine
@@ -23,7 +34,7 @@ from layoutalg.kernel.interp.spaces import SMEM_BASE, SharedLayout, align_up, bu
 from layoutalg.kernel.ptx.nodes import Addr, Function, Module, Sym, Variable, Vec
 from layoutalg.kernel.records import Recorder
 
-_OP_MODULES = (asyncops, bitops, control, convert, floatops, intops, matrixops, memops, warpops)
+_OP_MODULES = (asyncops, bitops, control, convert, floatops, intops, matrixops, memops, tensormap, warpops)
 
 
 def referenced_names(fn: Function) -> set[str]:

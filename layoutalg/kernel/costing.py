@@ -70,16 +70,19 @@ def _instruction_refusal(text: str) -> str | None:
     return _INSTRUCTION_REFUSALS[text] or None
 
 
-def _global_lines(rec: AccessRecord, active: np.ndarray) -> np.ndarray:
-    """The record's global sources as offsets that keep line equality and offsets mod 128 (module doc)."""
-    assert rec.global_buffer is not None and rec.global_offset is not None
-    g = (rec.global_buffer + 1) * (1 << 44) + rec.global_offset
+def _global_lines(buffer: np.ndarray, offset: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """Global sources (buffer, offset) as offsets that keep line equality and offsets mod 128 (module doc)."""
+    g = (buffer + 1) * (1 << 44) + offset
     low_line = np.where(active, g, np.int64(1 << 62)).min(axis=1, keepdims=True) // 128 * 128
     return np.where(active, g - low_line, 0)
 
 
-def _eligible(rec: AccessRecord, costs: WarpCosts) -> np.ndarray:
-    """The warps to cost (bool per warp); the others are data-dependent or refused with a reason."""
+def _eligible(rec: AccessRecord, costs: WarpCosts) -> np.ndarray | None:
+    """The warps to cost (bool per warp, None: all of them); the others are data-dependent or refused with a
+    reason."""
+    if (rec.dropped is None and rec.src_size is None and rec.kind in MODELLED_KINDS and not rec.generic
+            and not _instruction_refusal(rec.model_text) and rec.active.all()):
+        return None  # the common case: whole warps of a modelled instruction
     ok: np.ndarray = np.asarray(rec.active.any(axis=1))
     if rec.dropped is not None:
         costs.data_dependent = int(rec.dropped.sum())
@@ -105,15 +108,23 @@ def _eligible(rec: AccessRecord, costs: WarpCosts) -> np.ndarray:
     return ok
 
 
-def _cost_group(text: str, parts: list[tuple[AccessRecord, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+Chosen = slice | np.ndarray  # the warps of a record to cost: all (a slice) or their indices
+
+
+def _cost_group(text: str, parts: list[tuple[AccessRecord, Chosen]]) -> tuple[np.ndarray, np.ndarray]:
     """(wavefronts, ideal) of the chosen warps of every record of one mnemonic, in one vectorised call."""
-    smem = np.concatenate([rec.smem[rows] for rec, rows in parts])
-    active = np.concatenate([rec.active[rows] for rec, rows in parts])
+    def cat(arrays: list[np.ndarray]) -> np.ndarray:
+        return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+
+    smem = cat([rec.smem[rows] for rec, rows in parts])
+    active = cat([rec.active[rows] for rec, rows in parts])
     glob = None
     if parts[0][0].kind == "cp.async":
-        glob = np.concatenate([_global_lines(rec, rec.active)[rows] for rec, rows in parts])
-    wf, ideal = banks.wavefronts_many(text, smem, global_addresses=glob,
-                                      active=None if active.all() else active)
+        buf = cat([rec.global_buffer[rows] for rec, rows in parts])  # type: ignore[index]
+        off = cat([rec.global_offset[rows] for rec, rows in parts])  # type: ignore[index]
+        glob = _global_lines(buf, off, active)
+    full = bool(active.all())
+    wf, ideal = banks.wavefronts_many(text, smem, global_addresses=glob, active=None if full else active)
     return np.asarray(wf), np.asarray(ideal)
 
 
@@ -121,12 +132,16 @@ def cost_records(records: list[AccessRecord]) -> list[WarpCosts]:
     """The :class:`WarpCosts` of every record; the costable warps of each mnemonic are costed together."""
     out = [WarpCosts.empty(rec.executions) for rec in records]
     groups: dict[str, list[int]] = {}
-    chosen: list[np.ndarray] = []
+    chosen: list[Chosen] = []
     for k, rec in enumerate(records):
         ok = _eligible(rec, out[k])
-        chosen.append(np.flatnonzero(ok))
-        if ok.any():
-            groups.setdefault(rec.model_text, []).append(k)
+        if ok is None:
+            chosen.append(slice(None))
+        else:
+            chosen.append(np.flatnonzero(ok))
+            if not ok.any():
+                continue
+        groups.setdefault(rec.model_text, []).append(k)
     for text, ks in groups.items():
         try:
             wf, ideal = _cost_group(text, [(records[k], chosen[k]) for k in ks])
@@ -135,19 +150,20 @@ def cost_records(records: list[AccessRecord]) -> list[WarpCosts]:
                 try:
                     wf_k, ideal_k = _cost_group(text, [(records[k], chosen[k])])
                 except LayoutError as exc:
-                    out[k].refuse(np.ones(len(chosen[k]), dtype=bool), str(exc))
+                    out[k].refuse(np.ones(records[k].executions, dtype=bool)[chosen[k]], str(exc))
                     continue
                 _fill(out[k], chosen[k], wf_k, ideal_k)
             continue
         at = 0
         for k in ks:
-            n = len(chosen[k])
+            rows = chosen[k]
+            n = records[k].executions if isinstance(rows, slice) else len(rows)
             _fill(out[k], chosen[k], wf[at: at + n], ideal[at: at + n])
             at += n
     return out
 
 
-def _fill(costs: WarpCosts, rows: np.ndarray, wf: np.ndarray, ideal: np.ndarray) -> None:
+def _fill(costs: WarpCosts, rows: Chosen, wf: np.ndarray, ideal: np.ndarray) -> None:
     costs.modelled[rows] = True
     costs.wavefronts[rows] = wf
     costs.ideal[rows] = ideal

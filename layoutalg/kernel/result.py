@@ -42,9 +42,8 @@ class InstructionStats:
     generic: bool = False
     unmodelled: dict[str, int] = field(default_factory=dict)
     worst_excess: int = -1
-    worst_smem: tuple[int | None, ...] | None = None
-    worst_global: tuple[int | None, ...] | None = None
     worst_warp: int = -1
+    _worst: Any = field(default=None, repr=False, compare=False)  # (smem, active, global offsets) rows
     suggestion: str = ""
     suggested_swizzle: tuple[int, int, int] | None = None  # (B, M, S) on byte offsets
     sass_mismatch: bool = False
@@ -62,22 +61,37 @@ class InstructionStats:
         self.generic = self.generic or rec.generic
         m = costs.modelled
         self.data_dependent += costs.data_dependent
-        self.modelled_executions += int(m.sum())
-        self.wavefronts += int(costs.wavefronts[m].sum())
-        self.ideal += int(costs.ideal[m].sum())
+        modelled = int(np.count_nonzero(m))
+        self.modelled_executions += modelled
+        self.wavefronts += int(costs.wavefronts.sum())  # unmodelled warps hold 0 (WarpCosts.empty)
+        self.ideal += int(costs.ideal.sum())
         for reason, count in costs.reasons.items():
             self.unmodelled[reason] = self.unmodelled.get(reason, 0) + count
-        if m.any():
-            excess = np.where(m, costs.wavefronts - costs.ideal, -1)
-            k = int(np.argmax(excess))
+        if modelled:
+            excess = costs.wavefronts - costs.ideal
+            if modelled < len(m):
+                excess = np.where(m, excess, -1)
+            k = int(excess.argmax())
             if int(excess[k]) > self.worst_excess:
                 self.worst_excess = int(excess[k])
-                act = rec.active[k]
-                self.worst_smem = tuple(int(a) if on else None for a, on in zip(rec.smem[k], act))
-                if rec.global_offset is not None and rec.global_buffer is not None:
-                    self.worst_global = tuple(int(o) if on else None
-                                              for o, on in zip(rec.global_offset[k], act))
+                self._worst = (rec.smem[k], rec.active[k], None if rec.global_offset is None else rec.global_offset[k])
                 self.worst_warp = int(rec.warps[k])
+
+    @property
+    def worst_smem(self) -> tuple[int | None, ...] | None:
+        """The worst warp's shared addresses (None: inactive lane)."""
+        if self._worst is None:
+            return None
+        smem, act, _ = self._worst
+        return tuple(int(a) if on else None for a, on in zip(smem, act))
+
+    @property
+    def worst_global(self) -> tuple[int | None, ...] | None:
+        """The worst warp's global source offsets (cp.async; None: inactive lane or not a cp.async)."""
+        if self._worst is None or self._worst[2] is None:
+            return None
+        _, act, glob = self._worst
+        return tuple(int(o) if on else None for o, on in zip(glob, act))
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -72,15 +72,16 @@ def checked_shared_lanes(m: Any, op: Op, addr: Value, lanes: np.ndarray, width: 
             if writes:
                 m.smem.forget_rows(m.geom.cta_index[unknown])
             lanes = lanes & known
-    if lanes.any():
-        la = a[lanes]
+    every = bool(lanes.all())
+    if every or lanes.any():
+        la = a if every else a[lanes]
         lo, hi = int(la.min()), int(la.max())
         if lo < m.smem.base or hi + width > m.smem.base + m.smem.size:
             bad = lo if lo < m.smem.base else hi
             raise KernelError(f"shared-memory address {bad} ({width} bytes) is outside the CTA's shared memory "
                               f"[{m.smem.base}, {m.smem.base + m.smem.size}) (static + dynamic; dynamic_smem="
                               f"{m.dynamic_smem})", op.ins.line, op.ins.opcode)
-        if align > 1 and (la % align != 0).any():
+        if align > 1 and (la & (align - 1)).any():  # alignments are powers of two
             bad = int(la[la % align != 0][0])
             raise KernelError(f"misaligned shared-memory address {bad} for a {align}-byte access", op.ins.line,
                               op.ins.opcode)
@@ -93,6 +94,20 @@ def record(m: Any, op: Op, kind: str, model_text: str, width: int, lanes: np.nda
            part: str = "") -> None:
     """Append the access record of the warps with a lane in ``issued`` (default ``lanes``): ``lanes`` are
     those with a known address; a warp with an issued lane outside them is ``dropped`` (its cost unknown)."""
+    if issued is not None and (issued is lanes or not (issued & ~lanes).any()):
+        issued = None
+    if issued is None and lanes.all():  # every thread: no selection, no masking
+        rows = np.arange(lanes.size // 32)
+
+        def whole(x: np.ndarray | None) -> np.ndarray | None:  # copies: the record outlives the registers
+            return None if x is None else x.reshape(-1, 32).astype(np.int64)
+
+        m.recorder.accesses.append(AccessRecord(
+            index=op.index, line=op.ins.line, opcode=op.ins.opcode, kind=kind, access_bytes=width,
+            model_text=model_text, step=m.steps, warps=rows, active=np.ones((rows.size, 32), dtype=bool),
+            smem=smem.reshape(-1, 32).astype(np.int64), global_buffer=whole(global_buffer),
+            global_offset=whole(global_offset), src_size=whole(src_size), generic=generic, part=part))
+        return
     rows_mask = lanes.reshape(-1, 32)
     issued_mask = rows_mask if issued is None else issued.reshape(-1, 32)
     any_row = issued_mask.any(axis=1)

@@ -39,9 +39,9 @@ def render(trace: Any, top: int | None = None) -> str:
         if s.data_dependent:
             lines.append(f"{'':8}DATA-DEPENDENT cost ({s.data_dependent} warp executions, counted, not costed)")
     lines.append("")
-    lines.append("counters (whole launch" + (")" if trace.ctas is None else ", traced CTAs only)")
-                 + "; * = incomplete, see below")
     incomplete = trace.incomplete_counters
+    lines.append("counters (whole launch" + (")" if trace.ctas is None else ", traced CTAs only)")
+                 + ("; * = incomplete, see below" if incomplete else ""))
     for name, value in trace.counters.items():
         if name in ISSUE_COUNTERS or value or name in incomplete:
             lines.append(f"  {name:<78} {value:>12}{' *' if name in incomplete else ''}")

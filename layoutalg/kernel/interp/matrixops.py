@@ -10,6 +10,7 @@ those bytes, stmatrix writes them.  One record per warp execution carries the 32
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -72,10 +73,12 @@ def _known_rows(ok: np.ndarray, row_lanes: np.ndarray) -> np.ndarray:
     return np.repeat((ok | ~row_lanes).reshape(-1, 32).all(axis=1), 32)
 
 
+@cache
 def _sources(count: int, trans: bool) -> list[tuple[np.ndarray, np.ndarray, int]]:
     """Per part (one 4-byte part, or two 2-byte parts with .trans): (row lane (count, 32), byte offset (32,), bytes).
 
     Register ``j`` of lane ``t`` comes from row ``src[j, t]`` of the warp's row addresses, at ``offset[t]``.
+    Cached: six shapes in all, read only.
     """
     j = np.arange(count)[:, None]
     if not trans:

@@ -97,14 +97,14 @@ def record(m: Any, op: Op, kind: str, model_text: str, width: int, lanes: np.nda
     if issued is not None and (issued is lanes or not (issued & ~lanes).any()):
         issued = None
     if issued is None and lanes.all():  # every thread: no selection, no masking
-        rows = np.arange(lanes.size // 32)
+        rows, every_lane = _whole_warps(lanes.size // 32)
 
         def whole(x: np.ndarray | None) -> np.ndarray | None:  # copies: the record outlives the registers
             return None if x is None else x.reshape(-1, 32).astype(np.int64)
 
         m.recorder.accesses.append(AccessRecord(
             index=op.index, line=op.ins.line, opcode=op.ins.opcode, kind=kind, access_bytes=width,
-            model_text=model_text, step=m.steps, warps=rows, active=np.ones((rows.size, 32), dtype=bool),
+            model_text=model_text, step=m.steps, warps=rows, active=every_lane,
             smem=smem.reshape(-1, 32).astype(np.int64), global_buffer=whole(global_buffer),
             global_offset=whole(global_offset), src_size=whole(src_size), generic=generic, part=part))
         return
@@ -135,6 +135,20 @@ def record(m: Any, op: Op, kind: str, model_text: str, width: int, lanes: np.nda
         model_text=model_text, step=m.steps, warps=rows.astype(np.int64), active=active,
         smem=per_warp(smem), global_buffer=optional(global_buffer), global_offset=optional(global_offset),
         src_size=optional(src_size), generic=generic, dropped=dropped, part=part))
+
+
+_WHOLE: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _whole_warps(warps: int) -> tuple[np.ndarray, np.ndarray]:
+    """(warp indices, all-active lane mask) for ``warps`` whole warps: shared, read-only arrays."""
+    got = _WHOLE.get(warps)
+    if got is None:
+        rows, act = np.arange(warps, dtype=np.int64), np.ones((warps, 32), dtype=bool)
+        rows.setflags(write=False)
+        act.setflags(write=False)
+        got = _WHOLE[warps] = (rows, act)
+    return got
 
 
 def load_shared(m: Any, lanes: np.ndarray, addr: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:

@@ -87,6 +87,7 @@ class Record:
     active: tuple[bool, ...]
     smem: tuple[int, ...]
     gsrc: tuple[int, ...] | None
+    dropped: bool = False  # some executing lane's address was unknown (counted, not costed)
 
 
 class Reference:
@@ -215,12 +216,16 @@ class Reference:
             raise ValueError(f"out of bounds at line {ins.line}")
 
     def rec(self, idx: int, warp: list[Lane], group: list[Lane], gw: int, addr: dict[int, int],
-            gsrc: dict[int, int] | None = None) -> None:
+            gsrc: dict[int, int] | None = None, issued: list[Lane] | None = None) -> None:
+        """Record the warp if a lane issued the access (default: every lane of ``group``); lanes without an
+        address in ``addr`` make it a dropped record."""
         active = tuple(ln in group and ln.lin in addr for ln in warp) + (False,) * (32 - len(warp))
         smem = tuple(addr.get(ln.lin, 0) for ln in warp) + (0,) * (32 - len(warp))
         g = None if gsrc is None else tuple(gsrc.get(ln.lin, 0) for ln in warp) + (0,) * (32 - len(warp))
-        if any(active):
-            self.records.append(Record(idx, gw, active, smem, g))
+        lanes = group if issued is None else issued
+        dropped = any(ln.lin not in addr for ln in lanes)
+        if any(active) or dropped:
+            self.records.append(Record(idx, gw, active, smem, g, dropped))
 
     # ----------------------------------------------------------------- execution
     def execute(self, ins: Instruction, idx: int, warp: list[Lane], group: list[Lane], gw: int) -> None:
@@ -329,7 +334,8 @@ class Reference:
                 assert a is not None
                 self.check(ins, a, 16)
                 rows[ln.lin % 32] = a
-        self.rec(idx, warp, group, gw, {ln.lin: rows[ln.lin % 32] for ln in group if ln.lin % 32 in rows})
+        self.rec(idx, warp, group, gw, {ln.lin: rows[ln.lin % 32] for ln in group if ln.lin % 32 in rows},
+                 issued=[ln for ln in group if ln.lin % 32 < 8 * count])
         for ln in group:
             t = ln.lin % 32
             for j, it in enumerate(items):
@@ -529,8 +535,9 @@ def expand(trace: Any) -> dict[int, list[tuple[Any, ...]]]:
             if r.global_offset is not None:
                 g = tuple(int(x) for x in ((r.global_buffer[k] + 1) * (1 << GLOBAL_SHIFT) + r.global_offset[k])
                           * r.active[k])
+            dropped = bool(r.dropped[k]) if r.dropped is not None else False
             out.setdefault(int(w), []).append(
-                (r.index, tuple(bool(x) for x in r.active[k]), tuple(int(x) for x in r.smem[k]), g))
+                (r.index, tuple(bool(x) for x in r.active[k]), tuple(int(x) for x in r.smem[k]), g, dropped))
     return out
 
 
@@ -538,5 +545,6 @@ def expand_reference(ref: Reference) -> dict[int, list[tuple[Any, ...]]]:
     out: dict[int, list[tuple[Any, ...]]] = {}
     for r in ref.records:
         g = None if r.gsrc is None else tuple(v if a else 0 for v, a in zip(r.gsrc, r.active))
-        out.setdefault(r.warp, []).append((r.index, r.active, tuple(v if a else 0 for v, a in zip(r.smem, r.active)), g))
+        out.setdefault(r.warp, []).append((r.index, r.active, tuple(v if a else 0 for v, a in zip(r.smem, r.active)), g,
+                                           r.dropped))
     return out

@@ -21,10 +21,12 @@ from layoutalg.banks.instruction import Instruction
 from layoutalg.banks.model import BANK_BYTES, NUM_BANKS, BankReport, BankUse, PhaseReport, lane_words
 
 
-def _cg_report(ins: Instruction, smem: tuple[int, ...], glob: tuple[int, ...]) -> BankReport:
+def _cg_report(ins: Instruction, smem: tuple[int | None, ...], glob: tuple[int | None, ...]) -> BankReport:
     groups: dict[tuple[int, int], list[int]] = defaultdict(list)
     seen: set[int] = set()
     for lane, (s, g) in enumerate(zip(smem, glob)):
+        if s is None or g is None:  # an inactive lane
+            continue
         if s not in seen:  # the lowest lane wins a shared address (rule 1)
             seen.add(s)
             groups[(g // 128, s // 128)].append(lane)
@@ -41,11 +43,13 @@ def _bank_of(address: int, width: int) -> int:
     return address // BANK_BYTES % NUM_BANKS if width <= BANK_BYTES else address // width % (128 // width) * (width // 4)
 
 
-def _ca_phase(ins: Instruction, smem: Sequence[int], glob: Sequence[int], lanes: range) -> tuple[PhaseReport, str]:
+def _ca_phase(ins: Instruction, smem: Sequence[int | None], glob: Sequence[int | None],
+              phase: range) -> tuple[PhaseReport, str]:
     w = ins.access_bytes
+    lanes = [k for k in phase if smem[k] is not None and glob[k] is not None]
     per_bank: dict[int, dict[int, list[int]]] = {}
     for lane in lanes:
-        for word in lane_words(ins, smem[lane]):
+        for word in lane_words(ins, smem[lane] or 0):
             per_bank.setdefault(word % NUM_BANKS, {}).setdefault(word, []).append(lane)
     conflicts = tuple(BankUse(bank, tuple(sorted(ws)), tuple(tuple(ws[x]) for x in sorted(ws)))
                       for bank, ws in sorted(per_bank.items()) if sum(len(v) for v in ws.values()) > 1)
@@ -53,21 +57,21 @@ def _ca_phase(ins: Instruction, smem: Sequence[int], glob: Sequence[int], lanes:
     note = ""
     if cost > 1:
         def waits(lane: int) -> tuple[list[int], list[int]]:
-            gb, sb = _bank_of(glob[lane], w), _bank_of(smem[lane], w)
-            on_global = [k for k in lanes if k != lane and _bank_of(glob[k], w) == gb]
-            on_shared = [k for k in lanes if k != lane and _bank_of(smem[k], w) == sb and k not in on_global]
+            gb, sb = _bank_of(glob[lane] or 0, w), _bank_of(smem[lane] or 0, w)
+            on_global = [k for k in lanes if k != lane and _bank_of(glob[k] or 0, w) == gb]
+            on_shared = [k for k in lanes if k != lane and _bank_of(smem[k] or 0, w) == sb and k not in on_global]
             return on_global, on_shared
         worst = max(lanes, key=lambda k: len(waits(k)[0]) + len(waits(k)[1]))
         on_global, on_shared = waits(worst)
-        note = (f"lanes {lanes[0]}-{lanes[-1]}: lane {worst} waits for {len(on_global) + len(on_shared)} lanes: "
-                f"global bank {_bank_of(glob[worst], w)} (source byte {glob[worst]}) is also read by lanes "
-                f"{on_global}, shared bank {_bank_of(smem[worst], w)} (byte {smem[worst]}) also written by lanes "
-                f"{on_shared}")
-    return PhaseReport(tuple(lanes), cost, 1, conflicts), note
+        note = (f"lanes {phase[0]}-{phase[-1]}: lane {worst} waits for {len(on_global) + len(on_shared)} lanes: "
+                f"global bank {_bank_of(glob[worst] or 0, w)} (source byte {glob[worst]}) is also read by lanes "
+                f"{on_global}, shared bank {_bank_of(smem[worst] or 0, w)} (byte {smem[worst]}) also written by "
+                f"lanes {on_shared}")
+    return PhaseReport(tuple(phase), cost, 1 if lanes else 0, conflicts), note
 
 
-def cp_async_report(ins: Instruction, smem: tuple[int, ...], glob: tuple[int, ...]) -> BankReport:
-    """The report of one validated ``cp.async`` (32 shared and 32 global byte offsets)."""
+def cp_async_report(ins: Instruction, smem: tuple[int | None, ...], glob: tuple[int | None, ...]) -> BankReport:
+    """The report of one validated ``cp.async`` (32 shared and 32 global byte offsets; None: inactive lane)."""
     if ins.cache == "cg":
         return _cg_report(ins, smem, glob)
     per = ca_phase_lanes(ins.access_bytes)
@@ -77,5 +81,5 @@ def cp_async_report(ins: Instruction, smem: tuple[int, ...], glob: tuple[int, ..
         phases.append(phase)
         if note:
             notes.append(note)
-    return BankReport(ins.canonical, smem, sum(p.wavefronts for p in phases), len(phases), tuple(phases),
-                      tuple(notes))
+    return BankReport(ins.canonical, smem, sum(p.wavefronts for p in phases), sum(p.ideal for p in phases),
+                      tuple(phases), tuple(notes))

@@ -28,6 +28,10 @@ rule 2, which round 5 pinned).  Every one is reproduced exactly.
 3. **Cost of a phase** = the largest number of *distinct* words any one bank
    must deliver (identical words are served once, loads and stores alike).
 4. **wavefronts** = the sum over the phases.
+5. **Partial warps** (``None`` for an inactive lane): the same rules with the inactive lanes simply
+   absent (they request no word; a phase without an active lane costs nothing).  Rule 2's pairing is
+   read strictly (an active lane's partner must be active, with the same address); where the lenient
+   reading (inactive partners ignored) would cost differently, the model refuses (not measured).
 
 The *ideal* count is the sum over phases of ``ceil(distinct words / 32)``
 (the same phases, no two distinct words sharing a bank); ``excess`` =
@@ -108,8 +112,8 @@ def _as_offsets(values: Any, what: str) -> list[Any]:
         raise InstructionError(f"{what} must be a sequence of 32 byte offsets, got {type(values).__name__}") from None
 
 
-def _check_global(ins: Instruction, global_byte_addresses: Any) -> tuple[int, ...]:
-    """32 validated global byte offsets for a cp.async (aligned to its copy size, non-negative)."""
+def _check_global(ins: Instruction, global_byte_addresses: Any) -> tuple[Any, ...]:
+    """32 validated global byte offsets for a cp.async (aligned to its copy size, non-negative; None: inactive)."""
     if global_byte_addresses is None:
         raise InstructionError(
             f"instruction {ins.text!r}: a cp.async's shared-memory cost depends on where each lane's data comes "
@@ -117,8 +121,11 @@ def _check_global(ins: Instruction, global_byte_addresses: Any) -> tuple[int, ..
     offsets = _as_offsets(global_byte_addresses, "global_byte_addresses")
     if len(offsets) != 32:
         raise InstructionError(f"global_byte_addresses: needs 32 lane offsets, got {len(offsets)}")
-    out = []
+    out: list[Any] = []
     for lane, value in enumerate(offsets):
+        if value is None:
+            out.append(None)
+            continue
         g = _byte_offset(value, f"global_byte_addresses[{lane}]")
         if g % ins.access_bytes:
             raise InstructionError(f"global_byte_addresses[{lane}] = {g} is not a multiple of {ins.access_bytes} "
@@ -137,8 +144,8 @@ def _byte_offset(value: Any, name: str) -> int:
     return offset
 
 
-def _check_addresses(ins: Instruction, lane_byte_addresses: Any, arch: Arch | None = None) -> tuple[int, ...]:
-    """32 validated byte offsets (ignored lanes of ldmatrix/stmatrix .x1/.x2 become 0).
+def _check_addresses(ins: Instruction, lane_byte_addresses: Any, arch: Arch | None = None) -> tuple[Any, ...]:
+    """32 validated byte offsets (ignored lanes of ldmatrix/stmatrix .x1/.x2 become 0; None: an inactive lane).
 
     ``arch`` (default sm_90) must have the instruction, and every access must end within its shared memory.
     """
@@ -150,10 +157,13 @@ def _check_addresses(ins: Instruction, lane_byte_addresses: Any, arch: Arch | No
         allowed = "32" if not ins.matrices or active == 32 else f"32 (or {active}, the lanes .x{ins.matrices} reads)"
         raise InstructionError(f"lane_byte_addresses: {ins.canonical} needs {allowed} lane addresses, "
                                f"got {len(addrs)}")
-    out = []
+    out: list[Any] = []
     for lane, a in enumerate(addrs):
         if lane >= active:
             out.append(0)
+            continue
+        if a is None:
+            out.append(None)
             continue
         a = _byte_offset(a, f"lane_byte_addresses[{lane}]")
         check_address_end(a + ins.access_bytes, f"lane_byte_addresses[{lane}] = {a} ({ins.access_bytes} bytes)", arch)
@@ -167,26 +177,28 @@ def _check_addresses(ins: Instruction, lane_byte_addresses: Any, arch: Arch | No
 
 
 # ------------------------------------------------------------------- phases
-def phases(ins: Instruction, addrs: Sequence[int]) -> list[range]:
-    """The lane groups served one after another (rule 2 of the module doc)."""
+def phases(ins: Instruction, addrs: Sequence[int | None], lenient: bool = False) -> list[range]:
+    """The lane groups served one after another (rule 2 of the module doc; rule 5 for ``lenient``)."""
     if ins.matrices:
         return [range(8 * m, 8 * m + 8) for m in range(ins.matrices)]
     w = ins.access_bytes
     if w <= BANK_BYTES:
         return [range(32)]
     per = 128 // w
-    if ins.kind == "ld" and lanes_pair_up(addrs):
+    if ins.kind == "ld" and lanes_pair_up(addrs, lenient) and any(a is not None for a in addrs):
         per *= 2
     return [range(p, p + per) for p in range(0, 32, per)]
 
 
-def lanes_pair_up(addrs: Sequence[int]) -> bool:
+def lanes_pair_up(addrs: Sequence[int | None], lenient: bool = False) -> bool:
     """True when every lane ``i`` holds the address of lane ``i ^ 1``, or every lane that of lane ``i ^ 2``.
 
     This is what doubles the phases of 64/128-bit loads (rule 2); ``i ^ 3``, ``i ^ 4`` and mixtures (some
-    lane quads paired one way, some the other) do not.
+    lane quads paired one way, some the other) do not.  Inactive lanes (None) must pair with inactive
+    ones, unless ``lenient`` (then a pair with an inactive lane is ignored; rule 5).
     """
-    return any(all(addrs[i] == addrs[i ^ step] for i in range(32)) for step in PAIRING_XORS)
+    return any(all(addrs[i] == addrs[i ^ step] or (lenient and None in (addrs[i], addrs[i ^ step]))
+                   for i in range(32)) for step in PAIRING_XORS)
 
 
 def lane_words(ins: Instruction, address: int) -> range:
@@ -224,7 +236,7 @@ class BankReport:
     """The whole instruction: ``wavefronts``, ``ideal``, ``excess`` and the per-phase detail."""
 
     instruction: str
-    lane_byte_addresses: tuple[int, ...]
+    lane_byte_addresses: tuple[int | None, ...]  # None: an inactive lane
     wavefronts: int
     ideal: int
     phases: tuple[PhaseReport, ...]
@@ -252,10 +264,13 @@ class BankReport:
         return "\n".join(lines)
 
 
-def _phase_report(ins: Instruction, addrs: Sequence[int], lanes: range) -> PhaseReport:
+def _phase_report(ins: Instruction, addrs: Sequence[int | None], lanes: range) -> PhaseReport:
     per_bank: dict[int, dict[int, list[int]]] = {}
     for lane in lanes:
-        for word in lane_words(ins, addrs[lane]):
+        a = addrs[lane]
+        if a is None:
+            continue
+        for word in lane_words(ins, a):
             per_bank.setdefault(word % NUM_BANKS, {}).setdefault(word, []).append(lane)
     cost = max((len(ws) for ws in per_bank.values()), default=0)
     distinct = sum(len(ws) for ws in per_bank.values())
@@ -280,7 +295,19 @@ def report(instruction: str, lane_byte_addresses: Any, global_byte_addresses: An
 
         return cp_async_report(ins, addrs, _check_global(ins, global_byte_addresses))
     reps = tuple(_phase_report(ins, addrs, lanes) for lanes in phases(ins, addrs))
+    _check_pairing_decided(ins, addrs, sum(r.wavefronts for r in reps))
     return BankReport(ins.canonical, addrs, sum(r.wavefronts for r in reps), sum(r.ideal for r in reps), reps)
+
+
+def _check_pairing_decided(ins: Instruction, addrs: Sequence[int | None], cost: int) -> None:
+    """Refuse a partial 64/128-bit load whose cost depends on how rule 2 treats inactive partners (rule 5)."""
+    if None not in addrs or ins.kind != "ld" or ins.matrices or ins.access_bytes <= BANK_BYTES:
+        return
+    lenient = sum(_phase_report(ins, addrs, lanes).wavefronts for lanes in phases(ins, addrs, lenient=True))
+    if lenient != cost:
+        raise InstructionError(
+            f"{ins.canonical}: a partial warp whose active lanes pair up (rule 2) only if inactive partners are "
+            f"ignored ({lenient} wavefronts) or not ({cost}); no measurement decides this yet")
 
 
 def wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses: Any = None, *,
@@ -288,7 +315,8 @@ def wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses
     """Shared-memory wavefronts one warp executing ``instruction`` costs (see the module doc for the rules).
 
     ``lane_byte_addresses[i]`` is lane ``i``'s byte offset into shared memory (for ldmatrix/stmatrix: the row
-    address lane ``i`` supplies; lanes the instruction ignores may hold anything, or be left out).
+    address lane ``i`` supplies; lanes the instruction ignores may hold anything, or be left out), or None for
+    a lane that does not execute (rule 5).
     ``global_byte_addresses[i]`` (``cp.async`` only, where it is required) is lane ``i``'s source offset
     from a 128-byte-aligned global base.  ``arch`` (default sm_90) sets the shared-memory capacity and which
     instructions exist (:mod:`layoutalg.banks.limits`).
@@ -298,6 +326,8 @@ def wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses
     if ins.kind == "cp.async":
         sources = _check_global(ins, global_byte_addresses)
         return cg_wavefronts(addrs, sources) if ins.cache == "cg" else ca_wavefronts(addrs, sources, ins.access_bytes)
+    if None in addrs:
+        return report(instruction, addrs, arch=arch).wavefronts
     total = 0
     for lanes in phases(ins, addrs):
         per_bank: dict[int, set[int]] = {}

@@ -6,6 +6,13 @@ two int arrays of shape ``(...)``, applying exactly the rules of the module
 doc of :mod:`layoutalg.banks.model` (same phases, same distinct-word count).
 A ``cp.async`` also takes ``global_addresses`` of the same shape (its rules:
 :mod:`layoutalg.banks.cp_async`, vectorised in :mod:`.cp_async_vector`).
+
+Partial warps (``active``, a bool mask of the same shape): the phase rule with the inactive lanes
+simply absent -- they request no word, and a phase without an active lane costs nothing.  Whether
+a 64/128-bit load's lanes pair up (rule 2) is read strictly: every active lane's partner must be
+active and hold the same address.  Where the reading matters (an active lane's partner is inactive
+and the lenient reading, which ignores such partners, costs differently)
+:func:`pairing_undecided` says so; no measurement decides it yet.
 """
 
 from __future__ import annotations
@@ -89,7 +96,7 @@ def _grouped_cost(units: Any, groups: int) -> tuple[Any, Any]:
     return counts.max(axis=-1).astype(np.int64), np.count_nonzero(first, axis=-1)
 
 
-def _cost(ins: Instruction, a: Any, per: int, lanes: int) -> tuple[Any, Any]:
+def _cost(ins: Instruction, a: Any, per: int, lanes: int, active: Any = None) -> tuple[Any, Any]:
     """Total and ideal for phases of ``per`` lanes over the first ``lanes`` lanes of a (N, 32).
 
     Works on aligned *units* of ``max(4, width)`` bytes rather than on words: a
@@ -98,50 +105,120 @@ def _cost(ins: Instruction, a: Any, per: int, lanes: int) -> tuple[Any, Any]:
     distinct units per group is counting distinct words per bank (rule 3 of
     :mod:`layoutalg.banks.model`), with ``w/4`` times less data.
     """
+    import numpy as np
+
     n = a.shape[0]
     unit_bytes = max(BANK_BYTES, ins.access_bytes)
     units = (a[:, :lanes] // unit_bytes).reshape(n, lanes // per, per)
+    if active is not None:  # an inactive lane repeats an active lane of its phase: it adds no unit
+        act = active[:, :lanes].reshape(n, lanes // per, per)
+        fill = np.take_along_axis(units, act.argmax(axis=-1)[..., None], axis=-1)
+        units = np.where(act, units, fill)
     cost, distinct_units = _grouped_cost(units, NUM_BANKS * BANK_BYTES // unit_bytes)
+    if active is not None:  # a phase without an active lane costs nothing
+        some = act.any(axis=-1)
+        cost, distinct_units = cost * some, distinct_units * some
     distinct_words = distinct_units * (unit_bytes // BANK_BYTES)
     return cost.sum(axis=-1), (-(-distinct_words // NUM_BANKS)).sum(axis=-1)
 
 
-def wavefronts_many(instruction: str, addresses: Any, global_addresses: Any = None, *,
-                    arch: Any = None) -> tuple[Any, Any]:
+def _active_mask(active: Any, shape: tuple[int, ...]) -> Any:
+    import numpy as np
+
+    act = np.asarray(active)
+    if act.dtype != bool or act.shape != shape:
+        raise InstructionError(f"active must be a bool array of the addresses' shape {shape}, got "
+                               f"{act.dtype} {act.shape}")
+    return act
+
+
+def _paired(a: Any, active: Any, lenient: bool) -> Any:
+    """Rows whose lanes pair up (rule 2): strictly, every active lane's partner is active with the same
+    address; leniently, partners that are inactive are ignored."""
+    import numpy as np
+
+    lanes = np.arange(32)
+    paired = np.zeros(a.shape[0], dtype=bool)
+    for step in PAIRING_XORS:
+        same = a == a[:, lanes ^ step]
+        if active is None:
+            paired |= same.all(axis=1)
+        elif lenient:
+            paired |= (same | ~active | ~active[:, lanes ^ step]).all(axis=1)
+        else:
+            paired |= (same & active[:, lanes ^ step] | ~active).all(axis=1)
+    return paired
+
+
+def _plain_cost(ins: Instruction, a: Any, active: Any, lenient: bool = False) -> tuple[Any, Any]:
+    import numpy as np
+
+    if ins.matrices:
+        return _cost(ins, a, 8, 8 * ins.matrices, active)
+    if ins.access_bytes <= BANK_BYTES:
+        return _cost(ins, a, 32, 32, active)
+    per = 128 // ins.access_bytes
+    wf, ideal = _cost(ins, a, per, 32, active)
+    if ins.kind == "ld":
+        paired = _paired(a, active, lenient)
+        if active is not None:
+            paired &= active.any(axis=1)
+        if paired.any():
+            wf2, ideal2 = _cost(ins, a[paired], 2 * per, 32, None if active is None else active[paired])
+            wf[paired] = wf2
+            ideal[paired] = ideal2
+    return np.asarray(wf), np.asarray(ideal)
+
+
+def wavefronts_many(instruction: str, addresses: Any, global_addresses: Any = None,
+                    active: Any = None, *, arch: Any = None) -> tuple[Any, Any]:
     """(wavefronts, ideal) for every row of ``addresses`` (shape ``(..., 32)``), vectorised.
 
     ``global_addresses`` (cp.async only, where it is required): each lane's source byte offset from a
-    128-byte-aligned global base, same shape as ``addresses``.
+    128-byte-aligned global base, same shape as ``addresses``.  ``active`` (optional, bool, same shape):
+    the lanes that execute; the others are absent from the rules (module doc) and their addresses ignored.
     ``arch`` (default sm_90) sets the shared-memory capacity and which instructions exist.
     """
     import numpy as np
 
     ins = parse_instruction(instruction)
+    act = None
+    if active is not None:
+        act = _active_mask(active, np.shape(addresses))
+        addresses = np.where(act, _int_lanes(addresses, "addresses"), 0)
+        if global_addresses is not None:
+            global_addresses = np.where(act, _int_lanes(global_addresses, "global_addresses"), 0)
     a = _validate(ins, addresses, arch_of(arch))
     batch = a.shape[:-1]
     if ins.kind == "cp.async":
         g = _validate_global(ins, global_addresses, a.shape).reshape(-1, 32)
-        wf, ideal = cp_async_many(ins, a.reshape(-1, 32), g)
+        wf, ideal = cp_async_many(ins, a.reshape(-1, 32), g, None if act is None else act.reshape(-1, 32))
         return wf.reshape(batch), ideal.reshape(batch)
     if global_addresses is not None:
         raise InstructionError(f"global_addresses is for cp.async only, not {ins.canonical}")
     a = a.reshape(-1, 32)
     if a.shape[0] == 0:
         return np.zeros(batch, dtype=np.int64), np.zeros(batch, dtype=np.int64)
-    if ins.matrices:
-        wf, ideal = _cost(ins, a, 8, 8 * ins.matrices)
-    elif ins.access_bytes <= BANK_BYTES:
-        wf, ideal = _cost(ins, a, 32, 32)
-    else:
-        per = 128 // ins.access_bytes
-        wf, ideal = _cost(ins, a, per, 32)
-        if ins.kind == "ld":
-            lanes = np.arange(32)
-            paired = np.zeros(a.shape[0], dtype=bool)
-            for step in PAIRING_XORS:
-                paired |= (a == a[:, lanes ^ step]).all(axis=1)
-            if paired.any():
-                wf2, ideal2 = _cost(ins, a[paired], 2 * per, 32)
-                wf[paired] = wf2
-                ideal[paired] = ideal2
+    wf, ideal = _plain_cost(ins, a, None if act is None else act.reshape(-1, 32))
     return wf.reshape(batch), ideal.reshape(batch)
+
+
+def pairing_undecided(instruction: str, addresses: Any, active: Any) -> Any:
+    """Bool per row: a partial 64/128-bit load whose cost depends on how rule 2's lane pairing treats
+    inactive partners (strict and lenient readings, module doc, give different wavefronts)."""
+    import numpy as np
+
+    ins = parse_instruction(instruction)
+    act = _active_mask(active, np.shape(addresses))
+    a = np.where(act, _int_lanes(addresses, "addresses"), 0)
+    batch = a.shape[:-1]
+    if ins.kind != "ld" or ins.matrices or ins.access_bytes <= BANK_BYTES:
+        return np.zeros(batch, dtype=bool)
+    a, act = a.reshape(-1, 32), act.reshape(-1, 32)
+    undecided = _paired(a, act, True) & ~_paired(a, act, False) & act.any(axis=1)
+    if undecided.any():
+        rows = np.flatnonzero(undecided)
+        strict, _ = _plain_cost(ins, a[rows], act[rows], False)
+        lenient, _ = _plain_cost(ins, a[rows], act[rows], True)
+        undecided[rows] = strict != lenient
+    return undecided.reshape(batch)

@@ -1,120 +1,59 @@
 """Cost every recorded warp execution with the bank model and total it per PTX instruction.
 
-For each :class:`~layoutalg.kernel.records.AccessRecord`:
+For each :class:`~layoutalg.kernel.records.AccessRecord`, per warp:
 
-* ``ld``/``st``/``ldmatrix``/``stmatrix`` warps whose used lanes are all active go to
-  :func:`layoutalg.banks.wavefronts_many` (the vectorised model, identical to ``wavefronts``);
-* partial warps of 1-4 byte ``ld``/``st`` are costed with each inactive lane given the address of
-  an active one, which adds no word -- the hypothesis that inactive lanes request nothing
-  (:mod:`.counters` lists it); other partial warps are handed to ``layoutalg.banks.wavefronts``
-  with ``None`` for inactive lanes, and listed as unmodelled with its reason if it refuses;
-* ``cp.async`` warps go to ``layoutalg.banks.report`` with their global sources (buffer ``k``'s
-  offsets are shifted by ``(k+1) * 2**44`` so lines of different buffers never merge, then by a
-  multiple of 128 so the smallest is below 128 -- the model depends only on line equality and
-  offsets mod 128);
-* anything the model refuses (``cp.async.ca`` today, atomics, wmma) is listed as unmodelled with
-  the model's own reason; its executions still count in the instruction counters.
-
-Identical address patterns are costed once.
+* ``ld``/``st``/``ldmatrix``/``stmatrix``/``cp.async`` go to :func:`layoutalg.banks.wavefronts_many`
+  with the warp's active lanes (a partial warp is costed by the phase rule with its inactive lanes
+  absent, :mod:`layoutalg.banks.vector`), all records of one mnemonic in one vectorised call;
+  ``cp.async`` with its global sources (buffer ``k``'s offsets shifted by ``(k+1) * 2**44`` so lines
+  of different buffers never merge, then by a multiple of 128 so the smallest is below 128 -- the
+  model depends only on line equality and offsets mod 128);
+* a warp that executed with an unknown address or source (``rec.dropped``) is counted as an
+  execution with a data-dependent cost: never costed from its known lanes;
+* what the model does not cover is listed as unmodelled with the reason: atomics, wmma, a
+  ``cp.async`` whose source is partly zero-filled
+  (``src-size`` below the copy size), a partial 64/128-bit load whose lane pairing is undecided
+  (:func:`layoutalg.banks.vector.pairing_undecided`); its executions still count.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 import layoutalg.banks as banks
-from layoutalg.errors import InstructionError, LayoutError
+from layoutalg.banks.vector import pairing_undecided
+from layoutalg.errors import LayoutError
 from layoutalg.kernel.records import AccessRecord
+
+MODELLED_KINDS = ("ld", "st", "ldmatrix", "stmatrix", "cp.async")
+ZERO_FILL_REASON = ("cp.async with src-size below its copy size (zero-filled bytes): the bank model was measured "
+                    "on copies that read every byte")
+PAIRING_REASON = ("partial warp of a 64/128-bit load whose lanes pair up only if inactive partners are ignored: "
+                  "the phase rule for it is not measured")
 
 
 @dataclass
 class WarpCosts:
-    """Per warp of a record: modelled (bool), wavefronts, ideal; reasons for the unmodelled ones."""
+    """Per warp of a record: modelled (bool), wavefronts, ideal; reasons for the unmodelled ones; how many
+    warps executed with a data-dependent cost."""
 
     modelled: np.ndarray
     wavefronts: np.ndarray
     ideal: np.ndarray
     reasons: dict[str, int] = field(default_factory=dict)
+    data_dependent: int = 0
 
+    @classmethod
+    def empty(cls, warps: int) -> "WarpCosts":
+        return cls(np.zeros(warps, dtype=bool), np.zeros(warps, dtype=np.int64), np.zeros(warps, dtype=np.int64))
 
-def _used_lanes(rec: AccessRecord) -> np.ndarray:
-    if rec.kind in ("ldmatrix", "stmatrix"):
-        count = int(rec.model_text.split(".x")[1][0])
-        return np.arange(32) < 8 * count
-    return np.ones(32, dtype=bool)
-
-
-DEDUPE_ABOVE = 256
-
-
-def _dedupe_cost(text: str, addrs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    if len(addrs) <= DEDUPE_ABOVE:
-        wf, ideal = banks.wavefronts_many(text, addrs)
-        return np.asarray(wf), np.asarray(ideal)
-    uniq, inverse = np.unique(addrs, axis=0, return_inverse=True)
-    wf, ideal = banks.wavefronts_many(text, uniq)
-    inverse = inverse.reshape(-1)
-    return np.asarray(wf)[inverse], np.asarray(ideal)[inverse]
-
-
-def _fill_inactive(addrs: np.ndarray, active: np.ndarray) -> np.ndarray:
-    first = np.argmax(active, axis=1)
-    fill = addrs[np.arange(len(addrs)), first][:, None]
-    return np.where(active, addrs, fill)
-
-
-def _refusal(text: str, row: list[Any], global_row: list[Any] | None) -> str | None:
-    try:
-        banks.report(text, row, global_byte_addresses=global_row)
-    except LayoutError as exc:
-        return str(exc)
-    return None
-
-
-def cost_record(rec: AccessRecord) -> WarpCosts:
-    w = rec.executions
-    out = WarpCosts(np.zeros(w, dtype=bool), np.zeros(w, dtype=np.int64), np.zeros(w, dtype=np.int64))
-    used = _used_lanes(rec)
-    active = rec.active
-    full = (active | ~used).all(axis=1)
-    if rec.kind == "cp.async":
-        _cost_cp_async(rec, full, out)
-        return out
-    if rec.kind not in ("ld", "st", "ldmatrix", "stmatrix"):
-        reason = _refusal(rec.model_text, [int(x) for x in rec.smem[0]], None) or \
-            f"{rec.kind} on shared memory is not modelled"
-        out.reasons[reason] = w
-        return out
-    narrow = rec.kind in ("ld", "st") and rec.access_bytes <= 4
-    costable = full | narrow
-    if costable.any():
-        rows = np.flatnonzero(costable)
-        addrs = rec.smem[rows]
-        if narrow:
-            addrs = _fill_inactive(addrs, active[rows])
-        try:
-            wf, ideal = _dedupe_cost(rec.model_text, addrs)
-            out.modelled[rows] = True
-            out.wavefronts[rows] = wf
-            out.ideal[rows] = ideal
-        except InstructionError as exc:
-            out.reasons[str(exc)] = len(rows)
-    partial = np.flatnonzero(~costable)
-    for r in partial:
-        row = [int(a) if act else None for a, act in zip(rec.smem[r], active[r])]
-        try:
-            rep = banks.report(rec.model_text, row)
-            out.modelled[r] = True
-            out.wavefronts[r], out.ideal[r] = rep.wavefronts, rep.ideal
-        except LayoutError as exc:
-            n_act = int(active[r].sum())
-            key = (f"partial warp ({n_act} of 32 lanes active) of a {rec.access_bytes}-byte {rec.kind}: "
-                   f"the bank model takes no inactive lanes here ({exc})")
-            out.reasons[key] = out.reasons.get(key, 0) + 1
-    return out
+    def refuse(self, rows: np.ndarray, reason: str) -> None:
+        """Mark ``rows`` (bool per warp, not yet refused) unmodelled for ``reason``."""
+        n = int(rows.sum())
+        if n:
+            self.reasons[reason] = self.reasons.get(reason, 0) + n
 
 
 _INSTRUCTION_REFUSALS: dict[str, str] = {}
@@ -131,70 +70,105 @@ def _instruction_refusal(text: str) -> str | None:
     return _INSTRUCTION_REFUSALS[text] or None
 
 
+def _global_lines(buffer: np.ndarray, offset: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """Global sources (buffer, offset) as offsets that keep line equality and offsets mod 128 (module doc)."""
+    g = (buffer + 1) * (1 << 44) + offset
+    low_line = np.where(active, g, np.int64(1 << 62)).min(axis=1, keepdims=True) // 128 * 128
+    return np.where(active, g - low_line, 0)
+
+
+def _eligible(rec: AccessRecord, costs: WarpCosts) -> np.ndarray | None:
+    """The warps to cost (bool per warp, None: all of them); the others are data-dependent or refused with a
+    reason."""
+    if (rec.dropped is None and rec.src_size is None and rec.kind in MODELLED_KINDS and not rec.generic
+            and not _instruction_refusal(rec.model_text) and rec.active.all()):
+        return None  # the common case: whole warps of a modelled instruction
+    ok: np.ndarray = np.asarray(rec.active.any(axis=1))
+    if rec.dropped is not None:
+        costs.data_dependent = int(rec.dropped.sum())
+        ok &= ~rec.dropped
+    if rec.kind not in MODELLED_KINDS:
+        costs.refuse(ok, _instruction_refusal(rec.model_text) or f"{rec.kind} on shared memory is not modelled")
+        return np.zeros_like(ok)
+    refused = _instruction_refusal(rec.model_text)
+    if refused:
+        costs.refuse(ok, refused)
+        return np.zeros_like(ok)
+    if rec.kind == "cp.async" and rec.src_size is not None:
+        short: np.ndarray = ok & ((rec.src_size < rec.access_bytes) & rec.active).any(axis=1)
+        costs.refuse(short, ZERO_FILL_REASON)
+        ok &= ~short
+    partial: np.ndarray = ok & ~rec.active.all(axis=1)
+    if partial.any() and rec.kind == "ld" and rec.access_bytes > 4:
+        rows = np.flatnonzero(partial)
+        undecided = np.zeros_like(ok)
+        undecided[rows] = pairing_undecided(rec.model_text, rec.smem[rows], rec.active[rows])
+        costs.refuse(undecided, PAIRING_REASON)
+        ok &= ~undecided
+    return ok
+
+
+Chosen = slice | np.ndarray  # the warps of a record to cost: all (a slice) or their indices
+
+
+def _cost_group(text: str, parts: list[tuple[AccessRecord, Chosen]]) -> tuple[np.ndarray, np.ndarray]:
+    """(wavefronts, ideal) of the chosen warps of every record of one mnemonic, in one vectorised call."""
+    def cat(arrays: list[np.ndarray]) -> np.ndarray:
+        return arrays[0] if len(arrays) == 1 else np.concatenate(arrays)
+
+    smem = cat([rec.smem[rows] for rec, rows in parts])
+    active = cat([rec.active[rows] for rec, rows in parts])
+    glob = None
+    if parts[0][0].kind == "cp.async":
+        buf = cat([rec.global_buffer[rows] for rec, rows in parts])  # type: ignore[index]
+        off = cat([rec.global_offset[rows] for rec, rows in parts])  # type: ignore[index]
+        glob = _global_lines(buf, off, active)
+    full = bool(active.all())
+    wf, ideal = banks.wavefronts_many(text, smem, global_addresses=glob, active=None if full else active)
+    return np.asarray(wf), np.asarray(ideal)
+
+
 def cost_records(records: list[AccessRecord]) -> list[WarpCosts]:
-    """:func:`cost_record` of every record, with the full warps of each ld/st/ldmatrix/stmatrix mnemonic
-    costed in one vectorised call (the same numbers, fewer calls)."""
-    out: list[WarpCosts | None] = [None] * len(records)
+    """The :class:`WarpCosts` of every record; the costable warps of each mnemonic are costed together."""
+    out = [WarpCosts.empty(rec.executions) for rec in records]
     groups: dict[str, list[int]] = {}
+    chosen: list[Chosen] = []
     for k, rec in enumerate(records):
-        if rec.kind in ("ld", "st", "ldmatrix", "stmatrix") and bool((rec.active | ~_used_lanes(rec)).all()):
-            groups.setdefault(rec.model_text, []).append(k)
+        ok = _eligible(rec, out[k])
+        if ok is None:
+            chosen.append(slice(None))
         else:
-            out[k] = cost_record(rec)
+            chosen.append(np.flatnonzero(ok))
+            if not ok.any():
+                continue
+        groups.setdefault(rec.model_text, []).append(k)
     for text, ks in groups.items():
-        addrs = np.concatenate([records[k].smem for k in ks])
         try:
-            wf, ideal = _dedupe_cost(text, addrs)
-        except InstructionError:
+            wf, ideal = _cost_group(text, [(records[k], chosen[k]) for k in ks])
+        except LayoutError:  # cost each record alone, so the refusal lands where it belongs
             for k in ks:
-                out[k] = cost_record(records[k])
+                try:
+                    wf_k, ideal_k = _cost_group(text, [(records[k], chosen[k])])
+                except LayoutError as exc:
+                    out[k].refuse(np.ones(records[k].executions, dtype=bool)[chosen[k]], str(exc))
+                    continue
+                _fill(out[k], chosen[k], wf_k, ideal_k)
             continue
         at = 0
         for k in ks:
-            w = records[k].executions
-            out[k] = WarpCosts(np.ones(w, dtype=bool), wf[at: at + w], ideal[at: at + w])
-            at += w
-    return [c for c in out if c is not None]
+            rows = chosen[k]
+            n = records[k].executions if isinstance(rows, slice) else len(rows)
+            _fill(out[k], chosen[k], wf[at: at + n], ideal[at: at + n])
+            at += n
+    return out
 
 
-def _cost_cp_async(rec: AccessRecord, full: np.ndarray, out: WarpCosts) -> None:
-    assert rec.global_buffer is not None and rec.global_offset is not None
-    refused = _instruction_refusal(rec.model_text)
-    if refused:
-        out.reasons[refused] = rec.executions
-        return
-    g = (rec.global_buffer + 1) * (1 << 44) + rec.global_offset
-    active = rec.active
-    big = np.int64(1 << 62)
-    low_line = np.where(active, g, big).min(axis=1, keepdims=True) // 128 * 128
-    g = np.where(active, g - low_line, 0)
-    s = np.where(active, rec.smem, 0)
-    key = np.concatenate([s, g, active.astype(np.int64)], axis=1)
-    uniq, inverse = np.unique(key, axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    cache: list[tuple[bool, int, int, str]] = []
-    for u in uniq:
-        act = u[64:].astype(bool)
-        srow = [int(x) if a else None for x, a in zip(u[:32], act)]
-        grow = [int(x) if a else None for x, a in zip(u[32:64], act)]
-        if act.all():
-            srow_i, grow_i = [int(x) for x in u[:32]], [int(x) for x in u[32:64]]
-            try:
-                rep = banks.report(rec.model_text, srow_i, global_byte_addresses=grow_i)
-                cache.append((True, rep.wavefronts, rep.ideal, ""))
-            except LayoutError as exc:
-                cache.append((False, 0, 0, str(exc)))
-            continue
-        try:
-            rep = banks.report(rec.model_text, srow, global_byte_addresses=grow)
-            cache.append((True, rep.wavefronts, rep.ideal, ""))
-        except LayoutError as exc:
-            cache.append((False, 0, 0, f"partial warp ({int(act.sum())} of 32 lanes active): the bank model "
-                                       f"takes no inactive lanes here ({exc})"))
-    for r, k in enumerate(inverse):
-        ok, wf, ideal, reason = cache[k]
-        if ok:
-            out.modelled[r] = True
-            out.wavefronts[r], out.ideal[r] = wf, ideal
-        else:
-            out.reasons[reason] = out.reasons.get(reason, 0) + 1
+def _fill(costs: WarpCosts, rows: Chosen, wf: np.ndarray, ideal: np.ndarray) -> None:
+    costs.modelled[rows] = True
+    costs.wavefronts[rows] = wf
+    costs.ideal[rows] = ideal
+
+
+def cost_record(rec: AccessRecord) -> WarpCosts:
+    """The :class:`WarpCosts` of one record (:func:`cost_records` of it alone)."""
+    return cost_records([rec])[0]

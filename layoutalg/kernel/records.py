@@ -5,7 +5,15 @@ step of the trace (all warps of all traced CTAs that were at that instruction
 together): per warp its global warp id (``cta_index * warps_per_cta + warp``), the
 active-lane mask, each lane's shared-window byte address (for ``ldmatrix`` /
 ``stmatrix``: the row address the lane supplies) and, for ``cp.async``, each lane's
-global source as (buffer id, byte offset).  Inactive lanes hold 0.
+global source as (buffer id, byte offset).  Inactive lanes hold 0.  A warp in ``dropped``
+executed the instruction but some lane's address (or global source) was unknown: it counts
+as an execution, and its cost is data-dependent (never guessed from the known lanes).
+``part`` names one of several SASS accesses a PTX instruction becomes (``tensormap.replace``).
+
+An :class:`Incident`'s ``scope`` says what the unknown value leaves open: ``address`` the
+instruction's cost (its executions are known), ``execution`` whether it executes at all
+(an unknown guard, an unknown generic address), ``control`` everything after it (threads
+stopped at an unknown branch).
 """
 
 from __future__ import annotations
@@ -33,6 +41,8 @@ class AccessRecord:
     global_offset: np.ndarray | None = None  # (W, 32) int64
     src_size: np.ndarray | None = None  # (W, 32) int64, cp.async bytes read from global (rest zero-filled)
     generic: bool = False  # reached shared memory through a generic address
+    dropped: np.ndarray | None = None  # (W,) bool: executed, but the cost is data-dependent
+    part: str = ""  # one of several SASS accesses of one PTX instruction (empty: the instruction itself)
 
     @property
     def executions(self) -> int:
@@ -49,10 +59,12 @@ class Incident:
     reason: str
     count: int = 1
     lanes: int = 0
+    scope: str = "address"  # address | execution | control (module doc)
+    counter_kind: str = ""  # the instruction's key in counters.COUNTER_MAP (filled in by the trace)
 
     def as_dict(self) -> dict[str, object]:
         return {"line": self.line, "opcode": self.opcode, "reason": self.reason, "warp_executions": self.count,
-                "lanes": self.lanes}
+                "lanes": self.lanes, "scope": self.scope}
 
 
 @dataclass
@@ -64,11 +76,12 @@ class Recorder:
     not_lsu: dict[int, Incident] = field(default_factory=dict)
     predicated_off: dict[int, int] = field(default_factory=dict)
 
-    def data_dependence(self, index: int, line: int, opcode: str, reason: str, warps: int, lanes: int) -> None:
+    def data_dependence(self, index: int, line: int, opcode: str, reason: str, warps: int, lanes: int,
+                        scope: str = "address") -> None:
         key = (index, reason)
         inc = self.data_dependent.get(key)
         if inc is None:
-            self.data_dependent[key] = Incident(index, line, opcode, reason, warps, lanes)
+            self.data_dependent[key] = Incident(index, line, opcode, reason, warps, lanes, scope)
         else:
             inc.count += warps
             inc.lanes += lanes

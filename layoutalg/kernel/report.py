@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from layoutalg.kernel.counters import ISSUE_COUNTERS
+
 
 def render(trace: Any, top: int | None = None) -> str:
     from layoutalg.kernel.source import demangle
@@ -22,7 +24,8 @@ def render(trace: Any, top: int | None = None) -> str:
         rows = sorted(rows, key=lambda s: -s.excess)[:top]
     for s in rows:
         src = str(s.site).rsplit("/", 1)[-1] if s.site else "-"
-        lines.append(f"{s.line:>6}  {src[:28]:<28} {s.opcode[:44]:<44} {s.executions:>8} {s.wavefronts:>11} "
+        what = s.opcode if not s.part else f"{s.opcode.split('.')[0]}.{s.opcode.split('.')[1]} [{s.part}]"
+        lines.append(f"{s.line:>6}  {src[:28]:<28} {what[:44]:<44} {s.executions:>8} {s.wavefronts:>11} "
                      f"{s.ideal:>9} {s.excess:>9}")
         ex = s.as_dict()["example"]
         if ex and "bank" in ex:
@@ -33,10 +36,20 @@ def render(trace: Any, top: int | None = None) -> str:
             lines.append(f"{'':8}suggestion: {s.suggestion}")
         for reason, count in s.unmodelled.items():
             lines.append(f"{'':8}UNMODELLED ({count} warp executions): {reason}")
+        if s.data_dependent:
+            lines.append(f"{'':8}DATA-DEPENDENT cost ({s.data_dependent} warp executions, counted, not costed)")
     lines.append("")
-    lines.append("counters (whole launch" + (")" if trace.ctas is None else ", traced CTAs only)"))
+    incomplete = trace.incomplete_counters
+    lines.append("counters (whole launch" + (")" if trace.ctas is None else ", traced CTAs only)")
+                 + ("; * = incomplete, see below" if incomplete else ""))
     for name, value in trace.counters.items():
-        lines.append(f"  {name:<78} {value:>12}")
+        if name in ISSUE_COUNTERS or value or name in incomplete:
+            lines.append(f"  {name:<78} {value:>12}{' *' if name in incomplete else ''}")
+    if incomplete:
+        lines.append("")
+        lines.append("incomplete counters (the others are exact):")
+        for name, why in incomplete.items():
+            lines.append(f"  {name}: {'; '.join(why[:3])}{f' (+{len(why) - 3} more)' if len(why) > 3 else ''}")
     if trace.unmodelled:
         lines.append("")
         lines.append("unmodelled (not in the wavefront counters):")

@@ -4,7 +4,8 @@
 ideal, excess, the worst warp as an example); :class:`Trace` holds them with the counters keyed by
 Nsight Compute's metric names (:mod:`.counters`) and the ``unmodelled`` / ``data_dependent`` /
 ``not_lsu`` lists.  Counters cover modelled executions only; an unmodelled instruction's
-wavefronts are missing from them and the lists say so.
+wavefronts are missing from them, the lists say so, and ``incomplete_counters`` names every counter
+something unmodelled or data-dependent feeds (the others are exact).
 """
 
 from __future__ import annotations
@@ -36,12 +37,13 @@ class InstructionStats:
     wavefronts: int = 0
     ideal: int = 0
     predicated_off: int = 0
+    data_dependent: int = 0  # warps that executed with a data-dependent cost (counted, not costed)
+    part: str = ""  # one of several SASS accesses of the PTX instruction (records.AccessRecord.part)
     generic: bool = False
     unmodelled: dict[str, int] = field(default_factory=dict)
     worst_excess: int = -1
-    worst_smem: tuple[int | None, ...] | None = None
-    worst_global: tuple[int | None, ...] | None = None
     worst_warp: int = -1
+    _worst: Any = field(default=None, repr=False, compare=False)  # (smem, active, global offsets) rows
     suggestion: str = ""
     suggested_swizzle: tuple[int, int, int] | None = None  # (B, M, S) on byte offsets
     sass_mismatch: bool = False
@@ -58,31 +60,48 @@ class InstructionStats:
         self.executions += rec.executions
         self.generic = self.generic or rec.generic
         m = costs.modelled
-        self.modelled_executions += int(m.sum())
-        self.wavefronts += int(costs.wavefronts[m].sum())
-        self.ideal += int(costs.ideal[m].sum())
+        self.data_dependent += costs.data_dependent
+        modelled = int(np.count_nonzero(m))
+        self.modelled_executions += modelled
+        self.wavefronts += int(costs.wavefronts.sum())  # unmodelled warps hold 0 (WarpCosts.empty)
+        self.ideal += int(costs.ideal.sum())
         for reason, count in costs.reasons.items():
             self.unmodelled[reason] = self.unmodelled.get(reason, 0) + count
-        if m.any():
-            excess = np.where(m, costs.wavefronts - costs.ideal, -1)
-            k = int(np.argmax(excess))
+        if modelled:
+            excess = costs.wavefronts - costs.ideal
+            if modelled < len(m):
+                excess = np.where(m, excess, -1)
+            k = int(excess.argmax())
             if int(excess[k]) > self.worst_excess:
                 self.worst_excess = int(excess[k])
-                act = rec.active[k]
-                self.worst_smem = tuple(int(a) if on else None for a, on in zip(rec.smem[k], act))
-                if rec.global_offset is not None and rec.global_buffer is not None:
-                    self.worst_global = tuple(int(o) if on else None
-                                              for o, on in zip(rec.global_offset[k], act))
+                self._worst = (rec.smem[k], rec.active[k], None if rec.global_offset is None else rec.global_offset[k])
                 self.worst_warp = int(rec.warps[k])
+
+    @property
+    def worst_smem(self) -> tuple[int | None, ...] | None:
+        """The worst warp's shared addresses (None: inactive lane)."""
+        if self._worst is None:
+            return None
+        smem, act, _ = self._worst
+        return tuple(int(a) if on else None for a, on in zip(smem, act))
+
+    @property
+    def worst_global(self) -> tuple[int | None, ...] | None:
+        """The worst warp's global source offsets (cp.async; None: inactive lane or not a cp.async)."""
+        if self._worst is None or self._worst[2] is None:
+            return None
+        _, act, glob = self._worst
+        return tuple(int(o) if on else None for o, on in zip(glob, act))
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "line": self.line, "opcode": self.opcode, "source": str(self.site) if self.site else None,
             "inlined_from": str(self.loc) if self.loc and self.loc != self.site else None,
-            "mnemonic": self.model_text, "kind": self.kind, "warp_executions": self.executions,
-            "modelled_executions": self.modelled_executions, "predicated_off_warps": self.predicated_off,
+            "mnemonic": self.model_text, "kind": self.kind, "part": self.part or None,
+            "warp_executions": self.executions, "modelled_executions": self.modelled_executions,
+            "data_dependent_warps": self.data_dependent, "predicated_off_warps": self.predicated_off,
             "wavefronts": self.wavefronts, "ideal": self.ideal, "excess": self.excess,
-            "generic_address": self.generic, "counter": COUNTER_MAP[self.counter_kind].wavefronts,
+            "generic_address": self.generic, "counters": list(COUNTER_MAP[self.counter_kind].wavefronts),
             "worst_warp": self.worst_warp if self.worst_warp >= 0 else None,
             "example": example(self), "suggestion": self.suggestion or None,
             "suggested_byte_swizzle": list(self.suggested_swizzle) if self.suggested_swizzle else None,
@@ -140,16 +159,53 @@ class Trace:
     def counters(self) -> dict[str, int]:
         out = {name: 0 for name in ALL_COUNTERS}
         for s in self.instructions:
-            if s.sass_mismatch:
-                continue  # ptxas changed these accesses: the PTX-level counts are not what Nsight counts
             cmap = COUNTER_MAP[s.counter_kind]
-            if cmap.wavefronts:
-                out[cmap.wavefronts] += s.wavefronts
-            if cmap.conflicts:
-                out[cmap.conflicts] += s.excess
+            if s.sass_mismatch or not cmap.counted:
+                continue  # ptxas changed these accesses: the PTX-level counts are not what Nsight counts
+            for name in cmap.wavefronts:
+                out[name] += s.wavefronts
+            for name in cmap.conflicts:
+                out[name] += s.excess
+            if s.generic:
+                continue  # a generic LD/ST is not an LDS/STS: its executions are not these counters'
             for name in cmap.executions:
                 out[name] += s.executions + (s.predicated_off if PREDICATED_OFF_ISSUES else 0)
         return out
+
+    @property
+    def incomplete_counters(self) -> dict[str, list[str]]:
+        """Counter -> why it is not exact (what unmodelled or data-dependent feeds it); absent counters are."""
+        out: dict[str, list[str]] = {}
+
+        def feeds(names: tuple[str, ...], why: str) -> None:
+            for name in names:
+                out.setdefault(name, [])
+                if why not in out[name]:
+                    out[name].append(why)
+
+        for s in self.instructions:
+            cmap = COUNTER_MAP[s.counter_kind]
+            where = f"PTX line {s.line} {s.opcode}"
+            if s.sass_mismatch or not cmap.counted:
+                feeds(cmap.all, f"{where}: not counted (ptxas changes it or its SASS is unknown)")
+            elif s.generic:
+                feeds(cmap.all, f"{where}: a generic ld/st reaching shared memory (SASS LD/ST, not LDS/STS): "
+                                "where Nsight counts it is not measured")
+            elif s.unmodelled:
+                feeds(cmap.wavefronts + cmap.conflicts, f"{where}: unmodelled")
+            if s.data_dependent:
+                feeds(cmap.wavefronts + cmap.conflicts, f"{where}: data-dependent address")
+        for d in self.data_dependent:
+            where = f"PTX line {d.line} {d.opcode}"
+            if d.scope == "control":
+                feeds(ALL_COUNTERS, f"{where}: data-dependent branch (threads not traced further)")
+            elif d.counter_kind:
+                cmap = COUNTER_MAP[d.counter_kind]
+                if d.scope == "execution":
+                    feeds(cmap.all, f"{where}: data-dependent execution")
+                else:
+                    feeds(cmap.wavefronts + cmap.conflicts, f"{where}: data-dependent address")
+        return {name: out[name] for name in ALL_COUNTERS if name in out}
 
     @property
     def unmodelled(self) -> list[dict[str, Any]]:
@@ -161,8 +217,8 @@ class Trace:
 
     @property
     def complete(self) -> bool:
-        """Every shared-memory instruction modelled and nothing data-dependent."""
-        return not self.unmodelled and not self.data_dependent
+        """Every shared-memory instruction modelled, nothing data-dependent, every counter exact."""
+        return not self.unmodelled and not self.data_dependent and not self.incomplete_counters
 
     def instruction(self, line: int) -> InstructionStats:
         """The stats of the shared-memory instruction on PTX line ``line``."""
@@ -176,6 +232,7 @@ class Trace:
             "kernel": self.kernel, "grid": list(self.grid), "block": list(self.block),
             "ctas": [list(c) for c in self.ctas] if self.ctas is not None else "all",
             "counters": self.counters,
+            "incomplete_counters": self.incomplete_counters,
             "instructions": [s.as_dict() for s in self.instructions],
             "unmodelled": self.unmodelled,
             "data_dependent": [d.as_dict() for d in self.data_dependent],

@@ -130,13 +130,22 @@ def compare(fn: Function, sass_text: str) -> list[Finding]:
 
 def merge_candidates(fn: Function) -> list[tuple[int, int]]:
     """Pairs of PTX lines: consecutive (ignoring non-memory instructions in between) shared loads or stores of
-    equal width w <= 8 from the same base register at offsets o and o + w with o a multiple of 2w."""
+    equal width w <= 8 from the same base register at offsets o and o + w with o a multiple of 2w.
+    Computed once per parsed function (cached on it, like its decoded ops)."""
+    cached = fn.__dict__.get("_merge_candidates")
+    if cached is None:
+        cached = fn.__dict__["_merge_candidates"] = _merge_candidates(fn)
+    return list(cached)
+
+
+def _merge_candidates(fn: Function) -> list[tuple[int, int]]:
     out = []
     prev: tuple[str, str, int, int, int] | None = None
     for ins in fn.body:
-        kw = _ptx_kind_width(ins)
-        if kw is None or kw[0] not in ("ld", "st"):
-            if ins.root in ("bra", "bar", "ret", "exit", "st", "ld", "atom", "red", "call"):
+        root = ins.root
+        kw = _ptx_kind_width(ins) if root in ("ld", "st") else None
+        if kw is None:
+            if root in ("bra", "bar", "ret", "exit", "st", "ld", "atom", "red", "call"):
                 prev = None
             continue
         addr = ins.operands[1] if kw[0] == "ld" else ins.operands[0]

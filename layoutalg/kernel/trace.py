@@ -97,7 +97,7 @@ def _trace(ptx: Any, kernel: Any, grid: Any, block: Any, args: Any, dynamic_smem
     chosen = check_ctas(ctas, g) if ctas is not None else all_ctas(g)
     threads_per_cta = 32 * -(-(b[0] * b[1] * b[2]) // 32)
     per_batch = max(1, batch_threads // threads_per_cta)
-    stats: dict[int, InstructionStats] = {}
+    stats: dict[tuple[int, str], InstructionStats] = {}
     data_dep: dict[tuple[int, str], Any] = {}
     not_lsu: dict[int, Any] = {}
     accesses = []
@@ -112,25 +112,28 @@ def _trace(ptx: Any, kernel: Any, grid: Any, block: Any, args: Any, dynamic_smem
         for r, costs in zip(rec.accesses, cost_records(rec.accesses)):
             if warp_offset:
                 r.warps = r.warps + warp_offset
-            s = stats.get(r.index)
+            s = stats.get((r.index, r.part))
             if s is None:
                 ins = fn.body[r.index]
-                s = stats[r.index] = InstructionStats(r.index, ins.line, ins.opcode, r.kind, r.model_text,
-                                                      ins.loc, ins.site)
+                s = stats[(r.index, r.part)] = InstructionStats(r.index, ins.line, ins.opcode, r.kind, r.model_text,
+                                                                ins.loc, ins.site, part=r.part)
             s.add(r, costs)
             if keep_accesses:
                 accesses.append(r)
         for idx, count in rec.predicated_off.items():
-            if idx not in stats:
+            key = next((k for k in stats if k[0] == idx), (idx, ""))
+            if key not in stats:
                 ins = fn.body[idx]
-                stats[idx] = InstructionStats(idx, ins.line, ins.opcode, _kind_of(ins), _model_text_of(ins),
+                stats[key] = InstructionStats(idx, ins.line, ins.opcode, _kind_of(ins), _model_text_of(ins),
                                               ins.loc, ins.site)
-            stats[idx].predicated_off += count
+            stats[key].predicated_off += count
         _merge(data_dep, rec.data_dependent, key=True)
         _merge(not_lsu, rec.not_lsu, key=False)
+    for inc in data_dep.values():
+        inc.counter_kind = _counter_kind_of(fn.body[inc.index])
     result = Trace(
         kernel=fn.name, grid=g, block=b, ctas=list(chosen) if ctas is not None else None,
-        instructions=sorted(stats.values(), key=lambda s: s.line),
+        instructions=sorted(stats.values(), key=lambda s: (s.line, s.part)),
         data_dependent=sorted(data_dep.values(), key=lambda d: d.line),
         not_lsu=sorted(not_lsu.values(), key=lambda d: d.line),
         accesses=accesses, shared_layout=dict(image.shared.addresses), shared_bytes=image.shared.size,
@@ -174,6 +177,17 @@ def _merge(into: dict[Any, Any], new: dict[Any, Any], key: bool) -> None:
         else:
             old.count += inc.count
             old.lanes += inc.lanes
+
+
+def _counter_kind_of(ins: Any) -> str:
+    """The instruction's key in counters.COUNTER_MAP, or "" if it feeds none (a branch, a global access)."""
+    from layoutalg.kernel.counters import counter_kind
+
+    if ins.root not in ("ld", "st", "ldu", "ldmatrix", "stmatrix", "cp", "atom", "red", "wmma", "tensormap"):
+        return ""
+    if ins.root == "tensormap":
+        return "ld"
+    return counter_kind(_kind_of(ins), _model_text_of(ins))
 
 
 def _kind_of(ins: Any) -> str:

@@ -29,7 +29,10 @@ def bank_usage(instruction: str, lane_byte_addresses: Sequence[int]) -> list[tup
     for lanes in (phase.lanes for phase in bank_report.phases):
         words: list[set[int]] = [set() for _ in range(NUM_BANKS)]
         for lane in lanes:
-            for word in model.lane_words(ins, addrs[lane]):
+            a = addrs[lane]
+            if a is None:  # an inactive lane requests nothing
+                continue
+            for word in model.lane_words(ins, a):
                 words[word % NUM_BANKS].add(word)
         rows.append((tuple(lanes), [len(w) for w in words]))
     return rows

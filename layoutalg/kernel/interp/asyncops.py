@@ -97,21 +97,28 @@ def build_cp(ins: Instruction, ctx: Context, idx: int) -> Op:
                 m.smem.forget_rows(m.geom.cta_index[unknown])
                 ok = ok & gk
         buf, off = decode_global(full(g.bits, m.n))
-        filled = np.full(m.n, size, dtype=np.int64)
+        filled: Any = None
         if src_size is not None:
             s = src_size(m)
-            if s.known is not True and (ok & ~np.broadcast_to(np.asarray(s.known), (m.n,))).any():
-                raise KernelError("cp.async src-size unknown at trace time", ins.line, ins.opcode)
+            if s.known is not True:
+                unknown = ok & ~np.broadcast_to(np.asarray(s.known), (m.n,))
+                if unknown.any():  # how many bytes are read, so the cost, is data-dependent
+                    m.recorder.data_dependence(op.index, ins.line, ins.opcode,
+                                               "cp.async src-size unknown at trace time (its wavefronts depend on it)",
+                                               int(unknown.reshape(-1, 32).any(axis=1).sum()), int(unknown.sum()))
+                    m.smem.forget_rows(m.geom.cta_index[unknown])
+                    ok = ok & ~unknown
             filled = np.minimum(full(s.bits, m.n).astype(np.int64), size)
         if ignore is not None:
             p = ignore(m)
-            filled = np.where(np.broadcast_to(np.asarray(p.bits), (m.n,)), 0, filled)
+            filled = np.where(np.broadcast_to(np.asarray(p.bits), (m.n,)), 0, size if filled is None else filled)
         whole = src_size is None and ignore is None
-        record(m, op, "cp.async", text, size, ok, a, buf, off, None if whole else filled)
-        if not ok.any():
+        record(m, op, "cp.async", text, size, ok, a, buf, off, None if whole else filled, issued=lanes)
+        every = bool(ok.all())
+        if not every and not ok.any():
             return
         if whole:  # global bytes are unknown
-            m.smem.forget(m.geom.cta_index[ok], a[ok], size)
+            m.smem.forget(m.geom.cta_index if every else m.geom.cta_index[ok], a if every else a[ok], size)
         else:  # ... and the zero-filled tail is known zeros
             zero_tail = filled[ok][:, None] <= np.arange(size)[None, :]
             m.smem.write(m.geom.cta_index[ok], a[ok], size, np.zeros((int(ok.sum()), size), dtype=np.uint8),
@@ -178,8 +185,8 @@ def build_atom(ins: Instruction, ctx: Context, idx: int) -> Op:
             from layoutalg.kernel.interp.values import Value
 
             addr = Value(bits - U64(SHARED_WINDOW), addr.known)
-        ok, a = checked_shared_lanes(m, op, addr, lanes, width, width, True, f"{ins.root}.shared")
-        record(m, op, ins.root, text, width, ok, a, generic=space is None)
+        ok, a = checked_shared_lanes(m, op, addr, lanes, width, width, True, f"{ins.root}.shared", space is None)
+        record(m, op, ins.root, text, width, ok, a, generic=space is None, issued=lanes if space else None)
         old, old_known = load_shared(m, ok, a, width)
         vals = [r(m) for r in readers]
         keys = m.geom.cta_index[ok] * (1 << 32) + a[ok]

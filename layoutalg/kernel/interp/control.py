@@ -22,7 +22,7 @@ from layoutalg.kernel.interp.decode import Context, Op, builder
 from layoutalg.kernel.interp.memops import state_space
 from layoutalg.kernel.interp.memory import address_reader, checked_shared_lanes, record
 from layoutalg.kernel.interp.spaces import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SPAN
-from layoutalg.kernel.interp.values import U64
+from layoutalg.kernel.interp.values import U64, Value
 from layoutalg.kernel.ptx.nodes import Instruction, Reg, Sym, Vec
 
 NO_EFFECT = {"membar", "fence", "prefetch", "prefetchu", "nanosleep", "griddepcontrol", "setmaxnreg", "discard",
@@ -106,11 +106,17 @@ def build_mma(ins: Instruction, ctx: Context, idx: int) -> Op:
     d = ins.operands[0]
     items = list(d.items) if isinstance(d, Vec) else [d]
     writers = [ctx.writer(x, ins) for x in items]
+    names = [n for _, ds in writers for n in ds]
+    unknown = Value(U64(0), False)
 
     def run(m: Any, mask: Any) -> None:
+        if mask is None:  # every live thread: the results are simply unknown (a shared immutable value)
+            for name in names:
+                m.regs[name] = unknown
+            return
         for w, _ in writers:
             w(m, U64(0), False, mask)
-    return Op(idx, ins, run, dests=[n for _, ds in writers for n in ds])
+    return Op(idx, ins, run, dests=names)
 
 
 def _wmma_memory(ins: Instruction, ctx: Context, idx: int) -> Op:

@@ -28,8 +28,8 @@ Writer = Callable[[Any, Any, Any, Any], None]
 UNDEFINED = Value(U64(0), False)
 UNDEFINED_PRED = Value(np.bool_(False), False)
 
-INT_TYPES = {"b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64"}
-FLOAT_TYPES = {"f16", "bf16", "f32", "f64", "f16x2", "bf16x2", "tf32"}
+INT_TYPES = frozenset({"b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64"})
+FLOAT_TYPES = frozenset({"f16", "bf16", "f32", "f64", "f16x2", "bf16x2", "tf32"})
 
 
 def type_bits(t: str) -> int:

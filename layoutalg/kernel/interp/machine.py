@@ -184,7 +184,7 @@ class Machine:
                 exe = self._guard(op, mask)
                 if kind == "bra":
                     alive = bool(live.any())
-                if op.shared:  # warps whose guard is false on every lane still issue the instruction
+                if op.shared:  # warps whose guard is false on every lane (reported; Nsight does not count them)
                     off = self._warps_of(self.active(mask)) & ~self._warps_of(exe)  # type: ignore[arg-type]
                     if off.any():
                         self.recorder.predicated_off[cur] = self.recorder.predicated_off.get(cur, 0) + int(off.sum())
@@ -277,7 +277,7 @@ class Machine:
             rec.data_dependence(op.index, op.ins.line, op.ins.opcode,
                                 "branch predicate depends on a value unknown at trace time (loaded from global memory "
                                 "or computed from one); those threads were not traced further", warps,
-                                int(lanes.sum()))
+                                int(lanes.sum()), "control")
             self.live &= ~lanes
             return
         for d in op.dests:
@@ -285,7 +285,7 @@ class Machine:
         if op.shared:
             rec.data_dependence(op.index, op.ins.line, op.ins.opcode,
                                 "guard predicate unknown at trace time: whether the access happens is data-dependent",
-                                warps, int(lanes.sum()))
+                                warps, int(lanes.sum()), "execution")
         if op.writes_shared:
             self.smem.forget_rows(self.geom.cta_index[lanes])
 

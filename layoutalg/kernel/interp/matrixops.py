@@ -10,6 +10,7 @@ those bytes, stmatrix writes them.  One record per warp execution carries the 32
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -55,10 +56,29 @@ def _warp_rows_ok(m: Any, op: Op, lanes: np.ndarray, ok: np.ndarray, count: int)
     return good
 
 
+def _warp_starts(m: Any) -> np.ndarray:
+    """(1, warps, 1): each warp's CTA row offset in the flat shared store minus the window base (cached on the
+    store, which lives as long as the machine)."""
+    store = m.smem
+    cached = store.__dict__.get("_warp_starts")
+    if cached is None:
+        cached = store.__dict__["_warp_starts"] = (m.geom.cta_index.reshape(-1, 32)[:, 0] * store.data.shape[1]
+                                                   - store.base)[None, :, None]
+    return cached  # type: ignore[no-any-return]
+
+
+def _known_rows(ok: np.ndarray, row_lanes: np.ndarray) -> np.ndarray:
+    """Per lane: its warp's executing row lanes all have known addresses (a partial warp is costed as such;
+    a warp with an unknown row address is recorded as executed with a data-dependent cost)."""
+    return np.repeat((ok | ~row_lanes).reshape(-1, 32).all(axis=1), 32)
+
+
+@cache
 def _sources(count: int, trans: bool) -> list[tuple[np.ndarray, np.ndarray, int]]:
     """Per part (one 4-byte part, or two 2-byte parts with .trans): (row lane (count, 32), byte offset (32,), bytes).
 
     Register ``j`` of lane ``t`` comes from row ``src[j, t]`` of the warp's row addresses, at ``offset[t]``.
+    Cached: six shapes in all, read only.
     """
     j = np.arange(count)[:, None]
     if not trans:
@@ -73,7 +93,7 @@ def build_ldmatrix(ins: Instruction, ctx: Context, idx: int) -> Op:
     items = list(dest.items) if isinstance(dest, Vec) else [dest]
     if len(items) != count:
         raise KernelError(f"needs {count} destination registers", ins.line, ins.opcode)
-    writers = [ctx.writer(d, ins) for d in items]
+    writers = [ctx.writer(d, ins, 32) for d in items]  # each register receives 32 bits
     read_addr = address_reader(ctx, ins.operands[1], ins)
     op = Op(idx, ins, dests=[d for _, ds in writers for d in ds], shared=True)
     text = f"ldmatrix.sync.aligned.m8n8.x{count}{'.trans' if trans else ''}.shared.b16"
@@ -83,27 +103,37 @@ def build_ldmatrix(ins: Instruction, ctx: Context, idx: int) -> Op:
 
     def run(m: Any, mask: Any) -> None:
         lanes = m.active(mask)
-        if m.n not in tiled:
-            tiled[m.n] = np.tile(used, m.n // 32)
-        row_lanes = lanes & tiled[m.n]
+        if count == 4:
+            row_lanes = lanes
+        else:
+            if m.n not in tiled:
+                tiled[m.n] = np.tile(used, m.n // 32)
+            row_lanes = lanes & tiled[m.n]
         ok, a = checked_shared_lanes(m, op, read_addr(m), row_lanes, 16, 16, False, "ldmatrix row")
-        good = _warp_rows_ok(m, op, lanes, ok, count)
-        record(m, op, "ldmatrix", text, 16, row_lanes & np.repeat(good, 32), a)
+        if count == 4 and ok.all():  # every warp whole, every row address known
+            record(m, op, "ldmatrix", text, 16, ok, a)
+            every = True
+        else:
+            good = _warp_rows_ok(m, op, lanes, ok, count)
+            record(m, op, "ldmatrix", text, 16, row_lanes & _known_rows(ok, row_lanes), a, issued=row_lanes)
+            every = bool(good.all())
         nw = m.n // 32
-        every = bool(good.all())
         gw = slice(None) if every else np.flatnonzero(good)
         rows = a.reshape(-1, 32)[gw]  # (G, 32) row addresses
-        g = len(rows)
         # flat byte offset of each warp's CTA row in the shared store, minus the window base
-        warp_start = (m.geom.cta_index.reshape(-1, 32)[gw, 0] * m.smem.data.shape[1] - m.smem.base)[None, :, None]
-        val = np.zeros((count, g, 32), dtype=np.uint64)
-        kn = np.ones((count, g, 32), dtype=bool)
+        if every:
+            warp_start = _warp_starts(m)
+        else:
+            warp_start = (m.geom.cta_index.reshape(-1, 32)[gw, 0] * m.smem.data.shape[1]
+                          - m.smem.base)[None, :, None]
+        val: Any = None
+        kn: Any = None
         shift = 0
         for src, offset, nbytes in sources:
             where = rows[:, src].transpose(1, 0, 2) + offset + warp_start  # (count, G, 32) flat byte offsets
             b, k = m.smem.read_words(where, nbytes)
-            val |= b << U64(shift)
-            kn &= k
+            val = b if val is None else val | (b << U64(shift))
+            kn = k if kn is None else kn & k
             shift += 8 * nbytes
         if not every:
             full_val = np.zeros((count, nw, 32), dtype=np.uint64)
@@ -139,7 +169,7 @@ def build_stmatrix(ins: Instruction, ctx: Context, idx: int) -> Op:
         bad_warps = lanes.reshape(-1, 32).any(axis=1) & ~good
         if bad_warps.any():
             m.smem.forget_rows(m.geom.cta_index.reshape(-1, 32)[bad_warps, 0])
-        record(m, op, "stmatrix", text, 16, row_lanes & np.repeat(good, 32), a)
+        record(m, op, "stmatrix", text, 16, row_lanes & _known_rows(ok, row_lanes), a, issued=row_lanes)
         rows = a.reshape(-1, 32)
         writer_lanes = lanes & np.repeat(good, 32)
         for j, r in enumerate(readers):

@@ -93,8 +93,8 @@ def build_ld(ins: Instruction, ctx: Context, idx: int) -> Op:
             w(m, _extend(bits, t), known, lanes)
 
     def from_shared(m: Any, lanes: np.ndarray, addr: Value, generic: bool, wmask: Any = _LANES) -> None:
-        ok, a = checked_shared_lanes(m, op, addr, lanes, width, width, False, "shared-memory load")
-        record(m, op, "ld", text, width, ok, a, generic=generic)
+        ok, a = checked_shared_lanes(m, op, addr, lanes, width, width, False, "shared-memory load", generic)
+        record(m, op, "ld", text, width, ok, a, generic=generic, issued=None if generic else lanes)
         put(m, lanes if wmask is _LANES else wmask, lambda j: _masked(load_shared(m, ok, a + j * ew, ew), ok))
 
     def run(m: Any, mask: Any) -> None:
@@ -126,7 +126,7 @@ def _masked(pair: tuple[np.ndarray, np.ndarray], ok: np.ndarray) -> tuple[np.nda
 def generic_dispatch(m: Any, lanes: np.ndarray, addr: Value, shared: Any, local: Any, param: Any, other: Any) -> None:
     """Split ``lanes`` by the window each generic address lies in and call the handler of each part."""
     bits = full(addr.bits, m.n)
-    if addr.known is not True:
+    if addr.known is not True:  # which window an unknown generic address is in is unknown too
         kn = np.broadcast_to(np.asarray(addr.known), (m.n,))
         unknown = lanes & ~kn
         if unknown.any():
@@ -219,8 +219,8 @@ def build_st(ins: Instruction, ctx: Context, idx: int) -> Op:
         return out
 
     def to_shared(m: Any, lanes: np.ndarray, addr: Value, generic: bool) -> None:
-        ok, a = checked_shared_lanes(m, op, addr, lanes, width, width, True, "shared-memory store")
-        record(m, op, "st", text, width, ok, a, generic=generic)
+        ok, a = checked_shared_lanes(m, op, addr, lanes, width, width, True, "shared-memory store", generic)
+        record(m, op, "st", text, width, ok, a, generic=generic, issued=None if generic else lanes)
         for j, (bits, known) in enumerate(values(m)):
             store_shared(m, ok, a + j * ew, ew, bits, known)
 

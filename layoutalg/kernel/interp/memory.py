@@ -52,8 +52,11 @@ def full(bits: Any, n: int, dtype: Any = np.uint64) -> np.ndarray:
 
 
 def checked_shared_lanes(m: Any, op: Op, addr: Value, lanes: np.ndarray, width: int, align: int,
-                         writes: bool, what: str) -> tuple[np.ndarray, np.ndarray]:
-    """(lanes with a known shared address, addresses as int64 over all threads); see the module doc."""
+                         writes: bool, what: str, generic: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(lanes with a known shared address, addresses as int64 over all threads); see the module doc.
+
+    ``generic``: the lanes' addresses are generic ones whose window is unknown, so whether they reach
+    shared memory at all is data-dependent (scope ``execution``)."""
     n = m.n
     bits = full(addr.bits, n)
     a = bits.astype(np.int64)
@@ -64,19 +67,21 @@ def checked_shared_lanes(m: Any, op: Op, addr: Value, lanes: np.ndarray, width: 
             warps = int(unknown.reshape(-1, 32).any(axis=1).sum())
             m.recorder.data_dependence(op.index, op.ins.line, op.ins.opcode,
                                        f"{what} address depends on a value unknown at trace time "
-                                       "(loaded from global memory or computed from one)", warps, int(unknown.sum()))
+                                       "(loaded from global memory or computed from one)", warps, int(unknown.sum()),
+                                       "execution" if generic else "address")
             if writes:
                 m.smem.forget_rows(m.geom.cta_index[unknown])
             lanes = lanes & known
-    if lanes.any():
-        la = a[lanes]
+    every = bool(lanes.all())
+    if every or lanes.any():
+        la = a if every else a[lanes]
         lo, hi = int(la.min()), int(la.max())
         if lo < m.smem.base or hi + width > m.smem.base + m.smem.size:
             bad = lo if lo < m.smem.base else hi
             raise KernelError(f"shared-memory address {bad} ({width} bytes) is outside the CTA's shared memory "
                               f"[{m.smem.base}, {m.smem.base + m.smem.size}) (static + dynamic; dynamic_smem="
                               f"{m.dynamic_smem})", op.ins.line, op.ins.opcode)
-        if align > 1 and (la % align != 0).any():
+        if align > 1 and (la & (align - 1)).any():  # alignments are powers of two
             bad = int(la[la % align != 0][0])
             raise KernelError(f"misaligned shared-memory address {bad} for a {align}-byte access", op.ins.line,
                               op.ins.opcode)
@@ -85,14 +90,36 @@ def checked_shared_lanes(m: Any, op: Op, addr: Value, lanes: np.ndarray, width: 
 
 def record(m: Any, op: Op, kind: str, model_text: str, width: int, lanes: np.ndarray, smem: np.ndarray,
            global_buffer: np.ndarray | None = None, global_offset: np.ndarray | None = None,
-           src_size: np.ndarray | None = None, generic: bool = False) -> None:
-    """Append the access record of the warps with a lane in ``lanes``."""
+           src_size: np.ndarray | None = None, generic: bool = False, issued: np.ndarray | None = None,
+           part: str = "") -> None:
+    """Append the access record of the warps with a lane in ``issued`` (default ``lanes``): ``lanes`` are
+    those with a known address; a warp with an issued lane outside them is ``dropped`` (its cost unknown)."""
+    if issued is not None and (issued is lanes or not (issued & ~lanes).any()):
+        issued = None
+    if issued is None and lanes.all():  # every thread: no selection, no masking
+        rows, every_lane = _whole_warps(lanes.size // 32)
+
+        def whole(x: np.ndarray | None) -> np.ndarray | None:  # copies: the record outlives the registers
+            return None if x is None else x.reshape(-1, 32).astype(np.int64)
+
+        m.recorder.accesses.append(AccessRecord(
+            index=op.index, line=op.ins.line, opcode=op.ins.opcode, kind=kind, access_bytes=width,
+            model_text=model_text, step=m.steps, warps=rows, active=every_lane,
+            smem=smem.reshape(-1, 32).astype(np.int64), global_buffer=whole(global_buffer),
+            global_offset=whole(global_offset), src_size=whole(src_size), generic=generic, part=part))
+        return
     rows_mask = lanes.reshape(-1, 32)
-    any_row = rows_mask.any(axis=1)
+    issued_mask = rows_mask if issued is None else issued.reshape(-1, 32)
+    any_row = issued_mask.any(axis=1)
     rows = np.flatnonzero(any_row)
     if rows.size == 0:
         return
     active = rows_mask[rows]
+    dropped = None
+    if issued is not None:
+        lost = (issued_mask[rows] & ~active).any(axis=1)
+        if lost.any():
+            dropped = lost
 
     every = bool(active.all())
 
@@ -107,7 +134,21 @@ def record(m: Any, op: Op, kind: str, model_text: str, width: int, lanes: np.nda
         index=op.index, line=op.ins.line, opcode=op.ins.opcode, kind=kind, access_bytes=width,
         model_text=model_text, step=m.steps, warps=rows.astype(np.int64), active=active,
         smem=per_warp(smem), global_buffer=optional(global_buffer), global_offset=optional(global_offset),
-        src_size=optional(src_size), generic=generic))
+        src_size=optional(src_size), generic=generic, dropped=dropped, part=part))
+
+
+_WHOLE: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _whole_warps(warps: int) -> tuple[np.ndarray, np.ndarray]:
+    """(warp indices, all-active lane mask) for ``warps`` whole warps: shared, read-only arrays."""
+    got = _WHOLE.get(warps)
+    if got is None:
+        rows, act = np.arange(warps, dtype=np.int64), np.ones((warps, 32), dtype=bool)
+        rows.setflags(write=False)
+        act.setflags(write=False)
+        got = _WHOLE[warps] = (rows, act)
+    return got
 
 
 def load_shared(m: Any, lanes: np.ndarray, addr: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:

@@ -15,15 +15,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from layoutalg.errors import KernelError
-from layoutalg.kernel.interp import asyncops, bitops, control, convert, floatops, intops, matrixops, memops, warpops
+from layoutalg.kernel.interp import (
+    asyncops,
+    bitops,
+    control,
+    convert,
+    floatops,
+    intops,
+    matrixops,
+    memops,
+    tensormap,
+    warpops,
+)
 from layoutalg.kernel.interp.decode import BUILDERS, Context, Op
 from layoutalg.kernel.interp.geometry import Geometry
 from layoutalg.kernel.interp.machine import Machine
 from layoutalg.kernel.interp.spaces import SMEM_BASE, SharedLayout, align_up, buffer_base
-from layoutalg.kernel.ptx.nodes import Addr, Function, Module, Sym, Variable, Vec
+from layoutalg.kernel.ptx.nodes import Addr, Function, Module, Sym, TensorAddr, Variable, Vec
 from layoutalg.kernel.records import Recorder
 
-_OP_MODULES = (asyncops, bitops, control, convert, floatops, intops, matrixops, memops, warpops)
+_OP_MODULES = (asyncops, bitops, control, convert, floatops, intops, matrixops, memops, tensormap, warpops)
 
 
 def referenced_names(fn: Function) -> set[str]:
@@ -32,19 +43,19 @@ def referenced_names(fn: Function) -> set[str]:
     if cached is not None:
         return cached  # type: ignore[no-any-return]
     out: set[str] = set()
-
-    def visit(op: object) -> None:
-        if isinstance(op, Sym):
-            out.add(op.name)
-        elif isinstance(op, Addr) and isinstance(op.base, Sym):
-            out.add(op.base.name)
-        elif isinstance(op, Vec):
-            for x in op.items:
-                visit(x)
-
-    for ins in fn.body:
-        for op in ins.operands:
-            visit(op)
+    pending: list[object] = [op for ins in fn.body for op in ins.operands]
+    while pending:  # exact types: operands are the parser's frozen node classes
+        op = pending.pop()
+        kind = type(op)
+        if kind is Sym:
+            out.add(op.name)  # type: ignore[attr-defined]
+        elif kind is Addr:
+            if type(op.base) is Sym:  # type: ignore[attr-defined]
+                out.add(op.base.name)  # type: ignore[attr-defined]
+        elif kind is Vec:
+            pending.extend(op.items)  # type: ignore[attr-defined]
+        elif kind is TensorAddr:
+            pending.append(op.base)  # type: ignore[attr-defined]
     fn._referenced_names = out  # type: ignore[attr-defined]
     return out
 

@@ -70,6 +70,14 @@ class Vec:
 
 
 @dataclass(frozen=True)
+class TensorAddr:
+    """A tensor address ``[tensorMap, {c0, c1, ...}]`` (``cp.async.bulk.tensor``, PTX ISA "Tensor Copy")."""
+
+    base: Addr
+    coords: Vec
+
+
+@dataclass(frozen=True)
 class PredPair:
     """The dual destination of ``setp``: ``%p|%q``."""
 
@@ -89,7 +97,7 @@ class Sink:
     """The bit bucket ``_``."""
 
 
-Operand = Union[Reg, Imm, FloatImm, Sym, Addr, Vec, PredPair, Not, Sink]
+Operand = Union[Reg, Imm, FloatImm, Sym, Addr, TensorAddr, Vec, PredPair, Not, Sink]
 
 
 # ----------------------------------------------------------------------------- statements

@@ -5,6 +5,7 @@
 * floats as bits: ``0f3F800000`` (f32), ``0d3FF0000000000000`` (f64); decimal floats
   such as ``1.0`` are accepted and converted to f64 bits;
 * ``[base]``, ``[base+imm]``, ``[base+-imm]``, ``[base-imm]``, ``[imm]`` addresses;
+* tensor addresses ``[tensorMap, {c0, c1}]`` (``cp.async.bulk.tensor``);
 * vectors ``{a, b, _}``; ``%p|%q`` (setp's two results); ``!%p``; ``_``;
 * symbols with an optional offset ``smem+128``.
 """
@@ -15,7 +16,7 @@ import re
 import struct
 
 from layoutalg.errors import KernelError
-from layoutalg.kernel.ptx.nodes import Addr, FloatImm, Imm, Not, Operand, PredPair, Reg, Sink, Sym, Vec
+from layoutalg.kernel.ptx.nodes import Addr, FloatImm, Imm, Not, Operand, PredPair, Reg, Sink, Sym, TensorAddr, Vec
 
 _INT = re.compile(r"^[+-]?(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)[uU]?$")
 _FLOAT_BITS = re.compile(r"^0([fFdD])([0-9a-fA-F]+)$")
@@ -95,6 +96,11 @@ def parse_operand(text: str, line: int, registers: frozenset[str] | set[str] = f
     if t.startswith("{") and t.endswith("}"):
         return Vec(tuple(parse_operand(x, line, registers) for x in split_top(t[1:-1])))
     if t.startswith("[") and t.endswith("]"):
+        pieces = split_top(t[1:-1])
+        if len(pieces) == 2 and pieces[1].startswith("{"):
+            coords = parse_operand(pieces[1], line, registers)
+            assert isinstance(coords, Vec)
+            return TensorAddr(_address(pieces[0], line), coords)
         return _address(t[1:-1], line)
     if t.startswith("!"):
         inner = parse_operand(t[1:], line, registers)

@@ -1,0 +1,94 @@
+"""``tensormap.replace`` / ``tensormap.cp_fenceproxy`` become the LDS/STS that ptxas emits for them.
+
+The oracle is the committed SASS of triton_matmul_tma_sm90 (``cuobjdump -sass`` of ``ptxas -arch=sm_90a``):
+the LDS/STS it addresses as ``[UR8+imm]`` (the tensor-map at the start of the dynamic shared memory)
+must be, offset for offset, the accesses :func:`field_accesses` gives for the PTX's
+``tensormap.replace`` instructions; the whole-launch counts are checked against Nsight in
+tests/test_kernel_corpus_counters.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from layoutalg.errors import KernelError
+from layoutalg.kernel import trace
+from layoutalg.kernel.interp.tensormap import field_accesses
+from layoutalg.kernel.ptx.nodes import Addr, Reg, TensorAddr, Vec
+from layoutalg.kernel.ptx.operands import parse_operand
+
+TMA = Path(__file__).parent / "data" / "kernels" / "triton_matmul_tma_sm90"
+SASS_ACCESS = re.compile(r"\b(LDS|STS)(\.64)?\s+(?:R\d+,\s*)?\[UR8(?:\+(0x[0-9a-f]+))?\](?:,|\s*;)")
+REPLACE = re.compile(r"tensormap\.replace\.tile\.(\w+)\.shared::cta\.b1024\.b(?:32|64)\s+\[[^]]*\],\s*([^;]*);")
+
+
+def sass_accesses() -> Counter[tuple[str, int, int]]:
+    out: Counter[tuple[str, int, int]] = Counter()
+    for m in SASS_ACCESS.finditer((TMA / "kernel.sass").read_text()):
+        op, wide, off = m.groups()
+        out[(op, int(off, 16) if off else 0, 8 if wide else 4)] += 1
+    return out
+
+
+def model_accesses() -> Counter[tuple[str, int, int]]:
+    out: Counter[tuple[str, int, int]] = Counter()
+    for m in REPLACE.finditer((TMA / "kernel.ptx").read_text()):
+        field, operands = m.group(1), [x.strip() for x in m.group(2).split(",")]
+        ordinal = int(operands[0], 16) if len(operands) == 2 else None
+        for off, width, rmw in field_accesses(field, ordinal):
+            if rmw:
+                out[("LDS", off, 4)] += 1
+            out[("STS", off, width)] += 1
+    return out
+
+
+def test_every_tensormap_field_write_is_the_sass_lds_sts_of_its_word() -> None:
+    sass, model = sass_accesses(), model_accesses()
+    assert sum(model.values()) == 42 + 30  # 39 replaces: 42 STS (3 of them STS.64), 30 read-modify-write LDS
+    assert model == sass
+
+
+def test_the_descriptor_copy_is_one_warp_wide_lds_per_warp_and_replaces_run_in_one_lane() -> None:
+    import json
+
+    launch = json.loads((TMA / "launch.json").read_text())
+    t = trace(str(TMA / "kernel.ptx"), kernel=launch["kernel"], grid=launch["grid"], block=launch["block"],
+              args=launch["args"], dynamic_smem=launch["dynamic_smem"])
+    copies = [r for r in t.accesses if r.part == "LDS (copy to global)"]
+    assert len({r.line for r in copies}) == 3
+    for r in copies:  # warp 0 of each CTA: lane i reads word i of the 128-byte map
+        assert r.active.all() and (r.smem - r.smem[:, :1] == 4 * np.arange(32)).all()
+    replaces = [r for r in t.accesses if r.opcode.startswith("tensormap.replace")]
+    assert replaces and all(int(r.active.sum()) == len(r.warps) for r in replaces)  # thread 0 of each CTA
+
+
+def test_unknown_fields_and_ordinals_are_refused_naming_the_line() -> None:
+    with pytest.raises(ValueError, match="ordinal"):
+        field_accesses("box_dim", 5)
+    with pytest.raises(ValueError, match="swizzle_atomicity"):
+        field_accesses("swizzle_atomicity", None)
+    ptx = """.version 8.5
+.target sm_90a
+.address_size 64
+.extern .shared .align 128 .b8 smem[];
+.visible .entry k()
+{
+\t.reg .b32 %r<3>;
+\tmov.u32 %r1, smem;
+\ttensormap.replace.tile.swizzle_atomicity.shared::cta.b1024.b32 [%r1], 1;
+\tret;
+}
+"""
+    with pytest.raises(KernelError, match="line 9.*swizzle_atomicity"):
+        trace(ptx, block=32, dynamic_smem=128)
+
+
+def test_tensor_addresses_parse_as_a_map_and_its_coordinates() -> None:
+    op = parse_operand("[%rd10, {%r104, %r68}]", 1)
+    assert op == TensorAddr(Addr(Reg("%rd10")), Vec((Reg("%r104"), Reg("%r68"))))
+    assert parse_operand("[%rd10+16]", 1) == Addr(Reg("%rd10"), 16)

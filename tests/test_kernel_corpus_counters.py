@@ -121,3 +121,18 @@ def test_data_dependent_warps_still_count_as_executed_instructions() -> None:
     (s,) = [s for s in t.instructions if s.kind == "ld"]
     assert (s.executions, s.data_dependent, s.modelled_executions) == (64, 64, 0)
     assert t.counters[ctr.INST_LD] == 64 == int(measured("gather_smem")[0][ctr.INST_LD])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_sass_holds_the_accesses_the_trace_costs(name: str) -> None:
+    # every access width the traced PTX produces (tensormap.replace expanded as ptxas does) is in the SASS,
+    # and no other: no merged or split access in the corpus (layoutalg.kernel.sass.compare)
+    from layoutalg.kernel.ptx import parse_module
+    from layoutalg.kernel.sass import compare
+    from layoutalg.kernel.source import select_entry
+
+    launch = _launch(name)
+    with open(os.path.normpath(os.path.join(CORPUS, name, launch["ptx"]))) as fh:
+        fn = select_entry(parse_module(fh.read()), launch["kernel"])
+    with open(os.path.normpath(os.path.join(CORPUS, name, launch["sass"]))) as fh:
+        assert compare(fn, fh.read()) == []

@@ -96,15 +96,37 @@ def _ptx_kind_width(ins: Instruction) -> tuple[str, int] | None:
 
 
 def ptx_inventory(fn: Function) -> tuple[Counter[tuple[str, int]], dict[str, list[int]]]:
-    """(Counter of (kind, bytes) over the function's shared-memory instructions, PTX lines per kind)."""
+    """(Counter of (kind, bytes) over the function's shared-memory instructions, PTX lines per kind).
+    A ``tensormap`` instruction on shared memory counts as the LDS/STS ptxas emits for it
+    (:mod:`layoutalg.kernel.interp.tensormap`)."""
     inv: Counter[tuple[str, int]] = Counter()
     lines: dict[str, list[int]] = {}
     for ins in fn.body:
-        kw = _ptx_kind_width(ins)
-        if kw:
-            inv[kw] += 1
-            lines.setdefault(kw[0], []).append(ins.line)
+        for kw in (_tensormap_accesses(ins) if ins.root == "tensormap" else [_ptx_kind_width(ins)]):
+            if kw:
+                inv[kw] += 1
+                lines.setdefault(kw[0], []).append(ins.line)
     return inv, lines
+
+
+def _tensormap_accesses(ins: Instruction) -> list[tuple[str, int] | None]:
+    from layoutalg.kernel.interp.tensormap import field_accesses
+
+    if not any(p.split("::")[0] == "shared" for p in ins.parts):
+        return []
+    if len(ins.parts) > 1 and ins.parts[1] == "cp_fenceproxy":
+        return [("ld", 4)]
+    ordinal = getattr(ins.operands[1], "value", None) if len(ins.operands) == 3 else None
+    try:
+        accesses = field_accesses(ins.parts[3] if len(ins.parts) > 3 else "", ordinal)
+    except ValueError:
+        return []  # the trace refuses it, naming the line
+    out: list[tuple[str, int] | None] = []
+    for _off, width, rmw in accesses:
+        if rmw:
+            out.append(("ld", 4))
+        out.append(("st", width))
+    return out
 
 
 def compare(fn: Function, sass_text: str) -> list[Finding]:

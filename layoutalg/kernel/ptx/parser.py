@@ -134,10 +134,10 @@ def _register_names(text: str, line: int) -> tuple[str, list[str]]:
     names: list[str] = []
     for item in rest.split(","):
         item = item.strip()
-        m = re.fullmatch(r"([A-Za-z_$%][\w$]*)<(\d+)>", item)
+        m = re.fullmatch(r"(?<![\w$])([A-Za-z_$%][\w$]*)<(\d+)>", item)  # lookbehind: linear under search too
         if m:
             names.extend(f"{m.group(1)}{k}" for k in range(int(m.group(2))))
-        elif re.fullmatch(r"[A-Za-z_$%][\w$]*", item):
+        elif re.fullmatch(r"(?<![\w$])[A-Za-z_$%][\w$]*", item):
             names.append(item)
         else:
             raise KernelError(f"cannot read register name {item!r}", line)

@@ -26,7 +26,7 @@ from layoutalg.banks.proof import conflict_free
 from layoutalg.core.layout import Layout
 from layoutalg.errors import LayoutError
 from layoutalg.interop import from_cpp
-from layoutalg.prove import bijective_onto, equivalent, param, sym, theorem
+from layoutalg.prove import bijective_onto, equivalent, fragment_delivers, sym, theorem
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
 
@@ -80,23 +80,10 @@ def sm80_style_swizzle_on_bytes_is_not_sw128():
 
 @theorem
 def stmatrix_epilogue_writes_each_accumulator_where_it_belongs():
-    """For every warp w, n-block j, lane, register and half: the bf16 value stmatrix.x4 stores from
-    (lane, reg, half) is accumulator c[8j + 2reg + half] of thread 32w + lane, and it lands at that element's
-    (row, col) of the swizzled C tile."""
-    w, j = param("warp", 4), param("n_block", 4)
-    S, frag, acc = sym(SMEM), sym(STSM.fragment_layout), sym(WGMMA.ptx_layout("C"))
-
-    def stored_at(lane, reg, half):  # PTX stmatrix: element (row r, col c) of matrix reg goes c halfs after lane 8reg+r's address
-        index = frag(lane, (half, reg))
-        supplier = 8 * (index // 64) + (index // 8) % 8
-        row = 16 * w + supplier % 8 + 8 * ((supplier // 8) % 2)
-        return S(row, 16 * j + 8 * (supplier // 16)) + index % 8
-
-    def belongs_at(lane, reg, half):  # wgmma m64nNk16 D fragment: index row + 64 * col (atoms' PTX layout)
-        index = acc(32 * w + lane, 8 * j + 2 * reg + half)
-        return S(index % 64, index // 64)
-
-    return equivalent(stored_at, belongs_at, {"lane": 32, "reg": 4, "half": 2}, names=("stmatrix_writes", "c_element_at"))
+    """For every warp w (m_tile), n-block pair j (part), lane, register and half: stmatrix.x4 stores the bf16 of
+    accumulator c[8j + 2reg + half] of thread 32w + lane at that element's (row, col) of the swizzled C tile."""
+    return fragment_delivers(STSM, SMEM, WGMMA, "C", dtype="bf16",
+                             addresses=lambda lane, j: (lane % 8 + 8 * ((lane // 8) % 2), 16 * j + 8 * (lane // 16)))
 
 
 def epilogue_stores():

@@ -20,11 +20,10 @@ Run it: ``layoutalg prove examples/sm80_gemm_mainloop_thm.py``.
 
 from __future__ import annotations
 
-from layoutalg.atoms.catalog import ldmatrix, mma
 from layoutalg.banks.access import Access
 from layoutalg.banks.proof import conflict_free
 from layoutalg.core.layout import Layout
-from layoutalg.prove import aligned, bijective_onto, contiguous, equivalent, in_bounds, param, sym, theorem
+from layoutalg.prove import aligned, bijective_onto, contiguous, fragment_delivers, in_bounds, param, sym, theorem
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
 
@@ -33,9 +32,6 @@ TILE = 128 * 64  # halfs per stage
 # tile_to_shape(atom, (128, 64)): the 8 x 64 atom repeated 16 times down M (512 halfs apart).
 SMEM_A = ComposedLayout(Swizzle(3, 3, 3), 0, Layout(((8, 16), 64), ((64, 512), 1)))
 UNSWIZZLED_A = Layout((128, 64), (64, 1))
-
-LDSM = ldmatrix(num=4)  # SM75_U32x4_LDSM_N
-MMA = mma("m16n8k16", a="f16", b="f16", c="f32")  # SM80_16x8x16_F32F16F16F32_TN
 
 
 @theorem
@@ -63,37 +59,24 @@ def cp_async_writes_are_whole_aligned_16_byte_chunks():
     ]
 
 
-def ldmatrix_reads(smem):
-    """What ldmatrix.x4 delivers to (lane, reg, half), as a smem offset, from the PTX ISA semantics:
-    register ``reg`` holds matrix ``reg``, row ``r``, column ``c`` (``LDSM.fragment_layout``); that row
-    starts at the address lane ``8 * reg + r`` supplied, and the column is ``c`` halfs further."""
-    warp_m, mi, k_step = param("warp_m", 2), param("mi", 4), param("k_step", 4)
-    S, frag = sym(smem), sym(LDSM.fragment_layout)
-    row0, k0 = 64 * warp_m + 16 * mi, 16 * k_step
-
-    def reads(lane, reg, half):
-        index = frag(lane, (half, reg))  # 64*matrix + 8*row + col
-        supplier = 8 * (index // 64) + (index // 8) % 8
-        return S(row0 + supplier % 16, k0 + 8 * (supplier // 16)) + index % 8
-
-    def needs(lane, reg, half):  # the mma A fragment a_{2 reg + half}: index row + 16 * col in the 16 x 16 tile
-        index = sym(MMA.ptx_layout("A"))(lane, 2 * reg + half)
-        return S(row0 + index % 16, k0 + index // 16)
-
-    return equivalent(reads, needs, {"lane": 32, "reg": 4, "half": 2}, names=("ldmatrix_reads", "mma_needs"))
+def ldmatrix_feeds_mma_a(smem):
+    """ldmatrix.x4, lane l pointing at row l % 16, column 8 * (l / 16) of a 16 x 16 block, delivers the
+    mma.m16n8k16 A fragment a0..a7, for every block (m_tile, k_tile) of the stage, lane, register and half."""
+    return fragment_delivers("ldmatrix.x4", smem, "mma.m16n8k16.f16", "A",
+                             addresses=lambda lane: (lane % 16, 8 * (lane // 16)))
 
 
 @theorem
 def ldmatrix_x4_feeds_the_mma_a_fragment():
     """For every warp, 16-row block and k-step: ldmatrix.x4 on the swizzled tile delivers exactly a0..a7."""
-    return ldmatrix_reads(SMEM_A)
+    return ldmatrix_feeds_mma_a(SMEM_A)
 
 
 @theorem(expect="refuted")
 def ldmatrix_x4_breaks_under_a_64_bit_swizzle():
     """The same with Swizzle<3,2,3> (an 8-byte-granular swizzle, e.g. copied from a 32-bit kernel): the 16 bytes
     after a row address are no longer one row of A, and the counterexample names the lane and register."""
-    return ldmatrix_reads(ComposedLayout(Swizzle(3, 2, 3), 0, Layout(((8, 16), 64), ((64, 512), 1))))
+    return ldmatrix_feeds_mma_a(ComposedLayout(Swizzle(3, 2, 3), 0, Layout(((8, 16), 64), ((64, 512), 1))))
 
 
 LDMATRIX_X4 = "ldmatrix.sync.aligned.m8n8.x4.shared.b16"

@@ -2,66 +2,33 @@
 
 Kernel pattern (CUTLASS sm80 / hand-written Ampere GEMMs): the CTA's A tile is
 ``128 x 64`` halfs in shared memory, row-major (``K`` contiguous), possibly
-XOR-swizzled.  Warp ``warp_m`` reads its 16 x 16 sub-tile for k-step ``k_step``
-with one ``ldmatrix.sync.aligned.m8n8.x4.shared.b16``, lane ``l`` supplying the
-address of row ``l % 16``, column ``(l / 16) * 8``::
+XOR-swizzled.  Each warp reads a 16 x 16 sub-tile per k-step with one
+``ldmatrix.sync.aligned.m8n8.x4.shared.b16``, lane ``l`` supplying the address of
+row ``l % 16``, column ``(l / 16) * 8``::
 
-    ldmatrix.x4 {a0,a1,a2,a3}, [&sA[warp_m*16 + lane%16][k_step*16 + (lane/16)*8]]
+    ldmatrix.x4 {a0,a1,a2,a3}, [&sA[m_tile*16 + lane%16][k_tile*16 + (lane/16)*8]]
     mma.m16n8k16 ... {a0,a1,a2,a3}, ...
 
-The theorems say: for every lane, register and half, and every warp and k-step,
-the element ldmatrix delivers is exactly the element of A the mma fragment needs
-(compared as shared-memory offsets of the same tile).
+``fragment_delivers`` states, from the PTX ISA, that for every 16 x 16 sub-tile
+(``m_tile``, ``k_tile``), lane, register and half, the element ldmatrix delivers
+is exactly the element of A the mma fragment needs; a refutation names the first
+lane, register and half that gets the wrong element, and which one it should be.
 """
 
 from __future__ import annotations
 
-from _ptx import matrix_access_offset, mma_a
-
 from layoutalg.core.layout import Layout
-from layoutalg.prove import equivalent, param, sym, theorem
+from layoutalg.prove import fragment_delivers, theorem
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
 
-ROWS, COLS = 128, 64  # the CTA's A tile (M x K), halfs
-FRAGMENT = {"lane": 32, "reg": 4, "half": 2}
-ROW_MAJOR = Layout((ROWS, COLS), (COLS, 1))
-
-
-def smem(swizzle: Swizzle | None) -> object:
-    """``sA(row, col)``: the element offset of A[row][col] in shared memory."""
-    return ROW_MAJOR if swizzle is None else ComposedLayout(swizzle, 0, ROW_MAJOR)
+ROW_MAJOR = Layout((128, 64), (64, 1))  # the CTA's A tile (M x K), halfs
 
 
 def ldmatrix_vs_mma(swizzle: Swizzle | None) -> object:
-    warp_m, k_step = param("warp_m", ROWS // 16), param("k_step", COLS // 16)
-    S = sym(smem(swizzle))
-
-    def address_of(s: object) -> object:  # the address lane s supplies, as an element offset
-        return S(warp_m * 16 + (s % 16), k_step * 16 + (s // 16) * 8)
-
-    def ldmatrix(lane: object, reg: object, half: object) -> object:
-        return matrix_access_offset(address_of, lane, reg, half, trans=False)
-
-    def logical(offset: object) -> object:  # row-major index of the element at ``offset`` (a swizzle is an involution)
-        return offset if swizzle is None else sym(swizzle)(offset)
-
-    def mma_fragment(lane: object, reg: object, half: object) -> object:
-        row, col = mma_a(lane, 2 * reg + half)
-        return S(warp_m * 16 + row, k_step * 16 + col)
-
-    return equivalent(
-        ldmatrix,
-        mma_fragment,
-        FRAGMENT,
-        names=("ldmatrix_reads_smem", "mma_needs_smem"),
-        show={
-            "ldmatrix_row": lambda lane, reg, half: logical(ldmatrix(lane, reg, half)) // COLS,
-            "ldmatrix_col": lambda lane, reg, half: logical(ldmatrix(lane, reg, half)) % COLS,
-            "mma_row": lambda lane, reg, half: warp_m * 16 + mma_a(lane, 2 * reg + half)[0],
-            "mma_col": lambda lane, reg, half: k_step * 16 + mma_a(lane, 2 * reg + half)[1],
-        },
-    )
+    smem = ROW_MAJOR if swizzle is None else ComposedLayout(swizzle, 0, ROW_MAJOR)
+    return fragment_delivers("ldmatrix.x4", smem, "mma.m16n8k16.f16", "A",
+                             addresses=lambda lane: (lane % 16, 8 * (lane // 16)))  # the kernel's row addresses
 
 
 @theorem

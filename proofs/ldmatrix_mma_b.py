@@ -3,60 +3,32 @@
 Kernel pattern: B is stored N-contiguous (``row-major K x N``, e.g. the V tile of
 attention or a "NN" GEMM's B); the mma wants B fragments whose pairs of halfs
 run along K, so the load must transpose each 8x8 block: ``ldmatrix...trans``.
-Lane ``l`` supplies the address of K-row ``l % 16`` of the warp's 16-row slab
-and, for ``.x4``, N-column block ``(l / 16) * 8``::
+Lane ``l`` supplies the address of K-row ``l % 16`` of the 16-row slab and, for
+``.x4``, N-column block ``(l / 16) * 8``::
 
-    ldmatrix.x4.trans {b0,b1,b2,b3}, [&sB[k_step*16 + lane%16][warp_n*16 + (lane/16)*8]]
+    ldmatrix.x4.trans {b0,b1,b2,b3}, [&sB[k_tile*16 + lane%16][n_tile*16 + (lane/16)*8]]
     mma.m16n8k16 ... {b0,b1} (n-block 0) ... {b2,b3} (n-block 1)
 
-Proved for every lane, register, half, warp and k-step; the same load without
-``.trans`` is refuted with the lane whose value is the wrong element.
+``fragment_delivers`` proves it for every lane, register, half and tile
+(``k_tile``, ``n_tile``); the same load without ``.trans`` is refuted with the
+lane whose value is the wrong element.
 """
 
 from __future__ import annotations
 
-from _ptx import matrix_access_offset, mma_b
-
 from layoutalg.core.layout import Layout
-from layoutalg.prove import equivalent, param, sym, theorem
+from layoutalg.prove import fragment_delivers, theorem
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
 
-K_ROWS, N_COLS = 32, 64  # the CTA's B tile, halfs, N contiguous
-ROW_MAJOR = Layout((K_ROWS, N_COLS), (N_COLS, 1))
+ROW_MAJOR = Layout((32, 64), (64, 1))  # the CTA's B tile (K x N), halfs, N contiguous
 
 
 def ldmatrix_vs_mma_b(num: int, trans: bool, swizzle: Swizzle | None = None) -> object:
     """``num`` = 2 (one n8 block) or 4 (two n8 blocks)."""
-    n_width = 8 * (num // 2)
-    warp_n, k_step = param("warp_n", N_COLS // n_width), param("k_step", K_ROWS // 16)
-    S = sym(ROW_MAJOR if swizzle is None else ComposedLayout(swizzle, 0, ROW_MAJOR))
-
-    def address_of(s: object) -> object:
-        return S(k_step * 16 + (s % 16), warp_n * n_width + (s // 16) * 8)
-
-    def ldmatrix(lane: object, reg: object, half: object) -> object:
-        return matrix_access_offset(address_of, lane, reg, half, trans=trans)
-
-    def logical(offset: object) -> object:  # row-major index of the element at ``offset`` (a swizzle is an involution)
-        return offset if swizzle is None else sym(swizzle)(offset)
-
-    def mma_fragment(lane: object, reg: object, half: object) -> object:
-        k, n = mma_b(lane, 2 * (reg % 2) + half)
-        return S(k_step * 16 + k, warp_n * n_width + 8 * (reg // 2) + n)
-
-    return equivalent(
-        ldmatrix,
-        mma_fragment,
-        {"lane": 32, "reg": num, "half": 2},
-        names=("ldmatrix_reads_smem", "mma_needs_smem"),
-        show={
-            "ldmatrix_k": lambda lane, reg, half: logical(ldmatrix(lane, reg, half)) // N_COLS,
-            "ldmatrix_n": lambda lane, reg, half: logical(ldmatrix(lane, reg, half)) % N_COLS,
-            "mma_k": lambda lane, reg, half: k_step * 16 + mma_b(lane, 2 * (reg % 2) + half)[0],
-            "mma_n": lambda lane, reg, half: warp_n * n_width + 8 * (reg // 2) + mma_b(lane, 2 * (reg % 2) + half)[1],
-        },
-    )
+    smem = ROW_MAJOR if swizzle is None else ComposedLayout(swizzle, 0, ROW_MAJOR)
+    return fragment_delivers(f"ldmatrix.x{num}{'.trans' if trans else ''}", smem, "mma.m16n8k16.f16", "B",
+                             addresses=lambda lane: (lane % 16, 8 * (lane // 16)))  # the kernel's row addresses
 
 
 @theorem

@@ -280,3 +280,29 @@ def test_cp_async_cg_conflict_free_proof_and_refutation() -> None:
     assert int(res.wavefronts[cex["instance"]]) == cex["wavefronts"]
     with pytest.raises(LayoutError, match="enumeration only"):
         conflict_free(smem, "cp.async.cg.shared.global", "f16", method="z3", global_layout=Layout((64, 64), (72, 1)))
+
+
+def test_suggest_covers_cp_async_fills_with_their_global_side() -> None:
+    """A cp.async.cg fill plus the ldmatrix reads of the same 64x64 fp16 tile: the suggestion makes both
+    conflict-free (each instance re-costed here with the per-instruction model); the global side may be a
+    leading dimension or a layout, and one smaller than the row is refused."""
+    sug = suggest_swizzle((64, 64), "f16", ["cp.async.cg.shared.global", LDSM_X4], global_ld=4096)
+    assert sug.conflict_free and sug.proof.status == "proved"
+    glob = Layout((64, 64), (4096, 1))
+    res = analyze(sug.layout, "cp.async.cg.shared.global", "f16", global_layout=glob)
+    for k in range(res.count):
+        s = [int(x) for x in res.addresses.reshape(-1, 32)[k]]
+        g = [int(x) for x in res.global_addresses.reshape(-1, 32)[k]]
+        assert wavefronts("cp.async.cg.shared.global", s, g) == 4
+    same = suggest_swizzle((64, 64), "f16", ["cp.async.cg.shared.global", LDSM_X4], global_layout=glob)
+    assert same.layout == sug.layout
+    with pytest.raises(LayoutError, match="smaller than the tile's row of 64"):
+        suggest_swizzle((64, 64), "f16", ["cp.async.ca.shared.global, 16"], global_ld=48)
+    with pytest.raises(LayoutError, match="one global element"):
+        suggest_swizzle((64, 64), "f16", ["cp.async.ca.shared.global, 16"], global_layout=Layout((64, 64), (8, 1)))
+    with pytest.raises(LayoutError, match="global_ld="):
+        suggest_swizzle((64, 64), "f16", ["cp.async.cg.shared.global"])
+    with pytest.raises(LayoutError, match="not both"):
+        suggest_swizzle((64, 64), "f16", ["cp.async.cg.shared.global"], global_ld=64, global_layout=glob)
+    with pytest.raises(LayoutError, match="cp.async accesses only"):
+        suggest_swizzle((64, 64), "f16", [LDSM_X4], global_ld=64)

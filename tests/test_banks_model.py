@@ -102,19 +102,19 @@ def test_cp_async_cg_is_not_the_st_shared_rule():
     assert wavefronts(c["instruction"], c["lane_byte_addresses"], c["global_byte_addresses"]) == 32
 
 
-def test_cp_async_ca_is_refused_and_cg_needs_its_sources():
-    ca = [c for c in CP_ASYNC if c["instruction"].startswith("cp.async.ca")][0]
-    with pytest.raises(InstructionError, match="cp.async.ca .*not modelled"):
-        wavefronts(ca["instruction"], ca["lane_byte_addresses"], ca["global_byte_addresses"])
+def test_cp_async_needs_its_sources_aligned_to_the_copy_size():
     contiguous = [16 * lane for lane in range(32)]
     with pytest.raises(InstructionError, match="global_byte_addresses"):
         wavefronts("cp.async.cg.shared.global", contiguous)
     with pytest.raises(InstructionError, match=r"global_byte_addresses\[3\] = 8"):
         wavefronts("cp.async.cg.shared.global", contiguous, [0, 16, 32, 8] + contiguous[4:])
+    with pytest.raises(InstructionError, match=r"global_byte_addresses\[1\] = 6 is not a multiple of 4"):
+        wavefronts("cp.async.ca.shared.global, 4", [4 * lane for lane in range(32)], [0, 6] + [0] * 30)
     with pytest.raises(InstructionError, match="32 lane offsets"):
         wavefronts("cp.async.cg.shared.global", contiguous, contiguous[:8])
     assert wavefronts("cp.async.cg.shared.global", contiguous, contiguous) == 4
     assert report("cp.async.cg.shared.global", contiguous, contiguous).excess == 0
+    assert wavefronts("cp.async.ca.shared.global, 16", contiguous, contiguous) == 4
 
 
 def _cg_by_subsets(smem: list[int], glob: list[int]) -> int:

@@ -90,3 +90,19 @@ def test_remeasure_calibration_cases_on_this_gpu():
     cases = [Case(c["name"], c["instruction"], tuple(c["lane_byte_addresses"])) for c in cal]
     for rec, c in zip(banks_ncu.measure(cases), cal):
         assert rec["wavefronts"] == c["wavefronts"] == wavefronts(c["instruction"], c["lane_byte_addresses"])
+
+
+def test_partial_warps_run_the_masked_kernel_with_inactive_lanes_marked():
+    active = tuple(lane % 3 != 0 for lane in range(32))
+    cases = [Case("m", "cp.async.cg.shared.global", tuple(range(0, 512, 16)), tuple(range(0, 512, 16)), (),
+                  active)]
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "banks_cases_masked.bin")
+    banks_ncu.write_cases(cases, path)
+    kid, *soff = struct.unpack_from("<I32I", open(path, "rb").read(), 0)
+    assert list(banks_ncu.kernel_table())[kid] == "cp.async.cg.shared.global, 16" + banks_ncu.MASKED
+    assert soff == [16 * lane if lane % 3 else banks_ncu.INACTIVE for lane in range(32)]
+    src = banks_ncu.cuda_source()
+    body = src.split("k_cp_async_cg_shared_global_16_masked(")[1].split("\n}")[0]
+    assert f"if (soff[t] != {banks_ncu.INACTIVE}u)" in body and body.count("cp.async.cg.shared.global") == 1
+    with pytest.raises(Exception, match="active mask"):
+        banks_ncu.write_cases([Case("x", "ld.shared.b32", tuple(range(0, 128, 4)), None, (), active)], path)

@@ -455,5 +455,35 @@ def test_banks_cp_async_cg_needs_and_uses_the_global_pitch() -> None:
     assert padded["wavefronts"] > 64  # 144-byte global rows straddle 128-byte lines
     missing = cli("banks", tile, "--dtype", "f16", "--access", "cp.async.cg")
     assert missing.returncode == 2 and "--global-ld" in missing.stderr
-    ca = cli("banks", tile, "--dtype", "f16", "--access", "cp.async.ca.8", "--global-ld", "64")
-    assert ca.returncode == 2 and "not modelled" in ca.stderr
+    overlapping = cli("banks", tile, "--dtype", "f16", "--access", "cp.async.cg", "--global-ld", "60")
+    assert overlapping.returncode == 2 and "hint: give --global-ld 64 or more" in overlapping.stderr
+
+
+def test_banks_cp_async_ca_is_costed_with_its_global_side() -> None:
+    # 4-byte copies down the columns of a 64x64 fp16 tile from 128-byte global rows: every lane of an
+    # instruction reads the same global bank of a different line and writes the same shared bank: 32 each
+    column = cli_json("banks", "(64,64):(64,1)", "--dtype", "f16", "--access", "cp.async.ca.4", "--global-ld", "64",
+                      "--by", "column")
+    assert column["instruction"] == "cp.async.ca.shared.global, 4"
+    assert {i["wavefronts"] for i in column["instructions"]} == {32} and column["ideal"] == 64
+    rows = cli_json("banks", "(64,64):(64,1)", "--dtype", "f16", "--access", "cp.async.ca.16", "--global-ld", "64")
+    assert rows["wavefronts"] == rows["ideal"] == 64
+    text = cli("banks", "(64,64):(64,1)", "--dtype", "f16", "--access", "cp.async.ca.4", "--global-ld", "64",
+               "--by", "column").stdout
+    assert "lane 0 waits for 31 lanes" in text
+
+
+def test_suggest_swizzle_covers_cp_async_fills() -> None:
+    data = cli_json("suggest-swizzle", "--shape", "64x64", "--dtype", "f16", "--access", "cp.async.cg",
+                    "--access", "ldmatrix.x4", "--global-ld", "4096")
+    assert data["conflict_free"] and data["swizzle"] is not None
+    assert data["per_access"][0]["instruction"] == "cp.async.cg.shared.global, 16"
+    assert data["proof"]["status"] == "proved"
+    short = cli("suggest-swizzle", "--shape", "64x64", "--dtype", "f16", "--access", "cp.async.ca.16",
+                "--global-ld", "32")
+    assert short.returncode == 2
+    assert "smaller than the tile's row of 64" in short.stderr and "hint: give --global-ld 64 or more" in short.stderr
+    missing = cli("suggest-swizzle", "--shape", "64x64", "--dtype", "f16", "--access", "cp.async.cg")
+    assert missing.returncode == 2 and "--global-ld" in missing.stderr
+    stray = cli("suggest-swizzle", "--shape", "64x64", "--dtype", "f16", "--access", "ldmatrix.x4", "--global-ld", "64")
+    assert stray.returncode == 2 and "hint:" in stray.stderr

@@ -45,12 +45,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
-from layoutalg.atoms.fragment import fit_layout, upcast_bits
+from layoutalg.atoms.fragment import fit_layout, index_arg, upcast_bits
 from layoutalg.core.layout import Layout
 from layoutalg.errors import InstructionError, LayoutError
 
-MatrixCoord = tuple[int, int, int]
+MatrixCoord = tuple[Any, Any, Any]  # ints, or terms when the arguments are symbolic
 
 
 @dataclass(frozen=True)
@@ -91,24 +92,22 @@ class CopyAtom:
         if self.kind not in ("ldmatrix", "stmatrix"):
             raise InstructionError(f"{self.name} is not an ldmatrix/stmatrix instruction")
 
-    def row_address_lane(self, matrix: int, row: int) -> int:
-        """The lane whose address operand names row ``row`` of matrix ``matrix``: ``8*matrix + row``."""
+    def row_address_lane(self, matrix: Any, row: Any) -> Any:
+        """The lane whose address operand names row ``row`` of matrix ``matrix``: ``8*matrix + row``.
+
+        Ints, or symbolic terms (``layoutalg.prove.var``) for the formula as a term.
+        """
         self._check_matrix_op()
-        if not 0 <= matrix < self.num_matrices:
-            raise InstructionError(f"{self.name}: matrix must be in [0, {self.num_matrices}), got {matrix}")
-        if not 0 <= row < 8:
-            raise InstructionError(f"row must be in [0, 8), got {row}")
+        matrix = index_arg(matrix, self.num_matrices, f"{self.name}: matrix")
+        row = index_arg(row, 8, "row")
         return 8 * matrix + row
 
-    def fragment_coord(self, lane: int, reg: int, half: int) -> MatrixCoord:
-        """(matrix, row, col) of the element in half ``half`` of register ``reg`` of ``lane``."""
+    def fragment_coord(self, lane: Any, reg: Any, half: Any) -> MatrixCoord:
+        """(matrix, row, col) of the element in half ``half`` of register ``reg`` of ``lane`` (ints or terms)."""
         self._check_matrix_op()
-        if not 0 <= lane < 32:
-            raise InstructionError(f"lane must be in [0, 32), got {lane}")
-        if not 0 <= reg < self.num_matrices:
-            raise InstructionError(f"{self.name}: register must be in [0, {self.num_matrices}), got {reg}")
-        if half not in (0, 1):
-            raise InstructionError(f"half must be 0 or 1, got {half}")
+        lane = index_arg(lane, 32, "lane")
+        reg = index_arg(reg, self.num_matrices, f"{self.name}: register")
+        half = index_arg(half, 2, "half")
         if self.trans:
             return reg, 2 * (lane % 4) + half, lane // 4
         return reg, lane // 4, 2 * (lane % 4) + half
@@ -136,11 +135,12 @@ class CopyAtom:
                 f"Dst {self.dst_layout}, Ref {self.ref_layout} (bits)")
 
 
-def movmatrix_coords(lane: int, half: int) -> tuple[tuple[int, int], tuple[int, int]]:
+def movmatrix_coords(lane: Any, half: Any) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
     """``movmatrix.trans``: ((row, col) of the source element in ``lane``'s source register half ``half``,
-    (row, col) *of the source matrix* that lands in ``lane``'s destination register half ``half``)."""
-    if not 0 <= lane < 32 or half not in (0, 1):
-        raise InstructionError(f"lane must be in [0, 32) and half in {{0, 1}}, got {lane}, {half}")
+    (row, col) *of the source matrix* that lands in ``lane``'s destination register half ``half``).
+    Ints, or symbolic terms for the formula as terms."""
+    lane = index_arg(lane, 32, "lane")
+    half = index_arg(half, 2, "half")
     return (lane // 4, 2 * (lane % 4) + half), (2 * (lane % 4) + half, lane // 4)
 
 

@@ -14,17 +14,48 @@ every point of the domain (no sampling), and raises if they differ anywhere.
     (s : 0)  ->  (s : 0)
 
 which turns a copy atom's bit layouts into layouts of ``bits``-wide values.
+
+``index_arg(value, hi, what)`` is the one check of a lane / element / register
+argument of the PTX formulas: an int (numpy integers too) must lie in
+``[0, hi)``; a symbolic term of :mod:`layoutalg.prove` passes through, so the
+same formula builds terms (a bare variable's range is checked against
+``[0, hi)``; a compound term's range is the claim's domain to state).
 """
 
 from __future__ import annotations
 
+import operator
 from itertools import product
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
-from layoutalg.errors import LayoutError
+from layoutalg.errors import InstructionError, LayoutError
+
+
+def is_symbolic(value: Any) -> bool:
+    """True for a term of the prover's expression language (recognised by class, without importing the prover)."""
+    return any(c.__name__ == "Expr" and c.__module__ == "layoutalg.prove.terms" for c in type(value).__mro__)
+
+
+def index_arg(value: Any, hi: int, what: str) -> Any:
+    """``value`` as an int checked to lie in ``[0, hi)``, or a symbolic term passed through (see the module doc)."""
+    if is_symbolic(value):
+        if getattr(value, "kind", None) in ("var", "param") and not (value.lo >= 0 and value.hi <= hi):
+            raise InstructionError(f"{what} must range over [0, {hi}), but the variable {value.name!r} ranges over "
+                                   f"[{value.lo}, {value.hi}): declare it as var({value.name!r}, {hi})")
+        return value
+    if isinstance(value, bool):
+        raise InstructionError(f"{what} must be an int in [0, {hi}) or a symbolic term, got {value!r}")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise InstructionError(f"{what} must be an int in [0, {hi}) or a symbolic term (layoutalg.prove.var), "
+                               f"got {value!r} ({type(value).__name__})") from None
+    if not 0 <= number < hi:
+        raise InstructionError(f"{what} must be in [0, {hi}), got {number}")
+    return number
 
 
 def _is_pow2(n: int) -> bool:
@@ -110,4 +141,4 @@ def upcast_bits(layout: Layout, bits: int) -> Layout:
     return Layout(shape, stride)
 
 
-__all__ = ["fit_layout", "upcast_bits"]
+__all__ = ["fit_layout", "upcast_bits", "index_arg", "is_symbolic"]

@@ -51,11 +51,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from layoutalg.atoms.fragment import fit_layout
+from layoutalg.atoms.fragment import fit_layout, index_arg
 from layoutalg.core.layout import Layout
 from layoutalg.errors import InstructionError, LayoutError
 
-Coord = tuple[int, int]
+Coord = tuple[Any, Any]  # ints, or terms when the arguments are symbolic
 
 LAYOUT_TYPES = {"INTERLEAVE": 0, "B128": 1, "B64": 2, "B32": 3}
 _WIDTH_UNITS = {"INTERLEAVE": 1, "B32": 2, "B64": 4, "B128": 8}
@@ -98,14 +98,13 @@ class GmmaAtom:
         raise InstructionError(f"{self.name}: operand {op} is read from shared memory through a descriptor, "
                                "not held in registers (see GmmaDescriptor.address)")
 
-    def fragment_coord(self, operand: str, tid: int, i: int) -> Coord:
-        """(row, col) of register element ``i`` of warpgroup thread ``tid`` (PTX ISA wgmma fragments)."""
+    def fragment_coord(self, operand: str, tid: Any, i: Any) -> Coord:
+        """(row, col) of register element ``i`` of warpgroup thread ``tid`` (PTX ISA wgmma fragments);
+        ints, or symbolic terms for the formula as terms."""
         op = _op(operand)
         n = self.num_elements(op)
-        if not 0 <= tid < 128:
-            raise InstructionError(f"tid must be in [0, 128), got {tid}")
-        if not 0 <= i < n:
-            raise InstructionError(f"{self.name}: element index for {op} must be in [0, {n}), got {i}")
+        tid = index_arg(tid, 128, "tid")
+        i = index_arg(i, n, f"{self.name}: element index for {op}")
         warp, lane = tid // 32, tid % 32
         return 16 * warp + (lane >> 2) + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * (lane % 4) + (i & 1)
 

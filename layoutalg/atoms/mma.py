@@ -38,15 +38,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable
+from typing import Any, Callable
 
-from layoutalg.atoms.fragment import fit_layout
+from layoutalg.atoms.fragment import fit_layout, index_arg
 from layoutalg.core.layout import Layout
 from layoutalg.errors import InstructionError
 
-Coord = tuple[int, int]
+Coord = tuple[Any, Any]  # ints, or terms when the lane / element is symbolic
 # formula(operand, lane, i) -> (row, col) in the PTX matrix (A: MxK, B: KxN, C: MxN)
-Formula = Callable[[str, int, int], Coord]
+Formula = Callable[[str, Any, Any], Coord]
 
 TYPE_BITS = {
     "f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s32": 32,
@@ -159,7 +159,7 @@ def _sm70(a_row_major: bool, b_row_major: bool, c_bits: int) -> Formula:
     """
 
     def formula(op: str, lane: int, i: int) -> Coord:
-        hi, low = int(lane >= 16), lane % 4
+        hi, low = lane >> 4, lane % 4  # hi = (%laneid >= 16) for a lane in [0, 32); works on terms too
         if op == "A":
             return (low + 4 * hi, i) if a_row_major else (i + 4 * hi, low)
         if op == "B":
@@ -219,28 +219,31 @@ class MmaAtom:
         m, n, k = self.shape_mnk
         return {"A": (m, k), "B": (k, n), "C": (m, n)}[_operand(operand)]
 
-    def fragment_coord(self, operand: str, lane: int, i: int) -> Coord:
-        """(row, col) in the PTX matrix of element ``i`` held by ``lane`` (PTX ISA fragment table)."""
+    def fragment_coord(self, operand: str, lane: Any, i: Any) -> Coord:
+        """(row, col) in the PTX matrix of element ``i`` held by ``lane`` (PTX ISA fragment table).
+
+        ``lane`` and ``i`` are ints, or symbolic terms (``layoutalg.prove.var``), which give the
+        formula as terms (see :func:`layoutalg.atoms.fragment.index_arg`).
+        """
         op = _operand(operand)
-        if not 0 <= lane < 32:
-            raise InstructionError(f"lane must be in [0, 32), got {lane}")
         n = self.num_elements(op)
-        if not 0 <= i < n:
-            raise InstructionError(f"{self.name}: element index i for operand {op} must be in [0, {n}), got {i}")
+        lane = index_arg(lane, 32, "lane")
+        i = index_arg(i, n, f"{self.name}: element index i for operand {op}")
         return self.formula(op, lane, i)
 
-    def fragment_coord_reg(self, operand: str, lane: int, reg: int, elem: int) -> Coord:
-        """``fragment_coord`` with ``i = reg * elements_per_register + elem``."""
+    def fragment_coord_reg(self, operand: str, lane: Any, reg: Any, elem: Any) -> Coord:
+        """``fragment_coord`` with ``i = reg * elements_per_register + elem`` (ints or symbolic terms)."""
         e = self.elements_per_register(operand)
-        if not 0 <= elem < e:
-            raise InstructionError(f"elem must be in [0, {e}) for operand {operand}, got {elem}")
+        elem = index_arg(elem, e, f"elem for operand {operand}")
+        reg = index_arg(reg, max(1, self.num_elements(operand) // e), f"register for operand {operand}")
         return self.fragment_coord(operand, lane, reg * e + elem)
 
-    def ptx_mma_index(self, lane: int) -> int:
+    def ptx_mma_index(self, lane: Any) -> Any:
         """Which of the warp's MMAs ``lane`` takes part in (0 except sm70 m8n8k4: ``(lane % 16) // 4``)."""
+        lane = index_arg(lane, 32, "lane")
         return (lane % 16) // 4 if self.arch == 70 else 0
 
-    def ptx_index(self, operand: str, lane: int, i: int) -> int:
+    def ptx_index(self, operand: str, lane: Any, i: Any) -> Any:
         """``fragment_coord`` as an index in CuTe's convention (plus the sm70 MMA offset)."""
         op = _operand(operand)
         row, col = self.fragment_coord(op, lane, i)

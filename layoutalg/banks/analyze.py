@@ -137,13 +137,20 @@ class Analysis:
 
     def report(self, **index: int) -> BankReport:
         """The per-phase, per-bank report of one instance, named by its axes (``analysis.report(warp=1, k=0)``)."""
+        import numpy as np
+
         key = []
         for a in self.axes:
             if a not in index:
                 raise CoordinateError(f"report() needs {a}=...; axes are {self.axes}")
             key.append(int(index[a]))
-        sources = None if self.global_addresses is None else [int(x) for x in self.global_addresses[tuple(key)]]
-        return report(self.instruction, [int(x) for x in self.addresses[tuple(key)]], sources)
+        return self._report_flat(int(np.ravel_multi_index(tuple(key), self.wavefronts.shape)) if key else 0)
+
+    def _report_flat(self, flat: int) -> BankReport:
+        """The report of the instance at flat index ``flat`` (its global sources too, for a cp.async)."""
+        addrs = [int(x) for x in self.addresses.reshape(-1, 32)[flat]]
+        sources = None if self.global_addresses is None else [int(x) for x in self.global_addresses.reshape(-1, 32)[flat]]
+        return report(self.instruction, addrs, sources)
 
     def conflict_bits(self, limit: int = 256) -> dict[int, int]:
         """Byte-address bits in which colliding words differ, with how many colliding word pairs differ there.
@@ -155,9 +162,8 @@ class Analysis:
 
         counts: dict[int, int] = {}
         flat = np.flatnonzero((self.wavefronts - self.ideal).ravel() > 0)[:limit]
-        addrs = self.addresses.reshape(-1, 32)
         for k in flat:
-            rep = report(self.instruction, [int(x) for x in addrs[k]])
+            rep = self._report_flat(int(k))
             for ph in rep.phases:
                 for use in ph.conflicts:
                     first = use.words[0] * 4
@@ -176,8 +182,12 @@ class Analysis:
             for idx, wf, idl in self.worst(3):
                 where = ", ".join(f"{k}={v}" for k, v in idx.items())
                 lines.append(f"  worst: {where}: {wf} wavefronts (ideal {idl})")
+            if self.global_addresses is not None:  # a cp.async: why its worst instance costs what it does
+                worst = self.worst(1)[0][0]
+                lines += [f"  {note}" for note in self.report(**worst).notes[:4]]
             bits = self.conflict_bits()
-            lines.append(f"  colliding words differ in byte-address bits {sorted(bits)}")
+            if bits:
+                lines.append(f"  colliding words differ in byte-address bits {sorted(bits)}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -199,7 +209,7 @@ def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, 
     the whole tile is swept as :func:`~layoutalg.banks.access.tile_access` describes, ``by`` choosing row or
     column order for ld/st).  ``base`` is the byte offset of the layout's offset 0 in shared memory.
 
-    A ``cp.async.cg`` access also needs ``global_layout``: where each element of the tile comes from, in
+    A ``cp.async`` access also needs ``global_layout``: where each element of the tile comes from, in
     elements from a 128-byte-aligned ``global_base`` (e.g. ``Layout((M, K), (ld, 1))`` for a row-major global
     matrix with leading dimension ``ld``), since its cost depends on the sources (:mod:`.cp_async`).
     """
@@ -225,16 +235,10 @@ def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, 
 
 def _analyze_cp_async(canonical: str, access: Access, addrs: Any, dtype: Any, global_layout: Any,
                       global_base: int) -> Analysis:
-    """cp.async instances one by one (the rule is not vectorised; a tile holds few instances)."""
-    import numpy as np
-
+    """Every cp.async instance at once (:mod:`.cp_async_vector`, through :func:`.vector.wavefronts_many`)."""
     if global_layout is None:
         raise LayoutError(f"{access.instruction}: its cost depends on where each lane's data comes from; "
                           "pass global_layout= (e.g. Layout((M, K), (ld, 1)) for a row-major global matrix)")
     sources = byte_addresses(global_layout, access, dtype, global_base, what="global_layout")
-    flat_s, flat_g = addrs.reshape(-1, 32), sources.reshape(-1, 32)
-    reports = [report(access.instruction, [int(x) for x in s], [int(x) for x in g]) for s, g in zip(flat_s, flat_g)]
-    shape = addrs.shape[:-1]
-    wf = np.array([r.wavefronts for r in reports], dtype=np.int64).reshape(shape)
-    ideal = np.array([r.ideal for r in reports], dtype=np.int64).reshape(shape)
+    wf, ideal = wavefronts_many(access.instruction, addrs, global_addresses=sources)
     return Analysis(canonical, access.axes, wf, ideal, addrs, sources)

@@ -55,16 +55,14 @@ from ``tests/data/h200_smem_wavefronts_more.json``; ``PINNING`` below lists them
   "st16 all same" -> 4 (stores never merge), "ldmatrix.x4 all rows same address" -> 4 (one phase per matrix);
 * rule 3, distinct words: "cal: ld.b32 broadcast" -> 1, "ldmatrix.x1 2 rows equal rest column" -> 7.
 
-``cp.async.cg`` (16 bytes per lane) follows a different rule, because its
-shared-memory writes are grouped by the global lines and sectors the data
-comes from: :mod:`layoutalg.banks.cp_async` (pass ``global_byte_addresses``).
-It reproduces all 227 ``cp.async.cg`` measurements it was fitted to and all
-341 of round 6, a holdout predicted before measuring
-(``tests/data/h200_cp_async_cg_round6.json``; the predictions were committed
-in 6a72834, before the run).
-``cp.async.ca`` (4, 8, 16 bytes) is refused: no exact rule is known (the best
-found matches 313 of its 326 measurements); the measurements are kept in the
-data file for a future model.
+``cp.async`` follows different rules, because its shared-memory writes depend
+on where the data comes from as well as where it goes: :mod:`layoutalg.banks.cp_async`
+(pass ``global_byte_addresses``).  ``.cg`` (16 bytes): groups of (global line,
+shared row); all 227 measurements it was fitted to and all 341 of round 6, a
+holdout predicted before measuring (``tests/data/h200_cp_async_cg_round6.json``;
+predictions committed in 6a72834).  ``.ca`` (4, 8, 16 bytes): ``st.shared``
+phases in which a lane waits for every lane sharing its global or its shared
+bank; all 326 measurements.
 """
 
 from __future__ import annotations
@@ -73,7 +71,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from layoutalg.banks.cp_async import cg_wavefronts
+from layoutalg.banks.cp_async import ca_wavefronts, cg_wavefronts
 from layoutalg.banks.instruction import Instruction, parse_instruction
 from layoutalg.errors import InstructionError
 
@@ -102,14 +100,6 @@ SMEM_LIMIT_BYTES = 228 * 1024  # sm_90: 228 KiB of shared memory per SM
 
 
 # ---------------------------------------------------------------- validation
-def _refuse_cp_async_ca(ins: Instruction) -> None:
-    if ins.kind == "cp.async" and ins.cache == "ca":
-        raise InstructionError(
-            f"instruction {ins.text!r}: cp.async.ca shared-memory wavefronts are not modelled (no exact rule "
-            "fits the H200's measurements; the best found matches 313 of 326). cp.async.cg (16 bytes) is "
-            "modelled: pass global_byte_addresses; or measure the pattern with layoutalg.gpu.banks_ncu")
-
-
 def _as_offsets(values: Any, what: str) -> list[Any]:
     try:
         return list(values)
@@ -118,7 +108,7 @@ def _as_offsets(values: Any, what: str) -> list[Any]:
 
 
 def _check_global(ins: Instruction, global_byte_addresses: Any) -> tuple[int, ...]:
-    """32 validated global byte offsets for cp.async.cg (16-byte aligned, non-negative)."""
+    """32 validated global byte offsets for a cp.async (aligned to its copy size, non-negative)."""
     if global_byte_addresses is None:
         raise InstructionError(
             f"instruction {ins.text!r}: a cp.async's shared-memory cost depends on where each lane's data comes "
@@ -129,9 +119,9 @@ def _check_global(ins: Instruction, global_byte_addresses: Any) -> tuple[int, ..
     out = []
     for lane, value in enumerate(offsets):
         g = _byte_offset(value, f"global_byte_addresses[{lane}]")
-        if g % 16:
-            raise InstructionError(f"global_byte_addresses[{lane}] = {g} is not a multiple of 16 (cp.async.cg "
-                                   "copies 16-byte chunks)")
+        if g % ins.access_bytes:
+            raise InstructionError(f"global_byte_addresses[{lane}] = {g} is not a multiple of {ins.access_bytes} "
+                                   f"({ins.canonical} copies {ins.access_bytes}-byte chunks)")
         out.append(g)
     return tuple(out)
 
@@ -148,7 +138,6 @@ def _byte_offset(value: Any, name: str) -> int:
 
 def _check_addresses(ins: Instruction, lane_byte_addresses: Any) -> tuple[int, ...]:
     """32 validated byte offsets (ignored lanes of ldmatrix/stmatrix .x1/.x2 become 0)."""
-    _refuse_cp_async_ca(ins)
     addrs = _as_offsets(lane_byte_addresses, "lane_byte_addresses")
     active = len(ins.active_lanes)
     if len(addrs) != 32 and not (ins.matrices and len(addrs) == active):
@@ -235,6 +224,7 @@ class BankReport:
     wavefronts: int
     ideal: int
     phases: tuple[PhaseReport, ...]
+    notes: tuple[str, ...] = ()  # cp.async: what the cost comes from (global side included)
 
     @property
     def excess(self) -> int:
@@ -247,6 +237,7 @@ class BankReport:
 
     def __str__(self) -> str:
         lines = [f"{self.instruction}: {self.wavefronts} wavefronts, ideal {self.ideal}, excess {self.excess}"]
+        lines += [f"  {note}" for note in self.notes]
         for k, ph in enumerate(self.phases):
             lanes = f"lanes {ph.lanes[0]}-{ph.lanes[-1]}"
             lines.append(f"  phase {k} ({lanes}): {ph.wavefronts} wavefronts (ideal {ph.ideal})")
@@ -274,15 +265,14 @@ def _phase_report(ins: Instruction, addrs: Sequence[int], lanes: range) -> Phase
 def report(instruction: str, lane_byte_addresses: Any, global_byte_addresses: Any = None) -> BankReport:
     """Wavefronts, ideal, excess and per-phase, per-bank detail of one warp-wide instruction.
 
-    For ``cp.async.cg`` the count comes from :mod:`layoutalg.banks.cp_async` and the report has no
-    phases; its ideal is the bytes written over 128 (distinct 16-byte destinations / 8, rounded up).
+    A ``cp.async`` is costed by :mod:`layoutalg.banks.cp_async` (see :mod:`.cp_async_report` for its report).
     """
     ins = parse_instruction(instruction)
     addrs = _check_addresses(ins, lane_byte_addresses)
     if ins.kind == "cp.async":
-        sources = _check_global(ins, global_byte_addresses)
-        ideal = -(-len(set(addrs)) // 8)
-        return BankReport(ins.canonical, addrs, cg_wavefronts(addrs, sources), ideal, ())
+        from layoutalg.banks.cp_async_report import cp_async_report
+
+        return cp_async_report(ins, addrs, _check_global(ins, global_byte_addresses))
     reps = tuple(_phase_report(ins, addrs, lanes) for lanes in phases(ins, addrs))
     return BankReport(ins.canonical, addrs, sum(r.wavefronts for r in reps), sum(r.ideal for r in reps), reps)
 
@@ -292,13 +282,14 @@ def wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses
 
     ``lane_byte_addresses[i]`` is lane ``i``'s byte offset into shared memory (for ldmatrix/stmatrix: the row
     address lane ``i`` supplies; lanes the instruction ignores may hold anything, or be left out).
-    ``global_byte_addresses[i]`` (``cp.async.cg`` only, where it is required) is lane ``i``'s source offset
+    ``global_byte_addresses[i]`` (``cp.async`` only, where it is required) is lane ``i``'s source offset
     from a 128-byte-aligned global base.
     """
     ins = parse_instruction(instruction)
     addrs = _check_addresses(ins, lane_byte_addresses)
     if ins.kind == "cp.async":
-        return cg_wavefronts(addrs, _check_global(ins, global_byte_addresses))
+        sources = _check_global(ins, global_byte_addresses)
+        return cg_wavefronts(addrs, sources) if ins.cache == "cg" else ca_wavefronts(addrs, sources, ins.access_bytes)
     total = 0
     for lanes in phases(ins, addrs):
         per_bank: dict[int, set[int]] = {}
@@ -309,11 +300,11 @@ def wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses
     return total
 
 
-def ideal_wavefronts(instruction: str, lane_byte_addresses: Any) -> int:
+def ideal_wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses: Any = None) -> int:
     """The count with the same phases and no bank conflict: sum of ceil(distinct words / 32)."""
-    return report(instruction, lane_byte_addresses).ideal
+    return report(instruction, lane_byte_addresses, global_byte_addresses).ideal
 
 
-def excess_wavefronts(instruction: str, lane_byte_addresses: Any) -> int:
+def excess_wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses: Any = None) -> int:
     """wavefronts - ideal."""
-    return report(instruction, lane_byte_addresses).excess
+    return report(instruction, lane_byte_addresses, global_byte_addresses).excess

@@ -62,14 +62,20 @@ def _enumerate(smem_layout: Any, access: Access, dtype: Any, base: int, global_l
 
 
 def _cp_async_refutation(res: Any, idx: dict[str, int], wf: int, ideal: int, claim: str, start: float) -> ProofResult:
-    """A cp.async instance over its ideal: how many global lines feed how many shared rows (the rule's groups)."""
+    """A cp.async instance over its ideal: .cg how many global lines feed how many shared rows (the rule's
+    groups); .ca the lane that waits longest and the lanes sharing its global and shared banks."""
     key = tuple(idx[a] for a in res.axes)
     smem = [int(x) for x in res.addresses[key]]
     sources = [int(x) for x in res.global_addresses[key]]
-    lines, rows = len({g // 128 for g in sources}), len({s // 128 for s in smem})
-    groups = len({(g // 128, s // 128) for s, g in zip(smem, sources)})
     where = ", ".join(f"{k}={v}" for k, v in idx.items())
     cex = dict(idx)
+    if parse_instruction(res.instruction).cache == "ca":
+        rep = res.report(**idx)
+        cex.update({"wavefronts": wf, "ideal": ideal})
+        why = f"at {where}: the instance costs {wf} wavefronts, ideal {ideal}; " + "; ".join(rep.notes)
+        return ProofResult("refuted", cex, time.perf_counter() - start, "enumeration", claim, why)
+    lines, rows = len({g // 128 for g in sources}), len({s // 128 for s in smem})
+    groups = len({(g // 128, s // 128) for s, g in zip(smem, sources)})
     cex.update({"global_lines": lines, "smem_rows": rows, "groups": groups, "wavefronts": wf, "ideal": ideal})
     why = (f"at {where}: the warp's 16-byte copies read {lines} global 128-byte lines into {rows} shared 128-byte "
            f"rows, {groups} (line, row) pairs; the instance costs {wf} wavefronts, ideal {ideal}")
@@ -172,7 +178,7 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
     ``access``: an instruction string (the whole rank-2 tile swept, see :func:`~layoutalg.banks.access.tile_access`)
     or an :class:`~layoutalg.banks.access.Access`.  ``method="auto"`` enumerates a finite access; ``"f2"``,
     ``"z3"`` (or an access whose function holds :func:`layoutalg.prove.expr.param` parameters, which cannot be
-    enumerated) go through :func:`layoutalg.prove.claims.forall`.  A ``cp.async.cg`` access also needs
+    enumerated) go through :func:`layoutalg.prove.claims.forall`.  A ``cp.async`` access also needs
     ``global_layout`` (where each element comes from, see :func:`~layoutalg.banks.analyze.analyze`) and is
     decided by enumeration only.
     """

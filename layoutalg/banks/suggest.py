@@ -17,6 +17,11 @@ Search, cheapest first, costing every access with the measured model:
 The first candidate whose every access costs its ideal wins; if none does, the one with the fewest wavefronts.
 The winner comes with :func:`~layoutalg.banks.proof.conflict_free` run on every access (enumeration of every
 instance: a sound proof or a counterexample).
+
+A ``cp.async`` fill also needs its global side (its cost depends on the sources): ``global_layout`` (tile
+coordinate -> global element offset from a 128-byte-aligned base, like :func:`~layoutalg.banks.analyze.analyze`'s)
+or ``global_ld`` (a row-major global matrix with that many elements per row: ``(rows, cols):(global_ld, 1)``).
+Tile elements that share a global element (a leading dimension smaller than the row) are refused.
 """
 
 from __future__ import annotations
@@ -91,10 +96,45 @@ def _accesses(shape: tuple[int, int], dtype: Any, accesses: Any) -> list[Access]
     return out
 
 
-def _cost(layout: Any, accesses: list[Access], dtype: Any) -> tuple[int, int, list[tuple[str, int, int]]]:
+def _global_side(shape: tuple[int, int], accesses: list[Access], global_layout: Any, global_ld: Any) -> Any:
+    """The validated global layout of the cp.async accesses (None when there are none)."""
+    import numpy as np
+
+    rows, cols = shape
+    if global_ld is not None:
+        if global_layout is not None:
+            raise LayoutError("give global_layout or global_ld, not both")
+        if isinstance(global_ld, bool) or not isinstance(global_ld, int) or global_ld <= 0:
+            raise LayoutError(f"global_ld must be a positive int (elements per global row), got {global_ld!r}")
+        if global_ld < cols:
+            raise LayoutError(f"global_ld = {global_ld} is smaller than the tile's row of {cols} elements: global rows "
+                              f"would overlap; the leading dimension must be at least {cols}")
+        global_layout = Layout((rows, cols), (global_ld, 1))
+    copies = [a for a in accesses if parse_instruction(a.instruction).kind == "cp.async"]
+    if not copies:
+        if global_layout is not None:
+            raise LayoutError("global_layout / global_ld is for cp.async accesses only")
+        return None
+    if global_layout is None:
+        raise LayoutError(f"{copies[0].instruction}: its cost depends on where each lane's data comes from; pass "
+                          "global_ld= (row-major global rows of that many elements) or global_layout=")
+    if not hasattr(global_layout, "to_numpy"):
+        raise LayoutError(f"global_layout must be a Layout or ComposedLayout, got {type(global_layout).__name__}")
+    offsets = np.asarray(global_layout.to_numpy())
+    if offsets.size != rows * cols:
+        raise LayoutError(f"global_layout {global_layout} has {offsets.size} elements; the tile has {rows * cols}")
+    if len(np.unique(offsets)) != offsets.size:
+        raise LayoutError(f"global_layout {global_layout} sends two tile elements to one global element (overlapping "
+                          "rows: a leading dimension smaller than the tile's row?)")
+    return global_layout
+
+
+def _cost(layout: Any, accesses: list[Access], dtype: Any,
+          global_layout: Any = None) -> tuple[int, int, list[tuple[str, int, int]]]:
     per = []
     for acc in accesses:
-        res = analyze(layout, acc, dtype=dtype)
+        copy = parse_instruction(acc.instruction).kind == "cp.async"
+        res = analyze(layout, acc, dtype=dtype, global_layout=global_layout if copy else None)
         per.append((res.instruction, res.total, res.total_ideal))
     return sum(p[1] for p in per), sum(p[2] for p in per), per
 
@@ -111,12 +151,14 @@ def _swizzle_candidates(min_base: int, top_bits: int, max_bits: int) -> list[tup
 
 
 def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | None = None,
-                    max_swizzle_bits: int = 5, max_padding_bytes: int = 128) -> Suggestion:
+                    max_swizzle_bits: int = 5, max_padding_bytes: int = 128, global_layout: Any = None,
+                    global_ld: int | None = None) -> Suggestion:
     """The cheapest ``Swizzle<B,M,S>`` (or smallest padding) making every access conflict-free (see module doc).
 
     ``pitch`` (elements, default ``cols``) starts from an already padded row-major layout; swizzles are then
     tried over it (kept only when they permute its offsets) and extra padding is added to it.
-    ``max_swizzle_bits`` bounds ``B`` (0: padding only).
+    ``max_swizzle_bits`` bounds ``B`` (0: padding only).  ``global_layout`` / ``global_ld``: the global side of
+    the ``cp.async`` accesses (module doc).
     """
     import numpy as np
 
@@ -135,11 +177,12 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
         raise LayoutError(f"max_swizzle_bits must be an int in [0, 8], got {max_swizzle_bits!r}")
     e = element_bytes(dtype)
     accs = _accesses((rows, cols), dtype, accesses)
+    global_layout = _global_side((rows, cols), accs, global_layout, global_ld)
     widest = max(parse_instruction(a.instruction).access_bytes for a in accs)
     vec = max(1, widest // e)
     min_base = max(0, vec.bit_length() - 1)
     plain = Layout((rows, cols), (pitch, 1))
-    base_wf, base_ideal, base_per = _cost(plain, accs, dtype)
+    base_wf, base_ideal, base_per = _cost(plain, accs, dtype, global_layout)
     tried = 1
     best: tuple[int, Any, Any, int, int, list[tuple[str, int, int]]] = (base_wf, plain, None, 0, base_ideal, base_per)
     if base_wf != base_ideal:
@@ -154,7 +197,7 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
             if int(image.max()) >= size or not allowed[image].all() or len(np.unique(image)) != len(offsets):
                 continue  # not a permutation of the tile's offsets
             swizzled = ComposedLayout(sw, 0, plain)
-            wf, ideal, per = _cost(swizzled, accs, dtype)
+            wf, ideal, per = _cost(swizzled, accs, dtype, global_layout)
             tried += 1
             if wf < best[0]:
                 best = (wf, swizzled, sw, 0, ideal, per)
@@ -164,12 +207,13 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
             step = vec
             for pad in range(step, max(step, max_padding_bytes // e) + 1, step):
                 cand = Layout((rows, cols), (pitch + pad, 1))
-                wf, ideal, per = _cost(cand, accs, dtype)
+                wf, ideal, per = _cost(cand, accs, dtype, global_layout)
                 tried += 1
                 if wf < best[0]:
                     best = (wf, cand, None, pad, ideal, per)
                 if wf == ideal:
                     break
     wf, layout, chosen, pad, ideal, per = best
-    proof = combine([conflict_free(layout, acc, dtype) for acc in accs])
+    proof = combine([conflict_free(layout, acc, dtype, global_layout=global_layout
+                                   if parse_instruction(acc.instruction).kind == "cp.async" else None) for acc in accs])
     return Suggestion(layout, chosen, pad, wf, ideal, base_wf, tuple(per), proof, tried)

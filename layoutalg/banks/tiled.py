@@ -1,11 +1,12 @@
 """An :class:`~layoutalg.banks.access.Access` from a CuTe-style ``TiledCopy`` (layoutalg.atoms.tiled).
 
-The shared-memory side of the copy (``S`` for ldmatrix / ld.shared, ``D`` for stmatrix / st.shared) is
+The shared-memory side of the copy (``S`` for ldmatrix / ld.shared, ``D`` for stmatrix / st.shared / cp.async) is
 partitioned over the smem layout (as CuTe's ``partition_S/D`` of the smem tensor, including its check that each
 atom call's values are contiguous) for every thread; thread ``t`` is lane ``t % 32`` of warp ``t // 32``,
 and its ``k``-th atom call accesses the coordinate of its value ``k * V`` (``V`` = the atom's values per
 thread on that side, which CuTe requires to be contiguous: one vector, or one ldmatrix row).  Instances are
-``(warp, call)``.
+``(warp, call)``.  A cp.async copy's global side lies over the same tile coordinates: ``analyze`` takes it as
+``global_layout``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from layoutalg.banks.access import Access
 from layoutalg.errors import LayoutError
 
-_MEMORY_SIDE = {"ldmatrix": "S", "stmatrix": "D", "ld.shared": "S", "st.shared": "D"}
+_MEMORY_SIDE = {"ldmatrix": "S", "stmatrix": "D", "ld.shared": "S", "st.shared": "D", "cp.async": "D"}
 
 
 def access_from_tiled_copy(tiled_copy: Any, smem_layout: Any, side: str | None = None) -> Access:
@@ -26,9 +27,8 @@ def access_from_tiled_copy(tiled_copy: Any, smem_layout: Any, side: str | None =
     base: Any = getattr(atom, "atom", None)
     kind = getattr(base, "kind", None)
     if kind not in _MEMORY_SIDE:
-        raise LayoutError(f"tiled copy of kind {kind!r}: only ldmatrix, stmatrix, ld.shared and st.shared copies "
-                          "have a tile-sweep shared-memory model (cp.async needs its global sources: "
-                          "layoutalg.banks.wavefronts with global_byte_addresses)")
+        raise LayoutError(f"tiled copy of kind {kind!r}: only ldmatrix, stmatrix, ld.shared, st.shared and cp.async "
+                          "copies have a tile-sweep shared-memory model")
     side = side or _MEMORY_SIDE[kind]
     if side not in ("S", "D"):
         raise LayoutError(f"side must be 'S' or 'D', got {side!r}")
@@ -43,6 +43,8 @@ def access_from_tiled_copy(tiled_copy: Any, smem_layout: Any, side: str | None =
         if width is None:
             raise LayoutError(f"{atom.name}: {nbytes} bytes per thread is not a shared-memory access width")
         instruction = f"{kind}.{width}"
+    elif kind == "cp.async":  # 'cp.async.ca.shared.global [dst], [src], 16' -> 'cp.async.ca.shared.global, 16'
+        instruction = f"{instruction.split(' [')[0]}, {instruction.rsplit(',', 1)[1].strip()}"
     coords = []
     for t in range(nthr):
         part = tiled_copy.partition(side, smem_layout, t)

@@ -4,12 +4,15 @@
 ``(..., 32)`` (byte offsets, lane last) and returns ``(wavefronts, ideal)``,
 two int arrays of shape ``(...)``, applying exactly the rules of the module
 doc of :mod:`layoutalg.banks.model` (same phases, same distinct-word count).
+A ``cp.async`` also takes ``global_addresses`` of the same shape (its rules:
+:mod:`layoutalg.banks.cp_async`, vectorised in :mod:`.cp_async_vector`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from layoutalg.banks.cp_async_vector import cp_async_many
 from layoutalg.banks.instruction import Instruction, parse_instruction
 from layoutalg.banks.model import BANK_BYTES, NUM_BANKS, PAIRING_XORS, SMEM_LIMIT_BYTES
 from layoutalg.errors import InstructionError
@@ -18,15 +21,7 @@ from layoutalg.errors import InstructionError
 def _validate(ins: Instruction, addrs: Any) -> Any:
     import numpy as np
 
-    if ins.kind == "cp.async":
-        raise InstructionError(f"instruction {ins.text!r}: the vectorised model covers ld/st/ldmatrix/stmatrix; "
-                               "for cp.async.cg call layoutalg.banks.wavefronts with global_byte_addresses")
-    a = np.asarray(addrs)
-    if a.ndim < 1 or a.shape[-1] != 32:
-        raise InstructionError(f"addresses must have 32 lanes on the last axis, got shape {a.shape}")
-    if a.dtype.kind not in "iu":
-        raise InstructionError(f"addresses must be integers, got dtype {a.dtype}")
-    a = a.astype(np.int64, copy=False)  # never written to below
+    a = _int_lanes(addrs, "addresses")
     act = a[..., : len(ins.active_lanes)]
     if act.size:
         if int(act.min()) < 0:
@@ -39,6 +34,38 @@ def _validate(ins: Instruction, addrs: Any) -> Any:
             raise InstructionError(f"misaligned address {int(act[where])} at index {where} of {ins.canonical} "
                                    f"(must be a multiple of {ins.access_bytes})")
     return a
+
+
+def _int_lanes(values: Any, what: str) -> Any:
+    """``values`` as an int64 array with 32 lanes on its last axis (InstructionError naming ``what`` otherwise)."""
+    import numpy as np
+
+    a = np.asarray(values)
+    if a.ndim < 1 or a.shape[-1] != 32:
+        raise InstructionError(f"{what} must have 32 lanes on the last axis, got shape {a.shape}")
+    if a.dtype.kind not in "iu":
+        raise InstructionError(f"{what} must be integers, got dtype {a.dtype}")
+    return a.astype(np.int64, copy=False)  # never written to
+
+
+def _validate_global(ins: Instruction, glob: Any, shape: tuple[int, ...]) -> Any:
+    """A cp.async's source offsets: same shape as its destinations, non-negative, aligned to the copy size."""
+    import numpy as np
+
+    if glob is None:
+        raise InstructionError(f"instruction {ins.text!r}: a cp.async's shared-memory cost depends on where each "
+                               "lane's data comes from; pass global_addresses (same shape as addresses)")
+    g = _int_lanes(glob, "global_addresses")
+    if g.shape != shape:
+        raise InstructionError(f"global_addresses has shape {g.shape}, addresses {shape}; they must match")
+    if g.size and int(g.min()) < 0:
+        raise InstructionError(f"negative global source offset {int(g.min())} in {ins.canonical}")
+    bad = (g & (ins.access_bytes - 1)) != 0
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise InstructionError(f"misaligned global source offset {int(g[where])} at index {where} of "
+                               f"{ins.canonical} (must be a multiple of {ins.access_bytes})")
+    return g
 
 
 def _grouped_cost(units: Any, groups: int) -> tuple[Any, Any]:
@@ -77,13 +104,23 @@ def _cost(ins: Instruction, a: Any, per: int, lanes: int) -> tuple[Any, Any]:
     return cost.sum(axis=-1), (-(-distinct_words // NUM_BANKS)).sum(axis=-1)
 
 
-def wavefronts_many(instruction: str, addresses: Any) -> tuple[Any, Any]:
-    """(wavefronts, ideal) for every row of ``addresses`` (shape ``(..., 32)``), vectorised."""
+def wavefronts_many(instruction: str, addresses: Any, global_addresses: Any = None) -> tuple[Any, Any]:
+    """(wavefronts, ideal) for every row of ``addresses`` (shape ``(..., 32)``), vectorised.
+
+    ``global_addresses`` (cp.async only, where it is required): each lane's source byte offset from a
+    128-byte-aligned global base, same shape as ``addresses``.
+    """
     import numpy as np
 
     ins = parse_instruction(instruction)
     a = _validate(ins, addresses)
     batch = a.shape[:-1]
+    if ins.kind == "cp.async":
+        g = _validate_global(ins, global_addresses, a.shape).reshape(-1, 32)
+        wf, ideal = cp_async_many(ins, a.reshape(-1, 32), g)
+        return wf.reshape(batch), ideal.reshape(batch)
+    if global_addresses is not None:
+        raise InstructionError(f"global_addresses is for cp.async only, not {ins.canonical}")
     a = a.reshape(-1, 32)
     if a.shape[0] == 0:
         return np.zeros(batch, dtype=np.int64), np.zeros(batch, dtype=np.int64)

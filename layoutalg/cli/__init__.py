@@ -6,6 +6,7 @@ Subcommands (``layoutalg SUBCOMMAND --help`` for each):
   banks LAYOUT            wavefronts of each shared-memory instruction of an access
   suggest-swizzle         the cheapest swizzle (or padding) that removes the conflicts
   prove PATH...           run theorem files (delegates to layoutalg.prove.runner)
+  prove-fragment          prove a copy (ldmatrix/stmatrix/movmatrix) moves exactly an mma fragment
   gpu-check               run the hardware suite on a GPU (delegates to layoutalg.gpu.check)
   convert LAYOUT          the same layout in CuTe C++, CuTe DSL, pycute (and Triton) notation
   atoms                   the instruction atoms layoutalg knows
@@ -13,7 +14,8 @@ Subcommands (``layoutalg SUBCOMMAND --help`` for each):
 
 Every subcommand takes ``--json`` (machine-readable output on stdout, for CI).
 Exit status: 0 success; 1 a check failed (a theorem's outcome, a conflict when
-``--expect-conflict-free``); 2 bad input, with a message that says what to type.
+``--expect-conflict-free``); 2 bad input, with a message that says what to type;
+3 undecided (``prove-fragment`` on a solver timeout).
 Heavy modules (z3, numpy, Pillow, CuPy) are imported only by the subcommand that
 needs them, so ``layoutalg --help`` is fast.
 """

@@ -78,7 +78,13 @@ def access_pattern(rows: int, cols: int, dtype: str, instruction: str, by: str |
     return [[(int(r), int(c)) for r, c in instance] for instance in coords]
 
 
-def _global_sources(instruction: str, args: argparse.Namespace, element_bytes: int) -> Any:
+def _check_global_ld(global_ld: int, cols: int) -> None:
+    if global_ld < cols:
+        raise UsageError(f"--global-ld {global_ld} is smaller than the tile's row of {cols} elements (global rows "
+                         "would overlap)", f"give --global-ld {cols} or more: the global matrix's elements per row")
+
+
+def _global_sources(instruction: str, args: argparse.Namespace, element_bytes: int, cols: int) -> Any:
     """For cp.async: element (row, col) -> its global byte offset (row-major, ``--global-ld`` elements per row)."""
     from layoutalg.banks.instruction import parse_instruction
 
@@ -87,14 +93,12 @@ def _global_sources(instruction: str, args: argparse.Namespace, element_bytes: i
         if args.global_ld is not None:
             raise UsageError("--global-ld is for cp.async accesses only", f"drop it for {instruction}")
         return None
-    if ins.cache == "ca":
-        raise UsageError(f"{instruction}: cp.async.ca wavefronts are not modelled (no exact rule is known)",
-                         "use --access cp.async.cg (16 bytes, L1 bypass), or measure with layoutalg gpu-check")
     if args.global_ld is None or args.global_ld <= 0:
         raise UsageError(f"{instruction}: its cost depends on where each lane's data comes from",
                          "give the global matrix's leading dimension in elements, e.g. --global-ld 4096 "
                          "(row-major, tile at a 128-byte-aligned address)")
     ld = args.global_ld
+    _check_global_ld(ld, cols)
     return lambda r, c: element_bytes * (r * ld + c)
 
 
@@ -112,7 +116,7 @@ def _cmd_banks(args: argparse.Namespace) -> int:
     element_bytes = max(1, dtype_bits(args.dtype) // 8)
     instruction = expand_access(args.access, element_bytes)
     values, rows, cols = _element_offsets(layout)
-    sources = _global_sources(instruction, args, element_bytes)
+    sources = _global_sources(instruction, args, element_bytes, cols)
     pattern = access_pattern(rows, cols, args.dtype, instruction, args.by)
     reports = []
     for lanes in pattern:
@@ -181,6 +185,7 @@ def conflict_bits(report: Any) -> list[int]:
 
 def _condensed_report(report: Any) -> list[str]:
     lines = [f"{report.instruction}: {report.wavefronts} wavefronts, ideal {report.ideal}, excess {report.excess}"]
+    lines += [f"  {note}" for note in report.notes]  # cp.async: the global side of the cost
     for k, phase in enumerate(report.phases):
         line = f"  phase {k} (lanes {phase.lanes[0]}-{phase.lanes[-1]}): {phase.wavefronts} wavefronts (ideal {phase.ideal})"
         if phase.conflicts:
@@ -207,13 +212,23 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
     element_bytes = max(1, dtype_bits(args.dtype) // 8)
     accesses: list[Any] = [expand_access(a, element_bytes) for a in args.access]
     if args.by == "column":
-        accesses = [(a, "column") if a.split(".")[0] in ("ld", "st") else a for a in accesses]
+        accesses = [(a, "column") if a.split(".")[0] in ("ld", "st", "cp") else a for a in accesses]
     try:
         suggest = importlib.import_module("layoutalg.banks.suggest").suggest_swizzle
     except (ImportError, AttributeError) as exc:
         raise UsageError("suggest-swizzle needs layoutalg.banks.suggest, which this install lacks",
                          "upgrade layoutalg") from exc
-    result = suggest((rows, cols), args.dtype, accesses)
+    copies = [a for a in accesses if str(a).startswith("cp.async")]
+    if copies and args.global_ld is None:
+        raise UsageError(f"{copies[0]}: its cost depends on where each lane's data comes from",
+                         "give the global matrix's leading dimension in elements, e.g. --global-ld 4096")
+    if args.global_ld is not None:
+        if not copies:
+            raise UsageError("--global-ld is for cp.async accesses only", "drop it, or add --access cp.async.cg")
+        if args.global_ld <= 0:
+            raise UsageError(f"--global-ld {args.global_ld} must be positive", f"e.g. --global-ld {cols}")
+        _check_global_ld(args.global_ld, cols)
+    result = suggest((rows, cols), args.dtype, accesses, global_ld=args.global_ld)
     if args.json:
         emit_json(result.to_json())
     else:

@@ -13,6 +13,7 @@ from layoutalg.cli.common import (
 )
 from layoutalg.cli.convert import _cmd_atoms, _cmd_convert
 from layoutalg.cli.kernel import add_kernel_parser
+from layoutalg.cli.fragment import add_prove_fragment
 from layoutalg.cli.show import _cmd_show
 
 EXAMPLES = """\
@@ -24,6 +25,7 @@ examples:
   layoutalg banks '(64,64):(64,1)' --dtype f16 --access ldmatrix.x4
   layoutalg suggest-swizzle --shape 64x64 --dtype f16 --access ldmatrix.x4
   layoutalg prove proofs/ --json
+  layoutalg prove-fragment --copy ldmatrix.x4.trans --smem 'Sw<3,3,3> o _0 o (64,64):(64,1)' --mma mma.m16n8k16.f16 --operand B
   layoutalg convert '(8,64):(64,1)' --to cpp
   layoutalg kernel transpose.ptx --kernel transpose_naive --grid 2,2 --block 32,8 --arg 2=64
 """
@@ -103,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     banks.add_argument("--by", choices=["row", "column"], default=None,
                        help="for ld/st: lanes walk along rows (default) or down columns")
     banks.add_argument("--global-ld", type=int, default=None, metavar="N",
-                       help="cp.async.cg: the tile comes from a row-major global matrix with N elements per row")
+                       help="cp.async (.cg, .ca): the tile comes from a row-major global matrix with N elements per row")
     banks.add_argument("--expect-conflict-free", action="store_true", help="exit 1 if any instruction has excess wavefronts")
     banks.add_argument("--detail", action="store_true", help="list every colliding word and lane of the worst instruction")
     banks.add_argument("--json", action="store_true", help="machine-readable output")
@@ -117,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "layoutalg banks) is conflict-free; prints the layout and its proof.",
         epilog="examples:\n  layoutalg suggest-swizzle --shape 64x64 --dtype f16 --access ldmatrix.x4\n"
                "  layoutalg suggest-swizzle --shape 32x32 --dtype f32 --access ld.shared.b32 --by column --json\n"
+               "  layoutalg suggest-swizzle --shape 64x64 --dtype f16 --access cp.async.cg --access ldmatrix.x4 "
+               "--global-ld 4096\n"
                "exit status 1 when no candidate is conflict-free (the fewest-wavefronts one is printed)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -126,6 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="an access to make conflict-free (repeat for several)")
     suggest.add_argument("--by", choices=["row", "column"], default=None,
                          help="for ld/st: lanes walk along rows (default) or down columns")
+    suggest.add_argument("--global-ld", type=int, default=None, metavar="N",
+                         help="cp.async (.cg, .ca): the tile comes from a row-major global matrix with N elements "
+                              "per row (at least the tile's columns)")
     suggest.add_argument("--json", action="store_true", help="machine-readable output")
     suggest.set_defaults(run=_cmd_suggest)
 
@@ -149,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     atoms.set_defaults(run=_cmd_atoms)
 
     add_kernel_parser(sub)
+    add_prove_fragment(sub)
 
     # Delegated subcommands: listed here for --help; their own parsers read the arguments.
     sub.add_parser("prove", help="run theorem files and print a table (layoutalg prove --help)", add_help=False)

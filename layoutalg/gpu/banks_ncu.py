@@ -75,10 +75,18 @@ def _matrix_body(kind: str, n: int, trans: bool) -> tuple[str, str]:
     return body, rf"STSM\.16\.{'MT' if trans else 'M'}88" + (rf"\.{n}" if n > 1 else "")
 
 
-def _cp_async_body(cache: str, size: int) -> tuple[str, str]:
-    body = (f"asm volatile(\"cp.async.{cache}.shared.global [%0], [%1], {size};\" :: \"r\"(a),"
-            " \"l\"(src + goff[t]) : \"memory\");"
-            " asm volatile(\"cp.async.wait_all;\" ::: \"memory\");")
+INACTIVE = 0xFFFFFFFF
+"""The shared offset that marks a lane inactive in a case file (masked cp.async kernels skip the copy)."""
+MASKED = " (masked)"
+"""Suffix of the kernel-table key of an instruction's masked kernel (lanes whose offset is INACTIVE do not copy)."""
+
+
+def _cp_async_body(cache: str, size: int, masked: bool = False) -> tuple[str, str]:
+    copy = (f"asm volatile(\"cp.async.{cache}.shared.global [%0], [%1], {size};\" :: \"r\"(a),"
+            " \"l\"(src + goff[t]) : \"memory\");")
+    if masked:
+        copy = f"if (soff[t] != {INACTIVE}u) {{ {copy} }}"
+    body = copy + " asm volatile(\"cp.async.wait_all;\" ::: \"memory\");"
     bits = "" if size == 4 else rf"\.{size * 8}"  # ptxas prints the 4-byte form without a size
     if cache == "cg":
         return body, rf"LDGSTS\.E\.BYPASS(\.LTC\w+)?{bits}"
@@ -100,6 +108,11 @@ def kernel_table() -> dict[str, tuple[str, str]]:
     table[parse_instruction("cp.async.cg.shared.global").canonical] = _cp_async_body("cg", 16)
     for size in (4, 8, 16):
         table[parse_instruction(f"cp.async.ca.shared.global, {size}").canonical] = _cp_async_body("ca", size)
+    # partial warps: the same copies, skipped by lanes marked INACTIVE (appended, so earlier ids are unchanged)
+    table[parse_instruction("cp.async.cg.shared.global").canonical + MASKED] = _cp_async_body("cg", 16, True)
+    for size in (4, 8, 16):
+        table[parse_instruction(f"cp.async.ca.shared.global, {size}").canonical + MASKED] = _cp_async_body(
+            "ca", size, True)
     return table
 
 
@@ -172,19 +185,30 @@ def cuda_source() -> str:
 
 @dataclass(frozen=True)
 class Case:
-    """One launch: an instruction, 32 shared-memory byte offsets, and (cp.async) 32 global byte offsets."""
+    """One launch: an instruction, 32 shared-memory byte offsets, and (cp.async) 32 global byte offsets.
+
+    ``active`` (cp.async only): which lanes copy; a case with a mask (even an all-True one, as a control) runs the
+    instruction's masked kernel, whose inactive lanes skip the copy.
+    """
 
     name: str
     instruction: str
     lane_byte_addresses: tuple[int, ...]
     global_byte_addresses: tuple[int, ...] | None = None
     tags: tuple[str, ...] = field(default=())
+    active: tuple[bool, ...] | None = None
+
+    @property
+    def masked(self) -> bool:
+        return self.active is not None
 
 
 def _canonical(case: Case) -> Instruction:
     ins = parse_instruction(case.instruction)
     if len(case.lane_byte_addresses) != 32:
         raise LayoutError(f"case {case.name!r}: needs 32 lane addresses, got {len(case.lane_byte_addresses)}")
+    if case.active is not None and (len(case.active) != 32 or ins.kind != "cp.async"):
+        raise LayoutError(f"case {case.name!r}: an active mask needs 32 lanes and a cp.async")
     return ins
 
 
@@ -195,8 +219,12 @@ def write_cases(cases: Sequence[Case], path: str) -> None:
         for case in cases:
             ins = _canonical(case)
             goff = case.global_byte_addresses or tuple(16 * i for i in range(32))
-            fh.write(struct.pack("<I", names.index(ins.canonical)))
-            fh.write(struct.pack("<32I", *case.lane_byte_addresses))
+            soff = case.lane_byte_addresses
+            if case.masked:
+                assert case.active is not None
+                soff = tuple(s if on else INACTIVE for s, on in zip(soff, case.active))
+            fh.write(struct.pack("<I", names.index(ins.canonical + (MASKED if case.masked else ""))))
+            fh.write(struct.pack("<32I", *soff))
             fh.write(struct.pack("<32Q", *goff))
 
 
@@ -302,6 +330,7 @@ def measure(cases: Sequence[Case], workdir: str | None = None, ncu: str = "ncu",
                 "lane_byte_addresses": list(case.lane_byte_addresses),
                 "global_byte_addresses": list(case.global_byte_addresses) if case.global_byte_addresses else None,
                 "tags": list(case.tags),
+                **({"active": list(case.active)} if case.active is not None else {}),
                 "wavefronts": int(vals[key]) if key in vals else None,
                 "metrics": vals,
             })

@@ -435,7 +435,7 @@ def _bank_outcomes(cases: list[dict[str, Any]]) -> list[Outcome]:
             continue
         try:
             model = wavefronts(c["instruction"], c["lane_byte_addresses"], c.get("global_byte_addresses"))
-        except Exception as exc:  # the model refuses (cp.async.ca is not modelled)
+        except Exception as exc:  # the model refuses (an instruction it does not model)
             outs.append(_outcome("banks", label, "not_checked", note=f"model refused: {type(exc).__name__}: {exc}"))
             continue
         ok = model == c["wavefronts"]

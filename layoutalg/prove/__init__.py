@@ -22,6 +22,9 @@
   engine and raises :class:`EngineDisagreementError` if the verdicts differ.
   "proved" only from unsat, a GF(2) rank/span argument, or the whole domain; a
   timeout is "unknown"; every counterexample is re-checked by plain evaluation.
+* ``fragment_delivers(copy, smem, mma, operand)`` (:mod:`fragment`): the flagship theorem in one
+  call -- an ldmatrix / stmatrix / movmatrix moves exactly an mma fragment, for every tile, lane,
+  register and half, or the first wrong element in the kernel's terms.
 * Theorem files: ``@theorem(expect=...)``, ``layoutalg prove PATH...``
   (:mod:`runner`, :func:`run_cli`) and the pytest plugin (``layoutalg.pytest_plugin``).
 * ``formula(layout)``: the index function as a sympy formula (text and LaTeX).
@@ -45,6 +48,7 @@ from layoutalg.prove.claims import (
 )
 from layoutalg.prove.config import settings
 from layoutalg.prove.expr import all_of, any_of, idx2crd, implies, ite, max_, min_, param, sym, tv_coord, var
+from layoutalg.prove.fragment import FragmentResult, fragment_delivers
 from layoutalg.prove.problem import EngineDisagreementError
 from layoutalg.prove.result import ProofResult, combine
 from layoutalg.prove.theorem import theorem
@@ -87,6 +91,8 @@ __all__ = [
     "contiguous",
     "disjoint",
     "forall",
+    "fragment_delivers",
+    "FragmentResult",
     "var",
     "param",
     "sym",

@@ -12,8 +12,8 @@ from layoutalg.cli.common import (
     add_picture_options,
 )
 from layoutalg.cli.convert import _cmd_atoms, _cmd_convert
-from layoutalg.cli.kernel import add_kernel_parser
 from layoutalg.cli.fragment import add_prove_fragment
+from layoutalg.cli.kernel import add_kernel_parser
 from layoutalg.cli.show import _cmd_show
 
 EXAMPLES = """\

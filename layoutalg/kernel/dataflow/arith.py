@@ -34,22 +34,25 @@ FLOAT_ROOTS = ("add", "sub", "mul", "fma", "mad", "neg", "abs", "min", "max", "d
 def classify(group: np.ndarray) -> tuple[Any, Any, Any, Any]:
     """For unit groups (k, ue) of elements: (is NONE, is one accumulator, is one loaded element, identity).
 
-    ``identity``: the accumulator's tag with part cleared, or the element's first GLOBAL tag."""
+    An accumulator element has the ACC units of one value in order (``part`` 0, 1; ``wide`` iff two
+    units); a loaded element has consecutive GLOBAL units, the first aligned to the element size.
+    ``identity``: the first unit's tag (an accumulator's first unit has ``part`` 0)."""
     ue = group.shape[1]
-    none = (group < 0).all(axis=1)
-    kinds = tg.kind(group)
     first = group[:, 0]
-    acc = (kinds == tg.K_ACC).all(axis=1)
-    if acc.any():
-        ident = tg.acc_identity(group)
-        _m, _n, _d, part, wide, _der = tg.acc_fields(group)
-        acc &= (ident == ident[:, :1]).all(axis=1) & (part == np.arange(ue)[None, :]).all(axis=1)
-        acc &= (wide == (1 if ue == 2 else 0)).all(axis=1) & (ue <= 2)
-    glob = (kinds == tg.K_GLOBAL).all(axis=1)
-    if glob.any():
-        glob &= (group == first[:, None] + 2 * np.arange(ue)[None, :]).all(axis=1)
-        glob &= (tg.glob_off(first) % (2 * ue)) == 0
-    return none, acc, glob, np.where(acc, tg.acc_identity(first), first)
+    k0 = first >> tg.KIND_SHIFT
+    if ue == 1:
+        return (first < 0, (k0 == tg.K_ACC) & (((first >> 56) & 3) == 0), (k0 == tg.K_GLOBAL) & ((first & 1) == 0),
+                first)
+    if ue == 2:
+        second = group[:, 1]
+        none = (first < 0) & (second < 0)
+        acc = (k0 == tg.K_ACC) & (((first >> 56) & 3) == 2) & (second == (first | np.int64(1 << 56)))
+        glob = (k0 == tg.K_GLOBAL) & (second == first + 2) & ((first & 3) == 0)
+        return none, acc, glob, first
+    none = (group < 0).all(axis=1)
+    glob = (k0 == tg.K_GLOBAL) & (group == first[:, None] + 2 * np.arange(ue)[None, :]).all(axis=1)
+    glob &= (first % (2 * ue)) == 0
+    return none, np.zeros_like(none), glob, first
 
 
 def acc_units(identity: np.ndarray, ue: int, derived: bool) -> np.ndarray:
@@ -126,9 +129,14 @@ def float_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
         lanes = f.lanes(m, mask)
         for e in range(n_elem):
             groups = [_group_rows(p, m.n, e, ue) for p in planes]
-            res = elementwise(groups, ue, op.index, buffers)
-            if product and f.consumer is not None:
-                res = f.consumer.fma(m, op, lanes, groups, res, c_reader, e, ue, t)
+            got = f.consumer.fma(m, op, lanes, groups, c_reader, e, ue) if product and f.consumer is not None \
+                else None
+            if got is None:
+                res = elementwise(groups, ue, op.index, buffers)
+            else:
+                res, handled = got
+                if not handled.all():
+                    res = np.where(handled[:, None], res, elementwise(groups, ue, op.index, buffers))
             out[:, e * ue:(e + 1) * ue] = res
         f.regs.put(dest, out, mask)
     return run

@@ -75,13 +75,25 @@ def mma_form(ins: Instruction) -> MmaForm:
         if len(regs[op_name]) * e != n_el:
             raise LayoutError(f"{ins.opcode}: operand {op_name} has {len(regs[op_name])} registers, the atom "
                               f"{atom.name} {n_el // e}")
-        tab = np.array([[atom.fragment_coord(op_name, lane, i) for i in range(n_el)] for lane in range(32)],
-                       dtype=np.int64)
-        row[op_name], col[op_name] = tab[..., 0], tab[..., 1]
+        row[op_name], col[op_name] = fragment_table(atom, op_name)
     ue["D"] = ue["C"]
     if len(regs["D"]) != len(regs["C"]):
         raise LayoutError(f"{ins.opcode}: D and C have different register counts")
     return MmaForm(atom, regs, ue, row, col)
+
+
+_TABLES: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def fragment_table(atom: Any, operand: str) -> tuple[np.ndarray, np.ndarray]:
+    """(row, col) arrays (32, elements) of ``atom``'s PTX fragment formula for ``operand`` (cached)."""
+    key = (atom.name, operand)
+    if key not in _TABLES:
+        n_el = atom.num_elements(operand)
+        tab = np.array([[atom.fragment_coord(operand, lane, i) for i in range(n_el)] for lane in range(32)],
+                       dtype=np.int64)
+        _TABLES[key] = (tab[..., 0], tab[..., 1])
+    return _TABLES[key]
 
 
 def gather(planes: list[np.ndarray | None], threads: np.ndarray, ue: int) -> np.ndarray:

@@ -26,6 +26,7 @@ from layoutalg.kernel.dataflow.fragments import MmaForm, gather, mma_form, value
 from layoutalg.kernel.dataflow.specs import MatrixSpec, check_shapes, resolve
 
 MAX_COUNTERS = 1 << 27
+_M40 = np.int64((1 << 40) - 1)
 
 
 @dataclass
@@ -176,12 +177,12 @@ class MmaChecker:
         gb = gather(planes["B"], threads, form.ue["B"]).reshape(W, 32, -1, form.ue["B"])
         gc = gather(planes["C"], threads, form.ue["C"]).reshape(W, 32, -1, form.ue["C"])
         read = lambda name: m.regs.get(name) or _undefined()  # noqa: E731
-        zero_a, _ = value_groups([read(r) for r in form.regs["A"]], threads, m.n, form.ue["A"])
-        zero_b, _ = value_groups([read(r) for r in form.regs["B"]], threads, m.n, form.ue["B"])
-        zero_c, _ = value_groups([read(r) for r in form.regs["C"]], threads, m.n, form.ue["C"])
+        def zeros(x: str) -> Any:
+            return lambda: value_groups([read(r) for r in form.regs[x]], threads, m.n, form.ue[x])[0].reshape(W, 32, -1)
+
         bad = np.zeros(W, dtype=bool)
-        ma, ka, bad_a = self._tile(op, "A", self.a, ga, zero_a.reshape(W, 32, -1), form, threads, (self.M, self.K))
-        kb, nb, bad_b = self._tile(op, "B", self.b, gb, zero_b.reshape(W, 32, -1), form, threads, (self.K, self.N))
+        ma, ka, bad_a = self._tile(op, "A", self.a, ga, zeros("A"), form, threads, (self.M, self.K))
+        kb, nb, bad_b = self._tile(op, "B", self.b, gb, zeros("B"), form, threads, (self.K, self.N))
         bad |= bad_a | bad_b
         clash = ~bad & (ka != kb)
         for w in np.flatnonzero(clash)[:1]:
@@ -200,7 +201,7 @@ class MmaChecker:
         none, acc, ident = none.reshape(shape), acc.reshape(shape), ident.reshape(shape)
         am, an, ad, _p, _wide, ader = tg.acc_fields(ident)
         good_acc = acc & (am == crow) & (an == ccol) & (ader == 0)
-        good_zero = none & zero_c.reshape(shape)
+        good_zero = none & zeros("C")() if none.any() else none
         c_ok = good_acc | good_zero
         depth_in = np.where(good_acc, ad, 0)
         c_bad = ~bad[:, None, None] & ~c_ok
@@ -233,9 +234,10 @@ class MmaChecker:
         if good.any():
             self._count_tiles(op, ma[good], nb[good], ka[good], (mt, nt, kt))
 
-    def _tile(self, op: Any, role: str, spec: MatrixSpec, groups: np.ndarray, zero: np.ndarray, form: MmaForm,
+    def _tile(self, op: Any, role: str, spec: MatrixSpec, groups: np.ndarray, zeros: Any, form: MmaForm,
               threads: np.ndarray, bounds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per warp the tile origin (row0, col0) of operand ``role`` and whether it failed (recorded)."""
+        """Per warp the tile origin (row0, col0) of operand ``role`` and whether it failed (recorded);
+        ``zeros()`` gives which elements are known zeros (computed only when some element is not ``role``'s)."""
         W = groups.shape[0]
         ue = groups.shape[-1]
         r, c, ok = self._operand(spec, groups, ue)
@@ -247,6 +249,7 @@ class MmaChecker:
         same = ~ok | (key == ref[:, None, None])
         bad = np.zeros(W, dtype=bool)
         bad |= ~has
+        zero = zeros() if not ok.all() else np.ones(ok.shape, dtype=bool)
         for w in np.flatnonzero(~has):
             t = int(threads[w * 32])
             opaque = (tg.kind(groups[w]) == tg.K_OPAQUE).any()
@@ -285,57 +288,63 @@ class MmaChecker:
         return o0, o1, bad
 
     # ------------------------------------------------------------------ fma
-    def fma(self, m: Any, op: Any, lanes: np.ndarray, groups: list[np.ndarray], res: np.ndarray, c_reader: Any,
-            e: int, ue: int, t: str) -> np.ndarray:
+    def fma(self, m: Any, op: Any, lanes: np.ndarray, groups: list[np.ndarray], c_reader: Any, e: int,
+            ue: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """Element ``e`` of an fma/mad: lanes whose factors are an A and a B element are k-products;
+        returns (result units, which lanes were products) or None when no lane is one."""
         ga, gb, gc = groups
-        ra, ca, a_in_a = self._operand(self.a, ga, ue)
-        rb, cb, b_in_b = self._operand(self.b, gb, ue)
-        ra2, ca2, b_in_a = self._operand(self.a, gb, ue)
-        rb2, cb2, a_in_b = self._operand(self.b, ga, ue)
-        straight = lanes & a_in_a & b_in_b
-        swapped = lanes & ~straight & b_in_a & a_in_b
+        _n1, _a1, a_glob, a_first = classify(ga)
+        _n2, _a2, b_glob, b_first = classify(gb)
+        a_buf, b_buf = tg.glob_buf(a_first), tg.glob_buf(b_first)
+        ab, bb = self.a.buffer, self.b.buffer
+        straight = lanes & a_glob & b_glob & (a_buf == ab) & (b_buf == bb)
+        swapped = lanes & a_glob & b_glob & (a_buf == bb) & (b_buf == ab) & ~straight
         prod = straight | swapped
         if not prod.any():
-            return res
+            return None
         if not (self._element_size("A", 2 * ue, op) and self._element_size("B", 2 * ue, op)):
-            return np.where(prod[:, None], tg.opaque(op.index, tg.W_MMA), res)
-        mm = np.where(straight, ra, ra2)
-        k1 = np.where(straight, ca, ca2)
-        k2 = np.where(straight, rb, rb2)
-        nn = np.where(straight, cb, cb2)
+            return np.full((m.n, ue), tg.opaque(op.index, tg.W_MMA), dtype=np.int64), prod
+        shift = 1 if ue == 1 else 2
+        a_el = np.where(straight, a_first, b_first) & _M40
+        b_el = np.where(straight, b_first, a_first) & _M40
+        mm, k1, ok_a = self.a.coordinate(np.where(prod, a_el >> shift, -1))
+        k2, nn, ok_b = self.b.coordinate(np.where(prod, b_el >> shift, -1))
         cv = c_reader(m)
         bits = np.broadcast_to(np.asarray(cv.bits, dtype=np.uint64), (m.n,))
-        known = np.broadcast_to(np.asarray(cv.known, dtype=bool), (m.n,))
         unit = (bits >> np.uint64(16 * e * ue)) & np.uint64((1 << (16 * ue)) - 1)
-        zero = known & ((unit & np.uint64((1 << (16 * ue - 1)) - 1)) == 0)
-        none, acc, _g, ident = classify(gc)
-        am, an, ad, _p, _w, ader = tg.acc_fields(ident)
-        c_ok = (none & zero) | (acc & (am == mm) & (an == nn) & (ader == 0))
-        depth = np.where(acc, ad, 0) + 1
-        bad = prod & ((k1 != k2) | ~c_ok)
+        zero = (unit & np.uint64((1 << (16 * ue - 1)) - 1)) == 0
+        if cv.known is not True:
+            zero &= np.broadcast_to(np.asarray(cv.known, dtype=bool), (m.n,))
+        c_none, c_acc, _g, c_first = classify(gc)
+        c_ok = (c_none & zero) | (c_acc & ((c_first & _M40) == (mm | (nn << 20))) & (((c_first >> 58) & 1) == 0))
+        depth = np.where(c_acc, (c_first >> 40) & 0xFFFF, 0) + 1
+        bad = prod & ((k1 != k2) | ~c_ok | ~ok_a | ~ok_b)
         if bad.any():
-            th = int(np.flatnonzero(bad)[0])
-            if k1[th] != k2[th]:
-                msg = f"multiplies A({int(mm[th])}, {int(k1[th])}) by B({int(k2[th])}, {int(nn[th])})"
-                held, expected = f"B({int(k2[th])}, {int(nn[th])})", f"B({int(k1[th])}, {int(nn[th])})"
-                verdict = "refuted"
-            else:
-                held = self.describe_group(gc[th], ue)
-                msg = f"accumulates into {held}, not the accumulator of C({int(mm[th])}, {int(nn[th])}) or zero"
-                expected = f"the accumulator of C({int(mm[th])}, {int(nn[th])}) or 0"
-                verdict = "unknown" if tg.kind(int(gc[th, 0])) == tg.K_OPAQUE else "refuted"
-            self._find(verdict, "fma", op.index, f"PTX line {op.ins.line}: lane {int(m.flow.geom.laneid[th])} "
-                       + msg, line=op.ins.line, opcode=op.ins.opcode, **self._where(th), held=held,
-                       expected=expected)
+            self._fma_finding(m, op, int(np.flatnonzero(bad)[0]), mm, nn, k1, k2, gc, ok_a, ok_b, ue)
         good = prod & ~bad
-        self.fma_lanes += int(good.sum())
+        self.fma_lanes += int(np.count_nonzero(good))
         tags = tg.acc(mm, nn, np.minimum(depth, tg.MAX_DEPTH), 0, ue == 2)
-        units = tags[:, None] | (np.arange(ue)[None, :] << 56) if ue == 2 else tags[:, None]
-        out = np.where(good[:, None], units, res)
-        out = np.where(bad[:, None], tg.opaque(op.index, tg.W_MMA), out)
+        units = tags[:, None] | (np.arange(ue, dtype=np.int64)[None, :] << 56) if ue == 2 else tags[:, None]
+        out = np.where(bad[:, None], tg.opaque(op.index, tg.W_MMA), units)
         if good.any():
             self._count_elements(op, mm[good], nn[good], k1[good])
-        return out
+        return out, prod
+
+    def _fma_finding(self, m: Any, op: Any, th: int, mm: Any, nn: Any, k1: Any, k2: Any, gc: Any, ok_a: Any,
+                     ok_b: Any, ue: int) -> None:
+        if not (ok_a[th] and ok_b[th]):
+            msg, held, expected, verdict = "multiplies an element outside A's or B's layout", "", "", "refuted"
+        elif k1[th] != k2[th]:
+            msg = f"multiplies A({int(mm[th])}, {int(k1[th])}) by B({int(k2[th])}, {int(nn[th])})"
+            held, expected = f"B({int(k2[th])}, {int(nn[th])})", f"B({int(k1[th])}, {int(nn[th])})"
+            verdict = "refuted"
+        else:
+            held = self.describe_group(gc[th], ue)
+            msg = f"accumulates into {held}, not the accumulator of C({int(mm[th])}, {int(nn[th])}) or zero"
+            expected = f"the accumulator of C({int(mm[th])}, {int(nn[th])}) or 0"
+            verdict = "unknown" if tg.kind(int(gc[th, 0])) == tg.K_OPAQUE else "refuted"
+        self._find(verdict, "fma", op.index, f"PTX line {op.ins.line}: lane {int(m.flow.geom.laneid[th])} " + msg,
+                   line=op.ins.line, opcode=op.ins.opcode, **self._where(th), held=held, expected=expected)
 
     # ------------------------------------------------------------------ products counted once
     def _count_tiles(self, op: Any, m0: np.ndarray, n0: np.ndarray, k0: np.ndarray, shape: tuple[int, int, int]) -> None:

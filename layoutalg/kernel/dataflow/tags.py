@@ -56,9 +56,8 @@ W_UNMODELLED, W_GLOBAL_ADDR, W_WRITTEN, W_SMEM_WRITE, W_CONFLICT, W_GUARD, W_BYT
 
 
 def kind(t: Any) -> Any:
-    """0 for NONE, else the kind field (works on arrays)."""
-    t = np.asarray(t, dtype=np.int64)
-    return np.where(t < 0, 0, t >> KIND_SHIFT)
+    """The kind field (-1 for NONE; works on arrays)."""
+    return np.asarray(t, dtype=np.int64) >> KIND_SHIFT
 
 
 def glob(buf: Any, off: Any) -> Any:

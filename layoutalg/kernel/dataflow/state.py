@@ -24,7 +24,8 @@ from layoutalg.kernel.interp.machine import Machine
 @dataclass
 class Samples:
     """Per shared-memory instruction, what CTA 0 of the launch accessed: for every (warp execution,
-    unit) the warp, its execution count of that instruction, the shared unit offset and the unit's tag."""
+    unit) the warp, its barrier epoch then (how many barriers it had arrived at), the shared unit
+    offset and the unit's tag."""
 
     warp: list[np.ndarray] = field(default_factory=list)
     instance: list[np.ndarray] = field(default_factory=list)
@@ -55,7 +56,6 @@ class FlowState:
         self.consumer = consumer
         self.record_samples = first_batch
         self.samples: dict[int, Samples] = {}
-        self.executions: dict[int, np.ndarray] = {}  # op index -> executions per warp of CTA 0
         self.unfollowed: dict[int, str] = {}  # op index -> why its effect on tags is not followed
         self.sync_unmodelled: dict[int, str] = {}  # op index -> a synchronisation the race check ignores
         self.cta_warp = (g.cta_index.reshape(-1, 32)[:, 0], g.warpid.reshape(-1, 32)[:, 0])
@@ -86,9 +86,7 @@ class FlowState:
             return
         th = threads[in0]
         warp = g.warpid[th]
-        counts = self.executions.setdefault(op_index, np.zeros(g.warps_per_cta, dtype=np.int64))
-        inst = counts[warp]
-        counts[np.unique(warp)] += 1
+        inst = self.clocks.vc[0, warp, warp]  # the warp's barrier epoch
         s = self.samples.setdefault(op_index, Samples())
         u = units[in0]
         s.warp.append(np.repeat(warp, u.shape[1]))

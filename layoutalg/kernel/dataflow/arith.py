@@ -49,10 +49,10 @@ def classify(group: np.ndarray) -> tuple[Any, Any, Any, Any]:
         acc = (k0 == tg.K_ACC) & (((first >> 56) & 3) == 2) & (second == (first | np.int64(1 << 56)))
         glob = (k0 == tg.K_GLOBAL) & (second == first + 2) & ((first & 3) == 0)
         return none, acc, glob, first
-    none = (group < 0).all(axis=1)
-    glob = (k0 == tg.K_GLOBAL) & (group == first[:, None] + 2 * np.arange(ue)[None, :]).all(axis=1)
-    glob &= (first % (2 * ue)) == 0
-    return none, np.zeros_like(none), glob, first
+    none_w = (group < 0).all(axis=1)
+    consecutive = (group == first[:, None] + 2 * np.arange(ue)[None, :]).all(axis=1)
+    glob_w = (k0 == tg.K_GLOBAL) & consecutive & ((first % (2 * ue)) == 0)
+    return none_w, np.zeros(first.shape, dtype=bool), glob_w, first
 
 
 def acc_units(identity: np.ndarray, ue: int, derived: bool) -> np.ndarray:

@@ -64,6 +64,9 @@ class RecoveredLayout:
         return str(self.layout) + (f" at element offset {self.offset}" if self.offset else "")
 
     def describe(self) -> str:
+        if self.matrix is None:
+            return (f"PTX line {self.line} {self.opcode} moves no element of A, B or C the data flow followed "
+                    f"(through {self.atom}); nothing to recover")
         what = f"{self.matrix} tile {'x'.join(map(str, self.tile))}" if self.matrix else "untagged data"
         verb = "reads" if self.direction == "read" else "writes"
         tail = f" ({self.note})" if self.note else ""
@@ -164,7 +167,8 @@ def recover(fr: Any, checker: Any) -> list[RecoveredLayout]:
         else:
             t1 = 1
             for d in ds:
-                for lo, hi in _instance_ranges(d.instance + (d.warp << 32), d.y):
+                warp = d.warp if d.warp is not None else np.zeros_like(d.instance)
+                for lo, hi in _instance_ranges(d.instance + (warp << 32), d.y):
                     t1 = max(t1, _block(lo, hi))
         geometry[role] = (base, o0, t0, o1, t1)
     pooled: dict[tuple[str, str], tuple[Fit | None, str]] = {}

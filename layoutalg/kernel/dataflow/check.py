@@ -131,6 +131,10 @@ def decide(fr: FlowResult, findings: list[Finding], checker: MmaChecker) -> tupl
     soft = [f for f in findings if f.verdict == "unknown"]
     if soft:
         unknown.append(soft[0].message)
+        if soft[0].kind in ("no products", "store") and fr.unfollowed:
+            op = next(iter(fr.unfollowed))
+            unknown.append(f"the data flow is not followed through PTX line {fr.line(op)} ({fr.opcode(op)}): "
+                           f"{fr.unfollowed[op]}")
     if unknown:
         return "unknown", None, "; ".join(unknown)
     return "proved", None, ""

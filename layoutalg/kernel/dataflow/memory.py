@@ -406,6 +406,6 @@ def forget_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
 @rule("atom", "red", "mbarrier", "wgmma", "tcgen05", "wmma")
 def unfollowed_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
     """Atomics, mbarriers, wgmma, tcgen05, wmma: results OPAQUE, shared writes forgotten, sync listed."""
-    if ins.root in ("wgmma", "tcgen05") and op.kind == "nop" and not op.dests:
-        return forget_rule(ins, ctx, op)
+    if ins.root in ("wgmma", "tcgen05") and op.kind == "nop":
+        return None  # fence / commit_group / wait_group: their results are already OPAQUE
     return forget_rule(ins, ctx, op)

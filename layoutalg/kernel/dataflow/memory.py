@@ -383,7 +383,7 @@ def cp_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
             filled = np.where(np.broadcast_to(np.asarray(p.bits, dtype=bool), (m.n,)), 0, filled)
         u = size // 2
         tail = (2 * np.arange(u))[None, :] >= filled[:, None]
-        tags = np.where(tail, tg.NONE, tags)
+        tags = np.where(tail, tg.ZERO, tags)
         if th.size:
             group = f.clocks.group_of(f.geom.cta_index[th], f.geom.warpid[th])
             store_units(m, op, th, a[th], tags[th], group)

@@ -177,8 +177,14 @@ class MmaChecker:
         gb = gather(planes["B"], threads, form.ue["B"]).reshape(W, 32, -1, form.ue["B"])
         gc = gather(planes["C"], threads, form.ue["C"]).reshape(W, 32, -1, form.ue["C"])
         read = lambda name: m.regs.get(name) or _undefined()  # noqa: E731
+        groups = {"A": ga, "B": gb, "C": gc}
+
         def zeros(x: str) -> Any:
-            return lambda: value_groups([read(r) for r in form.regs[x]], threads, m.n, form.ue[x])[0].reshape(W, 32, -1)
+            """Elements known to be zero: by value, or ZERO-tagged units."""
+            def get() -> np.ndarray:
+                by_value = value_groups([read(r) for r in form.regs[x]], threads, m.n, form.ue[x])[0]
+                return by_value.reshape(W, 32, -1) | (groups[x] == tg.ZERO).all(axis=-1)
+            return get
 
         bad = np.zeros(W, dtype=bool)
         ma, ka, bad_a = self._tile(op, "A", self.a, ga, zeros("A"), form, threads, (self.M, self.K))
@@ -315,6 +321,7 @@ class MmaChecker:
         zero = (unit & np.uint64((1 << (16 * ue - 1)) - 1)) == 0
         if cv.known is not True:
             zero &= np.broadcast_to(np.asarray(cv.known, dtype=bool), (m.n,))
+        zero |= (gc == tg.ZERO).all(axis=1)
         c_none, c_acc, _g, c_first = classify(gc)
         c_ok = (c_none & zero) | (c_acc & ((c_first & _M40) == (mm | (nn << 20))) & (((c_first >> 58) & 1) == 0))
         depth = np.where(c_acc, (c_first >> 40) & 0xFFFF, 0) + 1

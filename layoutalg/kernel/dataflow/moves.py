@@ -194,7 +194,7 @@ def shift_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
             m.flow.regs.put(dest.name, None, mask)
             return
         p = _units_n(p, m.n, u)
-        out = np.full((m.n, u), tg.NONE, dtype=np.int64)
+        out = np.full((m.n, u), tg.ZERO, dtype=np.int64)
         if k < u:
             if left:
                 out[:, k:] = p[:, :u - k]
@@ -232,15 +232,16 @@ def logic_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
         fb = np.full((m.n, u), tg.NONE, dtype=np.int64) if pb is None else _units_n(pb, m.n, u)
         va, ka = value_units(ra(m), m.n, u)
         vb, kb = value_units(rb(m), m.n, u)
+        za = (fa == tg.ZERO) | ((fa < 0) & ka[:, None] & (va == 0))  # units known to be zero
+        zb = (fb == tg.ZERO) | ((fb < 0) & kb[:, None] & (vb == 0))
         out = np.where((fa >= 0) | (fb >= 0), mix, tg.NONE)
         if is_and:
-            for (f, v, k), (g, _w, _k) in (((fa, va, ka), (fb, vb, kb)), ((fb, vb, kb), (fa, va, ka))):
-                known_f = k[:, None] & (f < 0)
-                out = np.where(known_f & (v == 0xFFFF), g, out)
-                out = np.where(known_f & (v == 0), tg.NONE, out)
+            for (f, v, k, z), g in (((fa, va, ka, za), fb), ((fb, vb, kb, zb), fa)):
+                out = np.where(k[:, None] & (f < 0) & (v == 0xFFFF), g, out)
+                out = np.where(z, tg.ZERO, out)
         else:
-            out = np.where((fb < 0) & kb[:, None] & (vb == 0), fa, out)
-            out = np.where((fa < 0) & ka[:, None] & (va == 0), fb, out)
+            out = np.where(zb, fa, out)
+            out = np.where(za, fb, out)
         m.flow.regs.put(dest.name, out, mask)
     return run
 

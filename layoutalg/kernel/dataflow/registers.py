@@ -63,7 +63,7 @@ class RegisterTags:
 
 
 def _fit(arr: np.ndarray, n: int, u: int) -> np.ndarray:
-    """``arr`` as (n, u): extra units are dropped, missing ones NONE (zero-extension of an untagged top)."""
+    """``arr`` as (n, u): extra units are dropped, missing ones ZERO (the zero extension of a narrower value)."""
     arr = np.asarray(arr, dtype=np.int64)
     if arr.ndim == 1:
         arr = arr[:, None]
@@ -74,7 +74,7 @@ def _fit(arr: np.ndarray, n: int, u: int) -> np.ndarray:
         return arr
     if have > u:
         return arr[:, :u]
-    out = np.full((n, u), tg.NONE, dtype=np.int64)
+    out = np.full((n, u), tg.ZERO, dtype=np.int64)
     out[:, :have] = arr
     return out
 

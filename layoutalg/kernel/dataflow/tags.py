@@ -4,6 +4,8 @@ A register of ``w`` bits has ``max(1, w // 16)`` *units* (unit ``u`` = bits ``16
 local memory have one unit per 2 bytes.  Each unit carries a tag, an ``int64``:
 
 * ``NONE`` (-1): computed by the kernel from untagged values (constants, addresses, indices);
+* ``ZERO`` (-2): a unit that is zero by construction (zero extension, a vacated shift position, a masked
+  unit, cp.async's zero fill) even where the interpreter does not know the register's whole value;
 * ``GLOBAL``: the 2 bytes at byte offset ``off`` of global buffer ``buf``, as loaded (``buf`` 16 bits,
   ``off`` 40 bits);
 * ``ACC``: a unit of the accumulator of C element ``(m, n)`` after ``depth`` k-products, as an ``mma``
@@ -30,6 +32,7 @@ from typing import Any
 import numpy as np
 
 NONE = np.int64(-1)
+ZERO = np.int64(-2)
 K_GLOBAL, K_ACC, K_OPAQUE = 1, 2, 3
 KIND_SHIFT = 60
 _M20 = (1 << 20) - 1
@@ -113,6 +116,8 @@ def opaque_fields(t: Any) -> tuple[Any, Any]:
 def describe(t: int, names: dict[int, str] | None = None, where: Any = None) -> str:
     """A tag in words: ``A(3, 17)`` style names come from ``where`` (a callable tag -> text or None)."""
     t = int(t)
+    if t == ZERO:
+        return "zero"
     if t < 0:
         return "an untagged value (computed by the kernel, not loaded)"
     k = t >> KIND_SHIFT

@@ -1,0 +1,271 @@
+"""Generators of small PTX kernels for the data-flow tests, with the answers computed independently.
+
+* :func:`mma_kernel`: one warp loads its m16n8k16 A and B fragments element by element from row-major
+  global matrices (A 16 x 32, B 32 x 8), packs the halves into registers (mov, prmt or shift-or),
+  runs two chained mma.sync (k = 0..15 then 16..31) and stores D to a row-major C (16 x 8).  Planted
+  mutations move single element addresses or permute the second mma's C input;
+  :func:`mma_truth` says, from the PTX ISA fragment formulas re-typed in tests/oracles/ptx_fragments.py
+  (not from layoutalg), whether the kernel feeds every mma its fragments and stores every result.
+* :func:`race_kernel`: two warps write and read shared words in phases separated (or not) by
+  ``bar.sync``; :func:`race_truth` is the pairwise definition of a race by barrier epochs.
+* :func:`move_kernel`: random bit moves (pack, unpack, prmt, shifts, masks, selp, shfl, movmatrix,
+  shared/local round trips) on loaded words; ``values=True`` gives the same program with every load
+  replaced by a known word whose 16-bit halves are unique ids, so the interpreter's exact values say
+  where each unit really came from.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from oracles.ptx_fragments import fragment
+
+HEADER = """.version 8.0
+.target sm_90
+.address_size 64
+"""
+
+A_ROWS, A_COLS, B_COLS = 16, 32, 8
+FA = fragment((16, 8, 16), 16, "A", 16)
+FB = fragment((16, 8, 16), 16, "B", 16)
+FC = fragment((16, 8, 16), 16, "C", 32)
+
+
+@dataclass
+class MmaCase:
+    """Mutations: ("A"|"B", step, lane, element, delta in elements), ("C", lane, element, delta) and
+    ("chain", i, j): the second mma reads accumulator registers i and j swapped."""
+
+    mutations: list[tuple] = field(default_factory=list)
+    packing: list[str] = field(default_factory=list)  # per packed register: "mov", "prmt", "shift"
+
+
+def _a_offset(step: int, lane: int, i: int) -> int:
+    r, c = FA.coord(lane, i)
+    return r * A_COLS + c + 16 * step
+
+
+def _b_offset(step: int, lane: int, i: int) -> int:
+    r, c = FB.coord(lane, i)
+    return (r + 16 * step) * B_COLS + c
+
+
+def _c_offset(lane: int, i: int) -> int:
+    r, c = FC.coord(lane, i)
+    return r * B_COLS + c
+
+
+def mma_kernel(case: MmaCase) -> str:
+    out = [HEADER, ".visible .entry synth_mma(.param .u64 pA, .param .u64 pB, .param .u64 pC)\n{",
+           "  .reg .pred %p<8>;", "  .reg .b16 %h<128>;", "  .reg .b32 %r<1024>;", "  .reg .f32 %f<32>;",
+           "  .reg .b64 %rd<512>;",
+           "  ld.param.u64 %rd1, [pA];", "  ld.param.u64 %rd2, [pB];", "  ld.param.u64 %rd3, [pC];",
+           "  mov.u32 %r1, %laneid;"]
+    nr, nd, nh = [10], [10], [0]
+    packs = iter(case.packing)
+
+    def reg() -> str:
+        nr[0] += 1
+        return f"%r{nr[0]}"
+
+    def dreg() -> str:
+        nd[0] += 1
+        return f"%rd{nd[0]}"
+
+    def hreg() -> str:
+        nh[0] += 1
+        return f"%h{nh[0]}"
+
+    def lane_table(values: list[int]) -> str:
+        """A register holding values[lane], built from the lane id by selp chains (exact and known)."""
+        acc = reg()
+        out.append(f"  mov.u32 {acc}, {values[0]};")
+        for lane in range(1, 32):
+            if values[lane] == values[lane - 1] and lane > 1:
+                pass
+            p = f"%p{1 + lane % 4}"
+            out.append(f"  setp.eq.u32 {p}, %r1, {lane};")
+            nxt = reg()
+            out.append(f"  selp.b32 {nxt}, {values[lane]}, {acc}, {p};")
+            acc = nxt
+        return acc
+
+    def address(base: str, offsets: list[int], scale: int) -> str:
+        r = lane_table(offsets)
+        w = dreg()
+        out.append(f"  mul.wide.u32 {w}, {r}, {scale};")
+        a = dreg()
+        out.append(f"  add.s64 {a}, {base}, {w};")
+        return a
+
+    def delta(kind: str, step: int, lane: int, i: int) -> int:
+        return sum(m[4] for m in case.mutations if m[0] == kind and m[1:4] == (step, lane, i))
+
+    def pack(lo: str, hi: str) -> str:
+        how = next(packs, "mov")
+        d = reg()
+        if how == "mov":
+            out.append(f"  mov.b32 {d}, {{{lo}, {hi}}};")
+        else:
+            a, b = reg(), reg()
+            out.append(f"  cvt.u32.u16 {a}, {lo};")
+            out.append(f"  cvt.u32.u16 {b}, {hi};")
+            if how == "prmt":
+                out.append(f"  prmt.b32 {d}, {a}, {b}, 0x5410;")
+            else:
+                s = reg()
+                out.append(f"  shl.b32 {s}, {b}, 16;")
+                out.append(f"  or.b32 {d}, {s}, {a};")
+        return d
+
+    acc = ["%f0", "%f1", "%f2", "%f3"]
+    for k in range(4):
+        out.append(f"  mov.f32 %f{k}, 0f00000000;")
+    for step in range(2):
+        a_regs, b_regs = [], []
+        for base, n_el, table, kind, dst in (("%rd1", 8, _a_offset, "A", a_regs), ("%rd2", 4, _b_offset, "B", b_regs)):
+            halves = []
+            for i in range(n_el):
+                offs = [table(step, lane, i) + delta(kind, step, lane, i) for lane in range(32)]
+                addr = address(base, offs, 2)
+                h = hreg()
+                out.append(f"  ld.global.u16 {h}, [{addr}];")
+                halves.append(h)
+            for j in range(n_el // 2):
+                dst.append(pack(halves[2 * j], halves[2 * j + 1]))
+        c_in = list(acc)
+        if step == 1:
+            for m in case.mutations:
+                if m[0] == "chain":
+                    c_in[m[1]], c_in[m[2]] = c_in[m[2]], c_in[m[1]]
+        d = [f"%f{4 + 4 * step + k}" for k in range(4)]
+        out.append(f"  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {{{', '.join(d)}}}, "
+                   f"{{{', '.join(a_regs)}}}, {{{', '.join(b_regs)}}}, {{{', '.join(c_in)}}};")
+        acc = d
+    for i in range(4):
+        offs = [_c_offset(lane, i) + sum(m[3] for m in case.mutations if m[0] == "C" and m[1:3] == (lane, i))
+                for lane in range(32)]
+        addr = address("%rd3", offs, 4)
+        out.append(f"  st.global.f32 [{addr}], {acc[i]};")
+    out.append("  ret;\n}\n")
+    return "\n".join(out)
+
+
+def mma_truth(case: MmaCase) -> bool:
+    """True iff every mma gets one consistent fragment tile, the two cover k = 0..31 once for the whole
+    16 x 8 output, the chain is intact and each D element is stored at its own C element (oracle)."""
+    k_tiles = []
+    for step in range(2):
+        origins = set()
+        for lane in range(32):
+            for i in range(8):
+                e = _a_offset(step, lane, i) + sum(m[4] for m in case.mutations if m[0] == "A" and m[1:4] ==
+                                                   (step, lane, i))
+                r, c = divmod(e, A_COLS)
+                rr, cc = FA.coord(lane, i)
+                origins.add(("A", r - rr, c - cc))
+            for i in range(4):
+                e = _b_offset(step, lane, i) + sum(m[4] for m in case.mutations if m[0] == "B" and m[1:4] ==
+                                                   (step, lane, i))
+                r, c = divmod(e, B_COLS)
+                rr, cc = FB.coord(lane, i)
+                origins.add(("B", r - rr, c - cc))
+        if len(origins) != 2:
+            return False
+        (_, m0, ka), (_, kb, n0) = sorted(origins)
+        if ka != kb or m0 != 0 or n0 != 0:
+            return False
+        k_tiles.append(ka)
+    if sorted(k_tiles) != [0, 16]:
+        return False
+    if any(m[0] == "chain" and m[1] != m[2] for m in case.mutations):
+        return False
+    return not any(m[0] == "C" and m[3] != 0 for m in case.mutations)
+
+
+def random_mma_case(rng: random.Random, mutate: bool) -> MmaCase:
+    case = MmaCase(packing=[rng.choice(["mov", "prmt", "shift"]) for _ in range(12)])
+    if not mutate:
+        return case
+    for _ in range(rng.randint(1, 2)):
+        kind = rng.choice(["A", "A", "B", "B", "C", "chain"])
+        lane = rng.randrange(32)
+        if kind == "chain":
+            i, j = rng.sample(range(4), 2)
+            case.mutations.append(("chain", i, j))
+        elif kind == "C":
+            i = rng.randrange(4)
+            base = _c_offset(lane, i)
+            target = rng.choice([x for x in range(A_ROWS * B_COLS) if x != base])
+            case.mutations.append(("C", lane, i, target - base))
+        else:
+            step = rng.randrange(2)
+            n_el, table, size = (8, _a_offset, A_ROWS * A_COLS) if kind == "A" else (4, _b_offset, A_COLS * B_COLS)
+            i = rng.randrange(n_el)
+            base = table(step, lane, i)
+            target = rng.choice([x for x in range(size) if x != base])
+            case.mutations.append((kind, step, lane, i, target - base))
+    return case
+
+
+# ----------------------------------------------------------------------------- races
+@dataclass
+class RacePhase:
+    """Per warp (2 warps): ("st" | "ld" | None, word offset added to the lane); then maybe a barrier."""
+
+    ops: tuple[tuple[str | None, int], tuple[str | None, int]]
+    barrier: bool
+
+
+def race_kernel(phases: list[RacePhase]) -> str:
+    out = [HEADER, ".visible .entry synth_race()\n{", "  .reg .pred %p<8>;", "  .reg .b32 %r<256>;",
+           "  .shared .align 16 .b32 words[64];",
+           "  mov.u32 %r1, %tid.x;", "  and.b32 %r2, %r1, 31;", "  shr.u32 %r3, %r1, 5;",
+           "  setp.eq.u32 %p1, %r3, 0;", "  setp.eq.u32 %p2, %r3, 1;", "  mov.u32 %r4, words;"]
+    n = [10]
+    for ph in phases:
+        for w, (kind, off) in enumerate(ph.ops):
+            if kind is None:
+                continue
+            a, b, c = (f"%r{n[0] + k}" for k in range(3))
+            n[0] += 3
+            out.append(f"  add.u32 {a}, %r2, {off};")
+            out.append(f"  and.b32 {b}, {a}, 63;")
+            out.append(f"  mad.lo.u32 {c}, {b}, 4, %r4;")
+            if kind == "st":
+                out.append(f"  @%p{w + 1} st.shared.u32 [{c}], %r1;")
+            else:
+                out.append(f"  @%p{w + 1} ld.shared.u32 %r{n[0]}, [{c}];")
+                n[0] += 1
+        if ph.barrier:
+            out.append("  bar.sync 0;")
+    out.append("  ret;\n}\n")
+    return "\n".join(out)
+
+
+def race_truth(phases: list[RacePhase]) -> bool:
+    """A race: two warps touch one word in the same barrier epoch, at least one of them writing."""
+    epoch = 0
+    seen: dict[tuple[int, int], set[tuple[int, str]]] = {}
+    for ph in phases:
+        for w, (kind, off) in enumerate(ph.ops):
+            if kind is None:
+                continue
+            for lane in range(32):
+                seen.setdefault((epoch, (lane + off) % 64), set()).add((w, kind))
+        if ph.barrier:
+            epoch += 1
+    for accesses in seen.values():
+        warps = {w for w, _ in accesses}
+        if len(warps) > 1 and any(k == "st" for _, k in accesses):
+            return True
+    return False
+
+
+def random_race_case(rng: random.Random) -> list[RacePhase]:
+    phases = []
+    for _ in range(rng.randint(1, 4)):
+        ops = tuple((rng.choice(["st", "ld", None]), rng.choice([0, 0, 5, 32])) for _ in range(2))
+        phases.append(RacePhase(ops, rng.random() < 0.5))  # type: ignore[arg-type]
+    return phases

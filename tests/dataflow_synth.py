@@ -269,3 +269,109 @@ def random_race_case(rng: random.Random) -> list[RacePhase]:
         ops = tuple((rng.choice(["st", "ld", None]), rng.choice([0, 0, 5, 32])) for _ in range(2))
         phases.append(RacePhase(ops, rng.random() < 0.5))  # type: ignore[arg-type]
     return phases
+
+
+# ----------------------------------------------------------------------------- moves
+ID_BASE = 0x4000  # unit ids: ID_BASE + byte offset // 2 of the unit in the loaded buffer (lane * 8 + j words)
+WORDS = 8
+SPLIT_OPS = ("prmt_sign", "prmt_bytes", "shl8", "and_split", "add", "or")  # ops that may cut units (their results may be OPAQUE)
+
+
+def move_program(rng: random.Random, n_ops: int, allow_split: bool) -> list[tuple]:
+    """A random list of (op, args...) over word registers w0..w7 and half registers x0..x7."""
+    ops = ["mov", "unpack", "pack", "prmt", "shl16", "shr16", "and_lo", "and_hi", "or_merge", "cvt_up", "cvt_down",
+           "selp", "shfl_bfly", "shfl_idx", "movmatrix", "smem", "smem16", "local", "matrix", "b64"]
+    if allow_split:
+        ops += list(SPLIT_OPS)
+    prog = []
+    for _ in range(n_ops):
+        op = rng.choice(ops)
+        w = [rng.randrange(WORDS) for _ in range(3)]
+        x = [rng.randrange(WORDS) for _ in range(2)]
+        if op == "prmt":  # whole units: result unit k takes source unit v (bytes 2v, 2v + 1)
+            units = [rng.randrange(4) for _ in range(2)]
+            sel = sum(((2 * v) | ((2 * v + 1) << 4)) << (8 * k) for k, v in enumerate(units))
+            prog.append((op, w, x, sel))
+        elif op in ("prmt_sign", "prmt_bytes"):
+            sign = 8 if op == "prmt_sign" else 0
+            sel = sum((rng.randrange(8) | (sign if rng.random() < 0.5 else 0)) << (4 * k) for k in range(4))
+            prog.append(("prmt", w, x, sel))
+        else:
+            prog.append((op, w, x, rng.randrange(1, 32, 2)))
+    return prog
+
+
+def move_kernel(prog: list[tuple], values: bool) -> str:
+    out = [HEADER, ".visible .entry synth_move(.param .u64 pA, .param .u64 pC)\n{", "  .reg .pred %p<8>;",
+           "  .reg .b16 %x<8>;", "  .reg .b32 %w<8>;", "  .reg .b32 %t<16>;", "  .reg .b64 %y<4>;",
+           "  .reg .b64 %rd<16>;", "  .shared .align 16 .b32 sm[64];", "  .local .align 16 .b32 loc[8];",
+           "  ld.param.u64 %rd1, [pA];", "  ld.param.u64 %rd2, [pC];", "  mov.u32 %t1, %laneid;",
+           "  mul.wide.u32 %rd3, %t1, 32;", "  add.s64 %rd4, %rd1, %rd3;", "  add.s64 %rd5, %rd2, %rd3;",
+           "  setp.lt.u32 %p1, %t1, 16;", "  mov.u32 %t2, sm;"]
+    for j in range(WORDS):
+        if values:  # lane * 8 + j is word e: its halves hold ids ID_BASE + 2e and ID_BASE + 2e + 1
+            out.append(f"  mad.lo.u32 %w{j}, %t1, {WORDS * 0x20002}, {(ID_BASE + 2 * j) | ((ID_BASE + 2 * j + 1) << 16)};")
+        else:
+            out.append(f"  ld.global.u32 %w{j}, [%rd4+{4 * j}];")
+    for j in range(WORDS):
+        out.append(f"  cvt.u16.u32 %x{j}, %w{j};")
+    for op, w, x, k in prog:
+        d, a, b = (f"%w{i}" for i in w)
+        xa, xb = (f"%x{i}" for i in x)
+        if op == "mov":
+            out.append(f"  mov.b32 {d}, {a};")
+        elif op == "unpack":
+            out.append(f"  mov.b32 {{{xa}, {xb}}}, {a};")
+        elif op == "pack":
+            out.append(f"  mov.b32 {d}, {{{xa}, {xb}}};")
+        elif op == "prmt":
+            out.append(f"  prmt.b32 {d}, {a}, {b}, {k};")
+        elif op == "shl16":
+            out.append(f"  shl.b32 {d}, {a}, 16;")
+        elif op == "shr16":
+            out.append(f"  shr.u32 {d}, {a}, 16;")
+        elif op == "shl8":
+            out.append(f"  shl.b32 {d}, {a}, 8;")
+        elif op == "and_lo":
+            out.append(f"  and.b32 {d}, {a}, 65535;")
+        elif op == "and_hi":
+            out.append(f"  and.b32 {d}, {a}, -65536;")
+        elif op == "and_split":
+            out.append(f"  and.b32 {d}, {a}, 16711935;")
+        elif op == "or":
+            out.append(f"  or.b32 {d}, {a}, {b};")
+        elif op == "or_merge":  # low unit of a, high unit of b
+            out += [f"  and.b32 %t9, {a}, 65535;", f"  and.b32 %t10, {b}, -65536;", f"  or.b32 {d}, %t9, %t10;"]
+        elif op == "add":
+            out.append(f"  add.u32 {d}, {a}, {b};")
+        elif op == "cvt_up":
+            out.append(f"  cvt.u32.u16 {d}, {xa};")
+        elif op == "cvt_down":
+            out.append(f"  cvt.u16.u32 {xa}, {a};")
+        elif op == "selp":
+            out.append(f"  selp.b32 {d}, {a}, {b}, %p1;")
+        elif op == "shfl_bfly":
+            out.append(f"  shfl.sync.bfly.b32 {d}, {a}, {k % 32}, 31, -1;")
+        elif op == "shfl_idx":
+            out.append(f"  shfl.sync.idx.b32 {d}, {a}, {k % 32}, 31, -1;")
+        elif op == "movmatrix":
+            out.append(f"  movmatrix.sync.aligned.m8n8.trans.b16 {d}, {a};")
+        elif op == "smem":  # lane l stores word (l * k) % 32, then loads word l
+            out += [f"  mul.lo.u32 %t3, %t1, {k};", "  and.b32 %t3, %t3, 31;", "  mad.lo.u32 %t4, %t3, 4, %t2;",
+                    f"  st.shared.u32 [%t4], {a};", "  mad.lo.u32 %t5, %t1, 4, %t2;", f"  ld.shared.u32 {d}, [%t5];"]
+        elif op == "smem16":  # two halves stored separately, read back as one word
+            out += ["  mad.lo.u32 %t4, %t1, 4, %t2;", f"  st.shared.u16 [%t4], {xa};", f"  st.shared.u16 [%t4+2], {xb};",
+                    f"  ld.shared.u32 {d}, [%t4];"]
+        elif op == "local":
+            out += [f"  st.local.u32 [loc+{4 * (k % 8)}], {a};", f"  ld.local.u32 {d}, [loc+{4 * (k % 8)}];"]
+        elif op == "matrix":  # stmatrix.x1 then ldmatrix.x1 (.trans when k % 4 == 1)
+            trans = ".trans" if k % 4 == 1 else ""
+            out += ["  and.b32 %t6, %t1, 7;", "  mad.lo.u32 %t7, %t6, 16, %t2;",
+                    f"  stmatrix.sync.aligned.m8n8.x1.shared.b16 [%t7], {a};",
+                    f"  ldmatrix.sync.aligned.m8n8.x1{trans}.shared.b16 {{{d}}}, [%t7];"]
+        elif op == "b64":
+            out += [f"  mov.b64 %y1, {{{a}, {b}}};", f"  mov.b64 {{{d}, %t8}}, %y1;"]
+    for j in range(WORDS):
+        out.append(f"  st.global.u32 [%rd5+{4 * j}], %w{j};")
+    out.append("  ret;\n}\n")
+    return "\n".join(out)

@@ -75,3 +75,93 @@ def test_race_verdict_matches_the_epoch_definition(seed):
 
     races = flow(t.launch).races
     assert bool(races) == race_truth(phases), (phases, races)
+
+
+# ----------------------------------------------------------------------------- tags vs exact values
+class StoreRecorder:
+    """A consumer that keeps the tag of every unit stored to global memory (buffer, unit offset) -> tag."""
+
+    def __init__(self) -> None:
+        self.units: dict[tuple[int, int], int] = {}
+
+    def begin(self, fn, params, launch) -> None:
+        pass
+
+    def batch(self, state, first) -> None:
+        pass
+
+    def end(self) -> None:
+        pass
+
+    def operand_buffers(self) -> set:
+        return set()
+
+    def global_store(self, m, op, threads, buf, offs, vals, ew) -> None:
+        for b, row, tags in zip(buf.tolist(), offs.tolist(), vals.tolist()):
+            for off, tag in zip(row, tags):
+                self.units[(b, off // 2)] = tag
+
+
+def _final_values(ptx: str) -> list:
+    from layoutalg.kernel.args import pack_params
+    from layoutalg.kernel.interp.geometry import Geometry
+    from layoutalg.kernel.interp.program import build_image, run
+    from layoutalg.kernel.records import Recorder
+    from layoutalg.kernel.source import select_entry
+
+    module = parse_module(ptx)
+    fn = select_entry(module, None)
+    params = pack_params(fn.params, {})
+    image = build_image(module, fn, params.data, params.offsets, len(params.buffers), 0)
+    machine = run(image, Geometry((1, 1, 1), (32, 1, 1), [(0, 0, 0)]), Recorder(), 100_000)
+    return [machine.regs[f"%w{j}"] for j in range(8)]
+
+
+def _compare(prog) -> tuple[int, int]:
+    """(units whose tag says where they came from, OPAQUE units); asserts every claim against the values."""
+    import numpy as np
+    from dataflow_synth import ID_BASE, WORDS, move_kernel
+
+    from layoutalg.kernel.dataflow import flow, launch_of
+    from layoutalg.kernel.dataflow import tags as tg
+
+    rec = StoreRecorder()
+    flow(launch_of(parse_module(move_kernel(prog, values=False)), block=32), rec)
+    values = _final_values(move_kernel(prog, values=True))
+    claimed = opaque = 0
+    for j, v in enumerate(values):
+        bits = np.broadcast_to(np.asarray(v.bits, dtype=np.uint64), (32,))
+        known = np.broadcast_to(np.asarray(v.known), (32,))
+        for lane in range(32):
+            for u in range(2):
+                tag = rec.units[(1, 16 * lane + 2 * j + u)]
+                value = int(bits[lane] >> np.uint64(16 * u)) & 0xFFFF
+                where = f"lane {lane} w{j} unit {u}: tag {tg.describe(tag)}, value {value:#x}"
+                if tg.kind(tag) == tg.K_OPAQUE:
+                    opaque += 1
+                    continue
+                assert known[lane], where  # every op here is exact on known inputs
+                if tag == tg.ZERO:
+                    assert value == 0, where
+                elif tag < 0:
+                    assert not ID_BASE <= value < ID_BASE + 2 * 32 * WORDS, where  # no loaded unit escaped
+                else:
+                    assert tg.kind(tag) == tg.K_GLOBAL and int(tg.glob_buf(tag)) == 0, where
+                    assert value == ID_BASE + int(tg.glob_off(tag)) // 2, where
+                    claimed += 1
+    return claimed, opaque
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_unit_tags_name_exactly_the_loaded_units_the_values_hold_for_clean_moves(seed):
+    from dataflow_synth import move_program
+
+    claimed, opaque = _compare(move_program(random.Random(seed), 30, allow_split=False))
+    assert opaque == 0 and claimed > 0
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_unit_tags_are_never_wrong_when_moves_split_units(seed):
+    from dataflow_synth import move_program
+
+    _compare(move_program(random.Random(500 + seed), 30, allow_split=True))

@@ -375,3 +375,26 @@ def move_kernel(prog: list[tuple], values: bool) -> str:
         out.append(f"  st.global.u32 [%rd5+{4 * j}], %w{j};")
     out.append("  ret;\n}\n")
     return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- cp.async ordering
+def async_kernel(wait: str | None, barrier: bool, other: bool, groups: int = 1) -> str:
+    """Two warps cp.async their own 32 words ``groups`` times (one commit each); then maybe
+    ``cp.async.wait_group N`` / ``wait_all`` and ``bar.sync``; then each lane reads a word of its own warp's
+    last group, or (``other``) the other warp's."""
+    out = [HEADER, ".visible .entry synth_async(.param .u64 pA)\n{", "  .reg .b32 %r<32>;", "  .reg .b64 %rd<8>;",
+           "  .shared .align 16 .b32 words[128];", "  ld.param.u64 %rd1, [pA];", "  mov.u32 %r1, %tid.x;",
+           "  mov.u32 %r2, words;", "  mul.wide.u32 %rd2, %r1, 4;", "  add.s64 %rd3, %rd1, %rd2;"]
+    for g in range(groups):
+        out += ["  mad.lo.u32 %r3, %r1, 4, %r2;", f"  add.u32 %r3, %r3, {256 * (g % 2)};",
+                "  cp.async.ca.shared.global [%r3], [%rd3], 4;", "  cp.async.commit_group;"]
+    if wait == "all":
+        out.append("  cp.async.wait_all;")
+    elif wait is not None:
+        out.append(f"  cp.async.wait_group {wait};")
+    if barrier:
+        out.append("  bar.sync 0;")
+    last = 256 * ((groups - 1) % 2)
+    out += [f"  xor.b32 %r4, %r1, {32 if other else 0};", "  mad.lo.u32 %r5, %r4, 4, %r2;",
+            f"  ld.shared.u32 %r6, [%r5+{last}];", "  ret;\n}\n"]
+    return "\n".join(out)

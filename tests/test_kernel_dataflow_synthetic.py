@@ -165,3 +165,39 @@ def test_unit_tags_are_never_wrong_when_moves_split_units(seed):
     from dataflow_synth import move_program
 
     _compare(move_program(random.Random(500 + seed), 30, allow_split=True))
+
+
+@pytest.mark.parametrize("wait,barrier,other,groups,race", [
+    (None, False, False, 1, "read of a cp.async not yet waited for"),
+    ("0", False, False, 1, None),
+    ("all", False, False, 1, None),
+    ("0", False, True, 1, "read after write"),
+    ("0", True, True, 1, None),
+    (None, True, True, 1, "read of a cp.async not yet waited for"),
+    ("1", True, True, 2, "read of a cp.async not yet waited for"),  # wait_group 1 leaves the newest pending
+    ("0", True, True, 2, None),
+])
+def test_cp_async_reads_race_until_waited_for_and_published_by_a_barrier(wait, barrier, other, groups, race):
+    from dataflow_synth import async_kernel
+
+    from layoutalg.kernel.dataflow import flow, launch_of
+
+    races = flow(launch_of(parse_module(async_kernel(wait, barrier, other, groups)), block=64)).races
+    if race is None:
+        assert races == []
+    else:
+        assert races and races[0].kind.startswith(race)
+        assert races[0].first != races[0].second
+
+
+def test_an_operand_address_loaded_from_global_memory_makes_the_check_unknown():
+    from dataflow_synth import MmaCase
+
+    text = mma_kernel(MmaCase())
+    # lane 0 adds a word loaded from C's buffer (unknown at trace time) to one A element address
+    text = text.replace("  ld.global.u16 %h1, [%rd12];",
+                        "  ld.global.u32 %r999, [%rd3];\n  cvt.u64.u32 %rd500, %r999;\n"
+                        "  add.s64 %rd501, %rd12, %rd500;\n  ld.global.u16 %h1, [%rd501];", 1)
+    assert "%rd501" in text
+    r = check_mma(trace(parse_module(text), block=32), **SPECS)
+    assert r.verdict == "unknown" and "address is unknown" in r.reason

@@ -50,6 +50,10 @@ def _args(items: list[str]) -> dict[str, str]:
 def _cmd_kernel(args: argparse.Namespace) -> int:
     from layoutalg.kernel import trace
 
+    if args.check_mma:
+        from layoutalg.cli.kernel_mma import parse_check_mma
+
+        parse_check_mma(args.check_mma)
     try:
         result = trace(args.file, kernel=args.kernel, grid=_dims(args.grid, "--grid"),
                        block=_dims(args.block, "--block"), args=_args(args.arg), dynamic_smem=args.dynamic_smem,

@@ -35,6 +35,14 @@ def parse_check_mma(items: list[str]) -> dict[str, str]:
     missing = [r for r in "ABC" if r not in out]
     if missing:
         raise UsageError(f"--check-mma needs A, B and C; missing {', '.join(missing)}", f"e.g. {EXAMPLE}")
+    from layoutalg.errors import LayoutError
+    from layoutalg.kernel.dataflow.specs import parse_spec
+
+    for role, spec in out.items():
+        try:
+            parse_spec(role, spec)
+        except LayoutError as exc:
+            raise UsageError(f"--check-mma {role}={spec}: {exc}", f"LAYOUT is CuTe notation, e.g. {EXAMPLE}") from exc
     return out
 
 

@@ -31,7 +31,7 @@ from layoutalg.kernel.dataflow.flow import FlowResult, Launch, flow
 from layoutalg.kernel.dataflow.mma_check import Finding, MmaChecker
 from layoutalg.kernel.dataflow.specs import parse_spec
 
-ORDER = {"operand": 0, "fma": 0, "accumulator": 1, "duplicate": 2, "race": 3, "store": 4}
+ORDER = {"operand": 0, "fma": 0, "accumulator": 1, "duplicate": 2, "race": 3, "global race": 3, "store": 4}
 
 
 @dataclass
@@ -103,10 +103,16 @@ def decide(fr: FlowResult, findings: list[Finding], checker: MmaChecker) -> tupl
     if fr.unknown_stores:
         line = next(iter(fr.unknown_stores.values()))
         unknown.append(f"PTX line {line}: a global store to an address unknown at trace time (it could hit C)")
+    if fr.overlaps:
+        line = next(iter(fr.overlaps.values()))
+        unknown.append(f"PTX line {line}: a global store to memory another thread of the launch loads (what that "
+                       "thread reads depends on the order, which the trace does not model)")
     complete = not unknown
     refuted = [f for f in findings if f.verdict == "refuted"]
     if not complete:
         refuted = [f for f in refuted if f.kind not in ("store", "duplicate")]
+    if fr.sync_unmodelled:  # the kernel may order these stores in ways the check does not see
+        refuted = [f for f in refuted if f.kind != "global race"]
     refuted.sort(key=lambda f: ORDER.get(f.kind, 9))
     operand_level = [f for f in refuted if ORDER.get(f.kind, 9) < ORDER["race"]]
     if operand_level:

@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from layoutalg.errors import KernelError
 from layoutalg.kernel.args import pack_params
 from layoutalg.kernel.dataflow.memory import GlobalWrites
@@ -50,9 +52,14 @@ class LaunchFlow:
 
     writes: GlobalWrites = field(default_factory=GlobalWrites)
     unknown_stores: dict[int, int] = field(default_factory=dict)
+    overlaps: dict[int, int] = field(default_factory=dict)
 
     def unknown_store(self, op: Any) -> None:
         self.unknown_stores[op.index] = op.ins.line
+
+    def read_then_written(self, op: Any) -> None:
+        """A global store to memory another thread of the launch loaded: their order decides what it read."""
+        self.overlaps[op.index] = op.ins.line
 
 
 @dataclass
@@ -68,6 +75,7 @@ class FlowResult:
     sync_unmodelled: dict[int, str]
     data_dependent: list[Incident]
     unknown_stores: dict[int, int]
+    overlaps: dict[int, int]
     samples: dict[int, Samples]
     traced_ctas: list[tuple[int, int, int]]
     whole_grid: bool
@@ -127,6 +135,7 @@ def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATC
                               launch.step_budget)
         state = FlowState(machine, fn.registers, consumer, first_batch=first == 0)
         state.launch = shared_run  # type: ignore[attr-defined]
+        state.launch_thread = first * geom.slots + np.arange(geom.n, dtype=np.int64)  # type: ignore[attr-defined]
         machine.flow = state
         ops = decode(image, machine)
         ctx = _context(image, machine)
@@ -158,7 +167,8 @@ def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATC
                                                                                key=lambda r: (r.second, r.first)),
                       unfollowed=unfollowed, sync_unmodelled=sync_unmodelled,
                       data_dependent=sorted(data_dep.values(), key=lambda d: d.line),
-                      unknown_stores=dict(shared_run.unknown_stores), samples=samples, traced_ctas=list(chosen),
+                      unknown_stores=dict(shared_run.unknown_stores), overlaps=dict(shared_run.overlaps),
+                      samples=samples, traced_ctas=list(chosen),
                       whole_grid=launch.ctas is None or len(chosen) == launch.grid[0] * launch.grid[1] * launch.grid[2],
                       steps=steps, seconds=time.perf_counter() - start)
 

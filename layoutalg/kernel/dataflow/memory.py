@@ -34,10 +34,40 @@ from layoutalg.kernel.ptx.nodes import TYPE_BYTES, Imm, Instruction, Reg, Sink, 
 
 
 class GlobalWrites:
-    """Which 2-byte units of each global buffer this launch has stored to (a growing bitmap per buffer)."""
+    """Which 2-byte units of each global buffer this launch has stored to (a growing bitmap per buffer),
+    and which thread loaded each unit (0 none, -1 several, else 1 + the launch-wide thread id)."""
 
     def __init__(self) -> None:
         self.maps: dict[int, np.ndarray] = {}
+        self.loaders: dict[int, np.ndarray] = {}
+
+    def note_loads(self, buf: np.ndarray, off: np.ndarray, thread: np.ndarray) -> None:
+        for b in np.unique(buf):
+            if b < 0:
+                continue
+            sel = buf == b
+            u, who = off[sel] >> 1, thread[sel] + 1
+            keep = u >= 0
+            u, who = u[keep], who[keep]
+            if u.size == 0:
+                continue
+            cur = _grown(self.loaders.get(int(b)), int(u.max()) + 1, np.int64)
+            old = cur[u]
+            cur[u] = np.where((old == 0) | (old == who), who, -1)
+            dup_first, dup_other = _collisions(u, who)
+            cur[dup_first] = np.where(dup_other, -1, cur[dup_first])
+            self.loaders[int(b)] = cur
+
+    def loaded_by_others(self, buf: np.ndarray, off: np.ndarray, thread: np.ndarray) -> bool:
+        for b, loaders in self.loaders.items():
+            sel = buf == b
+            if sel.any():
+                u = off[sel] >> 1
+                inside = (u >= 0) & (u < loaders.size)
+                who = loaders[np.where(inside, u, 0)]
+                if (inside & (who != 0) & (who != thread[sel] + 1)).any():
+                    return True
+        return False
 
     def add(self, buf: np.ndarray, off: np.ndarray) -> None:
         for b in np.unique(buf):
@@ -65,6 +95,24 @@ class GlobalWrites:
                 inside = (u >= 0) & (u < bitmap.size)
                 out[sel] = inside & bitmap[np.where(inside, u, 0)]
         return out
+
+
+def _grown(arr: np.ndarray | None, top: int, dtype: Any) -> np.ndarray:
+    cur = np.zeros(0, dtype=dtype) if arr is None else arr
+    if top > cur.size:
+        grown = np.zeros(max(top, 2 * cur.size), dtype=dtype)
+        grown[:cur.size] = cur
+        cur = grown
+    return cur
+
+
+def _collisions(u: np.ndarray, who: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Units loaded by several threads within one instruction: (unit, True) for each such unit."""
+    order = np.lexsort((who, u))
+    us, ws = u[order], who[order]
+    same_unit = us[1:] == us[:-1]
+    other = same_unit & (ws[1:] != ws[:-1])
+    return us[1:][other], np.ones(int(other.sum()), dtype=bool)
 
 
 def _items(op_: Any) -> list[Any]:
@@ -129,7 +177,10 @@ def global_tags(m: Any, op: Op, lanes: np.ndarray, addr: Any, nbytes: int) -> np
     bad = (tags < 0) | ~ok[:, None] | (buf[:, None] < 0)
     if nbytes == 1:
         bad |= True
-    written = f.launch.writes.hit(np.repeat(buf, u), (off[:, None] + 2 * np.arange(u)[None, :]).reshape(-1))
+    flat_off = (off[:, None] + 2 * np.arange(u)[None, :]).reshape(-1)
+    written = f.launch.writes.hit(np.repeat(buf, u), flat_off)
+    sel = np.repeat(ok & (buf >= 0), u)
+    f.launch.writes.note_loads(np.repeat(buf, u)[sel], flat_off[sel], np.repeat(f.launch_thread, u)[sel])
     tags = np.where(written.reshape(-1, u), tg.opaque(op.index, tg.W_WRITTEN), tags)
     why = tg.W_BYTE if nbytes == 1 else tg.W_GLOBAL_ADDR
     tags = np.where(bad, tg.opaque(op.index, why), tags)
@@ -286,6 +337,8 @@ def st_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
         buf, off = decode_global(a[th].astype(np.uint64))
         u = vals.shape[1]
         offs = off[:, None] + 2 * np.arange(u)[None, :]
+        if f.launch.writes.loaded_by_others(np.repeat(buf, u), offs.reshape(-1), np.repeat(f.launch_thread[th], u)):
+            f.launch.read_then_written(op)
         f.launch.writes.add(np.repeat(buf, u), offs.reshape(-1))
         if f.consumer is not None:
             f.consumer.global_store(m, op, th, buf, offs, vals[th], ew)
@@ -391,12 +444,19 @@ def cp_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
 
 
 def forget_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
-    """An instruction whose shared-memory writes and synchronisation the model does not follow."""
+    """An instruction whose shared-memory writes and synchronisation the model does not follow (and whose
+    global writes, for atomics and bulk copies to global memory, are listed as unknown stores)."""
+    space = state_space(ins)
+    spaces = [p.split("::")[0] for p in ins.parts[2:] if p.split("::")[0] in ("shared", "global")]
+    writes_global = (ins.root in ("atom", "red") and space in ("global", None)) or \
+        (ins.root == "cp" and "bulk" in ins.parts and spaces[:1] == ["global"])
     def run(m: Any, mask: Any) -> None:
         f = m.flow
         lanes = f.lanes(m, mask)
         f.note_unfollowed(op, "its shared-memory effects are not followed")
         f.sync_unmodelled.setdefault(op.index, ins.opcode)
+        if writes_global:
+            f.launch.unknown_store(op)
         if op.writes_shared:
             f.shared.forget(op.index, f.geom.cta_index[lanes], tg.W_SMEM_WRITE)
         f.regs.set_opaque(list(op.dests), tg.opaque(op.index, tg.W_UNMODELLED), lanes)

@@ -74,6 +74,7 @@ class MmaChecker:
         self.c_tag = np.full(self.c_units, tg.NONE, dtype=np.int64)
         self.c_op = np.full(self.c_units, -1, dtype=np.int64)
         self.c_who = np.full((self.c_units, 5), -1, dtype=np.int64)  # cta x, y, z, warp, lane
+        self.c_clock = np.zeros(self.c_units, dtype=np.int64)  # the storing warp's clock (see .ordering)
         self.c_outside = 0
 
     def batch(self, state: Any, first: int) -> None:
@@ -426,9 +427,36 @@ class MmaChecker:
         k, u = o.shape
         u_flat, v_flat = unit.reshape(-1), v.reshape(-1)
         sel = inside.reshape(-1)
-        self.c_tag[u_flat[sel]] = v_flat[sel]
-        self.c_op[u_flat[sel]] = op.index
-        self.c_who[u_flat[sel]] = np.repeat(who, u, axis=0)[sel]
+        units, vals, whos = u_flat[sel], v_flat[sel], np.repeat(who, u, axis=0)[sel]
+        cta_i, warp_i = np.repeat(g.cta_index[th], u)[sel], np.repeat(g.warpid[th], u)[sel]
+        self._unordered_stores(op, units, vals, whos, cta_i, warp_i)
+        self.c_tag[units] = vals
+        self.c_op[units] = op.index
+        self.c_who[units] = whos
+        self.c_clock[units] = self.state.clocks.vc[cta_i, warp_i, warp_i]
+
+    def _unordered_stores(self, op: Any, units: np.ndarray, vals: np.ndarray, whos: np.ndarray, cta_i: np.ndarray,
+                          warp_i: np.ndarray) -> None:
+        """Two stores of different values to one unit of C with nothing ordering them (other CTAs, or warps
+        of one CTA with no barrier between): the final value is whichever lands last."""
+        prev = self.c_op[units] >= 0
+        differ = prev & (self.c_tag[units] != vals)
+        if not differ.any():
+            return
+        old = self.c_who[units]
+        other_cta = (old[:, :3] != whos[:, :3]).any(axis=1)
+        same_cta_other_warp = ~other_cta & (old[:, 3] != whos[:, 3])
+        knows = self.state.clocks.knows(cta_i, warp_i, np.where(same_cta_other_warp, old[:, 3], -1))
+        unordered = differ & (other_cta | (same_cta_other_warp & ~(knows > self.c_clock[units])))
+        if unordered.any():
+            j = int(np.flatnonzero(unordered)[0])
+            first = self.fn.body[int(self.c_op[units[j]])]
+            self._find("refuted", "global race", op.index,
+                       f"bytes {2 * int(units[j])}..{2 * int(units[j]) + 1} of C are stored by PTX line {first.line} "
+                       f"(CTA {tuple(int(x) for x in old[j, :3])} warp {int(old[j, 3])} lane {int(old[j, 4])}) and by "
+                       f"PTX line {op.ins.line} (CTA {tuple(int(x) for x in whos[j, :3])} warp {int(whos[j, 3])} lane "
+                       f"{int(whos[j, 4])}) with different values and nothing ordering the two stores",
+                       line=op.ins.line, opcode=op.ins.opcode, first_line=first.line)
 
     # ------------------------------------------------------------------ the end
     def verdict_findings(self, whole_grid: bool) -> list[Finding]:

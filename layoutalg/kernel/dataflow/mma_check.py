@@ -217,12 +217,13 @@ class MmaChecker:
             t = int(threads[w * 32 + lane])
             reg = form.regs["C"][e * form.ue["C"] // 2]
             verdict = "unknown" if tg.kind(int(gc[w, lane, e, 0])) == tg.K_OPAQUE else "refuted"
+            held = self.describe_group(gc[w, lane, e], form.ue["C"])
+            if held.startswith("an untagged value"):
+                held = _untagged_value(read(reg), t, e, form.ue["C"])
             self._find(verdict, "accumulator", op.index,
-                       f"PTX line {ins.line}: the C input of element c{e} in lane {lane} is "
-                       f"{self.describe_group(gc[w, lane, e], form.ue['C'])}, not the accumulator of "
-                       f"C({int(crow[w, lane, e])}, {int(ccol[w, lane, e])}) or zero", line=ins.line,
-                       opcode=ins.opcode, **self._where(t), operand="C", register=reg, element=e,
-                       held=self.describe_group(gc[w, lane, e], form.ue["C"]),
+                       f"PTX line {ins.line}: the C input of element c{e} in lane {lane} is {held}, not the "
+                       f"accumulator of C({int(crow[w, lane, e])}, {int(ccol[w, lane, e])}) or zero", line=ins.line,
+                       opcode=ins.opcode, **self._where(t), operand="C", register=reg, element=e, held=held,
                        expected=f"the accumulator of C({int(crow[w, lane, e])}, {int(ccol[w, lane, e])}) or 0")
             bad |= c_bad.any(axis=(1, 2))
         kin = np.clip(np.minimum(ka + kt, self.K) - np.maximum(ka, 0), 0, None)
@@ -535,6 +536,21 @@ def pack_origin(o0: Any, o1: Any) -> Any:
 def unpack_origin(key: Any) -> tuple[Any, Any]:
     key = np.asarray(key, dtype=np.int64)
     return (key >> 32) - _BIAS, (key & np.int64(0xFFFF_FFFF)) - _BIAS
+
+
+def _untagged_value(value: Any, thread: int, element: int, ue: int) -> str:
+    """An untagged register element in words: its value when the trace knows it."""
+    bits = np.asarray(value.bits, dtype=np.uint64)
+    known = np.asarray(value.known, dtype=bool)
+    b = int(bits if bits.ndim == 0 else bits[thread])
+    k = bool(known if known.ndim == 0 else known[thread])
+    if not k:
+        return "an untagged value unknown at trace time (uninitialised, or computed from such a value)"
+    if ue == 2:
+        f = float(np.array([b & 0xFFFF_FFFF], dtype=np.uint32).view(np.float32)[0])
+        return f"the constant {f!r} (bits {b & 0xFFFF_FFFF:#010x}), not loaded from A or B"
+    h = (b >> (16 * (element % 2))) & 0xFFFF
+    return f"the constant {float(np.array([h], dtype=np.uint16).view(np.float16)[0])!r} (bits {h:#06x})"
 
 
 def _undefined() -> Any:

@@ -129,8 +129,8 @@ def float_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
         lanes = f.lanes(m, mask)
         for e in range(n_elem):
             groups = [_group_rows(p, m.n, e, ue) for p in planes]
-            got = f.consumer.fma(m, op, lanes, groups, c_reader, e, ue) if product and f.consumer is not None \
-                else None
+            got = f.consumer.fma(m, op, lanes, groups, c_reader, e, ue, planes) \
+                if product and f.consumer is not None else None
             if got is None:
                 res = elementwise(groups, ue, op.index, buffers)
             else:

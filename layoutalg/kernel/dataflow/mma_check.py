@@ -57,6 +57,7 @@ class MmaChecker:
         self.elem_keys: list[np.ndarray] = []
         self.state: Any = None
         self.cta_offset = 0
+        self._decode_cache: dict[tuple[int, int, int], tuple[Any, Any]] = {}
 
     # ------------------------------------------------------------------ driver hooks
     def begin(self, fn: Any, params: Any, launch: Any) -> None:
@@ -296,27 +297,50 @@ class MmaChecker:
         return o0, o1, bad
 
     # ------------------------------------------------------------------ fma
+    def _decoded(self, plane: np.ndarray | None, e: int, ue: int) -> tuple[np.ndarray, ...] | None:
+        """(in A, row, col, in B, row, col) of element ``e`` of a register plane, cached per plane object (a
+        loaded factor feeds many fma)."""
+        if plane is None:
+            return None
+        key = (id(plane), e, ue)
+        hit = self._decode_cache.get(key)
+        if hit is not None and hit[0] is plane:
+            return hit[1]  # type: ignore[no-any-return]
+        group = plane[:, e * ue:(e + 1) * ue]
+        if group.shape[1] < ue:
+            return None
+        out = []
+        for spec in (self.a, self.b):
+            r, c, ok = self._operand(spec, group, ue)
+            out += [ok, r, c]
+        if len(self._decode_cache) > 512:
+            self._decode_cache.clear()
+        self._decode_cache[key] = (plane, tuple(out))
+        return tuple(out)
+
     def fma(self, m: Any, op: Any, lanes: np.ndarray, groups: list[np.ndarray], c_reader: Any, e: int,
-            ue: int) -> tuple[np.ndarray, np.ndarray] | None:
+            ue: int, planes: list[Any] | None = None) -> tuple[np.ndarray, np.ndarray] | None:
         """Element ``e`` of an fma/mad: lanes whose factors are an A and a B element are k-products;
         returns (result units, which lanes were products) or None when no lane is one."""
-        ga, gb, gc = groups
-        _n1, _a1, a_glob, a_first = classify(ga)
-        _n2, _a2, b_glob, b_first = classify(gb)
-        a_buf, b_buf = tg.glob_buf(a_first), tg.glob_buf(b_first)
-        ab, bb = self.a.buffer, self.b.buffer
-        straight = lanes & a_glob & b_glob & (a_buf == ab) & (b_buf == bb)
-        swapped = lanes & a_glob & b_glob & (a_buf == bb) & (b_buf == ab) & ~straight
+        gc = groups[2]
+        if planes is not None:
+            da, db = self._decoded(planes[0], e, ue), self._decoded(planes[1], e, ue)
+        else:
+            da, db = self._decoded(groups[0], 0, ue), self._decoded(groups[1], 0, ue)
+        if da is None or db is None:
+            return None
+        a_in_a, ra, ca, a_in_b, rb2, cb2 = da
+        b_in_a, ra2, ca2, b_in_b, rb, cb = db
+        straight = lanes & a_in_a & b_in_b
+        swapped = lanes & b_in_a & a_in_b & ~straight
         prod = straight | swapped
         if not prod.any():
             return None
         if not (self._element_size("A", 2 * ue, op) and self._element_size("B", 2 * ue, op)):
             return np.full((m.n, ue), tg.opaque(op.index, tg.W_MMA), dtype=np.int64), prod
-        shift = 1 if ue == 1 else 2
-        a_el = np.where(straight, a_first, b_first) & _M40
-        b_el = np.where(straight, b_first, a_first) & _M40
-        mm, k1, ok_a = self.a.coordinate(np.where(prod, a_el >> shift, -1))
-        k2, nn, ok_b = self.b.coordinate(np.where(prod, b_el >> shift, -1))
+        mm, k1 = np.where(straight, ra, ra2), np.where(straight, ca, ca2)
+        k2, nn = np.where(straight, rb, rb2), np.where(straight, cb, cb2)
+        ok_a = ok_b = prod
         cv = c_reader(m)
         bits = np.broadcast_to(np.asarray(cv.bits, dtype=np.uint64), (m.n,))
         unit = (bits >> np.uint64(16 * e * ue)) & np.uint64((1 << (16 * ue)) - 1)

@@ -190,3 +190,15 @@ def test_hand_written_kernels_smem_layouts_are_their_source_layouts(name, a, b, 
         assert _functions_equal(x.as_layout(), want[x.matrix]), x.describe()
         seen.add(x.matrix)
     assert seen == {"A", "B", "C"}
+
+
+def test_a_recovered_layout_goes_to_prove_as_a_theorem_about_the_cute_layout():
+    from layoutalg.prove import equivalent
+
+    atom = composition(Swizzle(3, 3, 3), Layout((8, (8, 8)), (8, (1, 64))))
+    r = check("cute_tutorial_hgemm_tn_256x256x256", ctas=[(0, 0)])
+    ldsm = next(x for x in r.layouts() if x.opcode.startswith("ldmatrix") and x.matrix == "A")
+    proof = equivalent(ldsm.as_layout(), tile_to_shape(atom, (128, 64, 3)))
+    assert proof.status == "proved"
+    wrong = equivalent(ldsm.as_layout(), tile_to_shape(composition(Swizzle(2, 3, 3), atom.inner), (128, 64, 3)))
+    assert wrong.status == "refuted"

@@ -19,7 +19,7 @@ from layoutalg.errors import KernelError
 from layoutalg.kernel.args import pack_params
 from layoutalg.kernel.dataflow.memory import GlobalWrites
 from layoutalg.kernel.dataflow.rules import install
-from layoutalg.kernel.dataflow.shared import Race
+from layoutalg.kernel.dataflow.shared import BYTES_PER_UNIT, BYTES_PER_UNIT_AND_WARP, Race
 from layoutalg.kernel.dataflow.state import FlowMachine, FlowState, Samples
 from layoutalg.kernel.interp.geometry import Geometry, all_ctas, check_ctas, dim3
 from layoutalg.kernel.interp.program import build_image, decode
@@ -29,6 +29,7 @@ from layoutalg.kernel.records import Incident, Recorder
 from layoutalg.kernel.source import load_ptx, select_entry
 
 DEFAULT_BATCH_THREADS = 1 << 12
+MAX_SHARED_STATE = 1 << 28  # bytes of shared-memory tags and race metadata per batch
 
 
 @dataclass
@@ -115,7 +116,9 @@ def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATC
     _check_launch(fn, launch.block, image, launch.arch, launch.dynamic_smem)
     chosen = launch.ctas if launch.ctas is not None else all_ctas(launch.grid)
     threads_per_cta = 32 * -(-(launch.block[0] * launch.block[1] * launch.block[2]) // 32)
-    per_batch = max(1, batch_threads // threads_per_cta)
+    units = -(-max(1, image.shared.size) // 2)
+    per_cta = units * (BYTES_PER_UNIT + BYTES_PER_UNIT_AND_WARP * threads_per_cta // 32)
+    per_batch = max(1, min(batch_threads // threads_per_cta, MAX_SHARED_STATE // per_cta))
     shared_run = LaunchFlow()
     races: dict[tuple[str, int, int], Race] = {}
     unfollowed: dict[int, str] = {}

@@ -34,6 +34,10 @@ class Race:
     count: int = 1
 
 
+BYTES_PER_UNIT_AND_WARP = 8  # r_clock + r_op
+BYTES_PER_UNIT = 24  # tag, w_warp, w_clock, w_op, w_async
+
+
 class SharedTags:
     """Tags and race metadata of every traced CTA's shared memory (see the module doc)."""
 
@@ -44,10 +48,10 @@ class SharedTags:
         shape = (n_ctas, self.units)
         self.tag = np.full(shape, tg.NONE, dtype=np.int64)
         self.w_warp = np.full(shape, -1, dtype=np.int32)
-        self.w_clock = np.zeros(shape, dtype=np.int64)
+        self.w_clock = np.zeros(shape, dtype=np.int32)
         self.w_op = np.full(shape, -1, dtype=np.int32)
-        self.w_async = np.full(shape, -1, dtype=np.int64)
-        self.r_clock = np.full((n_ctas, warps_per_cta, self.units), -1, dtype=np.int64)
+        self.w_async = np.full(shape, -1, dtype=np.int32)
+        self.r_clock = np.full((n_ctas, warps_per_cta, self.units), -1, dtype=np.int32)
         self.r_op = np.full((n_ctas, warps_per_cta, self.units), -1, dtype=np.int32)
         self.clocks = clocks
         self.races: dict[tuple[str, int, int], Race] = {}

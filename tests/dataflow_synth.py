@@ -398,3 +398,74 @@ def async_kernel(wait: str | None, barrier: bool, other: bool, groups: int = 1) 
     out += [f"  xor.b32 %r4, %r1, {32 if other else 0};", "  mad.lo.u32 %r5, %r4, 4, %r2;",
             f"  ld.shared.u32 %r6, [%r5+{last}];", "  ret;\n}\n"]
     return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- scalar fma GEMM
+FM, FN, FK = 4, 8, 8  # one warp, lane = m * 8 + n computes C[m][n] = sum_k A[m][k] * B[k][n] with f32 fma
+
+
+def fma_kernel(mutations: list[tuple]) -> str:
+    """Mutations: ("a", k, lane, m, kk) / ("b", k, lane, kk, n): that lane's factor k loads another element;
+    ("skip", k) / ("dup", k): the k-th fma is left out / done twice; ("store", lane, pos): lane stores to C[pos]."""
+    out = [HEADER, ".visible .entry synth_fma(.param .u64 pA, .param .u64 pB, .param .u64 pC)\n{",
+           "  .reg .pred %p<8>;", "  .reg .b32 %r<2048>;", "  .reg .f32 %f<64>;", "  .reg .b64 %rd<256>;",
+           "  ld.param.u64 %rd1, [pA];", "  ld.param.u64 %rd2, [pB];", "  ld.param.u64 %rd3, [pC];",
+           "  mov.u32 %r1, %laneid;", "  mov.f32 %f0, 0f00000000;"]
+    nr, nd = [10], [10]
+
+    def table(values: list[int]) -> str:
+        acc = f"%r{nr[0]}"
+        out.append(f"  mov.u32 {acc}, {values[0]};")
+        nr[0] += 1
+        for lane in range(1, 32):
+            out.append(f"  setp.eq.u32 %p1, %r1, {lane};")
+            out.append(f"  selp.b32 %r{nr[0]}, {values[lane]}, {acc}, %p1;")
+            acc = f"%r{nr[0]}"
+            nr[0] += 1
+        return acc
+
+    def load(base: str, offsets: list[int], dst: str) -> None:
+        r = table(offsets)
+        out.append(f"  mul.wide.u32 %rd{nd[0]}, {r}, 4;")
+        out.append(f"  add.s64 %rd{nd[0] + 1}, {base}, %rd{nd[0]};")
+        out.append(f"  ld.global.f32 {dst}, [%rd{nd[0] + 1}];")
+        nd[0] += 2
+
+    acc = "%f0"
+    f = [1]
+    for k in range(FK):
+        a_off, b_off = [], []
+        for lane in range(32):
+            m, n = divmod(lane, FN)
+            am, ak = next(((x[3], x[4]) for x in mutations if x[0] == "a" and x[1:3] == (k, lane)), (m, k))
+            bk, bn = next(((x[3], x[4]) for x in mutations if x[0] == "b" and x[1:3] == (k, lane)), (k, n))
+            a_off.append(am * FK + ak)
+            b_off.append(bk * FN + bn)
+        fa, fb = f"%f{f[0]}", f"%f{f[0] + 1}"
+        f[0] += 2
+        load("%rd1", a_off, fa)
+        load("%rd2", b_off, fb)
+        reps = 0 if ("skip", k) in mutations else (2 if ("dup", k) in mutations else 1)
+        for _ in range(reps):
+            nxt = f"%f{f[0]}"
+            f[0] += 1
+            out.append(f"  fma.rn.f32 {nxt}, {fa}, {fb}, {acc};")
+            acc = nxt
+    pos = [next((x[2] for x in mutations if x[0] == "store" and x[1] == lane), lane) for lane in range(32)]
+    r = table(pos)
+    out += [f"  mul.wide.u32 %rd200, {r}, 4;", "  add.s64 %rd201, %rd3, %rd200;", f"  st.global.f32 [%rd201], {acc};",
+            "  ret;\n}\n"]
+    return "\n".join(out)
+
+
+def random_fma_mutation(rng: random.Random) -> tuple:
+    kind = rng.choice(["a", "b", "skip", "dup", "store"])
+    k, lane = rng.randrange(FK), rng.randrange(32)
+    m, n = divmod(lane, FN)
+    if kind == "a":
+        return ("a", k, lane, *rng.choice([(mm, kk) for mm in range(FM) for kk in range(FK) if (mm, kk) != (m, k)]))
+    if kind == "b":
+        return ("b", k, lane, *rng.choice([(kk, nn) for kk in range(FK) for nn in range(FN) if (kk, nn) != (k, n)]))
+    if kind == "store":
+        return ("store", lane, rng.choice([p for p in range(32) if p != lane]))
+    return (kind, k)

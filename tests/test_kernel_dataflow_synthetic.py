@@ -201,3 +201,20 @@ def test_an_operand_address_loaded_from_global_memory_makes_the_check_unknown():
     assert "%rd501" in text
     r = check_mma(trace(parse_module(text), block=32), **SPECS)
     assert r.verdict == "unknown" and "address is unknown" in r.reason
+
+
+FMA_SPECS = {"a": "pA@(4,8):(8,1)", "b": "pB@(8,8):(8,1)", "c": "pC@(4,8):(8,1)"}
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_scalar_fma_gemm_is_proved_exactly_when_unmutated(seed):
+    from dataflow_synth import fma_kernel, random_fma_mutation
+
+    rng = random.Random(77 + seed)
+    mutations = [] if seed % 4 == 0 else [random_fma_mutation(rng)]
+    r = check_mma(trace(parse_module(fma_kernel(mutations)), block=32), **FMA_SPECS)
+    assert r.verdict == ("refuted" if mutations else "proved"), (mutations, r.reason)
+    if mutations and mutations[0][0] in ("a", "b"):  # the mutated lane's product at that k is the counterexample
+        assert (r.counterexample["kind"], r.counterexample["lane"]) == ("fma", mutations[0][2]), (mutations, r.reason)
+    if mutations and mutations[0][0] == "dup":
+        assert r.counterexample["kind"] == "duplicate"

@@ -349,18 +349,22 @@ class MmaChecker:
             zero &= np.broadcast_to(np.asarray(cv.known, dtype=bool), (m.n,))
         zero |= (gc == tg.ZERO).all(axis=1)
         c_none, c_acc, _g, c_first = classify(gc)
-        c_ok = (c_none & zero) | (c_acc & ((c_first & _M40) == (mm | (nn << 20))) & (((c_first >> 58) & 1) == 0))
+        mn = mm | (nn << 20)
+        c_ok = (c_none & zero) | (c_acc & ((c_first & (_M40 | np.int64(1 << 58))) == mn))  # same (m, n), not derived
         depth = np.where(c_acc, (c_first >> 40) & 0xFFFF, 0) + 1
-        bad = prod & ((k1 != k2) | ~c_ok | ~ok_a | ~ok_b)
+        bad = prod & ((k1 != k2) | ~c_ok)
         if bad.any():
             self._fma_finding(m, op, int(np.flatnonzero(bad)[0]), mm, nn, k1, k2, gc, ok_a, ok_b, ue)
-        good = prod & ~bad
+            good = prod & ~bad
+        else:
+            good = prod
         self.fma_lanes += int(np.count_nonzero(good))
-        tags = tg.acc(mm, nn, np.minimum(depth, tg.MAX_DEPTH), 0, ue == 2)
-        units = tags[:, None] | (np.arange(ue, dtype=np.int64)[None, :] << 56) if ue == 2 else tags[:, None]
-        out = np.where(bad[:, None], tg.opaque(op.index, tg.W_MMA), units)
+        head = np.int64((tg.K_ACC << tg.KIND_SHIFT) | ((1 << 57) if ue == 2 else 0))
+        tags = head | (np.minimum(depth, tg.MAX_DEPTH) << 40) | mn
+        units = np.stack([tags, tags | np.int64(1 << 56)], axis=1) if ue == 2 else tags[:, None]
+        out = np.where(bad[:, None], tg.opaque(op.index, tg.W_MMA), units) if bad.any() else units
         if good.any():
-            self._count_elements(op, mm[good], nn[good], k1[good])
+            self._count_elements(op, mm[good], nn[good], k1[good], inside=True)
         return out, prod
 
     def _fma_finding(self, m: Any, op: Any, th: int, mm: Any, nn: Any, k1: Any, k2: Any, gc: Any, ok_a: Any,
@@ -402,19 +406,27 @@ class MmaChecker:
                              (n0[:, None] + nn.reshape(-1)[None]).reshape(-1),
                              (k0[:, None] + kk.reshape(-1)[None]).reshape(-1), counted=True)
 
-    def _count_elements(self, op: Any, mm: np.ndarray, nn: np.ndarray, kk: np.ndarray, counted: bool = False) -> None:
+    def _count_elements(self, op: Any, mm: np.ndarray, nn: np.ndarray, kk: np.ndarray, counted: bool = False,
+                        inside: bool = False) -> None:
+        """Count (m, n, k) products; ``inside``: the caller knows every coordinate lies in the problem."""
         if not counted:
             self.products += int(mm.size)
-        inside = (mm >= 0) & (mm < self.M) & (nn >= 0) & (nn < self.N) & (kk >= 0) & (kk < self.K)
-        keys = ((mm * self.N + nn) * self.K + kk)[inside]
+        keys = (mm * self.N + nn) * self.K + kk
+        if not inside:
+            keys = keys[(mm >= 0) & (mm < self.M) & (nn >= 0) & (nn < self.N) & (kk >= 0) & (kk < self.K)]
         if self.tile_counts is not None and self.elem_counts is None:
             self._tiles_to_elements()
         total = self.M * self.N * self.K
         if total <= MAX_COUNTERS:
             if self.elem_counts is None:
                 self.elem_counts = np.zeros(total, dtype=np.uint8)
-            np.add.at(self.elem_counts, keys, 1)
-            dup = self.elem_counts[keys] > 1
+            counts = self.elem_counts
+            ordered = np.sort(keys)
+            if (ordered[1:] == ordered[:-1]).any():
+                np.add.at(counts, keys, 1)  # a key twice in one step: count each
+            else:
+                counts[keys] += 1
+            dup = counts[keys] > 1
         else:
             self.elem_keys.append(keys)
             dup = np.zeros(keys.size, dtype=bool)

@@ -137,8 +137,8 @@ def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATC
         machine = FlowMachine(geom, image.shared, image.local_size, image.params, image.dynamic_smem, rec,
                               launch.step_budget)
         state = FlowState(machine, fn.registers, consumer, first_batch=first == 0)
-        state.launch = shared_run  # type: ignore[attr-defined]
-        state.launch_thread = first * geom.slots + np.arange(geom.n, dtype=np.int64)  # type: ignore[attr-defined]
+        state.launch = shared_run
+        state.launch_thread = first * geom.slots + np.arange(geom.n, dtype=np.int64)
         machine.flow = state
         ops = decode(image, machine)
         ctx = _context(image, machine)

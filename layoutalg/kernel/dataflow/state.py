@@ -59,6 +59,8 @@ class FlowState:
         self.unfollowed: dict[int, str] = {}  # op index -> why its effect on tags is not followed
         self.sync_unmodelled: dict[int, str] = {}  # op index -> a synchronisation the race check ignores
         self.cta_warp = (g.cta_index.reshape(-1, 32)[:, 0], g.warpid.reshape(-1, 32)[:, 0])
+        self.launch: Any = None  # the LaunchFlow shared by the launch's batches (set by flow())
+        self.launch_thread = np.arange(self.n, dtype=np.int64)  # launch-wide thread ids (set by flow())
 
     # ------------------------------------------------------------------ helpers for rules
     def lanes(self, m: Any, mask: Any) -> np.ndarray:
@@ -133,5 +135,10 @@ class FlowMachine(Machine):
 
     def _unknown_guard(self, op: Any, lanes: np.ndarray) -> None:
         super()._unknown_guard(op, lanes)
-        if op.kind != "bra":
-            self.flow.regs.set_opaque(op.dests, tg.opaque(op.index, tg.W_GUARD), lanes)
+        if op.kind == "bra":
+            return
+        self.flow.regs.set_opaque(op.dests, tg.opaque(op.index, tg.W_GUARD), lanes)
+        if op.writes_shared:
+            self.flow.shared.forget(op.index, self.geom.cta_index[lanes], tg.W_GUARD)
+        if op.ins.root in ("st", "red", "atom") and not any(p.startswith("shared") for p in op.ins.parts):
+            self.flow.launch.unknown_store(op)  # a store to global memory that may or may not happen

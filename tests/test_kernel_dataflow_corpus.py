@@ -18,8 +18,7 @@ import pytest
 
 from layoutalg import Layout, Swizzle, composition
 from layoutalg.atoms.smem import tile_to_shape
-from layoutalg.kernel import trace
-from layoutalg.kernel import check_mma
+from layoutalg.kernel import check_mma, trace
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(ROOT, "tests", "data", "kernels")

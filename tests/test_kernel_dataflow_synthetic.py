@@ -14,8 +14,7 @@ import random
 import pytest
 from dataflow_synth import mma_kernel, mma_truth, race_kernel, race_truth, random_mma_case, random_race_case
 
-from layoutalg.kernel import trace
-from layoutalg.kernel import check_mma
+from layoutalg.kernel import check_mma, trace
 from layoutalg.kernel.ptx import parse_module
 
 SPECS = {"a": "pA@(16,32):(32,1)", "b": "pB@(32,8):(8,1)", "c": "pC@(16,8):(8,1)"}

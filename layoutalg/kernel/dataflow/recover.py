@@ -190,13 +190,15 @@ def recover(fr: Any, checker: Any) -> list[RecoveredLayout]:
         rec.tile = (t0, t1)
         fit, note = pooled[(d.role, direction)]
         lines = [fr.fn.body[x.op].line for x in by_role[d.role] if _direction(fr, x.op) == direction]
+        group = [x for x in by_role[d.role] if _direction(fr, x.op) == direction]
+        width = _epoch_width(group, geometry[d.role][4]) if d.role != "C" else 0
         if fit is not None and _agrees(fit, d, geometry[d.role], d.role):
-            _fill(rec, fit, d, geometry[d.role], d.role)
+            _fill(rec, fit, d, geometry[d.role], d.role, width)
             rec.lines = lines
         else:
             own, own_note = _fit([d], geometry[d.role], d.role)
             if own is not None:
-                _fill(rec, own, d, geometry[d.role], d.role)
+                _fill(rec, own, d, geometry[d.role], d.role, _epoch_width([d], geometry[d.role][4]))
                 rec.own = True
                 rec.note = "differs from the other " + ("reads" if direction == "read" else "writes") + \
                     f" of {d.role}" if fit is not None else ""
@@ -315,7 +317,7 @@ def _first_of(inst: np.ndarray) -> np.ndarray:
     return first[invi]
 
 
-def _fill(rec: RecoveredLayout, fit: Fit, d: _Decoded, geom: tuple[int, ...], role: str) -> None:
+def _fill(rec: RecoveredLayout, fit: Fit, d: _Decoded, geom: tuple[int, ...], role: str, width: int = 0) -> None:
     stage = getattr(fit, "stage", None)
     layout = fit.layout
     if stage is not None:
@@ -325,7 +327,7 @@ def _fill(rec: RecoveredLayout, fit: Fit, d: _Decoded, geom: tuple[int, ...], ro
             rec.layout, rec.offset, rec.tile = grown, b0, rec.tile + (count,)
             rec.note = rec.note or fit.note
             if role != "C":
-                _merge_stages_into_k(rec)
+                _merge_stages_into_k(rec, width // geom[4])
             return
         stage = None
     if stage is None:
@@ -338,24 +340,37 @@ def _fill(rec: RecoveredLayout, fit: Fit, d: _Decoded, geom: tuple[int, ...], ro
     rec.note = rec.note or fit.note
 
 
-def _merge_stages_into_k(rec: RecoveredLayout) -> None:
-    """When the stage mode continues the K mode (``(16,2):(72,1152)`` is ``32:72``), fold it in: the tile
-    is then wider in K and the layout the same function of the (row, k, stage) index."""
+def _merge_stages_into_k(rec: RecoveredLayout, factor: int) -> None:
+    """The first ``factor`` stages continue the K mode when one barrier epoch touches ``factor`` times the
+    k-tile width (``(16,2):(72,1152)`` is ``32:72``): fold them into K, keep the rest as pipeline stages.
+    The layout stays the same function of the (row, k, stage) index."""
     from layoutalg.core import algebra
     from layoutalg.core.layout import Layout
 
     composed = isinstance(rec.layout, ComposedLayout)
     inner = rec.layout.inner if composed else rec.layout
     k, stage = inner[1], inner[2]
-    k_leaves = len(k.flat()) if hasattr(k, "flat") else 1
-    merged = algebra.coalesce(Layout((k.shape, stage.shape), (k.stride, stage.stride)))
-    leaves = merged.shape if isinstance(merged.shape, tuple) else (merged.shape,)
-    if len(leaves) > k_leaves:
+    count, step = int(stage.shape), int(stage.stride)
+    if factor <= 1 or count % factor:
         return
-    new = Layout((inner[0].shape, merged.shape), (inner[0].stride, merged.stride))
+    merged = algebra.coalesce(Layout((k.shape, factor), (k.stride, step)))
+    if count == factor:
+        new = Layout((inner[0].shape, merged.shape), (inner[0].stride, merged.stride))
+        rec.tile = (rec.tile[0], rec.tile[1] * factor)
+    else:
+        new = Layout((inner[0].shape, merged.shape, count // factor), (inner[0].stride, merged.stride, step * factor))
+        rec.tile = (rec.tile[0], rec.tile[1] * factor, count // factor)
     rec.layout = ComposedLayout(rec.layout.outer, 0, new) if composed else new
-    rec.tile = (rec.tile[0], rec.tile[1] * rec.tile[2])
-    rec.note = ""
+    rec.note = "" if count == factor else f"stages {count // factor} x {step * factor}"
+
+
+def _epoch_width(ds: list[_Decoded], t1: int) -> int:
+    """The most common k-width (aligned power-of-two block) the accesses of one barrier epoch touch."""
+    widths: dict[int, int] = {}
+    for lo, hi in _instance_ranges(np.concatenate([d.instance for d in ds]), np.concatenate([d.y for d in ds])):
+        w = max(t1, _block(lo, hi))
+        widths[w] = widths.get(w, 0) + 1
+    return max(widths, key=lambda w: (widths[w], -w)) if widths else t1
 
 
 def _stages_hold(grown: Any, b0: int, step: int, fit: Fit, d: _Decoded, geom: tuple[int, ...], role: str) -> bool:

@@ -210,3 +210,15 @@ def test_a_recovered_layout_goes_to_prove_as_a_theorem_about_the_cute_layout():
     assert proof.status == "proved"
     wrong = equivalent(ldsm.as_layout(), tile_to_shape(composition(Swizzle(2, 3, 3), atom.inner), (128, 64, 3)))
     assert wrong.status == "refuted"
+
+
+def test_an_epilogue_that_reads_c_for_beta_is_still_proved():
+    # beta = 1.0 (half bits 15360): the tutorial's axpby loads C, scales it and adds alpha * acc
+    launch = _launch("cute_tutorial_hgemm_tn_256x128x64")
+    args = {**launch["args"], "17": "15360"}
+    t = trace(os.path.join(CORPUS, "cute_tutorial_hgemm_tn_256x128x64", "kernel.ptx"), kernel=launch["kernel"],
+              grid=launch["grid"], block=launch["block"], args=args, dynamic_smem=launch["dynamic_smem"],
+              ctas=[(1, 0)])
+    specs = dict(s.split("=", 1) for s in launch["mma_check"])
+    r = check_mma(t, a=specs["A"], b=specs["B"], c=specs["C"])
+    assert r.verdict == "proved", r.reason

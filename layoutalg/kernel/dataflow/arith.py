@@ -66,12 +66,19 @@ def acc_units(identity: np.ndarray, ue: int, derived: bool) -> np.ndarray:
 
 
 def elementwise(groups: list[np.ndarray], ue_out: int, op_index: int, operand_buffers: set[int]) -> np.ndarray:
-    """Result units (k, ue_out) of an element-wise operation on source element groups (see the module doc)."""
+    """Result units (k, ue_out) of an element-wise operation on source element groups (see the module doc).
+
+    One accumulator among untagged and non-operand loaded elements: the accumulator, ``derived``.  No
+    accumulator and one non-operand loaded element of the same width (``beta * C``): that element,
+    ``derived``.  Anything else tagged: OPAQUE."""
     k = groups[0].shape[0]
     n_acc = np.zeros(k, dtype=np.int64)
+    n_glob = np.zeros(k, dtype=np.int64)
     bad = np.zeros(k, dtype=bool)
     any_tag = np.zeros(k, dtype=bool)
     ident = np.full(k, tg.NONE, dtype=np.int64)
+    g_ident = np.full(k, tg.NONE, dtype=np.int64)
+    same_width = True
     for g in groups:
         none, acc, glob, idn = classify(g)
         any_tag |= ~none
@@ -79,11 +86,18 @@ def elementwise(groups: list[np.ndarray], ue_out: int, op_index: int, operand_bu
         ident = np.where(acc, idn, ident)
         if operand_buffers:
             glob = glob & ~np.isin(tg.glob_buf(idn), list(operand_buffers))
+        n_glob += glob
+        g_ident = np.where(glob, idn, g_ident)
+        same_width = same_width and g.shape[1] == ue_out
         bad |= ~(none | acc | glob)
     out = np.where(any_tag[:, None], tg.opaque(op_index, tg.W_MIX), tg.NONE)
     good = (n_acc == 1) & ~bad
     if good.any():
         out = np.where(good[:, None], acc_units(ident, ue_out, True), out)
+    loaded = (n_acc == 0) & (n_glob == 1) & ~bad
+    if same_width and loaded.any():
+        units = (g_ident | np.int64(1 << 58))[:, None] + 2 * np.arange(ue_out, dtype=np.int64)[None, :]
+        out = np.where(loaded[:, None], units, out)
     return out
 
 

@@ -113,14 +113,15 @@ class MmaChecker:
                     (" (after element-wise arithmetic)" if der else ""))
         if glob[0]:
             buf, off = int(tg.glob_buf(t)), int(tg.glob_off(t))
+            tail = " (loaded, after element-wise arithmetic)" if tg.glob_derived(t) else ""
             for s in (self.a, self.b, self.c):
                 if buf == s.buffer and off % (2 * ue) == 0:
                     r, c, ok = s.coordinate(np.array([off // (2 * ue)]))
                     if ok[0]:
-                        return f"{s.role}({int(r[0])}, {int(c[0])})"
-                    return f"element {off // (2 * ue)} of {s.role}'s buffer (outside its layout)"
+                        return f"{s.role}({int(r[0])}, {int(c[0])}){tail}"
+                    return f"element {off // (2 * ue)} of {s.role}'s buffer (outside its layout){tail}"
             name = self.buffer_names[buf] if 0 <= buf < len(self.buffer_names) else f"buffer {buf}"
-            return f"bytes {off}..{off + 2 * ue - 1} of buffer {name}"
+            return f"bytes {off}..{off + 2 * ue - 1} of buffer {name}{tail}"
         if tg.kind(t) == tg.K_OPAQUE:
             op, why = (int(x) for x in tg.opaque_fields(t))
             ins = self.fn.body[op]
@@ -133,7 +134,8 @@ class MmaChecker:
         shape = groups.shape[:-1]
         flat = groups.reshape(-1, ue)
         _none, _acc, glob, first = classify(flat)
-        ok = glob & (tg.glob_buf(first) == spec.buffer) & (tg.glob_off(first) % (2 * ue) == 0)
+        ok = glob & (tg.glob_buf(first) == spec.buffer) & (tg.glob_off(first) % (2 * ue) == 0) & \
+            (tg.glob_derived(first) == 0)
         r, c, inside = spec.coordinate(np.where(ok, tg.glob_off(first) // (2 * ue), -1))
         ok &= inside
         return r.reshape(shape), c.reshape(shape), ok.reshape(shape)
@@ -515,6 +517,12 @@ class MmaChecker:
         _m, _n, _d, _part, wide, _der = tg.acc_fields(self.c_tag)
         widths = set(np.unique(wide[acc_units]).tolist())
         if not acc_units.any():
+            opaque = tg.kind(self.c_tag) == tg.K_OPAQUE
+            if opaque.any():
+                t = int(self.c_tag[np.flatnonzero(opaque)[0]])
+                out.append(Finding("unknown", "store", f"C receives {self.describe_group(np.array([t]), 1)} and no "
+                                   "accumulator the data flow followed"))
+                return out
             verdict = "refuted" if whole_grid else "unknown"
             out.append(Finding(verdict, "store", "no accumulator value is stored to C's buffer"))
             return out

@@ -7,7 +7,7 @@ local memory have one unit per 2 bytes.  Each unit carries a tag, an ``int64``:
 * ``ZERO`` (-2): a unit that is zero by construction (zero extension, a vacated shift position, a masked
   unit, cp.async's zero fill) even where the interpreter does not know the register's whole value;
 * ``GLOBAL``: the 2 bytes at byte offset ``off`` of global buffer ``buf``, as loaded (``buf`` 16 bits,
-  ``off`` 40 bits);
+  ``off`` 40 bits), or with ``derived`` after element-wise arithmetic (``beta * C``; never an operand);
 * ``ACC``: a unit of the accumulator of C element ``(m, n)`` after ``depth`` k-products, as an ``mma``
   (or an A x B ``fma``) left it.  ``wide`` says the accumulator is a 32-bit value (two units, ``part``
   0 low / 1 high), otherwise a 16-bit one; ``derived`` says it went through element-wise arithmetic or a
@@ -18,7 +18,7 @@ local memory have one unit per 2 bytes.  Each unit carries a tag, an ``int64``:
 Layout (bit 63 is never set, so every tag but ``NONE`` is >= 0)::
 
     kind  bits 60..62        GLOBAL 1, ACC 2, OPAQUE 3
-    GLOBAL: buf 40..55, off 0..39
+    GLOBAL: buf 40..55, off 0..39, derived 58
     ACC:    m 0..19, n 20..39, depth 40..55, part 56, wide 57, derived 58
     OPAQUE: op 0..31, why 32..39
 
@@ -77,6 +77,10 @@ def glob_buf(t: Any) -> Any:
 
 def glob_off(t: Any) -> Any:
     return np.asarray(t, dtype=np.int64) & _M40
+
+
+def glob_derived(t: Any) -> Any:
+    return (np.asarray(t, dtype=np.int64) >> 58) & 1
 
 
 def acc(m: Any, n: Any, depth: Any, part: Any = 0, wide: Any = False, derived: Any = False) -> Any:

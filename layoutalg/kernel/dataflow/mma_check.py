@@ -76,6 +76,7 @@ class MmaChecker:
         self.c_op = np.full(self.c_units, -1, dtype=np.int64)
         self.c_who = np.full((self.c_units, 5), -1, dtype=np.int64)  # cta x, y, z, warp, lane
         self.c_clock = np.zeros(self.c_units, dtype=np.int64)  # the storing warp's clock (see .ordering)
+        self.c_item = np.full(self.c_units, -1, dtype=np.int64)  # which source register of the store
         self.c_outside = 0
 
     def batch(self, state: Any, first: int) -> None:
@@ -473,6 +474,7 @@ class MmaChecker:
         self.c_op[units] = op.index
         self.c_who[units] = whos
         self.c_clock[units] = self.state.clocks.vc[cta_i, warp_i, warp_i]
+        self.c_item[units] = np.tile(np.arange(u) // max(1, ew // 2), k)[sel]
 
     def _unordered_stores(self, op: Any, units: np.ndarray, vals: np.ndarray, whos: np.ndarray, cta_i: np.ndarray,
                           warp_i: np.ndarray) -> None:
@@ -560,6 +562,9 @@ class MmaChecker:
                 msg = (f"C({r}, {c}) receives {held} (stored at PTX line {ins.line} by CTA ({cx}, {cy}, {cz}) warp "
                        f"{w} lane {lane}), not the accumulator of C({r}, {c}) after {self.K} k-products")
                 fields.update(line=ins.line, opcode=ins.opcode, cta=[cx, cy, cz], warp=w, lane=lane, held=held)
+                reg = _store_register(ins, int(self.c_item[u0]))
+                if reg:
+                    fields["register"] = reg
                 if tg.kind(int(tags[e, 0])) == tg.K_OPAQUE:
                     out.append(Finding("unknown", "store", msg, fields))
                     return out
@@ -580,6 +585,17 @@ def pack_origin(o0: Any, o1: Any) -> Any:
 def unpack_origin(key: Any) -> tuple[Any, Any]:
     key = np.asarray(key, dtype=np.int64)
     return (key >> 32) - _BIAS, (key & np.int64(0xFFFF_FFFF)) - _BIAS
+
+
+def _store_register(ins: Any, item: int) -> str | None:
+    """The name of source register ``item`` of a store instruction (None when it is not a register)."""
+    from layoutalg.kernel.ptx.nodes import Reg, Vec
+
+    if item < 0 or len(ins.operands) < 2:
+        return None
+    src = ins.operands[1]
+    items = list(src.items) if isinstance(src, Vec) else [src]
+    return items[item].name if item < len(items) and isinstance(items[item], Reg) else None
 
 
 def _untagged_value(value: Any, thread: int, element: int, ue: int) -> str:

@@ -595,7 +595,10 @@ def _store_register(ins: Any, item: int) -> str | None:
         return None
     src = ins.operands[1]
     items = list(src.items) if isinstance(src, Vec) else [src]
-    return items[item].name if item < len(items) and isinstance(items[item], Reg) else None
+    if item >= len(items):
+        return None
+    reg = items[item]
+    return reg.name if isinstance(reg, Reg) else None
 
 
 def _untagged_value(value: Any, thread: int, element: int, ue: int) -> str:

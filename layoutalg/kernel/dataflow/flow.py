@@ -17,7 +17,7 @@ import numpy as np
 
 from layoutalg.errors import KernelError
 from layoutalg.kernel.args import pack_params
-from layoutalg.kernel.dataflow.memory import GlobalWrites
+from layoutalg.kernel.dataflow.globalmem import GlobalWrites
 from layoutalg.kernel.dataflow.rules import install
 from layoutalg.kernel.dataflow.shared import BYTES_PER_UNIT, BYTES_PER_UNIT_AND_WARP, Race
 from layoutalg.kernel.dataflow.state import FlowMachine, FlowState, Samples

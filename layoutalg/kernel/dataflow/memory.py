@@ -1,14 +1,10 @@
-"""Rules of the memory instructions: ld/st in every state space, cp.async and its groups, atomics,
-and the instructions whose memory effects the model does not follow.
+"""Rules of the memory instructions: ld/st in every state space (global, shared, local, generic).
 
 * global loads tag each unit with (buffer, byte offset); a load whose address is unknown, or of
   memory this launch already wrote, gives OPAQUE units; global stores go to the consumer;
-* shared loads/stores/cp.async go through :class:`~.shared.SharedTags` (tags and the race check);
-  cp.async writes are pending until their group is waited for;
+* shared loads/stores go through :class:`~.shared.SharedTags` (tags and the race check);
 * local memory (spills, stack arrays) keeps per-thread tags;
-* atomics, TMA, ``wgmma``/``tcgen05``, ``mbarrier``: results OPAQUE, shared memory they may write
-  OPAQUE, and the synchronisation they may carry is listed (a race found then makes the verdict
-  "unknown" rather than "refuted").
+* cp.async and the unfollowed instructions are in :mod:`.asyncmem`.
 """
 
 from __future__ import annotations
@@ -18,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from layoutalg.kernel.dataflow import tags as tg
-from layoutalg.kernel.dataflow.rules import Rule, default_rule, rule
+from layoutalg.kernel.dataflow.rules import Rule, rule
 from layoutalg.kernel.interp.decode import Context, Op
 from layoutalg.kernel.interp.memops import element_type, state_space, vector_count
 from layoutalg.kernel.interp.memory import address_reader
@@ -30,89 +26,7 @@ from layoutalg.kernel.interp.spaces import (
     classify_generic,
     decode_global,
 )
-from layoutalg.kernel.ptx.nodes import TYPE_BYTES, Imm, Instruction, Reg, Sink, Vec
-
-
-class GlobalWrites:
-    """Which 2-byte units of each global buffer this launch has stored to (a growing bitmap per buffer),
-    and which thread loaded each unit (0 none, -1 several, else 1 + the launch-wide thread id)."""
-
-    def __init__(self) -> None:
-        self.maps: dict[int, np.ndarray] = {}
-        self.loaders: dict[int, np.ndarray] = {}
-
-    def note_loads(self, buf: np.ndarray, off: np.ndarray, thread: np.ndarray) -> None:
-        for b in np.unique(buf):
-            if b < 0:
-                continue
-            sel = buf == b
-            u, who = off[sel] >> 1, thread[sel] + 1
-            keep = u >= 0
-            u, who = u[keep], who[keep]
-            if u.size == 0:
-                continue
-            cur = _grown(self.loaders.get(int(b)), int(u.max()) + 1, np.int64)
-            old = cur[u]
-            cur[u] = np.where((old == 0) | (old == who), who, -1)
-            dup_first, dup_other = _collisions(u, who)
-            cur[dup_first] = np.where(dup_other, -1, cur[dup_first])
-            self.loaders[int(b)] = cur
-
-    def loaded_by_others(self, buf: np.ndarray, off: np.ndarray, thread: np.ndarray) -> bool:
-        for b, loaders in self.loaders.items():
-            sel = buf == b
-            if sel.any():
-                u = off[sel] >> 1
-                inside = (u >= 0) & (u < loaders.size)
-                who = loaders[np.where(inside, u, 0)]
-                if (inside & (who != 0) & (who != thread[sel] + 1)).any():
-                    return True
-        return False
-
-    def add(self, buf: np.ndarray, off: np.ndarray) -> None:
-        for b in np.unique(buf):
-            if b < 0:
-                continue
-            u = off[buf == b] >> 1
-            u = u[u >= 0]
-            if u.size == 0:
-                continue
-            cur = self.maps.get(int(b), np.zeros(0, dtype=bool))
-            top = int(u.max()) + 1
-            if top > cur.size:
-                grown = np.zeros(max(top, 2 * cur.size), dtype=bool)
-                grown[:cur.size] = cur
-                cur = grown
-            cur[u] = True
-            self.maps[int(b)] = cur
-
-    def hit(self, buf: np.ndarray, off: np.ndarray) -> np.ndarray:
-        out = np.zeros(buf.shape, dtype=bool)
-        for b, bitmap in self.maps.items():
-            sel = buf == b
-            if sel.any():
-                u = off[sel] >> 1
-                inside = (u >= 0) & (u < bitmap.size)
-                out[sel] = inside & bitmap[np.where(inside, u, 0)]
-        return out
-
-
-def _grown(arr: np.ndarray | None, top: int, dtype: Any) -> np.ndarray:
-    cur = np.zeros(0, dtype=dtype) if arr is None else arr
-    if top > cur.size:
-        grown = np.zeros(max(top, 2 * cur.size), dtype=dtype)
-        grown[:cur.size] = cur
-        cur = grown
-    return cur
-
-
-def _collisions(u: np.ndarray, who: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Units loaded by several threads within one instruction: (unit, True) for each such unit."""
-    order = np.lexsort((who, u))
-    us, ws = u[order], who[order]
-    same_unit = us[1:] == us[:-1]
-    other = same_unit & (ws[1:] != ws[:-1])
-    return us[1:][other], np.ones(int(other.sum()), dtype=bool)
+from layoutalg.kernel.ptx.nodes import TYPE_BYTES, Instruction, Reg, Sink, Vec
 
 
 def _items(op_: Any) -> list[Any]:
@@ -272,6 +186,8 @@ def ld_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
 @rule("st")
 def st_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
     if "async" in ins.parts or "bulk" in ins.parts:
+        from layoutalg.kernel.dataflow.asyncmem import forget_rule
+
         return forget_rule(ins, ctx, op)
     space = state_space(ins)
     t = element_type(ins)
@@ -372,100 +288,3 @@ def st_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
                 global_part(m, glob, v, vals)
     _ = Sink
     return run
-
-
-@rule("cp")
-def cp_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
-    parts = ins.parts
-    if "bulk" in parts or "mbarrier" in parts:
-        return forget_rule(ins, ctx, op)
-    if "commit_group" in parts:
-        def commit(m: Any, mask: Any) -> None:
-            f = m.flow
-            rows = np.flatnonzero(f.lanes(m, mask).reshape(-1, 32).any(axis=1))
-            f.clocks.commit(rows // f.geom.warps_per_cta, rows % f.geom.warps_per_cta)
-        return commit
-    if "wait_group" in parts or "wait_all" in parts:
-        keep = None
-        if "wait_group" in parts:
-            n_ = ins.operands[0] if ins.operands else None
-            keep = n_.value if isinstance(n_, Imm) else 0
-
-        def wait(m: Any, mask: Any) -> None:
-            f = m.flow
-            rows = np.flatnonzero(f.lanes(m, mask).reshape(-1, 32).any(axis=1))
-            wpc = f.geom.warps_per_cta
-            for r in rows.tolist():
-                c, w = divmod(r, wpc)
-                done = f.clocks.completed(c, w, keep)
-                if done:
-                    f.shared.complete_async(c, w, done)
-        return wait
-    if state_space(ins) != "shared" or len(ins.operands) < 3 or not isinstance(ins.operands[2], Imm):
-        return default_rule(ins, ctx, op)
-    dst = address_reader(ctx, ins.operands[0], ins)
-    src = address_reader(ctx, ins.operands[1], ins)
-    size = ins.operands[2].value
-    extra = list(ins.operands[3:])
-    if any("cache_hint" in p for p in parts) and extra:
-        extra = extra[:-1]
-    src_size = ignore = None
-    if extra:
-        x = extra[0]
-        if isinstance(x, Reg) and ctx.registers.get(x.name) == "pred":
-            ignore = ctx.reader(x, "pred", ins)
-        else:
-            src_size = ctx.reader(x, "u32", ins)
-
-    def run(m: Any, mask: Any) -> None:
-        f = m.flow
-        lanes = f.lanes(m, mask)
-        ok, a = _known_lanes(dst(m), lanes, m.n)
-        th = np.flatnonzero(ok)
-        if not shared_ok(m, a[th], size):
-            return
-        if (lanes & ~ok).any():
-            f.shared.forget(op.index, f.geom.cta_index[lanes & ~ok], tg.W_SMEM_WRITE)
-        tags = global_tags(m, op, ok, src(m), size)
-        filled = np.full(m.n, size, dtype=np.int64)
-        if src_size is not None:
-            s = src_size(m)
-            filled = np.minimum(np.broadcast_to(np.asarray(s.bits, dtype=np.int64), (m.n,)), size)
-        if ignore is not None:
-            p = ignore(m)
-            filled = np.where(np.broadcast_to(np.asarray(p.bits, dtype=bool), (m.n,)), 0, filled)
-        u = size // 2
-        tail = (2 * np.arange(u))[None, :] >= filled[:, None]
-        tags = np.where(tail, tg.ZERO, tags)
-        if th.size:
-            group = f.clocks.group_of(f.geom.cta_index[th], f.geom.warpid[th])
-            store_units(m, op, th, a[th], tags[th], group)
-    return run
-
-
-def forget_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
-    """An instruction whose shared-memory writes and synchronisation the model does not follow (and whose
-    global writes, for atomics and bulk copies to global memory, are listed as unknown stores)."""
-    space = state_space(ins)
-    spaces = [p.split("::")[0] for p in ins.parts[2:] if p.split("::")[0] in ("shared", "global")]
-    writes_global = (ins.root in ("atom", "red") and space in ("global", None)) or \
-        (ins.root == "cp" and "bulk" in ins.parts and spaces[:1] == ["global"])
-    def run(m: Any, mask: Any) -> None:
-        f = m.flow
-        lanes = f.lanes(m, mask)
-        f.note_unfollowed(op, "its shared-memory effects are not followed")
-        f.sync_unmodelled.setdefault(op.index, ins.opcode)
-        if writes_global:
-            f.launch.unknown_store(op)
-        if op.writes_shared:
-            f.shared.forget(op.index, f.geom.cta_index[lanes], tg.W_SMEM_WRITE)
-        f.regs.set_opaque(list(op.dests), tg.opaque(op.index, tg.W_UNMODELLED), lanes)
-    return run
-
-
-@rule("atom", "red", "mbarrier", "wgmma", "tcgen05", "wmma")
-def unfollowed_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
-    """Atomics, mbarriers, wgmma, tcgen05, wmma: results OPAQUE, shared writes forgotten, sync listed."""
-    if ins.root in ("wgmma", "tcgen05") and op.kind == "nop":
-        return None  # fence / commit_group / wait_group: their results are already OPAQUE
-    return forget_rule(ins, ctx, op)

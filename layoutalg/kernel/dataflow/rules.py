@@ -88,7 +88,7 @@ def default_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
 
 def install(ops: list[Op], ctx: Context) -> None:
     """Wrap every op's run with its tag rule (ops the machine treats as no-ops become ops when they have one)."""
-    from layoutalg.kernel.dataflow import arith, matrix, memory, moves, sync  # noqa: F401  (registers rules)
+    from layoutalg.kernel.dataflow import arith, asyncmem, matrix, memory, moves, sync  # noqa: F401  (registers rules)
 
     for op in ops:
         ins = op.ins

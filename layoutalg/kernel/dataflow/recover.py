@@ -8,8 +8,10 @@ Mode 0 (and C's mode 1) is local to CTA 0's tile (its extent rounded up to a pow
 mode is local to each access's k-tile, whose width is the widest aligned power-of-two k block one
 warp execution touches.  Per matrix and direction (reads, writes) all instructions' samples are
 fitted together (:mod:`.fitting`: a layout, else ``Swizzle o Layout`` over GF(2)), with one base
-per warp execution; bases that step evenly become a pipeline-stage mode.  Each instruction then
-reports that layout when its own accesses agree with it, else its own fit, else that none fits.
+per (k-tile, barrier epoch, copy of the element); bases that step evenly become a mode: the steps
+one epoch covers continue K (a tile wider than one access), the rest are pipeline stages.  Each
+instruction then reports that layout when its own accesses agree with it, else its own fit, else
+that none fits.
 The layout is what the instruction moves, as the tags show: for a read, where the element it
 fetched sits (a read that fetches the wrong element shows up in the mma check, not here).
 """

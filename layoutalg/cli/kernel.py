@@ -50,6 +50,10 @@ def _args(items: list[str]) -> dict[str, str]:
 def _cmd_kernel(args: argparse.Namespace) -> int:
     from layoutalg.kernel import trace
 
+    if args.check_mma:
+        from layoutalg.cli.kernel_mma import parse_check_mma
+
+        parse_check_mma(args.check_mma)
     try:
         result = trace(args.file, kernel=args.kernel, grid=_dims(args.grid, "--grid"),
                        block=_dims(args.block, "--block"), args=_args(args.arg), dynamic_smem=args.dynamic_smem,
@@ -57,6 +61,17 @@ def _cmd_kernel(args: argparse.Namespace) -> int:
                        step_budget=args.step_budget, sass=args.sass)
     except KernelError as exc:
         raise UsageError(str(exc), _hint(exc)) from exc
+    if args.check_mma:
+        from layoutalg.cli import kernel_mma
+
+        check, layouts = kernel_mma.run_check(result, args.check_mma)
+        if args.json:
+            emit_json({**result.as_dict(), "mma_check": kernel_mma.as_dict(check, layouts)})
+        else:
+            import sys
+
+            sys.stdout.write(result.report(top=args.top) + "\n" + kernel_mma.text(check, layouts) + "\n")
+        return kernel_mma.exit_code(check.verdict)
     if args.json:
         emit_json(result.as_dict())
     else:
@@ -90,7 +105,8 @@ def add_kernel_parser(sub: Any) -> None:
         epilog="examples:\n"
                "  layoutalg kernel transpose.ptx --kernel transpose_naive --grid 2,2 --block 32,8 --arg 2=64\n"
                "  layoutalg kernel gemm.cu --kernel gemm_device --grid 4,4 --block 128 --arg 0=256,256,64 --json\n"
-               "exit status 0 all modelled, 3 something unmodelled or data-dependent, 2 bad input",
+               "exit status 0 all modelled, 3 something unmodelled or data-dependent, 2 bad input;\n"
+               "with --check-mma: 0 proved, 1 refuted, 3 unknown, 2 bad input",
         formatter_class=_argparse.RawDescriptionHelpFormatter,
     )
     kernel.add_argument("file", metavar="FILE", help="PTX (.ptx) or CUDA C++ (.cu, compiled with nvcc -ptx -lineinfo)")
@@ -110,5 +126,9 @@ def add_kernel_parser(sub: Any) -> None:
                         help="cuobjdump -sass output of the same build: kinds whose SASS shared-memory instructions "
                              "differ from the PTX ones (merged, split) are reported as unmodelled")
     kernel.add_argument("--top", type=int, default=None, metavar="N", help="report only the N worst instructions")
+    kernel.add_argument("--check-mma", action="append", metavar="MATRIX=PARAM@LAYOUT",
+                        help="prove the mma data flow for this launch: give A=, B= and C= (PARAM: the parameter "
+                             "holding the matrix's base pointer, PTX name or 0-based index; LAYOUT: coordinate -> "
+                             "element offset, A M x K, B K x N, C M x N); exit 0 proved, 1 refuted, 3 unknown")
     kernel.add_argument("--json", action="store_true", help="machine-readable output")
     kernel.set_defaults(run=_cmd_kernel)

@@ -154,6 +154,7 @@ class Trace:
     steps: int
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    launch: Any = None  # the launch's inputs (layoutalg.kernel.dataflow.flow.Launch), to interpret it again
 
     @property
     def counters(self) -> dict[str, int]:

@@ -138,6 +138,10 @@ def _trace(ptx: Any, kernel: Any, grid: Any, block: Any, args: Any, dynamic_smem
         not_lsu=sorted(not_lsu.values(), key=lambda d: d.line),
         accesses=accesses, shared_layout=dict(image.shared.addresses), shared_bytes=image.shared.size,
         args=dict(params.values), buffers=list(params.buffers), steps=steps)
+    from layoutalg.kernel.dataflow.flow import Launch
+
+    result.launch = Launch(module, fn.name, g, b, dict(args or {}), dynamic_smem, arch,
+                           list(chosen) if ctas is not None else None, step_budget)
     _check_sass(result, fn, sass)
     from layoutalg.kernel.suggest import annotate_suggestions
 

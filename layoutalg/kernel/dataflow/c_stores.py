@@ -1,0 +1,152 @@
+"""Stores to C: the last store of each unit wins (two unordered stores of different values race), and at
+the end every C element must hold its own accumulator after all K products."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from layoutalg.kernel.dataflow import tags as tg
+from layoutalg.kernel.dataflow.arith import classify
+from layoutalg.kernel.dataflow.checker_base import CheckerBase, Finding
+
+
+class CStores(CheckerBase):
+    def global_store(self, m: Any, op: Any, threads: np.ndarray, buf: np.ndarray, offs: np.ndarray,
+                     vals: np.ndarray, ew: int) -> None:
+        to_c = buf == self.c.buffer
+        if not to_c.any():
+            return
+        th = threads[to_c]
+        o = offs[to_c]
+        v = vals[to_c]
+        unit = o >> 1
+        inside = (unit >= 0) & (unit < self.c_units) & (o % 2 == 0)
+        self.c_outside += int((~inside).sum())
+        g = self.state.geom
+        ctas = np.array(g.ctas, dtype=np.int64)[g.cta_index[th]]
+        who = np.concatenate([ctas, g.warpid[th][:, None], g.laneid[th][:, None]], axis=1)
+        k, u = o.shape
+        u_flat, v_flat = unit.reshape(-1), v.reshape(-1)
+        sel = inside.reshape(-1)
+        units, vals, whos = u_flat[sel], v_flat[sel], np.repeat(who, u, axis=0)[sel]
+        cta_i, warp_i = np.repeat(g.cta_index[th], u)[sel], np.repeat(g.warpid[th], u)[sel]
+        self._unordered_stores(op, units, vals, whos, cta_i, warp_i)
+        self.c_tag[units] = vals
+        self.c_op[units] = op.index
+        self.c_who[units] = whos
+        self.c_clock[units] = self.state.clocks.vc[cta_i, warp_i, warp_i]
+        self.c_item[units] = np.tile(np.arange(u) // max(1, ew // 2), k)[sel]
+
+    def _unordered_stores(self, op: Any, units: np.ndarray, vals: np.ndarray, whos: np.ndarray, cta_i: np.ndarray,
+                          warp_i: np.ndarray) -> None:
+        """Two stores of different values to one unit of C with nothing ordering them (other CTAs, or warps
+        of one CTA with no barrier between): the final value is whichever lands last."""
+        prev = self.c_op[units] >= 0
+        differ = prev & (self.c_tag[units] != vals)
+        if not differ.any():
+            return
+        old = self.c_who[units]
+        other_cta = (old[:, :3] != whos[:, :3]).any(axis=1)
+        same_cta_other_warp = ~other_cta & (old[:, 3] != whos[:, 3])
+        knows = self.state.clocks.knows(cta_i, warp_i, np.where(same_cta_other_warp, old[:, 3], -1))
+        unordered = differ & (other_cta | (same_cta_other_warp & ~(knows > self.c_clock[units])))
+        if unordered.any():
+            j = int(np.flatnonzero(unordered)[0])
+            first = self.fn.body[int(self.c_op[units[j]])]
+            self._find("refuted", "global race", op.index,
+                       f"bytes {2 * int(units[j])}..{2 * int(units[j]) + 1} of C are stored by PTX line {first.line} "
+                       f"(CTA {tuple(int(x) for x in old[j, :3])} warp {int(old[j, 3])} lane {int(old[j, 4])}) and by "
+                       f"PTX line {op.ins.line} (CTA {tuple(int(x) for x in whos[j, :3])} warp {int(whos[j, 3])} lane "
+                       f"{int(whos[j, 4])}) with different values and nothing ordering the two stores",
+                       line=op.ins.line, opcode=op.ins.opcode, first_line=first.line)
+
+    # ------------------------------------------------------------------ the end
+    def verdict_findings(self, whole_grid: bool) -> list[Finding]:
+        """Findings of the final check of C and of the product counts (appended to ``findings``)."""
+        out: list[Finding] = []
+        if self.products == 0:
+            out.append(Finding("unknown", "no products", "no mma and no A x B fma was executed (nothing to check)"))
+            return out
+        if self.elem_keys:
+            keys = np.concatenate(self.elem_keys)
+            uniq, counts = np.unique(keys, return_counts=True)
+            if (counts > 1).any():
+                key = int(uniq[counts > 1][0])
+                mm, nn, kk = key // (self.N * self.K), (key // self.K) % self.N, key % self.K
+                out.append(Finding("refuted", "duplicate", f"the product A({mm}, {kk}) * B({kk}, {nn}) is "
+                                   f"accumulated more than once", {"element": [mm, nn, kk]}))
+        assert self.c.offsets is not None
+        acc_units = tg.kind(self.c_tag) == tg.K_ACC
+        _m, _n, _d, _part, wide, _der = tg.acc_fields(self.c_tag)
+        widths = set(np.unique(wide[acc_units]).tolist())
+        if not acc_units.any():
+            opaque = tg.kind(self.c_tag) == tg.K_OPAQUE
+            if opaque.any():
+                t = int(self.c_tag[np.flatnonzero(opaque)[0]])
+                out.append(Finding("unknown", "store", f"C receives {self.describe_group(np.array([t]), 1)} and no "
+                                   "accumulator the data flow followed"))
+                return out
+            verdict = "refuted" if whole_grid else "unknown"
+            out.append(Finding(verdict, "store", "no accumulator value is stored to C's buffer"))
+            return out
+        if len(widths) > 1:
+            out.append(Finding("refuted", "store", "C receives both 16-bit and 32-bit accumulator values"))
+            return out
+        ue = 2 if 1 in widths else 1
+        elem_units = (self.c.offsets * ue)[:, None] + np.arange(ue)[None, :]  # (M*N, ue)
+        if elem_units.max() >= self.c_units:
+            out.append(Finding("unknown", "store", "C's layout reaches past the units the check keeps"))
+            return out
+        tags = self.c_tag[elem_units]
+        written: np.ndarray = np.asarray((self.c_op[elem_units] >= 0).any(axis=1))
+        idx = np.arange(self.M * self.N)
+        rr, cc = idx % self.M, idx // self.M
+        none, acc, _g, ident = classify(tags)
+        am, an, ad, _p, _w, _der = tg.acc_fields(ident)
+        good = acc & (am == rr) & (an == cc) & (ad == self.K)
+        check = written if not whole_grid else np.ones_like(written)
+        wrong = check & ~good
+        self.c_checked = int(check.sum())
+        if wrong.any():
+            e = int(np.flatnonzero(wrong)[0])
+            r, c = int(rr[e]), int(cc[e])
+            fields: dict[str, Any] = {"element": [r, c], "expected": f"the accumulator of C({r}, {c}) after {self.K} "
+                                      "k-products"}
+            if not written[e]:
+                msg = f"C({r}, {c}) is never written"
+                fields["held"] = "nothing (never written)"
+            else:
+                u0 = int(elem_units[e, 0])
+                ins = self.fn.body[int(self.c_op[u0])]
+                cx, cy, cz, w, lane = (int(x) for x in self.c_who[u0])
+                held = self.describe_group(tags[e], ue)
+                msg = (f"C({r}, {c}) receives {held} (stored at PTX line {ins.line} by CTA ({cx}, {cy}, {cz}) warp "
+                       f"{w} lane {lane}), not the accumulator of C({r}, {c}) after {self.K} k-products")
+                fields.update(line=ins.line, opcode=ins.opcode, cta=[cx, cy, cz], warp=w, lane=lane, held=held)
+                reg = _store_register(ins, int(self.c_item[u0]))
+                if reg:
+                    fields["register"] = reg
+                if tg.kind(int(tags[e, 0])) == tg.K_OPAQUE:
+                    out.append(Finding("unknown", "store", msg, fields))
+                    return out
+            out.append(Finding("refuted", "store", msg, fields))
+        if not whole_grid and not written.any():
+            out.append(Finding("unknown", "store", "the traced CTAs store no element of C"))
+        return out
+
+
+
+def _store_register(ins: Any, item: int) -> str | None:
+    """The name of source register ``item`` of a store instruction (None when it is not a register)."""
+    from layoutalg.kernel.ptx.nodes import Reg, Vec
+
+    if item < 0 or len(ins.operands) < 2:
+        return None
+    src = ins.operands[1]
+    items = list(src.items) if isinstance(src, Vec) else [src]
+    if item >= len(items):
+        return None
+    reg = items[item]
+    return reg.name if isinstance(reg, Reg) else None

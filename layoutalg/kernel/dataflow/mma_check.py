@@ -1,0 +1,248 @@
+"""The mma check's consumer: every mma / A x B fma product and every store to C, checked as it happens.
+
+For each executed ``mma`` (per warp) the A and B elements in every lane, register and half are read
+off their tags and mapped to matrix coordinates through the user's layouts; the tile origin
+``(m0, k0)`` / ``(k0', n0)`` is the most common ``coordinate - fragment position`` among them, and
+every element must equal the fragment table's element of that tile (PTX ISA fragment layouts,
+:mod:`.fragments`); ``k0 == k0'``.  The C input must be, element by element, a known zero or the
+unmodified accumulator of exactly the C element the fragment names.  D then carries the accumulator
+of each ``(m, n)`` with its depth (k-products so far, counting only k inside the problem).  A scalar
+``fma`` whose factors are an A and a B element is the 1 x 1 x 1 case.  Every (m, n, k) product is
+counted; a second one is refuted.  Each unit stored to C's buffer is remembered (the last store
+wins); at the end every C element must hold its own accumulator after all K products.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from layoutalg.errors import LayoutError
+from layoutalg.kernel.dataflow import tags as tg
+from layoutalg.kernel.dataflow.arith import classify
+from layoutalg.kernel.dataflow.c_stores import CStores
+from layoutalg.kernel.dataflow.checker_base import Finding
+from layoutalg.kernel.dataflow.fma_check import FmaProducts
+from layoutalg.kernel.dataflow.fragments import MmaForm, gather, mma_form, value_groups
+from layoutalg.kernel.dataflow.specs import MatrixSpec, check_shapes, resolve
+
+__all__ = ["MmaChecker", "Finding"]
+
+
+class MmaChecker(FmaProducts, CStores):
+    """The consumer :func:`~layoutalg.kernel.dataflow.flow.flow` feeds (see the module doc)."""
+
+    # ------------------------------------------------------------------ driver hooks
+    def begin(self, fn: Any, params: Any, launch: Any) -> None:
+        self.fn = fn
+        self.buffer_names = list(params.buffers)
+        for s in (self.a, self.b, self.c):
+            resolve(s, fn, self.buffer_names)
+        self.M, self.N, self.K = check_shapes(self.a, self.b, self.c)
+        if max(self.M, self.N) >= tg.MAX_DIM or self.K > tg.MAX_DEPTH:
+            raise LayoutError(f"problem {self.M} x {self.N} x {self.K}: the check tags M, N < {tg.MAX_DIM} and "
+                              f"K <= {tg.MAX_DEPTH}")
+        assert self.c.offsets is not None
+        top = int(self.c.offsets.max()) + 1 if self.c.offsets.size else 1
+        self.c_units = 2 * top  # enough for 4-byte elements
+        self.c_tag = np.full(self.c_units, tg.NONE, dtype=np.int64)
+        self.c_op = np.full(self.c_units, -1, dtype=np.int64)
+        self.c_who = np.full((self.c_units, 5), -1, dtype=np.int64)  # cta x, y, z, warp, lane
+        self.c_clock = np.zeros(self.c_units, dtype=np.int64)  # the storing warp's clock (see .ordering)
+        self.c_item = np.full(self.c_units, -1, dtype=np.int64)  # which source register of the store
+        self.c_outside = 0
+
+    def batch(self, state: Any, first: int) -> None:
+        self.state = state
+        self.cta_offset = first
+
+    def end(self) -> None:
+        self.state = None
+
+    def operand_buffers(self) -> set[int]:
+        return {self.a.buffer, self.b.buffer}
+
+    # ------------------------------------------------------------------ mma
+    def mma(self, m: Any, op: Any, ins: Any, ctx: Any, mask: Any) -> None:
+        f = m.flow
+        form = self.forms.get(op.index)
+        if form is None:
+            try:
+                form = mma_form(ins)
+            except LayoutError as exc:
+                form = str(exc)
+            self.forms[op.index] = form
+        lanes = f.lanes(m, mask)
+        if isinstance(form, str):
+            self._find("unknown", "unsupported", op.index, f"PTX line {ins.line}: {form}", line=ins.line)
+            f.regs.set_opaque(list(op.dests), tg.opaque(op.index, tg.W_UNMODELLED), lanes)
+            return
+        rows = np.flatnonzero(lanes.reshape(-1, 32).any(axis=1))
+        if not lanes.reshape(-1, 32)[rows].all():
+            self._find("unknown", "partial warp", op.index, f"PTX line {ins.line}: mma executed by a partial warp",
+                       line=ins.line)
+            f.regs.set_opaque(list(op.dests), tg.opaque(op.index, tg.W_MMA), lanes)
+            return
+        if not (self._element_size("A", form.element_bytes("A"), op)
+                and self._element_size("B", form.element_bytes("B"), op)):
+            f.regs.set_opaque(list(op.dests), tg.opaque(op.index, tg.W_MMA), lanes)
+            return
+        self.mma_executions += rows.size
+        threads = (rows[:, None] * 32 + np.arange(32)[None, :]).reshape(-1)
+        W = rows.size
+        planes = {x: [f.regs.get(r) for r in form.regs[x]] for x in "ABC"}
+        ga = gather(planes["A"], threads, form.ue["A"]).reshape(W, 32, -1, form.ue["A"])
+        gb = gather(planes["B"], threads, form.ue["B"]).reshape(W, 32, -1, form.ue["B"])
+        gc = gather(planes["C"], threads, form.ue["C"]).reshape(W, 32, -1, form.ue["C"])
+        read = lambda name: m.regs.get(name) or _undefined()  # noqa: E731
+        groups = {"A": ga, "B": gb, "C": gc}
+
+        def zeros(x: str) -> Any:
+            """Elements known to be zero: by value, or ZERO-tagged units."""
+            def get() -> np.ndarray:
+                by_value = value_groups([read(r) for r in form.regs[x]], threads, m.n, form.ue[x])[0]
+                return by_value.reshape(W, 32, -1) | (groups[x] == tg.ZERO).all(axis=-1)
+            return get
+
+        bad = np.zeros(W, dtype=bool)
+        ma, ka, bad_a = self._tile(op, "A", self.a, ga, zeros("A"), form, threads, (self.M, self.K))
+        kb, nb, bad_b = self._tile(op, "B", self.b, gb, zeros("B"), form, threads, (self.K, self.N))
+        bad |= bad_a | bad_b
+        clash = ~bad & (ka != kb)
+        for w in np.flatnonzero(clash)[:1]:
+            t = int(threads[w * 32])
+            self._find("refuted", "operand", op.index,
+                       f"PTX line {ins.line}: the A fragment is the tile at k = {int(ka[w])} but the B fragment the "
+                       f"tile at k = {int(kb[w])}", line=ins.line, opcode=ins.opcode, **self._where(t),
+                       operand="B", held=f"B rows from k = {int(kb[w])}", expected=f"B rows from k = {int(ka[w])}")
+        bad |= clash
+        mt, nt, kt = form.shape
+        # C input: each element a known zero or the accumulator of its own (m, n)
+        crow = ma[:, None, None] + form.row["C"][None]
+        ccol = nb[:, None, None] + form.col["C"][None]
+        none, acc, _glob, ident = classify(gc.reshape(-1, form.ue["C"]))
+        shape = gc.shape[:-1]
+        none, acc, ident = none.reshape(shape), acc.reshape(shape), ident.reshape(shape)
+        am, an, ad, _p, _wide, ader = tg.acc_fields(ident)
+        good_acc = acc & (am == crow) & (an == ccol) & (ader == 0)
+        good_zero = none & zeros("C")() if none.any() else none
+        c_ok = good_acc | good_zero
+        depth_in = np.where(good_acc, ad, 0)
+        c_bad = ~bad[:, None, None] & ~c_ok
+        if c_bad.any():
+            w, lane, e = (int(x[0]) for x in np.nonzero(c_bad))
+            t = int(threads[w * 32 + lane])
+            reg = form.regs["C"][e * form.ue["C"] // 2]
+            verdict = "unknown" if tg.kind(int(gc[w, lane, e, 0])) == tg.K_OPAQUE else "refuted"
+            held = self.describe_group(gc[w, lane, e], form.ue["C"])
+            if held.startswith("an untagged value"):
+                held = _untagged_value(read(reg), t, e, form.ue["C"])
+            self._find(verdict, "accumulator", op.index,
+                       f"PTX line {ins.line}: the C input of element c{e} in lane {lane} is {held}, not the "
+                       f"accumulator of C({int(crow[w, lane, e])}, {int(ccol[w, lane, e])}) or zero", line=ins.line,
+                       opcode=ins.opcode, **self._where(t), operand="C", register=reg, element=e, held=held,
+                       expected=f"the accumulator of C({int(crow[w, lane, e])}, {int(ccol[w, lane, e])}) or 0")
+            bad |= c_bad.any(axis=(1, 2))
+        kin = np.clip(np.minimum(ka + kt, self.K) - np.maximum(ka, 0), 0, None)
+        depth = depth_in + kin[:, None, None]
+        ue_c = form.ue["C"]
+        dtags = tg.acc(crow, ccol, np.minimum(depth, tg.MAX_DEPTH), 0, ue_c == 2)  # (W, 32, elements)
+        units = np.repeat(dtags[..., None], ue_c, axis=-1) | (np.arange(ue_c)[None, None, None, :] << 56) \
+            if ue_c == 2 else dtags[..., None]
+        units = np.where(bad[:, None, None, None], tg.opaque(op.index, tg.W_MMA), units)
+        flat = units.reshape(W * 32, -1)
+        for j, name in enumerate(form.regs["D"]):
+            plane = np.full((m.n, 2), tg.NONE, dtype=np.int64)
+            plane[threads] = flat[:, 2 * j: 2 * j + 2]
+            f.regs.put(name, plane, mask)
+        good = ~bad
+        if good.any():
+            self._count_tiles(op, ma[good], nb[good], ka[good], (mt, nt, kt))
+
+    def _tile(self, op: Any, role: str, spec: MatrixSpec, groups: np.ndarray, zeros: Any, form: MmaForm,
+              threads: np.ndarray, bounds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per warp the tile origin (row0, col0) of operand ``role`` and whether it failed (recorded);
+        ``zeros()`` gives which elements are known zeros (computed only when some element is not ``role``'s)."""
+        W = groups.shape[0]
+        ue = groups.shape[-1]
+        r, c, ok = self._operand(spec, groups, ue)
+        fr, fc = form.row[role][None], form.col[role][None]
+        key = pack_origin(r - fr, c - fc)
+        first = np.argmax(ok.reshape(W, -1), axis=1)
+        has = ok.reshape(W, -1).any(axis=1)
+        ref = key.reshape(W, -1)[np.arange(W), first]
+        same = ~ok | (key == ref[:, None, None])
+        bad = np.zeros(W, dtype=bool)
+        bad |= ~has
+        zero = zeros() if not ok.all() else np.ones(ok.shape, dtype=bool)
+        for w in np.flatnonzero(~has):
+            t = int(threads[w * 32])
+            opaque = (tg.kind(groups[w]) == tg.K_OPAQUE).any()
+            verdict = "unknown" if opaque or zero[w].all() else "refuted"
+            self._find(verdict, "operand", op.index,
+                       f"PTX line {op.ins.line}: no {role} element in any lane of this mma, so its tile cannot be "
+                       f"derived (lane 0 holds {self.describe_group(groups[w, 0, 0], ue)})",
+                       line=op.ins.line, opcode=op.ins.opcode, **self._where(t), operand=role,
+                       held=self.describe_group(groups[w, 0, 0], ue), expected=f"an element of {role}")
+        for w in np.flatnonzero(has & ~same.reshape(W, -1).all(axis=1) | has & (~ok).reshape(W, -1).any(axis=1)):
+            vals, counts = np.unique(key[w][ok[w]], return_counts=True)
+            mode = vals[np.argmax(counts)]
+            ref[w] = mode
+            m0, k0 = (int(x) for x in unpack_origin(mode))
+            exp_r, exp_c = m0 + form.row[role], k0 + form.col[role]
+            inside = (exp_r >= 0) & (exp_r < bounds[0]) & (exp_c >= 0) & (exp_c < bounds[1])
+            wrong = (ok[w] & (key[w] != mode)) | (~ok[w] & ~(zero[w] & ~inside))
+            if not wrong.any():
+                continue
+            bad[w] = True
+            lane, e = (int(x[0]) for x in np.nonzero(wrong))
+            t = int(threads[w * 32 + lane])
+            held = self.describe_group(groups[w, lane, e], ue)
+            if not ok[w, lane, e] and zero[w, lane, e]:
+                held = "zero (not loaded; the element is inside the matrix)"
+            opaque = tg.kind(int(groups[w, lane, e, 0])) == tg.K_OPAQUE
+            reg_i = e * ue // 2
+            self._find("unknown" if opaque else "refuted", "operand", op.index,
+                       f"PTX line {op.ins.line}: lane {lane} register {form.regs[role][reg_i]} "
+                       f"({role.lower()}{e}) holds {held}; the fragment needs {role}({int(exp_r[lane, e])}, "
+                       f"{int(exp_c[lane, e])})", line=op.ins.line, opcode=op.ins.opcode, **self._where(t),
+                       operand=role, register=form.regs[role][reg_i], element=e,
+                       half=(e % 2 if ue == 1 else None), held=held,
+                       expected=f"{role}({int(exp_r[lane, e])}, {int(exp_c[lane, e])})")
+        o0, o1 = unpack_origin(ref)
+        return o0, o1, bad
+
+    # ------------------------------------------------------------------ fma
+_BIAS = np.int64(1 << 30)
+
+
+def pack_origin(o0: Any, o1: Any) -> Any:
+    """One int64 key per (row origin, column origin) pair (each within +-2**30)."""
+    return ((np.asarray(o0, dtype=np.int64) + _BIAS) << 32) | (np.asarray(o1, dtype=np.int64) + _BIAS)
+
+
+def unpack_origin(key: Any) -> tuple[Any, Any]:
+    key = np.asarray(key, dtype=np.int64)
+    return (key >> 32) - _BIAS, (key & np.int64(0xFFFF_FFFF)) - _BIAS
+
+
+def _untagged_value(value: Any, thread: int, element: int, ue: int) -> str:
+    """An untagged register element in words: its value when the trace knows it."""
+    bits = np.asarray(value.bits, dtype=np.uint64)
+    known = np.asarray(value.known, dtype=bool)
+    b = int(bits if bits.ndim == 0 else bits[thread])
+    k = bool(known if known.ndim == 0 else known[thread])
+    if not k:
+        return "an untagged value unknown at trace time (uninitialised, or computed from such a value)"
+    if ue == 2:
+        f = float(np.array([b & 0xFFFF_FFFF], dtype=np.uint32).view(np.float32)[0])
+        return f"the constant {f!r} (bits {b & 0xFFFF_FFFF:#010x}), not loaded from A or B"
+    h = (b >> (16 * (element % 2))) & 0xFFFF
+    return f"the constant {float(np.array([h], dtype=np.uint16).view(np.float16)[0])!r} (bits {h:#06x})"
+
+
+def _undefined() -> Any:
+    from layoutalg.kernel.interp.decode import UNDEFINED
+
+    return UNDEFINED

@@ -1,0 +1,144 @@
+"""The data-flow state of one traced batch of CTAs, and the machine that keeps it in step.
+
+:class:`FlowState` holds the tag planes (registers, shared memory with its race metadata, local
+memory), the warps' clocks, the samples the layout recovery reads, and what the model could not
+follow.  :class:`FlowMachine` is the interpreter's :class:`~layoutalg.kernel.interp.machine.Machine`
+with two hooks: a barrier release joins the released warps' clocks, and an instruction whose guard
+is unknown makes its destinations' tags OPAQUE (as the machine makes their values unknown).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from layoutalg.kernel.dataflow import tags as tg
+from layoutalg.kernel.dataflow.ordering import Clocks, warps_of
+from layoutalg.kernel.dataflow.registers import RegisterTags
+from layoutalg.kernel.dataflow.shared import SharedTags
+from layoutalg.kernel.interp.machine import Machine
+
+
+@dataclass
+class Samples:
+    """Per shared-memory instruction, what CTA 0 of the launch accessed: for every (warp execution,
+    unit) the warp, its barrier epoch then (how many barriers it had arrived at), the shared unit
+    offset and the unit's tag."""
+
+    warp: list[np.ndarray] = field(default_factory=list)
+    instance: list[np.ndarray] = field(default_factory=list)
+    unit: list[np.ndarray] = field(default_factory=list)
+    tag: list[np.ndarray] = field(default_factory=list)
+    count: int = 0
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        if not self.unit:
+            e = np.zeros(0, dtype=np.int64)
+            return e, e, e, e
+        return (np.concatenate(self.warp), np.concatenate(self.instance), np.concatenate(self.unit),
+                np.concatenate(self.tag))
+
+
+class FlowState:
+    """Tags and synchronisation state of a traced batch (see the module doc)."""
+
+    def __init__(self, machine: Any, registers: dict[str, str], consumer: Any, first_batch: bool) -> None:
+        g = machine.geom
+        self.geom = g
+        self.n = machine.n
+        self.regs = RegisterTags(self.n, registers)
+        self.clocks = Clocks(g.n_ctas, g.warps_per_cta)
+        self.shared = SharedTags(g.n_ctas, g.warps_per_cta, machine.smem.size, self.clocks)
+        self.local_units = max(1, -(-machine.local.size // 2))
+        self.local: np.ndarray | None = None
+        self.consumer = consumer
+        self.record_samples = first_batch
+        self.samples: dict[int, Samples] = {}
+        self.unfollowed: dict[int, str] = {}  # op index -> why its effect on tags is not followed
+        self.sync_unmodelled: dict[int, str] = {}  # op index -> a synchronisation the race check ignores
+        self.cta_warp = (g.cta_index.reshape(-1, 32)[:, 0], g.warpid.reshape(-1, 32)[:, 0])
+        self.launch: Any = None  # the LaunchFlow shared by the launch's batches (set by flow())
+        self.launch_thread = np.arange(self.n, dtype=np.int64)  # launch-wide thread ids (set by flow())
+
+    # ------------------------------------------------------------------ helpers for rules
+    def lanes(self, m: Any, mask: Any) -> np.ndarray:
+        return m.live if mask is None else mask
+
+    def thread_cta_warp(self) -> tuple[np.ndarray, np.ndarray]:
+        g = self.geom
+        return g.cta_index, g.warpid
+
+    def local_tags(self) -> np.ndarray:
+        if self.local is None:
+            self.local = np.full((self.n, self.local_units), tg.NONE, dtype=np.int64)
+        return self.local
+
+    def note_unfollowed(self, op: Any, why: str) -> None:
+        self.unfollowed.setdefault(op.index, why)
+
+    def sample(self, op_index: int, threads: np.ndarray, units: np.ndarray, tags: np.ndarray) -> None:
+        """Record accesses of CTA 0's threads: ``threads`` (k,), ``units``/``tags`` (k, u)."""
+        if not self.record_samples:
+            return
+        g = self.geom
+        in0 = g.cta_index[threads] == 0
+        if not in0.any():
+            return
+        th = threads[in0]
+        warp = g.warpid[th]
+        inst = self.clocks.vc[0, warp, warp]  # the warp's barrier epoch
+        s = self.samples.setdefault(op_index, Samples())
+        u = units[in0]
+        s.warp.append(np.repeat(warp, u.shape[1]))
+        s.instance.append(np.repeat(inst, u.shape[1]))
+        s.unit.append(u.reshape(-1))
+        s.tag.append(tags[in0].reshape(-1))
+        s.count += 1
+
+    # ------------------------------------------------------------------ barriers
+    def barrier_arrive(self, m: Any, op: Any, lanes: np.ndarray, complete: bool) -> None:
+        ctas, warps = warps_of(lanes, self.geom)
+        bid = _barrier_id(m, op)
+        self.clocks.arrive(ctas, warps, bid)
+        if complete:
+            self.clocks.release(ctas, warps, bid)
+
+    def barrier_release(self, m: Any, op: Any, lanes: np.ndarray) -> None:
+        ctas, warps = warps_of(lanes, self.geom)
+        self.clocks.release(ctas, warps, _barrier_id(m, op))
+
+
+def _barrier_id(m: Any, op: Any) -> int:
+    reader = op.barrier[0] if op.barrier else None
+    if reader is None:
+        return 0
+    v = reader(m)
+    bits = np.asarray(v.bits)
+    if v.known is not True or bits.ndim:
+        return -1  # a per-thread barrier id: treated as one barrier of its own
+    return int(bits)
+
+
+class FlowMachine(Machine):
+    """The interpreter's machine with the data-flow hooks (see the module doc)."""
+
+    flow: FlowState
+
+    def _arrive(self, op: Any, arrive: np.ndarray, blocked: np.ndarray) -> None:
+        before = blocked.copy()
+        super()._arrive(op, arrive, blocked)
+        released = before & ~blocked
+        if released.any():
+            self.flow.barrier_release(self, op, released)
+
+    def _unknown_guard(self, op: Any, lanes: np.ndarray) -> None:
+        super()._unknown_guard(op, lanes)
+        if op.kind == "bra":
+            return
+        self.flow.regs.set_opaque(op.dests, tg.opaque(op.index, tg.W_GUARD), lanes)
+        if op.writes_shared:
+            self.flow.shared.forget(op.index, self.geom.cta_index[lanes], tg.W_GUARD)
+        if op.ins.root in ("st", "red", "atom") and not any(p.startswith("shared") for p in op.ins.parts):
+            self.flow.launch.unknown_store(op)  # a store to global memory that may or may not happen

@@ -21,6 +21,7 @@ from layoutalg.kernel.dataflow.globalmem import GlobalWrites
 from layoutalg.kernel.dataflow.rules import install
 from layoutalg.kernel.dataflow.shared import BYTES_PER_UNIT, BYTES_PER_UNIT_AND_WARP, Race
 from layoutalg.kernel.dataflow.state import FlowMachine, FlowState, Samples
+from layoutalg.kernel.interp.decode import Op
 from layoutalg.kernel.interp.geometry import Geometry, all_ctas, check_ctas, dim3
 from layoutalg.kernel.interp.program import build_image, decode
 from layoutalg.kernel.ptx.nodes import Function, Module
@@ -145,7 +146,7 @@ def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATC
         install(ops, ctx)
         if consumer is not None:
             consumer.batch(state, first)
-        machine.run(ops)
+        machine.run(list[Op | None](ops))  # every op decoded up front (the tag rules are installed on them)
         steps = max(steps, machine.steps)
         for key, race in state.shared.races.items():
             race.cta += first

@@ -18,6 +18,7 @@ from layoutalg.core.flat import (
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout, evaluate_modes, offsets_of_modes
 from layoutalg.core.shape_ops import by_mode
+from layoutalg.core.validate import describe
 from layoutalg.errors import CompositionError, ShapeError
 
 
@@ -73,7 +74,7 @@ def composition(a: Layout, b: Any) -> Layout:
     if it.is_int(b):
         b = check_layout(b, "composition B")
     elif not isinstance(b, Layout):
-        raise ShapeError(f"composition B must be a Layout, an int, None or a tuple of tilers, got {b!r}")
+        raise ShapeError(f"composition B must be a Layout, an int, None or a tuple of tilers, got {describe(b)}")
     return _compose(a, b)
 
 

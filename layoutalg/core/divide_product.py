@@ -26,6 +26,7 @@ from layoutalg.core import int_tuple as it
 from layoutalg.core.algebra import complement, composition
 from layoutalg.core.layout import Layout, as_layout
 from layoutalg.core.shape_ops import append, by_mode, from_modes, top_modes
+from layoutalg.core.validate import describe
 from layoutalg.errors import ShapeError
 
 
@@ -34,7 +35,7 @@ def _tiler_layout(tiler: Any, what: str) -> Layout:
         return tiler
     if it.is_int(tiler):
         return as_layout(tiler, what)
-    raise ShapeError(f"{what} must be a Layout, an int, None or a tuple of tilers, got {tiler!r}")
+    raise ShapeError(f"{what} must be a Layout, an int, None or a tuple of tilers, got {describe(tiler)}")
 
 
 # ---------------------------------------------------------------------------

@@ -18,15 +18,30 @@ from typing import Any, Iterator, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
+from layoutalg.core.validate import MAX_INT_BITS, as_int, describe
 from layoutalg.errors import CoordinateError, LayoutError, ShapeError
+
+_LIMIT = 1 << MAX_INT_BITS
 
 
 def _check_shape(shape: IntTuple, path: str) -> None:
+    """Every extent positive, and the size below ``2**MAX_INT_BITS`` (leaves are already bounded ints)."""
+    _check_extents(shape, path)
+    if it.product(shape) >= _LIMIT:
+        _too_large(shape)
+
+
+def _check_extents(shape: IntTuple, path: str) -> None:
     if it.is_tuple(shape):
         for i, mode in enumerate(shape):  # type: ignore[arg-type]
-            _check_shape(mode, f"{path}[{i}]")
+            _check_extents(mode, f"{path}[{i}]")
     elif shape <= 0:  # type: ignore[operator]
         raise ShapeError(f"extent {shape} at mode {path or 'shape'} must be a positive integer")
+
+
+def _too_large(shape: IntTuple) -> None:
+    bits = it.product(shape).bit_length()
+    raise ShapeError(f"shape has {bits}-bit size; a layout's size is limited to {MAX_INT_BITS} bits")
 
 
 def _plain_ints(x: Any) -> bool:
@@ -38,27 +53,41 @@ def _plain_ints(x: Any) -> bool:
 def _fast_check(shape: Any, stride: Any) -> tuple[IntTuple, IntTuple]:
     """Validate a plain-int or flat shape (and stride); the general path handles everything else."""
     if type(shape) is int:
-        if shape <= 0:
-            raise ShapeError(f"extent {shape} at mode shape must be a positive integer")
+        if not 0 < shape < _LIMIT:
+            _bad_extent(shape, "shape")
         if stride is None:
             return shape, 1
         if type(stride) is not int:
             raise ShapeError(f"stride {_to_str(stride)} is not congruent to shape {shape}")
+        if not -_LIMIT < stride < _LIMIT:
+            as_int(stride, "stride", ShapeError)
         return shape, stride
+    size = 1
     for i, s in enumerate(shape):
-        if s <= 0:
-            raise ShapeError(f"extent {s} at mode [{i}] must be a positive integer")
+        if not 0 < s < _LIMIT:
+            _bad_extent(s, f"[{i}]")
+        size *= s
+    if size >= _LIMIT:
+        _too_large(shape)
     if stride is None:
         return shape, it.prefix_product(shape)
     if type(stride) is not tuple or len(stride) != len(shape):
         raise ShapeError(f"stride {_to_str(stride)} is not congruent to shape {_to_str(shape)}")
+    for i, d in enumerate(stride):
+        if not -_LIMIT < d < _LIMIT:
+            as_int(d, f"stride[{i}]", ShapeError)
     return shape, stride
+
+
+def _bad_extent(extent: int, path: str) -> None:
+    as_int(extent, f"extent at mode {path}", ShapeError)  # raises for a too large one
+    raise ShapeError(f"extent {extent} at mode {path} must be a positive integer")
 
 
 def _to_str(t: IntTuple) -> str:
     if it.is_tuple(t):
         return "(" + ",".join(_to_str(e) for e in t) + ")"  # type: ignore[union-attr]
-    return str(t)
+    return str(t) if type(t) is int and -_LIMIT < t < _LIMIT else describe(t)
 
 
 class Layout:
@@ -163,8 +192,8 @@ class Layout:
 
     def __getitem__(self, i: int) -> "Layout":
         """Mode ``i`` as a layout (CuTe ``layout<i>``)."""
-        if not it.is_int(i):
-            raise CoordinateError(f"mode index must be an int, got {i!r}")
+        if type(i) is not int:
+            i = as_int(i, "mode index", CoordinateError)
         if it.is_tuple(self.shape):
             n = len(self.shape)  # type: ignore[arg-type]
             if not -n <= i < n:
@@ -308,19 +337,22 @@ def _has_none(crd: Any) -> bool:
 
 
 def _check_coord(crd: Any, shape: IntTuple, path: str) -> IntTuple:
-    """Normalise and validate a coordinate against ``shape`` (ints may stand for whole subtrees)."""
+    """Normalise and validate a coordinate against ``shape`` (ints may stand for whole subtrees).
+
+    ``path`` names the coordinate (``coordinate[1][0]``) in errors; numpy integers are ints.
+    """
     if isinstance(crd, (tuple, list)):
         if not it.is_tuple(shape) or len(crd) != len(shape):  # type: ignore[arg-type]
             raise CoordinateError(
-                f"{path} {crd!r} has rank {len(crd)} but the layout's mode there has shape {_to_str(shape)}"
+                f"{path} {describe(crd)} has rank {len(crd)} but the layout's mode there has shape {_to_str(shape)}"
             )
         return tuple(_check_coord(c, s, f"{path}[{i}]") for i, (c, s) in enumerate(zip(crd, shape)))  # type: ignore[arg-type]
-    if it.is_int(crd) or (hasattr(crd, "__index__") and not isinstance(crd, (bool, float))):
-        value = int(crd)
-        if value < 0:
-            raise CoordinateError(f"{path} {value} is negative")
-        return value
-    raise CoordinateError(f"{path} must be an int or a tuple of ints, got {crd!r}")
+    if hasattr(crd, "shape") and hasattr(crd, "dtype") and getattr(crd, "ndim", 0) != 0:
+        raise CoordinateError(f"{path} must be an int or a tuple of ints, got a numpy array {describe(crd)}")
+    value = as_int(crd, path, CoordinateError)
+    if value < 0:
+        raise CoordinateError(f"{path} {value} is negative")
+    return value
 
 
 def _slice_modes(crd: Any, shape: IntTuple, stride: IntTuple) -> tuple[list[tuple[IntTuple, IntTuple]], int]:
@@ -329,7 +361,7 @@ def _slice_modes(crd: Any, shape: IntTuple, stride: IntTuple) -> tuple[list[tupl
         return [(shape, stride)], 0
     if isinstance(crd, (tuple, list)):
         if not it.is_tuple(shape) or len(crd) != len(shape):  # type: ignore[arg-type]
-            raise CoordinateError(f"slice {crd!r} does not match the rank of shape {_to_str(shape)}")
+            raise CoordinateError(f"slice {describe(crd)} does not match the rank of shape {_to_str(shape)}")
         kept: list[tuple[IntTuple, IntTuple]] = []
         offset = 0
         for c, s, d in zip(crd, shape, stride):  # type: ignore[arg-type]
@@ -363,7 +395,7 @@ def make_layout(*layouts: Layout) -> Layout:
     """Concatenate layouts into one whose modes are the given layouts (CuTe ``make_layout(L0, L1, ...)``)."""
     for i, layout in enumerate(layouts):
         if not isinstance(layout, Layout):
-            raise ShapeError(f"make_layout argument {i} is not a Layout: {layout!r}")
+            raise ShapeError(f"make_layout argument {i} is not a Layout: {describe(layout)}")
     return Layout(tuple(lay.shape for lay in layouts), tuple(lay.stride for lay in layouts))
 
 
@@ -373,7 +405,7 @@ def as_layout(x: Any, what: str = "layout") -> Layout:
         return x
     if it.is_int(x) or isinstance(x, (tuple, list)):
         return Layout(x)
-    raise ShapeError(f"{what} must be a Layout or a shape, got {x!r}")
+    raise ShapeError(f"{what} must be a Layout or a shape, got {describe(x)}")
 
 
 def wrap_modes(layout: Layout) -> Sequence[Layout]:

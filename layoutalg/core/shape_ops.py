@@ -10,6 +10,7 @@ from typing import Any, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout, as_layout
+from layoutalg.core.validate import describe
 from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 
 
@@ -61,7 +62,7 @@ def append(layout: Layout, mode: Any = None, n: int | None = None) -> Layout:
     if n is None:
         return from_modes(modes + [extra])
     if not it.is_int(n) or n < 1:
-        raise ShapeError(f"append rank n must be a positive int, got {n!r}")
+        raise ShapeError(f"append rank n must be a positive int, got {describe(n)}")
     if len(modes) >= n:
         return layout
     return from_modes(modes + [extra] * (n - len(modes)))
@@ -75,7 +76,7 @@ def prepend(layout: Layout, mode: Any = None, n: int | None = None) -> Layout:
     if n is None:
         return from_modes([extra] + modes)
     if not it.is_int(n) or n < 1:
-        raise ShapeError(f"prepend rank n must be a positive int, got {n!r}")
+        raise ShapeError(f"prepend rank n must be a positive int, got {describe(n)}")
     if len(modes) >= n:
         return layout
     return from_modes([extra] * (n - len(modes)) + modes)
@@ -111,7 +112,7 @@ def select(layout: Layout, *indices: int) -> Layout:
 
 def _index(i: Any, rank: int, what: str, allow_end: bool = False) -> int:
     if not it.is_int(i):
-        raise CoordinateError(f"{what} must be an int, got {i!r}")
+        raise CoordinateError(f"{what} must be an int, got {describe(i)}")
     k = i + rank if i < 0 else i
     top = rank if allow_end else rank - 1
     if not 0 <= k <= top:

@@ -31,6 +31,7 @@ from typing import Any, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError, NotLinearError
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
@@ -54,7 +55,7 @@ class BitMatrix:
             raise LayoutError(f"BitMatrix has {len(self.columns)} columns but n_in={self.n_in}")
         for j, col in enumerate(self.columns):
             if not isinstance(col, int) or col < 0 or col >> self.n_out:
-                raise LayoutError(f"BitMatrix column {j} = {col!r} does not fit in n_out={self.n_out} bits")
+                raise LayoutError(f"BitMatrix column {j} = {describe(col)} does not fit in n_out={self.n_out} bits")
 
     # -- construction ------------------------------------------------------
     @classmethod
@@ -75,7 +76,7 @@ class BitMatrix:
                 if len(rows[i]) != n_in:
                     raise LayoutError(f"row {i} has {len(rows[i])} entries, expected {n_in}")
                 if rows[i][j] not in (0, 1):
-                    raise LayoutError(f"entry ({i},{j}) = {rows[i][j]!r} is not 0 or 1")
+                    raise LayoutError(f"entry ({i},{j}) = {describe(rows[i][j])} is not 0 or 1")
                 col |= rows[i][j] << i
             cols.append(col)
         return cls(n_in, n_out, tuple(cols))
@@ -90,7 +91,7 @@ class BitMatrix:
     # -- the linear map ----------------------------------------------------
     def __call__(self, x: int) -> int:
         if isinstance(x, bool) or not isinstance(x, int) or x < 0 or x >> self.n_in:
-            raise LayoutError(f"BitMatrix input {x!r} is not an integer in [0, 2**{self.n_in})")
+            raise LayoutError(f"BitMatrix input {describe(x)} is not an integer in [0, 2**{self.n_in})")
         out = 0
         j = 0
         while x:
@@ -264,7 +265,7 @@ def to_f2(x: Any, n_bits: int | None = None) -> BitMatrix:
         matrix = BitMatrix.from_columns(cols)
         _check_by_enumeration(x.to_numpy(), matrix, str(x))
         return matrix
-    raise LayoutError(f"to_f2 takes a Layout, Swizzle or ComposedLayout, got {x!r}")
+    raise LayoutError(f"to_f2 takes a Layout, Swizzle or ComposedLayout, got {describe(x)}")
 
 
 def is_f2_linear(x: Any) -> bool:
@@ -380,7 +381,7 @@ def from_f2(matrix: BitMatrix, shape: Any = None, mode_bits: Sequence[int] | Non
     Without ``shape`` the index bits are grouped into modes greedily.
     """
     if not isinstance(matrix, BitMatrix):
-        raise LayoutError(f"from_f2 takes a BitMatrix, got {matrix!r}")
+        raise LayoutError(f"from_f2 takes a BitMatrix, got {describe(matrix)}")
     cols = list(matrix.columns)
     if _disjoint(cols):
         try:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError, ParseError
 from layoutalg.swizzle.composed import AnyLayout, ComposedLayout
 from layoutalg.swizzle.f2 import BitMatrix, from_f2, to_f2
@@ -38,7 +39,7 @@ Basis = tuple[int, ...]
 
 def _log2(n: int, what: str) -> int:
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0 or n & (n - 1):
-        raise LayoutError(f"{what} must be a positive power of two, got {n!r}")
+        raise LayoutError(f"{what} must be a positive power of two, got {describe(n)}")
     return n.bit_length() - 1
 
 
@@ -87,12 +88,12 @@ class TritonLinearLayout:
         known = dict(self.bases)
         for name in inputs:
             if name not in known:
-                raise LayoutError(f"unknown input dimension {name!r}; this layout has {list(known)}")
+                raise LayoutError(f"unknown input dimension {describe(name)}; this layout has {list(known)}")
         out = [0] * len(self.out_dims)
         for name, vectors in self.bases:
             value = inputs.get(name, 0)
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << len(vectors):
-                raise LayoutError(f"input {name}={value!r} is outside [0, {1 << len(vectors)})")
+                raise LayoutError(f"input {name}={describe(value)} is outside [0, {1 << len(vectors)})")
             for i, vec in enumerate(vectors):
                 if (value >> i) & 1:
                     out = [o ^ v for o, v in zip(out, vec)]
@@ -135,7 +136,7 @@ _OUT_DIM = re.compile(r"^\s*(\w+) \(size (\d+)\)\s*$")
 def parse_triton(text: str, shape: Sequence[int] | None = None) -> TritonLinearLayout:
     """Parse ``LinearLayout::toString`` output, or a ``#ttg.linear<{...}>`` attribute with the tensor ``shape``."""
     if not isinstance(text, str):
-        raise ParseError(f"expected text, got {text!r}")
+        raise ParseError(f"expected text, got {describe(text)}")
     stripped = text.strip()
     if stripped.startswith("#ttg.linear") or stripped.startswith("{"):
         return _parse_attribute(stripped, shape)
@@ -152,7 +153,7 @@ def parse_triton(text: str, shape: Sequence[int] | None = None) -> TritonLinearL
             try:
                 vectors.append(tuple(int(v) for v in entries.split(",") if v.strip()))
             except ValueError:
-                raise ParseError(f"basis entries {entries!r} are not integers", line, line.find("(") + 2) from None
+                raise ParseError(f"basis entries {describe(entries)} are not integers", line, line.find("(") + 2) from None
         elif m := _SIZE1_LINE.match(line):
             bases.setdefault(m.group(1), [])
         elif m := _OUT_LINE.match(line):
@@ -220,7 +221,7 @@ def to_triton(
     Raises NotLinearError for a function that is not linear over GF(2).
     """
     if not isinstance(layout, (Layout, ComposedLayout)):
-        raise LayoutError(f"to_triton takes a Layout or ComposedLayout, got {layout!r}")
+        raise LayoutError(f"to_triton takes a Layout or ComposedLayout, got {describe(layout)}")
     matrix = to_f2(layout)
     if in_dims is None:
         modes = layout.modes() if isinstance(layout.shape, tuple) else [layout]
@@ -267,14 +268,14 @@ def from_triton(tll: TritonLinearLayout, in_order: Sequence[str] | None = None,
     (LayoutError if the map is neither).
     """
     if not isinstance(tll, TritonLinearLayout):
-        raise LayoutError(f"from_triton takes a TritonLinearLayout, got {tll!r}")
+        raise LayoutError(f"from_triton takes a TritonLinearLayout, got {describe(tll)}")
     bases = dict(tll.bases)
     sizes = dict(tll.out_dims)
     in_order = list(in_order) if in_order is not None else [name for name, _ in tll.bases]
     out_order = list(out_order) if out_order is not None else [name for name, _ in tll.out_dims]
     for name in in_order:
         if name not in bases:
-            raise LayoutError(f"unknown input dimension {name!r}; this layout has {list(bases)}")
+            raise LayoutError(f"unknown input dimension {describe(name)}; this layout has {list(bases)}")
     if sorted(out_order) != sorted(sizes):
         raise LayoutError(f"out_order {out_order} must list every output dim {list(sizes)} once")
     position = {name: k for k, (name, _) in enumerate(tll.out_dims)}

@@ -19,6 +19,7 @@ from typing import Any, Union
 from layoutalg.atoms.copy import COPY_ATOMS, CopyAtom, TypedCopyAtom, find_matrix_atom
 from layoutalg.atoms.gmma import GMMA_NS, GmmaAtom, make_gmma
 from layoutalg.atoms.mma import MMA_ATOMS, MmaAtom
+from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError
 
 Atom = Union[MmaAtom, CopyAtom, GmmaAtom]
@@ -35,10 +36,9 @@ _TYPES = {"F16": "f16", "BF16": "bf16", "F32": "f32"}
 
 
 def _gmma(n: int, a: str, c: str, a_source: str) -> GmmaAtom:
-    key = (n, a, c, a_source)
-    if key not in _GMMA_CACHE:
-        _GMMA_CACHE[key] = make_gmma(n, a, a, c, a_source)
-    return _GMMA_CACHE[key]
+    """One object per wgmma atom; the arguments are checked (by ``make_gmma``) before they key the memo."""
+    atom = make_gmma(n, a, a, c, a_source)
+    return _GMMA_CACHE.setdefault((atom.shape_mnk[1], atom.a_type, atom.c_type, atom.a_source), atom)
 
 
 def names() -> list[str]:
@@ -54,7 +54,7 @@ def names() -> list[str]:
 def get(name: str, bits: int | None = None) -> Any:
     """The atom called ``name`` (CuTe or PTX spelling); see the module docstring."""
     if not isinstance(name, str):
-        raise InstructionError(f"atom name must be a str, got {name!r}")
+        raise InstructionError(f"atom name must be a str, got {describe(name)}")
     key = name.strip()
     if key.startswith("cute::"):
         key = key[len("cute::"):]
@@ -67,12 +67,12 @@ def get(name: str, bits: int | None = None) -> Any:
         from layoutalg.atoms import smem
 
         if bits is None:
-            raise InstructionError(f"{name} is a shared-memory layout atom: give the element width, get({name!r}, bits=16)")
+            raise InstructionError(f"{name} is a shared-memory layout atom: give the element width, get({describe(name)}, bits=16)")
         return smem.get_smem_atom(key, bits)
     if atom is None:
         close = difflib.get_close_matches(key, names() + list(_BY_PTX), n=3, cutoff=0.6)
         hint = f"; did you mean {' or '.join(close)}?" if close else "; layoutalg.atoms.catalog.names() lists them"
-        raise InstructionError(f"unknown atom {name!r}{hint}")
+        raise InstructionError(f"unknown atom {describe(name)}{hint}")
     if bits is not None:
         if isinstance(atom, CopyAtom):
             return atom.bind(bits)
@@ -90,7 +90,7 @@ def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | No
     """
     for what, value in (("shape", shape), ("a", a), ("c", c), ("layout", layout)):
         if not isinstance(value, str):
-            raise InstructionError(f"mma: {what} must be a PTX name such as 'm16n8k16' or 'f16', got {value!r}")
+            raise InstructionError(f"mma: {what} must be a PTX name such as 'm16n8k16' or 'f16', got {describe(value)}")
     b = b or a
     shape = shape.strip().lstrip(".")
     matches = [x for x in MMA_ATOMS
@@ -105,7 +105,7 @@ def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | No
 
 def _matrix(kind: str, num: int, trans: bool) -> CopyAtom:
     if num not in (1, 2, 4):
-        raise InstructionError(f"{kind}: num (matrices, .x1/.x2/.x4) must be 1, 2 or 4, got {num!r}")
+        raise InstructionError(f"{kind}: num (matrices, .x1/.x2/.x4) must be 1, 2 or 4, got {describe(num)}")
     atom = find_matrix_atom(kind, num, bool(trans))
     if atom is None:  # pragma: no cover - every combination is declared
         raise InstructionError(f"no {kind} .x{num}{'.trans' if trans else ''}")
@@ -133,7 +133,7 @@ def _per_thread(kind: str, bits: int) -> CopyAtom:
     for atom in COPY_ATOMS:
         if atom.kind == kind and atom.vector_bits == bits:
             return atom
-    raise InstructionError(f"{kind} moves 8, 16, 32, 64 or 128 bits per thread, got {bits!r}")
+    raise InstructionError(f"{kind} moves 8, 16, 32, 64 or 128 bits per thread, got {describe(bits)}")
 
 
 def ld_shared(bits: int) -> CopyAtom:
@@ -149,9 +149,9 @@ def st_shared(bits: int) -> CopyAtom:
 def cp_async(nbytes: int = 16, cache: str = "ca") -> CopyAtom:
     """``cp.async.{ca|cg}.shared.global`` of 4, 8 or 16 bytes (``.cg`` only 16), CuTe SM80_CP_ASYNC_CACHE{ALWAYS|GLOBAL}."""
     if cache not in ("ca", "cg"):
-        raise InstructionError(f"cache must be 'ca' or 'cg', got {cache!r}")
+        raise InstructionError(f"cache must be 'ca' or 'cg', got {describe(cache)}")
     if nbytes not in (4, 8, 16) or (cache == "cg" and nbytes != 16):
-        raise InstructionError(f"cp.async.{cache} copies {'16' if cache == 'cg' else '4, 8 or 16'} bytes, got {nbytes!r}")
+        raise InstructionError(f"cp.async.{cache} copies {'16' if cache == 'cg' else '4, 8 or 16'} bytes, got {describe(nbytes)}")
     for atom in COPY_ATOMS:
         if atom.kind == "cp.async" and atom.vector_bits == 8 * nbytes and f"cp.async.{cache}." in atom.ptx:
             return atom

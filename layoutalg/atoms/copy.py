@@ -48,6 +48,7 @@ from functools import cached_property
 
 from layoutalg.atoms.fragment import fit_layout, upcast_bits
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import as_int, describe
 from layoutalg.errors import InstructionError, LayoutError
 
 MatrixCoord = tuple[int, int, int]
@@ -139,6 +140,8 @@ class CopyAtom:
 def movmatrix_coords(lane: int, half: int) -> tuple[tuple[int, int], tuple[int, int]]:
     """``movmatrix.trans``: ((row, col) of the source element in ``lane``'s source register half ``half``,
     (row, col) *of the source matrix* that lands in ``lane``'s destination register half ``half``)."""
+    lane = as_int(lane, "movmatrix lane", InstructionError)
+    half = as_int(half, "movmatrix half", InstructionError)
     if not 0 <= lane < 32 or half not in (0, 1):
         raise InstructionError(f"lane must be in [0, 32) and half in {{0, 1}}, got {lane}, {half}")
     return (lane // 4, 2 * (lane % 4) + half), (2 * (lane % 4) + half, lane // 4)
@@ -152,8 +155,11 @@ class TypedCopyAtom:
     bits: int
 
     def __post_init__(self) -> None:
-        if isinstance(self.bits, bool) or not isinstance(self.bits, int) or self.bits <= 0:
-            raise LayoutError(f"value bits must be a positive int, got {self.bits!r}")
+        if not isinstance(self.atom, CopyAtom):
+            raise InstructionError(f"TypedCopyAtom atom must be a CopyAtom, got {describe(self.atom)}")
+        object.__setattr__(self, "bits", as_int(self.bits, "value bits"))
+        if self.bits <= 0:
+            raise LayoutError(f"value bits must be a positive int, got {describe(self.bits)}")
         for which in ("src", "dst", "ref"):
             bit_layout = getattr(self.atom, f"{which}_layout")
             try:

@@ -53,6 +53,7 @@ from typing import Any
 
 from layoutalg.atoms.fragment import fit_layout
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import as_int, describe
 from layoutalg.errors import InstructionError, LayoutError
 
 Coord = tuple[int, int]
@@ -136,7 +137,7 @@ def _op(operand: str) -> str:
     op = str(operand).upper()
     op = "C" if op == "D" else op
     if op not in ("A", "B", "C"):
-        raise InstructionError(f"operand must be 'A', 'B', 'C' or 'D', got {operand!r}")
+        raise InstructionError(f"operand must be 'A', 'B', 'C' or 'D', got {describe(operand)}")
     return op
 
 
@@ -153,15 +154,19 @@ GMMA_NS = tuple(range(8, 257, 8))
 
 def make_gmma(n: int, a: str = "f16", b: str | None = None, c: str = "f32", a_source: str = "smem") -> GmmaAtom:
     """``SM90_64x{n}x16_{C}{A}{B}_{SS|RS}``: n a multiple of 8 in [8, 256]; a/b f16 or bf16; c f16 or f32."""
+    n = as_int(n, "wgmma N", InstructionError)
+    for what, value in (("a", a), ("b", b), ("c", c), ("a_source", a_source)):
+        if value is not None and not isinstance(value, str):
+            raise InstructionError(f"wgmma {what} must be a str such as 'f16', got {describe(value)}")
     b = b or a
     if n not in GMMA_NS:
         raise InstructionError(f"wgmma m64nNk16: N must be a multiple of 8 in [8, 256], got {n}")
     if a not in ("f16", "bf16") or b != a:
-        raise InstructionError(f"wgmma m64nNk16 here takes A and B both f16 or both bf16, got a={a!r}, b={b!r}")
+        raise InstructionError(f"wgmma m64nNk16 here takes A and B both f16 or both bf16, got a={describe(a)}, b={describe(b)}")
     if c not in ("f16", "f32") or (a == "bf16" and c != "f32"):
-        raise InstructionError(f"wgmma m64nNk16 .{a} accumulates in {'f32' if a == 'bf16' else 'f16 or f32'}, got c={c!r}")
+        raise InstructionError(f"wgmma m64nNk16 .{a} accumulates in {'f32' if a == 'bf16' else 'f16 or f32'}, got c={describe(c)}")
     if a_source not in ("smem", "reg"):
-        raise InstructionError(f"a_source must be 'smem' or 'reg', got {a_source!r}")
+        raise InstructionError(f"a_source must be 'smem' or 'reg', got {describe(a_source)}")
     mode = "SS" if a_source == "smem" else "RS"
     name = f"SM90_64x{n}x16_{_CUTE_T[c]}{_CUTE_T[a]}{_CUTE_T[b]}_{mode}"
     ptx = f"wgmma.mma_async.sync.aligned.m64n{n}k16.{c}.{a}.{b}"
@@ -180,14 +185,16 @@ class GmmaDescriptor:
     base_offset: int = 0
 
     def __post_init__(self) -> None:
-        if self.layout_type not in LAYOUT_TYPES:
-            raise LayoutError(f"layout_type must be one of {sorted(LAYOUT_TYPES)}, got {self.layout_type!r}")
+        for field_name in ("start_address", "leading_byte_offset", "stride_byte_offset", "base_offset"):
+            object.__setattr__(self, field_name, as_int(getattr(self, field_name), field_name))
+        if not isinstance(self.layout_type, str) or self.layout_type not in LAYOUT_TYPES:
+            raise LayoutError(f"layout_type must be one of {sorted(LAYOUT_TYPES)}, got {describe(self.layout_type)}")
         for field_name in ("start_address", "leading_byte_offset", "stride_byte_offset"):
             value = getattr(self, field_name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value % 16 or value >> 4 >= 1 << 14:
-                raise LayoutError(f"{field_name} must be a multiple of 16 in [0, 2**18), got {value!r}")
+                raise LayoutError(f"{field_name} must be a multiple of 16 in [0, 2**18), got {describe(value)}")
         if not isinstance(self.base_offset, int) or not 0 <= self.base_offset < 8:
-            raise LayoutError(f"base_offset must be in [0, 8), got {self.base_offset!r}")
+            raise LayoutError(f"base_offset must be in [0, 8), got {describe(self.base_offset)}")
 
     @property
     def swizzle_width_units(self) -> int:
@@ -204,7 +211,7 @@ class GmmaDescriptor:
     @classmethod
     def decode(cls, word: int) -> "GmmaDescriptor":
         if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word < 1 << 64:
-            raise LayoutError(f"a descriptor is a 64-bit unsigned int, got {word!r}")
+            raise LayoutError(f"a descriptor is a 64-bit unsigned int, got {describe(word)}")
         names = {v: k for k, v in LAYOUT_TYPES.items()}
         return cls(((word >> 0) & 0x3FFF) << 4, ((word >> 16) & 0x3FFF) << 4, ((word >> 32) & 0x3FFF) << 4,
                    names[(word >> 62) & 3], (word >> 49) & 7)
@@ -215,7 +222,7 @@ class GmmaDescriptor:
         ``major`` is ``"K"`` (K contiguous) or ``"MN"``; ``bits`` the element width.
         """
         if bits not in (4, 8, 16, 32, 64):
-            raise LayoutError(f"bits must be 4, 8, 16, 32 or 64, got {bits!r}")
+            raise LayoutError(f"bits must be 4, 8, 16, 32 or 64, got {describe(bits)}")
         if mn < 0 or k < 0:
             raise LayoutError(f"coordinates must be non-negative, got ({mn}, {k})")
         w = self.swizzle_width_units
@@ -241,14 +248,14 @@ class GmmaDescriptor:
                 wi, g = mu % w, mu // w
                 unit = wi + g * lbo + r * w + h * sbo
         else:
-            raise LayoutError(f"major must be 'K' or 'MN', got {major!r}")
+            raise LayoutError(f"major must be 'K' or 'MN', got {describe(major)}")
         byte = self.start_address + 16 * unit + within
         return swizzle_address(byte, self.layout_type)
 
 
 def _offset_fn(layout: Any) -> tuple[Any, int, int]:
     if not hasattr(layout, "shape") or not callable(layout):
-        raise LayoutError(f"make_gmma_desc needs a Layout or ComposedLayout, got {layout!r}")
+        raise LayoutError(f"make_gmma_desc needs a Layout or ComposedLayout, got {describe(layout)}")
     shape = layout.shape
     if not isinstance(shape, tuple) or len(shape) != 2:
         raise LayoutError(f"make_gmma_desc needs a rank-2 (MN, K) layout, got shape {shape}")
@@ -277,9 +284,9 @@ def make_gmma_desc(layout: Any, major: str, bits: int, start_address: int = 0) -
     """
     lay, mn_ext, k_ext = _offset_fn(layout)
     if bits not in (8, 16, 32):
-        raise LayoutError(f"bits must be 8, 16 or 32 for a wgmma operand, got {bits!r}")
+        raise LayoutError(f"bits must be 8, 16 or 32 for a wgmma operand, got {describe(bits)}")
     if major not in ("K", "MN"):
-        raise LayoutError(f"major must be 'K' or 'MN', got {major!r}")
+        raise LayoutError(f"major must be 'K' or 'MN', got {describe(major)}")
     nbytes = bits // 8
     per_unit = 16 // nbytes
 

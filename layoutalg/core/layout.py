@@ -163,7 +163,7 @@ class Layout:
 
     def evaluate_indices(self, indices: Any) -> Any:
         """``L(i)`` for every ``i`` of a numpy array of non-negative 1-D indices (the last mode is unbounded)."""
-        return evaluate_modes(it.flatten(self.shape), it.flatten(self.stride), indices)
+        return evaluate_modes(it.flatten(self.shape), it.flatten(self.stride), index_array(indices))
 
     def values(self) -> list[int]:
         """Every offset as a Python list, in index order."""
@@ -277,6 +277,23 @@ def offsets_of_modes(shapes: Sequence[int], strides: Sequence[int]) -> Any:
         steps = np.arange(s, dtype=np.int64).astype(dtype) * d
         out = (out[None, :] + steps[:, None]).ravel()
     return out
+
+
+def index_array(indices: Any) -> Any:
+    """``indices`` as a numpy integer array of non-negative 1-D indices, or CoordinateError naming the problem."""
+    import numpy as np
+
+    try:
+        idx = np.asarray(indices)
+    except Exception:  # noqa: BLE001 - numpy refuses ragged or odd input in several ways
+        raise CoordinateError(f"indices must be an array of non-negative ints, got {describe(indices)}") from None
+    if idx.dtype.kind not in "iu" and not (idx.dtype.kind == "O" and all(type(v) is int for v in idx.ravel())):
+        if idx.size or idx.dtype.kind not in "fb":
+            raise CoordinateError(f"indices must be an array of non-negative ints, got dtype {idx.dtype}: {describe(indices)}")
+        idx = idx.astype(np.int64)  # an empty list comes back as float64
+    if idx.size and int(idx.min()) < 0:
+        raise CoordinateError(f"indices must be non-negative, got {int(idx.min())}")
+    return idx
 
 
 def evaluate_modes(shapes: Sequence[int], strides: Sequence[int], indices: Any) -> Any:

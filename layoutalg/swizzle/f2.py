@@ -31,13 +31,15 @@ from typing import Any, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import as_int, describe
 from layoutalg.errors import LayoutError, NotLinearError
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
 
 # Largest domain decided by enumeration (functions without a structural proof).
 _MAX_ENUMERATE = 1 << 24
+#: The most input or output bits a BitMatrix may have.
+MAX_BITS = 4096
 
 
 @dataclass(frozen=True)
@@ -49,18 +51,27 @@ class BitMatrix:
     columns: tuple[int, ...]
 
     def __post_init__(self) -> None:
-        if self.n_in < 0 or self.n_out < 0:
-            raise LayoutError(f"BitMatrix dimensions must be >= 0, got {self.n_out}x{self.n_in}")
-        if len(self.columns) != self.n_in:
-            raise LayoutError(f"BitMatrix has {len(self.columns)} columns but n_in={self.n_in}")
-        for j, col in enumerate(self.columns):
-            if not isinstance(col, int) or col < 0 or col >> self.n_out:
-                raise LayoutError(f"BitMatrix column {j} = {describe(col)} does not fit in n_out={self.n_out} bits")
+        n_in, n_out = as_int(self.n_in, "BitMatrix n_in"), as_int(self.n_out, "BitMatrix n_out")
+        if not (0 <= n_in <= MAX_BITS and 0 <= n_out <= MAX_BITS):
+            raise LayoutError(f"BitMatrix dimensions must be in [0, {MAX_BITS}], got {n_out}x{n_in}")
+        if not isinstance(self.columns, (tuple, list)):
+            raise LayoutError(f"BitMatrix columns must be a tuple of ints, got {describe(self.columns)}")
+        if len(self.columns) != n_in:
+            raise LayoutError(f"BitMatrix has {len(self.columns)} columns but n_in={n_in}")
+        columns = tuple(as_int(col, f"BitMatrix column {j}") for j, col in enumerate(self.columns))
+        for j, col in enumerate(columns):
+            if col < 0 or col >> n_out:
+                raise LayoutError(f"BitMatrix column {j} = {describe(col)} does not fit in n_out={n_out} bits")
+        object.__setattr__(self, "n_in", n_in)
+        object.__setattr__(self, "n_out", n_out)
+        object.__setattr__(self, "columns", columns)
 
     # -- construction ------------------------------------------------------
     @classmethod
     def from_columns(cls, columns: Sequence[int], n_out: int | None = None) -> "BitMatrix":
-        cols = tuple(int(c) for c in columns)
+        if not isinstance(columns, (tuple, list)):
+            raise LayoutError(f"BitMatrix columns must be a sequence of ints, got {describe(columns)}")
+        cols = tuple(as_int(c, f"BitMatrix column {j}") for j, c in enumerate(columns))
         width = max((c.bit_length() for c in cols), default=0) if n_out is None else n_out
         return cls(len(cols), width, cols)
 

@@ -123,6 +123,8 @@ class Swizzle:
         CuTe's ``make_swizzle<Y, Z>`` for the contiguous case; raises LayoutError
         when the masks are not equal-width contiguous runs of bits.
         """
+        yyy_mask = as_int(yyy_mask, "yyy_mask")
+        zzz_mask = as_int(zzz_mask, "zzz_mask")
         if yyy_mask == 0 and zzz_mask == 0:
             return cls(0, 0, 0)
         runs = []

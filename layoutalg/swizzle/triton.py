@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from layoutalg.core.layout import Layout
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import as_int, describe
 from layoutalg.errors import LayoutError, ParseError
 from layoutalg.swizzle.composed import AnyLayout, ComposedLayout
 from layoutalg.swizzle.f2 import BitMatrix, from_f2, to_f2
@@ -43,6 +43,29 @@ def _log2(n: int, what: str) -> int:
     return n.bit_length() - 1
 
 
+def _named_items(items: object, what: str, value: object) -> tuple:  # type: ignore[type-arg]
+    """``items`` as a tuple of ``(str, value(v))`` pairs (a mapping is read in its order); else LayoutError."""
+    pairs = list(items.items()) if isinstance(items, Mapping) else items
+    if not isinstance(pairs, (tuple, list)):
+        raise LayoutError(f"TritonLinearLayout {what} must be (name, value) pairs, got {describe(items)}")
+    out = []
+    for k, pair in enumerate(pairs):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2 or not isinstance(pair[0], str):
+            raise LayoutError(f"TritonLinearLayout {what}[{k}] must be a (name, value) pair, got {describe(pair)}")
+        out.append((pair[0], value(pair[1], f"{what} {pair[0]!r}")))  # type: ignore[operator]
+    return tuple(out)
+
+
+def _out_size(size: object, what: str) -> int:
+    return as_int(size, f"size of {what}")
+
+
+def _basis_vectors(vectors: object, what: str) -> tuple[Basis, ...]:
+    if not isinstance(vectors, (tuple, list)) or not all(isinstance(v, (tuple, list)) for v in vectors):
+        raise LayoutError(f"{what} must be a list of basis vectors (lists of ints), got {describe(vectors)}")
+    return tuple(tuple(as_int(x, f"{what} vector {i}") for x in v) for i, v in enumerate(vectors))
+
+
 @dataclass(frozen=True)
 class TritonLinearLayout:
     """Triton's ``LinearLayout``: ``bases[in_dim][i]`` is the output of bit ``i`` of ``in_dim``."""
@@ -51,6 +74,8 @@ class TritonLinearLayout:
     out_dims: tuple[tuple[str, int], ...]
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "out_dims", _named_items(self.out_dims, "out_dims", _out_size))
+        object.__setattr__(self, "bases", _named_items(self.bases, "bases", _basis_vectors))
         names = [name for name, _ in self.out_dims]
         if len(set(names)) != len(names):
             raise LayoutError(f"duplicate output dimension names {names}")
@@ -72,10 +97,7 @@ class TritonLinearLayout:
     @classmethod
     def make(cls, bases: Mapping[str, Sequence[Sequence[int]]], out_dims: Mapping[str, int]) -> "TritonLinearLayout":
         """From ``{"register": [[0, 1], ...], ...}`` and ``{"dim0": 16, "dim1": 16}`` (insertion order kept)."""
-        return cls(
-            tuple((name, tuple(tuple(int(v) for v in vec) for vec in vecs)) for name, vecs in bases.items()),
-            tuple((name, int(size)) for name, size in out_dims.items()),
-        )
+        return cls(bases, out_dims)  # type: ignore[arg-type]  # __post_init__ reads mappings and checks every entry
 
     def in_dim_size(self, name: str) -> int:
         return 1 << len(dict(self.bases)[name])

@@ -16,8 +16,9 @@ from layoutalg.errors import CompositionError, LayoutError, NotInjectiveError
 
 Pairs = list[tuple[int, int]]
 
-#: The largest domain the algebra enumerates to check a result it cannot prove (2^26 offsets).
-ENUMERATION_LIMIT = 1 << 26
+#: The largest domain the algebra enumerates to check a result it cannot prove (2^20 offsets, a few tenths of a
+#: second): past it an unprovable case is refused up front, before any work, rather than answered unchecked.
+ENUMERATION_LIMIT = 1 << 20
 
 
 # ---------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from typing import Any, Union
 from layoutalg.atoms.copy import COPY_ATOMS, CopyAtom, TypedCopyAtom, find_matrix_atom
 from layoutalg.atoms.gmma import GMMA_NS, GmmaAtom, make_gmma
 from layoutalg.atoms.mma import MMA_ATOMS, MmaAtom
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import as_int, describe, is_bool
 from layoutalg.errors import InstructionError
 
 Atom = Union[MmaAtom, CopyAtom, GmmaAtom]
@@ -88,9 +88,11 @@ def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | No
     both SM75 and SM80; the newest is the default).  ``layout`` is ``.alayout.blayout``,
     only variable for sm70 ``m8n8k4`` f16.
     """
-    for what, value in (("shape", shape), ("a", a), ("c", c), ("layout", layout)):
-        if not isinstance(value, str):
+    for what, value in (("shape", shape), ("a", a), ("b", b), ("c", c), ("layout", layout)):
+        if not isinstance(value, str) and not (what == "b" and value is None):
             raise InstructionError(f"mma: {what} must be a PTX name such as 'm16n8k16' or 'f16', got {describe(value)}")
+    if arch is not None:
+        arch = as_int(arch, "mma arch", InstructionError)
     b = b or a
     shape = shape.strip().lstrip(".")
     matches = [x for x in MMA_ATOMS
@@ -104,6 +106,9 @@ def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | No
 
 
 def _matrix(kind: str, num: int, trans: bool) -> CopyAtom:
+    num = as_int(num, f"{kind} num", InstructionError)
+    if not (is_bool(trans) or (type(trans) is int and trans in (0, 1))):
+        raise InstructionError(f"{kind}: trans must be True or False, got {describe(trans)}")
     if num not in (1, 2, 4):
         raise InstructionError(f"{kind}: num (matrices, .x1/.x2/.x4) must be 1, 2 or 4, got {describe(num)}")
     atom = find_matrix_atom(kind, num, bool(trans))
@@ -130,6 +135,7 @@ def movmatrix() -> CopyAtom:
 
 
 def _per_thread(kind: str, bits: int) -> CopyAtom:
+    bits = as_int(bits, f"{kind} bits", InstructionError)
     for atom in COPY_ATOMS:
         if atom.kind == kind and atom.vector_bits == bits:
             return atom
@@ -148,7 +154,8 @@ def st_shared(bits: int) -> CopyAtom:
 
 def cp_async(nbytes: int = 16, cache: str = "ca") -> CopyAtom:
     """``cp.async.{ca|cg}.shared.global`` of 4, 8 or 16 bytes (``.cg`` only 16), CuTe SM80_CP_ASYNC_CACHE{ALWAYS|GLOBAL}."""
-    if cache not in ("ca", "cg"):
+    nbytes = as_int(nbytes, "cp_async nbytes", InstructionError)
+    if not isinstance(cache, str) or cache not in ("ca", "cg"):
         raise InstructionError(f"cache must be 'ca' or 'cg', got {describe(cache)}")
     if nbytes not in (4, 8, 16) or (cache == "cg" and nbytes != 16):
         raise InstructionError(f"cp.async.{cache} copies {'16' if cache == 'cg' else '4, 8 or 16'} bytes, got {describe(nbytes)}")

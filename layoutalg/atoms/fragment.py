@@ -24,7 +24,7 @@ from typing import Callable, Sequence
 from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import LayoutError
 
 
@@ -98,6 +98,7 @@ def _upcast_leaf(s: int, d: int, n: int) -> tuple[int, int]:
 
 def upcast_bits(layout: Layout, bits: int) -> Layout:
     """CuTe ``upcast<bits>(layout)``: a layout over bits viewed as ``bits``-wide values."""
+    bits = plain_int(bits)
     if not isinstance(bits, int) or isinstance(bits, bool) or bits <= 0:
         raise LayoutError(f"bits must be a positive int, got {describe(bits)}")
 

@@ -53,7 +53,7 @@ from typing import Any
 
 from layoutalg.atoms.fragment import fit_layout
 from layoutalg.core.layout import Layout
-from layoutalg.core.validate import as_int, describe
+from layoutalg.core.validate import as_int, describe, plain_int
 from layoutalg.errors import InstructionError, LayoutError
 
 Coord = tuple[int, int]
@@ -210,6 +210,7 @@ class GmmaDescriptor:
 
     @classmethod
     def decode(cls, word: int) -> "GmmaDescriptor":
+        word = plain_int(word)
         if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word < 1 << 64:
             raise LayoutError(f"a descriptor is a 64-bit unsigned int, got {describe(word)}")
         names = {v: k for k, v in LAYOUT_TYPES.items()}

@@ -14,13 +14,14 @@ from typing import Any, Callable, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import LayoutError, ShapeError
 
 
 def _as_layout(x: Any, what: str) -> Layout:
     if isinstance(x, Layout):
         return x
+    x = plain_int(x)
     if it.is_int(x) or isinstance(x, (tuple, list)):
         return Layout(x)
     raise ShapeError(f"{what} must be a Layout or a shape, got {describe(x)}")
@@ -116,6 +117,7 @@ def _tensor_values(tensor: Any, what: str) -> tuple[Any, tuple[int, ...]]:
     """(all offsets in colex index order, top-level mode sizes) of a Layout/ComposedLayout/shape."""
     import numpy as np
 
+    tensor = plain_int(tensor)
     if it.is_int(tensor) or isinstance(tensor, (tuple, list)):
         tensor = Layout(tensor)
     if not hasattr(tensor, "to_numpy") or not hasattr(tensor, "shape"):

@@ -19,7 +19,7 @@ from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout, evaluate_modes, offsets_of_modes
 from layoutalg.core.leaf_digits import Leaf, carry_witness, cute_leaf, first_carry
 from layoutalg.core.shape_ops import by_mode
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import describe, is_bool
 from layoutalg.errors import CompositionError, ShapeError
 
 
@@ -72,11 +72,16 @@ def composition(a: Layout, b: Any) -> Layout:
         return a
     if tb is tuple or tb is list:
         return by_mode(composition, a, b, "composition")
-    if it.is_int(b):
+    if it.is_int(b) or _is_integer(b):
         b = check_layout(b, "composition B")
     elif not isinstance(b, Layout):
         raise ShapeError(f"composition B must be a Layout, an int, None or a tuple of tilers, got {describe(b)}")
     return _compose(a, b)
+
+
+def _is_integer(x: Any) -> bool:
+    """A non-bool integer of another type (numpy's): a tiler ``N`` like an int."""
+    return hasattr(x, "__index__") and not is_bool(x) and getattr(x, "ndim", 0) == 0
 
 
 def _scale(stride: IntTuple, d: int) -> IntTuple:

@@ -12,6 +12,7 @@ import math
 from typing import Any, Sequence
 
 from layoutalg.core.layout import Layout, as_layout, offsets_of_modes
+from layoutalg.core.validate import count_text
 from layoutalg.errors import CompositionError, LayoutError, NotInjectiveError
 
 Pairs = list[tuple[int, int]]
@@ -98,7 +99,7 @@ def check_domain(n: int, what: str) -> None:
     """Refuse (CompositionError) to enumerate more than ENUMERATION_LIMIT offsets to check ``what``."""
     if n > ENUMERATION_LIMIT:
         raise CompositionError(
-            f"{what}: cannot be proved without enumerating {n} offsets (limit {ENUMERATION_LIMIT}); "
+            f"{what}: cannot be proved without enumerating {count_text(n)} offsets (limit {ENUMERATION_LIMIT}); "
             "no result is returned rather than an unchecked one"
         )
 

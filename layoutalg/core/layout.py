@@ -18,7 +18,7 @@ from typing import Any, Iterator, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
-from layoutalg.core.validate import MAX_INT_BITS, as_int, describe
+from layoutalg.core.validate import MAX_INT_BITS, as_int, count_text, describe
 from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 
 _LIMIT = 1 << MAX_INT_BITS
@@ -166,8 +166,12 @@ class Layout:
         return evaluate_modes(it.flatten(self.shape), it.flatten(self.stride), index_array(indices))
 
     def values(self) -> list[int]:
-        """Every offset as a Python list, in index order."""
-        return [int(v) for v in self.to_numpy()] if self.size() > 64 else [self(i) for i in range(self.size())]
+        """Every offset as a Python list, in index order (at most ``2**22`` of them: use ``to_numpy`` past that)."""
+        size = self.size()
+        if size > MAX_WHOLE_DOMAIN_OBJECT:
+            raise LayoutError(f"values() of {self}: {count_text(size)} elements is over the {MAX_WHOLE_DOMAIN_OBJECT} "
+                              "a Python list holds here; use to_numpy() or evaluate a slice")
+        return [int(v) for v in self.to_numpy()] if size > 64 else [self(i) for i in range(size)]
 
     # -- structure -------------------------------------------------------
     def size(self) -> int:
@@ -246,26 +250,31 @@ class Layout:
 _INT64_SAFE = 1 << 62
 
 
-MAX_WHOLE_DOMAIN = 1 << 28
+#: The most elements whole-domain evaluation returns (512 MiB of int64); past it, refused before any allocation.
+MAX_WHOLE_DOMAIN = 1 << 26
+#: The same limit where offsets need Python ints (a numpy object array, about 40 bytes an element).
+MAX_WHOLE_DOMAIN_OBJECT = 1 << 22
 
 
 def offsets_of_modes(shapes: Sequence[int], strides: Sequence[int]) -> Any:
     """All offsets of the flat layout ``shapes:strides`` in colexicographic order (numpy).
 
-    Refuses (LayoutError) a domain above ``MAX_WHOLE_DOMAIN`` elements (2 GiB of int64)
-    rather than let numpy run the process out of memory.
+    Refuses (LayoutError) a domain above ``MAX_WHOLE_DOMAIN`` elements (``MAX_WHOLE_DOMAIN_OBJECT`` when the
+    offsets pass the int64 range), checked before anything is allocated.
     """
     import numpy as np
 
     total = 1
     for s in shapes:
         total *= s
-    if total > MAX_WHOLE_DOMAIN:
-        raise LayoutError(
-            f"layout {_to_str(tuple(shapes))}:{_to_str(tuple(strides))} has {total} elements; whole-domain "
-            f"evaluation is limited to {MAX_WHOLE_DOMAIN} (2**28): evaluate a slice or a tile of it instead"
-        )
     bound = sum((s - 1) * abs(d) for s, d in zip(shapes, strides))
+    limit = MAX_WHOLE_DOMAIN if bound < _INT64_SAFE else MAX_WHOLE_DOMAIN_OBJECT
+    if total > limit:
+        raise LayoutError(
+            f"layout {_to_str(tuple(shapes))}:{_to_str(tuple(strides))} has {count_text(total)} elements; whole-domain "
+            f"evaluation is limited to {limit} (2**{limit.bit_length() - 1}"
+            f"{', offsets past int64' if limit == MAX_WHOLE_DOMAIN_OBJECT else ''}): evaluate a slice or a tile of it instead"
+        )
     dtype: Any = np.int64 if bound < _INT64_SAFE else object
     out = np.zeros(1, dtype=dtype)
     for s, d in zip(shapes, strides):
@@ -420,7 +429,7 @@ def as_layout(x: Any, what: str = "layout") -> Layout:
     """Accept a ``Layout``, an int shape, or a shape tuple (compact column-major)."""
     if isinstance(x, Layout):
         return x
-    if it.is_int(x) or isinstance(x, (tuple, list)):
+    if it.is_int(x) or isinstance(x, (tuple, list)) or (hasattr(x, "__index__") and getattr(x, "ndim", 0) == 0):
         return Layout(x)
     raise ShapeError(f"{what} must be a Layout or a shape, got {describe(x)}")
 

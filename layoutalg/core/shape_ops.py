@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout, as_layout
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 
 
@@ -61,6 +61,7 @@ def append(layout: Layout, mode: Any = None, n: int | None = None) -> Layout:
     modes = top_modes(layout)
     if n is None:
         return from_modes(modes + [extra])
+    n = plain_int(n)
     if not it.is_int(n) or n < 1:
         raise ShapeError(f"append rank n must be a positive int, got {describe(n)}")
     if len(modes) >= n:
@@ -75,6 +76,7 @@ def prepend(layout: Layout, mode: Any = None, n: int | None = None) -> Layout:
     modes = top_modes(layout)
     if n is None:
         return from_modes([extra] + modes)
+    n = plain_int(n)
     if not it.is_int(n) or n < 1:
         raise ShapeError(f"prepend rank n must be a positive int, got {describe(n)}")
     if len(modes) >= n:
@@ -111,6 +113,7 @@ def select(layout: Layout, *indices: int) -> Layout:
 
 
 def _index(i: Any, rank: int, what: str, allow_end: bool = False) -> int:
+    i = plain_int(i)
     if not it.is_int(i):
         raise CoordinateError(f"{what} must be an int, got {describe(i)}")
     k = i + rank if i < 0 else i

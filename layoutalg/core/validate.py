@@ -46,9 +46,25 @@ def describe(x: Any, limit: int = 80) -> str:
     return text
 
 
+def count_text(n: int) -> str:
+    """A count for a message: the number itself up to 64 bits, else ``2**k+`` (sizes can be thousands of digits)."""
+    return str(n) if n.bit_length() <= 64 else f"2**{n.bit_length() - 1}+"
+
+
 def is_bool(x: Any) -> bool:
     """Python's bool, and numpy's (``numpy.bool_``), which also have ``__index__``."""
     return isinstance(x, bool) or type(x).__name__ in ("bool_", "bool")
+
+
+def plain_int(x: Any) -> Any:
+    """``x`` as a Python int when it is an integer of any kind (numpy's included, bool excluded); else ``x``
+    itself, for the caller's own check and message."""
+    if type(x) is int or is_bool(x) or isinstance(x, float) or getattr(x, "ndim", 0) != 0:
+        return x
+    try:
+        return operator.index(x)
+    except Exception:  # noqa: BLE001 - not an integer: the caller says so
+        return x
 
 
 def as_int(x: Any, what: str, error: type[LayoutError] = LayoutError) -> int:
@@ -96,4 +112,4 @@ def as_int_tuple(x: Any, what: str, error: type[LayoutError] = ShapeError, depth
     return as_int(x, what, error)
 
 
-__all__ = ["MAX_INT_BITS", "MAX_DEPTH", "describe", "is_bool", "as_int", "as_int_tuple"]
+__all__ = ["MAX_INT_BITS", "MAX_DEPTH", "describe", "count_text", "is_bool", "plain_int", "as_int", "as_int_tuple"]

@@ -34,7 +34,7 @@ Outer = Union[Swizzle, Layout]
 # Largest slice the exact affine check enumerates; larger slices stay composed.
 _MAX_REDUCE = 1 << 22
 # Largest domain whose cosize is computed (by evaluating every element).
-_MAX_COSIZE = 1 << 26
+_MAX_COSIZE = 1 << 22
 
 
 def eval_layout_at(layout: Layout, index: Any) -> Any:
@@ -109,6 +109,9 @@ class ComposedLayout:
         return eval_layout_at(self.outer, positions)
 
     def values(self) -> list[int]:
+        """Every value as a Python list (at most ``2**22``, as :meth:`Layout.values`)."""
+        if self.size() > _MAX_COSIZE:
+            raise LayoutError(f"values() of {self}: {self.size()} elements is over the {_MAX_COSIZE} listed here")
         return [int(v) for v in self.to_numpy()]
 
     # -- structure (the inner layout's domain) -----------------------------
@@ -122,7 +125,7 @@ class ComposedLayout:
     def cosize(self) -> int:
         """One past the largest value the function reaches (see the module note on CuTe's cosize).
 
-        Computed over the whole domain; above 2**26 elements a LayoutError
+        Computed over the whole domain; above 2**22 elements a LayoutError
         (rather than an answer that might be wrong or an exhausted memory).
         """
         if self.size() > _MAX_COSIZE:

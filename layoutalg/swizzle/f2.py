@@ -31,7 +31,7 @@ from typing import Any, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
-from layoutalg.core.validate import as_int, describe
+from layoutalg.core.validate import as_int, describe, plain_int
 from layoutalg.errors import LayoutError, NotLinearError
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
@@ -101,6 +101,7 @@ class BitMatrix:
 
     # -- the linear map ----------------------------------------------------
     def __call__(self, x: int) -> int:
+        x = plain_int(x)
         if isinstance(x, bool) or not isinstance(x, int) or x < 0 or x >> self.n_in:
             raise LayoutError(f"BitMatrix input {describe(x)} is not an integer in [0, 2**{self.n_in})")
         out = 0

@@ -30,7 +30,7 @@ from layoutalg.core import algebra as core_algebra
 from layoutalg.core import divide_product as core_dp
 from layoutalg.core.layout import Layout
 from layoutalg.core.layout import slice_and_offset as _layout_slice_and_offset
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import CompositionError, LayoutError
 from layoutalg.swizzle.composed import (
     AnyLayout,
@@ -371,6 +371,7 @@ def local_partition(a: Any, thr_layout: Layout, index: int) -> tuple[AnyLayout, 
     _check_input(a, "local_partition")
     if not isinstance(thr_layout, Layout):
         raise LayoutError(f"local_partition thread layout must be a Layout, got {describe(thr_layout)}")
+    index = plain_int(index)
     if isinstance(index, bool) or not isinstance(index, int):
         raise LayoutError(f"local_partition index must be an int, got {describe(index)}")
     if thr_layout.size() > _MAX_CHECK:
@@ -515,6 +516,7 @@ def eval_at(a: AnyLayout, index: Any) -> Any:
 
 
 def _log2(n: int, what: str) -> int:
+    n = plain_int(n)
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0 or n & (n - 1):
         raise LayoutError(f"{what} must be a positive power of two, got {describe(n)}")
     return n.bit_length() - 1

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from layoutalg.core.layout import Layout
-from layoutalg.core.validate import as_int, describe
+from layoutalg.core.validate import as_int, describe, plain_int
 from layoutalg.errors import LayoutError, ParseError
 from layoutalg.swizzle.composed import AnyLayout, ComposedLayout
 from layoutalg.swizzle.f2 import BitMatrix, from_f2, to_f2
@@ -38,6 +38,7 @@ Basis = tuple[int, ...]
 
 
 def _log2(n: int, what: str) -> int:
+    n = plain_int(n)
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0 or n & (n - 1):
         raise LayoutError(f"{what} must be a positive power of two, got {describe(n)}")
     return n.bit_length() - 1
@@ -113,7 +114,7 @@ class TritonLinearLayout:
                 raise LayoutError(f"unknown input dimension {describe(name)}; this layout has {list(known)}")
         out = [0] * len(self.out_dims)
         for name, vectors in self.bases:
-            value = inputs.get(name, 0)
+            value = plain_int(inputs.get(name, 0))
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << len(vectors):
                 raise LayoutError(f"input {name}={describe(value)} is outside [0, {1 << len(vectors)})")
             for i, vec in enumerate(vectors):
@@ -155,6 +156,17 @@ _OUT_LINE = re.compile(r"^\s*where out dims are:\s*\[(.*)\]\s*$")
 _OUT_DIM = re.compile(r"^\s*(\w+) \(size (\d+)\)\s*$")
 
 
+def _int(token: str, what: str, text: str) -> int:
+    """A decimal integer token, or ParseError (too long for Python to read, or not an integer)."""
+    token = token.strip()
+    if len(token) > 1240:
+        raise ParseError(f"{what}: an integer of {len(token)} digits is too large", text, 1)
+    try:
+        return int(token)
+    except ValueError:
+        raise ParseError(f"{what}: {describe(token)} is not an integer", text, 1) from None
+
+
 def parse_triton(text: str, shape: Sequence[int] | None = None) -> TritonLinearLayout:
     """Parse ``LinearLayout::toString`` output, or a ``#ttg.linear<{...}>`` attribute with the tensor ``shape``."""
     if not isinstance(text, str):
@@ -168,14 +180,11 @@ def parse_triton(text: str, shape: Sequence[int] | None = None) -> TritonLinearL
         if not line.strip():
             continue
         if m := _BASIS_LINE.match(line):
-            name, power, entries = m.group(1), int(m.group(2)), m.group(3)
+            name, power, entries = m.group(1), _int(m.group(2), "basis index", line), m.group(3)
             vectors = bases.setdefault(name, [])
             if power != 1 << len(vectors):
                 raise ParseError(f"basis {name}={power} out of order (expected {name}={1 << len(vectors)})", line, 1)
-            try:
-                vectors.append(tuple(int(v) for v in entries.split(",") if v.strip()))
-            except ValueError:
-                raise ParseError(f"basis entries {describe(entries)} are not integers", line, line.find("(") + 2) from None
+            vectors.append(tuple(_int(v, "basis entry", line) for v in entries.split(",") if v.strip()))
         elif m := _SIZE1_LINE.match(line):
             bases.setdefault(m.group(1), [])
         elif m := _OUT_LINE.match(line):
@@ -184,7 +193,7 @@ def parse_triton(text: str, shape: Sequence[int] | None = None) -> TritonLinearL
                 dm = _OUT_DIM.match(item)
                 if not dm:
                     raise ParseError(f"output dim {item.strip()!r} is not 'name (size N)'", line, line.find(item) + 1)
-                out_dims.append((dm.group(1), int(dm.group(2))))
+                out_dims.append((dm.group(1), _int(dm.group(2), "output dim size", line)))
         else:
             raise ParseError("not a Triton linear layout line", line, 1)
     if out_dims is None:
@@ -208,7 +217,7 @@ def _parse_attribute(text: str, shape: Sequence[int] | None) -> TritonLinearLayo
     for m in _ATTR_ITEM.finditer(body):
         inner = m.group(2)[1:-1]
         vectors = re.findall(r"\[([^\[\]]*)\]", inner)
-        bases[m.group(1)] = [tuple(int(v) for v in vec.split(",") if v.strip()) for vec in vectors]
+        bases[m.group(1)] = [tuple(_int(v, "basis entry", text) for v in vec.split(",") if v.strip()) for vec in vectors]
     if not bases:
         raise ParseError("no basis lists found", text, 1)
     width = max((len(v) for vecs in bases.values() for v in vecs), default=0)
@@ -219,11 +228,22 @@ def _parse_attribute(text: str, shape: Sequence[int] | None) -> TritonLinearLayo
                 for k, v in enumerate(vec):
                     sizes[k] = max(sizes[k], 1 << v.bit_length())
         shape = sizes
+    shape = _int_list(shape, "tensor shape")
     if len(shape) != width:
         raise LayoutError(f"tensor shape {list(shape)} has {len(shape)} dims, the bases have {width} entries")
-    return TritonLinearLayout(
-        tuple((n, tuple(v)) for n, v in bases.items()), tuple((f"dim{k}", int(s)) for k, s in enumerate(shape))
-    )
+    return TritonLinearLayout(tuple((n, tuple(v)) for n, v in bases.items()), tuple((f"dim{k}", s) for k, s in enumerate(shape)))
+
+
+def _names(values: object, what: str) -> list[str]:
+    if not isinstance(values, (list, tuple)) or not all(isinstance(v, str) for v in values):
+        raise LayoutError(f"{what} must be a list of dimension names (str), got {describe(values)}")
+    return list(values)
+
+
+def _int_list(values: object, what: str) -> list[int]:
+    if not isinstance(values, (list, tuple)):
+        raise LayoutError(f"{what} must be a list of ints, got {describe(values)}")
+    return [as_int(v, f"{what}[{k}]") for k, v in enumerate(values)]
 
 
 # ---------------------------------------------------------------------------
@@ -244,6 +264,12 @@ def to_triton(
     """
     if not isinstance(layout, (Layout, ComposedLayout)):
         raise LayoutError(f"to_triton takes a Layout or ComposedLayout, got {describe(layout)}")
+    if in_dims is not None:
+        in_dims = _named_items(in_dims, "in_dims", _out_size)
+    if out_shape is not None:
+        out_shape = _int_list(out_shape, "out_shape")
+    if out_names is not None:
+        out_names = _names(out_names, "out_names")
     matrix = to_f2(layout)
     if in_dims is None:
         modes = layout.modes() if isinstance(layout.shape, tuple) else [layout]
@@ -274,7 +300,7 @@ def to_triton(
     for (name, _), bits in zip(in_dims, in_bits):
         bases.append((name, tuple(split(matrix.columns[j + i]) for i in range(bits))))
         j += bits
-    return TritonLinearLayout(tuple(bases), tuple(zip(out_names, (int(s) for s in out_shape))))
+    return TritonLinearLayout(tuple(bases), tuple(zip(out_names, _int_list(out_shape, "out_shape"))))
 
 
 def from_triton(tll: TritonLinearLayout, in_order: Sequence[str] | None = None,
@@ -293,8 +319,8 @@ def from_triton(tll: TritonLinearLayout, in_order: Sequence[str] | None = None,
         raise LayoutError(f"from_triton takes a TritonLinearLayout, got {describe(tll)}")
     bases = dict(tll.bases)
     sizes = dict(tll.out_dims)
-    in_order = list(in_order) if in_order is not None else [name for name, _ in tll.bases]
-    out_order = list(out_order) if out_order is not None else [name for name, _ in tll.out_dims]
+    in_order = _names(in_order, "in_order") if in_order is not None else [name for name, _ in tll.bases]
+    out_order = _names(out_order, "out_order") if out_order is not None else [name for name, _ in tll.out_dims]
     for name in in_order:
         if name not in bases:
             raise LayoutError(f"unknown input dimension {describe(name)}; this layout has {list(bases)}")

@@ -236,6 +236,15 @@ def arity(fn: Callable[..., Any]) -> Arity:
     return Arity(low, min(high, low + 4), tuple(keywords), sig)
 
 
+def describe(x: Any, limit: int = 80) -> str:
+    """``repr(x)`` cut to ``limit`` characters, safe on anything (the report must not fail on what it reports)."""
+    try:
+        text = repr(x)
+    except Exception:  # noqa: BLE001 - a failing __repr__ is itself a fuzz value
+        return f"<a {type(x).__name__}>"
+    return text if len(text) <= limit else f"{text[: limit - 20]}... ({len(text)} characters, {type(x).__name__})"
+
+
 # ---------------------------------------------------------------------------
 # one watched call
 

@@ -26,11 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from fuzz_api_support import Target, all_targets, arg_lists, arity, receivers, values, watched_call
+from fuzz_api_support import Target, all_targets, arg_lists, arity, describe, receivers, values, watched_call
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
-
-from layoutalg.core.validate import describe
 
 CALLS = int(os.environ.get("LAYOUTALG_FUZZ_CALLS", "2000"))  # over all targets
 BOUND = float(os.environ.get("LAYOUTALG_FUZZ_BOUND", "5"))

@@ -17,7 +17,7 @@ from layoutalg.core.flat import (
 )
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout, evaluate_modes, offsets_of_modes
-from layoutalg.core.leaf_digits import Leaf, carry_witness, cute_leaf, first_carry
+from layoutalg.core.leaf_digits import Leaf, Place, carry_witness, cute_leaf, first_carry
 from layoutalg.core.shape_ops import by_mode
 from layoutalg.core.validate import describe, is_bool
 from layoutalg.errors import CompositionError, ShapeError
@@ -100,7 +100,7 @@ def _compose(a: Layout, b: Layout) -> Layout:
         return Layout._trusted(b.shape, _scale(b.stride, d))
 
     blocks: list[tuple[int, int]] = []
-    leaves: list[Leaf] = []
+    leaves: list[tuple[int, int, int, tuple[Place, ...]]] = []  # a Leaf's fields, made one only when needed
     failed = False
 
     def leaf(s: int, r: int, top: int, index_stride: int) -> IntTuple:
@@ -118,7 +118,7 @@ def _compose(a: Layout, b: Layout) -> Layout:
             return (s, 0)  # type: ignore[return-value]
         pairs, places = found
         blocks.append((r, s))
-        leaves.append(Leaf(s, r, top, index_stride, places))
+        leaves.append((r, top, index_stride, places))
         if len(pairs) == 1:
             return pairs[0]  # type: ignore[return-value]
         if not pairs:
@@ -142,10 +142,13 @@ def _compose(a: Layout, b: Layout) -> Layout:
         shape, stride = walk(b.shape, b.stride, 0, 1)
     if not failed:
         candidate = Layout._trusted(shape, stride)
-        carry = first_carry(flat_a, leaves)
-        if carry is None or _blocks_disjoint(blocks):
+        if _blocks_disjoint(blocks):
+            return candidate
+        digits = [Leaf(*leaf) for leaf in leaves]
+        carry = first_carry(flat_a, digits)
+        if carry is None:
             return candidate  # no carry between leaves: CuTe's sum is exact (core.leaf_digits)
-        if not _carry_refutes(a, b, leaves, carry) and _agrees(a, b, candidate):
+        if not _carry_refutes(a, b, digits, carry) and _agrees(a, b, candidate):
             return candidate
     return _synthesise(a, b)
 
@@ -168,11 +171,10 @@ def _carry_refutes(a: Layout, b: Layout, leaves: list[Leaf], k: int) -> bool:
     coordinate = [0] * it.rank(b.shape)
     for j, t in picks.items():
         coordinate[leaves[j].top] += t * leaves[j].index_stride
-    raise CompositionError(
-        f"A o B is not a layout: A = {a}, B = {b}; the function is not a sum of per-mode functions over B's modes "
+    raise CompositionError(  # the wording of _synthesise's refusal: the same fact, found without enumerating
+        f"A o B with A = {a}, B = {b}: the function is not a sum of per-mode functions over B's modes "
         f"{[it.product(m) for m in b.shape]}, so no layout of that shape has it (at coordinate {tuple(coordinate)} "  # type: ignore[union-attr]
-        f"A(B(c)) = {total}, but the modes' values sum to {sum(per_top.values())}: a carry between B's modes "
-        f"{tops} at digit {k} of coalesced A)"
+        f"A(B(c)) = {total}, but the modes' values sum to {sum(per_top.values())})"
     )
 
 

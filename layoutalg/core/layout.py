@@ -14,6 +14,7 @@ Invariants of every ``Layout`` value:
 
 from __future__ import annotations
 
+import math
 from typing import Any, Iterator, Sequence
 
 from layoutalg.core import int_tuple as it
@@ -22,6 +23,7 @@ from layoutalg.core.validate import MAX_INT_BITS, as_int, count_text, describe
 from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 
 _LIMIT = 1 << MAX_INT_BITS
+_SMALL = 1 << (MAX_INT_BITS // 8)  # eight extents below this cannot reach the size limit
 
 
 def _check_shape(shape: IntTuple, path: str) -> None:
@@ -62,21 +64,30 @@ def _fast_check(shape: Any, stride: Any) -> tuple[IntTuple, IntTuple]:
         if not -_LIMIT < stride < _LIMIT:
             as_int(stride, "stride", ShapeError)
         return shape, stride
-    size = 1
-    for i, s in enumerate(shape):
-        if not 0 < s < _LIMIT:
-            _bad_extent(s, f"[{i}]")
-        size *= s
-    if size >= _LIMIT:
-        _too_large(shape)
+    for s in shape:
+        if not 0 < s < _SMALL:  # beyond the common case (positive, below 2**512): the full check
+            _check_flat_extents(shape)
+            break
+    else:
+        if len(shape) > 8:  # more than 8 extents below 2**512 may pass the size limit
+            _check_flat_extents(shape)
     if stride is None:
         return shape, it.prefix_product(shape)
     if type(stride) is not tuple or len(stride) != len(shape):
         raise ShapeError(f"stride {_to_str(stride)} is not congruent to shape {_to_str(shape)}")
-    for i, d in enumerate(stride):
+    for d in stride:
         if not -_LIMIT < d < _LIMIT:
-            as_int(d, f"stride[{i}]", ShapeError)
+            for i, e in enumerate(stride):
+                as_int(e, f"stride[{i}]", ShapeError)  # raises, naming the leaf
     return shape, stride
+
+
+def _check_flat_extents(shape: tuple[int, ...]) -> None:
+    for i, s in enumerate(shape):
+        if not 0 < s < _LIMIT:
+            _bad_extent(s, f"[{i}]")
+    if math.prod(shape) >= _LIMIT:
+        _too_large(shape)
 
 
 def _bad_extent(extent: int, path: str) -> None:

@@ -32,26 +32,15 @@ from dataclasses import dataclass
 
 from layoutalg.core.flat import Pairs, coalesce_pairs
 
-
-@dataclass(frozen=True)
-class Place:
-    """One digit of ``A`` a leaf occupies: ``digit_position(r*t) = step * ((t // weight) % count)``."""
-
-    position: int
-    count: int
-    step: int
-    weight: int
-
-    @property
-    def largest(self) -> int:
-        return (self.count - 1) * self.step
+#: One digit of A a leaf occupies, ``(position, count, step, weight)``:
+#: ``digit_position(r*t) = step * ((t // weight) % count)``, so its largest value is ``(count - 1) * step``.
+Place = tuple[int, int, int, int]
 
 
 @dataclass(frozen=True)
 class Leaf:
     """A leaf ``s:r`` of B, in top-level mode ``top`` with index stride ``index_stride`` there, and its digits."""
 
-    extent: int
     stride: int
     top: int
     index_stride: int
@@ -91,7 +80,7 @@ def cute_leaf(flat_a: Pairs, s: int, r: int) -> tuple[Pairs, tuple[Place, ...]] 
         else:
             return None
         out.append((take, m_d))
-        places.append(Place(k, take, step, weight))
+        places.append((k, take, step, weight))
         weight *= take
         rest_s //= take
     if rest_s > 1:
@@ -103,8 +92,8 @@ def first_carry(flat_a: Pairs, leaves: list[Leaf]) -> int | None:
     """The first digit (not the last) at which the leaves' largest digits sum past ``S_k - 1``; None: no carry ever."""
     totals = [0] * len(flat_a)
     for leaf in leaves:
-        for place in leaf.places:
-            totals[place.position] += place.largest
+        for position, count, step, _ in leaf.places:
+            totals[position] += (count - 1) * step
     for k, (extent, _) in enumerate(flat_a[:-1]):
         if totals[k] >= extent:
             return k
@@ -115,9 +104,9 @@ def carry_witness(leaves: list[Leaf], k: int) -> dict[int, int]:
     """``{leaf number: t}``: each leaf touching digit ``k`` at its largest digit there, 0 at its other digits."""
     picks = {}
     for j, leaf in enumerate(leaves):
-        for place in leaf.places:
-            if place.position == k and place.count > 1:
-                picks[j] = (place.count - 1) * place.weight
+        for position, count, _, weight in leaf.places:
+            if position == k and count > 1:
+                picks[j] = (count - 1) * weight
     return picks
 
 

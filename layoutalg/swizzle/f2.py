@@ -254,6 +254,10 @@ def to_f2(x: Any, n_bits: int | None = None) -> BitMatrix:
     The matrix's inputs are the bits of the 1-D index (colexicographic), its
     outputs the bits of the offset; ``n_out`` is the width of the largest column.
     """
+    if n_bits is not None:
+        n_bits = as_int(n_bits, "to_f2 n_bits")
+        if not 0 <= n_bits <= MAX_BITS:
+            raise LayoutError(f"to_f2 n_bits must be in [0, {MAX_BITS}], got {n_bits}")
     if isinstance(x, Swizzle):
         return _swizzle_to_f2(x, n_bits)
     if isinstance(x, Layout):

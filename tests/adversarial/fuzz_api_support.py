@@ -166,26 +166,38 @@ def composed(draw: st.DrawFn) -> ComposedLayout:
     return ComposedLayout(outer, draw(st.integers(0, 40)), draw(layouts()))
 
 
+def tilers() -> st.SearchStrategy[Any]:
+    """By-mode tilers: tuples of None, ints, layouts and (nested, possibly empty) tuples of them."""
+    entry = st.one_of(st.none(), st.integers(1, 8), layouts(), st.just(()))
+    return st.recursive(st.lists(entry, max_size=3).map(tuple), lambda inner: st.lists(st.one_of(entry, inner), max_size=3).map(tuple), max_leaves=5)
+
+
 def _values() -> st.SearchStrategy[Any]:
-    """One argument: well-formed or hostile."""
-    base = st.one_of(
+    """One argument: half the time well-formed (so a call gets past its first check), else hostile."""
+    well_formed = st.one_of(
         small_ints,
-        st.integers(0, len(CONSTANTS) - 1).map(constant),
+        st.integers(0, 64).map(np.int64),
+        tilers(),
         st.sampled_from(TEXTS),
         layouts(),
         composed(),
         swizzles(),
+    )
+    hostile = st.one_of(
+        st.integers(0, len(CONSTANTS) - 1).map(constant),
         st.text(max_size=12),
         st.floats(allow_nan=True, allow_infinity=True),
         st.integers(),
     )
-    return st.recursive(
+    base = st.one_of(well_formed, hostile)
+    containers = st.recursive(
         base,
         lambda inner: st.one_of(
             st.lists(inner, max_size=3).map(tuple), st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=3), inner, max_size=2)
         ),
         max_leaves=6,
     )
+    return st.one_of(well_formed, containers)
 
 
 VALUES = _values()  # built once: hypothesis validates a strategy on first use, which costs more than a call
@@ -216,6 +228,7 @@ class Arity:
     high: int
     keywords: tuple[str, ...]
     signature: inspect.Signature | None
+    positional: tuple[str, ...] = ()  # parameter names, in order ("*" for each extra *args)
 
 
 def arity(fn: Callable[..., Any]) -> Arity:
@@ -225,15 +238,55 @@ def arity(fn: Callable[..., Any]) -> Arity:
         return Arity(0, 4, (), None)
     low = high = 0
     keywords = []
+    positional: list[str] = []
     for p in sig.parameters.values():
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             high += 1
             low += p.default is p.empty
+            positional.append(p.name)
         elif p.kind == p.VAR_POSITIONAL:
             high = max(high, low) + 4
+            positional += ["*"] * 4
         if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
             keywords.append(p.name)
-    return Arity(low, min(high, low + 4), tuple(keywords), sig)
+    return Arity(low, min(high, low + 4), tuple(keywords), sig, tuple(positional))
+
+
+def coordinates() -> st.SearchStrategy[Any]:
+    """Coordinates and slices: ints, None, and (nested) tuples of them."""
+    leaf = st.one_of(st.integers(-2, 40), st.none(), st.integers(0, 8).map(np.int64))
+    return st.recursive(leaf, lambda inner: st.lists(inner, max_size=3).map(tuple), max_leaves=5)
+
+
+# What a parameter's name suggests it takes: drawn half the time (the other half, anything), so that calls get
+# past their first check and reach the code behind it.
+_HINTS: dict[str, st.SearchStrategy[Any]] = {}
+
+
+def _hint(name: str) -> st.SearchStrategy[Any] | None:
+    layoutish = st.one_of(layouts(), composed())
+    table = {
+        ("a", "layout", "x", "tensor", "inner", "thr_layout", "val_layout", "atom_layout", "tile"): layoutish,
+        ("b", "tiler", "profile", "mode", "cotarget", "permutations", "order"): st.one_of(tilers(), layoutish, small_ints),
+        ("crd", "coord", "coordinate", "path", "*", "indices"): coordinates(),
+        ("n", "bits", "old_bits", "new_bits", "num", "nbytes", "begin", "end", "init", "index", "thr_idx", "lane",
+         "half", "offset", "i", "idx", "n_bits", "yyy_mask", "zzz_mask", "base", "shift", "word"): st.integers(-2, 130),
+        ("outer",): st.one_of(swizzles(), layouts()),
+        ("text", "name", "s"): st.sampled_from(TEXTS),
+        ("shape",): st.one_of(tilers(), st.sampled_from(["m16n8k16", "m16n8k8", "m8n8k4"])),
+    }
+    for names, strategy in table.items():
+        if name in names:
+            return strategy
+    return None
+
+
+def argument(name: str) -> st.SearchStrategy[Any]:
+    """A value for the parameter called ``name``: its hint or anything, half and half."""
+    if name not in _HINTS:
+        hint = _hint(name)
+        _HINTS[name] = VALUES if hint is None else st.one_of(hint, VALUES)
+    return _HINTS[name]
 
 
 def describe(x: Any, limit: int = 80) -> str:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from fuzz_api_support import Target, all_targets, arg_lists, arity, describe, receivers, values, watched_call
+from fuzz_api_support import Target, all_targets, arg_lists, argument, arity, describe, receivers, watched_call
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
@@ -38,6 +38,7 @@ PER_TARGET = -(-CALLS // len(TARGETS))
 USE_KEYWORDS = st.integers(0, 3)
 ARITIES: dict[str, Any] = {}
 KEYWORD_CHOICES: dict[tuple[str, ...], Any] = {}
+COUNTS: dict[tuple[int, int], Any] = {}
 
 
 @dataclass
@@ -105,13 +106,16 @@ def test_only_layout_errors_escape_and_every_call_returns_in_time(target: Target
         if target.name not in ARITIES:
             ARITIES[target.name] = arity(fn)
         shape = ARITIES[target.name]
-        args = data.draw(arg_lists(shape.low, shape.high), label="args")
+        count = data.draw(COUNTS[(shape.low, shape.high)] if (shape.low, shape.high) in COUNTS
+                          else COUNTS.setdefault((shape.low, shape.high), st.integers(shape.low, shape.high)), label="count")
+        names = list(shape.positional) + ["?"] * count
+        args = [data.draw(argument(names[k]), label=names[k]) for k in range(count)]
         kwargs: dict[str, Any] = {}
         if shape.keywords and data.draw(USE_KEYWORDS, label="use keywords") == 0:
             if shape.keywords not in KEYWORD_CHOICES:
                 KEYWORD_CHOICES[shape.keywords] = st.lists(st.sampled_from(shape.keywords), max_size=2, unique=True)
             for name in data.draw(KEYWORD_CHOICES[shape.keywords], label="keywords"):
-                kwargs[name] = data.draw(values(), label=name)
+                kwargs[name] = data.draw(argument(name), label=name)
         if shape.signature is not None:
             while True:  # drop positional arguments that a keyword now supplies
                 try:

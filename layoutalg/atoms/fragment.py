@@ -98,7 +98,7 @@ def _upcast_leaf(s: int, d: int, n: int) -> tuple[int, int]:
 
 def upcast_bits(layout: Layout, bits: int) -> Layout:
     """CuTe ``upcast<bits>(layout)``: a layout over bits viewed as ``bits``-wide values."""
-    bits = plain_int(bits)
+    bits = plain_int(bits, "bits")
     if not isinstance(bits, int) or isinstance(bits, bool) or bits <= 0:
         raise LayoutError(f"bits must be a positive int, got {describe(bits)}")
 

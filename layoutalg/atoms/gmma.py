@@ -210,7 +210,7 @@ class GmmaDescriptor:
 
     @classmethod
     def decode(cls, word: int) -> "GmmaDescriptor":
-        word = plain_int(word)
+        word = plain_int(word, "descriptor word")
         if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word < 1 << 64:
             raise LayoutError(f"a descriptor is a 64-bit unsigned int, got {describe(word)}")
         names = {v: k for k, v in LAYOUT_TYPES.items()}

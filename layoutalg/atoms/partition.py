@@ -21,7 +21,7 @@ from layoutalg.errors import LayoutError, ShapeError
 def _as_layout(x: Any, what: str) -> Layout:
     if isinstance(x, Layout):
         return x
-    x = plain_int(x)
+    x = plain_int(x, what)
     if it.is_int(x) or isinstance(x, (tuple, list)):
         return Layout(x)
     raise ShapeError(f"{what} must be a Layout or a shape, got {describe(x)}")
@@ -117,7 +117,7 @@ def _tensor_values(tensor: Any, what: str) -> tuple[Any, tuple[int, ...]]:
     """(all offsets in colex index order, top-level mode sizes) of a Layout/ComposedLayout/shape."""
     import numpy as np
 
-    tensor = plain_int(tensor)
+    tensor = plain_int(tensor, what)
     if it.is_int(tensor) or isinstance(tensor, (tuple, list)):
         tensor = Layout(tensor)
     if not hasattr(tensor, "to_numpy") or not hasattr(tensor, "shape"):

@@ -50,7 +50,7 @@ SM80_ATOM_NAMES = tuple(f"Sm80_SW{b}_Atom" for b in range(4))
 
 
 def _check_bits(bits: Any) -> int:
-    bits = plain_int(bits)
+    bits = plain_int(bits, "bits")
     if isinstance(bits, bool) or not isinstance(bits, int) or bits <= 0 or bits & (bits - 1) or bits > 128:
         raise LayoutError(f"element width bits must be a power of two in [1, 128], got {describe(bits)}")
     return bits
@@ -87,7 +87,7 @@ def gmma_atom(name: str, bits: int) -> ComposedLayout:
 
 def sm80_atom(b: int, bits: int = 16) -> AnyLayout:
     """``composition(Swizzle<b,3,3>, (8,64):(64,1))`` in 16-bit elements, recast to ``bits``-wide elements."""
-    b = plain_int(b)
+    b = plain_int(b, "swizzle bits")
     if isinstance(b, bool) or not isinstance(b, int) or not 0 <= b <= 3:
         raise LayoutError(f"sm80 atom swizzle bits must be 0..3, got {describe(b)}")
     bits = _check_bits(bits)

@@ -101,7 +101,7 @@ class TiledCopy:
     get_thread_slice = get_slice
 
     def partition(self, side: str, tensor: Any, thr_idx: int, bits: int | None = None) -> Partition:
-        thr_idx = plain_int(thr_idx)
+        thr_idx = plain_int(thr_idx, "thread index")
         if isinstance(thr_idx, bool) or not isinstance(thr_idx, int) or not 0 <= thr_idx < self.num_threads:
             raise LayoutError(f"thread index {describe(thr_idx)} out of range for a TiledCopy of {self.num_threads} threads")
         if bits is not None and bits != self.atom.bits:
@@ -209,7 +209,7 @@ class ThrCopy:
         if not isinstance(self.tiled_copy, TiledCopy):
             raise LayoutError(f"ThrCopy needs a TiledCopy, got {describe(self.tiled_copy)}")
         n = self.tiled_copy.num_threads
-        object.__setattr__(self, "thr_idx", plain_int(self.thr_idx))
+        object.__setattr__(self, "thr_idx", plain_int(self.thr_idx, "thread index"))
         if isinstance(self.thr_idx, bool) or not isinstance(self.thr_idx, int) or not 0 <= self.thr_idx < n:
             raise LayoutError(f"thread index {describe(self.thr_idx)} out of range for a TiledCopy of {n} threads")
 

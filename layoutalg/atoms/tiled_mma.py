@@ -85,7 +85,7 @@ class TiledMMA:
         ``(idx // d_j) % s_j`` (the layout's inverse for a compact thread layout), and each
         mode's leaves are then folded into one colexicographic index within the mode.
         """
-        thr_idx = plain_int(thr_idx)
+        thr_idx = plain_int(thr_idx, "thread index")
         if isinstance(thr_idx, bool) or not isinstance(thr_idx, int) or not 0 <= thr_idx < self.size():
             raise LayoutError(f"thread index {describe(thr_idx)} out of range for a TiledMMA of {self.size()} threads")
         lay = self.thr_layout_vmnk

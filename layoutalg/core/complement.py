@@ -17,7 +17,10 @@ from layoutalg.core.flat import (
     leaf_pairs,
 )
 from layoutalg.core.layout import Layout, offsets_of_modes
+from layoutalg.core.validate import MAX_INT_BITS, count_text
 from layoutalg.errors import CompositionError, LayoutError, NotInjectiveError, ShapeError
+
+_LIMIT = 1 << MAX_INT_BITS
 
 #: The most offsets complement's forced-offset walk visits (2^18: under a tenth of a second at worst).
 GREEDY_LIMIT = 1 << 18
@@ -59,15 +62,15 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
 
 
 def _cotarget(layout: Layout, cotarget: Any) -> int:
-    if type(cotarget) is int and cotarget >= 1:
+    if type(cotarget) is int and 1 <= cotarget < _LIMIT:
         return cotarget
     if cotarget is None:
         return layout.cosize()
     if isinstance(cotarget, Layout):
         raise ShapeError("complement cotarget must be an int or a shape, not a Layout")
     value = it.product(it.to_int_tuple(cotarget, "complement cotarget"))
-    if value < 1:
-        raise ShapeError(f"complement cotarget must be positive, got {cotarget}")
+    if not 1 <= value < _LIMIT:
+        raise ShapeError(f"complement cotarget must be positive and below 2**{MAX_INT_BITS}, got {count_text(value)}")
     return value
 
 

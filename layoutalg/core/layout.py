@@ -207,7 +207,7 @@ class Layout:
 
     def __getitem__(self, i: int) -> "Layout":
         """Mode ``i`` as a layout (CuTe ``layout<i>``)."""
-        if type(i) is not int:
+        if type(i) is not int or not -_LIMIT < i < _LIMIT:
             i = as_int(i, "mode index", CoordinateError)
         if it.is_tuple(self.shape):
             n = len(self.shape)  # type: ignore[arg-type]

@@ -32,7 +32,7 @@ from layoutalg.errors import ShapeError
 
 
 def _positive(n: Any, what: str) -> int:
-    n = plain_int(n)
+    n = plain_int(n, what)
     if not it.is_int(n) or n < 1:
         raise ShapeError(f"{what} must be a positive int, got {describe(n)}")
     return int(n)

@@ -56,15 +56,20 @@ def is_bool(x: Any) -> bool:
     return isinstance(x, bool) or type(x).__name__ in ("bool_", "bool")
 
 
-def plain_int(x: Any) -> Any:
+def plain_int(x: Any, what: str = "an integer argument") -> Any:
     """``x`` as a Python int when it is an integer of any kind (numpy's included, bool excluded); else ``x``
-    itself, for the caller's own check and message."""
-    if type(x) is int or is_bool(x) or isinstance(x, float) or getattr(x, "ndim", 0) != 0:
-        return x
-    try:
-        return operator.index(x)
-    except Exception:  # noqa: BLE001 - not an integer: the caller says so
-        return x
+    itself, for the caller's own check and message.  An integer past the limit is refused here (LayoutError
+    naming ``what``), so no caller prints one."""
+    if type(x) is not int:
+        if is_bool(x) or isinstance(x, float) or getattr(x, "ndim", 0) != 0:
+            return x
+        try:
+            x = operator.index(x)
+        except Exception:  # noqa: BLE001 - not an integer: the caller says so
+            return x
+    if not -_LIMIT < x < _LIMIT:
+        raise LayoutError(f"{what} has {x.bit_length()} bits; integers are limited to {MAX_INT_BITS} bits")
+    return x
 
 
 def as_int(x: Any, what: str, error: type[LayoutError] = LayoutError) -> int:

@@ -101,7 +101,7 @@ class BitMatrix:
 
     # -- the linear map ----------------------------------------------------
     def __call__(self, x: int) -> int:
-        x = plain_int(x)
+        x = plain_int(x, "BitMatrix input")
         if isinstance(x, bool) or not isinstance(x, int) or x < 0 or x >> self.n_in:
             raise LayoutError(f"BitMatrix input {describe(x)} is not an integer in [0, 2**{self.n_in})")
         out = 0

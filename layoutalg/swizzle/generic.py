@@ -371,7 +371,7 @@ def local_partition(a: Any, thr_layout: Layout, index: int) -> tuple[AnyLayout, 
     _check_input(a, "local_partition")
     if not isinstance(thr_layout, Layout):
         raise LayoutError(f"local_partition thread layout must be a Layout, got {describe(thr_layout)}")
-    index = plain_int(index)
+    index = plain_int(index, "local_partition index")
     if isinstance(index, bool) or not isinstance(index, int):
         raise LayoutError(f"local_partition index must be an int, got {describe(index)}")
     if thr_layout.size() > _MAX_CHECK:
@@ -516,7 +516,7 @@ def eval_at(a: AnyLayout, index: Any) -> Any:
 
 
 def _log2(n: int, what: str) -> int:
-    n = plain_int(n)
+    n = plain_int(n, what)
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0 or n & (n - 1):
         raise LayoutError(f"{what} must be a positive power of two, got {describe(n)}")
     return n.bit_length() - 1

@@ -38,7 +38,7 @@ Basis = tuple[int, ...]
 
 
 def _log2(n: int, what: str) -> int:
-    n = plain_int(n)
+    n = plain_int(n, what)
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0 or n & (n - 1):
         raise LayoutError(f"{what} must be a positive power of two, got {describe(n)}")
     return n.bit_length() - 1
@@ -114,7 +114,7 @@ class TritonLinearLayout:
                 raise LayoutError(f"unknown input dimension {describe(name)}; this layout has {list(known)}")
         out = [0] * len(self.out_dims)
         for name, vectors in self.bases:
-            value = plain_int(inputs.get(name, 0))
+            value = plain_int(inputs.get(name, 0), f"input {name}")
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << len(vectors):
                 raise LayoutError(f"input {name}={describe(value)} is outside [0, {1 << len(vectors)})")
             for i, vec in enumerate(vectors):

@@ -121,6 +121,15 @@ def test_integers_too_long_to_print_are_refused_and_described() -> None:
         Layout((2, 2))((1, -HUGE))
     with pytest.raises(LayoutError, match="ComposedLayout offset has 16610 bits"):
         ComposedLayout(Swizzle(1, 1, 1), HUGE, Layout(2))
+    # found by the 100,000-call fuzz run: a huge mode index reached an error message unchecked
+    with pytest.raises(CoordinateError, match="mode index has 16610 bits"):
+        ComposedLayout(Swizzle(1, 1, 1), 0, Layout((2, 2)))[HUGE]
+    with pytest.raises(LayoutError, match="has 16610 bits"):
+        la.complement(Layout(4, 2), HUGE)
+    with pytest.raises(LayoutError, match="local_partition index has 16610 bits"):
+        la.local_partition(Layout((4, 4)), Layout(2), HUGE)
+    with pytest.raises(LayoutError, match="has 16610 bits"):
+        la.select(Layout((2, 2)), HUGE)
 
 
 def test_errors_about_a_mode_or_coordinate_name_it() -> None:

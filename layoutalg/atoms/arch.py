@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 
 KIB = 1024
@@ -77,4 +78,4 @@ def get_arch(name: str | Arch | None = None) -> Arch:
         key = "sm_" + key.replace(".", "")
     if key in ARCHES:
         return ARCHES[key]
-    raise LayoutError(f"unknown arch {name!r}; expected one of {', '.join(ARCHES)}")
+    raise LayoutError(f"unknown arch {describe(name)}; expected one of {', '.join(ARCHES)}")

@@ -25,6 +25,7 @@ from layoutalg.atoms.gmma import GmmaAtom, gmma_names, make_gmma, parse_gmma_nam
 from layoutalg.atoms.ldmatrix_b8 import B8_COPY_ATOMS, B8MatrixForm, find_form
 from layoutalg.atoms.mma import MMA_ATOMS, MmaAtom
 from layoutalg.atoms.mma_ext import MMA_EXT_ATOMS
+from layoutalg.core.validate import as_int, describe, is_bool
 from layoutalg.errors import InstructionError
 
 Atom = Union[MmaAtom, CopyAtom, GmmaAtom]
@@ -76,7 +77,7 @@ def _normalize(name: str) -> str:
 def get(name: str, bits: int | None = None) -> Any:
     """The atom called ``name`` (CuTe or PTX spelling); see the module docstring."""
     if not isinstance(name, str):
-        raise InstructionError(f"atom name must be a str, got {name!r}")
+        raise InstructionError(f"atom name must be a str, got {describe(name)}")
     key = name.strip()
     atom: Atom | None = _BY_NAME.get(key) or _BY_PTX.get(key)  # PTX strings may hold spaces (cp.async)
     if atom is None:
@@ -96,12 +97,12 @@ def get(name: str, bits: int | None = None) -> Any:
         from layoutalg.atoms import smem
 
         if bits is None:
-            raise InstructionError(f"{name} is a shared-memory layout atom: give the element width, get({name!r}, bits=16)")
+            raise InstructionError(f"{name} is a shared-memory layout atom: give the element width, get({describe(name)}, bits=16)")
         return smem.get_smem_atom(key, bits)
     if atom is None:
         close = difflib.get_close_matches(key, names() + list(_BY_PTX), n=3, cutoff=0.6)
         hint = f"; did you mean {' or '.join(close)}?" if close else "; layoutalg.atoms.catalog.names() lists them"
-        raise InstructionError(f"unknown atom {name!r}{hint}")
+        raise InstructionError(f"unknown atom {describe(name)}{hint}")
     if bits is not None:
         if isinstance(atom, CopyAtom):
             return atom.bind(bits)
@@ -118,9 +119,11 @@ def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | No
     only variable for sm70 ``m8n8k4`` f16.  ``satfinite`` picks CuTe's ``_SATURATE`` integer atoms.
     The b1 atoms (``.xor.popc`` / ``.and.popc``) are found by name or full PTX string with :func:`get`.
     """
-    for what, value in (("shape", shape), ("a", a), ("c", c), ("layout", layout)):
-        if not isinstance(value, str):
-            raise InstructionError(f"mma: {what} must be a PTX name such as 'm16n8k16' or 'f16', got {value!r}")
+    for what, value in (("shape", shape), ("a", a), ("b", b), ("c", c), ("layout", layout)):
+        if not isinstance(value, str) and not (what == "b" and value is None):
+            raise InstructionError(f"mma: {what} must be a PTX name such as 'm16n8k16' or 'f16', got {describe(value)}")
+    if arch is not None:
+        arch = as_int(arch, "mma arch", InstructionError)
     b = b or a
     shape = shape.strip().lstrip(".")
     sat = ".satfinite" if satfinite else ""
@@ -135,8 +138,11 @@ def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | No
 
 
 def _matrix(kind: str, num: int, trans: bool) -> CopyAtom:
+    num = as_int(num, f"{kind} num", InstructionError)
+    if not (is_bool(trans) or (type(trans) is int and trans in (0, 1))):
+        raise InstructionError(f"{kind}: trans must be True or False, got {describe(trans)}")
     if num not in (1, 2, 4):
-        raise InstructionError(f"{kind}: num (matrices, .x1/.x2/.x4) must be 1, 2 or 4, got {num!r}")
+        raise InstructionError(f"{kind}: num (matrices, .x1/.x2/.x4) must be 1, 2 or 4, got {describe(num)}")
     atom = find_matrix_atom(kind, num, bool(trans))
     if atom is None:  # pragma: no cover - every combination is declared
         raise InstructionError(f"no {kind} .x{num}{'.trans' if trans else ''}")
@@ -161,10 +167,11 @@ def movmatrix() -> CopyAtom:
 
 
 def _per_thread(kind: str, bits: int) -> CopyAtom:
+    bits = as_int(bits, f"{kind} bits", InstructionError)
     for atom in COPY_ATOMS:
         if atom.kind == kind and atom.vector_bits == bits:
             return atom
-    raise InstructionError(f"{kind} moves 8, 16, 32, 64 or 128 bits per thread, got {bits!r}")
+    raise InstructionError(f"{kind} moves 8, 16, 32, 64 or 128 bits per thread, got {describe(bits)}")
 
 
 def ld_shared(bits: int) -> CopyAtom:
@@ -179,10 +186,11 @@ def st_shared(bits: int) -> CopyAtom:
 
 def cp_async(nbytes: int = 16, cache: str = "ca") -> CopyAtom:
     """``cp.async.{ca|cg}.shared.global`` of 4, 8 or 16 bytes (``.cg`` only 16), CuTe SM80_CP_ASYNC_CACHE{ALWAYS|GLOBAL}."""
-    if cache not in ("ca", "cg"):
-        raise InstructionError(f"cache must be 'ca' or 'cg', got {cache!r}")
+    nbytes = as_int(nbytes, "cp_async nbytes", InstructionError)
+    if not isinstance(cache, str) or cache not in ("ca", "cg"):
+        raise InstructionError(f"cache must be 'ca' or 'cg', got {describe(cache)}")
     if nbytes not in (4, 8, 16) or (cache == "cg" and nbytes != 16):
-        raise InstructionError(f"cp.async.{cache} copies {'16' if cache == 'cg' else '4, 8 or 16'} bytes, got {nbytes!r}")
+        raise InstructionError(f"cp.async.{cache} copies {'16' if cache == 'cg' else '4, 8 or 16'} bytes, got {describe(nbytes)}")
     for atom in COPY_ATOMS:
         if atom.kind == "cp.async" and atom.vector_bits == 8 * nbytes and f"cp.async.{cache}." in atom.ptx:
             return atom

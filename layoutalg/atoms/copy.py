@@ -49,6 +49,7 @@ from typing import Any
 
 from layoutalg.atoms.fragment import fit_layout, index_arg, upcast_bits
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import as_int, describe
 from layoutalg.errors import InstructionError, LayoutError
 
 MatrixCoord = tuple[Any, Any, Any]  # ints, or terms when the arguments are symbolic
@@ -152,8 +153,11 @@ class TypedCopyAtom:
     bits: int
 
     def __post_init__(self) -> None:
-        if isinstance(self.bits, bool) or not isinstance(self.bits, int) or self.bits <= 0:
-            raise LayoutError(f"value bits must be a positive int, got {self.bits!r}")
+        if not isinstance(self.atom, CopyAtom):
+            raise InstructionError(f"TypedCopyAtom atom must be a CopyAtom, got {describe(self.atom)}")
+        object.__setattr__(self, "bits", as_int(self.bits, "value bits"))
+        if self.bits <= 0:
+            raise LayoutError(f"value bits must be a positive int, got {describe(self.bits)}")
         for which in ("src", "dst", "ref"):
             bit_layout = getattr(self.atom, f"{which}_layout")
             try:

@@ -31,6 +31,7 @@ from typing import Any, Callable, Sequence
 from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import InstructionError, LayoutError
 
 
@@ -128,8 +129,9 @@ def _upcast_leaf(s: int, d: int, n: int) -> tuple[int, int]:
 
 def upcast_bits(layout: Layout, bits: int) -> Layout:
     """CuTe ``upcast<bits>(layout)``: a layout over bits viewed as ``bits``-wide values."""
+    bits = plain_int(bits, "bits")
     if not isinstance(bits, int) or isinstance(bits, bool) or bits <= 0:
-        raise LayoutError(f"bits must be a positive int, got {bits!r}")
+        raise LayoutError(f"bits must be a positive int, got {describe(bits)}")
 
     def go(s: IntTuple, d: IntTuple) -> tuple[IntTuple, IntTuple]:
         if it.is_tuple(s):

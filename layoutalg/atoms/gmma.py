@@ -45,6 +45,7 @@ from typing import Any, Callable
 from layoutalg.atoms.fragment import fit_layout, index_arg
 from layoutalg.atoms.gmma_desc import LAYOUT_TYPES, GmmaDescriptor, make_gmma_desc, swizzle_address
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import as_int, describe
 from layoutalg.errors import InstructionError, LayoutError
 
 Coord = tuple[Any, Any]  # ints, or terms when the arguments are symbolic
@@ -151,7 +152,7 @@ def _op(operand: str) -> str:
     op = str(operand).upper()
     op = "C" if op == "D" else op
     if op not in ("A", "B", "C"):
-        raise InstructionError(f"operand must be 'A', 'B', 'C' or 'D', got {operand!r}")
+        raise InstructionError(f"operand must be 'A', 'B', 'C' or 'D', got {describe(operand)}")
     return op
 
 
@@ -197,6 +198,12 @@ def make_gmma(n: int, a: str = "f16", b: str | None = None, c: str = "f32", a_so
     ``a``/``b``: f16, bf16 (both the same), tf32, e4m3/e5m2, s8/u8; ``c``: the accumulator
     (f16/f32; f32 for bf16/tf32; s32 for integers); ``saturate`` (``.satfinite``) only for integers.
     """
+    n = as_int(n, "wgmma N", InstructionError)
+    for what, value in (("a", a), ("b", b), ("c", c), ("a_source", a_source)):
+        if value is not None and not isinstance(value, str):
+            raise InstructionError(f"wgmma {what} must be a str such as 'f16', got {describe(value)}")
+    if not isinstance(saturate, bool):
+        raise InstructionError(f"wgmma saturate must be True or False, got {describe(saturate)}")
     b = b or a
     kind = _kind(a, b, c)
     if kind is None:

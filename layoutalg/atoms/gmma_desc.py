@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from layoutalg.core.validate import as_int, describe, plain_int
 from layoutalg.errors import LayoutError
 
 LAYOUT_TYPES = {"INTERLEAVE": 0, "B128": 1, "B64": 2, "B32": 3}
@@ -47,14 +48,16 @@ class GmmaDescriptor:
     base_offset: int = 0
 
     def __post_init__(self) -> None:
-        if self.layout_type not in LAYOUT_TYPES:
-            raise LayoutError(f"layout_type must be one of {sorted(LAYOUT_TYPES)}, got {self.layout_type!r}")
+        for field_name in ("start_address", "leading_byte_offset", "stride_byte_offset", "base_offset"):
+            object.__setattr__(self, field_name, as_int(getattr(self, field_name), field_name))
+        if not isinstance(self.layout_type, str) or self.layout_type not in LAYOUT_TYPES:
+            raise LayoutError(f"layout_type must be one of {sorted(LAYOUT_TYPES)}, got {describe(self.layout_type)}")
         for field_name in ("start_address", "leading_byte_offset", "stride_byte_offset"):
             value = getattr(self, field_name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value % 16 or value >> 4 >= 1 << 14:
-                raise LayoutError(f"{field_name} must be a multiple of 16 in [0, 2**18), got {value!r}")
+                raise LayoutError(f"{field_name} must be a multiple of 16 in [0, 2**18), got {describe(value)}")
         if not isinstance(self.base_offset, int) or not 0 <= self.base_offset < 8:
-            raise LayoutError(f"base_offset must be in [0, 8), got {self.base_offset!r}")
+            raise LayoutError(f"base_offset must be in [0, 8), got {describe(self.base_offset)}")
 
     @property
     def swizzle_width_units(self) -> int:
@@ -70,8 +73,9 @@ class GmmaDescriptor:
 
     @classmethod
     def decode(cls, word: int) -> "GmmaDescriptor":
+        word = plain_int(word, "descriptor word")
         if isinstance(word, bool) or not isinstance(word, int) or not 0 <= word < 1 << 64:
-            raise LayoutError(f"a descriptor is a 64-bit unsigned int, got {word!r}")
+            raise LayoutError(f"a descriptor is a 64-bit unsigned int, got {describe(word)}")
         names = {v: k for k, v in LAYOUT_TYPES.items()}
         return cls(((word >> 0) & 0x3FFF) << 4, ((word >> 16) & 0x3FFF) << 4, ((word >> 32) & 0x3FFF) << 4,
                    names[(word >> 62) & 3], (word >> 49) & 7)
@@ -82,7 +86,7 @@ class GmmaDescriptor:
         ``major`` is ``"K"`` (K contiguous) or ``"MN"``; ``bits`` the element width.
         """
         if bits not in (4, 8, 16, 32, 64):
-            raise LayoutError(f"bits must be 4, 8, 16, 32 or 64, got {bits!r}")
+            raise LayoutError(f"bits must be 4, 8, 16, 32 or 64, got {describe(bits)}")
         if mn < 0 or k < 0:
             raise LayoutError(f"coordinates must be non-negative, got ({mn}, {k})")
         w = self.swizzle_width_units
@@ -108,14 +112,14 @@ class GmmaDescriptor:
                 wi, g = mu % w, mu // w
                 unit = wi + g * lbo + r * w + h * sbo
         else:
-            raise LayoutError(f"major must be 'K' or 'MN', got {major!r}")
+            raise LayoutError(f"major must be 'K' or 'MN', got {describe(major)}")
         byte = self.start_address + 16 * unit + within
         return swizzle_address(byte, self.layout_type)
 
 
 def _offset_fn(layout: Any) -> tuple[Any, int, int]:
     if not hasattr(layout, "shape") or not callable(layout):
-        raise LayoutError(f"make_gmma_desc needs a Layout or ComposedLayout, got {layout!r}")
+        raise LayoutError(f"make_gmma_desc needs a Layout or ComposedLayout, got {describe(layout)}")
     shape = layout.shape
     if not isinstance(shape, tuple) or len(shape) != 2:
         raise LayoutError(f"make_gmma_desc needs a rank-2 (MN, K) layout, got shape {shape}")
@@ -144,9 +148,9 @@ def make_gmma_desc(layout: Any, major: str, bits: int, start_address: int = 0) -
     """
     lay, mn_ext, k_ext = _offset_fn(layout)
     if bits not in (8, 16, 32):
-        raise LayoutError(f"bits must be 8, 16 or 32 for a wgmma operand, got {bits!r}")
+        raise LayoutError(f"bits must be 8, 16 or 32 for a wgmma operand, got {describe(bits)}")
     if major not in ("K", "MN"):
-        raise LayoutError(f"major must be 'K' or 'MN', got {major!r}")
+        raise LayoutError(f"major must be 'K' or 'MN', got {describe(major)}")
     nbytes = bits // 8
     per_unit = 16 // nbytes
 

@@ -42,6 +42,7 @@ from typing import Any, Callable
 
 from layoutalg.atoms.fragment import fit_layout, index_arg
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError
 
 Coord = tuple[Any, Any]  # ints, or terms when the lane / element is symbolic
@@ -279,7 +280,7 @@ def _operand(operand: str) -> str:
     if op == "D":
         op = "C"
     if op not in ("A", "B", "C"):
-        raise InstructionError(f"operand must be 'A', 'B', 'C' or 'D', got {operand!r}")
+        raise InstructionError(f"operand must be 'A', 'B', 'C' or 'D', got {describe(operand)}")
     return op
 
 

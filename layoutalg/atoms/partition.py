@@ -14,15 +14,17 @@ from typing import Any, Callable, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import LayoutError, ShapeError
 
 
 def _as_layout(x: Any, what: str) -> Layout:
     if isinstance(x, Layout):
         return x
+    x = plain_int(x, what)
     if it.is_int(x) or isinstance(x, (tuple, list)):
         return Layout(x)
-    raise ShapeError(f"{what} must be a Layout or a shape, got {x!r}")
+    raise ShapeError(f"{what} must be a Layout or a shape, got {describe(x)}")
 
 
 def _synth(fn: Callable[[int, int], int], nthr: int, nval: int, what: str) -> Layout:
@@ -115,10 +117,11 @@ def _tensor_values(tensor: Any, what: str) -> tuple[Any, tuple[int, ...]]:
     """(all offsets in colex index order, top-level mode sizes) of a Layout/ComposedLayout/shape."""
     import numpy as np
 
+    tensor = plain_int(tensor, what)
     if it.is_int(tensor) or isinstance(tensor, (tuple, list)):
         tensor = Layout(tensor)
     if not hasattr(tensor, "to_numpy") or not hasattr(tensor, "shape"):
-        raise ShapeError(f"{what} must be a Layout, a ComposedLayout or a shape, got {tensor!r}")
+        raise ShapeError(f"{what} must be a Layout, a ComposedLayout or a shape, got {describe(tensor)}")
     shape = tensor.shape
     modes = tuple(it.product(s) for s in shape) if it.is_tuple(shape) else (it.product(shape),)
     return np.asarray(tensor.to_numpy(), dtype=np.int64), modes

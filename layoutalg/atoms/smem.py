@@ -36,6 +36,7 @@ from layoutalg.core.layout import Layout
 from layoutalg.core.make_layouts import make_ordered_layout  # noqa: F401  (re-exported: it lived here)
 from layoutalg.core.make_layouts import tile_to_shape as core_tile_to_shape
 from layoutalg.core.recast import upcast as core_upcast
+from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import LayoutError
 from layoutalg.swizzle.composed import AnyLayout, ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
@@ -48,17 +49,18 @@ SM80_ATOM_NAMES = tuple(f"Sm80_SW{b}_Atom" for b in range(4))
 
 
 def _check_bits(bits: Any) -> int:
+    bits = plain_int(bits, "bits")
     if isinstance(bits, bool) or not isinstance(bits, int) or bits <= 0 or bits & (bits - 1) or bits > 128:
-        raise LayoutError(f"element width bits must be a power of two in [1, 128], got {bits!r}")
+        raise LayoutError(f"element width bits must be a power of two in [1, 128], got {describe(bits)}")
     return bits
 
 
 def _parse_gmma_name(name: str) -> tuple[str, str]:
     parts = name.split("_")
     if len(parts) != 4 or parts[0] != "Layout" or parts[3] != "Atom" or parts[1] not in ("K", "MN"):
-        raise LayoutError(f"unknown GMMA smem atom {name!r}; expected one of {', '.join(GMMA_ATOM_NAMES)}")
+        raise LayoutError(f"unknown GMMA smem atom {describe(name)}; expected one of {', '.join(GMMA_ATOM_NAMES)}")
     if parts[2] not in GMMA_KINDS:
-        raise LayoutError(f"unknown GMMA swizzle kind {parts[2]!r} in {name!r}; expected INTER, SW32, SW64 or SW128")
+        raise LayoutError(f"unknown GMMA swizzle kind {describe(parts[2])} in {describe(name)}; expected INTER, SW32, SW64 or SW128")
     return parts[1], parts[2]
 
 
@@ -84,8 +86,9 @@ def gmma_atom(name: str, bits: int) -> ComposedLayout:
 
 def sm80_atom(b: int, bits: int = 16) -> AnyLayout:
     """``composition(Swizzle<b,3,3>, (8,64):(64,1))`` in 16-bit elements, recast to ``bits``-wide elements."""
+    b = plain_int(b, "swizzle bits")
     if isinstance(b, bool) or not isinstance(b, int) or not 0 <= b <= 3:
-        raise LayoutError(f"sm80 atom swizzle bits must be 0..3, got {b!r}")
+        raise LayoutError(f"sm80 atom swizzle bits must be 0..3, got {describe(b)}")
     bits = _check_bits(bits)
     atom = ComposedLayout(Swizzle(b, 3, 3), 0, Layout((8, 64), (64, 1)))
     if bits == 16:
@@ -101,7 +104,7 @@ def get_smem_atom(name: str, bits: int) -> AnyLayout:
     The C++ namespace prefixes ``cute::``, ``SM90::`` and ``GMMA::`` are accepted.
     """
     if not isinstance(name, str):
-        raise LayoutError(f"smem atom name must be a str, got {name!r}")
+        raise LayoutError(f"smem atom name must be a str, got {describe(name)}")
     for prefix in ("cute::", "SM90::", "GMMA::"):  # C++ spellings: cute::SM90::GMMA::Layout_K_SW128_Atom
         if name.startswith(prefix):
             name = name[len(prefix) :]
@@ -124,7 +127,7 @@ def tile_to_shape(atom: Union[Layout, ComposedLayout], shape: Any, order: Any = 
     if isinstance(atom, ComposedLayout):
         return ComposedLayout(atom.outer, atom.offset, core_tile_to_shape(atom.inner, shape, order))
     if not isinstance(atom, Layout):
-        raise LayoutError(f"tile_to_shape takes a Layout or ComposedLayout atom, got {atom!r}")
+        raise LayoutError(f"tile_to_shape takes a Layout or ComposedLayout atom, got {describe(atom)}")
     return core_tile_to_shape(atom, shape, order)
 
 

@@ -15,6 +15,7 @@ from layoutalg.atoms.partition import Partition, _as_layout, _int_coords, _make_
 from layoutalg.atoms.tiled_mma import _OPERAND_MODES, TiledMMA
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import LayoutError
 
 
@@ -27,6 +28,10 @@ class TiledCopy:
     tiler: tuple[int, ...]
 
     def __post_init__(self) -> None:
+        if not isinstance(self.atom, TypedCopyAtom):
+            raise LayoutError(f"TiledCopy atom must be a TypedCopyAtom (atom.bind(bits)), got {describe(self.atom)}")
+        if not isinstance(self.layout_tv, Layout) or self.layout_tv.rank() < 2:
+            raise LayoutError(f"TiledCopy layout_tv must be a (thread, value) Layout, got {describe(self.layout_tv)}")
         atom_thr = self.atom.val_layout_ref[0].size()
         atom_val = self.atom.val_layout_ref[1].size()
         nthr, nval = self.layout_tv[0].size(), self.layout_tv[1].size()
@@ -96,8 +101,9 @@ class TiledCopy:
     get_thread_slice = get_slice
 
     def partition(self, side: str, tensor: Any, thr_idx: int, bits: int | None = None) -> Partition:
+        thr_idx = plain_int(thr_idx, "thread index")
         if isinstance(thr_idx, bool) or not isinstance(thr_idx, int) or not 0 <= thr_idx < self.num_threads:
-            raise LayoutError(f"thread index {thr_idx!r} out of range for a TiledCopy of {self.num_threads} threads")
+            raise LayoutError(f"thread index {describe(thr_idx)} out of range for a TiledCopy of {self.num_threads} threads")
         if bits is not None and bits != self.atom.bits:
             raise LayoutError(f"partition_{side}: the tensor holds {bits}-bit values but the copy atom {self.atom.name} "
                               f"was built for {self.atom.bits}-bit values; build it with bits={bits}")
@@ -200,9 +206,12 @@ class ThrCopy:
     thr_idx: int
 
     def __post_init__(self) -> None:
+        if not isinstance(self.tiled_copy, TiledCopy):
+            raise LayoutError(f"ThrCopy needs a TiledCopy, got {describe(self.tiled_copy)}")
         n = self.tiled_copy.num_threads
+        object.__setattr__(self, "thr_idx", plain_int(self.thr_idx, "thread index"))
         if isinstance(self.thr_idx, bool) or not isinstance(self.thr_idx, int) or not 0 <= self.thr_idx < n:
-            raise LayoutError(f"thread index {self.thr_idx!r} out of range for a TiledCopy of {n} threads")
+            raise LayoutError(f"thread index {describe(self.thr_idx)} out of range for a TiledCopy of {n} threads")
 
     def partition_S(self, tensor: Any, bits: int | None = None) -> Partition:
         """(CPY, CPY_M, CPY_N) of a source tensor; ``bits`` (optional) is its element width, checked."""
@@ -228,7 +237,7 @@ def _typed(atom: Any, bits: int | None, what: str) -> TypedCopyAtom:
         if bits is None:
             raise LayoutError(f"{what}: {atom.name} is in bits; give the element width (atom.bind(16) or bits=16)")
         return atom.bind(bits)
-    raise LayoutError(f"{what} needs a copy atom, got {atom!r}")
+    raise LayoutError(f"{what} needs a copy atom, got {describe(atom)}")
 
 
 def make_tiled_copy(atom: Any, thr_layout: Any, val_layout: Any = 1, bits: int | None = None) -> TiledCopy:
@@ -270,7 +279,7 @@ def make_tiled_copy(atom: Any, thr_layout: Any, val_layout: Any = 1, bits: int |
 
 def _from_mma(atom: Any, tiled_mma: TiledMMA, operand: str, bits: int | None) -> TiledCopy:
     if not isinstance(tiled_mma, TiledMMA):
-        raise LayoutError(f"make_tiled_copy_{operand} needs a TiledMMA, got {tiled_mma!r}")
+        raise LayoutError(f"make_tiled_copy_{operand} needs a TiledMMA, got {describe(tiled_mma)}")
     op_bits = tiled_mma.atom.operand_bits(operand) if isinstance(tiled_mma.atom, MmaAtom) else \
         {"f16": 16, "bf16": 16, "f32": 32}[getattr(tiled_mma.atom, f"{operand.lower()}_type")]
     typed = _typed(atom, bits if bits is not None else (None if isinstance(atom, TypedCopyAtom) else op_bits),

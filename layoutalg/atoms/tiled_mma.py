@@ -22,6 +22,7 @@ from layoutalg.atoms.partition import (
 )
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import LayoutError
 
 AnyMma = Union[MmaAtom, GmmaAtom]
@@ -37,6 +38,16 @@ class TiledMMA:
     atom: AnyMma
     atom_layout: Layout
     permutations: tuple[Layout | None, Layout | None, Layout | None]
+
+    def __post_init__(self) -> None:
+        """The fields :func:`make_tiled_mma` builds (use it; this only refuses what no method could work with)."""
+        if not isinstance(self.atom, (MmaAtom, GmmaAtom)):
+            raise LayoutError(f"TiledMMA needs an MMA atom, got {describe(self.atom)}")
+        if not isinstance(self.atom_layout, Layout) or self.atom_layout.rank() != 3:
+            raise LayoutError(f"TiledMMA atom_layout must be a rank-3 (M, N, K) Layout, got {describe(self.atom_layout)}")
+        perms = self.permutations
+        if not isinstance(perms, tuple) or len(perms) != 3 or not all(p is None or isinstance(p, Layout) for p in perms):
+            raise LayoutError(f"TiledMMA permutations must be 3 entries, each None or a Layout, got {describe(perms)}")
 
     @cached_property
     def thr_layout_vmnk(self) -> Layout:
@@ -74,8 +85,9 @@ class TiledMMA:
         ``(idx // d_j) % s_j`` (the layout's inverse for a compact thread layout), and each
         mode's leaves are then folded into one colexicographic index within the mode.
         """
+        thr_idx = plain_int(thr_idx, "thread index")
         if isinstance(thr_idx, bool) or not isinstance(thr_idx, int) or not 0 <= thr_idx < self.size():
-            raise LayoutError(f"thread index {thr_idx!r} out of range for a TiledMMA of {self.size()} threads")
+            raise LayoutError(f"thread index {describe(thr_idx)} out of range for a TiledMMA of {self.size()} threads")
         lay = self.thr_layout_vmnk
         out = []
         for mode in lay:
@@ -179,7 +191,7 @@ class TiledMMA:
         op = str(operand).upper()
         op = "C" if op == "D" else op
         if op not in _OPERAND_MODES:
-            raise LayoutError(f"operand must be A, B or C, got {operand!r}")
+            raise LayoutError(f"operand must be A, B or C, got {describe(operand)}")
         values, modes = _tensor_values(tensor, f"partition_{op} tensor")
         if len(modes) < 2:
             raise LayoutError(f"partition_{op} takes a tensor of rank >= 2, got one with {len(modes)} mode")
@@ -203,6 +215,8 @@ class ThrMMA:
     thr_idx: int
 
     def __post_init__(self) -> None:
+        if not isinstance(self.tiled_mma, TiledMMA):
+            raise LayoutError(f"ThrMMA needs a TiledMMA, got {describe(self.tiled_mma)}")
         self.tiled_mma.thr_vmnk(self.thr_idx)
 
     def partition_A(self, tensor: Any) -> Partition:
@@ -225,7 +239,7 @@ def make_tiled_mma(atom: AnyMma, atom_layout: Any = (1, 1, 1), permutations: Any
     ``permutations``: per mode None (CuTe ``_``), an int ``n`` (``n:1``) or a Layout.
     """
     if not isinstance(atom, (MmaAtom, GmmaAtom)):
-        raise LayoutError(f"make_tiled_mma needs an MMA atom, got {atom!r}")
+        raise LayoutError(f"make_tiled_mma needs an MMA atom, got {describe(atom)}")
     lay = _as_layout(atom_layout, "atom_layout")
     modes = list(lay) if it.is_tuple(lay.shape) else [lay]
     if len(modes) > 3:
@@ -234,7 +248,7 @@ def make_tiled_mma(atom: AnyMma, atom_layout: Any = (1, 1, 1), permutations: Any
         modes.append(Layout(1, 0))
     lay = Layout(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
     if not isinstance(permutations, (tuple, list)) or len(permutations) > 3:
-        raise LayoutError(f"permutations must be a tuple of up to 3 entries (None, an int or a Layout), got {permutations!r}")
+        raise LayoutError(f"permutations must be a tuple of up to 3 entries (None, an int or a Layout), got {describe(permutations)}")
     perms: list[Layout | None] = []
     for i, p in enumerate(list(permutations) + [None] * (3 - len(permutations))):
         if p is None:

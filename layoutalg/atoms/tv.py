@@ -21,6 +21,7 @@ from layoutalg.atoms.gmma import GmmaAtom
 from layoutalg.atoms.ldmatrix_b8 import B8MatrixForm
 from layoutalg.atoms.mma import MmaAtom
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError
 
 
@@ -32,7 +33,7 @@ def operand_tv(atom: Any, operand: str, bits: int | None = None) -> tuple[Layout
         m, n, k = atom.shape_mnk
         tiles = {"A": (m, k), "B": (n, k), "C": (m, n)}
         if op not in tiles:
-            raise InstructionError(f"{atom.name} has operands A, B, C; got {operand!r}")
+            raise InstructionError(f"{atom.name} has operands A, B, C; got {describe(operand)}")
         return atom.layout(op), tiles[op], atom.thr_id
     if isinstance(atom, B8MatrixForm):
         return _b8_tv(atom, str(operand).lower())
@@ -41,7 +42,7 @@ def operand_tv(atom: Any, operand: str, bits: int | None = None) -> tuple[Layout
     if isinstance(atom, CopyAtom):
         which = str(operand).lower()
         if which not in ("src", "dst", "ref"):
-            raise InstructionError(f"{atom.name} has operands src, dst, ref; got {operand!r}")
+            raise InstructionError(f"{atom.name} has operands src, dst, ref; got {describe(operand)}")
         bit_layout = getattr(atom, f"{which}_layout")
         width = bits or 1
         tv = upcast_bits(bit_layout, width) if bits else bit_layout
@@ -50,7 +51,7 @@ def operand_tv(atom: Any, operand: str, bits: int | None = None) -> tuple[Layout
             per_row = max(1, 128 // width)
             return tv, (per_row, max(1, total // per_row)), atom.thr_id
         return tv, (1, total), atom.thr_id
-    raise InstructionError(f"not an atom: {atom!r}")
+    raise InstructionError(f"not an atom: {describe(atom)}")
 
 
 def _b8_tv(form: B8MatrixForm, which: str) -> tuple[Layout, tuple[int, int], Layout]:

@@ -1,4 +1,9 @@
-"""Core algebra: hierarchical int tuples and CuTe layouts on Python ints. Imports nothing above it."""
+"""Core algebra: hierarchical int tuples and CuTe layouts on Python ints. Imports nothing above it.
+
+The int-tuple helpers exported here are the validating ones of
+:mod:`layoutalg.core.int_tuple_api`; the algebra itself uses the unchecked
+:mod:`layoutalg.core.int_tuple`.
+"""
 
 from layoutalg.core.algebra import (  # noqa: F401
     coalesce,
@@ -25,7 +30,7 @@ from layoutalg.core.divide_product import (  # noqa: F401
     zipped_divide,
     zipped_product,
 )
-from layoutalg.core.int_tuple import (  # noqa: F401
+from layoutalg.core.int_tuple_api import (  # noqa: F401
     ceil_div,
     congruent,
     crd2idx,

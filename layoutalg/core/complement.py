@@ -7,6 +7,7 @@ from typing import Any, Sequence
 from layoutalg.core import int_tuple as it
 from layoutalg.core.complement_search import forced_offsets, layout_with_prefix
 from layoutalg.core.flat import (
+    ENUMERATION_LIMIT,
     Pairs,
     check_domain,
     check_injective,
@@ -16,10 +17,13 @@ from layoutalg.core.flat import (
     leaf_pairs,
 )
 from layoutalg.core.layout import Layout, offsets_of_modes
-from layoutalg.errors import CompositionError, LayoutError, ShapeError
+from layoutalg.core.validate import MAX_INT_BITS, count_text
+from layoutalg.errors import CompositionError, LayoutError, NotInjectiveError, ShapeError
 
-#: The most offsets complement's forced-offset walk (a Python loop) visits (2^22, about a second).
-GREEDY_LIMIT = 1 << 22
+_LIMIT = 1 << MAX_INT_BITS
+
+#: The most offsets complement's forced-offset walk visits (2^18: under a tenth of a second at worst).
+GREEDY_LIMIT = 1 << 18
 
 
 def complement(layout: Layout, cotarget: Any = None) -> Layout:
@@ -58,15 +62,15 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
 
 
 def _cotarget(layout: Layout, cotarget: Any) -> int:
-    if type(cotarget) is int and cotarget >= 1:
+    if type(cotarget) is int and 1 <= cotarget < _LIMIT:
         return cotarget
     if cotarget is None:
         return layout.cosize()
     if isinstance(cotarget, Layout):
         raise ShapeError("complement cotarget must be an int or a shape, not a Layout")
     value = it.product(it.to_int_tuple(cotarget, "complement cotarget"))
-    if value < 1:
-        raise ShapeError(f"complement cotarget must be positive, got {cotarget}")
+    if not 1 <= value < _LIMIT:
+        raise ShapeError(f"complement cotarget must be positive and below 2**{MAX_INT_BITS}, got {count_text(value)}")
     return value
 
 
@@ -95,13 +99,58 @@ def _complement(layout: Layout, m: int) -> Layout:
         if len(shapes) == 1:
             return Layout._trusted(shapes[0], strides[0])
         return Layout._trusted(tuple(shapes), tuple(strides))
-    # Not a chain: CuTe's candidate (floored divisions) is only a candidate.
+    # Not a chain: first the structural refutation, then CuTe's candidate (floored divisions) and the forced one.
+    _refute_by_first_break(layout, by_stride, m)
     gaps: Pairs = []  # CuTe's gap-filling modes, one per mode of A
     cur = 1
     for d, s in by_stride:
         gaps.append((d // cur, cur))
         cur = s * d
     return _check_complement(layout, [(s, d) for d, s in by_stride], _gap_layout(gaps, cur, m), m)
+
+
+def _refute_by_first_break(layout: Layout, by_stride: list[tuple[int, int]], m: int) -> None:
+    """Decide "no complement" from A's strides alone, where the first mode that breaks the divisor chain shows it.
+
+    The modes before the break (sorted by stride) form a chain; their offsets ``C`` and CuTe's gap modes ``T``
+    tile the integers: every ``x`` is ``c + t`` in exactly one way (mixed-radix digits: the chain modes' digits
+    make ``c``).  Below the breaking stride ``d`` only ``C`` covers anything, so every complement's offsets
+    below ``min(d, M)`` are exactly ``T``'s (the forced walk of :mod:`~layoutalg.core.complement_search`).
+    Split ``d = c + t``: if ``c > 0`` and ``t < M``, the forced offset ``t`` shifts ``A`` onto ``t + c == d``,
+    which ``A`` reaches itself: no complement exists (and if ``t == 0``, ``d`` is an offset of ``C``: ``A`` is
+    not injective).  Raises, or returns when this does not decide.
+    """
+    cur = 1
+    for k, (d, s) in enumerate(by_stride):
+        if d % cur:
+            c = sum(((d // dj) % sj) * dj for dj, sj in by_stride[:k])
+            t = d - c
+            if c == 0:
+                return
+            if t == 0:
+                chain = by_stride[:k]
+                raise NotInjectiveError(
+                    f"complement needs an injective layout; {layout} reaches offset {d} twice: with its stride-{d} "
+                    f"mode at 1, and with its modes of strides {[dj for dj, _ in chain]} at "
+                    f"{[(d // dj) % sj for dj, sj in chain]}"
+                )
+            if t < m:
+                if _size(by_stride) <= ENUMERATION_LIMIT:
+                    check_injective(layout, [(sj, dj) for dj, sj in by_stride], "complement")  # the precise error first
+                raise CompositionError(
+                    f"{layout} has no complement for cotarget {m}: below its stride {d} (which breaks the divisor "
+                    f"chain of its smaller strides) every complement must hold offset {t}, and A shifted by {t} "
+                    f"reaches {d} = {t} + {c}, an offset A reaches itself"
+                )
+            return
+        cur = s * d
+
+
+def _size(by_stride: list[tuple[int, int]]) -> int:
+    n = 1
+    for _, s in by_stride:
+        n *= s
+    return n
 
 
 def _gap_layout(gaps: Pairs, cur: int, m: int) -> Layout:

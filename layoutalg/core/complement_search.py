@@ -33,8 +33,14 @@ Pairs = list[tuple[int, int]]
 
 def forced_offsets(a_offsets: Sequence[int], m: int) -> tuple[list[int], tuple[int, int] | None]:
     """``(G, None)``: the offsets every complement must have below ``m``; or ``(G so far, (u, u + a))``
-    when the forced offset ``u``'s copy of A hits the already covered offset ``u + a``."""
+    when the forced offset ``u``'s copy of A hits the already covered offset ``u + a``.
+
+    Costs one step per offset of A per pick, at most ``m + max(A)`` steps in all (the copies are disjoint);
+    with many offsets each pick's copy is placed by one numpy operation.
+    """
     a_sorted = sorted(a_offsets)
+    if len(a_sorted) >= _VECTOR_FROM:
+        return _forced_offsets_numpy(a_sorted, m)
     covered = bytearray(m + a_sorted[-1])
     picks: list[int] = []
     u = covered.find(0, 0, m)
@@ -43,6 +49,28 @@ def forced_offsets(a_offsets: Sequence[int], m: int) -> tuple[list[int], tuple[i
             if covered[u + a]:
                 return picks, (u, u + a)
             covered[u + a] = 1
+        picks.append(u)
+        u = covered.find(0, u + 1, m)
+    return picks, None
+
+
+_VECTOR_FROM = 256  # offsets of A from which one numpy operation per pick beats the Python loop
+
+
+def _forced_offsets_numpy(a_sorted: list[int], m: int) -> tuple[list[int], tuple[int, int] | None]:
+    import numpy as np
+
+    a = np.asarray(a_sorted, dtype=np.int64)
+    covered = bytearray(m + a_sorted[-1])  # found by bytearray.find, written through the numpy view
+    view = np.frombuffer(covered, dtype=np.uint8)
+    picks: list[int] = []
+    u = covered.find(0, 0, m)
+    while u >= 0:
+        spots = u + a
+        hit = view[spots]
+        if hit.any():
+            return picks, (u, u + a_sorted[int(np.argmax(hit))])
+        view[spots] = 1
         picks.append(u)
         u = covered.find(0, u + 1, m)
     return picks, None

@@ -17,7 +17,9 @@ from layoutalg.core.flat import (
 )
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout, evaluate_modes, offsets_of_modes
+from layoutalg.core.leaf_digits import Leaf, Place, carry_witness, cute_leaf, first_carry
 from layoutalg.core.shape_ops import by_mode
+from layoutalg.core.validate import describe, is_bool
 from layoutalg.errors import CompositionError, ShapeError
 
 
@@ -70,11 +72,16 @@ def composition(a: Layout, b: Any) -> Layout:
         return a
     if tb is tuple or tb is list:
         return by_mode(composition, a, b, "composition")
-    if it.is_int(b):
+    if it.is_int(b) or _is_integer(b):
         b = check_layout(b, "composition B")
     elif not isinstance(b, Layout):
-        raise ShapeError(f"composition B must be a Layout, an int, None or a tuple of tilers, got {b!r}")
+        raise ShapeError(f"composition B must be a Layout, an int, None or a tuple of tilers, got {describe(b)}")
     return _compose(a, b)
+
+
+def _is_integer(x: Any) -> bool:
+    """A non-bool integer of another type (numpy's): a tiler ``N`` like an int."""
+    return hasattr(x, "__index__") and not is_bool(x) and getattr(x, "ndim", 0) == 0
 
 
 def _scale(stride: IntTuple, d: int) -> IntTuple:
@@ -82,42 +89,6 @@ def _scale(stride: IntTuple, d: int) -> IntTuple:
     if type(stride) is tuple:
         return tuple(_scale(x, d) for x in stride)  # type: ignore[union-attr]
     return stride * d  # type: ignore[operator]
-
-
-def _leaf_cute(flat_a: Pairs, s: int, r: int) -> Pairs | None:
-    """CuTe's composition of coalesced ``A`` (flat pairs, >= 2 modes) with ``s:r`` (``s > 1``, ``r > 0``).
-
-    Returns None where CuTe's stride or shape divisibility condition fails.
-    """
-    rest_r = r
-    strided: Pairs = []
-    for a_s, a_d in flat_a[:-1]:
-        if rest_r == 1:
-            strided.append((a_s, a_d))
-        elif rest_r % a_s == 0:
-            rest_r //= a_s
-        elif a_s % rest_r == 0:
-            strided.append((a_s // rest_r, a_d * rest_r))
-            rest_r = 1
-        else:
-            return None
-    last_d = flat_a[-1][1] * rest_r
-    out: Pairs = []
-    rest_s = s
-    for m_s, m_d in strided:
-        if rest_s == 1:
-            break
-        if rest_s % m_s == 0:
-            out.append((m_s, m_d))
-            rest_s //= m_s
-        elif m_s % rest_s == 0:
-            out.append((rest_s, m_d))
-            rest_s = 1
-        else:
-            return None
-    if rest_s > 1:
-        out.append((rest_s, last_d))
-    return coalesce_pairs(out)
 
 
 @lru_cache(maxsize=4096)
@@ -129,9 +100,10 @@ def _compose(a: Layout, b: Layout) -> Layout:
         return Layout._trusted(b.shape, _scale(b.stride, d))
 
     blocks: list[tuple[int, int]] = []
+    leaves: list[tuple[int, int, int, tuple[Place, ...]]] = []  # a Leaf's fields, made one only when needed
     failed = False
 
-    def leaf(s: int, r: int) -> IntTuple:
+    def leaf(s: int, r: int, top: int, index_stride: int) -> IntTuple:
         nonlocal failed
         if r == 0 or s == 1:
             return (s, 0)  # type: ignore[return-value]
@@ -140,29 +112,70 @@ def _compose(a: Layout, b: Layout) -> Layout:
                 f"B has a negative stride {r} (extent {s}), so B reaches negative offsets where the "
                 f"non-linear A = {a} is undefined"
             )
-        pairs = _leaf_cute(flat_a, s, r)
-        if pairs is None:
+        found = cute_leaf(flat_a, s, r)
+        if found is None:
             failed = True
             return (s, 0)  # type: ignore[return-value]
+        pairs, places = found
         blocks.append((r, s))
+        leaves.append((r, top, index_stride, places))
         if len(pairs) == 1:
             return pairs[0]  # type: ignore[return-value]
         if not pairs:
             return (1, 0)  # type: ignore[return-value]
         return tuple(zip(*pairs))  # type: ignore[return-value]
 
-    def walk(shape: IntTuple, stride: IntTuple) -> tuple[IntTuple, IntTuple]:
+    def walk(shape: IntTuple, stride: IntTuple, top: int, index_stride: int) -> tuple[IntTuple, IntTuple]:
         if type(shape) is tuple:
-            subs = [walk(s, d) for s, d in zip(shape, stride)]  # type: ignore[call-overload, arg-type]
+            subs = []
+            for s, d in zip(shape, stride):  # type: ignore[call-overload, arg-type]
+                subs.append(walk(s, d, top, index_stride))
+                index_stride *= it.product(s)
             return tuple([x for x, _ in subs]), tuple([y for _, y in subs])
-        return leaf(shape, stride)  # type: ignore[arg-type, return-value]
+        return leaf(shape, stride, top, index_stride)  # type: ignore[arg-type, return-value]
 
-    shape, stride = walk(b.shape, b.stride)
+    if type(b.shape) is tuple:
+        walked = [walk(s, d, p, 1) for p, (s, d) in enumerate(zip(b.shape, b.stride))]  # type: ignore[call-overload, arg-type]
+        shape: IntTuple = tuple([x for x, _ in walked])
+        stride: IntTuple = tuple([y for _, y in walked])
+    else:
+        shape, stride = walk(b.shape, b.stride, 0, 1)
     if not failed:
         candidate = Layout._trusted(shape, stride)
-        if _blocks_disjoint(blocks) or _agrees(a, b, candidate):
+        if _blocks_disjoint(blocks):
+            return candidate
+        digits = [Leaf(*leaf) for leaf in leaves]
+        carry = first_carry(flat_a, digits)
+        if carry is None:
+            return candidate  # no carry between leaves: CuTe's sum is exact (core.leaf_digits)
+        if not _carry_refutes(a, b, digits, carry) and _agrees(a, b, candidate):
             return candidate
     return _synthesise(a, b)
+
+
+def _carry_refutes(a: Layout, b: Layout, leaves: list[Leaf], k: int) -> bool:
+    """Evaluate the carry witness at digit ``k`` (:mod:`~layoutalg.core.leaf_digits`): True when it shows CuTe's
+    summed answer wrong there; raises CompositionError when it shows ``A o B`` is not additive across B's
+    top-level modes (then no layout of B's mode sizes exists).  False when the witness does not confirm."""
+    picks = carry_witness(leaves, k)
+    offsets = {j: leaves[j].stride * t for j, t in picks.items()}
+    total = a(sum(offsets.values()))
+    if total == sum(a(x) for x in offsets.values()):
+        return False
+    tops = sorted({leaves[j].top for j in picks})
+    if len(tops) < 2:
+        return True
+    per_top = {p: a(sum(x for j, x in offsets.items() if leaves[j].top == p)) for p in tops}
+    if total == sum(per_top.values()):
+        return True
+    coordinate = [0] * it.rank(b.shape)
+    for j, t in picks.items():
+        coordinate[leaves[j].top] += t * leaves[j].index_stride
+    raise CompositionError(  # the wording of _synthesise's refusal: the same fact, found without enumerating
+        f"A o B with A = {a}, B = {b}: the function is not a sum of per-mode functions over B's modes "
+        f"{[it.product(m) for m in b.shape]}, so no layout of that shape has it (at coordinate {tuple(coordinate)} "  # type: ignore[union-attr]
+        f"A(B(c)) = {total}, but the modes' values sum to {sum(per_top.values())})"
+    )
 
 
 def _blocks_disjoint(blocks: list[tuple[int, int]]) -> bool:
@@ -248,20 +261,23 @@ def _synth_tuple(shape: IntTuple, values: Any, what: str, top: bool) -> tuple[In
 
 
 def _first_non_additive(sizes: Sequence[int], values: Any) -> str:
+    """The first coordinate (colexicographic) where ``values`` is not the sum of its per-mode parts, as text."""
     import numpy as np
 
     grid = values.reshape(tuple(reversed(sizes)))
     rank = len(sizes)
-    for flat in range(values.size):
-        crd = np.unravel_index(flat, grid.shape)
-        parts = 0
-        for axis in range(rank):
-            index = tuple(crd[ax] if ax == axis else 0 for ax in range(rank))
-            parts += int(grid[index])
-        if parts != int(grid[crd]):
-            coord = tuple(int(c) for c in reversed(crd))
-            return f"at coordinate {coord} A(B(c)) = {int(grid[crd])}, but the modes' values sum to {parts}"
-    return "no witness found"
+    total = np.zeros_like(grid)
+    for axis in range(rank):
+        index = tuple(slice(None) if ax == axis else 0 for ax in range(rank))
+        shape = [1] * rank
+        shape[axis] = grid.shape[axis]
+        total = total + grid[index].reshape(shape)
+    bad = np.flatnonzero((total != grid).ravel())
+    if not bad.size:
+        return "no witness found"
+    crd = np.unravel_index(int(bad[0]), grid.shape)  # C order on the reversed sizes: the colexicographic index
+    coord = tuple(int(c) for c in reversed(crd))
+    return f"at coordinate {coord} A(B(c)) = {int(grid[crd])}, but the modes' values sum to {int(total[crd])}"
 
 
 def synthesise_1d(values: Any) -> Pairs | None:

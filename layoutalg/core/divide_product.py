@@ -26,6 +26,7 @@ from layoutalg.core import int_tuple as it
 from layoutalg.core.algebra import complement, composition
 from layoutalg.core.layout import Layout, as_layout
 from layoutalg.core.shape_ops import append, by_mode, from_modes, top_modes
+from layoutalg.core.validate import describe, is_bool
 from layoutalg.core.weak_complement import weak_complement
 from layoutalg.errors import CompositionError, ShapeError
 
@@ -33,9 +34,9 @@ from layoutalg.errors import CompositionError, ShapeError
 def _tiler_layout(tiler: Any, what: str) -> Layout:
     if isinstance(tiler, Layout):
         return tiler
-    if it.is_int(tiler):
+    if it.is_int(tiler) or (hasattr(tiler, "__index__") and not is_bool(tiler) and getattr(tiler, "ndim", 0) == 0):
         return as_layout(tiler, what)
-    raise ShapeError(f"{what} must be a Layout, an int, None or a tuple of tilers, got {tiler!r}")
+    raise ShapeError(f"{what} must be a Layout, an int, None or a tuple of tilers, got {describe(tiler)}")
 
 
 # ---------------------------------------------------------------------------
@@ -60,32 +61,40 @@ def logical_divide(a: Layout, tiler: Any) -> Layout:
 
 
 def _unzip(divided: Layout, tiler: Any) -> Layout:
-    """CuTe ``tile_unzip``: ``((tile_0, tile_1, ...), (rest_0, rest_1, ..., extra modes))`` for a tuple tiler."""
+    """CuTe ``tile_unzip``: ``((tile_0, tile_1, ...), (rest_0, rest_1, ..., extra modes))`` for a tuple tiler.
+
+    By CuTe's ``zip2_by``: a tuple tiler entry splits its mode again by mode (so ``((2,),)`` and ``((), ())``
+    nest), a layout or int entry's mode is its ``(tile, rest)``, a None entry's tile is the whole mode.
+    """
     if not isinstance(tiler, (tuple, list)):
         return divided
+    (ts, td), (rs, rd) = _zip2(divided.shape, divided.stride, tiler)
+    return Layout._trusted((ts, rs), (td, rd))
+
+
+def _zip2(shape: Any, stride: Any, tiler: Any) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
+    """``((tile shape, tile stride), (rest shape, rest stride))`` of one divided (or multiplied) mode."""
+    if tiler is None:
+        return (shape, stride), (1, 0)
+    if not isinstance(tiler, (tuple, list)):
+        return (shape[0], stride[0]), (shape[1], stride[1])  # a layout tiler's mode is (tile, rest)
+    if type(shape) is not tuple:
+        shape, stride = (shape,), (stride,)
     ts: list[Any] = []
     td: list[Any] = []
     rs: list[Any] = []
     rd: list[Any] = []
-    n = len(tiler)
-    shape, stride = divided.shape, divided.stride
-    if type(shape) is not tuple:
-        shape, stride = (shape,), (stride,)
-    for i, (s, d) in enumerate(zip(shape, stride)):  # type: ignore[call-overload, arg-type]
-        if i >= n:
+    for i, (s, d) in enumerate(zip(shape, stride)):
+        if i < len(tiler):
+            (a, ad), (b, bd) = _zip2(s, d, tiler[i])
+            ts.append(a)
+            td.append(ad)
+            rs.append(b)
+            rd.append(bd)
+        else:
             rs.append(s)
             rd.append(d)
-        elif tiler[i] is None:
-            ts.append(s)
-            td.append(d)
-            rs.append(1)
-            rd.append(0)
-        else:
-            ts.append(s[0])  # type: ignore[index]
-            td.append(d[0])  # type: ignore[index]
-            rs.append(s[1])  # type: ignore[index]
-            rd.append(d[1])  # type: ignore[index]
-    return Layout._trusted((tuple(ts), tuple(rs)), (tuple(td), tuple(rd)))
+    return (tuple(ts), tuple(td)), (tuple(rs), tuple(rd))
 
 
 def _unpacked(z: Layout, unpack_first: bool) -> Layout:

@@ -12,12 +12,14 @@ import math
 from typing import Any, Sequence
 
 from layoutalg.core.layout import Layout, as_layout, offsets_of_modes
+from layoutalg.core.validate import count_text
 from layoutalg.errors import CompositionError, LayoutError, NotInjectiveError
 
 Pairs = list[tuple[int, int]]
 
-#: The largest domain the algebra enumerates to check a result it cannot prove (2^26 offsets).
-ENUMERATION_LIMIT = 1 << 26
+#: The largest domain the algebra enumerates to check a result it cannot prove (2^20 offsets, a few tenths of a
+#: second): past it an unprovable case is refused up front, before any work, rather than answered unchecked.
+ENUMERATION_LIMIT = 1 << 20
 
 
 # ---------------------------------------------------------------------------
@@ -97,7 +99,7 @@ def check_domain(n: int, what: str) -> None:
     """Refuse (CompositionError) to enumerate more than ENUMERATION_LIMIT offsets to check ``what``."""
     if n > ENUMERATION_LIMIT:
         raise CompositionError(
-            f"{what}: cannot be proved without enumerating {n} offsets (limit {ENUMERATION_LIMIT}); "
+            f"{what}: cannot be proved without enumerating {count_text(n)} offsets (limit {ENUMERATION_LIMIT}); "
             "no result is returned rather than an unchecked one"
         )
 

@@ -87,6 +87,16 @@ class RowSpace:
         self._solution = None
         return True
 
+    def fixes_a_fraction(self, active: int) -> bool:
+        """True when the equations (zero past their first ``active`` columns) fix those unknowns uniquely and
+        one of them is not an integer: then no integer solution exists, however many equations follow."""
+        if len(self.echelon) != active:
+            return False
+        if self._solution is None or self._solution[0] != active:
+            self._solution = (active, *self._rational_solution())
+        _, numerators, denominator = self._solution
+        return denominator != 1 and any(n % denominator for n in numerators)
+
     def _rational_solution(self) -> tuple[list[int], int]:
         """The unique solution on the pivot columns (others 0), as numerators over a common denominator."""
         numerators = [0] * self.ncols

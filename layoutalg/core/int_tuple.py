@@ -8,6 +8,10 @@ varies fastest), as in CuTe.
 Invariants (checked by the callers that build layouts, not by every helper):
   * extents of a shape are positive ``int`` (``bool`` is not an int here);
   * a stride is congruent to its shape (same tree, ints at the same leaves).
+
+The functions here trust their input (they are the algebra's inner loops);
+the public, validating versions that ``layoutalg`` exports are in
+:mod:`layoutalg.core.int_tuple_api`.
 """
 
 from __future__ import annotations
@@ -15,9 +19,12 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Iterator, Union
 
+from layoutalg.core.validate import as_int_tuple
 from layoutalg.errors import CoordinateError, ShapeError
 
 IntTuple = Union[int, tuple["IntTuple", ...]]
+
+_SMALL = 1 << 62  # ints below this need no bit-length check
 
 
 def is_int(x: Any) -> bool:
@@ -29,22 +36,16 @@ def is_tuple(x: Any) -> bool:
     return isinstance(x, tuple)
 
 
-MAX_DEPTH = 64  # deeper nesting is refused (the parser has the same cap), so no recursion can overflow
+def to_int_tuple(x: Any, what: str = "int tuple") -> IntTuple:
+    """Normalise lists to tuples and check every leaf is an int; ``what`` names the argument in errors.
 
-
-def to_int_tuple(x: Any, what: str = "int tuple", depth: int = 0) -> IntTuple:
-    """Normalise lists to tuples and check every leaf is an int; ``what`` names the argument in errors."""
-    if type(x) is int or (type(x) is tuple and all(type(e) is int for e in x)):
-        return x  # type: ignore[no-any-return]
-    if is_int(x):
-        return int(x)
-    if hasattr(x, "__index__") and not isinstance(x, (bool, float)):
-        return int(x.__index__())
-    if isinstance(x, (tuple, list)):
-        if depth >= MAX_DEPTH:
-            raise ShapeError(f"{what} is nested more than {MAX_DEPTH} levels deep")
-        return tuple(to_int_tuple(e, f"{what}[{i}]", depth + 1) for i, e in enumerate(x))
-    raise ShapeError(f"{what} must be an int or a tuple of ints, got {x!r} ({type(x).__name__})")
+    Numpy integers are ints; see :func:`layoutalg.core.validate.as_int_tuple` for the limits.
+    """
+    if type(x) is int and -_SMALL < x < _SMALL:  # fast path: the common flat cases need no walk
+        return x
+    if type(x) is tuple and all(type(e) is int and -_SMALL < e < _SMALL for e in x):
+        return x
+    return as_int_tuple(x, what)  # type: ignore[no-any-return]
 
 
 def flatten(t: IntTuple) -> tuple[int, ...]:

@@ -14,19 +14,36 @@ Invariants of every ``Layout`` value:
 
 from __future__ import annotations
 
+import math
 from typing import Any, Iterator, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
+from layoutalg.core.validate import MAX_INT_BITS, as_int, count_text, describe
 from layoutalg.errors import CoordinateError, LayoutError, ShapeError
+
+_LIMIT = 1 << MAX_INT_BITS
+_SMALL = 1 << (MAX_INT_BITS // 8)  # eight extents below this cannot reach the size limit
 
 
 def _check_shape(shape: IntTuple, path: str) -> None:
+    """Every extent positive, and the size below ``2**MAX_INT_BITS`` (leaves are already bounded ints)."""
+    _check_extents(shape, path)
+    if it.product(shape) >= _LIMIT:
+        _too_large(shape)
+
+
+def _check_extents(shape: IntTuple, path: str) -> None:
     if it.is_tuple(shape):
         for i, mode in enumerate(shape):  # type: ignore[arg-type]
-            _check_shape(mode, f"{path}[{i}]")
+            _check_extents(mode, f"{path}[{i}]")
     elif shape <= 0:  # type: ignore[operator]
         raise ShapeError(f"extent {shape} at mode {path or 'shape'} must be a positive integer")
+
+
+def _too_large(shape: IntTuple) -> None:
+    bits = it.product(shape).bit_length()
+    raise ShapeError(f"shape has {bits}-bit size; a layout's size is limited to {MAX_INT_BITS} bits")
 
 
 def _plain_ints(x: Any) -> bool:
@@ -38,27 +55,50 @@ def _plain_ints(x: Any) -> bool:
 def _fast_check(shape: Any, stride: Any) -> tuple[IntTuple, IntTuple]:
     """Validate a plain-int or flat shape (and stride); the general path handles everything else."""
     if type(shape) is int:
-        if shape <= 0:
-            raise ShapeError(f"extent {shape} at mode shape must be a positive integer")
+        if not 0 < shape < _LIMIT:
+            _bad_extent(shape, "shape")
         if stride is None:
             return shape, 1
         if type(stride) is not int:
             raise ShapeError(f"stride {_to_str(stride)} is not congruent to shape {shape}")
+        if not -_LIMIT < stride < _LIMIT:
+            as_int(stride, "stride", ShapeError)
         return shape, stride
-    for i, s in enumerate(shape):
-        if s <= 0:
-            raise ShapeError(f"extent {s} at mode [{i}] must be a positive integer")
+    for s in shape:
+        if not 0 < s < _SMALL:  # beyond the common case (positive, below 2**512): the full check
+            _check_flat_extents(shape)
+            break
+    else:
+        if len(shape) > 8:  # more than 8 extents below 2**512 may pass the size limit
+            _check_flat_extents(shape)
     if stride is None:
         return shape, it.prefix_product(shape)
     if type(stride) is not tuple or len(stride) != len(shape):
         raise ShapeError(f"stride {_to_str(stride)} is not congruent to shape {_to_str(shape)}")
+    for d in stride:
+        if not -_LIMIT < d < _LIMIT:
+            for i, e in enumerate(stride):
+                as_int(e, f"stride[{i}]", ShapeError)  # raises, naming the leaf
     return shape, stride
+
+
+def _check_flat_extents(shape: tuple[int, ...]) -> None:
+    for i, s in enumerate(shape):
+        if not 0 < s < _LIMIT:
+            _bad_extent(s, f"[{i}]")
+    if math.prod(shape) >= _LIMIT:
+        _too_large(shape)
+
+
+def _bad_extent(extent: int, path: str) -> None:
+    as_int(extent, f"extent at mode {path}", ShapeError)  # raises for a too large one
+    raise ShapeError(f"extent {extent} at mode {path} must be a positive integer")
 
 
 def _to_str(t: IntTuple) -> str:
     if it.is_tuple(t):
         return "(" + ",".join(_to_str(e) for e in t) + ")"  # type: ignore[union-attr]
-    return str(t)
+    return str(t) if type(t) is int and -_LIMIT < t < _LIMIT else describe(t)
 
 
 class Layout:
@@ -134,11 +174,15 @@ class Layout:
 
     def evaluate_indices(self, indices: Any) -> Any:
         """``L(i)`` for every ``i`` of a numpy array of non-negative 1-D indices (the last mode is unbounded)."""
-        return evaluate_modes(it.flatten(self.shape), it.flatten(self.stride), indices)
+        return evaluate_modes(it.flatten(self.shape), it.flatten(self.stride), index_array(indices))
 
     def values(self) -> list[int]:
-        """Every offset as a Python list, in index order."""
-        return [int(v) for v in self.to_numpy()] if self.size() > 64 else [self(i) for i in range(self.size())]
+        """Every offset as a Python list, in index order (at most ``2**22`` of them: use ``to_numpy`` past that)."""
+        size = self.size()
+        if size > MAX_WHOLE_DOMAIN_OBJECT:
+            raise LayoutError(f"values() of {self}: {count_text(size)} elements is over the {MAX_WHOLE_DOMAIN_OBJECT} "
+                              "a Python list holds here; use to_numpy() or evaluate a slice")
+        return [int(v) for v in self.to_numpy()] if size > 64 else [self(i) for i in range(size)]
 
     # -- structure -------------------------------------------------------
     def size(self) -> int:
@@ -163,8 +207,8 @@ class Layout:
 
     def __getitem__(self, i: int) -> "Layout":
         """Mode ``i`` as a layout (CuTe ``layout<i>``)."""
-        if not it.is_int(i):
-            raise CoordinateError(f"mode index must be an int, got {i!r}")
+        if type(i) is not int or not -_LIMIT < i < _LIMIT:
+            i = as_int(i, "mode index", CoordinateError)
         if it.is_tuple(self.shape):
             n = len(self.shape)  # type: ignore[arg-type]
             if not -n <= i < n:
@@ -217,26 +261,31 @@ class Layout:
 _INT64_SAFE = 1 << 62
 
 
-MAX_WHOLE_DOMAIN = 1 << 28
+#: The most elements whole-domain evaluation returns (512 MiB of int64); past it, refused before any allocation.
+MAX_WHOLE_DOMAIN = 1 << 26
+#: The same limit where offsets need Python ints (a numpy object array, about 40 bytes an element).
+MAX_WHOLE_DOMAIN_OBJECT = 1 << 22
 
 
 def offsets_of_modes(shapes: Sequence[int], strides: Sequence[int]) -> Any:
     """All offsets of the flat layout ``shapes:strides`` in colexicographic order (numpy).
 
-    Refuses (LayoutError) a domain above ``MAX_WHOLE_DOMAIN`` elements (2 GiB of int64)
-    rather than let numpy run the process out of memory.
+    Refuses (LayoutError) a domain above ``MAX_WHOLE_DOMAIN`` elements (``MAX_WHOLE_DOMAIN_OBJECT`` when the
+    offsets pass the int64 range), checked before anything is allocated.
     """
     import numpy as np
 
     total = 1
     for s in shapes:
         total *= s
-    if total > MAX_WHOLE_DOMAIN:
-        raise LayoutError(
-            f"layout {_to_str(tuple(shapes))}:{_to_str(tuple(strides))} has {total} elements; whole-domain "
-            f"evaluation is limited to {MAX_WHOLE_DOMAIN} (2**28): evaluate a slice or a tile of it instead"
-        )
     bound = sum((s - 1) * abs(d) for s, d in zip(shapes, strides))
+    limit = MAX_WHOLE_DOMAIN if bound < _INT64_SAFE else MAX_WHOLE_DOMAIN_OBJECT
+    if total > limit:
+        raise LayoutError(
+            f"layout {_to_str(tuple(shapes))}:{_to_str(tuple(strides))} has {count_text(total)} elements; whole-domain "
+            f"evaluation is limited to {limit} (2**{limit.bit_length() - 1}"
+            f"{', offsets past int64' if limit == MAX_WHOLE_DOMAIN_OBJECT else ''}): evaluate a slice or a tile of it instead"
+        )
     dtype: Any = np.int64 if bound < _INT64_SAFE else object
     out = np.zeros(1, dtype=dtype)
     for s, d in zip(shapes, strides):
@@ -248,6 +297,23 @@ def offsets_of_modes(shapes: Sequence[int], strides: Sequence[int]) -> Any:
         steps = np.arange(s, dtype=np.int64).astype(dtype) * d
         out = (out[None, :] + steps[:, None]).ravel()
     return out
+
+
+def index_array(indices: Any) -> Any:
+    """``indices`` as a numpy integer array of non-negative 1-D indices, or CoordinateError naming the problem."""
+    import numpy as np
+
+    try:
+        idx = np.asarray(indices)
+    except Exception:  # noqa: BLE001 - numpy refuses ragged or odd input in several ways
+        raise CoordinateError(f"indices must be an array of non-negative ints, got {describe(indices)}") from None
+    if idx.dtype.kind not in "iu" and not (idx.dtype.kind == "O" and all(type(v) is int for v in idx.ravel())):
+        if idx.size or idx.dtype.kind not in "fb":
+            raise CoordinateError(f"indices must be an array of non-negative ints, got dtype {idx.dtype}: {describe(indices)}")
+        idx = idx.astype(np.int64)  # an empty list comes back as float64
+    if idx.size and int(idx.min()) < 0:
+        raise CoordinateError(f"indices must be non-negative, got {int(idx.min())}")
+    return idx
 
 
 def evaluate_modes(shapes: Sequence[int], strides: Sequence[int], indices: Any) -> Any:
@@ -308,19 +374,22 @@ def _has_none(crd: Any) -> bool:
 
 
 def _check_coord(crd: Any, shape: IntTuple, path: str) -> IntTuple:
-    """Normalise and validate a coordinate against ``shape`` (ints may stand for whole subtrees)."""
+    """Normalise and validate a coordinate against ``shape`` (ints may stand for whole subtrees).
+
+    ``path`` names the coordinate (``coordinate[1][0]``) in errors; numpy integers are ints.
+    """
     if isinstance(crd, (tuple, list)):
         if not it.is_tuple(shape) or len(crd) != len(shape):  # type: ignore[arg-type]
             raise CoordinateError(
-                f"{path} {crd!r} has rank {len(crd)} but the layout's mode there has shape {_to_str(shape)}"
+                f"{path} {describe(crd)} has rank {len(crd)} but the layout's mode there has shape {_to_str(shape)}"
             )
         return tuple(_check_coord(c, s, f"{path}[{i}]") for i, (c, s) in enumerate(zip(crd, shape)))  # type: ignore[arg-type]
-    if it.is_int(crd) or (hasattr(crd, "__index__") and not isinstance(crd, (bool, float))):
-        value = int(crd)
-        if value < 0:
-            raise CoordinateError(f"{path} {value} is negative")
-        return value
-    raise CoordinateError(f"{path} must be an int or a tuple of ints, got {crd!r}")
+    if hasattr(crd, "shape") and hasattr(crd, "dtype") and getattr(crd, "ndim", 0) != 0:
+        raise CoordinateError(f"{path} must be an int or a tuple of ints, got a numpy array {describe(crd)}")
+    value = as_int(crd, path, CoordinateError)
+    if value < 0:
+        raise CoordinateError(f"{path} {value} is negative")
+    return value
 
 
 def _slice_modes(crd: Any, shape: IntTuple, stride: IntTuple) -> tuple[list[tuple[IntTuple, IntTuple]], int]:
@@ -329,7 +398,7 @@ def _slice_modes(crd: Any, shape: IntTuple, stride: IntTuple) -> tuple[list[tupl
         return [(shape, stride)], 0
     if isinstance(crd, (tuple, list)):
         if not it.is_tuple(shape) or len(crd) != len(shape):  # type: ignore[arg-type]
-            raise CoordinateError(f"slice {crd!r} does not match the rank of shape {_to_str(shape)}")
+            raise CoordinateError(f"slice {describe(crd)} does not match the rank of shape {_to_str(shape)}")
         kept: list[tuple[IntTuple, IntTuple]] = []
         offset = 0
         for c, s, d in zip(crd, shape, stride):  # type: ignore[arg-type]
@@ -367,7 +436,7 @@ def make_layout(*layouts: Layout) -> Layout:
                 from layoutalg.core.stride_layout import stride_layout  # basis or F2 strides
 
                 return stride_layout(tuple(x.shape for x in layouts), tuple(x.stride for x in layouts))  # type: ignore[no-any-return]
-            raise ShapeError(f"make_layout argument {i} is not a Layout: {layout!r}")
+            raise ShapeError(f"make_layout argument {i} is not a Layout: {describe(layout)}")
     return Layout(tuple(lay.shape for lay in layouts), tuple(lay.stride for lay in layouts))
 
 
@@ -375,9 +444,9 @@ def as_layout(x: Any, what: str = "layout") -> Layout:
     """Accept a ``Layout``, an int shape, or a shape tuple (compact column-major)."""
     if isinstance(x, Layout):
         return x
-    if it.is_int(x) or isinstance(x, (tuple, list)):
+    if it.is_int(x) or isinstance(x, (tuple, list)) or (hasattr(x, "__index__") and getattr(x, "ndim", 0) == 0):
         return Layout(x)
-    raise ShapeError(f"{what} must be a Layout or a shape, got {x!r}")
+    raise ShapeError(f"{what} must be a Layout or a shape, got {describe(x)}")
 
 
 def wrap_modes(layout: Layout) -> Sequence[Layout]:

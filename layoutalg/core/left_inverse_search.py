@@ -29,13 +29,21 @@ sequence through this prefix can work, and the branch is cut.  At a maximal
 sequence the quotient is 0 or 1, the last stride is fixed by one offset with
 quotient 1, and what remains is the integer system of the differences.
 
+Equations that repeat within a branch are added once, and a branch is cut as
+soon as its equations fix ``D1..Dk`` to values that are not all integers (no
+later equation can undo that).
+
 The search is bounded by :data:`NODE_LIMIT` tried prefixes and
-:data:`WORK_LIMIT` visited offset groups (a few seconds); past either the
-caller raises rather than guess (``None`` here means "none exists", never
-"gave up").  Every tried prefix is a distinct prime sequence with product
-``<= V`` and visits at most ``V // P + 1`` groups (``P`` its parent's
-product); over the whole tree that is 46,962 prefixes and 4,983,971 groups at
-``V = 4095``, so for every ``V < 4096`` the search always decides.
+:data:`WORK_LIMIT` units of work (a visited offset group is one unit, a row
+operation of the elimination :data:`ROW_COST`; the budget is about 0.1 s of
+work); past either the caller raises rather than guess (``None`` here means
+"none exists", never "gave up").  Every tried prefix is a distinct prime
+sequence with product ``<= V`` and visits at most ``V // P + 1`` groups
+(``P`` its parent's product), and each visit adds at most one equation, of at
+most ``ncols`` row operations; over the whole tree that is within both bounds
+for every ``V < 192`` (``tests/test_exact_search.py`` recomputes it), so there
+the search always decides.  Larger offsets usually decide too (a left inverse,
+when one exists, is mostly found early); the rest are refused as undecided.
 """
 
 from __future__ import annotations
@@ -48,9 +56,11 @@ from layoutalg.core.int_linear import RowSpace
 Pairs = list[tuple[int, int]]
 
 #: The most radix prefixes one search tries before giving up (it then says so); see the module docstring.
-NODE_LIMIT = 50_000
-#: The most offset groups one search visits (each try visits its parent's groups, at most V // P + 1).
-WORK_LIMIT = 6_000_000
+NODE_LIMIT = 3_000
+#: The most units of work one search does: a visited offset group is 1, an elimination row operation ROW_COST.
+WORK_LIMIT = 300_000
+#: The cost of one row operation of the exact elimination, in group visits (measured: about 8).
+ROW_COST = 8
 
 
 class SearchExhaustedError(Exception):
@@ -124,15 +134,24 @@ def find_left_inverse(offsets: Sequence[int], targets: Sequence[int] | None = No
             budget[1] -= len(groups)
             if budget[1] < 0:
                 raise SearchExhaustedError
+            seen: set[tuple[tuple[int, ...], int]] = set()
             for q, (rep, rep_digits) in groups.items():  # increasing quotients: the first rep is the smallest
                 digits = rep_digits + (q % p,)
                 first = merged.setdefault(q // p, (rep, digits))
                 if first[0] != rep:
-                    row = [a - b for a, b in zip(digits, first[1])]
-                    row += [0] * (ncols - len(row))
-                    if not branch.add(row, index_of[rep] - index_of[first[0]], active):
+                    row = tuple(a - b for a, b in zip(digits, first[1]))
+                    rhs = index_of[rep] - index_of[first[0]]
+                    if (row, rhs) in seen:  # the same equation again (common: the offsets repeat their digits)
+                        continue
+                    seen.add((row, rhs))
+                    budget[1] -= ROW_COST * max(1, len(branch.echelon))
+                    if budget[1] < 0:
+                        raise SearchExhaustedError
+                    if not branch.add(list(row) + [0] * (ncols - len(row)), rhs, active):
                         consistent = False
                         break
+            if consistent and branch.fixes_a_fraction(active):
+                consistent = False  # the equations fix D1..Dk, not all integers: no longer sequence can help
             if consistent:
                 found = search(radices + [p], product * p, branch, merged)
                 if found is not None:

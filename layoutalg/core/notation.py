@@ -23,17 +23,18 @@ from typing import NoReturn
 from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import MAX_INT_BITS
 from layoutalg.errors import LayoutError, ParseError
 
 #: Deepest nesting the parser accepts (deeper text is refused, not recursed into).
 MAX_DEPTH = 64
+#: The most decimal digits an integer below ``2**MAX_INT_BITS`` can have.
+_MAX_DIGITS = len(str(1 << MAX_INT_BITS))
 
 #: CuTe's predefined static integer aliases that ``to_cpp`` spells as ``_N``.
 _CUTE_ALIASES = frozenset(range(0, 33)) | {1 << k for k in range(6, 17)}
 
 
-MAX_DIGITS = 1000
-"""Longest integer literal read: far past any 64-bit value, and below the 4300 digits Python converts."""
 
 
 def fail(message: str, text: str, pos: int) -> NoReturn:
@@ -65,9 +66,14 @@ def parse_integer_at(text: str, pos: int) -> tuple[int, int]:
         pos += 1
     if pos == digits_start:
         fail("expected an integer", text, start if pos == start else pos)
-    if pos - digits_start > MAX_DIGITS:
-        fail(f"an integer of {pos - digits_start} digits (at most {MAX_DIGITS} are read)", text, digits_start)
-    return (-1 if negative else 1) * int(text[digits_start:pos]), pos
+    if pos - digits_start > _MAX_DIGITS:  # checked before int(): Python refuses to read more than 4300 digits
+        fail(f"integer of {pos - digits_start} digits is too large (integers are limited to {MAX_INT_BITS} bits)",
+             text, digits_start)
+    value = (-1 if negative else 1) * int(text[digits_start:pos])
+    if not -(1 << MAX_INT_BITS) < value < 1 << MAX_INT_BITS:
+        fail(f"integer of {pos - digits_start} digits is too large (integers are limited to {MAX_INT_BITS} bits)",
+             text, digits_start)
+    return value, pos
 
 
 def parse_int_tuple_at(text: str, pos: int) -> tuple[IntTuple, int]:

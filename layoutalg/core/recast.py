@@ -27,12 +27,14 @@ from typing import Any
 from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout, as_layout
+from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import ShapeError
 
 
 def _positive(n: Any, what: str) -> int:
+    n = plain_int(n, what)
     if not it.is_int(n) or n < 1:
-        raise ShapeError(f"{what} must be a positive int, got {n!r}")
+        raise ShapeError(f"{what} must be a positive int, got {describe(n)}")
     return int(n)
 
 

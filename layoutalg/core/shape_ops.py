@@ -10,6 +10,7 @@ from typing import Any, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout, as_layout
+from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 
 
@@ -60,8 +61,9 @@ def append(layout: Layout, mode: Any = None, n: int | None = None) -> Layout:
     modes = top_modes(layout)
     if n is None:
         return from_modes(modes + [extra])
+    n = plain_int(n, "append rank n")
     if not it.is_int(n) or n < 1:
-        raise ShapeError(f"append rank n must be a positive int, got {n!r}")
+        raise ShapeError(f"append rank n must be a positive int, got {describe(n)}")
     if len(modes) >= n:
         return layout
     return from_modes(modes + [extra] * (n - len(modes)))
@@ -74,8 +76,9 @@ def prepend(layout: Layout, mode: Any = None, n: int | None = None) -> Layout:
     modes = top_modes(layout)
     if n is None:
         return from_modes([extra] + modes)
+    n = plain_int(n, "prepend rank n")
     if not it.is_int(n) or n < 1:
-        raise ShapeError(f"prepend rank n must be a positive int, got {n!r}")
+        raise ShapeError(f"prepend rank n must be a positive int, got {describe(n)}")
     if len(modes) >= n:
         return layout
     return from_modes([extra] * (n - len(modes)) + modes)
@@ -106,12 +109,13 @@ def select(layout: Layout, *indices: int) -> Layout:
     modes = top_modes(layout)
     if len(indices) == 1 and isinstance(indices[0], (tuple, list)):
         indices = tuple(indices[0])
-    return from_modes([modes[_index(i, len(modes), f"select index {i!r}")] for i in indices])
+    return from_modes([modes[_index(i, len(modes), f"select index {describe(i)}")] for i in indices])
 
 
 def _index(i: Any, rank: int, what: str, allow_end: bool = False) -> int:
+    i = plain_int(i, what)
     if not it.is_int(i):
-        raise CoordinateError(f"{what} must be an int, got {i!r}")
+        raise CoordinateError(f"{what} must be an int, got {describe(i)}")
     k = i + rank if i < 0 else i
     top = rank if allow_end else rank - 1
     if not 0 <= k <= top:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ProofError
 from layoutalg.prove import expr as ex
 
@@ -175,8 +176,10 @@ def formula(obj: Any, names: Sequence[str] | None = None, form: str = "coord") -
 
     fn = obj.fn if isinstance(obj, ex.Sym) else obj
     kind = ex.kind_of(fn)
-    if form not in ("coord", "index"):
-        raise ProofError(f"formula form must be 'coord' or 'index', got {form!r}")
+    if not isinstance(form, str) or form not in ("coord", "index"):
+        raise ProofError(f"formula form must be 'coord' or 'index', got {describe(form)}")
+    if names is not None and (isinstance(names, str) or not isinstance(names, (list, tuple))):
+        raise ProofError(f"formula: names must be a list of identifiers, got {describe(names)}")
     if kind == "swizzle" or form == "index":
         count = 1
     else:
@@ -188,7 +191,7 @@ def formula(obj: Any, names: Sequence[str] | None = None, form: str = "coord") -
             default = [f"c{k}" for k in range(count)]
         names = default[:count]
     if not all(isinstance(n, str) and n.isidentifier() for n in names):
-        raise ProofError(f"formula: coordinate names must be identifiers, got {list(names)}")
+        raise ProofError(f"formula: coordinate names must be identifiers, got {describe(list(names))}")
     if len(names) != count:
         raise ProofError(f"formula: {fn} needs {count} coordinate names, got {list(names)}")
     symbols = tuple(sympy.Symbol(n, integer=True, nonnegative=True) for n in names)

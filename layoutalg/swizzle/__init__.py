@@ -25,6 +25,7 @@ from layoutalg.swizzle.generic import (
     zipped_divide,
     zipped_product,
 )
+from layoutalg.swizzle.modes import append, flatten, group, prepend, select
 from layoutalg.swizzle.notation import parse, to_str
 from layoutalg.swizzle.swizzle import Swizzle, make_swizzle
 from layoutalg.swizzle.triton import TritonLinearLayout, from_triton, parse_triton, to_triton
@@ -65,4 +66,9 @@ __all__ = [
     "recast",
     "parse",
     "to_str",
+    "flatten",
+    "group",
+    "select",
+    "append",
+    "prepend",
 ]

@@ -11,9 +11,12 @@ Differences from CuTe, each for exactness:
     reaches.  CuTe returns ``cosize(inner)``, which is too small when the
     swizzle moves an offset above the inner layout's range (e.g.
     ``Sw<1,0,1> o _0 o 1:2`` reaches offset 3, not 2).
-  * slicing (``C(None, 3)``) returns a plain ``Layout`` whenever the sliced
-    function is affine (the swizzle cancels on that slice), checked on every
-    element of the slice; otherwise the swizzle and the folded offset are kept.
+  * slicing (``C(None, 3)``) keeps the function: it returns a plain ``Layout``
+    when the sliced function is linear (affine with value 0 at the origin: the
+    swizzle cancels on that slice), checked on every element of the slice;
+    otherwise CuTe's ``outer o (offset + slice offset) o slice``.  So
+    ``C(None, 3)(i) == C(i, 3)`` always (CuTe's own rule for composed layouts;
+    only a plain layout's slice drops its offset).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any, Iterator, Union
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout, _has_none, slice_and_offset
+from layoutalg.core.validate import as_int, describe
 from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 from layoutalg.swizzle.swizzle import Swizzle
 
@@ -30,7 +34,7 @@ Outer = Union[Swizzle, Layout]
 # Largest slice the exact affine check enumerates; larger slices stay composed.
 _MAX_REDUCE = 1 << 22
 # Largest domain whose cosize is computed (by evaluating every element).
-_MAX_COSIZE = 1 << 26
+_MAX_COSIZE = 1 << 22
 
 
 def eval_layout_at(layout: Layout, index: Any) -> Any:
@@ -65,15 +69,14 @@ class ComposedLayout:
 
     def __init__(self, outer: Any, offset: Any, inner: Any) -> None:
         if not isinstance(outer, (Swizzle, Layout)):
-            raise LayoutError(f"ComposedLayout outer must be a Swizzle or a Layout, got {outer!r}")
-        if isinstance(offset, bool) or not (isinstance(offset, int) or hasattr(offset, "__index__")):
-            raise LayoutError(f"ComposedLayout offset must be an int, got {offset!r}")
+            raise LayoutError(f"ComposedLayout outer must be a Swizzle or a Layout, got {describe(outer)}")
+        offset = as_int(offset, "ComposedLayout offset")
         if not isinstance(inner, Layout):
-            raise LayoutError(f"ComposedLayout inner must be a Layout, got {inner!r}")
+            raise LayoutError(f"ComposedLayout inner must be a Layout, got {describe(inner)}")
         object.__setattr__(self, "outer", outer)
-        object.__setattr__(self, "offset", int(offset))
+        object.__setattr__(self, "offset", offset)
         object.__setattr__(self, "inner", inner)
-        object.__setattr__(self, "_hash", hash(("ComposedLayout", outer, int(offset), inner)))
+        object.__setattr__(self, "_hash", hash(("ComposedLayout", outer, offset, inner)))
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("ComposedLayout is immutable")
@@ -85,7 +88,7 @@ class ComposedLayout:
             raise CoordinateError("a layout takes a coordinate or an index")
         crd = args[0] if len(args) == 1 else tuple(args)
         if _has_none(crd):
-            return slice_composed(self, crd)[0]
+            return slice_function(self, crd)
         return self.outer(self.offset + self.inner(crd))  # the inner layout validates the coordinate
 
     def to_numpy(self) -> Any:
@@ -106,6 +109,9 @@ class ComposedLayout:
         return eval_layout_at(self.outer, positions)
 
     def values(self) -> list[int]:
+        """Every value as a Python list (at most ``2**22``, as :meth:`Layout.values`)."""
+        if self.size() > _MAX_COSIZE:
+            raise LayoutError(f"values() of {self}: {self.size()} elements is over the {_MAX_COSIZE} listed here")
         return [int(v) for v in self.to_numpy()]
 
     # -- structure (the inner layout's domain) -----------------------------
@@ -119,7 +125,7 @@ class ComposedLayout:
     def cosize(self) -> int:
         """One past the largest value the function reaches (see the module note on CuTe's cosize).
 
-        Computed over the whole domain; above 2**26 elements a LayoutError
+        Computed over the whole domain; above 2**22 elements a LayoutError
         (rather than an answer that might be wrong or an exhausted memory).
         """
         if self.size() > _MAX_COSIZE:
@@ -236,6 +242,20 @@ def slice_composed(composed: ComposedLayout, crd: Any) -> tuple[AnyLayout, int]:
     return reduce_if_affine(sliced)
 
 
+def slice_function(composed: ComposedLayout, crd: Any) -> AnyLayout:
+    """CuTe ``slice`` for a composed layout: ``S`` with ``S(c) == C(crd filled by c)`` (no offset is lost).
+
+    A plain layout when the slice is linear (the affine fit of
+    :func:`slice_composed` with base 0), otherwise ``outer o (offset + o) o
+    slice(inner)``, the form CuTe returns.
+    """
+    sliced, base = slice_composed(composed, crd)
+    if base == 0 or isinstance(sliced, ComposedLayout):
+        return sliced
+    sub, sub_offset = slice_and_offset(composed.inner, crd)
+    return ComposedLayout(composed.outer, composed.offset + sub_offset, sub)
+
+
 def _all_none(crd: Any) -> bool:
     if crd is None:
         return True
@@ -247,7 +267,7 @@ def _all_none(crd: Any) -> bool:
 def _check_none_rank(crd: Any, shape: Any) -> None:
     if isinstance(crd, (tuple, list)):
         if not it.is_tuple(shape) or len(crd) != len(shape):
-            raise ShapeError(f"slice {crd!r} does not match the rank of shape {shape}")
+            raise ShapeError(f"slice {describe(crd)} does not match the rank of shape {shape}")
         for c, s in zip(crd, shape):
             _check_none_rank(c, s)
 
@@ -260,4 +280,5 @@ __all__ = [
     "fit_affine",
     "reduce_if_affine",
     "slice_composed",
+    "slice_function",
 ]

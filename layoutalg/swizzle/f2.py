@@ -31,12 +31,15 @@ from typing import Any, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import as_int, describe, plain_int
 from layoutalg.errors import LayoutError, NotLinearError
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
 
 # Largest domain decided by enumeration (functions without a structural proof).
 _MAX_ENUMERATE = 1 << 24
+#: The most input or output bits a BitMatrix may have.
+MAX_BITS = 4096
 
 
 @dataclass(frozen=True)
@@ -48,18 +51,27 @@ class BitMatrix:
     columns: tuple[int, ...]
 
     def __post_init__(self) -> None:
-        if self.n_in < 0 or self.n_out < 0:
-            raise LayoutError(f"BitMatrix dimensions must be >= 0, got {self.n_out}x{self.n_in}")
-        if len(self.columns) != self.n_in:
-            raise LayoutError(f"BitMatrix has {len(self.columns)} columns but n_in={self.n_in}")
-        for j, col in enumerate(self.columns):
-            if not isinstance(col, int) or col < 0 or col >> self.n_out:
-                raise LayoutError(f"BitMatrix column {j} = {col!r} does not fit in n_out={self.n_out} bits")
+        n_in, n_out = as_int(self.n_in, "BitMatrix n_in"), as_int(self.n_out, "BitMatrix n_out")
+        if not (0 <= n_in <= MAX_BITS and 0 <= n_out <= MAX_BITS):
+            raise LayoutError(f"BitMatrix dimensions must be in [0, {MAX_BITS}], got {n_out}x{n_in}")
+        if not isinstance(self.columns, (tuple, list)):
+            raise LayoutError(f"BitMatrix columns must be a tuple of ints, got {describe(self.columns)}")
+        if len(self.columns) != n_in:
+            raise LayoutError(f"BitMatrix has {len(self.columns)} columns but n_in={n_in}")
+        columns = tuple(as_int(col, f"BitMatrix column {j}") for j, col in enumerate(self.columns))
+        for j, col in enumerate(columns):
+            if col < 0 or col >> n_out:
+                raise LayoutError(f"BitMatrix column {j} = {describe(col)} does not fit in n_out={n_out} bits")
+        object.__setattr__(self, "n_in", n_in)
+        object.__setattr__(self, "n_out", n_out)
+        object.__setattr__(self, "columns", columns)
 
     # -- construction ------------------------------------------------------
     @classmethod
     def from_columns(cls, columns: Sequence[int], n_out: int | None = None) -> "BitMatrix":
-        cols = tuple(int(c) for c in columns)
+        if not isinstance(columns, (tuple, list)):
+            raise LayoutError(f"BitMatrix columns must be a sequence of ints, got {describe(columns)}")
+        cols = tuple(as_int(c, f"BitMatrix column {j}") for j, c in enumerate(columns))
         width = max((c.bit_length() for c in cols), default=0) if n_out is None else n_out
         return cls(len(cols), width, cols)
 
@@ -75,7 +87,7 @@ class BitMatrix:
                 if len(rows[i]) != n_in:
                     raise LayoutError(f"row {i} has {len(rows[i])} entries, expected {n_in}")
                 if rows[i][j] not in (0, 1):
-                    raise LayoutError(f"entry ({i},{j}) = {rows[i][j]!r} is not 0 or 1")
+                    raise LayoutError(f"entry ({i},{j}) = {describe(rows[i][j])} is not 0 or 1")
                 col |= rows[i][j] << i
             cols.append(col)
         return cls(n_in, n_out, tuple(cols))
@@ -89,8 +101,9 @@ class BitMatrix:
 
     # -- the linear map ----------------------------------------------------
     def __call__(self, x: int) -> int:
+        x = plain_int(x, "BitMatrix input")
         if isinstance(x, bool) or not isinstance(x, int) or x < 0 or x >> self.n_in:
-            raise LayoutError(f"BitMatrix input {x!r} is not an integer in [0, 2**{self.n_in})")
+            raise LayoutError(f"BitMatrix input {describe(x)} is not an integer in [0, 2**{self.n_in})")
         out = 0
         j = 0
         while x:
@@ -241,6 +254,10 @@ def to_f2(x: Any, n_bits: int | None = None) -> BitMatrix:
     The matrix's inputs are the bits of the 1-D index (colexicographic), its
     outputs the bits of the offset; ``n_out`` is the width of the largest column.
     """
+    if n_bits is not None:
+        n_bits = as_int(n_bits, "to_f2 n_bits")
+        if not 0 <= n_bits <= MAX_BITS:
+            raise LayoutError(f"to_f2 n_bits must be in [0, {MAX_BITS}], got {n_bits}")
     if isinstance(x, Swizzle):
         return _swizzle_to_f2(x, n_bits)
     if isinstance(x, Layout):
@@ -264,7 +281,7 @@ def to_f2(x: Any, n_bits: int | None = None) -> BitMatrix:
         matrix = BitMatrix.from_columns(cols)
         _check_by_enumeration(x.to_numpy(), matrix, str(x))
         return matrix
-    raise LayoutError(f"to_f2 takes a Layout, Swizzle or ComposedLayout, got {x!r}")
+    raise LayoutError(f"to_f2 takes a Layout, Swizzle or ComposedLayout, got {describe(x)}")
 
 
 def is_f2_linear(x: Any) -> bool:
@@ -380,7 +397,7 @@ def from_f2(matrix: BitMatrix, shape: Any = None, mode_bits: Sequence[int] | Non
     Without ``shape`` the index bits are grouped into modes greedily.
     """
     if not isinstance(matrix, BitMatrix):
-        raise LayoutError(f"from_f2 takes a BitMatrix, got {matrix!r}")
+        raise LayoutError(f"from_f2 takes a BitMatrix, got {describe(matrix)}")
     cols = list(matrix.columns)
     if _disjoint(cols):
         try:

@@ -32,8 +32,16 @@ from layoutalg.core.layout import Layout
 from layoutalg.core.layout import slice_and_offset as _layout_slice_and_offset
 from layoutalg.core.stride_layout import StrideLayout
 from layoutalg.core.tensor import Tensor
+from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import CompositionError, LayoutError
-from layoutalg.swizzle.composed import AnyLayout, ComposedLayout, eval_layout_at, fit_affine, slice_composed
+from layoutalg.swizzle.composed import (
+    AnyLayout,
+    ComposedLayout,
+    eval_layout_at,
+    fit_affine,
+    slice_composed,
+    slice_function,
+)
 from layoutalg.swizzle.swizzle import Swizzle
 
 # Largest domain on which results are checked element by element.
@@ -58,7 +66,7 @@ def _tensor(x: Any) -> bool:
 
 def _check_input(x: Any, name: str) -> None:
     if not isinstance(x, (Layout, ComposedLayout)):
-        raise LayoutError(f"{name} must be a Layout or a ComposedLayout, got {x!r}")
+        raise LayoutError(f"{name} must be a Layout or a ComposedLayout, got {describe(x)}")
 
 
 def _same_function(result: AnyLayout, expected: Any, what: str) -> AnyLayout:
@@ -141,7 +149,7 @@ def composition(a: Any, b: Any) -> Any:
             return _swizzle_then(a, 0, b)
         if isinstance(b, Swizzle):
             return _swizzle_product(a, b)
-        raise LayoutError(f"composition(Swizzle, b): b must be a Layout, Swizzle or ComposedLayout, got {b!r}")
+        raise LayoutError(f"composition(Swizzle, b): b must be a Layout, Swizzle or ComposedLayout, got {describe(b)}")
     if isinstance(a, ComposedLayout):
         if isinstance(b, ComposedLayout):
             return _swizzle_then(a.outer, a.offset, composition(a.inner, b)) if isinstance(
@@ -158,7 +166,7 @@ def composition(a: Any, b: Any) -> Any:
         if isinstance(b, ComposedLayout):
             return _layout_then_composed(a, b)
         return core_algebra.composition(a, b)
-    raise LayoutError(f"composition: a must be a Layout, ComposedLayout or Swizzle, got {a!r}")
+    raise LayoutError(f"composition: a must be a Layout, ComposedLayout or Swizzle, got {describe(a)}")
 
 
 def _swizzle_product(a: Swizzle, b: Swizzle) -> Swizzle:
@@ -376,8 +384,16 @@ def slice_and_offset(a: Any, crd: Any) -> tuple[AnyLayout, int]:
 
 
 def slice_layout(a: Any, crd: Any) -> AnyLayout:
-    """CuTe ``slice``: the sub-layout over the None modes of ``crd`` (the offset is dropped, as in CuTe)."""
-    return slice_and_offset(a, crd)[0]
+    """CuTe ``slice``: the sub-layout over the None modes of ``crd``, ``a(crd)`` itself.
+
+    For a plain layout the offset of the fixed modes is dropped, as in CuTe;
+    a composed layout keeps it (folded into its offset, as CuTe does), so its
+    slice is the same function as ``a`` on the sliced coordinates.
+    """
+    _check_input(a, "slice_layout")
+    if isinstance(a, ComposedLayout):
+        return slice_function(a, crd)
+    return _layout_slice_and_offset(a, crd)[0]
 
 
 def local_tile(a: Any, tiler: Any, coord: Any) -> tuple[AnyLayout, int]:
@@ -402,7 +418,7 @@ def local_tile(a: Any, tiler: Any, coord: Any) -> tuple[AnyLayout, int]:
     if isinstance(coord, (tuple, list)):
         rest_rank = rest.rank() if isinstance(rest.shape, tuple) else 1
         if len(coord) > rest_rank:
-            raise LayoutError(f"local_tile coord {coord!r} has more modes than the {rest_rank} tile modes of {rest}")
+            raise LayoutError(f"local_tile coord {describe(coord)} has more modes than the {rest_rank} tile modes of {rest}")
         rest_part: Any = tuple(coord) + (None,) * (rest_rank - len(coord))
         if not isinstance(rest.shape, tuple):
             rest_part = rest_part[0]
@@ -427,9 +443,10 @@ def local_partition(a: Any, thr_layout: Layout, index: int) -> tuple[AnyLayout, 
         return a.with_layout(sub, off)  # type: ignore[no-any-return]
     _check_input(a, "local_partition")
     if not isinstance(thr_layout, Layout):
-        raise LayoutError(f"local_partition thread layout must be a Layout, got {thr_layout!r}")
+        raise LayoutError(f"local_partition thread layout must be a Layout, got {describe(thr_layout)}")
+    index = plain_int(index, "local_partition index")
     if isinstance(index, bool) or not isinstance(index, int):
-        raise LayoutError(f"local_partition index must be an int, got {index!r}")
+        raise LayoutError(f"local_partition index must be an int, got {describe(index)}")
     if thr_layout.size() > _MAX_CHECK:
         raise LayoutError(f"local_partition: thread layout {thr_layout} is too large to invert")
     hits = np.nonzero(thr_layout.to_numpy() == index)[0]
@@ -580,8 +597,9 @@ def eval_at(a: AnyLayout, index: Any) -> Any:
 
 
 def _log2(n: int, what: str) -> int:
+    n = plain_int(n, what)
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0 or n & (n - 1):
-        raise LayoutError(f"{what} must be a positive power of two, got {n!r}")
+        raise LayoutError(f"{what} must be a positive power of two, got {describe(n)}")
     return n.bit_length() - 1
 
 

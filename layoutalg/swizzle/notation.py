@@ -24,6 +24,7 @@ from typing import Union
 
 from layoutalg.core.layout import Layout
 from layoutalg.core.notation import fail, parse_integer_at, parse_layout_at, skip_spaces
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError, ParseError
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
@@ -141,7 +142,7 @@ def _expect_end(text: str, pos: int) -> None:
 def to_str(x: Parsed) -> str:
     """CuTe's printed form (``Sw<3,4,3> o _0 o (8,64):(64,1)``); ``parse(to_str(x)) == x``."""
     if not isinstance(x, (Layout, Swizzle, ComposedLayout)):
-        raise LayoutError(f"to_str takes a Layout, Swizzle or ComposedLayout, got {x!r}")
+        raise LayoutError(f"to_str takes a Layout, Swizzle or ComposedLayout, got {describe(x)}")
     return str(x)
 
 

@@ -21,15 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from layoutalg.core.validate import as_int
 from layoutalg.errors import LayoutError
 
 
 def _check_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        if hasattr(value, "__index__") and not isinstance(value, (bool, float)):
-            return int(value.__index__())
-        raise LayoutError(f"Swizzle {name} must be an int, got {value!r}")
-    return value
+    return as_int(value, f"Swizzle {name}")
 
 
 @dataclass(frozen=True)
@@ -87,27 +84,30 @@ class Swizzle:
 
     # -- evaluation --------------------------------------------------------
     def __call__(self, offset: Any) -> Any:
-        """``offset ^ shiftr(offset & yyy_mask, S)``; works on ints and on numpy int arrays."""
-        if type(offset) is int:
-            if self.shift >= 0:
-                return offset ^ ((offset & self._yyy) >> self.shift)
-            return offset ^ ((offset & self._yyy) << -self.shift)
-        if self.bits == 0 and not isinstance(offset, (bool, float)):
-            return offset
-        if isinstance(offset, bool) or isinstance(offset, float):
-            raise LayoutError(f"Swizzle takes an integer offset, got {offset!r}")
-        if isinstance(offset, int):
-            picked = offset & self.yyy_mask
-        elif hasattr(offset, "dtype"):
-            picked = offset & self.yyy_mask
-        elif hasattr(offset, "__index__"):
-            offset = int(offset.__index__())
-            picked = offset & self.yyy_mask
-        else:
-            raise LayoutError(f"Swizzle takes an integer offset, got {offset!r}")
+        """``offset ^ shiftr(offset & yyy_mask, S)``; works on ints (numpy integers too) and on numpy int arrays."""
+        if type(offset) is not int:
+            if hasattr(offset, "dtype") and getattr(offset, "ndim", 0) != 0:
+                return self._on_array(offset)
+            offset = as_int(offset, "Swizzle offset")
         if self.shift >= 0:
-            return offset ^ (picked >> self.shift)
-        return offset ^ (picked << -self.shift)
+            return offset ^ ((offset & self._yyy) >> self.shift)
+        return offset ^ ((offset & self._yyy) << -self.shift)
+
+    def _on_array(self, offsets: Any) -> Any:
+        """The swizzle on every element of a numpy integer array (Python ints where a mask passes 62 bits)."""
+        kind = offsets.dtype.kind
+        if kind not in "iuO":
+            raise LayoutError(f"Swizzle takes integer offsets, got a numpy array of dtype {offsets.dtype}")
+        if self.bits == 0:
+            return offsets
+        if kind != "O" and self.swizzle_code.bit_length() > 62:
+            offsets = offsets.astype(object)
+        try:
+            picked = offsets & self._yyy
+            moved = picked >> self.shift if self.shift >= 0 else picked << -self.shift
+            return offsets ^ moved
+        except TypeError:
+            raise LayoutError("Swizzle takes integer offsets; the array holds something else") from None
 
     def apply(self, offset: Any) -> Any:
         return self(offset)
@@ -123,6 +123,8 @@ class Swizzle:
         CuTe's ``make_swizzle<Y, Z>`` for the contiguous case; raises LayoutError
         when the masks are not equal-width contiguous runs of bits.
         """
+        yyy_mask = as_int(yyy_mask, "yyy_mask")
+        zzz_mask = as_int(zzz_mask, "zzz_mask")
         if yyy_mask == 0 and zzz_mask == 0:
             return cls(0, 0, 0)
         runs = []

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import as_int, describe, plain_int
 from layoutalg.errors import LayoutError, ParseError
 from layoutalg.swizzle.composed import AnyLayout, ComposedLayout
 from layoutalg.swizzle.f2 import BitMatrix, from_f2, to_f2
@@ -37,9 +38,33 @@ Basis = tuple[int, ...]
 
 
 def _log2(n: int, what: str) -> int:
+    n = plain_int(n, what)
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0 or n & (n - 1):
-        raise LayoutError(f"{what} must be a positive power of two, got {n!r}")
+        raise LayoutError(f"{what} must be a positive power of two, got {describe(n)}")
     return n.bit_length() - 1
+
+
+def _named_items(items: object, what: str, value: object) -> tuple:  # type: ignore[type-arg]
+    """``items`` as a tuple of ``(str, value(v))`` pairs (a mapping is read in its order); else LayoutError."""
+    pairs = list(items.items()) if isinstance(items, Mapping) else items
+    if not isinstance(pairs, (tuple, list)):
+        raise LayoutError(f"TritonLinearLayout {what} must be (name, value) pairs, got {describe(items)}")
+    out = []
+    for k, pair in enumerate(pairs):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2 or not isinstance(pair[0], str):
+            raise LayoutError(f"TritonLinearLayout {what}[{k}] must be a (name, value) pair, got {describe(pair)}")
+        out.append((pair[0], value(pair[1], f"{what} {pair[0]!r}")))  # type: ignore[operator]
+    return tuple(out)
+
+
+def _out_size(size: object, what: str) -> int:
+    return as_int(size, f"size of {what}")
+
+
+def _basis_vectors(vectors: object, what: str) -> tuple[Basis, ...]:
+    if not isinstance(vectors, (tuple, list)) or not all(isinstance(v, (tuple, list)) for v in vectors):
+        raise LayoutError(f"{what} must be a list of basis vectors (lists of ints), got {describe(vectors)}")
+    return tuple(tuple(as_int(x, f"{what} vector {i}") for x in v) for i, v in enumerate(vectors))
 
 
 @dataclass(frozen=True)
@@ -50,6 +75,8 @@ class TritonLinearLayout:
     out_dims: tuple[tuple[str, int], ...]
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "out_dims", _named_items(self.out_dims, "out_dims", _out_size))
+        object.__setattr__(self, "bases", _named_items(self.bases, "bases", _basis_vectors))
         names = [name for name, _ in self.out_dims]
         if len(set(names)) != len(names):
             raise LayoutError(f"duplicate output dimension names {names}")
@@ -71,10 +98,7 @@ class TritonLinearLayout:
     @classmethod
     def make(cls, bases: Mapping[str, Sequence[Sequence[int]]], out_dims: Mapping[str, int]) -> "TritonLinearLayout":
         """From ``{"register": [[0, 1], ...], ...}`` and ``{"dim0": 16, "dim1": 16}`` (insertion order kept)."""
-        return cls(
-            tuple((name, tuple(tuple(int(v) for v in vec) for vec in vecs)) for name, vecs in bases.items()),
-            tuple((name, int(size)) for name, size in out_dims.items()),
-        )
+        return cls(bases, out_dims)  # type: ignore[arg-type]  # __post_init__ reads mappings and checks every entry
 
     def in_dim_size(self, name: str) -> int:
         return 1 << len(dict(self.bases)[name])
@@ -87,12 +111,12 @@ class TritonLinearLayout:
         known = dict(self.bases)
         for name in inputs:
             if name not in known:
-                raise LayoutError(f"unknown input dimension {name!r}; this layout has {list(known)}")
+                raise LayoutError(f"unknown input dimension {describe(name)}; this layout has {list(known)}")
         out = [0] * len(self.out_dims)
         for name, vectors in self.bases:
-            value = inputs.get(name, 0)
+            value = plain_int(inputs.get(name, 0), f"input {name}")
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 1 << len(vectors):
-                raise LayoutError(f"input {name}={value!r} is outside [0, {1 << len(vectors)})")
+                raise LayoutError(f"input {name}={describe(value)} is outside [0, {1 << len(vectors)})")
             for i, vec in enumerate(vectors):
                 if (value >> i) & 1:
                     out = [o ^ v for o, v in zip(out, vec)]
@@ -132,10 +156,21 @@ _OUT_LINE = re.compile(r"^\s*where out dims are:\s*\[(.*)\]\s*$")
 _OUT_DIM = re.compile(r"^\s*(\w+) \(size (\d+)\)\s*$")
 
 
+def _int(token: str, what: str, text: str) -> int:
+    """A decimal integer token, or ParseError (too long for Python to read, or not an integer)."""
+    token = token.strip()
+    if len(token) > 1240:
+        raise ParseError(f"{what}: an integer of {len(token)} digits is too large", text, 1)
+    try:
+        return int(token)
+    except ValueError:
+        raise ParseError(f"{what}: {describe(token)} is not an integer", text, 1) from None
+
+
 def parse_triton(text: str, shape: Sequence[int] | None = None) -> TritonLinearLayout:
     """Parse ``LinearLayout::toString`` output, or a ``#ttg.linear<{...}>`` attribute with the tensor ``shape``."""
     if not isinstance(text, str):
-        raise ParseError(f"expected text, got {text!r}")
+        raise ParseError(f"expected text, got {describe(text)}")
     stripped = text.strip()
     if stripped.startswith("#ttg.linear") or stripped.startswith("{"):
         return _parse_attribute(stripped, shape)
@@ -145,14 +180,11 @@ def parse_triton(text: str, shape: Sequence[int] | None = None) -> TritonLinearL
         if not line.strip():
             continue
         if m := _BASIS_LINE.match(line):
-            name, power, entries = m.group(1), int(m.group(2)), m.group(3)
+            name, power, entries = m.group(1), _int(m.group(2), "basis index", line), m.group(3)
             vectors = bases.setdefault(name, [])
             if power != 1 << len(vectors):
                 raise ParseError(f"basis {name}={power} out of order (expected {name}={1 << len(vectors)})", line, 1)
-            try:
-                vectors.append(tuple(int(v) for v in entries.split(",") if v.strip()))
-            except ValueError:
-                raise ParseError(f"basis entries {entries!r} are not integers", line, line.find("(") + 2) from None
+            vectors.append(tuple(_int(v, "basis entry", line) for v in entries.split(",") if v.strip()))
         elif m := _SIZE1_LINE.match(line):
             bases.setdefault(m.group(1), [])
         elif m := _OUT_LINE.match(line):
@@ -161,7 +193,7 @@ def parse_triton(text: str, shape: Sequence[int] | None = None) -> TritonLinearL
                 dm = _OUT_DIM.match(item)
                 if not dm:
                     raise ParseError(f"output dim {item.strip()!r} is not 'name (size N)'", line, line.find(item) + 1)
-                out_dims.append((dm.group(1), int(dm.group(2))))
+                out_dims.append((dm.group(1), _int(dm.group(2), "output dim size", line)))
         else:
             raise ParseError("not a Triton linear layout line", line, 1)
     if out_dims is None:
@@ -187,10 +219,7 @@ def _parse_attribute(text: str, shape: Sequence[int] | None) -> TritonLinearLayo
     for m in _ATTR_ITEM.finditer(body):
         inner = m.group(2)[1:-1]
         vectors = re.findall(r"\[([^\[\]]*)\]", inner)
-        try:
-            bases[m.group(1)] = [tuple(int(v) for v in vec.split(",") if v.strip()) for vec in vectors]
-        except ValueError:  # not an integer, or one of more digits than Python converts
-            raise ParseError(f"basis entries of {m.group(1)!r} are not integers", text, text.find(m.group(0)) + 1) from None
+        bases[m.group(1)] = [tuple(_int(v, "basis entry", text) for v in vec.split(",") if v.strip()) for vec in vectors]
     if not bases:
         raise ParseError("no basis lists found", text, 1)
     width = max((len(v) for vecs in bases.values() for v in vecs), default=0)
@@ -201,11 +230,22 @@ def _parse_attribute(text: str, shape: Sequence[int] | None) -> TritonLinearLayo
                 for k, v in enumerate(vec):
                     sizes[k] = max(sizes[k], 1 << v.bit_length())
         shape = sizes
+    shape = _int_list(shape, "tensor shape")
     if len(shape) != width:
         raise LayoutError(f"tensor shape {list(shape)} has {len(shape)} dims, the bases have {width} entries")
-    return TritonLinearLayout(
-        tuple((n, tuple(v)) for n, v in bases.items()), tuple((f"dim{k}", int(s)) for k, s in enumerate(shape))
-    )
+    return TritonLinearLayout(tuple((n, tuple(v)) for n, v in bases.items()), tuple((f"dim{k}", s) for k, s in enumerate(shape)))
+
+
+def _names(values: object, what: str) -> list[str]:
+    if not isinstance(values, (list, tuple)) or not all(isinstance(v, str) for v in values):
+        raise LayoutError(f"{what} must be a list of dimension names (str), got {describe(values)}")
+    return list(values)
+
+
+def _int_list(values: object, what: str) -> list[int]:
+    if not isinstance(values, (list, tuple)):
+        raise LayoutError(f"{what} must be a list of ints, got {describe(values)}")
+    return [as_int(v, f"{what}[{k}]") for k, v in enumerate(values)]
 
 
 # ---------------------------------------------------------------------------
@@ -225,7 +265,13 @@ def to_triton(
     Raises NotLinearError for a function that is not linear over GF(2).
     """
     if not isinstance(layout, (Layout, ComposedLayout)):
-        raise LayoutError(f"to_triton takes a Layout or ComposedLayout, got {layout!r}")
+        raise LayoutError(f"to_triton takes a Layout or ComposedLayout, got {describe(layout)}")
+    if in_dims is not None:
+        in_dims = _named_items(in_dims, "in_dims", _out_size)
+    if out_shape is not None:
+        out_shape = _int_list(out_shape, "out_shape")
+    if out_names is not None:
+        out_names = _names(out_names, "out_names")
     matrix = to_f2(layout)
     if in_dims is None:
         modes = layout.modes() if isinstance(layout.shape, tuple) else [layout]
@@ -256,7 +302,7 @@ def to_triton(
     for (name, _), bits in zip(in_dims, in_bits):
         bases.append((name, tuple(split(matrix.columns[j + i]) for i in range(bits))))
         j += bits
-    return TritonLinearLayout(tuple(bases), tuple(zip(out_names, (int(s) for s in out_shape))))
+    return TritonLinearLayout(tuple(bases), tuple(zip(out_names, _int_list(out_shape, "out_shape"))))
 
 
 def from_triton(tll: TritonLinearLayout, in_order: Sequence[str] | None = None,
@@ -272,14 +318,14 @@ def from_triton(tll: TritonLinearLayout, in_order: Sequence[str] | None = None,
     (LayoutError if the map is neither).
     """
     if not isinstance(tll, TritonLinearLayout):
-        raise LayoutError(f"from_triton takes a TritonLinearLayout, got {tll!r}")
+        raise LayoutError(f"from_triton takes a TritonLinearLayout, got {describe(tll)}")
     bases = dict(tll.bases)
     sizes = dict(tll.out_dims)
-    in_order = list(in_order) if in_order is not None else [name for name, _ in tll.bases]
-    out_order = list(out_order) if out_order is not None else [name for name, _ in tll.out_dims]
+    in_order = _names(in_order, "in_order") if in_order is not None else [name for name, _ in tll.bases]
+    out_order = _names(out_order, "out_order") if out_order is not None else [name for name, _ in tll.out_dims]
     for name in in_order:
         if name not in bases:
-            raise LayoutError(f"unknown input dimension {name!r}; this layout has {list(bases)}")
+            raise LayoutError(f"unknown input dimension {describe(name)}; this layout has {list(bases)}")
     if sorted(out_order) != sorted(sizes):
         raise LayoutError(f"out_order {out_order} must list every output dim {list(sizes)} once")
     position = {name: k for k, (name, _) in enumerate(tll.out_dims)}

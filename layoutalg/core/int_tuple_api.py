@@ -1,0 +1,152 @@
+"""The int-tuple helpers as ``layoutalg`` exports them: CuTe's functions, with every argument checked.
+
+:mod:`layoutalg.core.int_tuple` holds the same functions unchecked (they are
+the algebra's inner loops, fed only by validated layouts).  Here each argument
+is first made an int tuple by :func:`~layoutalg.core.validate.as_int_tuple`
+(numpy integers are ints; lists are tuples; limits there), and the
+preconditions each function relies on are checked, so bad input is a
+:class:`~layoutalg.errors.ShapeError` or :class:`~layoutalg.errors.CoordinateError`
+naming the argument, never a ``TypeError`` or ``ZeroDivisionError``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutalg.core import int_tuple as it
+from layoutalg.core.int_tuple import IntTuple
+from layoutalg.core.layout import Layout
+from layoutalg.core.validate import as_int, as_int_tuple, describe
+from layoutalg.errors import CoordinateError, ShapeError
+
+
+def _shape(x: Any, what: str) -> IntTuple:
+    """An int tuple whose leaves are all positive (a shape)."""
+    t = as_int_tuple(x, what)
+    for k, leaf in enumerate(it.flatten(t)):
+        if leaf <= 0:
+            raise ShapeError(f"{what}: leaf {k} is {leaf}; a shape's extents must be positive")
+    return t  # type: ignore[no-any-return]
+
+
+def _congruent_pair(a: Any, b: Any, what_a: str, what_b: str) -> tuple[IntTuple, IntTuple]:
+    ta, tb = as_int_tuple(a, what_a), as_int_tuple(b, what_b)
+    if not it.congruent(ta, tb):
+        raise ShapeError(f"{what_a} {describe(ta)} and {what_b} {describe(tb)} are not congruent (different trees)")
+    return ta, tb
+
+
+def flatten(t: Any) -> Any:
+    """CuTe ``flatten``: the leaves of an int tuple, left to right (``((2,4),8) -> (2,4,8)``); for a
+    :class:`Layout`, the layout with its shape and stride flattened (an int-shaped layout is unchanged)."""
+    if isinstance(t, Layout):
+        return t if type(t.shape) is int else Layout._trusted(it.flatten(t.shape), it.flatten(t.stride))
+    value = as_int_tuple(t, "flatten argument")
+    return it.flatten(value) if isinstance(value, tuple) else value
+
+
+def rank(t: Any) -> int:
+    """Number of top-level modes (1 for an int)."""
+    return it.rank(as_int_tuple(t, "rank argument"))
+
+
+def depth(t: Any) -> int:
+    """Nesting depth: 0 for an int, 1 for a flat tuple."""
+    return it.depth(as_int_tuple(t, "depth argument"))
+
+
+def product(t: Any) -> int:
+    """Product of all leaves (1 for the empty tuple)."""
+    return it.product(as_int_tuple(t, "product argument"))
+
+
+def inner_product(a: Any, b: Any) -> int:
+    """Sum of leafwise products of two congruent int tuples."""
+    ta, tb = _congruent_pair(a, b, "inner_product a", "inner_product b")
+    return it.inner_product(ta, tb)
+
+
+def congruent(a: Any, b: Any) -> bool:
+    """Same tree structure (ints in the same places)."""
+    return it.congruent(as_int_tuple(a, "congruent a"), as_int_tuple(b, "congruent b"))
+
+
+def weakly_congruent(a: Any, b: Any) -> bool:
+    """``a`` is a coarsening of ``b``: an int in ``a`` may stand for any subtree of ``b``."""
+    return it.weakly_congruent(as_int_tuple(a, "weakly_congruent a"), as_int_tuple(b, "weakly_congruent b"))
+
+
+def prefix_product(shape: Any, init: Any = 1) -> IntTuple:
+    """Exclusive prefix products, colexicographic: the compact column-major strides (``((2,4),8) -> ((1,2),8)``)."""
+    return it.prefix_product(as_int_tuple(shape, "prefix_product shape"), as_int(init, "prefix_product init", ShapeError))
+
+
+def suffix_product(shape: Any, init: Any = 1) -> IntTuple:
+    """Exclusive products from the right: compact row-major (``LayoutRight``) strides."""
+    return it.suffix_product(as_int_tuple(shape, "suffix_product shape"), as_int(init, "suffix_product init", ShapeError))
+
+
+def ceil_div(a: Any, b: Any) -> int:
+    """``ceil(a / b)`` for ints, ``b`` positive."""
+    num = as_int(a, "ceil_div a", ShapeError)
+    den = as_int(b, "ceil_div b", ShapeError)
+    if den <= 0:
+        raise ShapeError(f"ceil_div b must be positive, got {den}")
+    return it.ceil_div(num, den)
+
+
+def shape_div(a: Any, b: Any) -> IntTuple:
+    """CuTe ``shape_div`` of two shapes (positive extents); see :func:`layoutalg.core.int_tuple.shape_div`."""
+    ta, tb = _shape(a, "shape_div a"), _shape(b, "shape_div b")
+    if isinstance(ta, tuple) and isinstance(tb, tuple) and len(ta) != len(tb):
+        raise ShapeError(f"shape_div of incongruent {describe(ta)} and {describe(tb)}")
+    return it.shape_div(ta, tb)
+
+
+def crd2idx(crd: Any, shape: Any, stride: Any = None) -> int:
+    """The offset of coordinate ``crd`` under ``shape:stride`` (compact column-major strides when omitted).
+
+    ``crd`` is an int (a 1-D index, unfolded colexicographically, the last mode
+    unbounded) or a tuple congruent to a prefix tree of ``shape``.
+    """
+    shape_t = _shape(shape, "crd2idx shape")
+    stride_t = it.prefix_product(shape_t) if stride is None else as_int_tuple(stride, "crd2idx stride")
+    if not it.congruent(shape_t, stride_t):
+        raise ShapeError(f"crd2idx stride {describe(stride_t)} is not congruent to shape {describe(shape_t)}")
+    crd_t = as_int_tuple(crd, "crd2idx coordinate", CoordinateError)
+    _check_coordinate_tree(crd_t, shape_t, "crd2idx coordinate")
+    return it.crd2idx(crd_t, shape_t, stride_t)
+
+
+def idx2crd(idx: Any, shape: Any) -> IntTuple:
+    """Unfold a 1-D index (or a coordinate tree, mode by mode) into a coordinate of ``shape``."""
+    shape_t = _shape(shape, "idx2crd shape")
+    idx_t = as_int_tuple(idx, "idx2crd index", CoordinateError)
+    _check_coordinate_tree(idx_t, shape_t, "idx2crd index")
+    return it.idx2crd(idx_t, shape_t)
+
+
+def _check_coordinate_tree(crd: IntTuple, shape: IntTuple, what: str) -> None:
+    """A tuple coordinate follows ``shape``'s tree down to its int leaves (an int may stand for a subtree)."""
+    if isinstance(crd, tuple):
+        if not isinstance(shape, tuple) or len(crd) != len(shape):
+            raise CoordinateError(f"{what} {describe(crd)} does not match the rank of shape {describe(shape)}")
+        for k, (c, s) in enumerate(zip(crd, shape)):
+            _check_coordinate_tree(c, s, f"{what}[{k}]")
+
+
+__all__ = [
+    "flatten",
+    "rank",
+    "depth",
+    "product",
+    "inner_product",
+    "congruent",
+    "weakly_congruent",
+    "prefix_product",
+    "suffix_product",
+    "ceil_div",
+    "shape_div",
+    "crd2idx",
+    "idx2crd",
+]

@@ -1,0 +1,120 @@
+"""Checks on arguments at the public entry points: integers (numpy integers included), int tuples, and
+descriptions of bad input that are safe to put in a message.
+
+Every entry point turns its arguments into plain Python values here, so the
+algebra behind it sees only ``int`` leaves in ``tuple`` trees and never raises
+``TypeError``/``ValueError`` from inside.  Limits, each refused with a
+:class:`~layoutalg.errors.LayoutError` naming the argument:
+
+* an integer's magnitude is below ``2**MAX_INT_BITS`` (4096 bits, about 1233
+  digits): products and sums of a few such values stay printable (Python
+  refuses to print integers of more than 4300 digits) and cheap;
+* an int tuple is nested at most :data:`MAX_DEPTH` levels (no recursion can
+  overflow the stack);
+* ``bool`` and floats are not integers; a numpy array is not an int tuple
+  (``tuple(a.tolist())`` is).
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from layoutalg.errors import LayoutError, ShapeError
+
+#: The largest magnitude an integer argument may have, in bits.
+MAX_INT_BITS = 4096
+#: Deepest nesting of an int tuple (the parser has the same cap).
+MAX_DEPTH = 64
+_LIMIT = 1 << MAX_INT_BITS
+
+
+def describe(x: Any, limit: int = 80) -> str:
+    """``repr(x)`` cut to ``limit`` characters, or a description when ``repr`` itself fails.
+
+    Safe on anything a caller may pass: integers too long to print, objects
+    whose ``__repr__`` raises, nesting deep enough to exhaust the stack.
+    """
+    if type(x) is int and not -_LIMIT < x < _LIMIT:
+        return f"<an int of {x.bit_length()} bits>"
+    try:
+        text = repr(x)
+    except Exception:  # noqa: BLE001 - any failure of a foreign __repr__ is described instead
+        return f"<a {type(x).__name__}>"
+    if len(text) > limit:
+        return f"{text[: limit - 20]}... ({len(text)} characters, {type(x).__name__})"
+    return text
+
+
+def count_text(n: int) -> str:
+    """A count for a message: the number itself up to 64 bits, else ``2**k+`` (sizes can be thousands of digits)."""
+    return str(n) if n.bit_length() <= 64 else f"2**{n.bit_length() - 1}+"
+
+
+def is_bool(x: Any) -> bool:
+    """Python's bool, and numpy's (``numpy.bool_``), which also have ``__index__``."""
+    return isinstance(x, bool) or type(x).__name__ in ("bool_", "bool")
+
+
+def plain_int(x: Any, what: str = "an integer argument") -> Any:
+    """``x`` as a Python int when it is an integer of any kind (numpy's included, bool excluded); else ``x``
+    itself, for the caller's own check and message.  An integer past the limit is refused here (LayoutError
+    naming ``what``), so no caller prints one."""
+    if type(x) is not int:
+        if is_bool(x) or isinstance(x, float) or getattr(x, "ndim", 0) != 0:
+            return x
+        try:
+            x = operator.index(x)
+        except Exception:  # noqa: BLE001 - not an integer: the caller says so
+            return x
+    if not -_LIMIT < x < _LIMIT:
+        raise LayoutError(f"{what} has {x.bit_length()} bits; integers are limited to {MAX_INT_BITS} bits")
+    return x
+
+
+def as_int(x: Any, what: str, error: type[LayoutError] = LayoutError) -> int:
+    """``x`` as a Python int: an ``int`` or anything with ``__index__`` (numpy integers), not a bool.
+
+    ``what`` names the argument in the message; ``error`` is the LayoutError subclass raised.
+    """
+    if type(x) is int:
+        value = x
+    else:
+        if is_bool(x) or isinstance(x, float):
+            raise error(f"{what} must be an int, got {describe(x)} ({type(x).__name__})")
+        try:
+            value = operator.index(x)
+        except Exception:  # noqa: BLE001 - a foreign __index__ may raise anything
+            kind = "a numpy array" if hasattr(x, "shape") and hasattr(x, "dtype") else type(x).__name__
+            raise error(f"{what} must be an int, got {describe(x)} ({kind})") from None
+        if type(value) is not int:  # an __index__ returning an int subclass (bool included)
+            value = int(value)
+    if not -_LIMIT < value < _LIMIT:
+        raise error(f"{what} has {value.bit_length()} bits; integers are limited to {MAX_INT_BITS} bits")
+    return value
+
+
+def as_int_tuple(x: Any, what: str, error: type[LayoutError] = ShapeError, depth: int = 0) -> Any:
+    """``x`` as an int tuple (ints in nested tuples; lists become tuples); ``what`` names the argument.
+
+    Leaves go through :func:`as_int`; the path of a bad leaf is named (``shape[1][0]``).
+    """
+    if type(x) is int:
+        if not -_LIMIT < x < _LIMIT:
+            raise error(f"{what} has {x.bit_length()} bits; integers are limited to {MAX_INT_BITS} bits")
+        return x
+    if isinstance(x, (tuple, list)):
+        if depth >= MAX_DEPTH:
+            raise error(f"{what} is nested more than {MAX_DEPTH} levels deep")
+        return tuple(as_int_tuple(e, f"{what}[{i}]", error, depth + 1) for i, e in enumerate(x))
+    if hasattr(x, "shape") and hasattr(x, "dtype") and getattr(x, "ndim", 0) != 0:
+        raise error(
+            f"{what} must be an int or a tuple of ints, got a numpy array {describe(x)}; "
+            "pass tuple(array.tolist()) instead"
+        )
+    if is_bool(x) or isinstance(x, float) or not hasattr(x, "__index__"):
+        raise error(f"{what} must be an int or a tuple of ints, got {describe(x)} ({type(x).__name__})")
+    return as_int(x, what, error)
+
+
+__all__ = ["MAX_INT_BITS", "MAX_DEPTH", "describe", "count_text", "is_bool", "plain_int", "as_int", "as_int_tuple"]

@@ -44,10 +44,14 @@ _GMMA_CACHE: dict[tuple[int, str, str, str, str, bool], GmmaAtom] = {}
 
 
 def _gmma(n: int, a: str, b: str, c: str, a_source: str, saturate: bool = False) -> GmmaAtom:
-    key = (n, a, b, c, a_source, saturate)
-    if key not in _GMMA_CACHE:
-        _GMMA_CACHE[key] = make_gmma(n, a, b, c, a_source, saturate)
-    return _GMMA_CACHE[key]
+    """One object per wgmma atom.  The arguments are checked (a LayoutError for bad or unhashable ones)
+    before they key the memo: a hashable key of checked values only."""
+    if all(isinstance(x, str) for x in (a, b, c, a_source)) and type(n) is int and type(saturate) is bool:
+        key = (n, a, b, c, a_source, saturate)
+        if key in _GMMA_CACHE:
+            return _GMMA_CACHE[key]
+    atom = make_gmma(n, a, b, c, a_source, saturate)  # validates; raises InstructionError on bad input
+    return _GMMA_CACHE.setdefault((int(n), a, b, c, a_source, bool(saturate)), atom)
 
 
 def names() -> list[str]:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ShapeError
 
 
@@ -306,7 +307,12 @@ def _scale(x: Any, k: Any) -> Any:
 
 
 def ScaledBasis(value: Any, path: Any = ()) -> Any:
-    """``value`` at ``path`` (CuTe ``ScaledBasis``); the empty path gives ``value`` itself."""
+    """``value`` at ``path`` (CuTe ``ScaledBasis``); the empty path gives ``value`` itself.  An int path is
+    the one-step path ``(path,)`` (CuTe's ``ScaledBasis<T, N>``)."""
+    if isinstance(path, int) and not isinstance(path, bool):
+        path = (path,)
+    if not isinstance(path, (tuple, list)):
+        raise ShapeError(f"a basis path is a tuple of non-negative ints, got {describe(path)}")
     path = tuple(path)
     if not path:
         return value

@@ -24,6 +24,7 @@ from typing import Any
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout, _slice_modes
+from layoutalg.core.validate import describe
 from layoutalg.errors import CoordinateError, ShapeError
 
 
@@ -157,7 +158,7 @@ def make_tensor(layout_or_shape: Any, dtype: Any = None, engine: Any = None) -> 
     if engine is None:
         if not isinstance(layout, Layout):
             raise ShapeError(f"make_tensor of {layout}: storage is allocated for int-offset layouts only")
-        engine = np.zeros(layout.cosize(), dtype=np.float64 if dtype is None else dtype)
+        engine = np.zeros(layout.cosize(), dtype=_numpy_dtype(dtype))
     return Tensor(engine, layout)
 
 
@@ -196,9 +197,23 @@ def _order(d: Any) -> Any:
     return d if isinstance(d, int) else 0
 
 
+def _numpy_dtype(dtype: Any) -> Any:
+    """``dtype`` as a numpy dtype (float64 when None), or a ShapeError naming it."""
+    import numpy as np
+
+    if dtype is None:
+        return np.float64
+    try:
+        return np.dtype(dtype)
+    except (TypeError, ValueError):
+        raise ShapeError(f"dtype must be a numpy dtype or its name (e.g. 'float32'), got {describe(dtype)}") from None
+
+
 def make_fragment_like(x: Any, dtype: Any = None) -> Tensor:
     """Fresh storage with CuTe's fragment layout for ``x`` (a tensor keeps its engine's dtype)."""
     layout = x.layout if isinstance(x, Tensor) else x
+    if not isinstance(layout, Layout):
+        raise ShapeError(f"make_fragment_like takes a Layout or a Tensor over one, got {describe(layout)}")
     if dtype is None and isinstance(x, Tensor):
         dtype = getattr(x.engine, "dtype", None)
     return make_tensor(fragment_layout(layout), dtype)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
-from layoutalg.errors import CoordinateError, ShapeError
+from layoutalg.core.validate import as_int, describe
+from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 
 
 def _is_tuple(x: Any) -> bool:
@@ -69,6 +70,7 @@ def take(x: Any, begin: int, end: int) -> Any:
     from layoutalg.core.layout import Layout
     from layoutalg.core.shape_ops import from_modes, top_modes
 
+    begin, end = as_int(begin, "take begin", CoordinateError), as_int(end, "take end", CoordinateError)
     modes = top_modes(x) if isinstance(x, Layout) else list(wrap(x))
     if not 0 <= begin <= end <= len(modes):
         raise CoordinateError(f"take: range [{begin}, {end}) is not inside the {len(modes)} modes of {x}")
@@ -111,18 +113,41 @@ def repeat_like(value: Any, profile: Any) -> Any:
 
 def transform_leaf(fn: Callable[..., Any], *tuples: Any) -> Any:
     """``fn`` applied to corresponding leaves of congruent tuples, the tree rebuilt."""
+    _check_callable(fn, "transform_leaf function")
+    if not tuples:
+        raise ShapeError("transform_leaf needs at least one tuple after the function")
     if _is_tuple(tuples[0]):
         if any(not _is_tuple(t) or len(t) != len(tuples[0]) for t in tuples):
             raise ShapeError(f"transform_leaf: {tuples} are not congruent")
         return tuple(transform_leaf(fn, *parts) for parts in zip(*tuples))
-    return fn(*tuples)
+    return _apply(fn, "transform_leaf", *tuples)
 
 
 def transform_apply_leaf(combine: Callable[[Any], Any], fn: Callable[..., Any], t: Any, *tuples: Any) -> Any:
     """Like :func:`transform_leaf`, with ``combine`` (e.g. ``sum``) applied to each level's results."""
+    _check_callable(combine, "transform_apply_leaf combine")
+    _check_callable(fn, "transform_apply_leaf function")
     if _is_tuple(t):
-        return combine(transform_apply_leaf(combine, fn, *parts) for parts in zip(t, *tuples))
-    return fn(t, *tuples)
+        if any(not _is_tuple(u) or len(u) != len(t) for u in tuples):
+            raise ShapeError(f"transform_apply_leaf: {(t, *tuples)} are not congruent")
+        return _apply(combine, "transform_apply_leaf combine",
+                      [transform_apply_leaf(combine, fn, *parts) for parts in zip(t, *tuples)])
+    return _apply(fn, "transform_apply_leaf", t, *tuples)
+
+
+def _check_callable(fn: Any, what: str) -> None:
+    if not callable(fn):
+        raise LayoutError(f"{what} must be callable, got {describe(fn)}")
+
+
+def _apply(fn: Callable[..., Any], what: str, *args: Any) -> Any:
+    """``fn(*args)``; an exception other than a LayoutError becomes a LayoutError naming the call."""
+    try:
+        return fn(*args)
+    except LayoutError:
+        raise
+    except Exception as err:  # noqa: BLE001 - the user's function may raise anything
+        raise LayoutError(f"{what}: the function {describe(fn)} raised {type(err).__name__}: {err}") from err
 
 
 def leaves(t: Any) -> Iterator[Any]:

@@ -219,7 +219,7 @@ def _parse_attribute(text: str, shape: Sequence[int] | None) -> TritonLinearLayo
     for m in _ATTR_ITEM.finditer(body):
         inner = m.group(2)[1:-1]
         vectors = re.findall(r"\[([^\[\]]*)\]", inner)
-        bases[m.group(1)] = [tuple(_int(v, "basis entry", text) for v in vec.split(",") if v.strip()) for vec in vectors]
+        bases[m.group(1)] = [tuple(_int(v, f"basis entry of {m.group(1)!r}", text) for v in vec.split(",") if v.strip()) for vec in vectors]
     if not bases:
         raise ParseError("no basis lists found", text, 1)
     width = max((len(v) for vecs in bases.values() for v in vecs), default=0)

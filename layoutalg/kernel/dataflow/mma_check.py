@@ -106,10 +106,13 @@ class MmaChecker(FmaProducts, CStores):
             return get
 
         bad = np.zeros(W, dtype=bool)
-        ma, ka, bad_a = self._tile(op, "A", self.a, ga, zeros("A"), form, threads, (self.M, self.K))
-        kb, nb, bad_b = self._tile(op, "B", self.b, gb, zeros("B"), form, threads, (self.K, self.N))
+        ma, ka, bad_a, empty_a = self._tile(op, "A", self.a, ga, zeros("A"), form, threads, (self.M, self.K))
+        kb, nb, bad_b, empty_b = self._tile(op, "B", self.b, gb, zeros("B"), form, threads, (self.K, self.N))
         bad |= bad_a | bad_b
-        clash = ~bad & (ka != kb)
+        # an A or B fragment of known zeros only (a zero-filled tile past the matrix's edge) adds no product:
+        # D is C, unit for unit, whatever C holds (the other operand is still checked above)
+        skip = empty_a | empty_b
+        clash = ~bad & ~skip & (ka != kb)
         for w in np.flatnonzero(clash)[:1]:
             t = int(threads[w * 32])
             self._find("refuted", "operand", op.index,
@@ -129,7 +132,7 @@ class MmaChecker(FmaProducts, CStores):
         good_zero = none & zeros("C")() if none.any() else none
         c_ok = good_acc | good_zero
         depth_in = np.where(good_acc, ad, 0)
-        c_bad = ~bad[:, None, None] & ~c_ok
+        c_bad = ~(bad | skip)[:, None, None] & ~c_ok
         if c_bad.any():
             w, lane, e = (int(x[0]) for x in np.nonzero(c_bad))
             t = int(threads[w * 32 + lane])
@@ -150,20 +153,22 @@ class MmaChecker(FmaProducts, CStores):
         dtags = tg.acc(crow, ccol, np.minimum(depth, tg.MAX_DEPTH), 0, ue_c == 2)  # (W, 32, elements)
         units = np.repeat(dtags[..., None], ue_c, axis=-1) | (np.arange(ue_c)[None, None, None, :] << 56) \
             if ue_c == 2 else dtags[..., None]
+        units = np.where(skip[:, None, None, None], gc, units)
         units = np.where(bad[:, None, None, None], tg.opaque(op.index, tg.W_MMA), units)
         flat = units.reshape(W * 32, -1)
         for j, name in enumerate(form.regs["D"]):
             plane = np.full((m.n, 2), tg.NONE, dtype=np.int64)
             plane[threads] = flat[:, 2 * j: 2 * j + 2]
             f.regs.put(name, plane, mask)
-        good = ~bad
+        good = ~bad & ~skip
         if good.any():
             self._count_tiles(op, ma[good], nb[good], ka[good], (mt, nt, kt))
 
     def _tile(self, op: Any, role: str, spec: MatrixSpec, groups: np.ndarray, zeros: Any, form: MmaForm,
-              threads: np.ndarray, bounds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per warp the tile origin (row0, col0) of operand ``role`` and whether it failed (recorded);
-        ``zeros()`` gives which elements are known zeros (computed only when some element is not ``role``'s)."""
+              threads: np.ndarray, bounds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per warp the tile origin (row0, col0) of operand ``role``, whether it failed (recorded), and whether the
+        fragment is known zeros only (no element of ``role``: no tile, not a failure); ``zeros()`` gives which
+        elements are known zeros (computed only when some element is not ``role``'s)."""
         W = groups.shape[0]
         ue = groups.shape[-1]
         r, c, ok = self._operand(spec, groups, ue)
@@ -174,12 +179,13 @@ class MmaChecker(FmaProducts, CStores):
         ref = key.reshape(W, -1)[np.arange(W), first]
         same = ~ok | (key == ref[:, None, None])
         bad = np.zeros(W, dtype=bool)
-        bad |= ~has
         zero = zeros() if not ok.all() else np.ones(ok.shape, dtype=bool)
-        for w in np.flatnonzero(~has):
+        empty: np.ndarray = np.asarray(~has & zero.reshape(W, -1).all(axis=1))
+        bad |= ~has & ~empty
+        for w in np.flatnonzero(~has & ~empty):
             t = int(threads[w * 32])
             opaque = (tg.kind(groups[w]) == tg.K_OPAQUE).any()
-            verdict = "unknown" if opaque or zero[w].all() else "refuted"
+            verdict = "unknown" if opaque else "refuted"
             self._find(verdict, "operand", op.index,
                        f"PTX line {op.ins.line}: no {role} element in any lane of this mma, so its tile cannot be "
                        f"derived (lane 0 holds {self.describe_group(groups[w, 0, 0], ue)})",
@@ -203,15 +209,16 @@ class MmaChecker(FmaProducts, CStores):
                 held = "zero (not loaded; the element is inside the matrix)"
             opaque = tg.kind(int(groups[w, lane, e, 0])) == tg.K_OPAQUE
             reg_i = e * ue // 2
+            need = f"{role}({int(exp_r[lane, e])}, {int(exp_c[lane, e])})"
+            if not inside[lane, e]:  # the tile reaches past the matrix here: only a zero is right
+                need = f"0 (its position {need} lies outside the {bounds[0]} x {bounds[1]} matrix)"
             self._find("unknown" if opaque else "refuted", "operand", op.index,
                        f"PTX line {op.ins.line}: lane {lane} register {form.regs[role][reg_i]} "
-                       f"({role.lower()}{e}) holds {held}; the fragment needs {role}({int(exp_r[lane, e])}, "
-                       f"{int(exp_c[lane, e])})", line=op.ins.line, opcode=op.ins.opcode, **self._where(t),
-                       operand=role, register=form.regs[role][reg_i], element=e,
-                       half=(e % 2 if ue == 1 else None), held=held,
-                       expected=f"{role}({int(exp_r[lane, e])}, {int(exp_c[lane, e])})")
+                       f"({role.lower()}{e}) holds {held}; the fragment needs {need}", line=op.ins.line,
+                       opcode=op.ins.opcode, **self._where(t), operand=role, register=form.regs[role][reg_i],
+                       element=e, half=(e % 2 if ue == 1 else None), held=held, expected=need)
         o0, o1 = unpack_origin(ref)
-        return o0, o1, bad
+        return o0, o1, bad, empty
 
     # ------------------------------------------------------------------ fma
 _BIAS = np.int64(1 << 30)

@@ -107,7 +107,9 @@ class MmaChecker(FmaProducts, CStores):
 
         bad = np.zeros(W, dtype=bool)
         ma, ka, bad_a, empty_a = self._tile(op, "A", self.a, ga, zeros("A"), form, threads, (self.M, self.K))
-        kb, nb, bad_b, empty_b = self._tile(op, "B", self.b, gb, zeros("B"), form, threads, (self.K, self.N))
+        # B's k origin is A's (one tile per mma): B is judged against the k tile the A fragment holds
+        kb, nb, bad_b, empty_b = self._tile(op, "B", self.b, gb, zeros("B"), form, threads, (self.K, self.N),
+                                            force_row=(ka, ~bad_a & ~empty_a))
         bad |= bad_a | bad_b
         # an A or B fragment of known zeros only (a zero-filled tile past the matrix's edge) adds no product:
         # D is C, unit for unit, whatever C holds (the other operand is still checked above)
@@ -165,10 +167,13 @@ class MmaChecker(FmaProducts, CStores):
             self._count_tiles(op, ma[good], nb[good], ka[good], (mt, nt, kt))
 
     def _tile(self, op: Any, role: str, spec: MatrixSpec, groups: np.ndarray, zeros: Any, form: MmaForm,
-              threads: np.ndarray, bounds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+              threads: np.ndarray, bounds: tuple[int, int],
+              force_row: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, ...]:
         """Per warp the tile origin (row0, col0) of operand ``role``, whether it failed (recorded), and whether the
         fragment is known zeros only (no element of ``role``: no tile, not a failure); ``zeros()`` gives which
-        elements are known zeros (computed only when some element is not ``role``'s)."""
+        elements are known zeros (computed only when some element is not ``role``'s).  ``force_row``: (origin
+        row, valid) per warp, a row origin the tile must have (B's k, taken from the A fragment); the column
+        origin is then the most common one among the elements."""
         W = groups.shape[0]
         ue = groups.shape[-1]
         r, c, ok = self._operand(spec, groups, ue)
@@ -178,6 +183,9 @@ class MmaChecker(FmaProducts, CStores):
         has = ok.reshape(W, -1).any(axis=1)
         ref = key.reshape(W, -1)[np.arange(W), first]
         same = ~ok | (key == ref[:, None, None])
+        forced = np.zeros(W, dtype=bool)
+        if force_row is not None:
+            forced = has & force_row[1] & (unpack_origin(ref)[0] != force_row[0])
         bad = np.zeros(W, dtype=bool)
         zero = zeros() if not ok.all() else np.ones(ok.shape, dtype=bool)
         empty: np.ndarray = np.asarray(~has & zero.reshape(W, -1).all(axis=1))
@@ -186,14 +194,21 @@ class MmaChecker(FmaProducts, CStores):
             t = int(threads[w * 32])
             opaque = (tg.kind(groups[w]) == tg.K_OPAQUE).any()
             verdict = "unknown" if opaque else "refuted"
+            held = self.describe_group(groups[w, 0, 0], ue)
             self._find(verdict, "operand", op.index,
                        f"PTX line {op.ins.line}: no {role} element in any lane of this mma, so its tile cannot be "
-                       f"derived (lane 0 holds {self.describe_group(groups[w, 0, 0], ue)})",
+                       f"derived (lane 0 register {form.regs[role][0]} ({role.lower()}0) holds {held})",
                        line=op.ins.line, opcode=op.ins.opcode, **self._where(t), operand=role,
-                       held=self.describe_group(groups[w, 0, 0], ue), expected=f"an element of {role}")
-        for w in np.flatnonzero(has & ~same.reshape(W, -1).all(axis=1) | has & (~ok).reshape(W, -1).any(axis=1)):
+                       register=form.regs[role][0], element=0, half=(0 if ue == 1 else None), held=held,
+                       expected=f"an element of {role} (at fragment position ({int(form.row[role][0, 0])}, "
+                                f"{int(form.col[role][0, 0])}) of the tile)")
+        todo = has & ~same.reshape(W, -1).all(axis=1) | has & (~ok).reshape(W, -1).any(axis=1) | forced
+        for w in np.flatnonzero(todo):
             vals, counts = np.unique(key[w][ok[w]], return_counts=True)
             mode = vals[np.argmax(counts)]
+            own_row = int(unpack_origin(mode)[0])
+            if force_row is not None and force_row[1][w]:
+                mode = pack_origin(force_row[0][w], unpack_origin(mode)[1])
             ref[w] = mode
             m0, k0 = (int(x) for x in unpack_origin(mode))
             exp_r, exp_c = m0 + form.row[role], k0 + form.col[role]
@@ -212,6 +227,9 @@ class MmaChecker(FmaProducts, CStores):
             need = f"{role}({int(exp_r[lane, e])}, {int(exp_c[lane, e])})"
             if not inside[lane, e]:  # the tile reaches past the matrix here: only a zero is right
                 need = f"0 (its position {need} lies outside the {bounds[0]} x {bounds[1]} matrix)"
+            if force_row is not None and force_row[1][w] and own_row != int(force_row[0][w]):
+                need += f" (the A fragment is the tile at k = {int(force_row[0][w])}; most B elements here are " \
+                        f"from the tile at k = {own_row})"
             self._find("unknown" if opaque else "refuted", "operand", op.index,
                        f"PTX line {op.ins.line}: lane {lane} register {form.regs[role][reg_i]} "
                        f"({role.lower()}{e}) holds {held}; the fragment needs {need}", line=op.ins.line,

@@ -258,3 +258,27 @@ def test_committed_ptx_is_what_the_source_builds(tmp_path):
                     os.path.join(HERE, "fresh_gemm.cu"), "-o", str(out)], check=True)
     body = lambda text: [ln for ln in text.split("\n") if not ln.startswith("//")]  # noqa: E731
     assert body(out.read_text()) == body("\n".join(ptx_lines(name)))
+
+
+def test_a_launch_of_64_ctas_traced_in_two_batches_is_proved():
+    # flow interprets 32 CTAs of 128 threads per batch; the tag rules once wrapped the interpreter's cached
+    # ops again in every batch, so batch 2 counted each product twice and refuted a correct kernel
+    name = "c1_f16_k16_ldsm_perm_trans_x2_sw232_cpasync2_v2f32"
+    t = trace(os.path.join(HERE, name + ".ptx"), grid=(8, 8), block=128, args={3: 256, 4: 256, 5: 32, 6: 32})
+    r = check_mma(t, a="0@(256,32):(32,1)", b="1@(32,256):(256,1)", c="2@(256,256):(256,1)")
+    assert r.verdict == "proved", r.reason
+    assert r.checker.c_checked == 256 * 256
+
+
+def test_check_mma_twice_and_a_plain_trace_after_it_answer_as_the_first_time():
+    from layoutalg.kernel.ptx import parse_module
+
+    name = "c6_bf16_k16_ldsm_kmajor_x4_sw232_cpasync2_v2f32"
+    e = MANIFEST[name]
+    module = parse_module("\n".join(ptx_lines(name)))
+    kw = dict(kernel=name, grid=e["grid"], block=e["block"], args={int(k): v for k, v in e["args"].items()})
+    t = trace(module, **kw)
+    specs = dict(s.split("=", 1) for s in e["check_mma"])
+    verdicts = [check_mma(t, a=specs["A"], b=specs["B"], c=specs["C"]).verdict for _ in range(2)]
+    assert verdicts == ["proved", "proved"]
+    assert trace(module, **kw).counters == t.counters  # the data-flow rules did not leak into the plain trace

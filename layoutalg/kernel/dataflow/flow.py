@@ -141,7 +141,7 @@ def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATC
         state.launch = shared_run
         state.launch_thread = first * geom.slots + np.arange(geom.n, dtype=np.int64)
         machine.flow = state
-        ops = decode(image, machine)
+        ops = decode(image, machine, private=True)  # the rules wrap these ops: never the cached ones
         ctx = _context(image, machine)
         install(ops, ctx)
         if consumer is not None:

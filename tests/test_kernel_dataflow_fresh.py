@@ -317,3 +317,11 @@ def test_triton_mma_with_two_a_registers_exchanged_is_refuted_at_that_mma():
     cex = triton_check(name, "\n".join(lines)).counterexample
     assert cex["kind"] == "operand" and cex["line"] == at + 1 and cex["operand"] == "A"
     assert cex["register"] in (a[1], a[2])
+
+
+def test_c_plus_ab_starts_each_chain_from_the_same_elements_old_value():
+    r = run("c12_f16_k16_c_plus_ab_cinit_cpasync2")
+    assert r.verdict == "proved" and "C = A B + C" in r.claim
+    cex = run("b_cinit_rows_swapped").counterexample  # lanes g == 2 start rows 2 and 10 from each other's old C
+    held, (em, en, _) = coord(cex["held"], "C"), acc_of(cex["expected"])
+    assert held == (em + 8 - 16 * ((em % 16) // 8), en) and em % 8 == 2 and cex["lane"] // 4 == 2

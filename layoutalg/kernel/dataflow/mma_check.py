@@ -126,13 +126,14 @@ class MmaChecker(FmaProducts, CStores):
         # C input: each element a known zero or the accumulator of its own (m, n)
         crow = ma[:, None, None] + form.row["C"][None]
         ccol = nb[:, None, None] + form.col["C"][None]
-        none, acc, _glob, ident = classify(gc.reshape(-1, form.ue["C"]))
+        none, acc, glob, ident = classify(gc.reshape(-1, form.ue["C"]))
         shape = gc.shape[:-1]
-        none, acc, ident = none.reshape(shape), acc.reshape(shape), ident.reshape(shape)
+        none, acc, glob, ident = none.reshape(shape), acc.reshape(shape), glob.reshape(shape), ident.reshape(shape)
         am, an, ad, _p, _wide, ader = tg.acc_fields(ident)
         good_acc = acc & (am == crow) & (an == ccol) & (ader == 0)
         good_zero = none & zeros("C")() if none.any() else none
-        c_ok = good_acc | good_zero
+        good_seed = self._old_c(glob, ident, crow, ccol, form.ue["C"])
+        c_ok = good_acc | good_zero | good_seed
         depth_in = np.where(good_acc, ad, 0)
         c_bad = ~(bad | skip)[:, None, None] & ~c_ok
         if c_bad.any():
@@ -143,11 +144,11 @@ class MmaChecker(FmaProducts, CStores):
             held = self.describe_group(gc[w, lane, e], form.ue["C"])
             if held.startswith("an untagged value"):
                 held = _untagged_value(read(reg), t, e, form.ue["C"])
+            want = f"the accumulator of C({int(crow[w, lane, e])}, {int(ccol[w, lane, e])}), its old value or 0"
             self._find(verdict, "accumulator", op.index,
-                       f"PTX line {ins.line}: the C input of element c{e} in lane {lane} is {held}, not the "
-                       f"accumulator of C({int(crow[w, lane, e])}, {int(ccol[w, lane, e])}) or zero", line=ins.line,
-                       opcode=ins.opcode, **self._where(t), operand="C", register=reg, element=e, held=held,
-                       expected=f"the accumulator of C({int(crow[w, lane, e])}, {int(ccol[w, lane, e])}) or 0")
+                       f"PTX line {ins.line}: the C input of element c{e} in lane {lane} is {held}, not {want}",
+                       line=ins.line, opcode=ins.opcode, **self._where(t), operand="C", register=reg, element=e,
+                       held=held, expected=want)
             bad |= c_bad.any(axis=(1, 2))
         kin = np.clip(np.minimum(ka + kt, self.K) - np.maximum(ka, 0), 0, None)
         depth = depth_in + kin[:, None, None]
@@ -165,6 +166,18 @@ class MmaChecker(FmaProducts, CStores):
         good = ~bad & ~skip
         if good.any():
             self._count_tiles(op, ma[good], nb[good], ka[good], (mt, nt, kt))
+
+    def _old_c(self, glob: np.ndarray, ident: np.ndarray, crow: np.ndarray, ccol: np.ndarray, ue: int) -> np.ndarray:
+        """C inputs that are the old value of the same C element, loaded from C's buffer (``D = A B + C``; maybe
+        scaled, as ``beta * C``): a chain may start there as from zero (``c_seeded`` counts them)."""
+        if not glob.any():
+            return np.zeros(glob.shape, dtype=bool)
+        off = tg.glob_off(ident)
+        sel = glob & (tg.glob_buf(ident) == self.c.buffer) & (off % (2 * ue) == 0)
+        r, c, ok = self.c.coordinate(np.where(sel, off // (2 * ue), -1))
+        seed: np.ndarray = np.asarray(sel & ok & (r == crow) & (c == ccol))
+        self.c_seeded += int(np.count_nonzero(seed))
+        return seed
 
     def _tile(self, op: Any, role: str, spec: MatrixSpec, groups: np.ndarray, zeros: Any, form: MmaForm,
               threads: np.ndarray, bounds: tuple[int, int],

@@ -42,6 +42,8 @@ BASE = {
         dict(FR_BF16=0, FR_MMAK=16, FR_ALOAD=0, FR_BKMAJOR=1, FR_BLOAD=0, FR_SWZ=1, FR_STAGES=2, FR_EPI=0, FR_GUARD=1),
     "c11_bf16_k8_guarded_40x56x48_1stage_zero_store":
         dict(FR_BF16=1, FR_MMAK=8, FR_ALOAD=1, FR_BKMAJOR=0, FR_BLOAD=0, FR_SWZ=0, FR_STAGES=1, FR_EPI=0, FR_GUARD=1),
+    "c12_f16_k16_c_plus_ab_cinit_cpasync2":
+        dict(FR_BF16=0, FR_MMAK=16, FR_ALOAD=0, FR_BKMAJOR=0, FR_BLOAD=0, FR_SWZ=1, FR_STAGES=2, FR_EPI=0, FR_CINIT=1),
 }
 
 #: configurations the check must answer "unknown" for (the reason names what it does not follow)
@@ -82,6 +84,7 @@ BUGS = [
     ("b_stmatrix_no_trans", "c9", "BUG_STMATRIX_NO_TRANS", "refuted", "store"),
     ("b_guard_zero_fills_a_rows", "c10", "BUG_GUARD_A_ROWS", "refuted", "store"),
     ("b_guard_zero_fills_b_k", "c10", "BUG_GUARD_B_K", "refuted", "store"),
+    ("b_cinit_rows_swapped", "c12", "BUG_CINIT_ROW", "refuted", "accumulator"),
 ]
 
 

@@ -30,6 +30,7 @@
 //   FR_KREV     1: k-tiles in descending order (FR_STAGES 1).
 //   FR_ACONV    1: A is f32 in global memory, converted to f16 on the way to shared memory (FR_STAGES 1;
 //               the check does not follow conversions of operands: expected "unknown").
+//   FR_CINIT    1: C = A @ B + C: the accumulators start from C's old values (FR_EPI 0, f32 C).
 //   FR_EPI 3:   f16 C stored column-major (C(m, n) at n * M + m): stmatrix.x2.trans into a [n][m] tile,
 //               then 16-byte rows out.
 //   Planted bugs: BUG_MISSING_TRANS, BUG_SWZ_WRITE_ONLY (A), BUG_SWAP_ROWS (A ldmatrix lanes 3 and 12),
@@ -41,7 +42,8 @@
 //   reads k-tile kt + 1 wrapped), BUG_C_SWAP (the mma's C operand lists c1 before c0), BUG_A_REG_ORDER
 //   (the permuted ldmatrix.x4's registers passed unpermuted), BUG_PACK_SWAP (FR_PACK 1: prmt 0x1054 swaps the
 //   halves), BUG_NO_KGUARD (FR_GUARD: the k bound is not checked), BUG_GUARD_A_ROWS / BUG_GUARD_B_K
-//   (FR_GUARD: a bound 16 too tight zero-fills whole A / B fragments that lie inside the matrix), BUG_STMATRIX_NO_TRANS (FR_EPI 3).
+//   (FR_GUARD: a bound 16 too tight zero-fills whole A / B fragments that lie inside the matrix), BUG_STMATRIX_NO_TRANS (FR_EPI 3), BUG_CINIT_ROW (FR_CINIT: lanes g == 2 start rows g and g + 8
+//   from each other's old C).
 #include <cstdint>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -81,6 +83,9 @@
 #endif
 #ifndef FR_KREV
 #define FR_KREV 0
+#endif
+#ifndef FR_CINIT
+#define FR_CINIT 0
 #endif
 #ifndef FR_ACONV
 #define FR_ACONV 0
@@ -177,6 +182,16 @@ KERNEL_NAME(const a_t* __restrict__ A, const elem_t* __restrict__ B, out_t* __re
   float acc[2][4];
   for (int j = 0; j < 2; ++j)
     for (int r = 0; r < 4; ++r) acc[j][r] = 0.f;
+#if FR_CINIT
+  for (int j = 0; j < 2; ++j) {
+    float2 lo = *reinterpret_cast<const float2*>(C + size_t(m0 + wm + g) * N + n0 + wn + j * 8 + 2 * t);
+    float2 hi = *reinterpret_cast<const float2*>(C + size_t(m0 + wm + g + 8) * N + n0 + wn + j * 8 + 2 * t);
+#ifdef BUG_CINIT_ROW
+    if (g == 2) { float2 x = lo; lo = hi; hi = x; }
+#endif
+    acc[j][0] = lo.x; acc[j][1] = lo.y; acc[j][2] = hi.x; acc[j][3] = hi.y;
+  }
+#endif
 
   // one 16-byte chunk of A and one of B per thread per k-tile
   const int frow = tid >> 2, fcol = (tid & 3) * 8;

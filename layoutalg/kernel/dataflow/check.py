@@ -161,6 +161,8 @@ def _claim(chk: MmaChecker, fr: FlowResult) -> str:
         what.append(f"{chk.fma_lanes} scalar A x B fma products")
     checked = getattr(chk, "c_checked", None)
     tail = f"; {checked} of {chk.M * chk.N} C elements checked" if checked is not None else ""
+    if getattr(chk, "c_seeded", 0):
+        tail += "; the accumulators start from C's old values (C = A B + C)"
     return (f"{grid} of the launch: {' and '.join(what) or 'no products'} receive the fragment elements of "
             f"A ({chk.a.text}) and B ({chk.b.text}); each (m, n, k) of the {chk.M}x{chk.N}x{chk.K} problem is "
             f"accumulated once; C ({chk.c.text}) receives its accumulators; no shared-memory race{tail}")

@@ -48,6 +48,7 @@ class CheckerBase:
         self.products = 0
         self.mma_executions = 0
         self.fma_lanes = 0
+        self.c_seeded = 0  # mma C inputs that were C's old values (D = A B + C)
         self.esize: dict[str, int] = {}
         self.tile_counts: np.ndarray | None = None
         self.tile_shape: tuple[int, int, int] | None = None

@@ -72,7 +72,7 @@ class FlowResult:
     geometry: Any
     buffers: list[str]
     shared_layout: dict[str, int]
-    races: list[Race]
+    races: list[Race]  # in the order the interpretation met them (batch by batch)
     unfollowed: dict[int, str]
     sync_unmodelled: dict[int, str]
     data_dependent: list[Incident]
@@ -141,7 +141,7 @@ def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATC
         state.launch = shared_run
         state.launch_thread = first * geom.slots + np.arange(geom.n, dtype=np.int64)
         machine.flow = state
-        ops = decode(image, machine)
+        ops = decode(image, machine, private=True)  # the rules wrap these ops: never the cached ones
         ctx = _context(image, machine)
         install(ops, ctx)
         if consumer is not None:
@@ -167,8 +167,7 @@ def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATC
     if consumer is not None:
         consumer.end()
     return FlowResult(fn=fn, geometry=geometry, buffers=list(params.buffers),
-                      shared_layout=dict(image.shared.addresses), races=sorted(races.values(),
-                                                                               key=lambda r: (r.second, r.first)),
+                      shared_layout=dict(image.shared.addresses), races=list(races.values()),
                       unfollowed=unfollowed, sync_unmodelled=sync_unmodelled,
                       data_dependent=sorted(data_dep.values(), key=lambda d: d.line),
                       unknown_stores=dict(shared_run.unknown_stores), overlaps=dict(shared_run.overlaps),

@@ -106,10 +106,15 @@ class MmaChecker(FmaProducts, CStores):
             return get
 
         bad = np.zeros(W, dtype=bool)
-        ma, ka, bad_a = self._tile(op, "A", self.a, ga, zeros("A"), form, threads, (self.M, self.K))
-        kb, nb, bad_b = self._tile(op, "B", self.b, gb, zeros("B"), form, threads, (self.K, self.N))
+        ma, ka, bad_a, empty_a = self._tile(op, "A", self.a, ga, zeros("A"), form, threads, (self.M, self.K))
+        # B's k origin is A's (one tile per mma): B is judged against the k tile the A fragment holds
+        kb, nb, bad_b, empty_b = self._tile(op, "B", self.b, gb, zeros("B"), form, threads, (self.K, self.N),
+                                            force_row=(ka, ~bad_a & ~empty_a))
         bad |= bad_a | bad_b
-        clash = ~bad & (ka != kb)
+        # an A or B fragment of known zeros only (a zero-filled tile past the matrix's edge) adds no product:
+        # D is C, unit for unit, whatever C holds (the other operand is still checked above)
+        skip = empty_a | empty_b
+        clash = ~bad & ~skip & (ka != kb)
         for w in np.flatnonzero(clash)[:1]:
             t = int(threads[w * 32])
             self._find("refuted", "operand", op.index,
@@ -121,15 +126,16 @@ class MmaChecker(FmaProducts, CStores):
         # C input: each element a known zero or the accumulator of its own (m, n)
         crow = ma[:, None, None] + form.row["C"][None]
         ccol = nb[:, None, None] + form.col["C"][None]
-        none, acc, _glob, ident = classify(gc.reshape(-1, form.ue["C"]))
+        none, acc, glob, ident = classify(gc.reshape(-1, form.ue["C"]))
         shape = gc.shape[:-1]
-        none, acc, ident = none.reshape(shape), acc.reshape(shape), ident.reshape(shape)
+        none, acc, glob, ident = none.reshape(shape), acc.reshape(shape), glob.reshape(shape), ident.reshape(shape)
         am, an, ad, _p, _wide, ader = tg.acc_fields(ident)
         good_acc = acc & (am == crow) & (an == ccol) & (ader == 0)
         good_zero = none & zeros("C")() if none.any() else none
-        c_ok = good_acc | good_zero
+        good_seed = self._old_c(glob, ident, crow, ccol, form.ue["C"])
+        c_ok = good_acc | good_zero | good_seed
         depth_in = np.where(good_acc, ad, 0)
-        c_bad = ~bad[:, None, None] & ~c_ok
+        c_bad = ~(bad | skip)[:, None, None] & ~c_ok
         if c_bad.any():
             w, lane, e = (int(x[0]) for x in np.nonzero(c_bad))
             t = int(threads[w * 32 + lane])
@@ -138,11 +144,11 @@ class MmaChecker(FmaProducts, CStores):
             held = self.describe_group(gc[w, lane, e], form.ue["C"])
             if held.startswith("an untagged value"):
                 held = _untagged_value(read(reg), t, e, form.ue["C"])
+            want = f"the accumulator of C({int(crow[w, lane, e])}, {int(ccol[w, lane, e])}), its old value or 0"
             self._find(verdict, "accumulator", op.index,
-                       f"PTX line {ins.line}: the C input of element c{e} in lane {lane} is {held}, not the "
-                       f"accumulator of C({int(crow[w, lane, e])}, {int(ccol[w, lane, e])}) or zero", line=ins.line,
-                       opcode=ins.opcode, **self._where(t), operand="C", register=reg, element=e, held=held,
-                       expected=f"the accumulator of C({int(crow[w, lane, e])}, {int(ccol[w, lane, e])}) or 0")
+                       f"PTX line {ins.line}: the C input of element c{e} in lane {lane} is {held}, not {want}",
+                       line=ins.line, opcode=ins.opcode, **self._where(t), operand="C", register=reg, element=e,
+                       held=held, expected=want)
             bad |= c_bad.any(axis=(1, 2))
         kin = np.clip(np.minimum(ka + kt, self.K) - np.maximum(ka, 0), 0, None)
         depth = depth_in + kin[:, None, None]
@@ -150,20 +156,37 @@ class MmaChecker(FmaProducts, CStores):
         dtags = tg.acc(crow, ccol, np.minimum(depth, tg.MAX_DEPTH), 0, ue_c == 2)  # (W, 32, elements)
         units = np.repeat(dtags[..., None], ue_c, axis=-1) | (np.arange(ue_c)[None, None, None, :] << 56) \
             if ue_c == 2 else dtags[..., None]
+        units = np.where(skip[:, None, None, None], gc, units)
         units = np.where(bad[:, None, None, None], tg.opaque(op.index, tg.W_MMA), units)
         flat = units.reshape(W * 32, -1)
         for j, name in enumerate(form.regs["D"]):
             plane = np.full((m.n, 2), tg.NONE, dtype=np.int64)
             plane[threads] = flat[:, 2 * j: 2 * j + 2]
             f.regs.put(name, plane, mask)
-        good = ~bad
+        good = ~bad & ~skip
         if good.any():
             self._count_tiles(op, ma[good], nb[good], ka[good], (mt, nt, kt))
 
+    def _old_c(self, glob: np.ndarray, ident: np.ndarray, crow: np.ndarray, ccol: np.ndarray, ue: int) -> np.ndarray:
+        """C inputs that are the old value of the same C element, loaded from C's buffer (``D = A B + C``; maybe
+        scaled, as ``beta * C``): a chain may start there as from zero (``c_seeded`` counts them)."""
+        if not glob.any():
+            return np.zeros(glob.shape, dtype=bool)
+        off = tg.glob_off(ident)
+        sel = glob & (tg.glob_buf(ident) == self.c.buffer) & (off % (2 * ue) == 0)
+        r, c, ok = self.c.coordinate(np.where(sel, off // (2 * ue), -1))
+        seed: np.ndarray = np.asarray(sel & ok & (r == crow) & (c == ccol))
+        self.c_seeded += int(np.count_nonzero(seed))
+        return seed
+
     def _tile(self, op: Any, role: str, spec: MatrixSpec, groups: np.ndarray, zeros: Any, form: MmaForm,
-              threads: np.ndarray, bounds: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per warp the tile origin (row0, col0) of operand ``role`` and whether it failed (recorded);
-        ``zeros()`` gives which elements are known zeros (computed only when some element is not ``role``'s)."""
+              threads: np.ndarray, bounds: tuple[int, int],
+              force_row: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, ...]:
+        """Per warp the tile origin (row0, col0) of operand ``role``, whether it failed (recorded), and whether the
+        fragment is known zeros only (no element of ``role``: no tile, not a failure); ``zeros()`` gives which
+        elements are known zeros (computed only when some element is not ``role``'s).  ``force_row``: (origin
+        row, valid) per warp, a row origin the tile must have (B's k, taken from the A fragment); the column
+        origin is then the most common one among the elements."""
         W = groups.shape[0]
         ue = groups.shape[-1]
         r, c, ok = self._operand(spec, groups, ue)
@@ -173,21 +196,32 @@ class MmaChecker(FmaProducts, CStores):
         has = ok.reshape(W, -1).any(axis=1)
         ref = key.reshape(W, -1)[np.arange(W), first]
         same = ~ok | (key == ref[:, None, None])
+        forced = np.zeros(W, dtype=bool)
+        if force_row is not None:
+            forced = has & force_row[1] & (unpack_origin(ref)[0] != force_row[0])
         bad = np.zeros(W, dtype=bool)
-        bad |= ~has
         zero = zeros() if not ok.all() else np.ones(ok.shape, dtype=bool)
-        for w in np.flatnonzero(~has):
+        empty: np.ndarray = np.asarray(~has & zero.reshape(W, -1).all(axis=1))
+        bad |= ~has & ~empty
+        for w in np.flatnonzero(~has & ~empty):
             t = int(threads[w * 32])
             opaque = (tg.kind(groups[w]) == tg.K_OPAQUE).any()
-            verdict = "unknown" if opaque or zero[w].all() else "refuted"
+            verdict = "unknown" if opaque else "refuted"
+            held = self.describe_group(groups[w, 0, 0], ue)
             self._find(verdict, "operand", op.index,
                        f"PTX line {op.ins.line}: no {role} element in any lane of this mma, so its tile cannot be "
-                       f"derived (lane 0 holds {self.describe_group(groups[w, 0, 0], ue)})",
+                       f"derived (lane 0 register {form.regs[role][0]} ({role.lower()}0) holds {held})",
                        line=op.ins.line, opcode=op.ins.opcode, **self._where(t), operand=role,
-                       held=self.describe_group(groups[w, 0, 0], ue), expected=f"an element of {role}")
-        for w in np.flatnonzero(has & ~same.reshape(W, -1).all(axis=1) | has & (~ok).reshape(W, -1).any(axis=1)):
+                       register=form.regs[role][0], element=0, half=(0 if ue == 1 else None), held=held,
+                       expected=f"an element of {role} (at fragment position ({int(form.row[role][0, 0])}, "
+                                f"{int(form.col[role][0, 0])}) of the tile)")
+        todo = has & ~same.reshape(W, -1).all(axis=1) | has & (~ok).reshape(W, -1).any(axis=1) | forced
+        for w in np.flatnonzero(todo):
             vals, counts = np.unique(key[w][ok[w]], return_counts=True)
             mode = vals[np.argmax(counts)]
+            own_row = int(unpack_origin(mode)[0])
+            if force_row is not None and force_row[1][w]:
+                mode = pack_origin(force_row[0][w], unpack_origin(mode)[1])
             ref[w] = mode
             m0, k0 = (int(x) for x in unpack_origin(mode))
             exp_r, exp_c = m0 + form.row[role], k0 + form.col[role]
@@ -203,15 +237,19 @@ class MmaChecker(FmaProducts, CStores):
                 held = "zero (not loaded; the element is inside the matrix)"
             opaque = tg.kind(int(groups[w, lane, e, 0])) == tg.K_OPAQUE
             reg_i = e * ue // 2
+            need = f"{role}({int(exp_r[lane, e])}, {int(exp_c[lane, e])})"
+            if not inside[lane, e]:  # the tile reaches past the matrix here: only a zero is right
+                need = f"0 (its position {need} lies outside the {bounds[0]} x {bounds[1]} matrix)"
+            if force_row is not None and force_row[1][w] and own_row != int(force_row[0][w]):
+                need += f" (the A fragment is the tile at k = {int(force_row[0][w])}; most B elements here are " \
+                        f"from the tile at k = {own_row})"
             self._find("unknown" if opaque else "refuted", "operand", op.index,
                        f"PTX line {op.ins.line}: lane {lane} register {form.regs[role][reg_i]} "
-                       f"({role.lower()}{e}) holds {held}; the fragment needs {role}({int(exp_r[lane, e])}, "
-                       f"{int(exp_c[lane, e])})", line=op.ins.line, opcode=op.ins.opcode, **self._where(t),
-                       operand=role, register=form.regs[role][reg_i], element=e,
-                       half=(e % 2 if ue == 1 else None), held=held,
-                       expected=f"{role}({int(exp_r[lane, e])}, {int(exp_c[lane, e])})")
+                       f"({role.lower()}{e}) holds {held}; the fragment needs {need}", line=op.ins.line,
+                       opcode=op.ins.opcode, **self._where(t), operand=role, register=form.regs[role][reg_i],
+                       element=e, half=(e % 2 if ue == 1 else None), held=held, expected=need)
         o0, o1 = unpack_origin(ref)
-        return o0, o1, bad
+        return o0, o1, bad, empty
 
     # ------------------------------------------------------------------ fma
 _BIAS = np.int64(1 << 30)

@@ -158,7 +158,8 @@ class SharedTags:
             self.tag[c] = tg.opaque(op, why)
 
     def race_list(self) -> list[Race]:
-        return sorted(self.races.values(), key=lambda r: (r.second, r.first))
+        """The races in the order the interpretation met them (the first is the first to happen)."""
+        return list(self.races.values())
 
 
 def sample_units(addr: np.ndarray, nbytes: int) -> np.ndarray:

@@ -147,10 +147,14 @@ def decoder(image: LaunchImage, machine: Machine) -> tuple[list[Op | None], Any]
     return ops, decode_one
 
 
-def decode(image: LaunchImage, machine: Machine) -> list[Op]:
-    """Every instruction decoded now (used by tools that inspect ops; :func:`run` decodes lazily)."""
+def decode(image: LaunchImage, machine: Machine, private: bool = False) -> list[Op]:
+    """Every instruction decoded now (used by tools that inspect ops; :func:`run` decodes lazily).
+
+    ``private``: new Op objects only, never the ones cached on the function -- for callers that wrap an
+    op's ``run`` (the data-flow rules), so that their wrapping neither leaks into later traces of the
+    same module nor is applied twice."""
     ops, decode_one = decoder(image, machine)
-    return [op if op is not None else decode_one(i) for i, op in enumerate(ops)]
+    return [op if op is not None and not private else decode_one(i) for i, op in enumerate(ops)]
 
 
 def _addresses_local_param(ins: object, names: set[str]) -> bool:

@@ -68,7 +68,6 @@ from layoutalg.swizzle import (
     logical_product,
     make_composed_layout,
     make_swizzle,
-    parse,
     parse_triton,
     raked_product,
     recast,
@@ -84,6 +83,9 @@ from layoutalg.swizzle import (
     zipped_divide,
     zipped_product,
 )
+from layoutalg.swizzle.queries import cosize, depth, get, rank, shape, size, stride  # CuTe DSL's free functions
+
+from layoutalg.interop.text import parse  # isort: skip  (the one text reader: C++ types, atoms, prints, Triton)
 
 __version__ = "0.1.0"
 
@@ -92,6 +94,8 @@ __all__ = [
     "Layout", "Swizzle", "ComposedLayout", "make_layout", "make_swizzle", "make_composed_layout",
     # notation
     "parse", "to_str", "to_cpp",
+    # CuTe DSL's free functions
+    "size", "cosize", "rank", "depth", "shape", "stride", "get",
     # int tuples
     "ceil_div", "congruent", "crd2idx", "flatten", "idx2crd", "inner_product", "prefix_product",
     "product", "shape_div", "suffix_product", "weakly_congruent",

@@ -19,7 +19,8 @@ from typing import Any, Union
 from layoutalg.atoms.copy import COPY_ATOMS, CopyAtom, TypedCopyAtom, find_matrix_atom
 from layoutalg.atoms.gmma import GMMA_NS, GmmaAtom, make_gmma
 from layoutalg.atoms.mma import MMA_ATOMS, MmaAtom
-from layoutalg.errors import InstructionError
+from layoutalg.core.dtypes import ptx_name
+from layoutalg.errors import InstructionError, LayoutError
 
 Atom = Union[MmaAtom, CopyAtom, GmmaAtom]
 
@@ -31,7 +32,6 @@ for _atom in _ALL:
     _BY_PTX.setdefault(_atom.ptx, _atom)
 _GMMA_RE = re.compile(r"SM90_64x(\d+)x16_(F16|F32)(F16|BF16)(F16|BF16)_(SS|RS)$")
 _GMMA_CACHE: dict[tuple[int, str, str, str], GmmaAtom] = {}
-_TYPES = {"F16": "f16", "BF16": "bf16", "F32": "f32"}
 
 
 def _gmma(n: int, a: str, c: str, a_source: str) -> GmmaAtom:
@@ -62,7 +62,7 @@ def get(name: str, bits: int | None = None) -> Any:
     if atom is None:
         m = _GMMA_RE.match(key)
         if m and m.group(3) == m.group(4):
-            atom = _gmma(int(m.group(1)), _TYPES[m.group(3)], _TYPES[m.group(2)], "smem" if m.group(5) == "SS" else "reg")
+            atom = _gmma(int(m.group(1)), ptx_name(m.group(3)), ptx_name(m.group(2)), "smem" if m.group(5) == "SS" else "reg")
     if atom is None and "_Atom" in key:
         from layoutalg.atoms import smem
 
@@ -91,7 +91,7 @@ def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | No
     for what, value in (("shape", shape), ("a", a), ("c", c), ("layout", layout)):
         if not isinstance(value, str):
             raise InstructionError(f"mma: {what} must be a PTX name such as 'm16n8k16' or 'f16', got {value!r}")
-    b = b or a
+    a, b, c = _type_name(a, "a"), _type_name(b or a, "b"), _type_name(c, "c")
     shape = shape.strip().lstrip(".")
     matches = [x for x in MMA_ATOMS
                if x.ptx == f"mma.sync.aligned.{shape}.{layout}.{c}.{a}.{b}.{c}" and (arch is None or x.arch == arch)]
@@ -101,6 +101,14 @@ def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | No
         raise InstructionError(f"no mma.sync {shape} with a={a}, b={b}, c={c}, layout {layout}"
                                f"{'' if arch is None else f', arch sm{arch}'}{hint}")
     return max(matches, key=lambda x: x.arch)
+
+
+def _type_name(value: Any, what: str) -> str:
+    """A dtype in any spelling of :mod:`layoutalg.core.dtypes` as its PTX name (``half`` -> ``f16``)."""
+    try:
+        return ptx_name(value)
+    except LayoutError as exc:
+        raise InstructionError(f"mma: {what}: {exc}") from None
 
 
 def _matrix(kind: str, num: int, trans: bool) -> CopyAtom:
@@ -160,7 +168,7 @@ def cp_async(nbytes: int = 16, cache: str = "ca") -> CopyAtom:
 
 def wgmma(n: int, a: str = "f16", c: str = "f32", a_source: str = "smem") -> GmmaAtom:
     """``wgmma.mma_async.sync.aligned.m64n{n}k16.{c}.{a}.{a}`` (CuTe SM90_64x{n}x16_{C}{A}{A}_{SS|RS})."""
-    return _gmma(n, a, c, a_source)
+    return _gmma(n, _type_name(a, "a"), _type_name(c, "c"), a_source)
 
 
 __all__ = ["get", "names", "mma", "ldmatrix", "stmatrix", "movmatrix", "ld_shared", "st_shared", "cp_async", "wgmma"]

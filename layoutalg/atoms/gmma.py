@@ -52,6 +52,7 @@ from functools import cached_property
 from typing import Any
 
 from layoutalg.atoms.fragment import fit_layout
+from layoutalg.core.dtypes import cute_name, ptx_name
 from layoutalg.core.layout import Layout
 from layoutalg.errors import InstructionError, LayoutError
 
@@ -59,7 +60,6 @@ Coord = tuple[int, int]
 
 LAYOUT_TYPES = {"INTERLEAVE": 0, "B128": 1, "B64": 2, "B32": 3}
 _WIDTH_UNITS = {"INTERLEAVE": 1, "B32": 2, "B64": 4, "B128": 8}
-_CUTE_T = {"f16": "F16", "bf16": "BF16", "f32": "F32"}
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ GMMA_NS = tuple(range(8, 257, 8))
 
 def make_gmma(n: int, a: str = "f16", b: str | None = None, c: str = "f32", a_source: str = "smem") -> GmmaAtom:
     """``SM90_64x{n}x16_{C}{A}{B}_{SS|RS}``: n a multiple of 8 in [8, 256]; a/b f16 or bf16; c f16 or f32."""
-    b = b or a
+    a, b, c = ptx_name(a), ptx_name(b or a), ptx_name(c)
     if n not in GMMA_NS:
         raise InstructionError(f"wgmma m64nNk16: N must be a multiple of 8 in [8, 256], got {n}")
     if a not in ("f16", "bf16") or b != a:
@@ -163,7 +163,7 @@ def make_gmma(n: int, a: str = "f16", b: str | None = None, c: str = "f32", a_so
     if a_source not in ("smem", "reg"):
         raise InstructionError(f"a_source must be 'smem' or 'reg', got {a_source!r}")
     mode = "SS" if a_source == "smem" else "RS"
-    name = f"SM90_64x{n}x16_{_CUTE_T[c]}{_CUTE_T[a]}{_CUTE_T[b]}_{mode}"
+    name = f"SM90_64x{n}x16_{cute_name(c)}{cute_name(a)}{cute_name(b)}_{mode}"
     ptx = f"wgmma.mma_async.sync.aligned.m64n{n}k16.{c}.{a}.{b}"
     a_layout = _ab_layout(64, 16) if a_source == "smem" else _c_layout(16)
     return GmmaAtom(name, ptx, (64, n, 16), Layout(128), a_layout, _ab_layout(n, 16), _c_layout(n), a, b, c, c, a_source)

@@ -23,15 +23,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from layoutalg.core.dtypes import dtype_bits
 from layoutalg.errors import InstructionError
 
-_TYPE_BYTES = {
-    "b8": 1, "u8": 1, "s8": 1,
-    "b16": 2, "u16": 2, "s16": 2,
-    "b32": 4, "u32": 4, "s32": 4, "f32": 4,
-    "b64": 8, "u64": 8, "s64": 8, "f64": 8,
-    "b128": 16,
-}
+#: The type suffixes of ld/st.shared (PTX ISA); their widths come from the one dtype table.
+_LDST_TYPES = ("b8", "u8", "s8", "b16", "u16", "s16", "b32", "u32", "s32", "f32", "b64", "u64", "s64", "f64", "b128")
+_TYPE_BYTES = {name: dtype_bits(name) // 8 for name in _LDST_TYPES}
 _LDST_QUALIFIERS = {"volatile", "relaxed", "weak", "acquire", "release", "cta", "sys", "gpu", "cluster"}
 _MATRIX_COUNTS = {"x1": 1, "x2": 2, "x4": 4}
 _CANONICAL_WIDTH = {1: "u8", 2: "u16", 4: "b32", 8: "b64", 16: "v4.b32"}

@@ -359,11 +359,33 @@ def slice_layout(layout: Layout, crd: Any) -> Layout:
     return slice_and_offset(layout, crd)[0]
 
 
-def make_layout(*layouts: Layout) -> Layout:
-    """Concatenate layouts into one whose modes are the given layouts (CuTe ``make_layout(L0, L1, ...)``)."""
-    for i, layout in enumerate(layouts):
-        if not isinstance(layout, Layout):
-            raise ShapeError(f"make_layout argument {i} is not a Layout: {layout!r}")
+def make_layout(*args: Any, stride: Any = None) -> Layout:
+    """CuTe's ``make_layout`` in its C++ and CuTe DSL spellings.
+
+    * ``make_layout(shape, stride=None)`` (CuTe DSL), ``make_layout(shape, stride)`` (C++): the layout
+      ``shape:stride``; no stride is compact column-major (``LayoutLeft``);
+    * ``make_layout(L0, L1, ...)`` (C++) or ``make_layout([L0, L1, ...])`` (CuTe DSL): the layout whose
+      modes are the given layouts.
+    """
+    if args and all(isinstance(a, Layout) for a in args):
+        layouts: Sequence[Any] = args
+    elif len(args) == 1 and isinstance(args[0], (list, tuple)) and args[0] \
+            and all(isinstance(a, Layout) for a in args[0]):
+        layouts = args[0]
+    else:
+        if not 1 <= len(args) <= 2:
+            raise ShapeError(f"make_layout takes (shape, stride=None) or layouts, got {len(args)} arguments")
+        if len(args) == 2:
+            if stride is not None:
+                raise ShapeError("make_layout: stride given twice (positionally and as stride=)")
+            stride = args[1]
+        for i, a in enumerate(args):
+            if isinstance(a, Layout):
+                raise ShapeError(f"make_layout argument {i} is a Layout among shapes: pass only layouts, or a shape "
+                                 "and a stride")
+        return Layout(args[0], stride)
+    if stride is not None:
+        raise ShapeError("make_layout of layouts takes no stride=")
     return Layout(tuple(lay.shape for lay in layouts), tuple(lay.stride for lay in layouts))
 
 

@@ -1,0 +1,34 @@
+"""Read and write layouts in the notations and objects of the other CuTe-family tools (front end, layer 7).
+
+One module per library:
+
+* :mod:`~layoutalg.interop.text`: the one reader of layouts as text (``layoutalg.parse``, every CLI LAYOUT);
+* :mod:`~layoutalg.interop.cpp`: CuTe C++ type strings (``Layout<Shape<_8,_64>,Stride<_64,_1>>``);
+* :mod:`~layoutalg.interop.pycute`: the legacy ``pycute``;
+* :mod:`~layoutalg.interop.cute_dsl`: CuTe DSL objects (inside ``@cute.jit``) and prints;
+* Triton linear layouts: :mod:`layoutalg.swizzle.triton`.
+
+Each foreign library is imported only when a function that needs it is called.
+"""
+
+from layoutalg.interop.cpp import element_swizzle_base, from_cpp, to_cpp
+from layoutalg.interop.cute_dsl import from_cute_dsl, to_cute_dsl, to_dsl_string
+from layoutalg.interop.pycute import from_pycute, to_pycute
+from layoutalg.interop.text import from_string, normalise_notation, parse
+from layoutalg.swizzle.triton import from_triton, to_triton
+
+__all__ = [
+    "parse",
+    "from_string",
+    "normalise_notation",
+    "element_swizzle_base",
+    "from_cpp",
+    "to_cpp",
+    "from_pycute",
+    "to_pycute",
+    "from_cute_dsl",
+    "to_cute_dsl",
+    "to_dsl_string",
+    "from_triton",
+    "to_triton",
+]

@@ -59,7 +59,6 @@ from layoutalg.swizzle import (
     flat_divide,
     flat_product,
     from_f2,
-    from_triton,
     is_f2_linear,
     left_inverse,
     local_partition,
@@ -78,7 +77,6 @@ from layoutalg.swizzle import (
     tiled_product,
     to_f2,
     to_str,
-    to_triton,
     upcast,
     zipped_divide,
     zipped_product,
@@ -86,6 +84,7 @@ from layoutalg.swizzle import (
 from layoutalg.swizzle.queries import cosize, depth, get, rank, shape, size, stride  # CuTe DSL's free functions
 
 from layoutalg.interop.text import parse  # isort: skip  (the one text reader: C++ types, atoms, prints, Triton)
+from layoutalg.interop.triton import from_triton, to_triton  # isort: skip  (Gluon objects in and out)
 
 __version__ = "0.1.0"
 

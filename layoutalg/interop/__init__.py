@@ -6,7 +6,8 @@ One module per library:
 * :mod:`~layoutalg.interop.cpp`: CuTe C++ type strings (``Layout<Shape<_8,_64>,Stride<_64,_1>>``);
 * :mod:`~layoutalg.interop.pycute`: the legacy ``pycute``;
 * :mod:`~layoutalg.interop.cute_dsl`: CuTe DSL objects (inside ``@cute.jit``) and prints;
-* Triton linear layouts: :mod:`layoutalg.swizzle.triton`.
+* :mod:`~layoutalg.interop.triton`: Gluon layout objects and ``#ttg`` text (over the GF(2) core of
+  :mod:`layoutalg.swizzle.triton`); :mod:`~layoutalg.interop.triton_shared` Triton's shared encodings.
 
 Each foreign library is imported only when a function that needs it is called.
 """
@@ -15,7 +16,7 @@ from layoutalg.interop.cpp import element_swizzle_base, from_cpp, to_cpp
 from layoutalg.interop.cute_dsl import from_cute_dsl, to_cute_dsl, to_dsl_string
 from layoutalg.interop.pycute import from_pycute, to_pycute
 from layoutalg.interop.text import from_string, normalise_notation, parse
-from layoutalg.swizzle.triton import from_triton, to_triton
+from layoutalg.interop.triton import from_triton, to_triton, to_triton_text
 
 __all__ = [
     "parse",
@@ -31,4 +32,5 @@ __all__ = [
     "to_dsl_string",
     "from_triton",
     "to_triton",
+    "to_triton_text",
 ]

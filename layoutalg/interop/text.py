@@ -7,7 +7,8 @@ It reads, by their first characters:
   ``ComposedLayout<Swizzle<3,3,3>,_0,Layout<...>>``, ``Swizzle<3,3,3>``): :mod:`layoutalg.interop.cpp`;
 * shared-memory atom names: ``GMMA::Layout_K_SW128_Atom<bf16>``, ``Layout_MN_SW64_Atom<cutlass::half_t>``,
   ``Layout_K_INTER_Atom_Bits``, ``Sm80_SW3_Atom<f16>``, or the bare name with ``dtype=``;
-* Triton linear layouts: ``#ttg.linear<{...}>`` and ``LinearLayout::toString`` text;
+* Triton layouts as IR dumps print them (``#ttg.linear<{...}>``, ``#ttg.nvmma_shared<{...}>``, ...; those
+  without a shape need :func:`layoutalg.from_triton` with ``shape=``) and ``LinearLayout::toString`` text;
 * printed values of CuTe C++ (``Sw<3,4,3> o _0 o (_8,_64):(_64,_1)``, static negatives ``_-5``,
   ``smem_ptr[16b](unset)`` offsets), CuTe DSL (``S<3,4,3> o 0 o (8,64):(64,1)``) and pycute
   (``SW_3_4_3``): :mod:`layoutalg.swizzle.notation` after :func:`normalise_notation`.
@@ -105,9 +106,8 @@ def parse(text: str, dtype: Any = None) -> Any:
     named = _NAME.match(stripped)
     if named and ATOM_NAME.match(named.group(1)):
         return from_cpp(stripped, read_atom)
-    if stripped.startswith("#ttg.linear") or "where out dims are" in stripped:
-        triton = importlib.import_module("layoutalg.swizzle.triton")
-        return triton.from_triton(triton.parse_triton(stripped))
+    if stripped.startswith("#ttg.") or "where out dims are" in stripped:
+        return importlib.import_module("layoutalg.interop.triton").from_triton(stripped)
     return swizzle_notation.parse(normalise_notation(stripped))
 
 

@@ -24,6 +24,17 @@ _ASSIGN = re.compile(r"^\s*(%[\w.]+) = (.*?)(?:, !dbg !(\d+))?(?:, !\w+ !\d+)*\s
 _STORE = re.compile(r"^\s*store (.*?), !dbg !(\d+)")
 _LOCATION = re.compile(r"^!(\d+) = !DILocation\(line: (\d+)")
 _FLAGS = {"nuw", "nsw", "disjoint", "exact", "nneg", "inbounds", "tail", "samesign"}
+_CONST_GEP = re.compile(r"getelementptr (?:inbounds )?(?:nuw )?\((i\d+), ptr addrspace\(3\) @global_smem, i32 (-?\d+)\)")
+
+
+def _fold_constant_geps(line: str) -> str:
+    """``getelementptr (i8, ptr addrspace(3) @global_smem, i32 9216)`` -> ``@smem.9216`` (a byte offset)."""
+    return _CONST_GEP.sub(lambda m: f"@smem.{int(m.group(2)) * _type_bits(m.group(1))[0] // 8}", line)
+
+
+def _mask(x: Any, bits: int) -> Any:
+    """``x`` as an unsigned ``bits``-bit value (64-bit values stay int64: the addresses here are small)."""
+    return x & ((1 << bits) - 1) if bits < 63 else x
 
 
 @dataclass
@@ -55,7 +66,7 @@ class Interpreter:
         self.env: dict[str, Any] = {}
         self.lines = llir.splitlines()
         self.locations = {int(m.group(1)): int(m.group(2)) for m in map(_LOCATION.match, self.lines) if m}
-        self.stores: list[tuple[int, Any, Vec | Any, int]] = []  # (source line, byte address, value, bits)
+        self.writes: list[tuple[int, Any, Any, int]] = []  # (source line, byte addresses, values, bits)
 
     def operand(self, text: str, bits: int) -> Any:
         text = text.strip()
@@ -65,7 +76,9 @@ class Interpreter:
             return np.zeros(self.threads, dtype=np.int64)
         if text == "@global_smem":
             return np.zeros(self.threads, dtype=np.int64)
-        return np.full(self.threads, int(text), dtype=np.int64) & ((1 << bits) - 1)
+        if text.startswith("@smem."):
+            return np.full(self.threads, int(text[len("@smem."):]), dtype=np.int64)
+        return _mask(np.full(self.threads, int(text), dtype=np.int64), bits)
 
     def run(self) -> None:
         body = False
@@ -79,8 +92,12 @@ class Interpreter:
                 return
             if not line.strip() or line.strip().endswith(":"):
                 continue
+            line = _fold_constant_geps(line)
             if m := _STORE.match(line):
                 self.store(m.group(1), self.locations[int(m.group(2))])
+                continue
+            if "@llvm.nvvm.stmatrix" in line:
+                self.stmatrix(line, self.locations[int(re.search(r"!dbg !(\d+)", line).group(1))])  # type: ignore[union-attr]
                 continue
             m = _ASSIGN.match(line)
             if m is None:
@@ -98,24 +115,43 @@ class Interpreter:
             ty, args = rest.split(" ", 1)
             bits, _ = _type_bits(ty)
             a, b = (self.operand(x, bits) for x in args.split(", "))
-            mask = (1 << bits) - 1
             result = {"shl": lambda: a << b, "lshr": lambda: a >> b, "ashr": lambda: a >> b, "and": lambda: a & b,
                       "or": lambda: a | b, "xor": lambda: a ^ b, "add": lambda: a + b, "sub": lambda: a - b,
                       "mul": lambda: a * b, "udiv": lambda: a // b, "urem": lambda: a % b}[op]()
-            return result & mask
+            return _mask(result, bits)
+        if op == "icmp":
+            m = re.fullmatch(r"(\w+) (i\d+) (\S+), (\S+)", rest)
+            if m is None:
+                raise NotImplementedError(text)
+            bits, _ = _type_bits(m.group(2))
+            a, b = self.operand(m.group(3), bits), self.operand(m.group(4), bits)
+            compare = {"eq": np.equal, "ne": np.not_equal, "ult": np.less, "ule": np.less_equal, "ugt": np.greater,
+                       "uge": np.greater_equal}.get(m.group(1))
+            if compare is None:
+                raise NotImplementedError(text)  # signed compares: not seen in Triton's address code
+            return compare(a, b).astype(np.int64)
+        if op == "select":
+            m = re.fullmatch(r"i1 (\S+), (i\d+) (\S+), i\d+ (\S+)", rest)
+            if m is None:
+                raise NotImplementedError(text)
+            bits, _ = _type_bits(m.group(2))
+            return np.where(self.operand(m.group(1), 1) != 0, self.operand(m.group(3), bits),
+                            self.operand(m.group(4), bits))
         if op in ("trunc", "zext", "sext"):
             m = re.fullmatch(r"(\S+) (\S+) to (\S+)", rest)
             if m is None:
                 raise NotImplementedError(text)
             src_bits, _ = _type_bits(m.group(1))
             dst_bits, _ = _type_bits(m.group(3))
-            return self.operand(m.group(2), src_bits) & ((1 << dst_bits) - 1)
+            return _mask(self.operand(m.group(2), src_bits), dst_bits)
         if op == "getelementptr":
-            m = re.fullmatch(r"(i\d+), ptr addrspace\(3\) (\S+), i32 (\S+)", rest)
+            m = re.fullmatch(r"(i\d+), ptr(?: addrspace\((\d)\))? (\S+), i(\d+) (\S+)", rest)
             if m is None:
                 raise NotImplementedError(text)
+            if m.group(2) != "3":
+                return np.zeros(self.threads, dtype=np.int64)  # global memory: not followed
             scale = _type_bits(m.group(1))[0] // 8
-            return self.operand(m.group(2), 32) + scale * self.operand(m.group(3), 32)
+            return self.operand(m.group(3), 32) + scale * self.operand(m.group(5), int(m.group(4)))
         if op == "insertelement":
             m = re.fullmatch(r"<(\d+) x i(\d+)> (\S+), i(\d+) (\S+), i\d+ (\d+)", rest)
             if m is None:
@@ -153,28 +189,67 @@ class Interpreter:
         return Vec(bits, elems) if count else elems[0]
 
     def store(self, text: str, line: int) -> None:
-        m = re.fullmatch(r"(<\d+ x i\d+>|i\d+) (\S+), ptr addrspace\((\d)\) (\S+), align \d+", text.strip())
+        m = re.fullmatch(r"(<\d+ x i\d+>|i\d+) (.+), ptr addrspace\((\d)\) (\S+), align \d+", text.strip())
         if m is None:
             raise NotImplementedError(f"store {text!r}")
         if m.group(3) != "3":
             return
         bits, count = _type_bits(m.group(1))
-        value = self.operand(m.group(2), bits) if not m.group(2).startswith("%") else self.env[m.group(2)]
-        if not isinstance(value, Vec):
-            value = Vec(bits, [value])
-        self.stores.append((line, self.env[m.group(4)] if m.group(4).startswith("%") else
-                            self.operand(m.group(4), 32), value, bits))
+        value = self.value(m.group(2), bits, count)
+        address = self.operand(m.group(4), 32)
+        for k, elem in enumerate(value.elems):
+            self.writes.append((line, address + k * value.bits // 8, elem, value.bits))
+
+    def value(self, text: str, bits: int, count: int) -> Vec:
+        """A stored operand: a register, a scalar constant, or a vector constant (zeroinitializer, splat, <...>)."""
+        text = text.strip()
+        if text.startswith("%"):
+            found = self.env[text]
+            return found if isinstance(found, Vec) else Vec(bits, [found])
+        if count == 0:
+            return Vec(bits, [self.operand(text, bits)])
+        if text == "zeroinitializer":
+            return Vec(bits, [np.zeros(self.threads, dtype=np.int64)] * count)
+        splat = re.fullmatch(r"splat \(i\d+ (-?\d+)\)", text)
+        if splat:
+            return Vec(bits, [self.operand(splat.group(1), bits)] * count)
+        items = re.fullmatch(r"<(.*)>", text)
+        if items:
+            return Vec(bits, [self.operand(item.split()[-1], bits) for item in items.group(1).split(",")])
+        raise NotImplementedError(f"stored value {text!r}")
+
+    def stmatrix(self, text: str, line: int) -> None:
+        """``stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].b16`` (PTX ISA): lane ``8*i + r`` gives the address of row
+        ``r`` of matrix ``i``; register ``i`` of lane ``l`` holds row ``l // 4``, columns ``2*(l % 4) + {0, 1}``
+        (with ``.trans`` the same pair is column ``l // 4``, rows ``2*(l % 4) + {0, 1}``)."""
+        m = re.search(r"stmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.b16\.p3\((.*)\)", text)
+        if m is None:
+            raise NotImplementedError(f"call {text.strip()!r}")
+        count, trans = int(m.group(1)), bool(m.group(2))
+        args = [a.strip().split()[-1] for a in m.group(3).split(",")]
+        address = self.operand(args[0], 32)
+        regs = [self.operand(a, 32) for a in args[1:]]
+        if len(regs) != count or self.threads % 32:
+            raise NotImplementedError(text)
+        warps = np.arange(self.threads // 32) * 32
+        for i in range(count):
+            for r in range(8):
+                for c in range(8):
+                    lane = 4 * c + r // 2 if trans else 4 * r + c // 2
+                    half = r % 2 if trans else c % 2
+                    value = (regs[i][warps + lane] >> (16 * half)) & 0xFFFF
+                    self.writes.append((line, address[warps + 8 * i + r] + 2 * c, value, 16))
 
     def memory(self, line: int, element_bits: int) -> dict[int, int]:
         """Element offset (from the buffer's lowest address) -> stored value, for the stores made at ``line``."""
         cells: dict[int, int] = {}
-        for store_line, address, value, _ in self.stores:
-            if store_line != line:
+        for write_line, address, value, bits in self.writes:
+            if write_line != line:
                 continue
-            data = self.to_bytes(value)
-            for t in range(self.threads):
-                for k, byte in enumerate(data):
-                    cells[int(address[t]) + k] = int(byte[t])
+            for k in range(bits // 8):
+                byte = (value >> (8 * k)) & 0xFF
+                for a, b in zip(address.tolist(), byte.tolist()):
+                    cells[a + k] = b
         if not cells:
             raise AssertionError(f"no shared-memory store from source line {line}")
         base = min(cells)

@@ -85,6 +85,7 @@ from layoutalg.swizzle.queries import cosize, depth, get, rank, shape, size, str
 
 from layoutalg.interop.text import parse  # isort: skip  (the one text reader: C++ types, atoms, prints, Triton)
 from layoutalg.interop.triton import from_triton, to_triton  # isort: skip  (Gluon objects in and out)
+from layoutalg.interop import as_layout, to_cute_dsl, to_pycute, to_tensor_layouts  # isort: skip  (live objects)
 
 __version__ = "0.1.0"
 
@@ -107,6 +108,8 @@ __all__ = [
     # GF(2) and Triton
     "BitMatrix", "to_f2", "from_f2", "is_f2_linear", "TritonLinearLayout", "to_triton", "from_triton",
     "parse_triton",
+    # other libraries' objects in and out
+    "as_layout", "to_cute_dsl", "to_pycute", "to_tensor_layouts",
     # errors
     "LayoutError", "ShapeError", "CoordinateError", "CompositionError", "NotInjectiveError",
     "NotLinearError", "ParseError", "InstructionError", "ProofError",

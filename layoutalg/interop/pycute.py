@@ -1,7 +1,17 @@
-"""The legacy ``pycute`` (``import pycute``, shipped in ``nvidia-cutlass``): its objects to ours and back.
+"""``pycute``: the legacy package shipped in ``nvidia-cutlass`` and NVIDIA's PyCuTe (github NVlabs/CuTe).
 
-``pycute.ComposedLayout(layoutB, offset, layoutA)`` evaluates ``layoutB(offset + layoutA(c))``, the same
-order as ours (outer, offset, inner).
+Both import as ``pycute`` and share ``Layout(shape, stride)`` with ``.shape``/``.stride`` and
+``Swizzle(bits, base, shift)``; they are told apart by what they hold, not by their version:
+
+* the legacy ``pycute.ComposedLayout(layoutB, offset, layoutA)`` evaluates ``layoutB(offset + layoutA(c))``,
+  the same order as ours (outer, offset, inner);
+* PyCuTe writes swizzles as layouts with ``F2`` strides (``F2(v)``: ``+`` is XOR, ``c * F2(d)`` the
+  carry-less product; ``int(F2(v)) == v``, per its docs/06_swizzle.md).  Such a layout is read as the same
+  function: a plain layout where the values are affine, else a swizzle composed with a layout (found over
+  GF(2)).  Coordinate strides (``E<i>``, ``ArithTuple``) and symbolic strides have no layoutalg form and
+  are refused, naming the stride.
+
+:func:`to_pycute` writes the legacy package's objects (the one on PyPI).
 """
 
 from __future__ import annotations
@@ -28,13 +38,61 @@ def is_pycute(obj: Any) -> bool:
     return (type(obj).__module__ or "").split(".")[0] == "pycute"
 
 
+def _is_f2(x: Any) -> bool:
+    return type(x).__name__ == "F2"
+
+
+def _leaves(t: Any) -> list[Any]:
+    return [leaf for e in t for leaf in _leaves(e)] if isinstance(t, (tuple, list)) else [t]
+
+
+def _clmul(c: int, d: int) -> int:
+    """Carry-less product (PyCuTe's ``c * F2(d)``)."""
+    out = 0
+    while c:
+        if c & 1:
+            out ^= d
+        c >>= 1
+        d <<= 1
+    return out
+
+
+def _from_f2_layout(shape: IntTuple, strides: list[Any]) -> Any:
+    """A PyCuTe layout whose stride leaves are ``F2`` values (``None`` for an integer 0), as the same function."""
+    import numpy as np
+
+    from layoutalg.core import int_tuple as it
+    from layoutalg.interop.function import layout_from_values
+
+    extents = it.flatten(shape)
+    values = np.zeros(it.product(shape), dtype=np.int64)
+    scale = 1
+    for extent, stride in zip(extents, strides):
+        coords = (np.arange(values.size) // scale) % extent
+        if stride is not None:  # None: an integer 0 stride, which adds nothing
+            d = int(stride)
+            values ^= np.asarray([_clmul(int(c), d) for c in range(extent)], dtype=np.int64)[coords]
+        scale *= extent
+    return layout_from_values(values, shape, "PyCuTe F2-stride layout")
+
+
 def from_pycute(obj: Any) -> Any:
-    """A ``pycute.Layout``, ``pycute.Swizzle`` or ``pycute.ComposedLayout`` as ours."""
+    """A ``pycute`` (legacy or PyCuTe) ``Layout``, ``Swizzle`` or ``ComposedLayout`` as ours."""
     if not is_pycute(obj):
         raise LayoutError(f"from_pycute expects a pycute object, got {type(obj).__name__} from {type(obj).__module__!r}")
     kind = type(obj).__name__
     if kind == "Layout":
-        return Layout(_plain_tuple(obj.shape, "shape"), _plain_tuple(obj.stride, "stride"))
+        shape = _plain_tuple(obj.shape, "shape")
+        strides = _leaves(obj.stride)
+        if any(_is_f2(d) for d in strides):
+            if not all(_is_f2(d) or (isinstance(d, int) and d == 0) for d in strides):
+                raise ShapeError(f"stride {obj.stride!r} mixes integer and F2 strides (PyCuTe cannot add them either)")
+            return _from_f2_layout(shape, [d if _is_f2(d) else None for d in strides])
+        for d in strides:
+            if isinstance(d, bool) or not isinstance(d, int):
+                raise ShapeError(f"stride {d!r} ({type(d).__name__}) is a coordinate, symbolic or mixed stride; "
+                                 "only integer or F2 strides have a layoutalg form")
+        return Layout(shape, _plain_tuple(obj.stride, "stride"))
     if kind == "Swizzle":
         return Swizzle(obj.bits, obj.base, obj.shift)
     if kind == "ComposedLayout":

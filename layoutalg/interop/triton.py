@@ -381,6 +381,10 @@ def from_triton(obj: Any, shape: Any = None, **kwargs: Any) -> Any:
         return _from_text(obj, full)
     if isinstance(obj, linear.TritonLinearLayout):
         return _from_linear(obj)
+    if (type(obj).__module__ or "").startswith("triton._C") and hasattr(obj, "out_dims"):  # triton.tools.LinearLayout
+        return _from_linear(linear.TritonLinearLayout(
+            tuple((name, tuple(tuple(int(v) for v in vec) for vec in vecs)) for name, vecs in obj.bases),
+            tuple((name, int(size)) for name, size in obj.out_dims)))
     if is_gluon(obj):
         return from_gluon(obj, full)
     raise LayoutError(f"from_triton takes a Gluon layout, #ttg text or a TritonLinearLayout, got {type(obj).__name__}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from layoutalg.banks.instruction import parse_instruction
+from layoutalg.banks.instruction import expand_short_form, parse_instruction
 from layoutalg.core.dtypes import dtype_bits
 from layoutalg.errors import LayoutError
 
@@ -124,11 +124,12 @@ def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = 
     """
     import numpy as np
 
+    e = element_bytes(dtype)
+    instruction = expand_short_form(instruction, e)
     ins = parse_instruction(instruction)
     if not (isinstance(shape, tuple) and len(shape) == 2 and all(isinstance(s, int) and s > 0 for s in shape)):
         raise LayoutError(f"tile shape must be (rows, cols) of positive ints, got {shape!r}")
     rows, cols = shape
-    e = element_bytes(dtype)
     lane = np.arange(32, dtype=np.int64)
     if ins.matrices:
         if 16 % e:

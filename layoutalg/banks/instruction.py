@@ -15,6 +15,11 @@ Accepted spellings (PTX ISA 8.x, sections "ld", "st", "ldmatrix", "stmatrix",
   the same instruction: ``.m8n8 .b16`` is the only shape there is.
 * ``cp.async.{ca,cg}.shared{::cta}.global{...}`` optionally followed by the
   copy size as in PTX (``cp.async.ca.shared.global, 8``); ``.cg`` is 16 bytes.
+
+Short forms, the same in Python and on the command line (:func:`expand_short_form`):
+``ldmatrix.x4[.trans]`` / ``stmatrix.x2``; ``cp.async.cg``, ``cp.async.cg.16``, ``cp.async.ca.8``
+(the size as the last word; ``.cg`` is always 16); ``ld.shared.v4`` (``.b32`` words), ``ld.b32``
+(``.shared`` implied) and, given the element type, ``ld.shared`` / ``st.shared`` (one element).
 """
 
 from __future__ import annotations
@@ -74,6 +79,45 @@ class Instruction:
         return f"cp.async.{self.cache}.shared.global, {self.access_bytes}"
 
 
+def expand_short_form(text: str, element_bytes: int | None = None) -> str:
+    """The PTX mnemonic a short spelling stands for (see the module docstring); other text comes back unchanged.
+
+    ``element_bytes`` is the element width that ``ld.shared`` / ``st.shared`` without a type move (one element);
+    without it those two spellings are refused, naming the fix.
+    """
+    if not isinstance(text, str):
+        raise InstructionError(f"instruction must be a PTX mnemonic string, got {type(text).__name__}")
+    words = [w for w in text.strip().lower().split(".") if w]
+    if "," in text:
+        return text.strip()
+    if words[:2] == ["cp", "async"] and "shared" not in words and "shared::cta" not in words:
+        cache = words[2] if len(words) > 2 else ""
+        size = words[3] if len(words) > 3 else "16"
+        if len(words) > 4 or not size.isdigit():
+            raise _fail(text, "short form is cp.async.{ca,cg}[.SIZE], e.g. cp.async.cg or cp.async.ca.8")
+        return f"cp.async.{cache}.shared.global" + (f", {size}" if cache != "cg" or size != "16" else "")
+    if words and words[0] in ("ldmatrix", "stmatrix") and words[1:] and set(words[1:]) <= {*_MATRIX_COUNTS, "trans"}:
+        count = [w for w in words[1:] if w in _MATRIX_COUNTS]
+        trans = ".trans" if "trans" in words else ""
+        return f"{words[0]}.sync.aligned.m8n8.{count[0] if len(count) == 1 else '.'.join(count)}{trans}.shared.b16"
+    if words and words[0] in ("ld", "st"):
+        if {"global", "local", "param", "const", "generic"} & set(words):
+            return text.strip()  # another state space: parse_instruction says it is not shared memory
+        if "shared" not in words and "shared::cta" not in words:
+            words.insert(1, "shared")
+        if words[-1] in ("v2", "v4", "v8"):
+            words.append("b32")
+        if words[-1] in ("shared", "shared::cta"):
+            if element_bytes is None:
+                raise _fail(text, f"{words[0]}.shared without a type moves one element: give the type "
+                                  f"({words[0]}.shared.b32) or the element type")
+            if element_bytes not in _CANONICAL_WIDTH:
+                raise _fail(text, f"no single {element_bytes}-byte type; give the type, e.g. {words[0]}.shared.b32")
+            words.extend(_CANONICAL_WIDTH[element_bytes].split("."))
+        return ".".join(words)
+    return text.strip()
+
+
 def _fail(text: str, why: str) -> InstructionError:
     return InstructionError(f"instruction {text!r}: {why}")
 
@@ -83,7 +127,7 @@ def parse_instruction(text: str) -> Instruction:
     """Parse ``text`` (a PTX mnemonic, see module doc) or raise InstructionError naming the bad part."""
     if not isinstance(text, str):
         raise InstructionError(f"instruction must be a PTX mnemonic string, got {type(text).__name__}")
-    raw = text.strip()
+    raw = expand_short_form(text)
     size_suffix = None
     m = re.fullmatch(r"(.*?)\s*,\s*(\d+)", raw)
     if m:

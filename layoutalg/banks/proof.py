@@ -29,6 +29,7 @@ from layoutalg.banks.analyze import _mode_sizes, analyze
 from layoutalg.banks.instruction import parse_instruction
 from layoutalg.banks.model import report
 from layoutalg.errors import LayoutError
+from layoutalg.prove.dispatch import METHODS
 from layoutalg.prove.result import ProofResult
 
 
@@ -42,7 +43,7 @@ def _enumerate(smem_layout: Any, access: Access, dtype: Any, base: int, global_l
     res = analyze(smem_layout, access, dtype=dtype, base=base, global_layout=global_layout)
     claim = _claim_text(smem_layout, res.instruction, [f"{a} < {n}" for a, n in zip(res.axes, res.wavefronts.shape)])
     if res.conflict_free:
-        return ProofResult("proved", None, time.perf_counter() - start, "enumeration", claim,
+        return ProofResult("proved", None, time.perf_counter() - start, "enum", claim,
                            f"all {res.count} instances cost their ideal ({res.total_ideal} wavefronts in all)")
     idx, wf, ideal = res.worst(1)[0]
     if res.global_addresses is not None:
@@ -58,7 +59,7 @@ def _enumerate(smem_layout: Any, access: Access, dtype: Any, base: int, global_l
     why = (f"at {where}: lanes {lane_a} and {lane_b} both need bank {use.bank} (words {use.words[0]} and "
            f"{use.words[1]}, bytes {4 * use.words[0]} and {4 * use.words[1]}); the instance costs {wf} wavefronts, "
            f"ideal {ideal}")
-    return ProofResult("refuted", cex, time.perf_counter() - start, "enumeration", claim, why)
+    return ProofResult("refuted", cex, time.perf_counter() - start, "enum", claim, why)
 
 
 def _cp_async_refutation(res: Any, idx: dict[str, int], wf: int, ideal: int, claim: str, start: float) -> ProofResult:
@@ -73,7 +74,7 @@ def _cp_async_refutation(res: Any, idx: dict[str, int], wf: int, ideal: int, cla
     cex.update({"global_lines": lines, "smem_rows": rows, "groups": groups, "wavefronts": wf, "ideal": ideal})
     why = (f"at {where}: the warp's 16-byte copies read {lines} global 128-byte lines into {rows} shared 128-byte "
            f"rows, {groups} (line, row) pairs; the instance costs {wf} wavefronts, ideal {ideal}")
-    return ProofResult("refuted", cex, time.perf_counter() - start, "enumeration", claim, why)
+    return ProofResult("refuted", cex, time.perf_counter() - start, "enum", claim, why)
 
 
 def _symbolic(smem_layout: Any, access: Access, dtype: Any, base: int, method: str,
@@ -176,8 +177,14 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
     ``global_layout`` (where each element comes from, see :func:`~layoutalg.banks.analyze.analyze`) and is
     decided by enumeration only.
     """
-    if method not in ("auto", "enum", "f2", "z3"):
-        raise LayoutError(f"method must be auto, enum, f2 or z3, got {method!r}")
+    if method not in METHODS:
+        import difflib
+
+        given = str(method).lower()
+        close = [m for m in METHODS if given.startswith(m) or m.startswith(given)] or \
+            difflib.get_close_matches(given, METHODS, n=1, cutoff=0.5)
+        raise LayoutError(f"method must be one of {', '.join(METHODS)} (the prover's spellings), got {method!r}"
+                          + (f"; did you mean {close[0]!r}?" if close else ""))
     if hasattr(access, "layout_tv") and hasattr(access, "atom"):  # a TiledCopy (layoutalg.atoms.tiled)
         from layoutalg.banks.tiled import access_from_tiled_copy
 

@@ -129,3 +129,8 @@ def _formula(self: Layout | ComposedLayout, names: object = None, form: str = "c
 
 Layout.formula = _formula  # type: ignore[attr-defined]
 ComposedLayout.formula = _formula  # type: ignore[attr-defined]
+
+# Pictures in notebooks (print_layout's), drawn by layoutalg.viz.notebook only when a notebook asks.
+from layoutalg.core.display import attach_display  # noqa: E402
+
+attach_display(Layout, ComposedLayout, html="layout_html", svg="layout_svg")

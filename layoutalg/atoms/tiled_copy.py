@@ -14,6 +14,7 @@ from layoutalg.atoms.mma import MmaAtom
 from layoutalg.atoms.partition import Partition, _as_layout, _int_coords, _make_partition, _synth, _tensor_values
 from layoutalg.atoms.tiled_mma import _OPERAND_MODES, TiledMMA
 from layoutalg.core import int_tuple as it
+from layoutalg.core.display import attach_display
 from layoutalg.core.dtypes import dtype_bits
 from layoutalg.core.layout import Layout
 from layoutalg.errors import LayoutError
@@ -304,3 +305,5 @@ def make_tiled_copy_C(atom: Any, tiled_mma: TiledMMA, bits: int | None = None) -
 
 
 __all__ = ["TiledCopy", "ThrCopy", "make_tiled_copy", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C"]
+
+attach_display(TiledCopy, html="tiled_html")  # print_latex of the copy's TV layout in notebooks

@@ -74,6 +74,7 @@ ATOM_TVS = atom_tv_layouts()
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(st.one_of(layouts(), composed_layouts()))
 def test_pycute_round_trip_judged_by_pycute(layout: Any) -> None:
+    pytest.importorskip("pycute")
     theirs = la.to_pycute(layout)
     assert [theirs(i) for i in range(layout.size())] == values(layout)  # pycute evaluates the export
     back = la.as_layout(theirs)
@@ -81,6 +82,7 @@ def test_pycute_round_trip_judged_by_pycute(layout: Any) -> None:
 
 
 def test_pycute_round_trip_of_every_atom_tv_layout() -> None:
+    pytest.importorskip("pycute")
     for tv in ATOM_TVS:
         theirs = la.to_pycute(tv)
         assert theirs.shape == tv.shape and theirs.stride == tv.stride
@@ -90,12 +92,10 @@ def test_pycute_round_trip_of_every_atom_tv_layout() -> None:
 # ----------------------------------------------------------------------------- tensor-layouts
 
 
-tl = pytest.importorskip("tensor_layouts")
-
-
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(st.one_of(layouts(), composed_layouts()))
 def test_tensor_layouts_round_trip_judged_by_tensor_layouts(layout: Any) -> None:
+    pytest.importorskip("tensor_layouts")
     theirs = la.to_tensor_layouts(layout)
     assert [int(theirs(i)) for i in range(layout.size())] == values(layout)
     back = la.as_layout(theirs)
@@ -103,11 +103,13 @@ def test_tensor_layouts_round_trip_judged_by_tensor_layouts(layout: Any) -> None
 
 
 def test_tensor_layouts_round_trip_of_every_atom_tv_layout() -> None:
+    pytest.importorskip("tensor_layouts")
     for tv in ATOM_TVS:
         assert la.as_layout(la.to_tensor_layouts(tv)) == tv
 
 
 def test_objects_tensor_layouts_builds_itself() -> None:
+    tl = pytest.importorskip("tensor_layouts")
     made = tl.compose(tl.Swizzle(3, 3, 3), tl.Layout((8, 64), (64, 1)))
     ours = la.as_layout(made)
     assert values(ours) == [int(made(i)) for i in range(512)]

@@ -28,8 +28,14 @@ from layoutalg.errors import ShapeError
 
 def coshape(layout: Any) -> Any:
     """The extent of the codomain per axis: ``coshape((4,8):(E(1),E(0))) == (8, 4)``; an int layout's cosize."""
-    if isinstance(layout, Layout) or not has_scalar_strides(layout.stride):
+    if not isinstance(layout, (Layout, StrideLayout)):
+        if hasattr(layout, "shape") and callable(getattr(layout, "cosize", None)):
+            return layout.cosize()  # a swizzled (composed) layout: offsets, one axis
+        raise ShapeError(f"coshape takes a layout, got {type(layout).__name__}")
+    if isinstance(layout, Layout):
         return layout.cosize()
+    if not has_scalar_strides(layout.stride):  # int strides in a StrideLayout: the plain layout's cosize
+        return stride_layout(layout.shape, layout.stride).cosize()
     top: dict[tuple[int, ...], int] = {}
     f2_axes = set()
     for s, d in _pairs(layout):

@@ -306,7 +306,16 @@ def _scale(x: Any, k: Any) -> Any:
 
 
 def ScaledBasis(value: Any, path: Any = ()) -> Any:
-    """``value`` at ``path`` (CuTe ``ScaledBasis``); the empty path gives ``value`` itself."""
+    """``value`` at ``path`` (CuTe ``ScaledBasis``; an int path ``i`` is ``(i,)``, CuTe's ``E<i>``); the empty
+    path gives ``value`` itself."""
+    if isinstance(path, int) and not isinstance(path, bool):
+        path = (path,)
+    if not isinstance(path, (tuple, list)):
+        raise ShapeError(f"a basis path is an int or a tuple of non-negative ints, got {type(path).__name__}")
+    if not isinstance(value, (ArithTuple, F2)):
+        from layoutalg.core.validate import as_int
+
+        value = as_int(value, "ScaledBasis value", ShapeError)
     path = tuple(path)
     if not path:
         return value

@@ -68,7 +68,9 @@ def take(x: Any, begin: int, end: int) -> Any:
     """Modes ``[begin, end)`` of ``x``: a tuple for a tuple, a Layout for a Layout (CuTe ``take<B,E>``)."""
     from layoutalg.core.layout import Layout
     from layoutalg.core.shape_ops import from_modes, top_modes
+    from layoutalg.core.validate import as_int
 
+    begin, end = as_int(begin, "take begin", CoordinateError), as_int(end, "take end", CoordinateError)
     modes = top_modes(x) if isinstance(x, Layout) else list(wrap(x))
     if not 0 <= begin <= end <= len(modes):
         raise CoordinateError(f"take: range [{begin}, {end}) is not inside the {len(modes)} modes of {x}")
@@ -109,20 +111,41 @@ def repeat_like(value: Any, profile: Any) -> Any:
     return value
 
 
+def _check_callables(what: str, *fns: Any) -> None:
+    for k, f in enumerate(fns):
+        if not callable(f):
+            raise ShapeError(f"{what}: argument {k} must be a function, got {type(f).__name__}")
+
+
+def _apply(what: str, role: str, f: Callable[..., Any], *args: Any) -> Any:
+    """``f(*args)``; a TypeError (a function of the wrong arity or argument types) names the argument."""
+    try:
+        return f(*args)
+    except TypeError as exc:
+        raise ShapeError(f"{what}: calling {role} with {len(args)} argument(s) failed: {exc}") from exc
+
+
 def transform_leaf(fn: Callable[..., Any], *tuples: Any) -> Any:
     """``fn`` applied to corresponding leaves of congruent tuples, the tree rebuilt."""
+    _check_callables("transform_leaf", fn)
+    if not tuples:
+        raise ShapeError("transform_leaf needs a function and at least one tuple")
     if _is_tuple(tuples[0]):
         if any(not _is_tuple(t) or len(t) != len(tuples[0]) for t in tuples):
             raise ShapeError(f"transform_leaf: {tuples} are not congruent")
         return tuple(transform_leaf(fn, *parts) for parts in zip(*tuples))
-    return fn(*tuples)
+    return _apply("transform_leaf", "fn", fn, *tuples)
 
 
 def transform_apply_leaf(combine: Callable[[Any], Any], fn: Callable[..., Any], t: Any, *tuples: Any) -> Any:
     """Like :func:`transform_leaf`, with ``combine`` (e.g. ``sum``) applied to each level's results."""
+    _check_callables("transform_apply_leaf", combine, fn)
     if _is_tuple(t):
-        return combine(transform_apply_leaf(combine, fn, *parts) for parts in zip(t, *tuples))
-    return fn(t, *tuples)
+        if any(not _is_tuple(u) or len(u) != len(t) for u in tuples):
+            raise ShapeError(f"transform_apply_leaf: {(t, *tuples)} are not congruent")
+        results = [transform_apply_leaf(combine, fn, *parts) for parts in zip(t, *tuples)]
+        return _apply("transform_apply_leaf", "combine", combine, iter(results))
+    return _apply("transform_apply_leaf", "fn", fn, t, *tuples)
 
 
 def leaves(t: Any) -> Iterator[Any]:

@@ -1,20 +1,11 @@
-"""Read and write layouts in the notations of the other CuTe-family tools.
+"""CuTe C++ type strings, as source code writes them and as compilers print them.
 
-* **pycute** (``import pycute``, shipped in ``nvidia-cutlass``): :func:`from_pycute` /
-  :func:`to_pycute` for ``pycute.Layout``, ``pycute.Swizzle`` and
-  ``pycute.ComposedLayout(layoutB, offset, layoutA)`` (which evaluates
-  ``layoutB(offset + layoutA(c))``, the same order as ours: outer, offset, inner).
-* **CuTe DSL** (``cutlass.cute``): :func:`from_cute_dsl` / :func:`to_cute_dsl` for
-  ``cute.Layout``, ``cute.Swizzle`` and ``cute.ComposedLayout`` objects; CuTe DSL
-  objects exist only while a ``@cute.jit`` function is traced, so call these inside
-  one.  Its printed strings (``S<3,3,3> o 0 o (8,64):(64,1)``) go through
-  :func:`from_string`.
-* **CuTe C++**: printed values (``Sw<3,4,3> o _0 o (_8,_64):(_64,_1)``) and type
-  strings (``Layout<Shape<_8,_64>,Stride<_64,_1>>``, ``ComposedLayout<Swizzle<3,3,3>,
-  smem_ptr_flag_bits<16>, Layout<...>>``, as compilers print them, ``cute::``
-  prefixes and all): :func:`from_string`, :func:`from_cpp`, :func:`to_cpp`.
-* **Triton** linear layouts: :func:`from_triton` / :func:`to_triton` delegate to
-  :mod:`layoutalg.swizzle.triton`.
+``Layout<Shape<_8,_64>,Stride<_64,_1>>`` is ``(8,64):(64,1)``; compilers print
+``cute::Layout<cute::tuple<cute::C<8>, cute::C<64> >, cute::tuple<cute::C<64>, cute::C<1> > >``.
+``ComposedLayout<Swizzle<3,3,3>, _0, Layout<...>>`` and ``Swizzle<3,3,3>`` are read too, and the
+shared-memory layout atoms by their CUTLASS names with the element type as template argument
+(``GMMA::Layout_K_SW128_Atom<cutlass::half_t>``, ``Layout_MN_SW64_Atom<bf16>``,
+``Layout_K_SW128_Atom_Bits``; the type in any spelling of :mod:`layoutalg.core.dtypes`).
 
 An offset of ``smem_ptr_flag_bits<B>`` (``smem_ptr_flag`` is ``smem_ptr_flag_bits<1>``,
 printed ``smem_ptr[Bb](unset)``) is CuTe's placeholder for a shared-memory
@@ -25,76 +16,21 @@ function of the element index, ``Swizzle<b,m,s>`` on bytes is
 ``Swizzle<b, m + 3 - log2(B), s>`` on elements (for 16-bit data the GMMA
 ``Sw<3,4,3>`` is the sm80 ``Sw<3,3,3>``), which is what we return, with offset
 0; a swizzle that would split an element (``m + 3 < log2(B)``) is refused.  A dynamic value
-(``int`` in a type string, ``?`` in a DSL print) has no static value to read and
-is refused with a message naming where it occurred.
+(``int`` in a type string) has no static value to read and is refused with a
+message naming where it occurred.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
-from layoutalg.errors import LayoutError, ParseError, ShapeError
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _swizzle_types() -> tuple[Any, Any]:
-    """``(Swizzle, ComposedLayout)`` from the swizzle layer, imported on demand."""
-    try:
-        from layoutalg.swizzle.composed import ComposedLayout
-        from layoutalg.swizzle.swizzle import Swizzle
-    except ImportError as exc:  # pragma: no cover - only while the swizzle layer is being written
-        raise LayoutError("swizzled layouts need layoutalg.swizzle, which is not available") from exc
-    return Swizzle, ComposedLayout
-
-
-def _is_composed(x: Any) -> bool:
-    return hasattr(x, "inner") and hasattr(x, "outer") and hasattr(x, "offset")
-
-
-def _is_swizzle(x: Any) -> bool:
-    return hasattr(x, "bits") and hasattr(x, "base") and hasattr(x, "shift") and not isinstance(x, Layout)
-
-
-def _tuple_to_text(t: IntTuple, static: bool) -> str:
-    if isinstance(t, tuple):
-        return "(" + ",".join(_tuple_to_text(e, static) for e in t) + ")"
-    return f"_{t}" if static else str(t)
-
-
-# --------------------------------------------------------------------------- printed notation
-
-
-_PYCUTE_SWIZZLE = re.compile(r"SW_(-?\d+)_(-?\d+)_(-?\d+)")
-_DSL_SWIZZLE = re.compile(r"(?<![A-Za-z_])S<")
-
-
-def normalise_notation(text: str) -> str:
-    """Rewrite the CuTe DSL and pycute spellings of a printed value into CuTe C++'s.
-
-    ``S<3,3,3>`` (CuTe DSL) and ``SW_3_3_3`` (pycute) become ``Sw<3,3,3>``; the
-    layout part is already the same in all three (``_8`` or ``8``, spaces anywhere).
-    """
-    if "?" in text:
-        column = text.index("?") + 1
-        raise ParseError("a dynamic value '?' has no static value to read; substitute the number", text, column)
-    text = _PYCUTE_SWIZZLE.sub(r"Sw<\1,\2,\3>", text)
-    text = _DSL_SWIZZLE.sub("Sw<", text)
-    return _SMEM_PTR_PRINT.sub(_element_swizzle_text, text)
-
-
-_SMEM_PTR_PRINT = re.compile(r"Sw<\s*(\d+)\s*,\s*(\d+)\s*,\s*(-?\d+)\s*>\s*o\s*smem_ptr\[(\d+)b\]\(unset\)")
-
-
-def _element_swizzle_text(match: re.Match[str]) -> str:
-    if any(len(g.lstrip("-")) > MAX_DIGITS for g in match.groups()):
-        raise ParseError(f"an integer of more than {MAX_DIGITS} digits", match.string, match.start() + 1)
-    bits, base, shift, element_bits = (int(g) for g in match.groups())
-    return f"Sw<{bits},{element_swizzle_base(base, element_bits)},{shift}> o 0"
+from layoutalg.errors import LayoutError, ParseError
+from layoutalg.swizzle.composed import ComposedLayout
+from layoutalg.swizzle.swizzle import Swizzle
 
 
 def element_swizzle_base(byte_base: int, element_bits: int) -> int:
@@ -113,35 +49,13 @@ def element_swizzle_base(byte_base: int, element_bits: int) -> int:
     return base
 
 
-def _parse_printed(text: str) -> Any:
-    """Parse CuTe print notation with the fullest parser available (swizzle layer, else core)."""
-    import importlib
+#: What a shared-memory layout atom's name looks like (``Layout_K_SW128_Atom``, ``..._Atom_Bits``, ``Sm80_SW3_Atom``).
+ATOM_NAME = re.compile(r"^\w+_Atom(?:_Bits)?$")
 
-    try:
-        parse = importlib.import_module("layoutalg.swizzle.notation").parse
-    except (ImportError, AttributeError):
-        parse = importlib.import_module("layoutalg.core.notation").parse_layout
-    return parse(text)
+#: ``(name, element type text or None) -> layout``: how a smem atom name is turned into a layout.
+AtomReader = Callable[[str, "str | None"], Any]
 
-
-def from_string(text: str) -> Any:
-    """Any textual layout: a CuTe C++ type string, CuTe C++ / CuTe DSL / pycute print notation,
-    or a Triton linear layout (``#ttg.linear<{...}>`` or ``LinearLayout::toString`` text)."""
-    if not isinstance(text, str):
-        raise LayoutError(f"expected a string, got {type(text).__name__}")
-    stripped = text.strip()
-    if not stripped:
-        raise ParseError("empty layout text", text, 1)
-    if re.match(r"^(cute::)?(Layout|ComposedLayout)\s*<", stripped):
-        return from_cpp(stripped)
-    if stripped.startswith("#ttg.linear") or "where out dims are" in stripped:
-        return from_triton(_triton().parse_triton(stripped))
-    return _parse_printed(normalise_notation(stripped))
-
-
-# --------------------------------------------------------------------------- C++ type strings
-
-_TOKEN = re.compile(r"(?:(?P<num>-?\d+)|(?P<name>[A-Za-z_][A-Za-z_0-9]*(?:::[A-Za-z_][A-Za-z_0-9]*)*)|(?P<punct>[<>,{}()]))")
+_TOKEN = re.compile(r"(?:(?P<num>-?\d+)|(?P<name>[A-Za-z_][A-Za-z_0-9]*(?:(?:::|\.)[A-Za-z_][A-Za-z_0-9]*)*)|(?P<punct>[<>,{}()]))")
 MAX_NESTING = 64
 """Deepest nesting of template arguments read (CuTe's own notation parser has the same bound)."""
 MAX_DIGITS = 1000
@@ -161,8 +75,9 @@ class _Tok:
 class _CppParser:
     """Recursive descent over CuTe's template types; columns in errors are 1-based."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, atom_reader: AtomReader | None = None) -> None:
         self.text = text
+        self.atom_reader = atom_reader
         self.tokens: list[_Tok] = []
         pos = 0
         while pos < len(text):
@@ -225,19 +140,48 @@ class _CppParser:
             self.expect("}")
 
     # -- grammar
-    def value(self) -> Any:
+    def value(self, top: bool = False) -> Any:
         tok = self.name()
         kind = self.base(tok.text)
         self.nest(tok.column)
+        result: Any
         if kind == "Layout":
             result = self.layout_body(tok)
         elif kind == "ComposedLayout":
             result = self.composed_body()
+        elif kind == "Swizzle" and top:
+            result = Swizzle(*self.swizzle_args())
+        elif ATOM_NAME.match(kind) and self.atom_reader is not None:
+            result = self.atom(tok, kind)
         else:
             raise ParseError(f"expected Layout<...> or ComposedLayout<...>, found {tok.text!r}", self.text, tok.column)
         self.skip_braces()
         self.depth -= 1
         return result
+
+    def atom(self, tok: _Tok, name: str) -> Any:
+        """``Layout_K_SW128_Atom<cutlass::half_t>``: the element type is the template argument (any tokens)."""
+        element: str | None = None
+        nxt = self.peek()
+        if nxt is not None and nxt.text == "<":
+            self.take()
+            words: list[str] = []
+            while self.peek() is not None and self.peek().text != ">":  # type: ignore[union-attr]
+                words.append(self.take().text)
+            self.expect(">")
+            element = " ".join(words)
+        assert self.atom_reader is not None
+        return self.atom_reader(name, element)
+
+    def swizzle_args(self) -> tuple[int, int, int]:
+        self.expect("<")
+        bits = self.integer()
+        self.expect(",")
+        base = self.integer()
+        self.expect(",")
+        shift = self.integer()
+        self.expect(">")
+        return bits, base, shift
 
     def layout_body(self, tok: _Tok) -> Layout:
         self.expect("<")
@@ -253,19 +197,11 @@ class _CppParser:
             raise ParseError(f"{exc}", self.text, tok.column) from exc
 
     def composed_body(self) -> Any:
-        Swizzle, ComposedLayout = _swizzle_types()
         self.expect("<")
         head = self.name()
         if self.base(head.text) == "Swizzle":
-            self.expect("<")
-            bits = self.integer()
-            self.expect(",")
-            base = self.integer()
-            self.expect(",")
-            shift = self.integer()
-            self.expect(">")
+            swizzle_args = self.swizzle_args()
             self.skip_braces()
-            swizzle_args = (bits, base, shift)
             outer: Any = None
         elif self.base(head.text) == "Layout":
             outer = self.layout_body(head)
@@ -359,24 +295,26 @@ class _CppParser:
                          self.text, tok.column)
 
     def parse(self) -> Any:
-        result = self.value()
+        result = self.value(top=True)
         tok = self.peek()
         if tok is not None:
             raise ParseError(f"unexpected {tok.text!r} after the layout", self.text, tok.column)
         return result
 
 
-def from_cpp(text: str) -> Any:
-    """A CuTe C++ type string as a ``Layout`` or ``ComposedLayout``.
+def from_cpp(text: str, atom_reader: AtomReader | None = None) -> Any:
+    """A CuTe C++ type string as a ``Layout``, ``ComposedLayout`` or ``Swizzle``.
 
     ``Layout<Shape<_8,_64>,Stride<_64,_1>>`` is ``(8,64):(64,1)``; ``Layout<Shape>``
     without a stride is compact column-major (CuTe's default ``LayoutLeft``).
     ``cute::``/``std::`` prefixes, ``C<N>``, ``Int<N>``, ``integral_constant<int,N>``,
-    ``cute::tuple<...>`` and trailing ``{}`` are accepted.
+    ``cute::tuple<...>`` and trailing ``{}`` are accepted.  Smem atom names
+    (``GMMA::Layout_K_SW128_Atom<half_t>``) are read when ``atom_reader`` is given
+    (:func:`layoutalg.interop.text.parse` passes one).
     """
     if not isinstance(text, str):
         raise LayoutError(f"expected a string, got {type(text).__name__}")
-    return _CppParser(text).parse()
+    return _CppParser(text, atom_reader).parse()
 
 
 def _cpp_int(value: int) -> str:
@@ -397,9 +335,9 @@ def to_cpp(x: Any) -> str:
     """
     if isinstance(x, Layout):
         return f"Layout<{_cpp_tuple(x.shape, 'Shape')},{_cpp_tuple(x.stride, 'Stride')}>"
-    if _is_composed(x):
+    if isinstance(x, ComposedLayout):
         outer = x.outer
-        if _is_swizzle(outer):
+        if isinstance(outer, Swizzle):
             outer_text = f"Swizzle<{outer.bits},{outer.base},{outer.shift}>"
         else:
             outer_text = to_cpp(outer)
@@ -407,149 +345,11 @@ def to_cpp(x: Any) -> str:
         if not isinstance(offset, int):
             raise LayoutError(f"to_cpp: offset {offset!r} must be an integer")
         return f"ComposedLayout<{outer_text},{_cpp_int(offset)},{to_cpp(x.inner)}>"
-    if _is_swizzle(x):
+    if isinstance(x, Swizzle):
         return f"Swizzle<{x.bits},{x.base},{x.shift}>"
     raise LayoutError(f"to_cpp takes a Layout, Swizzle or ComposedLayout, got {type(x).__name__}")
 
 
-# --------------------------------------------------------------------------- pycute
 
 
-def _plain_tuple(t: Any, what: str) -> IntTuple:
-    if isinstance(t, (tuple, list)):
-        return tuple(_plain_tuple(e, f"{what}[{i}]") for i, e in enumerate(t))
-    try:
-        return int(t)
-    except (TypeError, ValueError) as exc:
-        raise ShapeError(f"{what} holds {t!r}, which is not a static integer") from exc
-
-
-def from_pycute(obj: Any) -> Any:
-    """A ``pycute.Layout``, ``pycute.Swizzle`` or ``pycute.ComposedLayout`` as ours."""
-    module = type(obj).__module__ or ""
-    if not module.startswith("pycute"):
-        raise LayoutError(f"from_pycute expects a pycute object, got {type(obj).__name__} from {module!r}")
-    kind = type(obj).__name__
-    if kind == "Layout":
-        return Layout(_plain_tuple(obj.shape, "shape"), _plain_tuple(obj.stride, "stride"))
-    if kind == "Swizzle":
-        Swizzle, _ = _swizzle_types()
-        return Swizzle(obj.bits, obj.base, obj.shift)
-    if kind == "ComposedLayout":
-        _, ComposedLayout = _swizzle_types()
-        return ComposedLayout(from_pycute(obj.layoutB), int(obj.offset), from_pycute(obj.layoutA))
-    raise LayoutError(f"from_pycute: unsupported pycute type {kind}")
-
-
-def to_pycute(x: Any) -> Any:
-    """Ours as a pycute object (``Layout``, ``Swizzle`` or ``ComposedLayout(outer, offset, inner)``)."""
-    import pycute
-
-    if isinstance(x, Layout):
-        return pycute.Layout(x.shape, x.stride)
-    if _is_composed(x):
-        return pycute.ComposedLayout(to_pycute(x.outer), x.offset, to_pycute(x.inner))
-    if _is_swizzle(x):
-        if x.shift == 0 and x.bits > 0:  # pragma: no cover - our Swizzle refuses |S| < B anyway
-            raise LayoutError("pycute's Swizzle recurses forever with shift 0")
-        return pycute.Swizzle(x.bits, x.base, x.shift)
-    raise LayoutError(f"to_pycute takes a Layout, Swizzle or ComposedLayout, got {type(x).__name__}")
-
-
-# --------------------------------------------------------------------------- CuTe DSL
-
-
-def _dsl_int(value: Any, what: str) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    raise ShapeError(
-        f"{what} is a dynamic CuTe DSL value ({value!r}); only static layouts can be read: "
-        "build it from Python ints or cutlass.Constexpr")
-
-
-def _dsl_tuple(t: Any, what: str) -> IntTuple:
-    if isinstance(t, (tuple, list)):
-        return tuple(_dsl_tuple(e, f"{what}[{i}]") for i, e in enumerate(t))
-    return _dsl_int(t, what)
-
-
-def from_cute_dsl(obj: Any) -> Any:
-    """A CuTe DSL ``Layout`` / ``Swizzle`` / ``ComposedLayout`` (inside a ``@cute.jit`` trace) as ours.
-
-    Static layouts only (their shapes and strides are Python ints at trace time).
-    """
-    kind = type(obj).__name__
-    if kind in ("_Layout", "Layout") and hasattr(obj, "stride"):
-        return Layout(_dsl_tuple(obj.shape, "shape"), _dsl_tuple(obj.stride, "stride"))
-    if kind in ("_ComposedLayout", "ComposedLayout"):
-        _, ComposedLayout = _swizzle_types()
-        # CuTe DSL names the parts the other way round: ``make_composed_layout(inner, offset, outer)`` evaluates
-        # ``inner(offset + outer(c))``, so its ``.inner`` is our outer function (the swizzle) and vice versa.
-        return ComposedLayout(from_cute_dsl(obj.inner), _dsl_int(obj.offset, "offset"), from_cute_dsl(obj.outer))
-    if kind == "Swizzle" and hasattr(obj, "num_bits"):
-        Swizzle, _ = _swizzle_types()
-        return Swizzle(_dsl_int(obj.num_bits, "bits"), _dsl_int(obj.num_base, "base"), _dsl_int(obj.num_shift, "shift"))
-    text = str(obj)
-    try:
-        return from_string(text)
-    except LayoutError as exc:
-        raise LayoutError(f"from_cute_dsl: cannot read a {kind} ({text!r})") from exc
-
-
-def to_cute_dsl(x: Any) -> Any:
-    """Ours as a CuTe DSL value; call inside a ``@cute.jit`` function (CuTe DSL needs a trace)."""
-    import cutlass.cute as cute
-
-    if isinstance(x, Layout):
-        return cute.make_layout(x.shape, stride=x.stride)
-    if _is_composed(x):
-        return cute.make_composed_layout(to_cute_dsl(x.outer), x.offset, to_cute_dsl(x.inner))
-    if _is_swizzle(x):
-        return cute.make_swizzle(x.bits, x.base, x.shift)
-    raise LayoutError(f"to_cute_dsl takes a Layout, Swizzle or ComposedLayout, got {type(x).__name__}")
-
-
-def to_dsl_string(x: Any) -> str:
-    """How CuTe DSL prints ``x``: ``(8,64):(64,1)``, ``S<3,3,3> o 0 o (8,64):(64,1)``."""
-    if isinstance(x, Layout):
-        return f"{_tuple_to_text(x.shape, False)}:{_tuple_to_text(x.stride, False)}"
-    if _is_composed(x):
-        return f"{to_dsl_string(x.outer)} o {x.offset} o {to_dsl_string(x.inner)}"
-    if _is_swizzle(x):
-        return f"S<{x.bits},{x.base},{x.shift}>"
-    raise LayoutError(f"to_dsl_string takes a Layout, Swizzle or ComposedLayout, got {type(x).__name__}")
-
-
-# --------------------------------------------------------------------------- Triton
-
-
-def _triton() -> Any:
-    import importlib
-
-    return importlib.import_module("layoutalg.swizzle.triton")
-
-
-def to_triton(x: Any, **kwargs: Any) -> Any:
-    """A Triton linear layout (see :mod:`layoutalg.swizzle.triton`)."""
-    return _triton().to_triton(x, **kwargs)
-
-
-def from_triton(spec: Any, **kwargs: Any) -> Any:
-    """A Triton linear layout as ours (see :mod:`layoutalg.swizzle.triton`)."""
-    return _triton().from_triton(spec, **kwargs)
-
-
-__all__ = [
-    "from_string",
-    "normalise_notation",
-    "element_swizzle_base",
-    "from_cpp",
-    "to_cpp",
-    "from_pycute",
-    "to_pycute",
-    "from_cute_dsl",
-    "to_cute_dsl",
-    "to_dsl_string",
-    "from_triton",
-    "to_triton",
-]
+__all__ = ["ATOM_NAME", "MAX_DIGITS", "MAX_NESTING", "element_swizzle_base", "from_cpp", "to_cpp"]

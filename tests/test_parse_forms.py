@@ -113,6 +113,23 @@ def test_static_negative_strides_as_cute_prints_them() -> None:
         [swizzle(1, 2, 3, -8 * m + n) for m in range(4) for n in range(8)]
 
 
+def test_static_negatives_pasted_into_a_cpp_type_read_as_c_minus_n() -> None:
+    assert la.parse("Layout<Shape<_4,_8>,Stride<_-5,_1>>") == la.parse("Layout<Shape<_4,_8>,Stride<C<-5>,_1>>") \
+        == Layout((4, 8), (-5, 1))
+    assert la.parse("ComposedLayout<Swizzle<1,2,3>,_0,Layout<_8,_-1>>")(3) == swizzle(1, 2, 3, -3)
+    with pytest.raises(LayoutError, match="column 28"):  # '_ -5' is two tokens, not a static negative
+        la.parse("Layout<Shape<_4,_8>,Stride<_ -5,_1>>")
+
+
+def test_cpp_reader_bounds_digits_and_nesting_with_a_parse_error() -> None:
+    from layoutalg.errors import ParseError
+
+    for text in ("Layout<Shape<_" + "9" * 5000 + ">>", "Layout<Shape<C<-" + "9" * 5000 + ">>>",
+                 "Layout<Stride<_-" + "9" * 5000 + ">>", "Layout<" + "Shape<" * 100 + "_1" + ">" * 100 + ">"):
+        with pytest.raises(ParseError, match="digits|nesting"):
+            la.parse(text)
+
+
 def cute_print(t: Any) -> str:
     """CuTe C++'s print of a static int tuple: every integer as _N (negatives _-N)."""
     if isinstance(t, tuple):

@@ -242,10 +242,23 @@ class _CppParser:
             raise ParseError("a ComposedLayout offset must be a single integer here", self.text, tok.column if tok else 1)
         return value, None
 
+    def static_negative(self, tok: _Tok) -> int | None:
+        """``_-5`` (how CuTe prints ``C<-5>``, pasted into a type): the name ``_`` then ``-5``; else None."""
+        nxt = self.peek()
+        if tok.text == "_" and nxt is not None and nxt.kind == "num" and nxt.text.startswith("-") \
+                and nxt.column == tok.column + 1:
+            self.take()
+            self.skip_braces()
+            return self.number(nxt.text, nxt.column)
+        return None
+
     def integer(self) -> int:
         tok = self.take()
         if tok.kind == "num":
             return self.number(tok.text, tok.column)
+        negative = self.static_negative(tok) if tok.kind == "name" else None
+        if negative is not None:
+            return negative
         if tok.kind == "name":
             kind = self.base(tok.text)
             match = re.fullmatch(r"_(\d+)", kind)
@@ -260,6 +273,9 @@ class _CppParser:
             return self.number(tok.text, tok.column)
         if tok.kind != "name":
             raise ParseError(f"expected a {what} (a static integer or a tuple), found {tok.text!r}", self.text, tok.column)
+        negative = self.static_negative(tok)
+        if negative is not None:
+            return negative
         kind = self.base(tok.text)
         static = re.fullmatch(r"_(\d+)", kind)
         if static:
@@ -307,7 +323,8 @@ def from_cpp(text: str, atom_reader: AtomReader | None = None) -> Any:
 
     ``Layout<Shape<_8,_64>,Stride<_64,_1>>`` is ``(8,64):(64,1)``; ``Layout<Shape>``
     without a stride is compact column-major (CuTe's default ``LayoutLeft``).
-    ``cute::``/``std::`` prefixes, ``C<N>``, ``Int<N>``, ``integral_constant<int,N>``,
+    ``cute::``/``std::`` prefixes, ``C<N>``, ``Int<N>``, ``integral_constant<int,N>``, ``_-5`` (CuTe's print of
+    ``C<-5>``),
     ``cute::tuple<...>`` and trailing ``{}`` are accepted.  Smem atom names
     (``GMMA::Layout_K_SW128_Atom<half_t>``) are read when ``atom_reader`` is given
     (:func:`layoutalg.interop.text.parse` passes one).

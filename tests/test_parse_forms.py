@@ -178,3 +178,23 @@ def test_cli_options_read_the_same_forms(capsys: pytest.CaptureFixture[str]) -> 
     assert banks["instructions"] == banks_printed["instructions"]
     code, tv = run_cli(capsys, "show", "--tv", "((_4,_8),(_2,_2)):((_32,_1),(_16,_8))", "--tile", "16x8")
     assert code == 0
+
+
+# ----------------------------------------------------------------------------- the same forms in the lower layers
+
+
+def test_prove_and_kernel_layers_read_cpp_types_and_atom_names() -> None:
+    """Layout text given to the prover (``smem=``) and to the kernel layer (``PARAM@LAYOUT``) is read by the same
+    reader as ``la.parse``: C++ types, compiler prints and atom names give the same answers as the print form."""
+    from layoutalg.atoms import catalog
+    from layoutalg.kernel.dataflow.specs import parse_spec
+    from layoutalg.prove.fragment import fragment_delivers
+
+    ldsm, mma = catalog.get("SM75_U32x4_LDSM_N"), catalog.get("SM80_16x8x16_F32F16F16F32_TN")
+    printed = fragment_delivers(ldsm, "Sw<3,3,3> o _0 o (64,64):(64,1)", mma, "A")
+    typed = fragment_delivers(ldsm, "cute::ComposedLayout<cute::Swizzle<3, 4, 3>, cute::smem_ptr_flag_bits<16>, "
+                                    "cute::Layout<cute::tuple<cute::C<64>, cute::C<64> >, "
+                                    "cute::tuple<cute::C<64>, cute::C<1> > > >", mma, "A")
+    assert printed.status == typed.status and printed.counterexample == typed.counterexample
+    assert parse_spec("A", "0@Layout<Shape<_128,_64>,Stride<_64,_1>>").layout == Layout((128, 64), (64, 1))
+    assert parse_spec("A", "0@GMMA::Layout_K_SW128_Atom<half_t>").layout == la.parse("Sw<3,3,3> o 0 o (8,64):(64,1)")

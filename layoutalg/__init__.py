@@ -28,7 +28,6 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     congruent,
     coshape,
     crd2idx,
-    depth,
     dice_,
     filter,
     filter_zeros,
@@ -50,7 +49,6 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     prefix_product,
     product,
     product_each,
-    rank,
     repeat_like,
     shape_div,
     slice_,
@@ -92,7 +90,6 @@ from layoutalg.swizzle import (
     flat_product,
     flatten,
     from_f2,
-    from_triton,
     group,
     is_f2_linear,
     left_inverse,
@@ -102,7 +99,6 @@ from layoutalg.swizzle import (
     logical_product,
     make_composed_layout,
     make_swizzle,
-    parse,
     parse_triton,
     prepend,
     raked_product,
@@ -115,11 +111,15 @@ from layoutalg.swizzle import (
     tiled_product,
     to_f2,
     to_str,
-    to_triton,
     upcast,
     zipped_divide,
     zipped_product,
 )
+from layoutalg.swizzle.queries import cosize, depth, get, rank, shape, size, stride  # CuTe DSL's free functions
+
+from layoutalg.interop.text import parse  # isort: skip  (the one text reader: C++ types, atoms, prints, Triton)
+from layoutalg.interop.triton import from_triton, to_triton  # isort: skip  (Gluon objects in and out)
+from layoutalg.interop import as_layout, to_cute_dsl, to_pycute, to_tensor_layouts  # isort: skip  (live objects)
 
 __version__ = "0.1.0"
 
@@ -128,6 +128,8 @@ __all__ = [
     "Layout", "Swizzle", "ComposedLayout", "make_layout", "make_swizzle", "make_composed_layout",
     # notation
     "parse", "to_str", "to_cpp",
+    # CuTe DSL's free functions
+    "size", "cosize", "rank", "depth", "shape", "stride", "get",
     # int tuples
     "ceil_div", "congruent", "crd2idx", "flatten", "idx2crd", "inner_product", "prefix_product",
     "product", "shape_div", "suffix_product", "weakly_congruent",
@@ -149,6 +151,8 @@ __all__ = [
     # GF(2) and Triton
     "BitMatrix", "to_f2", "from_f2", "is_f2_linear", "TritonLinearLayout", "to_triton", "from_triton",
     "parse_triton",
+    # other libraries' objects in and out
+    "as_layout", "to_cute_dsl", "to_pycute", "to_tensor_layouts",
     # errors
     "LayoutError", "ShapeError", "CoordinateError", "CompositionError", "NotInjectiveError",
     "NotLinearError", "ParseError", "InstructionError", "ProofError",
@@ -168,3 +172,8 @@ def _formula(self: Layout | ComposedLayout, names: object = None, form: str = "c
 
 Layout.formula = _formula  # type: ignore[attr-defined]
 ComposedLayout.formula = _formula  # type: ignore[attr-defined]
+
+# Pictures in notebooks (print_layout's), drawn by layoutalg.viz.notebook only when a notebook asks.
+from layoutalg.core.display import attach_display  # noqa: E402
+
+attach_display(Layout, ComposedLayout, html="layout_html", svg="layout_svg")

@@ -107,7 +107,7 @@ def test_proof_enumeration_proves_and_refutes_with_the_colliding_lanes():
     assert cex["lane"] // 8 == cex["lane_b"] // 8                      # same matrix = same phase
     assert (b1 // 4) % 32 == (b2 // 4) % 32 == cex["bank"] and b1 != b2
     good = conflict_free(ComposedLayout(Swizzle(3, 3, 3), 0, tile), LDSM_X4, "f16")
-    assert good.proved and good.method == "enumeration"
+    assert good.proved and good.method == "enum"  # the prover's spelling, as everywhere
 
 
 def test_proof_symbolic_over_an_unbounded_stage_parameter():
@@ -270,7 +270,7 @@ def test_cp_async_cg_conflict_free_proof_and_refutation() -> None:
 
     smem = ComposedLayout(Swizzle(3, 3, 3), 0, Layout((64, 64), (64, 1)))
     proved = conflict_free(smem, "cp.async.cg.shared.global", "f16", global_layout=Layout((64, 64), (4096, 1)))
-    assert proved.status == "proved" and proved.method == "enumeration"
+    assert proved.status == "proved" and proved.method == "enum"
     refuted = conflict_free(smem, "cp.async.cg.shared.global", "f16", global_layout=Layout((64, 64), (72, 1)))
     assert refuted.status == "refuted"
     cex = refuted.counterexample

@@ -271,14 +271,21 @@ def test_gpu_check_without_gpu_says_why() -> None:
 
 
 def test_convert_triton_both_ways() -> None:
-    proc = cli("convert", "(8,8):(8,1)", "--to", "triton")
+    # The mma.m16n8 C fragment (PTX ISA): register bit 0 -> column +1, bit 1 -> row +8; lane bits 0, 1 ->
+    # columns +2, +4; lane bits 2, 3, 4 -> rows +1, +2, +4 (lane = 4 * row + column / 2).
+    proc = cli("convert", "((4,8),(2,2)):((32,1),(16,8))", "--tile", "16x8", "--to", "triton")
     assert proc.returncode == 0, proc.stderr
     attribute = proc.stdout.strip()
-    # in0 (rows, stride 8) has bases 8, 16, 32; in1 (columns, stride 1) has 1, 2, 4.
-    assert attribute == "#ttg.linear<{in0 = [[8], [16], [32]], in1 = [[1], [2], [4]]}>"
-    assert cli("convert", attribute, "--to", "cute").stdout.strip() == "(8,8):(8,1)"
-    proc = cli("convert", "(3,8):(8,1)", "--to", "triton")
-    assert proc.returncode == 2 and "power-of-two" in proc.stderr
+    assert attribute == ("#ttg.linear<{register = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], "
+                         "warp = [], block = []}>")
+    assert cli("convert", attribute, "--to", "cute").stdout.strip() == "((4,8),(2,2)):((32,1),(16,8))"
+    # A shared-memory layout needs its element type; without --dtype or --tile Triton's form is refused.
+    swizzled = cli("convert", "Sw<3,3,3> o 0 o (8,64):(64,1)", "--dtype", "f16", "--to", "triton")
+    assert swizzled.stdout.strip() == \
+        "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>"
+    assert cli("convert", "(8,8):(8,1)", "--to", "triton").returncode == 2
+    proc = cli("convert", "(3,8):(8,1)", "--dtype", "f16", "--to", "triton")
+    assert proc.returncode == 2 and "power of two" in proc.stderr
 
 
 # ----------------------------------------------------------------------------- banks

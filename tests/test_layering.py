@@ -64,7 +64,9 @@ def test_every_module_has_a_layer() -> None:
 
 # The one sanctioned upward reference: ``layoutalg.prove.conflict_free`` forwards to the
 # banks layer at call time (it is spelled with importlib so the symbolic layer never loads it).
-FACADES = {("layoutalg/prove/__init__.py", "layoutalg.banks.proof")}
+FACADES = {("layoutalg/prove/__init__.py", "layoutalg.banks.proof"),
+           # notebook pictures: _repr_html_/_repr_svg_ draw through the front end only when a notebook asks
+           ("layoutalg/core/display.py", "layoutalg.viz.notebook")}
 
 
 def test_facades_are_lazy() -> None:

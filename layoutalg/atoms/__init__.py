@@ -24,6 +24,9 @@ from layoutalg.atoms import catalog  # noqa: F401
 from layoutalg.atoms.copy import CopyAtom, TypedCopyAtom, movmatrix_coords  # noqa: F401
 from layoutalg.atoms.gmma import GmmaAtom, GmmaDescriptor, make_gmma, make_gmma_desc  # noqa: F401
 from layoutalg.atoms.mma import MmaAtom  # noqa: F401
+from layoutalg.core.display import attach_display as _attach_display
+
+_attach_display(MmaAtom, GmmaAtom, CopyAtom, TypedCopyAtom, html="atom_html")  # print_latex of each operand
 
 
 def __getattr__(name: str):  # type: ignore[no-untyped-def]

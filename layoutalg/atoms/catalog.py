@@ -25,8 +25,9 @@ from layoutalg.atoms.gmma import GmmaAtom, gmma_names, make_gmma, parse_gmma_nam
 from layoutalg.atoms.ldmatrix_b8 import B8_COPY_ATOMS, B8MatrixForm, find_form
 from layoutalg.atoms.mma import MMA_ATOMS, MmaAtom
 from layoutalg.atoms.mma_ext import MMA_EXT_ATOMS
+from layoutalg.core.dtypes import ptx_name
 from layoutalg.core.validate import as_int, describe, is_bool
-from layoutalg.errors import InstructionError
+from layoutalg.errors import InstructionError, LayoutError
 
 Atom = Union[MmaAtom, CopyAtom, GmmaAtom]
 
@@ -44,14 +45,18 @@ _GMMA_CACHE: dict[tuple[int, str, str, str, str, bool], GmmaAtom] = {}
 
 
 def _gmma(n: int, a: str, b: str, c: str, a_source: str, saturate: bool = False) -> GmmaAtom:
-    """One object per wgmma atom.  The arguments are checked (a LayoutError for bad or unhashable ones)
-    before they key the memo: a hashable key of checked values only."""
-    if all(isinstance(x, str) for x in (a, b, c, a_source)) and type(n) is int and type(saturate) is bool:
-        key = (n, a, b, c, a_source, saturate)
-        if key in _GMMA_CACHE:
-            return _GMMA_CACHE[key]
-    atom = make_gmma(n, a, b, c, a_source, saturate)  # validates; raises InstructionError on bad input
-    return _GMMA_CACHE.setdefault((int(n), a, b, c, a_source, bool(saturate)), atom)
+    """The wgmma atom, memoised; arguments are checked (and types read in any spelling) before they key the memo."""
+    n = as_int(n, "wgmma N", InstructionError)
+    for what, value in (("a", a), ("b", b), ("c", c), ("a_source", a_source)):
+        if not isinstance(value, str):
+            raise InstructionError(f"wgmma {what} must be a str such as 'f16', got {describe(value)}")
+    if not isinstance(saturate, bool):
+        raise InstructionError(f"wgmma saturate must be True or False, got {describe(saturate)}")
+    a, b, c = (_type_name(x, what, "wgmma") for x, what in ((a, "a"), (b, "b"), (c, "c")))
+    key = (n, a, b, c, a_source, saturate)
+    if key not in _GMMA_CACHE:
+        _GMMA_CACHE[key] = make_gmma(n, a, b, c, a_source, saturate)
+    return _GMMA_CACHE[key]
 
 
 def names() -> list[str]:
@@ -128,7 +133,7 @@ def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | No
             raise InstructionError(f"mma: {what} must be a PTX name such as 'm16n8k16' or 'f16', got {describe(value)}")
     if arch is not None:
         arch = as_int(arch, "mma arch", InstructionError)
-    b = b or a
+    a, b, c = _type_name(a, "a"), _type_name(b or a, "b"), _type_name(c, "c")
     shape = shape.strip().lstrip(".")
     sat = ".satfinite" if satfinite else ""
     matches = [x for x in ALL_MMA_ATOMS
@@ -139,6 +144,14 @@ def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | No
         raise InstructionError(f"no mma.sync {shape} with a={a}, b={b}, c={c}, layout {layout}"
                                f"{'' if arch is None else f', arch sm{arch}'}{hint}")
     return max(matches, key=lambda x: x.arch)
+
+
+def _type_name(value: Any, what: str, instruction: str = "mma") -> str:
+    """A dtype in any spelling of :mod:`layoutalg.core.dtypes` as its PTX name (``half`` -> ``f16``)."""
+    try:
+        return ptx_name(value)
+    except LayoutError as exc:
+        raise InstructionError(f"{instruction}: {what}: {exc}") from None
 
 
 def _matrix(kind: str, num: int, trans: bool) -> CopyAtom:

@@ -44,6 +44,7 @@ from typing import Any, Callable
 
 from layoutalg.atoms.fragment import fit_layout, index_arg
 from layoutalg.atoms.gmma_desc import LAYOUT_TYPES, GmmaDescriptor, make_gmma_desc, swizzle_address
+from layoutalg.core.dtypes import cute_name, ptx_name
 from layoutalg.core.layout import Layout
 from layoutalg.core.validate import as_int, describe
 from layoutalg.errors import InstructionError, LayoutError
@@ -173,8 +174,7 @@ GMMA_NS = tuple(range(8, 257, 8))
 GMMA_NS_INT8 = (8, 16, 24) + tuple(range(32, 257, 16))
 _FP8 = ("e4m3", "e5m2")
 _INT8 = ("s8", "u8")
-_UP = {"f16": "F16", "bf16": "BF16", "f32": "F32", "tf32": "TF32", "e4m3": "E4M3", "e5m2": "E5M2", "s8": "S8",
-       "u8": "U8", "s32": "S32"}
+_UP = {name: cute_name(name) for name in ("f16", "bf16", "f32", "tf32", "e4m3", "e5m2", "s8", "u8", "s32")}
 _DOWN = {v: k for k, v in _UP.items()}
 
 
@@ -204,7 +204,11 @@ def make_gmma(n: int, a: str = "f16", b: str | None = None, c: str = "f32", a_so
             raise InstructionError(f"wgmma {what} must be a str such as 'f16', got {describe(value)}")
     if not isinstance(saturate, bool):
         raise InstructionError(f"wgmma saturate must be True or False, got {describe(saturate)}")
-    b = b or a
+    try:  # any spelling of the one dtype table (torch.float16, cutlass.BFloat16, float8_e4m3fn, ...)
+        a, c = ptx_name(a), ptx_name(c)
+        b = ptx_name(b) if b is not None else a
+    except LayoutError as exc:
+        raise InstructionError(f"wgmma operand type: {exc}") from exc
     kind = _kind(a, b, c)
     if kind is None:
         raise InstructionError(f"no wgmma takes a={a!r}, b={b!r}, c={c!r}; valid: f16/f16 -> f16|f32, bf16/bf16 -> f32, "

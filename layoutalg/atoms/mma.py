@@ -41,6 +41,7 @@ from functools import cached_property
 from typing import Any, Callable
 
 from layoutalg.atoms.fragment import fit_layout, index_arg
+from layoutalg.core.dtypes import cute_name, dtype_bits
 from layoutalg.core.layout import Layout
 from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError
@@ -49,11 +50,12 @@ Coord = tuple[Any, Any]  # ints, or terms when the lane / element is symbolic
 # formula(operand, lane, i) -> (row, col) in the PTX matrix (A: MxK, B: KxN, C: MxN)
 Formula = Callable[[str, Any, Any], Coord]
 
-TYPE_BITS = {
-    "f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s32": 32,
-    "s8": 8, "u8": 8, "s4": 4, "u4": 4, "e4m3": 8, "e5m2": 8,
-    "b1": 1, "s16": 16, "c64": 128, "gc64": 192,  # gc64: CuTe's Gauss-complex accumulator (3 doubles)
-}
+#: Bits of each PTX element type the mma atoms use: the one table (:mod:`layoutalg.core.dtypes`), plus the
+#: complex accumulators of CuTe's double-complex atoms (``c64``: complex<double>, ``gc64``: CuTe's Gauss-complex
+#: accumulator, 3 doubles), atom-internal names rather than element types users type.
+TYPE_BITS = {name: dtype_bits(name) for name in ("f16", "bf16", "tf32", "f32", "f64", "s32", "s8", "u8", "s4", "u4",
+                                                 "e4m3", "e5m2", "b1", "s16")}
+TYPE_BITS.update({"c64": 128, "gc64": 192})
 
 
 def _g(lane: int) -> int:
@@ -301,14 +303,12 @@ _SM70_8x4_Col = L(((4, 2), 4), ((8, 4), 1))
 _SM70_8x8_16b = L((8, 8), (1, 8))
 _SM70_8x8_32b = L(((2, 2, 2), (2, 2, 2)), ((1, 16, 4), (8, 2, 32)))
 
-_CUTE_TYPE = {"f16": "F16", "bf16": "BF16", "f32": "F32", "tf32": "TF32", "f64": "F64", "s32": "S32",
-              "s8": "S8", "u8": "U8", "s4": "S4", "u4": "U4", "e4m3": "E4M3", "e5m2": "E5M2"}
 
 
 def _make(arch: int, mnk: tuple[int, int, int], a: str, b: str, c: str, layouts: tuple[Layout, Layout, Layout, Layout],
           formula: Formula, major: str = "TN", ptx_layout: str = "row.col") -> MmaAtom:
     m, n, k = mnk
-    name = f"SM{arch}_{m}x{n}x{k}_{_CUTE_TYPE[c]}{_CUTE_TYPE[a]}{_CUTE_TYPE[b]}{_CUTE_TYPE[c]}_{major}"
+    name = f"SM{arch}_{m}x{n}x{k}_{cute_name(c)}{cute_name(a)}{cute_name(b)}{cute_name(c)}_{major}"
     ptx = f"mma.sync.aligned.m{m}n{n}k{k}.{ptx_layout}.{c}.{a}.{b}.{c}"
     thr, la, lb, lc = layouts
     return MmaAtom(name, ptx, arch, mnk, thr, la, lb, lc, a, b, c, c, formula)

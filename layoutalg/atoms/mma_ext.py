@@ -35,6 +35,7 @@ both defects against CuTe's own printout):
 from __future__ import annotations
 
 from layoutalg.atoms.mma import Coord, Formula, L, MmaAtom, _SM80_8x4, _SM80_8x8_Row, _SM80_16x8_Row
+from layoutalg.core.dtypes import cute_name
 from layoutalg.core.layout import Layout
 
 _T32 = Layout(32)
@@ -120,8 +121,9 @@ def _dot(op: str, lane: int, i: int) -> Coord:
     return 0, 0
 
 
-_UP = {"f16": "F16", "bf16": "BF16", "f32": "F32", "f64": "F64", "c64": "C64", "s32": "S32", "s8": "S8", "u8": "U8",
-       "s4": "S4", "u4": "U4", "b1": "U1"}
+#: CuTe's spelling of each type in atom names (the one table); ``c64`` (complex<double>) is an atom-internal name.
+_UP = {name: cute_name(name) for name in ("f16", "bf16", "f32", "f64", "s32", "s8", "u8", "s4", "u4", "b1")}
+_UP["c64"] = "C64"
 
 
 def _name(arch: int, mnk: tuple[int, int, int], d: str, a: str, b: str, c: str, suffix: str = "") -> str:

@@ -14,6 +14,8 @@ from layoutalg.atoms.mma import MmaAtom
 from layoutalg.atoms.partition import Partition, _as_layout, _int_coords, _make_partition, _synth, _tensor_values
 from layoutalg.atoms.tiled_mma import _OPERAND_MODES, TiledMMA
 from layoutalg.core import int_tuple as it
+from layoutalg.core.display import attach_display
+from layoutalg.core.dtypes import dtype_bits
 from layoutalg.core.layout import Layout
 from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import LayoutError
@@ -281,7 +283,7 @@ def _from_mma(atom: Any, tiled_mma: TiledMMA, operand: str, bits: int | None) ->
     if not isinstance(tiled_mma, TiledMMA):
         raise LayoutError(f"make_tiled_copy_{operand} needs a TiledMMA, got {describe(tiled_mma)}")
     op_bits = tiled_mma.atom.operand_bits(operand) if isinstance(tiled_mma.atom, MmaAtom) else \
-        {"f16": 16, "bf16": 16, "f32": 32}[getattr(tiled_mma.atom, f"{operand.lower()}_type")]
+        dtype_bits(getattr(tiled_mma.atom, f"{operand.lower()}_type"))
     typed = _typed(atom, bits if bits is not None else (None if isinstance(atom, TypedCopyAtom) else op_bits),
                    f"make_tiled_copy_{operand}")
     tv = {"A": tiled_mma.get_layoutA_TV, "B": tiled_mma.get_layoutB_TV, "C": tiled_mma.get_layoutC_TV}[operand]()
@@ -312,3 +314,5 @@ def make_tiled_copy_C(atom: Any, tiled_mma: TiledMMA, bits: int | None = None) -
 
 
 __all__ = ["TiledCopy", "ThrCopy", "make_tiled_copy", "make_tiled_copy_A", "make_tiled_copy_B", "make_tiled_copy_C"]
+
+attach_display(TiledCopy, html="tiled_html")  # print_latex of the copy's TV layout in notebooks

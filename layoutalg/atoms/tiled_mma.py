@@ -21,6 +21,7 @@ from layoutalg.atoms.partition import (
     _tensor_values,
 )
 from layoutalg.core import int_tuple as it
+from layoutalg.core.display import attach_display
 from layoutalg.core.layout import Layout
 from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import LayoutError
@@ -260,3 +261,5 @@ def make_tiled_mma(atom: AnyMma, atom_layout: Any = (1, 1, 1), permutations: Any
 
 
 __all__ = ["TiledMMA", "ThrMMA", "make_tiled_mma"]
+
+attach_display(TiledMMA, html="tiled_html")  # print_latex of A, B and C in notebooks

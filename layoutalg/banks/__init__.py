@@ -28,9 +28,12 @@ from layoutalg.banks.model import (
 )
 from layoutalg.banks.tiled import access_from_tiled_copy
 from layoutalg.banks.vector import wavefronts_many
+from layoutalg.core.display import attach_display
 
 # bound after the submodule import so ``layoutalg.banks.analyze`` is the function, not the module
 analyze = _analyze_fn
+
+attach_display(Analysis, html="analysis_html", svg="analysis_svg")  # summary + heat map of the worst instruction
 
 
 def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, **kwargs: Any) -> Any:

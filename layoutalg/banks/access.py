@@ -21,38 +21,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from layoutalg.banks.instruction import parse_instruction
+from layoutalg.banks.instruction import expand_short_form, parse_instruction
+from layoutalg.core.dtypes import dtype_bits
 from layoutalg.errors import LayoutError
-
-_DTYPE_BYTES = {
-    1: ("s8", "u8", "i8", "b8", "int8", "uint8", "fp8", "f8", "e4m3", "e5m2", "float8_e4m3fn", "float8_e5m2"),
-    2: ("f16", "fp16", "half", "float16", "bf16", "bfloat16", "s16", "u16", "i16", "b16", "int16", "uint16"),
-    4: ("f32", "fp32", "float", "float32", "tf32", "s32", "u32", "i32", "b32", "int32", "uint32"),
-    8: ("f64", "fp64", "double", "float64", "s64", "u64", "i64", "b64", "int64", "uint64"),
-}
 
 
 def element_bytes(dtype: Any) -> int:
-    """Bytes of one element: a name (``"f16"``, ``"bf16"``, ``"fp32"``, ...), a bit width (16), or a numpy dtype."""
+    """Bytes of one element: any dtype name or object of :mod:`layoutalg.core.dtypes` (``"f16"``, ``"bf16"``,
+    ``torch.float16``, ``cutlass.Float32``, a numpy dtype), or a bit width (16)."""
     if dtype is None:
         raise LayoutError("dtype is required: the element type of the shared-memory layout (f16, f32, s8, ...)")
-    if isinstance(dtype, str):
-        name = dtype.strip().lower().removeprefix("cutlass.").removeprefix("torch.").removeprefix("numpy.")
-        for nbytes, names in _DTYPE_BYTES.items():
-            if name in names:
-                return nbytes
-        raise LayoutError(f"dtype {dtype!r}: unknown element type; use f16, bf16, f32, f64, s8, u8, ...")
-    if isinstance(dtype, bool):
-        raise LayoutError(f"dtype {dtype!r}: not an element type")
-    if isinstance(dtype, int):
-        if dtype <= 0 or dtype % 8:
-            raise LayoutError(f"dtype {dtype}: a bit width must be a positive multiple of 8 (sub-byte types are not "
-                              "addressable per lane)")
-        return dtype // 8
-    itemsize = getattr(dtype, "itemsize", None)
-    if isinstance(itemsize, int) and itemsize > 0:
-        return itemsize
-    raise LayoutError(f"dtype {dtype!r}: not an element type")
+    if not isinstance(dtype, (str, int)):
+        itemsize = getattr(dtype, "itemsize", None)
+        if isinstance(itemsize, int) and not isinstance(itemsize, bool) and itemsize > 0:
+            return itemsize
+    bits = dtype_bits(dtype)
+    if bits % 8:
+        raise LayoutError(f"dtype {dtype}: {bits}-bit elements are not addressable per lane (a bit width must be a "
+                          "positive multiple of 8)")
+    return bits // 8
 
 
 @dataclass(frozen=True)
@@ -142,12 +129,13 @@ def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = 
 
     from layoutalg.banks.limits import arch_of, check_sweep_size
 
+    e = element_bytes(dtype)
+    instruction = expand_short_form(instruction, e)
     ins = parse_instruction(instruction)
     if not (isinstance(shape, tuple) and len(shape) == 2
             and all(isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in shape)):
         raise LayoutError(f"tile shape must be (rows, cols) of positive ints, got {shape!r}")
     rows, cols = shape
-    e = element_bytes(dtype)
     check_sweep_size(rows * cols, e, arch_of(arch), f"a {rows}x{cols} tile")
     lane = np.arange(32, dtype=np.int64)
     if ins.matrices:

@@ -15,6 +15,11 @@ Accepted spellings (PTX ISA 8.x, sections "ld", "st", "ldmatrix", "stmatrix",
   the same instruction: ``.m8n8 .b16`` is the only shape there is.
 * ``cp.async.{ca,cg}.shared{::cta}.global{...}`` optionally followed by the
   copy size as in PTX (``cp.async.ca.shared.global, 8``); ``.cg`` is 16 bytes.
+
+Short forms, the same in Python and on the command line (:func:`expand_short_form`):
+``ldmatrix.x4[.trans]`` / ``stmatrix.x2``; ``cp.async.cg``, ``cp.async.cg.16``, ``cp.async.ca.8``
+(the size as the last word; ``.cg`` is always 16); ``ld.shared.v4`` (``.b32`` words), ``ld.b32``
+(``.shared`` implied) and, given the element type, ``ld.shared`` / ``st.shared`` (one element).
 """
 
 from __future__ import annotations
@@ -22,15 +27,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from layoutalg.core.dtypes import dtype_bits
 from layoutalg.errors import InstructionError
 
-_TYPE_BYTES = {
-    "b8": 1, "u8": 1, "s8": 1,
-    "b16": 2, "u16": 2, "s16": 2,
-    "b32": 4, "u32": 4, "s32": 4, "f32": 4,
-    "b64": 8, "u64": 8, "s64": 8, "f64": 8,
-    "b128": 16,
-}
+#: The type suffixes of ld/st.shared (PTX ISA); their widths come from the one dtype table.
+_LDST_TYPES = ("b8", "u8", "s8", "b16", "u16", "s16", "b32", "u32", "s32", "f32", "b64", "u64", "s64", "f64", "b128")
+_TYPE_BYTES = {name: dtype_bits(name) // 8 for name in _LDST_TYPES}
 _LDST_QUALIFIERS = {"volatile", "relaxed", "weak", "acquire", "release", "cta", "sys", "gpu", "cluster"}
 _MATRIX_COUNTS = {"x1": 1, "x2": 2, "x4": 4}
 _CANONICAL_WIDTH = {1: "u8", 2: "u16", 4: "b32", 8: "b64", 16: "v4.b32"}
@@ -76,6 +78,45 @@ class Instruction:
         return f"cp.async.{self.cache}.shared.global, {self.access_bytes}"
 
 
+def expand_short_form(text: str, element_bytes: int | None = None) -> str:
+    """The PTX mnemonic a short spelling stands for (see the module docstring); other text comes back unchanged.
+
+    ``element_bytes`` is the element width that ``ld.shared`` / ``st.shared`` without a type move (one element);
+    without it those two spellings are refused, naming the fix.
+    """
+    if not isinstance(text, str):
+        raise InstructionError(f"instruction must be a PTX mnemonic string, got {type(text).__name__}")
+    words = [w for w in text.strip().lower().split(".") if w]
+    if "," in text:
+        return text.strip()
+    if words[:2] == ["cp", "async"] and "shared" not in words and "shared::cta" not in words:
+        cache = words[2] if len(words) > 2 else ""
+        size = words[3] if len(words) > 3 else "16"
+        if len(words) > 4 or not size.isdigit():
+            raise _fail(text, "short form is cp.async.{ca,cg}[.SIZE], e.g. cp.async.cg or cp.async.ca.8")
+        return f"cp.async.{cache}.shared.global" + (f", {size}" if cache != "cg" or size != "16" else "")
+    if words and words[0] in ("ldmatrix", "stmatrix") and words[1:] and set(words[1:]) <= {*_MATRIX_COUNTS, "trans"}:
+        count = [w for w in words[1:] if w in _MATRIX_COUNTS]
+        trans = ".trans" if "trans" in words else ""
+        return f"{words[0]}.sync.aligned.m8n8.{count[0] if len(count) == 1 else '.'.join(count)}{trans}.shared.b16"
+    if words and words[0] in ("ld", "st"):
+        if {"global", "local", "param", "const", "generic"} & set(words):
+            return text.strip()  # another state space: parse_instruction says it is not shared memory
+        if "shared" not in words and "shared::cta" not in words:
+            words.insert(1, "shared")
+        if words[-1] in ("v2", "v4", "v8"):
+            words.append("b32")
+        if words[-1] in ("shared", "shared::cta"):
+            if element_bytes is None:
+                raise _fail(text, f"{words[0]}.shared without a type moves one element: give the type "
+                                  f"({words[0]}.shared.b32) or the element type")
+            if element_bytes not in _CANONICAL_WIDTH:
+                raise _fail(text, f"no single {element_bytes}-byte type; give the type, e.g. {words[0]}.shared.b32")
+            words.extend(_CANONICAL_WIDTH[element_bytes].split("."))
+        return ".".join(words)
+    return text.strip()
+
+
 def _fail(text: str, why: str) -> InstructionError:
     return InstructionError(f"instruction {text!r}: {why}")
 
@@ -111,7 +152,7 @@ def _size_operand(raw: str) -> tuple[str, int | None]:
 
 @lru_cache(maxsize=256)
 def _parse(text: str) -> Instruction:
-    raw, size_suffix = _size_operand(text.strip())
+    raw, size_suffix = _size_operand(expand_short_form(text))
     tokens = [t for t in raw.lower().split(".") if t]
     # 'shared::cta' splits fine; '.L2::128B' style hints are kept as tokens.
     if not tokens:

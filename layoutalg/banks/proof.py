@@ -37,6 +37,7 @@ from layoutalg.banks.analyze import _mode_sizes, analyze, byte_addresses
 from layoutalg.banks.instruction import Instruction, parse_instruction
 from layoutalg.banks.model import report
 from layoutalg.errors import InstructionError, LayoutError
+from layoutalg.prove.dispatch import METHODS
 from layoutalg.prove.result import ProofResult
 
 _FAMILY = {"ld": "ld.shared", "st": "st.shared", "ldmatrix": "ldmatrix", "stmatrix": "stmatrix",
@@ -79,7 +80,7 @@ def enumerate_access(smem_layout: Any, access: Access, dtype: Any, base: int, gl
     res = analyze(smem_layout, access, dtype=dtype, base=base, global_layout=global_layout)
     claim = _claim_text(smem_layout, res.instruction, [f"{a} < {n}" for a, n in zip(res.axes, res.wavefronts.shape)])
     if res.conflict_free:
-        return ProofResult("proved", None, time.perf_counter() - start, "enumeration", claim,
+        return ProofResult("proved", None, time.perf_counter() - start, "enum", claim,
                            f"all {res.count} instances cost their ideal ({res.total_ideal} wavefronts in all)")
     idx, wf, ideal = res.worst(1)[0]
     if res.global_addresses is not None:
@@ -106,7 +107,7 @@ def enumerate_access(smem_layout: Any, access: Access, dtype: Any, base: int, gl
     why = (f"at {where}: lanes {lane_text(lane_a, crd_a, addr_a)} and {lane_text(lane_b, crd_b, addr_b)} both need "
            f"bank {use.bank} (words {use.words[0]} and {use.words[1]}); the instance costs {wf} wavefronts, "
            f"ideal {ideal}")
-    return ProofResult("refuted", cex, time.perf_counter() - start, "enumeration", claim, why)
+    return ProofResult("refuted", cex, time.perf_counter() - start, "enum", claim, why)
 
 
 def _cp_async_refutation(res: Any, idx: dict[str, int], wf: int, ideal: int, claim: str, start: float) -> ProofResult:
@@ -121,13 +122,13 @@ def _cp_async_refutation(res: Any, idx: dict[str, int], wf: int, ideal: int, cla
         rep = res.report(**idx)
         cex.update({"wavefronts": wf, "ideal": ideal})
         why = f"at {where}: the instance costs {wf} wavefronts, ideal {ideal}; " + "; ".join(rep.notes)
-        return ProofResult("refuted", cex, time.perf_counter() - start, "enumeration", claim, why)
+        return ProofResult("refuted", cex, time.perf_counter() - start, "enum", claim, why)
     lines, rows = len({g // 128 for g in sources}), len({s // 128 for s in smem})
     groups = len({(g // 128, s // 128) for s, g in zip(smem, sources)})
     cex.update({"global_lines": lines, "smem_rows": rows, "groups": groups, "wavefronts": wf, "ideal": ideal})
     why = (f"at {where}: the warp's 16-byte copies read {lines} global 128-byte lines into {rows} shared 128-byte "
            f"rows, {groups} (line, row) pairs; the instance costs {wf} wavefronts, ideal {ideal}")
-    return ProofResult("refuted", cex, time.perf_counter() - start, "enumeration", claim, why)
+    return ProofResult("refuted", cex, time.perf_counter() - start, "enum", claim, why)
 
 
 def _symbolic(smem_layout: Any, access: Access, dtype: Any, base: int, method: str, arch: Any) -> ProofResult:
@@ -158,10 +159,16 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
     decided by enumeration only.  ``arch`` (default ``sm_90``) sets the shared-memory capacity every address
     must fit in and the instructions available; ``timeout`` (seconds, ``inf`` for none) bounds the whole proof.
     """
+    if method not in METHODS:
+        import difflib
+
+        given = str(method).lower()
+        close = [m for m in METHODS if given.startswith(m) or m.startswith(given)] or \
+            difflib.get_close_matches(given, METHODS, n=1, cutoff=0.5)
+        raise LayoutError(f"method must be one of {', '.join(METHODS)} (the prover's spellings), got {method!r}"
+                          + (f"; did you mean {close[0]!r}?" if close else ""))
     from layoutalg.prove import budget, config
 
-    if method not in ("auto", "enum", "f2", "z3"):
-        raise LayoutError(f"method must be auto, enum, f2 or z3, got {method!r}")
     target = get_arch(arch)
     if hasattr(access, "layout_tv") and hasattr(access, "atom"):  # a TiledCopy (layoutalg.atoms.tiled)
         from layoutalg.banks.tiled import access_from_tiled_copy

@@ -23,39 +23,21 @@ from layoutalg.cli.common import (
 )
 from layoutalg.errors import LayoutError
 
-_WIDTH_TYPE = {1: "u8", 2: "u16", 4: "b32", 8: "b64", 16: "v4.b32"}
-
 
 def expand_access(text: str, element_bytes: int) -> str:
-    """The full PTX mnemonic for a short ``--access`` spelling.
+    """The full PTX mnemonic for a short ``--access`` spelling: the Python API's own short forms
+    (:func:`layoutalg.banks.instruction.expand_short_form`: ``ldmatrix.x4.trans``, ``cp.async.cg.16``,
+    ``ld.shared.v4``, ``ld.shared`` = one ``--dtype`` element, ...)."""
+    from layoutalg.banks.instruction import expand_short_form
 
-    ``ldmatrix.x4[.trans]`` -> ``ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16`` (``stmatrix`` alike);
-    ``ld.shared.v4`` -> ``ld.shared.v4.b32``; ``ld.shared`` / ``st.shared`` without a type -> one element of the
-    dtype (``.u16`` for f16); ``cp.async.cg`` -> ``cp.async.cg.shared.global``, ``cp.async.ca.8`` ->
-    ``cp.async.ca.shared.global, 8``; a full PTX mnemonic is kept as it is.
-    """
     words = text.strip().lower().split(".")
-    if words[:2] == ["cp", "async"] and "shared" not in text:  # cp.async.cg, cp.async.ca.8
-        cache = words[2] if len(words) > 2 else ""
-        size = words[3] if len(words) > 3 else "16"
-        return f"cp.async.{cache}.shared.global" + (f", {size}" if cache == "ca" else "")
-    if words[0] in ("ldmatrix", "stmatrix") and "shared" not in words:
-        count = next((w for w in words if w in ("x1", "x2", "x4")), None)
-        if count is None:
-            raise UsageError(f"--access {text!r}: say how many matrices", f"e.g. --access {words[0]}.x4 or {words[0]}.x4.trans")
-        trans = ".trans" if "trans" in words else ""
-        return f"{words[0]}.sync.aligned.m8n8.{count}{trans}.shared.b16"
-    if words[0] in ("ld", "st"):
-        if "shared" not in words:
-            words.insert(1, "shared")
-        if words[-1] in ("v2", "v4"):
-            words.append("b32")
-        if words[-1] == "shared":
-            if element_bytes not in _WIDTH_TYPE:
-                raise UsageError(f"--access {text!r}: no single {element_bytes}-byte type", "give the type, e.g. ld.shared.b32")
-            words.extend(_WIDTH_TYPE[element_bytes].split("."))
-        return ".".join(words)
-    return text.strip()
+    if words[0] in ("ldmatrix", "stmatrix") and "shared" not in words and not any(w in ("x1", "x2", "x4") for w in words):
+        raise UsageError(f"--access {text!r}: say how many matrices", f"e.g. --access {words[0]}.x4 or {words[0]}.x4.trans")
+    try:
+        return expand_short_form(text, element_bytes)
+    except LayoutError as exc:
+        raise UsageError(f"--access {text!r}: {exc}", "e.g. --access ldmatrix.x4.trans, cp.async.cg, ld.shared.v4 "
+                                                      "or ld.shared.b32") from exc
 
 
 def _access_bytes(instruction: str) -> tuple[int, str]:

@@ -30,13 +30,6 @@ MAX_TEXT_CHARS = 4096
 """The longest LAYOUT (or other text argument) read: far more than any layout's notation, and short enough
 that no parser or number conversion can take long."""
 
-DTYPE_BITS = {
-    "f64": 64, "fp64": 64, "double": 64,
-    "f32": 32, "fp32": 32, "float": 32, "tf32": 32, "s32": 32, "u32": 32, "i32": 32, "b32": 32,
-    "f16": 16, "fp16": 16, "half": 16, "bf16": 16, "s16": 16, "u16": 16, "i16": 16, "b16": 16,
-    "s8": 8, "u8": 8, "i8": 8, "b8": 8, "e4m3": 8, "e5m2": 8, "fp8": 8, "f8": 8,
-    "s4": 4, "u4": 4, "e2m1": 4, "fp4": 4,
-}
 
 
 class UsageError(LayoutError):
@@ -85,13 +78,15 @@ def emit_json(payload: Any) -> None:
 
 
 def dtype_bits(name: str) -> int:
-    """Bits of the element type named by ``--dtype``."""
-    key = check_text(name, "--dtype", "--dtype f16", 64).strip().lower()
-    if key in DTYPE_BITS:
-        return DTYPE_BITS[key]
-    close = difflib.get_close_matches(key, DTYPE_BITS, n=3)
-    hint = f"did you mean --dtype {' or '.join(close)}? " if close else ""
-    raise UsageError(f"unknown dtype {name!r}", f"{hint}use one of --dtype f16, bf16, f32, tf32, f64, s8, e4m3, s4")
+    """Bits of the element type named by ``--dtype`` (the package's one table, :mod:`layoutalg.core.dtypes`)."""
+    from layoutalg.core.dtypes import dtype
+
+    check_text(name, "--dtype", "--dtype f16", 64)
+    try:
+        return dtype(name).bits
+    except LayoutError as exc:
+        raise UsageError(f"--dtype: {exc}", "use one of --dtype f16, bf16, f32, tf32, f64, s8, e4m3, s4 "
+                                            "(or float16, torch.bfloat16, cutlass.Float16, ...)") from exc
 
 
 def parse_message(exc: LayoutError) -> str:
@@ -111,34 +106,20 @@ LAYOUT_HINT = ("write a layout as shape:stride and quote it for the shell, e.g. 
                "or 'Layout<Shape<_8,_64>,Stride<_64,_1>>'")
 
 
-def smem_atom(name: str, dtype: str | None) -> Any:
-    """A CUTLASS shared-memory layout atom by name (``Layout_K_SW128_Atom``, ``Sm80_SW3_Atom``), or None."""
-    import importlib
-
-    if not (name.startswith("Layout_") or name.startswith("Sm80_")) or "<" in name:
-        return None
-    smem = importlib.import_module("layoutalg.atoms.smem")
-    known = list(smem.SM80_ATOM_NAMES) + list(smem.GMMA_ATOM_NAMES)
-    if name not in known:
-        close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
-        raise UsageError(f"unknown shared-memory atom {name!r}",
-                         ("did you mean " + " or ".join(close) + "? " if close else "")
-                         + "LAYOUT takes a CUTLASS atom name with --dtype: " + ", ".join(known))
-    if not dtype:
-        raise UsageError(f"{name} depends on the element width", f"add --dtype, e.g. layoutalg show {name} --dtype bf16")
-    return smem.get_smem_atom(name, dtype_bits(dtype))
-
-
 def parse_layout(text: str, what: str = "LAYOUT", dtype: str | None = None) -> Any:
-    """A layout from the command line: CuTe print notation, a C++ type string, or a smem atom name."""
-    from layoutalg import interop
+    """A layout from the command line, read by the package's one reader (:func:`layoutalg.parse`): CuTe print
+    notation, a C++ type string, a smem atom name (its element type from ``<T>`` or ``--dtype``), Triton text."""
+    from layoutalg.interop.text import MissingDtypeError, parse
 
     check_text(text, what, "'(8,64):(64,1)'")
-    atom = smem_atom(text.strip(), dtype)
-    if atom is not None:
-        return atom
+    if dtype is not None:
+        dtype_bits(dtype)  # a bad --dtype is reported as such, not as a bad layout
     try:
-        return interop.from_string(text)
+        return parse(text, dtype=dtype)
+    except MissingDtypeError as exc:
+        name = text.strip()
+        raise UsageError(f"{name} depends on the element width",
+                         f"add --dtype, e.g. layoutalg show {name} --dtype bf16, or write {name}<bf16>") from exc
     except LayoutError as exc:
         raise UsageError(f"cannot read {what}: {parse_message(exc)}", LAYOUT_HINT) from exc
 

@@ -4,50 +4,79 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from layoutalg.cli.common import (
     EXIT_OK,
     UsageError,
     atom_names,
+    dtype_bits,
     emit_json,
+    parse_extents,
     parse_layout,
 )
 from layoutalg.errors import LayoutError
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
+    """Every notation of LAYOUT; a form that cannot be written is reported with why, never dropped silently.
+
+    Triton needs to know what the layout is: ``--dtype T`` (a shared-memory layout of T elements: the
+    narrowest ``#ttg.*_shared`` encoding) or ``--tile MxN`` (a TV layout over that tile: ``#ttg.linear``).
+    """
     from layoutalg import interop
 
-    layout = parse_layout(args.layout)
-    forms: dict[str, str] = {
-        "cute": str(layout),
-        "cpp": interop.to_cpp(layout),
-        "dsl": interop.to_dsl_string(layout),
+    dtype = getattr(args, "dtype", None)
+    tile_text = getattr(args, "tile", None)
+    if dtype is not None:
+        dtype_bits(dtype)
+    layout = parse_layout(args.layout, dtype=dtype)
+    forms: dict[str, str] = {}
+    missing: dict[str, str] = {}
+    writers = {
+        "cute": lambda: str(layout),
+        "cpp": lambda: interop.to_cpp(layout),
+        "dsl": lambda: interop.to_dsl_string(layout),
+        "pycute": lambda: repr(interop.to_pycute(layout)),
+        "triton": lambda: _triton_text(layout, dtype, tile_text),
     }
-    try:
-        forms["pycute"] = repr(interop.to_pycute(layout))
-    except ImportError:
-        pass
-    if args.to == "triton" or args.to is None:
+    for name in [args.to] if args.to else list(writers):
         try:
-            forms["triton"] = interop.to_triton(layout).to_attribute()
-        except (ImportError, AttributeError, LayoutError) as exc:
-            if args.to == "triton":
-                raise UsageError(f"no Triton linear layout for {layout}: {exc}",
-                                 "Triton linear layouts need power-of-two extents and strides (GF(2)-linear); "
-                                 "use --to cute, cpp, dsl or pycute for this one") from exc
-    if args.to:
-        if args.to not in forms:
-            raise UsageError(f"cannot convert to {args.to!r} here", "use --to cute, cpp, dsl, pycute or triton")
-        forms = {args.to: forms[args.to]}
+            forms[name] = writers[name]()
+        except UsageError as exc:
+            if args.to:
+                raise
+            missing[name] = f"{exc}; {exc.hint}"
+        except (ImportError, LayoutError) as exc:
+            reason = str(exc).split("\n")[0]
+            if args.to:
+                raise UsageError(f"cannot write {layout} as {args.to}: {reason}",
+                                 "pycute needs pip install nvidia-cutlass" if name == "pycute" else
+                                 "Triton takes power-of-two layouts linear over GF(2) (plus padding for shared memory); "
+                                 "use --to cute, cpp, dsl or pycute for this one"
+                                 ) from exc
+            missing[name] = reason
     if args.json:
-        emit_json(forms)
+        emit_json({**forms, **({"not_written": missing} if missing else {})})
     elif args.to:
         sys.stdout.write(forms[args.to] + "\n")
     else:
         for key, value in forms.items():
             sys.stdout.write(f"{key:7} {value}\n")
+        for key, reason in missing.items():
+            sys.stdout.write(f"{key:7} (not written: {reason})\n")
     return EXIT_OK
+
+
+def _triton_text(layout: Any, dtype: str | None, tile_text: str | None) -> str:
+    from layoutalg.interop.triton import to_triton_text
+
+    if dtype is None and tile_text is None:
+        raise UsageError("a Triton layout says what the layout is: a shared-memory layout or a TV layout",
+                         "add --dtype T (shared memory, e.g. --dtype f16) or --tile MxN (a TV layout over MxN)")
+    if tile_text is not None:
+        return to_triton_text(layout, tile=parse_extents(tile_text, "--tile"))
+    return to_triton_text(layout, dtype=dtype)
 
 
 # --------------------------------------------------------------------------- atoms

@@ -180,11 +180,16 @@ def build_parser() -> argparse.ArgumentParser:
         "convert", help="the same layout in CuTe C++, CuTe DSL, pycute and Triton notation",
         epilog="examples:\n  layoutalg convert '(8,64):(64,1)'\n"
                "  layoutalg convert 'Layout<Shape<_8,_64>,Stride<_64,_1>>' --to cute\n"
-               "  layoutalg convert 'S<3,3,3> o 0 o (8,64):(64,1)' --to cpp",
+               "  layoutalg convert 'S<3,3,3> o 0 o (8,64):(64,1)' --to cpp\n"
+               "  layoutalg convert 'Sw<3,3,3> o 0 o (8,64):(64,1)' --dtype f16 --to triton\n"
+               "  layoutalg convert '((4,8),(2,2)):((32,1),(16,8))' --tile 16x8 --to triton",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     convert.add_argument("layout", metavar="LAYOUT")
     convert.add_argument("--to", choices=["cute", "cpp", "dsl", "pycute", "triton"], help="only this notation")
+    convert.add_argument("--dtype", metavar="T", help="element type: LAYOUT is a shared-memory layout (Triton: the "
+                                                      "narrowest #ttg.*_shared encoding; smem atoms: their width)")
+    convert.add_argument("--tile", metavar="MxN", help="LAYOUT is a TV layout over an MxN tile (Triton: #ttg.linear)")
     convert.add_argument("--json", action="store_true", help="machine-readable output")
     convert.set_defaults(run=_cmd_convert)
 

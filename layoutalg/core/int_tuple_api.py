@@ -37,12 +37,12 @@ def _congruent_pair(a: Any, b: Any, what_a: str, what_b: str) -> tuple[IntTuple,
 
 
 def flatten(t: Any) -> Any:
-    """CuTe ``flatten``: the leaves of an int tuple, left to right (``((2,4),8) -> (2,4,8)``); for a
-    :class:`Layout`, the layout with its shape and stride flattened (an int-shaped layout is unchanged).
-    An int gives a 1-tuple (``flatten(7) == (7,)``), as pycute and PyCuTe answer; CuTe C++ keeps the integer."""
+    """CuTe ``flatten``: the leaves of an int tuple, left to right (``((2,4),8) -> (2,4,8)``); an int is one
+    leaf, ``flatten(7) == (7,)`` as in PyCuTe and pycute (CuTe C++ returns the integer itself); for a
+    :class:`Layout`, the layout with its shape and stride flattened (an int-shaped layout is unchanged)."""
     if isinstance(t, Layout):
         return t if type(t.shape) is int else Layout._trusted(it.flatten(t.shape), it.flatten(t.stride))
-    return it.flatten(as_int_tuple(t, "flatten argument"))  # an int gives (int,), as pycute and PyCuTe answer
+    return it.flatten(as_int_tuple(t, "flatten argument"))
 
 
 def rank(t: Any) -> int:
@@ -79,7 +79,7 @@ def weakly_congruent(a: Any, b: Any) -> bool:
 def prefix_product(shape: Any, init: Any = 1) -> IntTuple:
     """Exclusive prefix products, colexicographic: the compact column-major strides (``((2,4),8) -> ((1,2),8)``).
 
-    A tuple ``init`` (CuTe's) gives each top-level mode its own start (see :func:`int_tuple.prefix_product`)."""
+    A tuple ``init`` (CuTe's) starts each top-level mode at its own value (see :func:`int_tuple.prefix_product`)."""
     return it.prefix_product(as_int_tuple(shape, "prefix_product shape"), as_int_tuple(init, "prefix_product init"))
 
 

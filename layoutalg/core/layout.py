@@ -428,15 +428,44 @@ def slice_layout(layout: Layout, crd: Any) -> Layout:
     return slice_and_offset(layout, crd)[0]
 
 
-def make_layout(*layouts: Layout) -> Layout:
-    """Concatenate layouts into one whose modes are the given layouts (CuTe ``make_layout(L0, L1, ...)``)."""
-    for i, layout in enumerate(layouts):
-        if not isinstance(layout, Layout):
-            if hasattr(layout, "shape") and hasattr(layout, "stride") and not callable(layout.stride):
-                from layoutalg.core.stride_layout import stride_layout  # basis or F2 strides
+def _is_stride_layout(x: Any) -> bool:
+    """A layout-like object with a shape and a stride (a Layout or a basis/F2-strided StrideLayout)."""
+    return isinstance(x, Layout) or (hasattr(x, "shape") and hasattr(x, "stride") and not callable(x.stride))
 
-                return stride_layout(tuple(x.shape for x in layouts), tuple(x.stride for x in layouts))  # type: ignore[no-any-return]
-            raise ShapeError(f"make_layout argument {i} is not a Layout: {describe(layout)}")
+
+def make_layout(*args: Any, stride: Any = None) -> Layout:
+    """CuTe's ``make_layout`` in its C++ and CuTe DSL spellings.
+
+    * ``make_layout(shape, stride=None)`` (CuTe DSL), ``make_layout(shape, stride)`` (C++): the layout
+      ``shape:stride``; no stride is compact column-major (``LayoutLeft``);
+    * ``make_layout(L0, L1, ...)`` (C++) or ``make_layout([L0, L1, ...])`` (CuTe DSL): the layout whose
+      modes are the given layouts; layouts with basis (``E<i>``) or GF(2) strides among them give a
+      :class:`~layoutalg.core.stride_layout.StrideLayout`.
+    """
+    if args and all(isinstance(a, Layout) for a in args):
+        layouts: Sequence[Any] = args
+    elif args and stride is None and all(_is_stride_layout(a) for a in args) \
+            and not all(isinstance(a, Layout) for a in args):
+        from layoutalg.core.stride_layout import stride_layout  # basis or F2 strides
+
+        return stride_layout(tuple(x.shape for x in args), tuple(x.stride for x in args))  # type: ignore[no-any-return]
+    elif len(args) == 1 and isinstance(args[0], (list, tuple)) and args[0] \
+            and all(isinstance(a, Layout) for a in args[0]):
+        layouts = args[0]
+    else:
+        if not 1 <= len(args) <= 2:
+            raise ShapeError(f"make_layout takes (shape, stride=None) or layouts, got {len(args)} arguments")
+        if len(args) == 2:
+            if stride is not None:
+                raise ShapeError("make_layout: stride given twice (positionally and as stride=)")
+            stride = args[1]
+        for i, a in enumerate(args):
+            if isinstance(a, Layout):
+                raise ShapeError(f"make_layout argument {i} is a Layout among shapes: pass only layouts, or a shape "
+                                 "and a stride")
+        return Layout(args[0], stride)
+    if stride is not None:
+        raise ShapeError("make_layout of layouts takes no stride=")
     return Layout(tuple(lay.shape for lay in layouts), tuple(lay.stride for lay in layouts))
 
 

@@ -4,7 +4,8 @@ Grammar (spaces allowed between any two tokens)::
 
     layout    := int_tuple [":" int_tuple]      # no stride: compact column-major
     int_tuple := integer | "(" [int_tuple ("," int_tuple)* [","]] ")"
-    integer   := ["-"] ["_"] digits | "_m" digits   # "_8" is CuTe's static 8, "_m1" is -1
+    integer   := ["-"] ["_"] digits | "_-" digits | "_m" digits   # "_8" is CuTe's static 8; "_-5" (as CuTe
+                                                               # prints it) and "_m5" are -5
 
 ``(4)`` is a 1-tuple, as CuTe prints it, so ``parse(str(x)) == x`` for every
 layout.  ``str(layout)`` prints without underscores (values carry no
@@ -49,7 +50,7 @@ def skip_spaces(text: str, pos: int) -> int:
 
 
 def parse_integer_at(text: str, pos: int) -> tuple[int, int]:
-    """An integer token (``12``, ``-3``, ``_8``, ``_m1``) at ``pos``; returns ``(value, end)``."""
+    """An integer token (``12``, ``-3``, ``_8``, ``_-5``, ``_m1``) at ``pos``; returns ``(value, end)``."""
     pos = skip_spaces(text, pos)
     start = pos
     negative = False
@@ -58,8 +59,8 @@ def parse_integer_at(text: str, pos: int) -> tuple[int, int]:
         pos += 1
     if text.startswith("_", pos):
         pos += 1
-        if text.startswith("m", pos) and not negative:
-            negative = True
+        if (text.startswith("m", pos) or text.startswith("-", pos)) and not negative:
+            negative = True  # CuTe C++ prints a static -5 as "_-5"; "_m5" is the same
             pos += 1
     digits_start = pos
     while pos < len(text) and text[pos] in "0123456789":

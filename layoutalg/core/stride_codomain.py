@@ -23,18 +23,19 @@ from layoutalg.core.layout import Layout
 from layoutalg.core.stride_layout import StrideLayout, has_scalar_strides, stride_layout
 from layoutalg.core.stride_layout_ops import _pairs
 from layoutalg.core.stride_scalars import F2, ArithTuple, ScaledBasis
-from layoutalg.core.validate import describe
 from layoutalg.errors import ShapeError
 
 
 def coshape(layout: Any) -> Any:
     """The extent of the codomain per axis: ``coshape((4,8):(E(1),E(0))) == (8, 4)``; an int layout's cosize."""
     if not isinstance(layout, (Layout, StrideLayout)):
-        raise ShapeError(f"coshape takes a Layout or a layout with basis/F2 strides, got {describe(layout)}")
+        if hasattr(layout, "shape") and callable(getattr(layout, "cosize", None)):
+            return layout.cosize()  # a swizzled (composed) layout: offsets, one axis
+        raise ShapeError(f"coshape takes a layout, got {type(layout).__name__}")
     if isinstance(layout, Layout):
         return layout.cosize()
-    if not has_scalar_strides(layout.stride):  # integer strides only: an ordinary layout
-        return Layout(layout.shape, layout.stride).cosize()
+    if not has_scalar_strides(layout.stride):  # int strides in a StrideLayout: the plain layout's cosize
+        return stride_layout(layout.shape, layout.stride).cosize()
     top: dict[tuple[int, ...], int] = {}
     f2_axes = set()
     for s, d in _pairs(layout):

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from layoutalg.core.validate import describe
 from layoutalg.errors import ShapeError
 
 
@@ -307,12 +306,16 @@ def _scale(x: Any, k: Any) -> Any:
 
 
 def ScaledBasis(value: Any, path: Any = ()) -> Any:
-    """``value`` at ``path`` (CuTe ``ScaledBasis``); the empty path gives ``value`` itself.  An int path is
-    the one-step path ``(path,)`` (CuTe's ``ScaledBasis<T, N>``)."""
+    """``value`` at ``path`` (CuTe ``ScaledBasis``; an int path ``i`` is ``(i,)``, CuTe's ``E<i>``); the empty
+    path gives ``value`` itself."""
     if isinstance(path, int) and not isinstance(path, bool):
         path = (path,)
     if not isinstance(path, (tuple, list)):
-        raise ShapeError(f"a basis path is a tuple of non-negative ints, got {describe(path)}")
+        raise ShapeError(f"a basis path is an int or a tuple of non-negative ints, got {type(path).__name__}")
+    if not isinstance(value, (ArithTuple, F2)):
+        from layoutalg.core.validate import as_int
+
+        value = as_int(value, "ScaledBasis value", ShapeError)
     path = tuple(path)
     if not path:
         return value

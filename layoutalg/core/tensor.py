@@ -158,7 +158,12 @@ def make_tensor(layout_or_shape: Any, dtype: Any = None, engine: Any = None) -> 
     if engine is None:
         if not isinstance(layout, Layout):
             raise ShapeError(f"make_tensor of {layout}: storage is allocated for int-offset layouts only")
-        engine = np.zeros(layout.cosize(), dtype=_numpy_dtype(dtype))
+        try:
+            element = np.dtype(np.float64 if dtype is None else dtype)
+        except (TypeError, ValueError) as exc:
+            raise ShapeError(f"make_tensor: dtype {type(dtype).__name__} {str(dtype)[:60]!r} is not a numpy dtype "
+                             f"({exc})") from None
+        engine = np.zeros(layout.cosize(), dtype=element)
     return Tensor(engine, layout)
 
 
@@ -212,8 +217,9 @@ def _numpy_dtype(dtype: Any) -> Any:
 def make_fragment_like(x: Any, dtype: Any = None) -> Tensor:
     """Fresh storage with CuTe's fragment layout for ``x`` (a tensor keeps its engine's dtype)."""
     layout = x.layout if isinstance(x, Tensor) else x
-    if not isinstance(layout, Layout):
-        raise ShapeError(f"make_fragment_like takes a Layout or a Tensor over one, got {describe(layout)}")
+    if not _is_layout(layout):
+        raise ShapeError(f"make_fragment_like takes a Layout or a Tensor, got {type(layout).__name__}"
+                         + (" (a swizzled layout: use its .inner)" if hasattr(layout, "inner") else ""))
     if dtype is None and isinstance(x, Tensor):
         dtype = getattr(x.engine, "dtype", None)
     return make_tensor(fragment_layout(layout), dtype)

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
-from layoutalg.core.validate import as_int, describe
-from layoutalg.errors import CoordinateError, LayoutError, ShapeError
+from layoutalg.core.validate import as_int
+from layoutalg.errors import CoordinateError, ShapeError
 
 
 def _is_tuple(x: Any) -> bool:
@@ -111,43 +111,41 @@ def repeat_like(value: Any, profile: Any) -> Any:
     return value
 
 
+def _check_callables(what: str, *fns: Any) -> None:
+    for k, f in enumerate(fns):
+        if not callable(f):
+            raise ShapeError(f"{what}: argument {k} must be a function, got {type(f).__name__}")
+
+
+def _apply(what: str, role: str, f: Callable[..., Any], *args: Any) -> Any:
+    """``f(*args)``; a TypeError (a function of the wrong arity or argument types) names the argument."""
+    try:
+        return f(*args)
+    except TypeError as exc:
+        raise ShapeError(f"{what}: calling {role} with {len(args)} argument(s) failed: {exc}") from exc
+
+
 def transform_leaf(fn: Callable[..., Any], *tuples: Any) -> Any:
     """``fn`` applied to corresponding leaves of congruent tuples, the tree rebuilt."""
-    _check_callable(fn, "transform_leaf function")
+    _check_callables("transform_leaf", fn)
     if not tuples:
-        raise ShapeError("transform_leaf needs at least one tuple after the function")
+        raise ShapeError("transform_leaf needs a function and at least one tuple")
     if _is_tuple(tuples[0]):
         if any(not _is_tuple(t) or len(t) != len(tuples[0]) for t in tuples):
             raise ShapeError(f"transform_leaf: {tuples} are not congruent")
         return tuple(transform_leaf(fn, *parts) for parts in zip(*tuples))
-    return _apply(fn, "transform_leaf", *tuples)
+    return _apply("transform_leaf", "fn", fn, *tuples)
 
 
 def transform_apply_leaf(combine: Callable[[Any], Any], fn: Callable[..., Any], t: Any, *tuples: Any) -> Any:
     """Like :func:`transform_leaf`, with ``combine`` (e.g. ``sum``) applied to each level's results."""
-    _check_callable(combine, "transform_apply_leaf combine")
-    _check_callable(fn, "transform_apply_leaf function")
+    _check_callables("transform_apply_leaf", combine, fn)
     if _is_tuple(t):
         if any(not _is_tuple(u) or len(u) != len(t) for u in tuples):
             raise ShapeError(f"transform_apply_leaf: {(t, *tuples)} are not congruent")
-        return _apply(combine, "transform_apply_leaf combine",
-                      [transform_apply_leaf(combine, fn, *parts) for parts in zip(t, *tuples)])
-    return _apply(fn, "transform_apply_leaf", t, *tuples)
-
-
-def _check_callable(fn: Any, what: str) -> None:
-    if not callable(fn):
-        raise LayoutError(f"{what} must be callable, got {describe(fn)}")
-
-
-def _apply(fn: Callable[..., Any], what: str, *args: Any) -> Any:
-    """``fn(*args)``; an exception other than a LayoutError becomes a LayoutError naming the call."""
-    try:
-        return fn(*args)
-    except LayoutError:
-        raise
-    except Exception as err:  # noqa: BLE001 - the user's function may raise anything
-        raise LayoutError(f"{what}: the function {describe(fn)} raised {type(err).__name__}: {err}") from err
+        results = [transform_apply_leaf(combine, fn, *parts) for parts in zip(t, *tuples)]
+        return _apply("transform_apply_leaf", "combine", combine, iter(results))
+    return _apply("transform_apply_leaf", "fn", fn, t, *tuples)
 
 
 def leaves(t: Any) -> Iterator[Any]:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from layoutalg.core.dtypes import dtype_bits
+
 HALVES = 8192  # 16 KiB of shared memory per case, in 16-bit units
 SMEM_BYTES = 2 * HALVES
 
@@ -24,10 +26,8 @@ def swizzle(bits: int, base: int, shift: int, offset: int) -> int:
 
 
 #: Element widths in bits of the PTX element types the suite uses.
-TYPE_BITS: dict[str, int] = {
-    "f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64,
-    "s8": 8, "u8": 8, "s4": 4, "u4": 4, "e4m3": 8, "e5m2": 8, "s32": 32,
-}
+TYPE_BITS: dict[str, int] = {name: dtype_bits(name) for name in ("f16", "bf16", "tf32", "f32", "f64", "s8", "u8",
+                                                                  "s4", "u4", "e4m3", "e5m2", "s32")}
 
 
 @dataclass(frozen=True)

@@ -32,12 +32,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from layoutalg.core.dtypes import dtype_bits
 from layoutalg.errors import InstructionError
 from layoutalg.gpu.wgmma_triples import expand, factorise, pack, triple_codes, unpack
 
 _pack = pack  # the name record.py imports
 
-_BITS = {"tf32": 32, "f16": 16, "bf16": 16, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8}
+_BITS = {name: dtype_bits(name) for name in ("tf32", "f16", "bf16", "e4m3", "e5m2", "s8", "u8")}
 _CTYPE = {1: "unsigned char", 2: "unsigned short", 4: "unsigned"}
 
 LAYOUT_TYPES = {"INTERLEAVE": 0, "B128": 1, "B64": 2, "B32": 3}

@@ -187,7 +187,7 @@ def _smem_layout(smem: Any, setup: FragmentSetup) -> Any:
                           f"({setup.dims[0]}, {setup.dims[1]}) to the shared-memory element offset, e.g. "
                           "'Sw<3,3,3> o _0 o (64,64):(64,1)'")
     if isinstance(smem, str):
-        from layoutalg.swizzle.notation import parse
+        from layoutalg.atoms.layout_text import parse
 
         smem = parse(smem)
     if not isinstance(smem, Layout) and not all(hasattr(smem, a) for a in ("outer", "offset", "inner")):

@@ -184,9 +184,27 @@ class ComposedLayout:
 AnyLayout = Union[Layout, ComposedLayout]
 
 
-def make_composed_layout(outer: Any, offset: Any, inner: Any) -> ComposedLayout:
-    """CuTe ``make_composed_layout(outer, offset, inner)``."""
-    return ComposedLayout(outer, offset, inner)
+def make_composed_layout(*args: Any, inner: Any = None, offset: Any = None, outer: Any = None) -> ComposedLayout:
+    """CuTe ``make_composed_layout(f, offset, g)``: the function ``c -> f(offset + g(c))``.
+
+    Positionally as in C++ and CuTe DSL: ``make_composed_layout(make_swizzle(3, 3, 3), 0, layout)``.
+    The keywords are CuTe DSL's, whose names are the reverse of this package's attributes: CuTe DSL's
+    ``inner`` is the function applied *last* (the swizzle, our ``.outer``) and its ``outer`` the layout
+    applied first (our ``.inner``), so ``make_composed_layout(inner=sw, offset=0, outer=L)`` is
+    ``ComposedLayout(sw, 0, L)``, as in CuTe DSL.
+    """
+    if len(args) > 3:
+        raise LayoutError(f"make_composed_layout takes 3 arguments (function, offset, layout), got {len(args)}")
+    given = list(args) + [None] * (3 - len(args))
+    for k, (name, value) in enumerate((("inner", inner), ("offset", offset), ("outer", outer))):
+        if value is not None:
+            if given[k] is not None:
+                raise LayoutError(f"make_composed_layout: {name} given twice (positionally and as {name}=)")
+            given[k] = value
+    if given[0] is None or given[2] is None:
+        raise LayoutError("make_composed_layout needs the function applied last (a Swizzle or Layout; CuTe DSL's "
+                          "inner=) and the layout applied first (CuTe DSL's outer=)")
+    return ComposedLayout(given[0], 0 if given[1] is None else given[1], given[2])
 
 
 def fit_affine(values: Any, shape: Any) -> tuple[Layout, int] | None:

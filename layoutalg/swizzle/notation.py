@@ -20,6 +20,7 @@ swizzle never touches bits below ``M``), with offset 0 and the same layout.
 
 from __future__ import annotations
 
+import re
 from typing import Union
 
 from layoutalg.core.layout import Layout
@@ -96,10 +97,19 @@ def _element_swizzle(byte_swizzle: Swizzle, bits: int, text: str, pos: int) -> S
     return Swizzle(byte_swizzle.bits, base, byte_swizzle.shift)
 
 
+#: A CuTe C++ type (``Layout<...>``, ``cute::ComposedLayout<...>``, ``Swizzle<3,3,3>``): read by :mod:`.cpp`.
+_CPP_TYPE = re.compile(r"^\s*(?:[A-Za-z_]\w*::)*(?:Layout|ComposedLayout|Swizzle)\s*<")
+
+
 def parse(text: str) -> Parsed:
-    """Parse a plain layout, a swizzle, or a composed layout (see the module grammar)."""
+    """Parse a plain layout, a swizzle, or a composed layout (see the module grammar), or a CuTe C++ type
+    (``Layout<Shape<_8,_64>,Stride<_64,_1>>``, read by :func:`layoutalg.swizzle.cpp.from_cpp`)."""
     if not isinstance(text, str):
         raise ParseError(f"layout notation must be a str, got {type(text).__name__}")
+    if _CPP_TYPE.match(text):  # a C++ type as source writes it or a compiler prints it
+        from layoutalg.swizzle.cpp import from_cpp
+
+        return from_cpp(text.strip())  # type: ignore[no-any-return]
     outer, pos = _parse_outer_at(text, 0)
     after = _at_compose(text, pos)
     if after is None:

@@ -15,11 +15,12 @@ from typing import Any
 
 import numpy as np
 
+from layoutalg.core.dtypes import dtype_bits
 from layoutalg.errors import LayoutError
 from layoutalg.kernel.ptx.nodes import Instruction, Reg, Vec
 
 _SHAPE = re.compile(r"^m(\d+)n(\d+)k(\d+)$")
-BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32}
+BITS = {name: dtype_bits(name) for name in ("f16", "bf16", "tf32", "f32")}
 
 
 @dataclass

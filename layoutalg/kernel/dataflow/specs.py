@@ -50,7 +50,7 @@ class MatrixSpec:
 
 def parse_spec(role: str, value: Any) -> MatrixSpec:
     """``'PARAM@LAYOUT'``, ``(PARAM, layout)`` or a MatrixSpec -> MatrixSpec (LayoutError naming the matrix)."""
-    from layoutalg.swizzle.notation import parse
+    from layoutalg.atoms.layout_text import parse
 
     if isinstance(value, MatrixSpec):
         return MatrixSpec(role, value.param, value.layout)

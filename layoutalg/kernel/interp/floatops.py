@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from layoutalg.core.dtypes import dtype_bits
 from layoutalg.errors import KernelError
 from layoutalg.kernel.interp.decode import FLOAT_TYPES, Context, Op, builder, instr_type
 from layoutalg.kernel.interp.floats import decode, encode, flush_subnormal, two_sum
@@ -140,9 +141,13 @@ def _fma64(a: Any, b: Any, c: Any) -> tuple[Any, Any, Any]:
     return s2, None, (e == 0) & (e2 == 0)
 
 
+#: Bits of the float types whose sign bit neg/abs flip (the one dtype table).
+_SIGN_WIDTH = {name: dtype_bits(name) for name in ("f16", "bf16", "f32", "tf32", "f64")}
+
+
 def _sign_bit_op(ins: Instruction, ctx: Context, idx: int, t: str, flip: bool) -> Op:
     elem, lanes = _split(t)
-    width = {"f16": 16, "bf16": 16, "f32": 32, "tf32": 32, "f64": 64}[elem]
+    width = _SIGN_WIDTH[elem]
     sign = 0
     for k in range(lanes):
         sign |= 1 << (width * (k + 1) - 1)

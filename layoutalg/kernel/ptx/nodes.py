@@ -12,15 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Union
 
-#: bytes per PTX scalar type (``.f16x2``/``.bf16x2`` are 32-bit packed pairs)
+from layoutalg.core.dtypes import dtype_bits
+
+#: bytes per PTX scalar type (the one dtype table), plus the packed pairs (``.f16x2``/``.bf16x2`` are 32-bit,
+#: ``.e4m3x2``/``.e5m2x2`` 16-bit) and ``.pred`` (one byte in a register file of bytes)
 TYPE_BYTES: dict[str, int] = {
-    "b8": 1, "u8": 1, "s8": 1, "e4m3": 1, "e5m2": 1,
-    "b16": 2, "u16": 2, "s16": 2, "f16": 2, "bf16": 2,
-    "b32": 4, "u32": 4, "s32": 4, "f32": 4, "f16x2": 4, "bf16x2": 4, "tf32": 4, "e4m3x2": 2, "e5m2x2": 2,
-    "b64": 8, "u64": 8, "s64": 8, "f64": 8,
-    "b128": 16,
-    "pred": 1,
+    name: dtype_bits(name) // 8
+    for name in ("b8", "u8", "s8", "e4m3", "e5m2", "b16", "u16", "s16", "f16", "bf16", "b32", "u32", "s32", "f32",
+                 "tf32", "b64", "u64", "s64", "f64", "b128")
 }
+TYPE_BYTES.update({f"{name}x2": 2 * TYPE_BYTES[name] for name in ("f16", "bf16", "e4m3", "e5m2")})
+TYPE_BYTES["pred"] = 1
 
 
 # ----------------------------------------------------------------------------- operands

@@ -1,0 +1,109 @@
+"""Layout text with CUTLASS's shared-memory atom names: the reader below Triton's text.
+
+Every layer from atoms up reads layout text here (``prove``'s ``smem=``, the kernel layer's ``PARAM@LAYOUT``);
+:func:`layoutalg.parse` (:mod:`layoutalg.interop.text`) adds Triton's ``#ttg`` text on top.  It reads:
+
+* CuTe C++ type strings, as source writes them and as compilers print them
+  (``Layout<Shape<_8,_64>,Stride<_64,_1>>``, ``cute::Layout<cute::tuple<cute::C<8>, ...>>``,
+  ``ComposedLayout<Swizzle<3,3,3>,_0,Layout<...>>``, ``Swizzle<3,3,3>``): :mod:`layoutalg.swizzle.cpp`;
+* shared-memory atom names: ``GMMA::Layout_K_SW128_Atom<bf16>``, ``Layout_MN_SW64_Atom<cutlass::half_t>``,
+  ``Layout_K_INTER_Atom_Bits``, ``Sm80_SW3_Atom<f16>``, or the bare name with ``dtype=``;
+* printed values of CuTe C++ (``Sw<3,4,3> o _0 o (_8,_64):(_64,_1)``, static negatives ``_-5``,
+  ``smem_ptr[16b](unset)`` offsets), CuTe DSL (``S<3,4,3> o 0 o (8,64):(64,1)``) and pycute
+  (``SW_3_4_3``): :mod:`layoutalg.swizzle.notation` after :func:`normalise_notation`.
+
+Every failure is a :class:`~layoutalg.errors.LayoutError` (a ``ParseError`` with the column where it can say).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Any
+
+from layoutalg.atoms import smem
+from layoutalg.errors import LayoutError, ParseError
+from layoutalg.swizzle import notation as swizzle_notation
+from layoutalg.swizzle.cpp import ATOM_NAME, from_cpp
+
+
+class MissingDtypeError(LayoutError):
+    """A shared-memory atom named without its element type (``Layout_K_SW128_Atom`` needs ``<bf16>`` or dtype=)."""
+
+
+_PYCUTE_SWIZZLE = re.compile(r"SW_(-?\d+)_(-?\d+)_(-?\d+)")
+_DSL_SWIZZLE = re.compile(r"(?<![A-Za-z_])S<")
+_CPP_TYPE = re.compile(r"^(?:[A-Za-z_]\w*::)*(?:Layout|ComposedLayout|Swizzle)\s*<")
+_NAME = re.compile(r"^(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)\s*(?:<.*>)?\s*(?:\{\s*\})?$", re.S)
+
+
+def normalise_notation(text: str) -> str:
+    """Rewrite the CuTe DSL and pycute spellings of a printed value into CuTe C++'s.
+
+    ``S<3,3,3>`` (CuTe DSL) and ``SW_3_3_3`` (pycute) become ``Sw<3,3,3>``; the
+    layout part is already the same in all three (``_8`` or ``8``, spaces anywhere).
+    """
+    if "?" in text:
+        column = text.index("?") + 1
+        raise ParseError("a dynamic value '?' has no static value to read; substitute the number", text, column)
+    text = _PYCUTE_SWIZZLE.sub(r"Sw<\1,\2,\3>", text)
+    return _DSL_SWIZZLE.sub("Sw<", text)
+
+
+def smem_atom_names() -> list[str]:
+    """Every shared-memory atom name :func:`parse` knows (CUTLASS's GMMA atoms and the sm80 ones)."""
+    gmma = list(smem.GMMA_ATOM_NAMES)
+    return list(smem.SM80_ATOM_NAMES) + gmma + [f"{name}_Bits" for name in gmma]
+
+
+def smem_atom(name: str, element: Any = None) -> Any:
+    """The smem atom ``name`` for elements of type ``element`` (any dtype spelling or a bit width).
+
+    ``Layout_X_Atom_Bits`` is CUTLASS's definition in bits (element width 1) and takes no type.
+    """
+    from layoutalg.core.dtypes import dtype_bits
+
+    names = smem_atom_names()
+    if name not in names:
+        close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+        hint = ("did you mean " + " or ".join(close) + "? ") if close else ""
+        raise LayoutError(f"unknown shared-memory atom {name!r}; {hint}known: {', '.join(names)}")
+    if name.endswith("_Bits"):
+        if element is not None and dtype_bits(element) != 1:
+            raise LayoutError(f"{name} is in bits; drop the element type or use {name[:-len('_Bits')]}<{element}>")
+        return smem.gmma_atom(name[: -len("_Bits")], 1)
+    if element is None:
+        raise MissingDtypeError(f"{name} depends on the element width: write {name}<bf16> (any element type) "
+                                "or pass dtype=")
+    return smem.get_smem_atom(name, dtype_bits(element))
+
+
+def parse(text: str, dtype: Any = None) -> Any:
+    """A layout written as text (see the module docstring): a ``Layout``, ``Swizzle``, ``ComposedLayout``.
+
+    ``dtype`` gives the element type of a smem atom named without one (``parse("Layout_K_SW128_Atom",
+    dtype="bf16")``); a type in the text (``Layout_K_SW128_Atom<bf16>``) must agree with it.
+    """
+    if not isinstance(text, str):
+        raise LayoutError(f"layout text must be a str, got {type(text).__name__}; for objects use layoutalg.as_layout")
+    stripped = text.strip()
+    if not stripped:
+        raise ParseError("empty layout text", text, 1)
+
+    def read_atom(name: str, element: str | None) -> Any:
+        if element is not None and dtype is not None:
+            from layoutalg.core.dtypes import dtype_bits
+
+            if dtype_bits(element) != dtype_bits(dtype):
+                raise LayoutError(f"{name}<{element}> disagrees with dtype={dtype!r}")
+        return smem_atom(name, element if element is not None else dtype)
+
+    if _CPP_TYPE.match(stripped):
+        return from_cpp(stripped, read_atom)
+    named = _NAME.match(stripped)
+    if named and ATOM_NAME.match(named.group(1)):
+        return from_cpp(stripped, read_atom)
+    return swizzle_notation.parse(normalise_notation(stripped))
+
+
+__all__ = ["parse", "normalise_notation", "smem_atom", "smem_atom_names", "MissingDtypeError"]

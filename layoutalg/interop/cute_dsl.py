@@ -1,0 +1,95 @@
+"""CuTe DSL (``cutlass.cute``): its ``Layout``, ``ComposedLayout`` and ``Swizzle`` to ours and back.
+
+CuTe DSL objects exist only while a ``@cute.jit`` function is traced, so call these inside one.
+Static layouts only: their shapes and strides are Python ints at trace time (a dynamic value is refused,
+naming the mode).  CuTe DSL names the parts of a composed layout the other way round:
+``make_composed_layout(inner, offset, outer)`` evaluates ``inner(offset + outer(c))``, so its ``.inner``
+is our outer function (the swizzle) and its ``.outer`` our inner layout.  Its prints
+(``S<3,3,3> o 0 o (8,64):(64,1)``) go through :func:`layoutalg.parse`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from layoutalg.core.int_tuple import IntTuple
+from layoutalg.core.layout import Layout
+from layoutalg.errors import LayoutError, ShapeError
+from layoutalg.swizzle.composed import ComposedLayout
+from layoutalg.swizzle.swizzle import Swizzle
+
+
+def _dsl_int(value: Any, what: str) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise ShapeError(
+        f"{what} is a dynamic CuTe DSL value ({value!r}); only static layouts can be read: "
+        "build it from Python ints or cutlass.Constexpr")
+
+
+def _dsl_tuple(t: Any, what: str) -> IntTuple:
+    if isinstance(t, (tuple, list)):
+        return tuple(_dsl_tuple(e, f"{what}[{i}]") for i, e in enumerate(t))
+    return _dsl_int(t, what)
+
+
+def is_cute_dsl(obj: Any) -> bool:
+    """Whether ``obj`` is a CuTe DSL object (its type lives in ``cutlass.cute``)."""
+    return (type(obj).__module__ or "").startswith("cutlass.cute")
+
+
+def from_cute_dsl(obj: Any) -> Any:
+    """A CuTe DSL ``Layout`` / ``Swizzle`` / ``ComposedLayout`` (inside a ``@cute.jit`` trace) as ours."""
+    kinds = {c.__name__ for c in type(obj).__mro__}
+    if "ComposedLayout" in kinds:
+        return ComposedLayout(from_cute_dsl(obj.inner), _dsl_int(obj.offset, "offset"), from_cute_dsl(obj.outer))
+    if "Layout" in kinds and hasattr(obj, "stride"):
+        return Layout(_dsl_tuple(obj.shape, "shape"), _dsl_tuple(obj.stride, "stride"))
+    if "Swizzle" in kinds and hasattr(obj, "num_bits"):
+        return Swizzle(_dsl_int(obj.num_bits, "bits"), _dsl_int(obj.num_base, "base"), _dsl_int(obj.num_shift, "shift"))
+    raise LayoutError(f"from_cute_dsl: cannot read a {type(obj).__name__} (a Layout, ComposedLayout or Swizzle "
+                      "is expected; a Tensor's layout is its .layout)")
+
+
+def to_cute_dsl(x: Any) -> Any:
+    """Ours as a CuTe DSL value; call inside a ``@cute.jit`` function (CuTe DSL needs a trace)."""
+    try:
+        import cutlass.cute as cute
+    except ImportError as exc:
+        raise LayoutError("to_cute_dsl needs CuTe DSL: pip install nvidia-cutlass-dsl") from exc
+
+    if not isinstance(x, (Layout, ComposedLayout, Swizzle)):
+        raise LayoutError(f"to_cute_dsl takes a Layout, Swizzle or ComposedLayout, got {type(x).__name__}")
+    try:
+        if isinstance(x, Layout):
+            return cute.make_layout(x.shape, stride=x.stride)
+        if isinstance(x, ComposedLayout):
+            return cute.make_composed_layout(to_cute_dsl(x.outer), x.offset, to_cute_dsl(x.inner))
+        return cute.make_swizzle(x.bits, x.base, x.shift)
+    except LayoutError:
+        raise
+    except Exception as exc:  # CuTe DSL's own errors (DSLUserCodeRuntimeError outside a trace, ...)
+        reason = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().split("\n")[0]
+        raise LayoutError(f"CuTe DSL refused {x} ({type(exc).__name__}: {reason}); to_cute_dsl builds CuTe DSL "
+                          "values, which exist only inside a @cute.jit function: call it there") from exc
+
+
+def _tuple_text(t: IntTuple) -> str:
+    if isinstance(t, tuple):
+        return "(" + ",".join(_tuple_text(e) for e in t) + ")"
+    return str(t)
+
+
+def to_dsl_string(x: Any) -> str:
+    """How CuTe DSL prints ``x``: ``(8,64):(64,1)``, ``S<3,3,3> o 0 o (8,64):(64,1)``."""
+    if isinstance(x, Layout):
+        return f"{_tuple_text(x.shape)}:{_tuple_text(x.stride)}"
+    if isinstance(x, ComposedLayout):
+        return f"{to_dsl_string(x.outer)} o {x.offset} o {to_dsl_string(x.inner)}"
+    if isinstance(x, Swizzle):
+        return f"S<{x.bits},{x.base},{x.shift}>"
+    raise LayoutError(f"to_dsl_string takes a Layout, Swizzle or ComposedLayout, got {type(x).__name__}")
+
+
+__all__ = ["is_cute_dsl", "from_cute_dsl", "to_cute_dsl", "to_dsl_string"]

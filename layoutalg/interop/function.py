@@ -1,0 +1,82 @@
+"""A layoutalg layout from a function's values: the one reader behind objects known only by what they compute.
+
+:func:`layout_from_values` returns, for the values ``f(0), ..., f(size - 1)`` over an int-tuple ``shape``
+(colexicographic index), the first of
+
+* a plain ``Layout`` over ``shape`` when ``f`` is affine with ``f(0) == 0`` (one stride per leaf, read at the
+  leaf's unit coordinate, checked at every point);
+* when every leaf extent is a power of two: a plain ``Layout`` with one stride per index *bit* (affine in the
+  bits, which covers padded and bit-permuted layouts), coalesced within each top-level mode;
+* when ``f`` is linear over GF(2): the ``Layout`` or ``Sw o _0 o Layout`` of
+  :func:`layoutalg.swizzle.f2.from_f2`, over ``shape`` where it fits, else with the same top-level modes;
+
+and a LayoutError saying that no layoutalg layout equals it otherwise.  Every answer equals ``f`` at every point.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutalg.core import int_tuple as it
+from layoutalg.core.algebra import coalesce
+from layoutalg.errors import LayoutError
+from layoutalg.swizzle.composed import fit_affine
+from layoutalg.swizzle.f2 import BitMatrix, from_f2
+
+
+def _bits(extent: int) -> int:
+    return extent.bit_length() - 1
+
+
+def _bit_shape(shape: Any) -> Any:
+    """Each leaf ``2**k`` replaced by ``(2,) * k`` (``1`` for a leaf of 1)."""
+    if isinstance(shape, tuple):
+        return tuple(_bit_shape(e) for e in shape)
+    return tuple([2] * _bits(shape)) if shape > 1 else 1
+
+
+def _same(candidate: Any, array: Any) -> bool:
+    import numpy as np
+
+    return bool(np.array_equal(np.asarray(candidate.to_numpy(), dtype=np.int64), array))
+
+
+def layout_from_values(values: Any, shape: Any, what: str) -> Any:
+    """The layoutalg layout over ``shape`` whose values are ``values`` (see the module docstring)."""
+    import numpy as np
+
+    array = np.asarray(values, dtype=np.int64).reshape(-1)
+    if array.size != it.product(shape):
+        raise LayoutError(f"{what}: {array.size} values for shape {shape}")
+    fitted = fit_affine(array, shape)
+    if fitted is not None and fitted[1] == 0:
+        return fitted[0]
+    leaves = it.flatten(shape) if isinstance(shape, tuple) else [shape]
+    if all(e > 0 and e & (e - 1) == 0 for e in leaves) and array.size > 1:
+        per_bit = fit_affine(array, _bit_shape(shape))
+        if per_bit is not None and per_bit[1] == 0:
+            modes = len(shape) if isinstance(shape, tuple) else 1
+            merged = coalesce(per_bit[0], tuple([1] * modes)) if modes > 1 else coalesce(per_bit[0])
+            if _same(merged, array):
+                return merged
+        if array.min() >= 0:
+            n_in = _bits(array.size)
+            columns = [int(array[1 << k]) for k in range(n_in)]
+            index = np.arange(array.size, dtype=np.int64)
+            expect = np.zeros(array.size, dtype=np.int64)
+            for k, c in enumerate(columns):
+                expect ^= ((index >> k) & 1) * c
+            if np.array_equal(expect, array):
+                matrix = BitMatrix(n_in, max(1, int(array.max()).bit_length()), tuple(columns))
+                top = shape if isinstance(shape, tuple) else (shape,)
+                for attempt in ({"shape": shape}, {"mode_bits": [_bits(it.product(m)) for m in top]}):
+                    try:
+                        result = from_f2(matrix, **attempt)  # type: ignore[arg-type]
+                    except LayoutError:
+                        continue
+                    if _same(result, array):
+                        return result
+    raise LayoutError(f"{what} is neither affine nor linear over GF(2) on {shape}; no layoutalg layout equals it")
+
+
+__all__ = ["layout_from_values"]

@@ -1,0 +1,121 @@
+"""``pycute``: the legacy package shipped in ``nvidia-cutlass`` and NVIDIA's PyCuTe (github NVlabs/CuTe).
+
+Both import as ``pycute`` and share ``Layout(shape, stride)`` with ``.shape``/``.stride`` and
+``Swizzle(bits, base, shift)``; they are told apart by what they hold, not by their version:
+
+* the legacy ``pycute.ComposedLayout(layoutB, offset, layoutA)`` evaluates ``layoutB(offset + layoutA(c))``,
+  the same order as ours (outer, offset, inner);
+* PyCuTe writes swizzles as layouts with ``F2`` strides (``F2(v)``: ``+`` is XOR, ``c * F2(d)`` the
+  carry-less product; ``int(F2(v)) == v``, per its docs/06_swizzle.md).  Such a layout is read as the same
+  function: a plain layout where the values are affine, else a swizzle composed with a layout (found over
+  GF(2)).  Coordinate strides (``E<i>``, ``ArithTuple``) and symbolic strides have no layoutalg form and
+  are refused, naming the stride.
+
+:func:`to_pycute` writes the legacy package's objects (the one on PyPI).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutalg.core.int_tuple import IntTuple
+from layoutalg.core.layout import Layout
+from layoutalg.errors import LayoutError, ShapeError
+from layoutalg.swizzle.composed import ComposedLayout
+from layoutalg.swizzle.swizzle import Swizzle
+
+
+def _plain_tuple(t: Any, what: str) -> IntTuple:
+    if isinstance(t, (tuple, list)):
+        return tuple(_plain_tuple(e, f"{what}[{i}]") for i, e in enumerate(t))
+    if isinstance(t, bool) or not isinstance(t, int):
+        raise ShapeError(f"{what} holds {t!r}, which is not a static integer")
+    return int(t)
+
+
+def is_pycute(obj: Any) -> bool:
+    """Whether ``obj`` is an object of the legacy ``pycute`` package."""
+    return (type(obj).__module__ or "").split(".")[0] == "pycute"
+
+
+def _is_f2(x: Any) -> bool:
+    return type(x).__name__ == "F2"
+
+
+def _leaves(t: Any) -> list[Any]:
+    return [leaf for e in t for leaf in _leaves(e)] if isinstance(t, (tuple, list)) else [t]
+
+
+def _clmul(c: int, d: int) -> int:
+    """Carry-less product (PyCuTe's ``c * F2(d)``)."""
+    out = 0
+    while c:
+        if c & 1:
+            out ^= d
+        c >>= 1
+        d <<= 1
+    return out
+
+
+def _from_f2_layout(shape: IntTuple, strides: list[Any]) -> Any:
+    """A PyCuTe layout whose stride leaves are ``F2`` values (``None`` for an integer 0), as the same function."""
+    import numpy as np
+
+    from layoutalg.core import int_tuple as it
+    from layoutalg.interop.function import layout_from_values
+
+    extents = it.flatten(shape)
+    values = np.zeros(it.product(shape), dtype=np.int64)
+    scale = 1
+    for extent, stride in zip(extents, strides):
+        coords = (np.arange(values.size) // scale) % extent
+        if stride is not None:  # None: an integer 0 stride, which adds nothing
+            d = int(stride)
+            values ^= np.asarray([_clmul(int(c), d) for c in range(extent)], dtype=np.int64)[coords]
+        scale *= extent
+    return layout_from_values(values, shape, "PyCuTe F2-stride layout")
+
+
+def from_pycute(obj: Any) -> Any:
+    """A ``pycute`` (legacy or PyCuTe) ``Layout``, ``Swizzle`` or ``ComposedLayout`` as ours."""
+    if not is_pycute(obj):
+        raise LayoutError(f"from_pycute expects a pycute object, got {type(obj).__name__} from {type(obj).__module__!r}")
+    kind = type(obj).__name__
+    if kind == "Layout":
+        shape = _plain_tuple(obj.shape, "shape")
+        strides = _leaves(obj.stride)
+        if any(_is_f2(d) for d in strides):
+            if not all(_is_f2(d) or (isinstance(d, int) and d == 0) for d in strides):
+                raise ShapeError(f"stride {obj.stride!r} mixes integer and F2 strides (PyCuTe cannot add them either)")
+            return _from_f2_layout(shape, [d if _is_f2(d) else None for d in strides])
+        for d in strides:
+            if isinstance(d, bool) or not isinstance(d, int):
+                raise ShapeError(f"stride {d!r} ({type(d).__name__}) is a coordinate, symbolic or mixed stride; "
+                                 "only integer or F2 strides have a layoutalg form")
+        return Layout(shape, _plain_tuple(obj.stride, "stride"))
+    if kind == "Swizzle":
+        return Swizzle(obj.bits, obj.base, obj.shift)
+    if kind == "ComposedLayout":
+        return ComposedLayout(from_pycute(obj.layoutB), int(obj.offset), from_pycute(obj.layoutA))
+    raise LayoutError(f"from_pycute: unsupported pycute type {kind}")
+
+
+def to_pycute(x: Any) -> Any:
+    """Ours as a pycute object (``Layout``, ``Swizzle`` or ``ComposedLayout(outer, offset, inner)``)."""
+    try:
+        import pycute
+    except ImportError as exc:
+        raise LayoutError("to_pycute needs pycute: pip install nvidia-cutlass") from exc
+
+    if isinstance(x, Layout):
+        return pycute.Layout(x.shape, x.stride)
+    if isinstance(x, ComposedLayout):
+        return pycute.ComposedLayout(to_pycute(x.outer), x.offset, to_pycute(x.inner))
+    if isinstance(x, Swizzle):
+        if x.shift == 0 and x.bits > 0:  # pragma: no cover - our Swizzle refuses |S| < B anyway
+            raise LayoutError("pycute's Swizzle recurses forever with shift 0")
+        return pycute.Swizzle(x.bits, x.base, x.shift)
+    raise LayoutError(f"to_pycute takes a Layout, Swizzle or ComposedLayout, got {type(x).__name__}")
+
+
+__all__ = ["is_pycute", "from_pycute", "to_pycute"]

@@ -1,0 +1,68 @@
+"""``tensor-layouts`` (``pip install tensor-layouts``): its ``Layout``, ``Swizzle`` and ``ComposedLayout`` and back.
+
+tensor-layouts' ``ComposedLayout(outer, inner, offset=k)`` evaluates ``outer(k + inner(c))``: our
+``ComposedLayout(outer, k, inner)`` with the arguments reordered (its ``offset`` is keyword-only).  Its
+``Swizzle(bits, base, shift)`` moves bits ``[base + shift, base + shift + bits)`` onto ``[base, base + bits)``
+like CuTe's ``Swizzle<B, M, S>`` (negative shifts the other way).  The inverse-form composition whose inner
+part is a Swizzle (what its ``right_inverse`` of a swizzled layout returns) has no layoutalg form and is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from layoutalg.core.int_tuple import IntTuple
+from layoutalg.core.layout import Layout
+from layoutalg.errors import LayoutError, ShapeError
+from layoutalg.swizzle.composed import ComposedLayout
+from layoutalg.swizzle.swizzle import Swizzle
+
+
+def is_tensor_layouts(obj: Any) -> bool:
+    return (type(obj).__module__ or "").split(".")[0] == "tensor_layouts"
+
+
+def _ints(t: Any, what: str) -> IntTuple:
+    if isinstance(t, (tuple, list)):
+        return tuple(_ints(e, f"{what}[{i}]") for i, e in enumerate(t))
+    if isinstance(t, bool) or not isinstance(t, int):
+        raise ShapeError(f"{what} holds {t!r}, which is not an integer; only integer layouts are read")
+    return t
+
+
+def from_tensor_layouts(obj: Any) -> Any:
+    """A tensor-layouts ``Layout``, ``Swizzle`` or ``ComposedLayout`` as ours."""
+    if not is_tensor_layouts(obj):
+        raise LayoutError(f"from_tensor_layouts expects a tensor_layouts object, got {type(obj).__name__}")
+    kind = type(obj).__name__
+    if kind == "Layout":
+        return Layout(_ints(obj.shape, "shape"), _ints(obj.stride, "stride"))
+    if kind == "Swizzle":
+        return Swizzle(int(obj.bits), int(obj.base), int(obj.shift))
+    if kind == "ComposedLayout":
+        if type(obj.inner).__name__ == "Swizzle":
+            raise LayoutError("a tensor_layouts ComposedLayout whose inner part is a Swizzle (the inverse form of a "
+                              "swizzled layout) has no layoutalg form: its domain is not a layout's")
+        offset = obj.offset
+        if isinstance(offset, bool) or not isinstance(offset, int):
+            raise ShapeError(f"ComposedLayout offset {offset!r} is not an integer")
+        return ComposedLayout(from_tensor_layouts(obj.outer), offset, from_tensor_layouts(obj.inner))
+    raise LayoutError(f"from_tensor_layouts: a {kind} is not a layout (Layout, Swizzle or ComposedLayout)")
+
+
+def to_tensor_layouts(x: Any) -> Any:
+    """Ours as a tensor-layouts object."""
+    try:
+        import tensor_layouts as tl
+    except ImportError as exc:
+        raise LayoutError("to_tensor_layouts needs tensor-layouts: pip install tensor-layouts") from exc
+    if isinstance(x, Layout):
+        return tl.Layout(x.shape, x.stride)
+    if isinstance(x, Swizzle):
+        return tl.Swizzle(x.bits, x.base, x.shift)
+    if isinstance(x, ComposedLayout):
+        return tl.ComposedLayout(to_tensor_layouts(x.outer), to_tensor_layouts(x.inner), offset=x.offset)
+    raise LayoutError(f"to_tensor_layouts takes a Layout, Swizzle or ComposedLayout, got {type(x).__name__}")
+
+
+__all__ = ["is_tensor_layouts", "from_tensor_layouts", "to_tensor_layouts"]

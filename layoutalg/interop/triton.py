@@ -1,0 +1,282 @@
+"""Triton and Gluon layouts: valid Gluon objects out, every Triton layout in.
+
+* ``to_triton(tv_layout, tile=(M, N))``: a CuTe TV layout (thread, value) -> index ``m + M*n`` of an
+  ``M x N`` tile as a Gluon ``DistributedLinearLayout``: thread ``t`` is lane ``t % 32`` of warp ``t // 32``
+  (so the warps follow from the thread count), value ``v`` is register ``v``, and each basis is the
+  ``[m, n]`` the bit reaches.  Triton needs whole warps, power-of-two extents, a map linear over GF(2)
+  and onto the tile; anything else is refused with a LayoutError saying which.
+* ``to_triton(smem_layout, dtype='f16')``: a shared-memory layout ``(m, n) -> element offset`` as the
+  narrowest Gluon encoding equal to it on every element (``NVMMASharedLayout``, ``SwizzledSharedLayout``,
+  ``PaddedSharedLayout``, else ``SharedLinearLayout``; see :mod:`layoutalg.interop.triton_shared`).
+* ``to_triton(layout)`` without ``tile``/``dtype`` (or with ``in_dims``/``out_shape``) keeps the generic
+  :class:`~layoutalg.swizzle.triton.TritonLinearLayout` of :mod:`layoutalg.swizzle.triton`.
+* ``from_triton(obj, shape=(M, N))`` reads back every Gluon layout (``DistributedLinearLayout``,
+  ``BlockedLayout``, ``NVMMADistributedLayout`` mma v2/v3, ``SliceLayout``, ``DotOperandLayout`` and the
+  four shared encodings), ``#ttg.*`` attribute text, ``LinearLayout::toString`` text and
+  ``TritonLinearLayout``: distributed layouts as TV layouts ``((lane, warp), register)``, shared ones as
+  smem layouts.  Triton's own distributed layouts are read through Triton's ``to_linear_layout`` (so they
+  mean exactly what Triton means); shared ones through Triton's formulas, which the tests check against the
+  address code Triton emits.
+* :func:`to_triton_text` writes the ``#ttg.*`` attribute of the same export (no Triton needed).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Sequence
+
+from layoutalg.core.dtypes import dtype_bits
+from layoutalg.core.layout import Layout
+from layoutalg.errors import LayoutError
+from layoutalg.interop import triton_shared as ts
+from layoutalg.interop import triton_text as tt
+from layoutalg.interop.function import layout_from_values
+from layoutalg.interop.triton_distributed import DistributedForm, _pow2, _tile, distributed_form, tv_from_bases
+from layoutalg.swizzle import triton as linear
+from layoutalg.swizzle.composed import ComposedLayout
+
+# --------------------------------------------------------------------------- shared layouts
+
+
+def _shape_from_bases(bases: Sequence[Sequence[int]], rank: int) -> tuple[int, ...]:
+    spans = [0] * rank
+    for b in bases:
+        for d in range(rank):
+            spans[d] |= int(b[d])
+    return tuple(1 << s.bit_length() for s in spans)
+
+
+def shared_form_of(kind: str, fields: dict[str, Any], shape: Sequence[int] | None) -> ts.SharedForm:
+    """A :class:`SharedForm` from a shared encoding's name and parameters (Gluon's or the ``#ttg`` text's)."""
+    if fields.get("block_bases") or fields.get("block") or fields.get("cga_layout"):
+        raise LayoutError(f"a {kind} layout spread over several CTAs has no single-CTA smem form")
+    if kind in ("shared_linear", "linear_shared", "SharedLinearLayout"):
+        bases = [list(b) for b in fields.get("offset_bases", fields.get("offset", []))]
+        full = tuple(shape) if shape is not None else _shape_from_bases(bases, len(bases[0]) if bases else 1)
+        return ts.SharedForm("linear", full, {"alignment": fields.get("alignment", 16)}, tuple(map(tuple, bases)))
+    if kind in ("padded_shared", "PaddedSharedLayout"):
+        bases = [list(b) for b in fields.get("offset_bases", fields.get("offset", []))]
+        full = tuple(fields.get("shape") or shape or _shape_from_bases(bases, len(bases[0]) if bases else 1))
+        if not bases and "order" in fields:
+            bases = ts.swizzled_bases(full, 1, 1, 1, fields["order"])
+        return ts.SharedForm("padded", full, {"interval_padding_pairs": [list(p) for p in
+                                                                          fields["interval_padding_pairs"]]},
+                             tuple(map(tuple, bases)))
+    if shape is None:
+        raise LayoutError(f"a {kind} layout does not carry its shape: pass shape=(M, N)")
+    full = tuple(int(e) for e in shape)
+    if kind in ("nvmma_shared", "NVMMASharedLayout"):
+        if fields.get("fp4_padded"):
+            raise LayoutError("fp4-padded NVMMA layouts are not read (their offsets skip half of each byte pair)")
+        bits = int(fields["element_bitwidth"])
+        nv = ts.nvmma_bases(full, int(fields["swizzle_byte_width"]), bits, bool(fields.get("transposed", False)))
+        if nv is None:
+            raise LayoutError(f"Triton has no NVMMA shared layout of {fields} over shape {list(full)} (smaller than "
+                              "one 8-row swizzle tile, or an element width other than 8/16/32/64)")
+        return ts.SharedForm("nvmma", full, dict(fields), tuple(map(tuple, nv)))
+    if kind in ("swizzled_shared", "SwizzledSharedLayout"):
+        sw = ts.swizzled_bases(full, int(fields["vec"]), int(fields["per_phase"]), int(fields["max_phase"]),
+                               list(fields["order"]))
+        return ts.SharedForm("swizzled", full, dict(fields), tuple(map(tuple, sw)))
+    raise LayoutError(f"unknown Triton shared layout kind {kind!r}")
+
+
+def smem_from_form(form: ts.SharedForm) -> Any:
+    """The layoutalg smem layout ``(m, n) -> element offset`` of a Triton shared encoding."""
+    return layout_from_values(ts.offset_function(form), form.shape, f"Triton {form.kind} shared layout")
+
+
+def shared_text(form: ts.SharedForm) -> str:
+    p = form.params
+    if form.kind == "nvmma":
+        return tt.nvmma_shared_text(p["swizzle_byte_width"], p["transposed"], p["element_bitwidth"])
+    if form.kind == "swizzled":
+        return tt.swizzled_shared_text(p["vec"], p["per_phase"], p["max_phase"], p["order"])
+    if form.kind == "padded":
+        for order in ([1, 0], [0, 1]) if len(form.shape) == 2 else ([0],):
+            if ts.swizzled_bases(form.shape, 1, 1, 1, order) == form.offset_bases():
+                return tt.padded_identity_text(p["interval_padding_pairs"], order, form.shape)
+        return tt.padded_shared_text(p["interval_padding_pairs"], form.bases)
+    return tt.shared_linear_text(form.bases, p.get("alignment", 16))
+
+
+# --------------------------------------------------------------------------- Gluon objects
+
+
+def gluon() -> Any:
+    """``triton.experimental.gluon.language``, or a LayoutError saying how to install it."""
+    try:
+        from triton.experimental.gluon import language as gl
+    except ImportError as exc:
+        raise LayoutError("Gluon layouts need Triton >= 3.5 with Gluon: pip install triton") from exc
+    return gl
+
+
+def is_gluon(obj: Any) -> bool:
+    return (type(obj).__module__ or "").startswith("triton.experimental.gluon")
+
+
+@lru_cache(maxsize=1)
+def _builder() -> tuple[Any, Any]:
+    from triton._C.libtriton import gluon_ir, ir
+
+    context = ir.context()
+    ir.load_dialects(context)
+    return context, gluon_ir.GluonOpBuilder(context)
+
+
+def triton_linear_view(obj: Any, shape: Sequence[int]) -> Any:
+    """Triton's own ``to_linear_layout`` of a Gluon *distributed* layout over ``shape`` (a DistributedLinearLayout).
+
+    Only distributed layouts go here: Triton 3.6 aborts the process on shared ones.
+    """
+    gluon()
+    from triton.experimental.gluon.language._layouts import AutoLayout, CoalescedLayout, DistributedLayout
+
+    if not isinstance(obj, DistributedLayout) or isinstance(obj, (AutoLayout, CoalescedLayout)):
+        raise LayoutError(f"Triton's linear view is read here for distributed layouts only, got {type(obj).__name__}")
+    rank = getattr(obj, "rank", None)
+    if rank is not None and rank != len(shape):
+        raise LayoutError(f"{type(obj).__name__} has rank {rank}, shape {list(shape)} has {len(shape)} dims")
+    for k, e in enumerate(shape):
+        _pow2(int(e), f"shape[{k}]")
+    _, builder = _builder()
+    return builder.to_linear_layout(obj._to_ir(builder), [int(e) for e in shape])
+
+
+_SHARED_KINDS = ("NVMMASharedLayout", "SwizzledSharedLayout", "PaddedSharedLayout", "SharedLinearLayout")
+
+
+def _gluon_fields(obj: Any) -> dict[str, Any]:
+    import dataclasses
+
+    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+
+
+def from_gluon(obj: Any, shape: Sequence[int] | None = None) -> Any:
+    """A Gluon layout object as a layoutalg layout (TV layout or smem layout, see the module docstring)."""
+    kind = type(obj).__name__
+    if kind in _SHARED_KINDS:
+        return smem_from_form(shared_form_of(kind, _gluon_fields(obj), shape))
+    if kind != "DistributedLinearLayout":
+        if shape is None:
+            raise LayoutError(f"a {kind} does not carry its shape: pass shape=(M, N)")
+        obj = triton_linear_view(obj, shape)
+    if shape is not None and list(obj.shape) != [int(e) for e in shape]:
+        raise LayoutError(f"this DistributedLinearLayout is over shape {list(obj.shape)}, not {list(shape)}")
+    return tv_from_bases(obj.reg_bases, obj.lane_bases, obj.warp_bases, obj.block_bases, obj.shape)
+
+
+# --------------------------------------------------------------------------- public entry points
+
+
+def _legacy(kwargs: dict[str, Any]) -> bool:
+    return any(k in kwargs for k in ("in_dims", "out_shape", "out_names", "in_order", "out_order"))
+
+
+def to_triton(x: Any, tile: Any = None, dtype: Any = None, **kwargs: Any) -> Any:
+    """A layoutalg layout as a Gluon layout object (see the module docstring)."""
+    if tile is not None and dtype is not None:
+        raise LayoutError("to_triton takes tile= (a TV layout) or dtype= (a shared-memory layout), not both")
+    if tile is None and dtype is None:
+        return linear.to_triton(x, **kwargs)
+    if _legacy(kwargs) or kwargs:
+        raise LayoutError(f"to_triton: unexpected arguments {sorted(kwargs)} with tile=/dtype=")
+    gl = gluon()
+    if tile is not None:
+        form = distributed_form(x, tile)
+        return gl.DistributedLinearLayout(reg_bases=[list(b) for b in form.reg], lane_bases=[list(b) for b in form.lane],
+                                          warp_bases=[list(b) for b in form.warp], block_bases=[],
+                                          shape=list(form.shape))
+    shared = ts.shared_form(_smem(x), dtype_bits(dtype))
+    p = shared.params
+    if shared.kind == "nvmma":
+        return gl.NVMMASharedLayout(swizzle_byte_width=p["swizzle_byte_width"], element_bitwidth=p["element_bitwidth"],
+                                    rank=2, transposed=p["transposed"])
+    if shared.kind == "swizzled":
+        return gl.SwizzledSharedLayout(vec=p["vec"], per_phase=p["per_phase"], max_phase=p["max_phase"],
+                                       order=list(p["order"]))
+    if shared.kind == "padded":
+        return gl.PaddedSharedLayout(p["interval_padding_pairs"], shared.offset_bases(), [], list(shared.shape))
+    return gl.SharedLinearLayout(offset_bases=shared.offset_bases(), block_bases=[], alignment=16)
+
+
+def _smem(x: Any) -> Any:
+    if not isinstance(x, (Layout, ComposedLayout)):
+        raise LayoutError(f"to_triton(..., dtype=) takes a shared-memory Layout or ComposedLayout, got {x!r}")
+    return x
+
+
+def to_triton_text(x: Any, tile: Any = None, dtype: Any = None) -> str:
+    """The ``#ttg.*`` attribute Triton prints for ``to_triton(x, tile=...)`` or ``to_triton(x, dtype=...)``."""
+    if (tile is None) == (dtype is None):
+        raise LayoutError("to_triton_text takes tile= (a TV layout) or dtype= (a shared-memory layout)")
+    if tile is not None:
+        return distributed_form(x, tile).text()
+    return shared_text(ts.shared_form(_smem(x), dtype_bits(dtype)))
+
+
+def from_triton(obj: Any, shape: Any = None, **kwargs: Any) -> Any:
+    """Any Triton layout (Gluon object, ``#ttg`` text, toString text, TritonLinearLayout) as a layoutalg layout."""
+    if _legacy(kwargs):
+        return linear.from_triton(obj, **kwargs)
+    if kwargs:
+        raise LayoutError(f"from_triton: unexpected arguments {sorted(kwargs)}")
+    full = None if shape is None else _tile(shape)
+    if isinstance(obj, str):
+        return _from_text(obj, full)
+    if isinstance(obj, linear.TritonLinearLayout):
+        return _from_linear(obj)
+    if (type(obj).__module__ or "").startswith("triton._C") and hasattr(obj, "out_dims"):  # triton.tools.LinearLayout
+        return _from_linear(linear.TritonLinearLayout(
+            tuple((name, tuple(tuple(int(v) for v in vec) for vec in vecs)) for name, vecs in obj.bases),
+            tuple((name, int(size)) for name, size in obj.out_dims)))
+    if is_gluon(obj):
+        return from_gluon(obj, full)
+    raise LayoutError(f"from_triton takes a Gluon layout, #ttg text or a TritonLinearLayout, got {type(obj).__name__}")
+
+
+_DISTRIBUTED_DIMS = {"register", "lane", "warp", "block"}
+
+
+def _from_linear(tll: linear.TritonLinearLayout) -> Any:
+    """Distributed dims (register/lane/warp/block) as a TV layout; any other naming as the generic import."""
+    names = [n for n, _ in tll.bases]
+    if "lane" not in names or not set(names) <= _DISTRIBUTED_DIMS:
+        return linear.from_triton(tll)
+    bases = dict(tll.bases)
+    shape = [size for _, size in tll.out_dims]
+    lane = list(bases.get("lane", ()))
+    lane += [(0,) * len(shape)] * (5 - len(lane)) if len(lane) < 5 else []
+    return tv_from_bases(bases.get("register", ()), lane, bases.get("warp", ()), bases.get("block", ()), shape)
+
+
+def _from_text(text: str, shape: tuple[int, ...] | None) -> Any:
+    stripped = text.strip()
+    if not stripped.startswith("#ttg."):
+        return _from_linear(linear.parse_triton(stripped))
+    kind, fields = tt.parse_ttg(stripped)
+    if kind == "linear":
+        regs = fields.get("register", [])
+        rank = len(next(iter(b for key in ("register", "lane", "warp") for b in fields.get(key, [])), [0]))
+        full = shape or _shape_from_bases([*regs, *fields.get("lane", []), *fields.get("warp", [])], rank)
+        return tv_from_bases(regs, fields.get("lane", []), fields.get("warp", []), fields.get("block", []), full)
+    if kind in ("shared_linear", "padded_shared", "nvmma_shared", "swizzled_shared"):
+        return smem_from_form(shared_form_of(kind, fields, shape))
+    if kind in ("blocked", "nvidia_mma"):
+        if shape is None:
+            raise LayoutError(f"a #ttg.{kind} layout does not carry its shape: pass shape=(M, N)")
+        gl = gluon()
+        if kind == "blocked":
+            obj = gl.BlockedLayout(size_per_thread=fields["size_per_thread"], threads_per_warp=fields["threads_per_warp"],
+                                   warps_per_cta=fields["warps_per_cta"], order=fields["order"])
+        else:
+            obj = gl.NVMMADistributedLayout(version=[fields["version_major"], fields.get("version_minor", 0)],
+                                            warps_per_cta=fields["warps_per_cta"], instr_shape=fields["instr_shape"])
+        return from_gluon(obj, shape)
+    raise LayoutError(f"#ttg.{kind} is not a layout read here; known: linear, blocked, nvidia_mma, shared_linear, "
+                      "nvmma_shared, swizzled_shared, padded_shared")
+
+
+__all__ = ["to_triton", "to_triton_text", "from_triton", "from_gluon", "distributed_form", "tv_from_bases",
+           "triton_linear_view", "DistributedForm", "is_gluon"]

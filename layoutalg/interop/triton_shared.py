@@ -1,0 +1,298 @@
+"""Triton's shared-memory encodings as functions, and the narrowest one that equals a given smem layout.
+
+A Triton shared layout maps an element ``offset`` to a logical coordinate ``(dim0, dim1)`` of an
+``[M, N]`` tensor; for the linear encodings it is given by one basis per offset bit (the coordinate of
+offset ``2**k``; the coordinate of any offset is the XOR of its bits' bases).  The formulas below are
+Triton's (``lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp`` and the Gluon docstrings), and the tests
+check every one against the address computations Triton itself emits (``tests/oracles/triton_llir.py``):
+
+* ``SwizzledSharedLayout(vec, per_phase, max_phase, order)``: the contiguous dim ``c = order[0]`` takes the
+  low ``log2 shape[c]`` offset bits unchanged; row bit ``r`` (row ``2**r`` of dim ``order[1]``) also moves
+  the column by ``vec * ((2**r // per_phase) % max_phase) % shape[c]``.
+* ``NVMMASharedLayout(swizzle_byte_width W, element_bitwidth b, transposed)``: a tile of 8 rows by
+  ``8 * W / b`` columns swizzled with ``vec = 128 / b``, ``per_phase = 128 / W``, ``max_phase = W / 16``,
+  repeated first along the rows, then along the columns; the contiguous dim is dim1, or dim0 when
+  ``transposed``.  This is CuTe's GMMA K-major atom (MN-major when transposed) tiled by ``tile_to_shape``
+  (for MN-major, only when tiled along one dim: Triton repeats K first, CuTe M first).  ``W = 0`` is plain
+  row-major, whole rows contiguous, ``transposed`` or not (Triton 3.6's code; CuTe's INTER atoms agree only
+  while one atom spans the row); the shape must hold at least 8 rows of ``max(W, 16)`` bytes.
+* ``PaddedSharedLayout(interval_padding_pairs, offset_bases)``: the linear map of the *unpadded* offset
+  ``u`` (``offset_bases``), stored at ``u + sum((u // interval) * padding)``.
+* ``SharedLinearLayout(offset_bases)``: any linear bijection.
+
+:func:`shared_form` picks, for a layoutalg smem layout (``(m, n) -> element offset``), the first of NVMMA,
+swizzled, padded, linear that equals it on every element, or raises :class:`LayoutError` saying why none does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from layoutalg.core import int_tuple as it
+from layoutalg.errors import LayoutError
+
+Basis = list[int]
+
+#: Largest smem layout (elements) examined element by element.
+MAX_ELEMENTS = 1 << 22
+
+
+def _log2(n: int, what: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or n <= 0 or n & (n - 1):
+        raise LayoutError(f"{what} must be a positive power of two, got {n!r}")
+    return n.bit_length() - 1
+
+
+def _unit(rank: int, dim: int, value: int) -> Basis:
+    out = [0] * rank
+    out[dim] = value
+    return out
+
+
+def swizzled_bases(shape: Sequence[int], vec: int, per_phase: int, max_phase: int, order: Sequence[int]) -> list[Basis]:
+    """Offset bases of ``SwizzledSharedLayout`` on a rank-1 or rank-2 ``shape`` (see the module docstring)."""
+    rank = len(shape)
+    if rank == 1:
+        return [[1 << k] for k in range(_log2(shape[0], "shape[0]"))]
+    if rank != 2 or sorted(order) != [0, 1]:
+        raise LayoutError(f"swizzled shared layouts here are rank 1 or 2 with order [1, 0] or [0, 1], got {order}")
+    col, row = order[0], order[1]
+    n_cols = shape[col]
+    bases = [_unit(2, col, 1 << k) for k in range(_log2(n_cols, "column extent"))]
+    for k in range(_log2(shape[row], "row extent")):
+        basis = _unit(2, row, 1 << k)
+        basis[col] = (vec * (((1 << k) // per_phase) % max_phase)) % n_cols
+        bases.append(basis)
+    return bases
+
+
+def nvmma_bases(shape: Sequence[int], swizzle_bytes: int, element_bits: int, transposed: bool) -> list[Basis] | None:
+    """Offset bases of ``NVMMASharedLayout`` on a rank-2 ``shape``; None where Triton has no such layout."""
+    if len(shape) != 2 or element_bits not in (8, 16, 32, 64) or swizzle_bytes not in (0, 32, 64, 128):
+        return None
+    # Unswizzled, Triton 3.6 keeps dim1 contiguous even when ``transposed`` (what its code addresses; tested).
+    col, row = (0, 1) if transposed and swizzle_bytes else (1, 0)
+    tile_cols = 8 * max(swizzle_bytes, 16) // element_bits
+    tile_rows = 8
+    if shape[col] < tile_cols or shape[row] < tile_rows:
+        return None
+    if swizzle_bytes == 0:  # unswizzled: whole rows are contiguous (what Triton's code addresses; tested)
+        tile_cols = shape[col]
+    vec = 128 // element_bits
+    per_phase = 128 // swizzle_bytes if swizzle_bytes else 1
+    max_phase = swizzle_bytes // 16 if swizzle_bytes else 1
+    bases = [_unit(2, col, 1 << k) for k in range(_log2(tile_cols, "tile columns"))]
+    for k in range(3):
+        basis = _unit(2, row, 1 << k)
+        basis[col] = vec * (((1 << k) // per_phase) % max_phase)
+        bases.append(basis)
+    bases += [_unit(2, row, 1 << k) for k in range(3, _log2(shape[row], "row extent"))]
+    bases += [_unit(2, col, 1 << k) for k in range(_log2(tile_cols, "tile columns"), _log2(shape[col], "columns"))]
+    return bases
+
+
+def padded_offset(unpadded: int, pairs: Sequence[Sequence[int]]) -> int:
+    """Where ``PaddedSharedLayout`` stores unpadded offset ``u``: ``u + sum((u // interval) * padding)``."""
+    return unpadded + sum((unpadded // interval) * padding for interval, padding in pairs)
+
+
+def apply_bases(bases: Sequence[Sequence[int]], offset: int, rank: int) -> list[int]:
+    """The coordinate of ``offset``: the XOR of the bases of its set bits."""
+    coord = [0] * rank
+    k = 0
+    while offset:
+        if offset & 1:
+            if k >= len(bases):
+                raise LayoutError(f"offset bit {k} has no basis ({len(bases)} bases)")
+            coord = [c ^ b for c, b in zip(coord, bases[k])]
+        offset >>= 1
+        k += 1
+    return coord
+
+
+@dataclass(frozen=True)
+class SharedForm:
+    """A Triton shared encoding, library-neutral: ``kind`` in nvmma/swizzled/padded/linear and its parameters."""
+
+    kind: str
+    shape: tuple[int, ...]
+    params: dict[str, Any] = field(default_factory=dict)
+    bases: tuple[tuple[int, ...], ...] = ()
+
+    def offset_bases(self) -> list[Basis]:
+        return [list(b) for b in self.bases]
+
+
+# --------------------------------------------------------------------------- from a layoutalg layout
+
+
+def _coordinate(index: int, shape: Sequence[int]) -> list[int]:
+    coord = []
+    for extent in shape:
+        coord.append(index % extent)
+        index //= extent
+    return coord
+
+
+def _index(coord: Sequence[int], shape: Sequence[int]) -> int:
+    index, scale = 0, 1
+    for c, extent in zip(coord, shape):
+        index += c * scale
+        scale *= extent
+    return index
+
+
+def tile_shape(layout: Any) -> tuple[int, ...]:
+    """The tensor shape a smem layout covers: the sizes of its top-level modes (rank 1 or 2)."""
+    shape = layout.shape
+    modes = shape if isinstance(shape, tuple) else (shape,)
+    extents = tuple(it.product(m) for m in modes)
+    if not 1 <= len(extents) <= 2:
+        raise LayoutError(f"a Triton shared layout here is rank 1 or 2; {layout} has {len(extents)} top-level modes")
+    for k, extent in enumerate(extents):
+        _log2(extent, f"extent of mode {k} of {layout}")
+    return extents
+
+
+def _values(layout: Any, size: int) -> list[int]:
+    if size > MAX_ELEMENTS:
+        raise LayoutError(f"{layout} has {size} elements; Triton export examines at most {MAX_ELEMENTS}")
+    return [int(v) for v in layout.to_numpy()]
+
+
+def _linear_bases(index_of_offset: list[int], shape: Sequence[int]) -> list[Basis] | None:
+    """Bases of ``offset -> coordinate`` if that map (given as a list) is linear over GF(2), else None."""
+    import numpy as np
+
+    size = len(index_of_offset)
+    bits = size.bit_length() - 1
+    columns = [index_of_offset[1 << k] for k in range(bits)]
+    offsets = np.arange(size, dtype=np.int64)
+    expect = np.zeros(size, dtype=np.int64)
+    for k, column in enumerate(columns):
+        expect ^= ((offsets >> k) & 1) * column
+    if not np.array_equal(expect, np.asarray(index_of_offset, dtype=np.int64)):
+        return None
+    return [_coordinate(column, shape) for column in columns]
+
+
+def _padding_pairs(image: list[int]) -> list[list[int]] | None:
+    """The (interval, padding) pairs whose padded offsets are exactly the sorted ``image``, else None."""
+    size = len(image)
+    if image[0] != 0:
+        return None
+    pairs: list[list[int]] = []
+    interval = 1
+    while interval < size:
+        gap = image[interval] - image[interval - 1] - 1
+        earlier = sum(p for i, p in pairs if interval % i == 0)
+        padding = gap - earlier
+        if padding < 0:
+            return None
+        if padding:
+            if padding & (padding - 1):
+                return None  # Triton takes power-of-two paddings only
+            pairs.append([interval, padding])
+        interval *= 2
+    if not pairs or any(padded_offset(u, pairs) != image[u] for u in range(size)):
+        return None
+    return pairs
+
+
+def shared_form(layout: Any, element_bits: int) -> SharedForm:
+    """The narrowest Triton shared encoding equal to ``layout`` (``(m, n) -> element offset``) on every element."""
+    shape = tile_shape(layout)
+    size = it.product(shape)
+    values = _values(layout, size)
+    if len(set(values)) != size:
+        raise LayoutError(f"{layout} maps two elements to one offset; a shared-memory layout must be injective")
+    if min(values) < 0:
+        raise LayoutError(f"{layout} reaches negative offsets; Triton's shared offsets start at 0")
+    if max(values) == size - 1:
+        index_of_offset = [0] * size
+        for index, offset in enumerate(values):
+            index_of_offset[offset] = index
+        bases = _linear_bases(index_of_offset, shape)
+        if bases is None:
+            raise LayoutError(f"{layout} is a bijection onto [0, {size}) but not linear over GF(2); Triton's shared "
+                              "layouts are linear maps (plus padding)")
+        return _narrowest(shape, bases, element_bits)
+    image = sorted(values)
+    pairs = _padding_pairs(image)
+    if pairs is None:
+        raise LayoutError(f"{layout} leaves holes in shared memory that are not Triton padding (power-of-two paddings "
+                          "after power-of-two intervals); no Triton shared layout represents it")
+    position = {offset: u for u, offset in enumerate(image)}
+    index_of_unpadded = [0] * size
+    for index, offset in enumerate(values):
+        index_of_unpadded[position[offset]] = index
+    bases = _linear_bases(index_of_unpadded, shape)
+    if bases is None:
+        raise LayoutError(f"{layout} is padded, but its unpadded order is not linear over GF(2); no Triton shared "
+                          "layout represents it")
+    return SharedForm("padded", shape, {"interval_padding_pairs": pairs}, tuple(tuple(b) for b in bases))
+
+
+def _narrowest(shape: tuple[int, ...], bases: list[Basis], element_bits: int) -> SharedForm:
+    frozen = tuple(tuple(b) for b in bases)
+    if len(shape) == 2:
+        for swizzle_bytes in (128, 64, 32, 0):
+            for transposed in (False, True):
+                if nvmma_bases(shape, swizzle_bytes, element_bits, transposed) == bases:
+                    return SharedForm("nvmma", shape, {"swizzle_byte_width": swizzle_bytes,
+                                                       "element_bitwidth": element_bits, "transposed": transposed},
+                                      frozen)
+    swizzled = _swizzle_params(shape, bases)
+    if swizzled is not None:
+        return SharedForm("swizzled", shape, swizzled, frozen)
+    return SharedForm("linear", shape, {}, frozen)
+
+
+def _swizzle_params(shape: tuple[int, ...], bases: list[Basis]) -> dict[str, Any] | None:
+    """``vec``/``per_phase``/``max_phase``/``order`` reproducing ``bases`` exactly, else None.
+
+    Row bit ``k`` moves the column by ``vec * 2**(k - log2 per_phase)`` for ``max_phase`` consecutive row bits
+    starting at ``log2 per_phase``, and not at all elsewhere: the first moved row bit gives ``vec`` and
+    ``per_phase``, the run of doublings ``max_phase``; the candidate is then checked on every basis.
+    """
+    if len(shape) == 1:
+        return {"vec": 1, "per_phase": 1, "max_phase": 1, "order": [0]} \
+            if swizzled_bases(shape, 1, 1, 1, [0]) == bases else None
+    for order in ([1, 0], [0, 1]):
+        col = order[0]
+        shifts = [b[col] for b in bases[_log2(shape[col], "columns"):]]
+        moved = [k for k, x in enumerate(shifts) if x]
+        vec, per_phase, max_phase = 1, 1, 1
+        if moved:
+            first = moved[0]
+            vec, per_phase = shifts[first], 1 << first
+            while first + max_phase.bit_length() - 1 < len(shifts) and \
+                    shifts[first + max_phase.bit_length() - 1] == vec * max_phase:
+                max_phase *= 2
+        if swizzled_bases(shape, vec, per_phase, max_phase, order) == bases:
+            return {"vec": vec, "per_phase": per_phase, "max_phase": max_phase, "order": list(order)}
+    return None
+
+
+# --------------------------------------------------------------------------- to a function
+
+
+def offset_function(form: SharedForm) -> list[int]:
+    """``values[index] = element offset`` of the encoding, ``index`` the colexicographic tile index."""
+    size = it.product(form.shape)
+    rank = len(form.shape)
+    values = [-1] * size
+    for unpadded in range(size):
+        coord = apply_bases(form.bases, unpadded, rank)
+        index = _index(coord, form.shape)
+        if values[index] != -1:
+            raise LayoutError(f"Triton {form.kind} shared layout maps offsets {values[index]} and {unpadded} to "
+                              f"{coord}: not a bijection on {list(form.shape)}")
+        pairs = form.params.get("interval_padding_pairs", ())
+        values[index] = padded_offset(unpadded, pairs)
+    return values
+
+
+__all__ = ["SharedForm", "shared_form", "swizzled_bases", "nvmma_bases", "padded_offset", "apply_bases",
+           "offset_function", "tile_shape"]

@@ -1,0 +1,157 @@
+"""The ``#ttg.*`` attribute text of Triton's IR dumps, written and read without Triton installed.
+
+Written exactly as Triton 3.6 prints them (the tests compare with the TTGIR of compiled kernels)::
+
+    #ttg.linear<{register = [[0, 1]], lane = [[0, 2], ...], warp = [], block = []}>
+    #ttg.shared_linear<{offset = [[0, 1], ...]}, alignment = 16>
+    #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+    #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+    #ttg.padded_shared<[64:+8] {offset = [[0, 1], ...], block = []}>
+    #ttg.padded_shared<[64:+8] {order = [1, 0], shape = [64, 64]}>     (an identity unpadded order)
+
+and read back, together with ``#ttg.blocked<{...}>`` and ``#ttg.nvidia_mma<{...}>`` (whose functions only
+Triton computes: :mod:`layoutalg.interop.triton` hands those to Triton).  :func:`parse_ttg` returns
+``(kind, fields)``: ``kind`` is the attribute name and ``fields`` a dict of its parameters.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any, Sequence
+
+from layoutalg.errors import ParseError
+
+_ATTR = re.compile(r"^\s*#ttg\.(\w+)\s*<(.*)>\s*$", re.S)
+_CAMEL = {"sizePerThread": "size_per_thread", "threadsPerWarp": "threads_per_warp", "warpsPerCTA": "warps_per_cta",
+          "versionMajor": "version_major", "versionMinor": "version_minor", "instrShape": "instr_shape",
+          "swizzlingByteWidth": "swizzle_byte_width", "elementBitWidth": "element_bitwidth",
+          "perPhase": "per_phase", "maxPhase": "max_phase", "CTAsPerCGA": "ctas_per_cga",
+          "CTASplitNum": "cta_split_num", "CTAOrder": "cta_order"}
+
+
+def _bases(vectors: Sequence[Sequence[int]]) -> str:
+    return "[" + ", ".join("[" + ", ".join(str(int(v)) for v in vec) + "]" for vec in vectors) + "]"
+
+
+def linear_text(reg: Any, lane: Any, warp: Any, block: Any) -> str:
+    return (f"#ttg.linear<{{register = {_bases(reg)}, lane = {_bases(lane)}, warp = {_bases(warp)}, "
+            f"block = {_bases(block)}}}>")
+
+
+def shared_linear_text(offset: Any, alignment: int = 16, block: Any = ()) -> str:
+    block_part = f", block = {_bases(block)}" if block else ""
+    return f"#ttg.shared_linear<{{offset = {_bases(offset)}{block_part}}}, alignment = {int(alignment)}>"
+
+
+def nvmma_shared_text(swizzle_byte_width: int, transposed: bool, element_bitwidth: int) -> str:
+    return (f"#ttg.nvmma_shared<{{swizzlingByteWidth = {swizzle_byte_width}, transposed = "
+            f"{'true' if transposed else 'false'}, elementBitWidth = {element_bitwidth}}}>")
+
+
+def swizzled_shared_text(vec: int, per_phase: int, max_phase: int, order: Sequence[int]) -> str:
+    return (f"#ttg.swizzled_shared<{{vec = {vec}, perPhase = {per_phase}, maxPhase = {max_phase}, "
+            f"order = [{', '.join(str(o) for o in order)}]}}>")
+
+
+def padded_shared_text(pairs: Sequence[Sequence[int]], offset: Any, block: Any = ()) -> str:
+    intervals = ", ".join(f"{i}:+{p}" for i, p in pairs)
+    return f"#ttg.padded_shared<[{intervals}] {{offset = {_bases(offset)}, block = {_bases(block)}}}>"
+
+
+def padded_identity_text(pairs: Sequence[Sequence[int]], order: Sequence[int], shape: Sequence[int]) -> str:
+    """How Triton prints a padded layout whose unpadded order is the identity in ``order``."""
+    intervals = ", ".join(f"{i}:+{p}" for i, p in pairs)
+    return (f"#ttg.padded_shared<[{intervals}] {{order = [{', '.join(map(str, order))}], "
+            f"shape = [{', '.join(map(str, shape))}]}}>")
+
+
+def _value(text: str, whole: str) -> Any:
+    text = text.strip()
+    if text in ("true", "false"):
+        return text == "true"
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, RecursionError, MemoryError):
+        value = None
+    if not _int_lists(value):
+        raise ParseError(f"cannot read the value {text!r}: its entries are not integers (expected an integer, "
+                         "true/false or nested [...] lists of integers)", whole, max(1, whole.find(text) + 1))
+    return value
+
+
+def _small_int(text: str) -> bool:
+    """Whether ``text`` is a decimal of at most 18 digits (a string test, no regular expression)."""
+    return text.isascii() and text.isdigit() and len(text) <= 18
+
+
+def _int_lists(value: Any, depth: int = 0) -> bool:
+    """Whether ``value`` is an int or a nested list of ints (what every field of a Triton layout holds)."""
+    if isinstance(value, int):
+        return True
+    return isinstance(value, list) and depth < 16 and all(_int_lists(v, depth + 1) for v in value)
+
+
+def _fields(body: str, whole: str) -> dict[str, Any]:
+    """``name = value`` pairs separated by top-level commas (values are ints, bools or nested int lists)."""
+    out: dict[str, Any] = {}
+    depth, start = 0, 0
+    parts = []
+    for k, ch in enumerate(body):
+        if ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(body[start:k])
+            start = k + 1
+    parts.append(body[start:])
+    for part in parts:
+        if not part.strip():
+            continue
+        name, eq, value = part.partition("=")
+        if not eq:
+            raise ParseError(f"expected name = value, found {part.strip()!r}", whole, max(1, whole.find(part) + 1))
+        if value.strip().startswith("#"):
+            continue  # a nested attribute (CTA layouts of older prints): not needed here
+        key = name.strip()
+        out[_CAMEL.get(key, key)] = _value(value, whole)
+    return out
+
+
+def parse_ttg(text: str) -> tuple[str, dict[str, Any]]:
+    """``#ttg.kind<...>`` as ``(kind, fields)``; ParseError naming the column otherwise."""
+    m = _ATTR.match(text)
+    if m is None:
+        raise ParseError("expected a Triton layout attribute #ttg.name<...>", text, 1)
+    kind, body = m.group(1), m.group(2).strip()
+    fields: dict[str, Any] = {}
+    if kind == "padded_shared":
+        pm = re.match(r"^\[([^\]]*)\]\s*(\{.*\})?$", body, re.S)
+        if pm is None:
+            raise ParseError("expected [interval:+padding, ...] {...}", text, text.find("<") + 2)
+        pairs = []
+        for item in pm.group(1).split(","):
+            interval, colon, padding = item.partition(":")
+            interval, padding = interval.strip(), padding.strip()
+            padding = padding[1:].strip() if padding.startswith("+") else ""
+            if not (colon and _small_int(interval) and _small_int(padding)):
+                raise ParseError(f"expected interval:+padding, found {item.strip()!r}", text, text.find(item) + 1)
+            pairs.append([int(interval), int(padding)])
+        fields["interval_padding_pairs"] = pairs
+        body = (pm.group(2) or "{}").strip()
+    if kind == "shared_linear":
+        sm = re.match(r"^\{(.*)\}\s*(?:,\s*alignment\s*=\s*(\d+))?$", body, re.S)
+        if sm is None:
+            raise ParseError("expected {offset = [...]}, alignment = N", text, text.find("<") + 2)
+        fields.update(_fields(sm.group(1), text))
+        fields["alignment"] = int(sm.group(2) or 16)
+        return kind, fields
+    if not (body.startswith("{") and body.endswith("}")):
+        raise ParseError("expected {name = value, ...}", text, text.find("<") + 2)
+    fields.update(_fields(body[1:-1], text))
+    return kind, fields
+
+
+__all__ = ["parse_ttg", "linear_text", "shared_linear_text", "nvmma_shared_text", "swizzled_shared_text",
+           "padded_shared_text", "padded_identity_text"]

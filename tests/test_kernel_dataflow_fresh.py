@@ -328,3 +328,26 @@ def test_c_plus_ab_starts_each_chain_from_the_same_elements_old_value():
     cex = run("b_cinit_rows_swapped").counterexample  # lanes g == 2 start rows 2 and 10 from each other's old C
     held, (em, en, _) = coord(cex["held"], "C"), acc_of(cex["expected"])
     assert held == (em + 8 - 16 * ((em % 16) // 8), en) and em % 8 == 2 and cex["lane"] // 4 == 2
+
+
+def test_a_c_element_surely_wrong_refutes_even_when_another_was_lost_track_of():
+    # c2's staging store of c0 gets its address's bit 3 cleared: lanes t = 0, 1 (and 2, 3) write one place
+    # (the model keeps no accumulator there: OPAQUE), and columns 2 and 6 of each 8 keep stale shared memory
+    from layoutalg.kernel.ptx import parse_module
+
+    name = "c2_bf16_k16_lds32_kmajor_padded_1stage_smemepi_lda136"
+    e = MANIFEST[name]
+    lines = ptx_lines(name)
+    at = next(i for i, ln in enumerate(lines) if ln.strip().startswith("st.shared.f32") and "+4]" not in ln)
+    addr = lines[at].split("[")[1].split("]")[0]
+    reg_at = next(i for i, ln in enumerate(lines) if ln.strip().startswith(".reg .b32"))
+    lines.insert(reg_at + 1, "\t.reg .b32 \t%q<1>;")
+    lines[at + 1] = lines[at + 1].replace(f"[{addr}]", "[%q0]")
+    lines.insert(at + 1, f"\tand.b32 \t%q0, {addr}, -9;")
+    t = trace(parse_module("\n".join(lines)), kernel=name, grid=e["grid"], block=e["block"],
+              args={int(k): v for k, v in e["args"].items()})
+    specs = dict(s.split("=", 1) for s in e["check_mma"])
+    r = check_mma(t, a=specs["A"], b=specs["B"], c=specs["C"])
+    assert r.verdict == "refuted", r.reason
+    assert r.counterexample["kind"] == "store" and r.counterexample["element"][1] % 8 in (2, 6)
+    assert r.counterexample["held"].startswith(("A(", "B(", "an untagged", "nothing"))

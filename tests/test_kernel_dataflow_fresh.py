@@ -2,7 +2,7 @@
 the PTX committed): ldmatrix .x1/.x2/.x4 with other lane -> row formulas, m16n8k8 and bf16 mma, plain
 ld.shared fragment loads, 16-bit loads packed by mov/prmt/shl+or, K-major and N-major B, padded and
 Swizzle<2,3,2> tiles, a 2-stage cp.async pipeline, zero-filled partial tiles, stmatrix.trans into a
-column-major C, smem-staged and direct epilogues, and 24 planted bugs.
+column-major C, C = A B + C, 8-warp CTAs, smem-staged and direct epilogues, and 32 planted bugs.
 
 Each correct kernel is proved over the whole grid; each planted bug is refuted, and its counterexample is
 judged against what the bug implies, with the PTX ISA fragment formulas written out here (not read from
@@ -78,7 +78,7 @@ def check_operand_cex(name: str, cex: dict) -> tuple[tuple[int, int], tuple[int,
     k = 16 if "m16n8k16" in line else 8
     role, e = cex["operand"], cex["element"]
     assert mma_operands(line)[role][e // 2] == cex["register"]
-    assert 0 <= cex["warp"] < 4 and 0 <= cex["lane"] < 32
+    assert 0 <= cex["warp"] < 8 and 0 <= cex["lane"] < 32
     exp = coord(cex["expected"], role)
     fr, fc = frag(role, k, cex["lane"], e)
     tile = (16, k) if role == "A" else (k, 8)
@@ -90,15 +90,15 @@ def check_store_cex(name: str, cex: dict) -> None:
     line = ptx_lines(name)[cex["line"] - 1]
     assert line.strip().startswith("st.global") and cex["opcode"] in line
     assert re.search(re.escape(cex["register"]) + r"\b", line)
-    assert 0 <= cex["warp"] < 4 and 0 <= cex["lane"] < 32
+    assert 0 <= cex["warp"] < 8 and 0 <= cex["lane"] < 32
 
 
 CORRECT = sorted(n for n, e in MANIFEST.items() if e["expect"]["verdict"] == "proved")
 BUGGY = sorted(n for n, e in MANIFEST.items() if e["expect"]["verdict"] == "refuted")
 
 
-def test_the_fresh_set_covers_two_dozen_planted_bugs_and_eleven_correct_kernels():
-    assert len(CORRECT) >= 11 and len(BUGGY) >= 24
+def test_the_fresh_set_covers_thirty_planted_bugs_and_fourteen_correct_kernels():
+    assert len(CORRECT) >= 14 and len(BUGGY) >= 32
 
 
 @pytest.mark.parametrize("name", CORRECT)
@@ -127,9 +127,10 @@ def test_swizzle_on_write_only_reads_the_chunk_the_xor_moved():
         assert held == (r, (((c % 32) >> 3) ^ (r & 3)) * 8 + c % 8 + c - c % 32) and held != (r, c)
 
 
-def test_swapped_ldmatrix_row_addresses_put_row_4_k8_where_row_3_k0_belongs():
-    cex = run("b_swapped_rows").counterexample
-    held, exp = check_operand_cex("b_swapped_rows", cex)
+@pytest.mark.parametrize("name", ["b_swapped_rows", "b_8warps_swapped_rows"])
+def test_swapped_ldmatrix_row_addresses_put_row_4_k8_where_row_3_k0_belongs(name):
+    cex = run(name).counterexample
+    held, exp = check_operand_cex(name, cex)
     assert exp[0] % 16 == 3 and exp[1] % 16 < 8 and held == (exp[0] + 1, exp[1] + 8)
     assert cex["lane"] // 4 == 3  # the lanes that hold fragment row 3
 
@@ -170,12 +171,12 @@ def test_unguarded_k_tail_reads_past_the_end_of_a():
 
 
 def test_epilogue_column_swap_names_the_store_lane_and_the_neighbouring_column():
-    for name in ("b_epi_colswap", "b_epi_colswap_f16out"):
+    for name in ("b_epi_colswap", "b_epi_colswap_f16out", "b_8warps_epi_colswap"):
         cex = run(name).counterexample
         check_store_cex(name, cex)
         r, c = cex["element"]
         hm, hn, depth = acc_of(cex["held"])
-        assert (hm, hn) == (r, c ^ 1) and c % 8 in (4, 5) and cex["lane"] % 4 == 2 and depth == 128
+        assert (hm, hn) == (r, c ^ 1) and c % 8 in (4, 5) and cex["lane"] % 4 == 2 and depth == run(name).checker.K
 
 
 def test_epilogue_row_swap_puts_row_g_plus_8_in_row_g():
@@ -225,6 +226,8 @@ def test_c_operand_listed_out_of_order_is_an_accumulator_of_the_neighbouring_col
 
 @pytest.mark.parametrize("name,first,second,kind", [
     ("b_no_barsync", "st.shared", "ld.shared", "read after write"),
+    ("b_8warps_no_barsync", "st.shared", "ld.shared", "read after write"),
+    ("b_8warps_no_wait_group", "cp.async", "ldmatrix", "read of a cp.async not yet waited for"),
     ("b_no_wait_group", "cp.async", "ldmatrix", "read of a cp.async not yet waited for"),
     ("b_no_trailing_sync", "ldmatrix", "cp.async", "write after read"),
     ("b_epi_nosync", "st.shared", "ld.shared", "read after write"),
@@ -330,3 +333,26 @@ def test_c_plus_ab_starts_each_chain_from_the_same_elements_old_value():
     cex = run("b_cinit_rows_swapped").counterexample  # lanes g == 2 start rows 2 and 10 from each other's old C
     held, (em, en, _) = coord(cex["held"], "C"), acc_of(cex["expected"])
     assert held == (em + 8 - 16 * ((em % 16) // 8), en) and em % 8 == 2 and cex["lane"] // 4 == 2
+
+
+def test_a_c_element_surely_wrong_refutes_even_when_another_was_lost_track_of():
+    # c2's staging store of c0 gets its address's bit 3 cleared: lanes t = 0, 1 (and 2, 3) write one place
+    # (the model keeps no accumulator there: OPAQUE), and columns 2 and 6 of each 8 keep stale shared memory
+    from layoutalg.kernel.ptx import parse_module
+
+    name = "c2_bf16_k16_lds32_kmajor_padded_1stage_smemepi_lda136"
+    e = MANIFEST[name]
+    lines = ptx_lines(name)
+    at = next(i for i, ln in enumerate(lines) if ln.strip().startswith("st.shared.f32") and "+4]" not in ln)
+    addr = lines[at].split("[")[1].split("]")[0]
+    reg_at = next(i for i, ln in enumerate(lines) if ln.strip().startswith(".reg .b32"))
+    lines.insert(reg_at + 1, "\t.reg .b32 \t%q<1>;")
+    lines[at + 1] = lines[at + 1].replace(f"[{addr}]", "[%q0]")
+    lines.insert(at + 1, f"\tand.b32 \t%q0, {addr}, -9;")
+    t = trace(parse_module("\n".join(lines)), kernel=name, grid=e["grid"], block=e["block"],
+              args={int(k): v for k, v in e["args"].items()})
+    specs = dict(s.split("=", 1) for s in e["check_mma"])
+    r = check_mma(t, a=specs["A"], b=specs["B"], c=specs["C"])
+    assert r.verdict == "refuted", r.reason
+    assert r.counterexample["kind"] == "store" and r.counterexample["element"][1] % 8 in (2, 6)
+    assert r.counterexample["held"].startswith(("A(", "B(", "an untagged", "nothing"))

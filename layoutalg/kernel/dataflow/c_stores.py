@@ -110,7 +110,10 @@ class CStores(CheckerBase):
         wrong = check & ~good
         self.c_checked = int(check.sum())
         if wrong.any():
-            e = int(np.flatnonzero(wrong)[0])
+            # a definite wrong element first: an OPAQUE one (a value the model lost track of) only makes the
+            # answer unknown when no other element is wrong
+            definite = wrong & ~(tg.kind(tags[:, 0]) == tg.K_OPAQUE)
+            e = int(np.flatnonzero(definite if definite.any() else wrong)[0])
             r, c = int(rr[e]), int(cc[e])
             fields: dict[str, Any] = {"element": [r, c], "expected": f"the accumulator of C({r}, {c}) after {self.K} "
                                       "k-products"}

@@ -44,6 +44,10 @@ BASE = {
         dict(FR_BF16=1, FR_MMAK=8, FR_ALOAD=1, FR_BKMAJOR=0, FR_BLOAD=0, FR_SWZ=0, FR_STAGES=1, FR_EPI=0, FR_GUARD=1),
     "c12_f16_k16_c_plus_ab_cinit_cpasync2":
         dict(FR_BF16=0, FR_MMAK=16, FR_ALOAD=0, FR_BKMAJOR=0, FR_BLOAD=0, FR_SWZ=1, FR_STAGES=2, FR_EPI=0, FR_CINIT=1),
+    "c13_f16_k16_8warps_2x4_x2trans_sw_cpasync2_smemepi":
+        dict(FR_BF16=0, FR_MMAK=16, FR_ALOAD=0, FR_BKMAJOR=0, FR_BLOAD=0, FR_SWZ=1, FR_STAGES=2, FR_EPI=1, FR_WN=4),
+    "c14_bf16_k8_8warps_2x4_kmajor_lds32_padded_1stage_v2f32":
+        dict(FR_BF16=1, FR_MMAK=8, FR_ALOAD=1, FR_BKMAJOR=1, FR_BLOAD=1, FR_SWZ=0, FR_STAGES=1, FR_EPI=0, FR_WN=4),
 }
 
 #: configurations the check must answer "unknown" for (the reason names what it does not follow)
@@ -53,7 +57,7 @@ UNKNOWN = {
 }
 
 #: problem shapes other than M = N = 64, K = 128 (M, N, K)
-SHAPES = {"c5": (128, 64, 128), "c10": (48, 48, 80), "c11": (40, 56, 48)}
+SHAPES = {"c5": (128, 64, 128), "c10": (48, 48, 80), "c11": (40, 56, 48), "c13": (64, 128, 128), "c14": (64, 128, 64)}
 
 #: planted bugs: (name, base, macro, expected verdict, expected counterexample kind)
 BUGS = [
@@ -85,6 +89,10 @@ BUGS = [
     ("b_guard_zero_fills_a_rows", "c10", "BUG_GUARD_A_ROWS", "refuted", "store"),
     ("b_guard_zero_fills_b_k", "c10", "BUG_GUARD_B_K", "refuted", "store"),
     ("b_cinit_rows_swapped", "c12", "BUG_CINIT_ROW", "refuted", "accumulator"),
+    ("b_8warps_no_wait_group", "c13", "BUG_NO_WAIT", "refuted", "race"),
+    ("b_8warps_swapped_rows", "c13", "BUG_SWAP_ROWS", "refuted", "operand"),
+    ("b_8warps_no_barsync", "c14", "BUG_NO_BARSYNC", "refuted", "race"),
+    ("b_8warps_epi_colswap", "c14", "BUG_EPI_COLSWAP", "refuted", "store"),
 ]
 
 
@@ -94,7 +102,8 @@ def launch(name: str, d: dict, square: bool = False) -> dict:
     lda = k + 8 if "lda136" in name else k
     b = f"1@({k},{n}):(1,{k})" if d["FR_BKMAJOR"] else f"1@({k},{n}):({n},1)"
     c = f"2@({m},{n}):(1,{m})" if d["FR_EPI"] == 3 else f"2@({m},{n}):({n},1)"
-    return {"grid": [-(-n // 32), -(-m // 32), 1], "block": [128, 1, 1],
+    bn = 16 * d.get("FR_WN", 2)
+    return {"grid": [-(-n // bn), -(-m // 32), 1], "block": [4 * bn, 1, 1],
             "args": {"3": m, "4": n, "5": k, "6": lda},
             "check_mma": [f"A=0@({m},{k}):({lda},1)", f"B={b}", f"C={c}"]}
 

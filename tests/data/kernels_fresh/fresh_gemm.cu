@@ -5,7 +5,8 @@
 //
 //   C = A @ B, f16 or bf16 in, f32 accumulate.  A: M x K row-major with leading dimension lda.
 //   B: K x N row-major (N-major, FR_BKMAJOR 0) or stored as N x K row-major (K-major, FR_BKMAJOR 1).
-//   CTA tile 32 x 32, k-tile 32, 4 warps in a 2 x 2 grid, each warp 16 x 16 (two n8 mma tiles).
+//   CTA tile 32 x (16 FR_WN), k-tile 32, 2 x FR_WN warps (FR_WN 2: 128 threads, 4: 256 threads), each
+//   warp 16 x 16 (two n8 mma tiles).
 //
 // Switches:
 //   FR_BF16     0 f16, 1 bf16 operands.
@@ -84,6 +85,9 @@
 #ifndef FR_KREV
 #define FR_KREV 0
 #endif
+#ifndef FR_WN
+#define FR_WN 2
+#endif
 #ifndef FR_CINIT
 #define FR_CINIT 0
 #endif
@@ -113,23 +117,31 @@ typedef float a_t;
 typedef elem_t a_t;
 #endif
 
-constexpr int BM = 32, BN = 32, BK = 32, THREADS = 128;
-constexpr int PITCH = FR_SWZ ? 32 : 40;          // halves per shared row
-constexpr int TILE = 32 * PITCH;                  // halves per tile
-constexpr int CPITCH = BN + 4;                    // f32 staging rows (144 B)
-constexpr int SMEM_HALVES = FR_STAGES * 2 * TILE > 2 * BM * CPITCH ? FR_STAGES * 2 * TILE : 2 * BM * CPITCH;
+constexpr int BM = 32, BN = 16 * FR_WN, BK = 32, THREADS = 64 * FR_WN;
+constexpr int PITCH = FR_SWZ ? 32 : 40;          // halves per shared row of A (and of a K-major B)
+constexpr int TILE = 32 * PITCH;                  // halves of the A tile
+#if FR_BKMAJOR
+constexpr int BPITCH = PITCH, TILE_B = BN * PITCH;                        // [n][k]
+#else
+constexpr int BPITCH = FR_SWZ ? BN : BN + 8, TILE_B = BK * BPITCH;        // [k][n]
+#endif
+constexpr int STAGE = TILE + TILE_B;
+constexpr int CPITCH = BN + 4;                    // f32 staging rows
+constexpr int SMEM_HALVES = FR_STAGES * STAGE > 2 * BM * CPITCH ? FR_STAGES * STAGE : 2 * BM * CPITCH;
 
-// Element offset of (row, col) in a 32 x 32 tile.
-__device__ __forceinline__ int t_off(int row, int col, bool swizzle = true)
+// Element offset of (row, col) in a tile with rows of `pitch` halves.
+__device__ __forceinline__ int p_off(int row, int col, int pitch, bool swizzle)
 {
 #if FR_SWZ
   int chunk = swizzle ? ((col >> 3) ^ (row & 3)) : (col >> 3);
-  return row * PITCH + chunk * 8 + (col & 7);
+  return row * pitch + chunk * 8 + (col & 7);
 #else
   (void)swizzle;
-  return row * PITCH + col;
+  return row * pitch + col;
 #endif
 }
+__device__ __forceinline__ int t_off(int row, int col, bool swizzle = true) { return p_off(row, col, PITCH, swizzle); }
+__device__ __forceinline__ int b_off(int row, int col) { return p_off(row, col, BPITCH, true); }
 
 __device__ __forceinline__ uint32_t lds32(const elem_t* p)
 {
@@ -169,7 +181,7 @@ KERNEL_NAME(const a_t* __restrict__ A, const elem_t* __restrict__ B, out_t* __re
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int g = lane >> 2, t = lane & 3;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
-  const int wm = (warp >> 1) * 16, wn = (warp & 1) * 16;
+  const int wm = (warp / FR_WN) * 16, wn = (warp % FR_WN) * 16;
 #ifdef BUG_AB_SWAP
   const elem_t* Ap = B;
   const elem_t* Bp = A;
@@ -193,10 +205,16 @@ KERNEL_NAME(const a_t* __restrict__ A, const elem_t* __restrict__ B, out_t* __re
   }
 #endif
 
-  // one 16-byte chunk of A and one of B per thread per k-tile
+  // one 16-byte chunk of A (threads 0-127) and one of B per thread per k-tile
   const int frow = tid >> 2, fcol = (tid & 3) * 8;
+#if FR_BKMAJOR
+  const int brow = tid >> 2, bcol = (tid & 3) * 8;
+#else
+  const int brow = tid / (BN / 8), bcol = (tid % (BN / 8)) * 8;
+#endif
+  const bool a_thread = tid < 128;
   auto fill = [&](int kt, int stage) {
-    elem_t* sA = smem + stage * 2 * TILE;
+    elem_t* sA = smem + stage * STAGE;
     elem_t* sB = sA + TILE;
     int bkt = kt;
 #ifdef BUG_B_KTILE_AHEAD
@@ -206,9 +224,9 @@ KERNEL_NAME(const a_t* __restrict__ A, const elem_t* __restrict__ B, out_t* __re
 #if FR_GUARD
     a_in = m0 + frow < M;
 #if FR_BKMAJOR
-    b_in = n0 + frow < N;
+    b_in = n0 + brow < N;
 #else
-    b_in = n0 + fcol < N;
+    b_in = n0 + bcol < N;
 #endif
 #ifdef BUG_GUARD_A_ROWS
     a_in = m0 + frow < M - 16;     // zero-fills the last 16 rows of A that exist
@@ -216,19 +234,19 @@ KERNEL_NAME(const a_t* __restrict__ A, const elem_t* __restrict__ B, out_t* __re
 #ifndef BUG_NO_KGUARD
     a_in = a_in && kt * BK + fcol < K;
 #if FR_BKMAJOR && defined(BUG_GUARD_B_K)
-    b_in = b_in && bkt * BK + fcol < K - 16;   // zero-fills the last 16 k of B that exist
+    b_in = b_in && bkt * BK + bcol < K - 16;   // zero-fills the last 16 k of B that exist
 #elif FR_BKMAJOR
-    b_in = b_in && bkt * BK + fcol < K;
+    b_in = b_in && bkt * BK + bcol < K;
 #else
-    b_in = b_in && bkt * BK + frow < K;
+    b_in = b_in && bkt * BK + brow < K;
 #endif
 #endif
 #endif
     const a_t* ga = Ap + (a_in ? size_t(m0 + frow) * lda + kt * BK + fcol : 0);
 #if FR_BKMAJOR
-    const elem_t* gb = Bp + (b_in ? size_t(n0 + frow) * K + bkt * BK + fcol : 0);   // [n][k]
+    const elem_t* gb = Bp + (b_in ? size_t(n0 + brow) * K + bkt * BK + bcol : 0);   // [n][k]
 #else
-    const elem_t* gb = Bp + (b_in ? size_t(bkt * BK + frow) * N + n0 + fcol : 0);   // [k][n]
+    const elem_t* gb = Bp + (b_in ? size_t(bkt * BK + brow) * N + n0 + bcol : 0);   // [k][n]
 #endif
 #if FR_STAGES == 1
 #if FR_ACONV
@@ -239,27 +257,29 @@ KERNEL_NAME(const a_t* __restrict__ A, const elem_t* __restrict__ B, out_t* __re
       uint4 v;
       v.x = *reinterpret_cast<uint32_t*>(&h0); v.y = *reinterpret_cast<uint32_t*>(&h1);
       v.z = *reinterpret_cast<uint32_t*>(&h2); v.w = *reinterpret_cast<uint32_t*>(&h3);
-      *reinterpret_cast<uint4*>(sA + t_off(frow, fcol)) = v;
+      if (a_thread) *reinterpret_cast<uint4*>(sA + t_off(frow, fcol)) = v;
     }
 #else
-    *reinterpret_cast<uint4*>(sA + t_off(frow, fcol)) = a_in ? *reinterpret_cast<const uint4*>(ga) : make_uint4(0, 0, 0, 0);
+    if (a_thread)
+      *reinterpret_cast<uint4*>(sA + t_off(frow, fcol)) = a_in ? *reinterpret_cast<const uint4*>(ga) : make_uint4(0, 0, 0, 0);
 #endif
-    *reinterpret_cast<uint4*>(sB + t_off(frow, fcol)) = b_in ? *reinterpret_cast<const uint4*>(gb) : make_uint4(0, 0, 0, 0);
+    *reinterpret_cast<uint4*>(sB + b_off(brow, bcol)) = b_in ? *reinterpret_cast<const uint4*>(gb) : make_uint4(0, 0, 0, 0);
 #else
     uint32_t da = uint32_t(__cvta_generic_to_shared(sA + t_off(frow, fcol)));
-    uint32_t db = uint32_t(__cvta_generic_to_shared(sB + t_off(frow, fcol)));
+    uint32_t db = uint32_t(__cvta_generic_to_shared(sB + b_off(brow, bcol)));
 #if FR_GUARD
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(da), "l"(ga), "r"(a_in ? 16 : 0) : "memory");
+    if (a_thread)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(da), "l"(ga), "r"(a_in ? 16 : 0) : "memory");
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(db), "l"(gb), "r"(b_in ? 16 : 0) : "memory");
 #else
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(da), "l"(ga) : "memory");
+    if (a_thread) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(da), "l"(ga) : "memory");
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(db), "l"(gb) : "memory");
 #endif
 #endif
   };
 
   auto compute = [&](int stage) {
-    const elem_t* sA = smem + stage * 2 * TILE;
+    const elem_t* sA = smem + stage * STAGE;
     const elem_t* sB = sA + TILE;
     for (int kk = 0; kk < BK; kk += FR_MMAK) {
       uint32_t a[4], b[2][2];
@@ -291,7 +311,7 @@ KERNEL_NAME(const a_t* __restrict__ A, const elem_t* __restrict__ B, out_t* __re
       {
         int row = wm + (lane & 15), col = kk;
 #if FR_JUNK
-        const elem_t* other = smem + ((stage + 1) % FR_STAGES) * 2 * TILE + TILE;
+        const elem_t* other = smem + ((stage + 1) % FR_STAGES) * STAGE + TILE;
         if (lane >= 16) row = int((other - sA) / PITCH) + (lane & 15);
 #endif
 #ifdef BUG_SWZ_WRITE_ONLY
@@ -318,12 +338,12 @@ KERNEL_NAME(const a_t* __restrict__ A, const elem_t* __restrict__ B, out_t* __re
         int j = lane >> 3, r = lane & 7;
 #if FR_MMAK == 16
         int nrow = wn + (j >> 1) * 8 + r, kcol = kk + (j & 1) * 8;
-        uint32_t addr = uint32_t(__cvta_generic_to_shared(sB + t_off(nrow, kcol)));
+        uint32_t addr = uint32_t(__cvta_generic_to_shared(sB + b_off(nrow, kcol)));
         asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                      : "=r"(b[0][0]), "=r"(b[0][1]), "=r"(b[1][0]), "=r"(b[1][1]) : "r"(addr));
 #else
         int nrow = wn + (j & 1) * 8 + r, kcol = kk;
-        uint32_t addr = uint32_t(__cvta_generic_to_shared(sB + t_off(nrow, kcol)));
+        uint32_t addr = uint32_t(__cvta_generic_to_shared(sB + b_off(nrow, kcol)));
         asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
                      : "=r"(b[0][0]), "=r"(b[1][0]) : "r"(addr));
 #endif
@@ -332,7 +352,7 @@ KERNEL_NAME(const a_t* __restrict__ A, const elem_t* __restrict__ B, out_t* __re
       for (int nj = 0; nj < 2; ++nj) {
 #if FR_MMAK == 16
         int krow = kk + (lane & 15), ncol = wn + nj * 8;
-        uint32_t addr = uint32_t(__cvta_generic_to_shared(sB + t_off(krow, ncol)));
+        uint32_t addr = uint32_t(__cvta_generic_to_shared(sB + b_off(krow, ncol)));
 #ifdef BUG_MISSING_TRANS
         asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
                      : "=r"(b[nj][0]), "=r"(b[nj][1]) : "r"(addr));
@@ -342,10 +362,10 @@ KERNEL_NAME(const a_t* __restrict__ A, const elem_t* __restrict__ B, out_t* __re
 #endif
 #else
         int krow = kk + (lane & 7), ncol = wn + nj * 8;
-        uint32_t addr = uint32_t(__cvta_generic_to_shared(sB + t_off(krow, ncol)));
+        uint32_t addr = uint32_t(__cvta_generic_to_shared(sB + b_off(krow, ncol)));
 #if FR_JUNK
         if (lane >= 8)
-          addr = uint32_t(__cvta_generic_to_shared(smem + ((stage + 1) % FR_STAGES) * 2 * TILE + t_off(lane, 8)));
+          addr = uint32_t(__cvta_generic_to_shared(smem + ((stage + 1) % FR_STAGES) * STAGE + t_off(lane, 8)));
 #endif
 #ifdef BUG_MISSING_TRANS
         asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n" : "=r"(b[nj][0]) : "r"(addr));
@@ -359,9 +379,9 @@ KERNEL_NAME(const a_t* __restrict__ A, const elem_t* __restrict__ B, out_t* __re
       for (int nj = 0; nj < 2; ++nj) {
         int n = wn + nj * 8 + g;
 #if FR_BKMAJOR
-        b[nj][0] = lds32(sB + t_off(n, kk + 2 * t));
+        b[nj][0] = lds32(sB + b_off(n, kk + 2 * t));
 #if FR_MMAK == 16
-        b[nj][1] = lds32(sB + t_off(n, kk + 2 * t + 8));
+        b[nj][1] = lds32(sB + b_off(n, kk + 2 * t + 8));
 #endif
 #else
         for (int h = 0; h < FR_MMAK / 8; ++h) {
@@ -372,13 +392,13 @@ KERNEL_NAME(const a_t* __restrict__ A, const elem_t* __restrict__ B, out_t* __re
           int k1 = k + 1;
 #endif
 #if FR_PACK == 0
-          unsigned short lo = *reinterpret_cast<const unsigned short*>(sB + t_off(k, n));
-          unsigned short hi = *reinterpret_cast<const unsigned short*>(sB + t_off(k1, n));
+          unsigned short lo = *reinterpret_cast<const unsigned short*>(sB + b_off(k, n));
+          unsigned short hi = *reinterpret_cast<const unsigned short*>(sB + b_off(k1, n));
           b[nj][h] = uint32_t(lo) | (uint32_t(hi) << 16);
 #else
           uint32_t lo, hi, r;
-          asm volatile("ld.shared.u16 %0, [%1];\n" : "=r"(lo) : "r"(uint32_t(__cvta_generic_to_shared(sB + t_off(k, n)))));
-          asm volatile("ld.shared.u16 %0, [%1];\n" : "=r"(hi) : "r"(uint32_t(__cvta_generic_to_shared(sB + t_off(k1, n)))));
+          asm volatile("ld.shared.u16 %0, [%1];\n" : "=r"(lo) : "r"(uint32_t(__cvta_generic_to_shared(sB + b_off(k, n)))));
+          asm volatile("ld.shared.u16 %0, [%1];\n" : "=r"(hi) : "r"(uint32_t(__cvta_generic_to_shared(sB + b_off(k1, n)))));
 #if FR_PACK == 1 && defined(BUG_PACK_SWAP)
           asm("prmt.b32 %0, %1, %2, 0x1054;\n" : "=r"(r) : "r"(lo), "r"(hi));
 #elif FR_PACK == 1
@@ -503,7 +523,7 @@ KERNEL_NAME(const a_t* __restrict__ A, const elem_t* __restrict__ B, out_t* __re
 #endif
   const float* sC = reinterpret_cast<const float*>(smem);
   for (int i = tid; i < BM * BN / 4; i += THREADS) {
-    int row = i >> 3, col = (i & 7) * 4;
+    int row = i / (BN / 4), col = (i % (BN / 4)) * 4;
     *reinterpret_cast<float4*>(C + size_t(m0 + row) * N + n0 + col) =
         *reinterpret_cast<const float4*>(sC + row * CPITCH + col);
   }

@@ -58,6 +58,9 @@ SCRATCH = Path(tempfile.mkdtemp(prefix="layoutalg-fuzz-cli-"))
                "wavefronts": 1}]}))
 (SCRATCH / "bad_recording.json").write_text('{"format": "layoutalg-gpu-recording/1", "mma": [{"x": 1}]}')
 (SCRATCH / "not_json.json").write_text("{")
+# A real kernel (the corpus's padded 32 x 32 transpose: parameters in, out, rows, cols) as the fuzzer's own copy.
+(SCRATCH / "kernel.ptx").write_text((ROOT / "tests/data/kernels/transpose_32x32_padded/kernel.ptx").read_text())
+(SCRATCH / "kernel.sass").write_text("\n".join(["	code for sm_90", "		Function : nothing", "        /*0000*/  EXIT ;"]))
 
 HUGE = ["9" * 30, str(2**64), str(2**40), "9" * 5000, "-" + "9" * 30]
 EDGE = ["", " ", "-1", "0", "1", "nan", "NaN", "inf", "-inf", "1e309", "0x10", "1_000", "١٢", "𝟞𝟜", "e\u0301",
@@ -106,8 +109,26 @@ def values(pool: tuple[list[str], list[str]]) -> Any:
                                       st.sampled_from(EDGE) if k < 19 else st.text(max_size=40))
 
 
+KERNEL_FILES = [str(SCRATCH / n) for n in ("kernel.ptx", "kernel.ptx", "kernel.ptx", "notes.txt", "missing.ptx",
+                                            LONG_NAME)] + [str(SCRATCH), ""]
+# Launch shapes: the valid ones trace in well under a second; the invalid ones pass CUDA's limits, the whole-grid
+# bound, or are not numbers.
+DIMS = (["1", "2", "4,4", "2,2,1", "32,8", "128", "8x2"], ["0", "1,70000", "100000,100", "2147483648", "1025",
+                                                            "32,32,2", "1,1,65", "1,2,3,4", "x", "-1"])
+KERNEL_ARGS = (["0=buf", "1=buf", "2=128", "3=128", "2=0x80", "3=64", "2=0", "3=1"],
+               ["2=" + "9" * 5000, "9" * 5000 + "=1", "2=0x" + "f" * 40, "2=1e999", "2=nan", "7=1", "x", "=", "2=1,2",
+                "0=i64:" + "9" * 5000, "2=" + "1" * 300])
+CTAS = (["0", "0,0;1,0", "3,3", "1,2"], ["9", "0;" + "9" * 5000, "a", "0,0,0,0", ";;"])
+SMEMS = (["Sw<3,3,3> o _0 o (64,64):(64,1)", "(64,64):(64,1)", "(16,16):(16,1)", "(32,64):(64,1)",
+          "(64,64):(72,1)"], ["(4,4):(4,1)", "(64,64):(0,1)", "(" + "9" * 5000 + "):1", "(64,64", "(1048576,1048576):(1048576,1)"])
+COPIES = (["ldmatrix.x4", "ldmatrix.x4.trans", "ldmatrix.x2", "ldmatrix.x1.trans", "stmatrix.x4", "movmatrix",
+           "SM75_U32x4_LDSM_N"], ["ldmatrix.x3", "ldmatrix", "ld.shared", "x" * 300])
+MMAS = (["mma.m16n8k16.f16", "mma.m16n8k8.f16", "mma.m16n8k32.s8", "mma.m16n8k16.bf16", "SM80_16x8x16_F32F16F16F32_TN"],
+        ["mma.m99", "mma", "wgmma.m64n8k16"])
 FLAG = None
-REQUIRED = {"banks": ("--dtype", "--access"), "suggest-swizzle": ("--shape", "--dtype", "--access")}
+REQUIRED = {"banks": ("--dtype", "--access"), "suggest-swizzle": ("--shape", "--dtype", "--access"),
+            "kernel": ("--kernel", "--block", "--arg", "--arg", "--arg"),
+            "prove-fragment": ("--copy", "--smem", "--mma", "--operand")}
 COMMANDS: dict[str, tuple[Any, dict[str, Any]]] = {
     "show": (values(LAYOUTS), {"--tv": values(ATOMS), "--operand": values(OPERANDS), "--dtype": values(DTYPES),
                                "--tile": values(EXTENTS), "--tile-to": values(EXTENTS), "--formula": FLAG,
@@ -124,6 +145,18 @@ COMMANDS: dict[str, tuple[Any, dict[str, Any]]] = {
     "prove": (st.sampled_from(THEOREM_PATHS), {"--json": FLAG, "--timeout": values(TIMEOUTS),
                                                "-k": values((["tile"], ["zzz"])), "--cross-check": FLAG, "-v": FLAG}),
     "gpu-check": (None, {"--replay": st.sampled_from(REPLAYS), "--json": FLAG, "--no-banks": FLAG}),
+    "kernel": (st.sampled_from(KERNEL_FILES), {
+        "--kernel": values((["transpose", "transpose_32x32_padded"], ["nonexistent", ""])), "--grid": values(DIMS),
+        "--block": values(DIMS), "--arg": values(KERNEL_ARGS), "--ctas": values(CTAS),
+        "--dynamic-smem": values((["0", "1024"], ["-5", "100000000000000000000", "9" * 5000])),
+        "--arch": values(ARCHES), "--step-budget": values((["100000", "2000000"], ["0", "-1", "10"])),
+        "--sass": st.sampled_from([str(SCRATCH / "kernel.sass"), str(SCRATCH / "missing.sass"), str(SCRATCH)]),
+        "--top": values((["1", "5"], ["0", "-3"])), "--json": FLAG,
+        "--check-mma": values((["A=0@(32,32):(32,1)"], ["A=9@(4,4):(4,1)", "x", "A=0@" + "(" * 200]))}),
+    "prove-fragment": (None, {
+        "--copy": values(COPIES), "--smem": values(SMEMS), "--mma": values(MMAS), "--operand": values(OPERANDS),
+        "--dtype": values(DTYPES), "--along": values((["col", "row"], ["diag"])), "--tile-to": values(EXTENTS),
+        "--source": values(OPERANDS), "--transpose": FLAG, "--timeout": values(TIMEOUTS), "--json": FLAG}),
 }
 
 

@@ -37,6 +37,7 @@ from typing import Any
 
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError, ParseError, ShapeError
 
 # --------------------------------------------------------------------------- helpers
@@ -171,7 +172,7 @@ class _CppParser:
                 continue
             match = _TOKEN.match(text, pos)
             if match is None or match.end() == pos:
-                raise ParseError(f"unexpected character {text[pos]!r}", text, pos + 1)
+                raise ParseError(f"unexpected character {describe(text[pos])}", text, pos + 1)
             kind = match.lastgroup or ""
             value = match.group(kind)
             self.tokens.append(_Tok(kind, value, match.start(kind) + 1))
@@ -205,13 +206,13 @@ class _CppParser:
     def expect(self, text: str) -> _Tok:
         tok = self.take()
         if tok.text != text:
-            raise ParseError(f"expected {text!r}, found {tok.text!r}", self.text, tok.column)
+            raise ParseError(f"expected {describe(text)}, found {describe(tok.text)}", self.text, tok.column)
         return tok
 
     def name(self) -> _Tok:
         tok = self.take()
         if tok.kind != "name":
-            raise ParseError(f"expected a type name, found {tok.text!r}", self.text, tok.column)
+            raise ParseError(f"expected a type name, found {describe(tok.text)}", self.text, tok.column)
         return tok
 
     @staticmethod
@@ -234,7 +235,7 @@ class _CppParser:
         elif kind == "ComposedLayout":
             result = self.composed_body()
         else:
-            raise ParseError(f"expected Layout<...> or ComposedLayout<...>, found {tok.text!r}", self.text, tok.column)
+            raise ParseError(f"expected Layout<...> or ComposedLayout<...>, found {describe(tok.text)}", self.text, tok.column)
         self.skip_braces()
         self.depth -= 1
         return result
@@ -271,7 +272,7 @@ class _CppParser:
             outer = self.layout_body(head)
             self.skip_braces()
         else:
-            raise ParseError(f"expected Swizzle<B,M,S> or Layout<...> as the outer function, found {head.text!r}",
+            raise ParseError(f"expected Swizzle<B,M,S> or Layout<...> as the outer function, found {describe(head.text)}",
                              self.text, head.column)
         self.expect(",")
         offset_tok = self.peek()
@@ -316,14 +317,14 @@ class _CppParser:
             if match:
                 self.skip_braces()
                 return self.number(match.group(1), tok.column)
-        raise ParseError(f"expected an integer, found {tok.text!r}", self.text, tok.column)
+        raise ParseError(f"expected an integer, found {describe(tok.text)}", self.text, tok.column)
 
     def int_tuple(self, what: str) -> IntTuple:
         tok = self.take()
         if tok.kind == "num":
             return self.number(tok.text, tok.column)
         if tok.kind != "name":
-            raise ParseError(f"expected a {what} (a static integer or a tuple), found {tok.text!r}", self.text, tok.column)
+            raise ParseError(f"expected a {what} (a static integer or a tuple), found {describe(tok.text)}", self.text, tok.column)
         kind = self.base(tok.text)
         static = re.fullmatch(r"_(\d+)", kind)
         if static:
@@ -355,14 +356,14 @@ class _CppParser:
             self.expect(">")
             self.skip_braces()
             return value
-        raise ParseError(f"unknown type {tok.text!r} in the {what}; expected _N, C<N>, Int<N> or Shape<...>",
+        raise ParseError(f"unknown type {describe(tok.text)} in the {what}; expected _N, C<N>, Int<N> or Shape<...>",
                          self.text, tok.column)
 
     def parse(self) -> Any:
         result = self.value()
         tok = self.peek()
         if tok is not None:
-            raise ParseError(f"unexpected {tok.text!r} after the layout", self.text, tok.column)
+            raise ParseError(f"unexpected {describe(tok.text)} after the layout", self.text, tok.column)
         return result
 
 
@@ -405,7 +406,7 @@ def to_cpp(x: Any) -> str:
             outer_text = to_cpp(outer)
         offset = x.offset
         if not isinstance(offset, int):
-            raise LayoutError(f"to_cpp: offset {offset!r} must be an integer")
+            raise LayoutError(f"to_cpp: offset {describe(offset)} must be an integer")
         return f"ComposedLayout<{outer_text},{_cpp_int(offset)},{to_cpp(x.inner)}>"
     if _is_swizzle(x):
         return f"Swizzle<{x.bits},{x.base},{x.shift}>"
@@ -421,14 +422,14 @@ def _plain_tuple(t: Any, what: str) -> IntTuple:
     try:
         return int(t)
     except (TypeError, ValueError) as exc:
-        raise ShapeError(f"{what} holds {t!r}, which is not a static integer") from exc
+        raise ShapeError(f"{what} holds {describe(t)}, which is not a static integer") from exc
 
 
 def from_pycute(obj: Any) -> Any:
     """A ``pycute.Layout``, ``pycute.Swizzle`` or ``pycute.ComposedLayout`` as ours."""
     module = type(obj).__module__ or ""
     if not module.startswith("pycute"):
-        raise LayoutError(f"from_pycute expects a pycute object, got {type(obj).__name__} from {module!r}")
+        raise LayoutError(f"from_pycute expects a pycute object, got {type(obj).__name__} from {describe(module)}")
     kind = type(obj).__name__
     if kind == "Layout":
         return Layout(_plain_tuple(obj.shape, "shape"), _plain_tuple(obj.stride, "stride"))
@@ -463,7 +464,7 @@ def _dsl_int(value: Any, what: str) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     raise ShapeError(
-        f"{what} is a dynamic CuTe DSL value ({value!r}); only static layouts can be read: "
+        f"{what} is a dynamic CuTe DSL value ({describe(value)}); only static layouts can be read: "
         "build it from Python ints or cutlass.Constexpr")
 
 
@@ -493,7 +494,7 @@ def from_cute_dsl(obj: Any) -> Any:
     try:
         return from_string(text)
     except LayoutError as exc:
-        raise LayoutError(f"from_cute_dsl: cannot read a {kind} ({text!r})") from exc
+        raise LayoutError(f"from_cute_dsl: cannot read a {kind} ({describe(text)})") from exc
 
 
 def to_cute_dsl(x: Any) -> Any:

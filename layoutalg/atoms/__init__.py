@@ -6,6 +6,7 @@
 ``atoms.make_tiled_mma``, ``atoms.make_tiled_copy``, ``atoms.make_tiled_copy_A/B/C`` (see :mod:`.tiled`).
 """
 
+from layoutalg.atoms import catalog  # noqa: F401
 from layoutalg.atoms.catalog import (  # noqa: F401, I001
     cp_async,
     get,
@@ -20,10 +21,10 @@ from layoutalg.atoms.catalog import (  # noqa: F401, I001
     stmatrix_b8,
     wgmma,
 )
-from layoutalg.atoms import catalog  # noqa: F401
 from layoutalg.atoms.copy import CopyAtom, TypedCopyAtom, movmatrix_coords  # noqa: F401
 from layoutalg.atoms.gmma import GmmaAtom, GmmaDescriptor, make_gmma, make_gmma_desc  # noqa: F401
 from layoutalg.atoms.mma import MmaAtom  # noqa: F401
+from layoutalg.core.validate import describe as _describe
 
 
 def __getattr__(name: str):  # type: ignore[no-untyped-def]
@@ -36,4 +37,4 @@ def __getattr__(name: str):  # type: ignore[no-untyped-def]
 
     if name in tiled.__all__:
         return getattr(tiled, name)
-    raise AttributeError(f"module 'layoutalg.atoms' has no attribute {name!r}")
+    raise AttributeError(f"module 'layoutalg.atoms' has no attribute {_describe(name)}")

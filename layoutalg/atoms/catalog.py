@@ -45,6 +45,10 @@ _GMMA_CACHE: dict[tuple[int, str, str, str, str, bool], GmmaAtom] = {}
 
 def _gmma(n: int, a: str, b: str, c: str, a_source: str, saturate: bool = False) -> GmmaAtom:
     key = (n, a, b, c, a_source, saturate)
+    try:
+        hash(key)
+    except TypeError:  # an unhashable argument: make_gmma's own checks say which and why
+        return make_gmma(n, a, b, c, a_source, saturate)
     if key not in _GMMA_CACHE:
         _GMMA_CACHE[key] = make_gmma(n, a, b, c, a_source, saturate)
     return _GMMA_CACHE[key]

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from layoutalg.banks.instruction import parse_instruction
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 
 _DTYPE_BYTES = {
@@ -41,9 +42,9 @@ def element_bytes(dtype: Any) -> int:
         for nbytes, names in _DTYPE_BYTES.items():
             if name in names:
                 return nbytes
-        raise LayoutError(f"dtype {dtype!r}: unknown element type; use f16, bf16, f32, f64, s8, u8, ...")
+        raise LayoutError(f"dtype {describe(dtype)}: unknown element type; use f16, bf16, f32, f64, s8, u8, ...")
     if isinstance(dtype, bool):
-        raise LayoutError(f"dtype {dtype!r}: not an element type")
+        raise LayoutError(f"dtype {describe(dtype)}: not an element type")
     if isinstance(dtype, int):
         if dtype <= 0 or dtype % 8:
             raise LayoutError(f"dtype {dtype}: a bit width must be a positive multiple of 8 (sub-byte types are not "
@@ -52,7 +53,7 @@ def element_bytes(dtype: Any) -> int:
     itemsize = getattr(dtype, "itemsize", None)
     if isinstance(itemsize, int) and itemsize > 0:
         return itemsize
-    raise LayoutError(f"dtype {dtype!r}: not an element type")
+    raise LayoutError(f"dtype {describe(dtype)}: not an element type")
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ class Access:
 
         for name, extent in ranges.items():
             if isinstance(extent, bool) or not isinstance(extent, int) or extent <= 0:
-                raise LayoutError(f"Access range {name}={extent!r} must be a positive int")
+                raise LayoutError(f"Access range {name}={describe(extent)} must be a positive int")
         names = list(ranges)
         shape = [ranges[n] for n in names] + [32]
         # one broadcastable axis per argument (an open grid): fn's arithmetic broadcasts to the full grid
@@ -145,7 +146,7 @@ def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = 
     ins = parse_instruction(instruction)
     if not (isinstance(shape, tuple) and len(shape) == 2
             and all(isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in shape)):
-        raise LayoutError(f"tile shape must be (rows, cols) of positive ints, got {shape!r}")
+        raise LayoutError(f"tile shape must be (rows, cols) of positive ints, got {describe(shape)}")
     rows, cols = shape
     e = element_bytes(dtype)
     check_sweep_size(rows * cols, e, arch_of(arch), f"a {rows}x{cols} tile")
@@ -186,4 +187,4 @@ def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = 
         cg = np.arange(cols // v, dtype=np.int64)[None, :, None]
         r, c = np.broadcast_arrays(32 * rb + lane, v * cg + 0 * lane)
         return Access(instruction, np.stack([r, c], axis=-1), ("row_block", "col_group"))
-    raise LayoutError(f"by must be 'row' or 'column', got {by!r}")
+    raise LayoutError(f"by must be 'row' or 'column', got {describe(by)}")

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError
 
 _TYPE_BYTES = {
@@ -123,7 +124,7 @@ def _parse(text: str) -> Instruction:
         return _parse_matrix(text, head, tokens[1:], size_suffix)
     if head == "cp" and len(tokens) > 1 and tokens[1] == "async":
         return _parse_cp_async(text, tokens[2:], size_suffix)
-    raise _fail(text, f"unknown mnemonic {head!r}; expected ld, st, ldmatrix, stmatrix or cp.async")
+    raise _fail(text, f"unknown mnemonic {describe(head)}; expected ld, st, ldmatrix, stmatrix or cp.async")
 
 
 def _take_shared(text: str, rest: list[str]) -> list[str]:

@@ -36,6 +36,7 @@ from layoutalg.banks.access import Access, element_bytes, tile_access
 from layoutalg.banks.analyze import _mode_sizes, analyze, byte_addresses
 from layoutalg.banks.instruction import Instruction, parse_instruction
 from layoutalg.banks.model import report
+from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError, LayoutError
 from layoutalg.prove.result import ProofResult
 
@@ -160,8 +161,10 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
     """
     from layoutalg.prove import budget, config
 
-    if method not in ("auto", "enum", "f2", "z3"):
-        raise LayoutError(f"method must be auto, enum, f2 or z3, got {method!r}")
+    if not isinstance(method, str) or method not in ("auto", "enum", "f2", "z3"):
+        raise LayoutError(f"method must be auto, enum, f2 or z3, got {describe(method)}")
+    if not callable(smem_layout) or not hasattr(smem_layout, "shape"):
+        raise LayoutError(f"smem_layout must be a Layout or a ComposedLayout, got {describe(smem_layout)}")
     target = get_arch(arch)
     if hasattr(access, "layout_tv") and hasattr(access, "atom"):  # a TiledCopy (layoutalg.atoms.tiled)
         from layoutalg.banks.tiled import access_from_tiled_copy
@@ -197,7 +200,7 @@ def symbolic_access(instruction: str, fn: Any, **ranges: int) -> Access:
 
     for name, extent in ranges.items():
         if isinstance(extent, bool) or not isinstance(extent, int) or extent <= 0:
-            raise LayoutError(f"symbolic_access range {name}={extent!r} must be a positive int")
+            raise LayoutError(f"symbolic_access range {name}={describe(extent)} must be a positive int")
     return Access(instruction, np.zeros((32, 1), dtype=np.int64), (), fn, tuple(ranges.items()), symbolic=True)
 
 

@@ -23,13 +23,18 @@ from layoutalg.core.layout import Layout
 from layoutalg.core.stride_layout import StrideLayout, has_scalar_strides, stride_layout
 from layoutalg.core.stride_layout_ops import _pairs
 from layoutalg.core.stride_scalars import F2, ArithTuple, ScaledBasis
+from layoutalg.core.validate import describe
 from layoutalg.errors import ShapeError
 
 
 def coshape(layout: Any) -> Any:
     """The extent of the codomain per axis: ``coshape((4,8):(E(1),E(0))) == (8, 4)``; an int layout's cosize."""
-    if isinstance(layout, Layout) or not has_scalar_strides(layout.stride):
+    if not isinstance(layout, (Layout, StrideLayout)):
+        raise ShapeError(f"coshape takes a Layout or a StrideLayout, got {describe(layout)}")
+    if isinstance(layout, Layout):
         return layout.cosize()
+    if not has_scalar_strides(layout.stride):  # int strides only: a plain layout
+        return Layout(layout.shape, layout.stride).cosize()
     top: dict[tuple[int, ...], int] = {}
     f2_axes = set()
     for s, d in _pairs(layout):

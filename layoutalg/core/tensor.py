@@ -24,6 +24,7 @@ from typing import Any
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout, _slice_modes
+from layoutalg.core.validate import describe
 from layoutalg.errors import CoordinateError, ShapeError
 
 
@@ -59,7 +60,7 @@ def _norm(crd: Any) -> Any:
     """Python's ``:`` is CuTe's ``_`` (None)."""
     if isinstance(crd, slice):
         if crd != slice(None):
-            raise CoordinateError(f"a tensor slice is ':' (the whole mode), got {crd!r}")
+            raise CoordinateError(f"a tensor slice is ':' (the whole mode), got {describe(crd)}")
         return None
     if isinstance(crd, (tuple, list)):
         return tuple(_norm(c) for c in crd)
@@ -80,7 +81,7 @@ class Tensor:
 
     def __init__(self, engine: Any, layout: Any, offset: Any = 0) -> None:
         if not _is_layout(layout):
-            raise ShapeError(f"a tensor's layout must be a Layout or StrideLayout, got {layout!r}")
+            raise ShapeError(f"a tensor's layout must be a Layout or StrideLayout, got {describe(layout)}")
         object.__setattr__(self, "engine", engine)
         object.__setattr__(self, "layout", layout)
         object.__setattr__(self, "offset", offset)
@@ -102,7 +103,7 @@ class Tensor:
     def __setitem__(self, crd: Any, value: Any) -> None:
         crd = _norm(crd)
         if _has_none(crd):
-            raise CoordinateError(f"writing a tensor needs a full coordinate, got {crd!r}")
+            raise CoordinateError(f"writing a tensor needs a full coordinate, got {describe(crd)}")
         self.engine[self._position(crd)] = value
 
     def slice(self, crd: Any) -> Tensor:
@@ -157,7 +158,11 @@ def make_tensor(layout_or_shape: Any, dtype: Any = None, engine: Any = None) -> 
     if engine is None:
         if not isinstance(layout, Layout):
             raise ShapeError(f"make_tensor of {layout}: storage is allocated for int-offset layouts only")
-        engine = np.zeros(layout.cosize(), dtype=np.float64 if dtype is None else dtype)
+        try:
+            element = np.dtype(np.float64 if dtype is None else dtype)
+        except (TypeError, ValueError):
+            raise ShapeError(f"make_tensor: dtype {describe(dtype)} is not a numpy dtype") from None
+        engine = np.zeros(layout.cosize(), dtype=element)
     return Tensor(engine, layout)
 
 
@@ -199,6 +204,8 @@ def _order(d: Any) -> Any:
 def make_fragment_like(x: Any, dtype: Any = None) -> Tensor:
     """Fresh storage with CuTe's fragment layout for ``x`` (a tensor keeps its engine's dtype)."""
     layout = x.layout if isinstance(x, Tensor) else x
+    if not isinstance(layout, Layout):
+        raise ShapeError(f"make_fragment_like takes a Tensor or a Layout, got {describe(x)}")
     if dtype is None and isinstance(x, Tensor):
         dtype = getattr(x.engine, "dtype", None)
     return make_tensor(fragment_layout(layout), dtype)

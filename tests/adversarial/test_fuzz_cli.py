@@ -14,11 +14,12 @@ mathematical digits), very long strings (20,000 characters), nested brackets, NU
 random text.  File arguments come from a fixed list inside a scratch folder (the fuzzer never writes outside
 it, nor reads or imports anything but the files it made).  A few command lines also run as subprocesses.
 
-CI runs :data:`EXAMPLES` command lines (a few seconds).  The long run is one command::
+CI runs :data:`EXAMPLES` command lines (a few seconds).  The long run of both fuzzers is one command,
+``python tools/fuzz_long.py`` (see there); this file alone::
 
     LAYOUTALG_FUZZ_EXAMPLES=100000 python -m pytest tests/adversarial/test_fuzz_cli.py -q -p no:cacheprovider
 
-(``LAYOUTALG_FUZZ_SEED`` picks another seed.)
+(``LAYOUTALG_FUZZ_SEED`` picks another seed, ``LAYOUTALG_FUZZ_REPORT`` a file for the totals line.)
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,7 @@ CPU_LIMIT = 10.0
 ROOT = Path(__file__).resolve().parents[2]
 
 SCRATCH = Path(tempfile.mkdtemp(prefix="layoutalg-fuzz-cli-"))
+LINES_RUN: Counter[str] = Counter()
 (SCRATCH / "thm_good.py").write_text(
     "from layoutalg.core.layout import Layout\nfrom layoutalg.prove import injective, theorem\n\n"
     "@theorem\ndef tile_is_injective():\n    return injective(Layout((4, 8), (8, 1)), {'r': 4, 'c': 8})\n")
@@ -227,7 +230,20 @@ def in_scratch(monkeypatch: pytest.MonkeyPatch) -> None:
 @given(command_lines())
 def test_fuzzed_command_lines_exit_cleanly(argv: list[str]) -> None:
     code, out, err = run_in_process(argv)
+    LINES_RUN[argv[0] if argv and argv[0] in COMMANDS else "(other)"] += 1
     check_outcome(argv, code, out, err)
+
+
+def test_zz_cli_totals() -> None:
+    """Print (and with LAYOUTALG_FUZZ_REPORT, append to a file) how many fuzzed lines ran, per subcommand; the
+    test above stops at the first line that fails, so reaching here means every one exited cleanly."""
+    per = ", ".join(f"{name} {n}" for name, n in sorted(LINES_RUN.items()))
+    summary = f"fuzz_cli: {sum(LINES_RUN.values())} command lines (seed {SEED}, {CPU_LIMIT:g} s CPU each), 0 failures: {per}"
+    print(summary)
+    report = os.environ.get("LAYOUTALG_FUZZ_REPORT")
+    if report:
+        with open(report, "a") as out:
+            out.write(summary + "\n")
 
 
 EDGE_LINES = [

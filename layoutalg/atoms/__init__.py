@@ -6,6 +6,7 @@
 ``atoms.make_tiled_mma``, ``atoms.make_tiled_copy``, ``atoms.make_tiled_copy_A/B/C`` (see :mod:`.tiled`).
 """
 
+from layoutalg.atoms import catalog  # noqa: F401
 from layoutalg.atoms.catalog import (  # noqa: F401, I001
     cp_async,
     get,
@@ -20,11 +21,11 @@ from layoutalg.atoms.catalog import (  # noqa: F401, I001
     stmatrix_b8,
     wgmma,
 )
-from layoutalg.atoms import catalog  # noqa: F401
 from layoutalg.atoms.copy import CopyAtom, TypedCopyAtom, movmatrix_coords  # noqa: F401
 from layoutalg.atoms.gmma import GmmaAtom, GmmaDescriptor, make_gmma, make_gmma_desc  # noqa: F401
 from layoutalg.atoms.mma import MmaAtom  # noqa: F401
 from layoutalg.core.display import attach_display as _attach_display
+from layoutalg.core.validate import describe as _describe
 
 _attach_display(MmaAtom, GmmaAtom, CopyAtom, TypedCopyAtom, html="atom_html")  # print_latex of each operand
 
@@ -39,4 +40,4 @@ def __getattr__(name: str):  # type: ignore[no-untyped-def]
 
     if name in tiled.__all__:
         return getattr(tiled, name)
-    raise AttributeError(f"module 'layoutalg.atoms' has no attribute {name!r}")
+    raise AttributeError(f"module 'layoutalg.atoms' has no attribute {_describe(name)}")

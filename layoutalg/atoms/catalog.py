@@ -54,6 +54,10 @@ def _gmma(n: int, a: str, b: str, c: str, a_source: str, saturate: bool = False)
         raise InstructionError(f"wgmma saturate must be True or False, got {describe(saturate)}")
     a, b, c = (_type_name(x, what, "wgmma") for x, what in ((a, "a"), (b, "b"), (c, "c")))
     key = (n, a, b, c, a_source, saturate)
+    try:
+        hash(key)
+    except TypeError:  # an unhashable argument: make_gmma's own checks say which and why
+        return make_gmma(n, a, b, c, a_source, saturate)
     if key not in _GMMA_CACHE:
         _GMMA_CACHE[key] = make_gmma(n, a, b, c, a_source, saturate)
     return _GMMA_CACHE[key]

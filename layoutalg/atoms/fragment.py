@@ -44,11 +44,11 @@ def index_arg(value: Any, hi: int, what: str) -> Any:
     """``value`` as an int checked to lie in ``[0, hi)``, or a symbolic term passed through (see the module doc)."""
     if is_symbolic(value):
         if getattr(value, "kind", None) in ("var", "param") and not (value.lo >= 0 and value.hi <= hi):
-            raise InstructionError(f"{what} must range over [0, {hi}), but the variable {value.name!r} ranges over "
+            raise InstructionError(f"{what} must range over [0, {hi}), but the variable {describe(value.name)} ranges over "
                                    f"[{value.lo}, {value.hi}): declare it as var({value.name!r}, {hi})")
         return value
     if isinstance(value, bool):
-        raise InstructionError(f"{what} must be an int in [0, {hi}) or a symbolic term, got {value!r}")
+        raise InstructionError(f"{what} must be an int in [0, {hi}) or a symbolic term, got {describe(value)}")
     try:
         number = operator.index(value)
     except TypeError:

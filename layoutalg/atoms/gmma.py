@@ -211,14 +211,14 @@ def make_gmma(n: int, a: str = "f16", b: str | None = None, c: str = "f32", a_so
         raise InstructionError(f"wgmma operand type: {exc}") from exc
     kind = _kind(a, b, c)
     if kind is None:
-        raise InstructionError(f"no wgmma takes a={a!r}, b={b!r}, c={c!r}; valid: f16/f16 -> f16|f32, bf16/bf16 -> f32, "
+        raise InstructionError(f"no wgmma takes a={describe(a)}, b={describe(b)}, c={describe(c)}; valid: f16/f16 -> f16|f32, bf16/bf16 -> f32, "
                                "tf32/tf32 -> f32, e4m3|e5m2 x e4m3|e5m2 -> f16|f32, s8|u8 x s8|u8 -> s32")
     k, tn = kind
     ns = GMMA_NS_INT8 if a in _INT8 else GMMA_NS
     if n not in ns:
-        raise InstructionError(f"wgmma m64nNk{k} .{a}: N must be one of {', '.join(map(str, ns))}; got {n!r}")
+        raise InstructionError(f"wgmma m64nNk{k} .{a}: N must be one of {', '.join(map(str, ns))}; got {describe(n)}")
     if a_source not in ("smem", "reg"):
-        raise InstructionError(f"a_source must be 'smem' or 'reg', got {a_source!r}")
+        raise InstructionError(f"a_source must be 'smem' or 'reg', got {describe(a_source)}")
     if saturate and a not in _INT8:
         raise InstructionError(f"saturate (.satfinite) exists only for s8/u8 wgmma, not .{a}")
     mode = "SS" if a_source == "smem" else "RS"

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 from layoutalg.atoms.copy import CopyAtom
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError
 
 _WIDTH = {"b8": 8, "b6x16_p32": 6, "b4x16_p64": 4}
@@ -61,7 +62,7 @@ class B8MatrixForm:
                                    + ", ".join(f"{k}.{s}.x{n}" for (k, s), ns in valid.items() for n in ns))
         fmts = {"m16n16": ("b8", "b6x16_p32", "b4x16_p64"), "m8n16": ("b6x16_p32", "b4x16_p64"), "m16n8": ("b8",)}
         if self.src_fmt not in fmts[self.shape]:
-            raise InstructionError(f"{self.kind}.{self.shape} reads {' or '.join(fmts[self.shape])}, got {self.src_fmt!r}")
+            raise InstructionError(f"{self.kind}.{self.shape} reads {' or '.join(fmts[self.shape])}, got {describe(self.src_fmt)}")
 
     @property
     def trans(self) -> bool:

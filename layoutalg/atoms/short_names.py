@@ -27,6 +27,7 @@ from layoutalg.atoms import catalog
 from layoutalg.atoms.copy import CopyAtom, TypedCopyAtom
 from layoutalg.atoms.gmma import GmmaAtom
 from layoutalg.atoms.mma import TYPE_BITS, MmaAtom
+from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError
 
 _MAX_NAME = 200
@@ -37,12 +38,12 @@ _INTEGER_TYPES = {"s8", "u8", "s4", "u4"}
 
 def _text(spec: Any, what: str) -> str:
     if not isinstance(spec, str):
-        raise InstructionError(f"{what} must be an atom or its name (a str), got {spec!r} ({type(spec).__name__})")
+        raise InstructionError(f"{what} must be an atom or its name (a str), got {describe(spec)} ({type(spec).__name__})")
     text = spec.strip()
     if text.startswith("cute::"):
         text = text[len("cute::"):]
     if not text or len(text) > _MAX_NAME:
-        raise InstructionError(f"{what} {spec[:60]!r}{'...' if len(spec) > 60 else ''} is not an instruction name "
+        raise InstructionError(f"{what} {describe(spec[:60])}{'...' if len(spec) > 60 else ''} is not an instruction name "
                                f"(empty or longer than {_MAX_NAME} characters)")
     return text
 
@@ -68,7 +69,7 @@ def _copy_by_name(text: str) -> CopyAtom:
         found = catalog.get(text)  # a CuTe name (or an unknown name: its error suggests close ones)
         if isinstance(found, CopyAtom):
             return found
-        raise InstructionError(f"{text!r} names {getattr(found, 'ptx', found)}, not a copy instruction: write "
+        raise InstructionError(f"{describe(text)} names {getattr(found, 'ptx', found)}, not a copy instruction: write "
                                "ldmatrix / stmatrix with .x1, .x2 or .x4 and optionally .trans (e.g. "
                                "'ldmatrix.x4.trans'), 'movmatrix', or a CuTe name such as SM75_U16x8_LDSM_T")
     num, trans = 1, kind == "movmatrix"
@@ -78,11 +79,11 @@ def _copy_by_name(text: str) -> CopyAtom:
         elif word == "trans":
             trans = True
         elif word not in _OPTIONAL_COPY_WORDS:
-            raise InstructionError(f"{text!r}: {word!r} is not a word of {kind} (it takes .x1/.x2/.x4, .trans, "
+            raise InstructionError(f"{describe(text)}: {describe(word)} is not a word of {kind} (it takes .x1/.x2/.x4, .trans, "
                                    f".sync.aligned.m8n8, .shared and .b16; e.g. '{kind}.x4.trans')")
     if kind == "movmatrix":
         if num != 1 or not trans:
-            raise InstructionError(f"{text!r}: movmatrix exists only as movmatrix.sync.aligned.m8n8.trans.b16 "
+            raise InstructionError(f"{describe(text)}: movmatrix exists only as movmatrix.sync.aligned.m8n8.trans.b16 "
                                    "(one matrix, transposed); write 'movmatrix'")
         return catalog.movmatrix()
     return catalog.ldmatrix(num, trans) if kind == "ldmatrix" else catalog.stmatrix(num, trans)  # type: ignore[return-value]
@@ -99,11 +100,11 @@ def mma_atom(spec: Any) -> Union[MmaAtom, GmmaAtom]:
         found = catalog.get(text)  # a CuTe name (or an unknown name: its error suggests close ones)
         if isinstance(found, (MmaAtom, GmmaAtom)):
             return found
-        raise InstructionError(f"{text!r} is not an mma.sync instruction: name one such as 'mma.m16n8k16.f16' or "
+        raise InstructionError(f"{describe(text)} is not an mma.sync instruction: name one such as 'mma.m16n8k16.f16' or "
                                "SM80_16x8x16_F32F16F16F32_TN")
     words = [w for w in text.lower().split(".") if w not in ("sync", "aligned")]
     if len(words) < 3 or words[0] != "mma" or not words[1].startswith("m"):
-        raise InstructionError(f"unknown mma {text!r}: write mma.SHAPE.TYPE (e.g. 'mma.m16n8k16.f16', "
+        raise InstructionError(f"unknown mma {describe(text)}: write mma.SHAPE.TYPE (e.g. 'mma.m16n8k16.f16', "
                                "'mma.m16n8k32.s8') or mma.SHAPE.DTYPE.ATYPE.BTYPE.CTYPE, or a CuTe name such as "
                                "SM80_16x8x16_F32F16F16F32_TN")
     shape, rest = words[1], words[2:]
@@ -112,16 +113,16 @@ def mma_atom(spec: Any) -> Union[MmaAtom, GmmaAtom]:
         layout, rest = f"{rest[0]}.{rest[1]}", rest[2:]
     for t in rest:
         if t not in TYPE_BITS:
-            raise InstructionError(f"{text!r}: {t!r} is not an mma type (one of {', '.join(TYPE_BITS)})")
+            raise InstructionError(f"{describe(text)}: {describe(t)} is not an mma type (one of {', '.join(TYPE_BITS)})")
     if len(rest) == 1:
         a = b = rest[0]
         c = "s32" if a in _INTEGER_TYPES else "f64" if a == "f64" else "f32"
     elif len(rest) == 4:
         d, a, b, c = rest
         if d != c:
-            raise InstructionError(f"{text!r}: layoutalg's mma atoms have D of C's type; got D {d}, C {c}")
+            raise InstructionError(f"{describe(text)}: layoutalg's mma atoms have D of C's type; got D {d}, C {c}")
     else:
-        raise InstructionError(f"{text!r}: give one type (A and B, e.g. 'mma.{shape}.f16') or four "
+        raise InstructionError(f"{describe(text)}: give one type (A and B, e.g. 'mma.{shape}.f16') or four "
                                f"(D, A, B, C as PTX orders them, e.g. 'mma.{shape}.f32.f16.f16.f32')")
     return catalog.mma(shape, a=a, b=b, c=c, layout=layout)
 
@@ -132,11 +133,11 @@ def _wgmma_by_name(text: str) -> GmmaAtom:
     shape = words[1] if len(words) > 1 else ""
     n = shape[len("m64n"):-len("k16")] if shape.startswith("m64n") and shape.endswith("k16") else ""
     if len(words) != 5 or not n.isdigit():
-        raise InstructionError(f"unknown wgmma {text!r}: write wgmma.m64nNk16.D.A.B (e.g. 'wgmma.m64n64k16.f32.bf16.bf16') "
+        raise InstructionError(f"unknown wgmma {describe(text)}: write wgmma.m64nNk16.D.A.B (e.g. 'wgmma.m64n64k16.f32.bf16.bf16') "
                                "or a CuTe name such as SM90_64x64x16_F32BF16BF16_SS")
     d, a, b = words[2:]
     if a != b:
-        raise InstructionError(f"{text!r}: layoutalg's wgmma atoms take A and B of one type, got {a} and {b}")
+        raise InstructionError(f"{describe(text)}: layoutalg's wgmma atoms take A and B of one type, got {a} and {b}")
     return catalog.wgmma(int(n), a=a, c=d)
 
 

@@ -58,7 +58,7 @@ def _b8_tv(form: B8MatrixForm, which: str) -> tuple[Layout, tuple[int, int], Lay
     rows = form.rows_per_matrix * form.num
     register_side = "dst" if form.kind == "ldmatrix" else "src"
     if which not in ("src", "dst"):
-        raise InstructionError(f"{form.ptx} has operands src, dst; got {which!r}")
+        raise InstructionError(f"{form.ptx} has operands src, dst; got {describe(which)}")
     if which == register_side:
         return form.fragment_layout(), (16, rows), Layout(32)
     rows_tv = Layout(((rows, 32 // rows), 16), ((16, 0), 1)) if rows < 32 else Layout((32, 16), (16, 1))

@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from layoutalg.banks.instruction import expand_short_form, parse_instruction
 from layoutalg.core.dtypes import dtype_bits
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 
 
@@ -81,7 +82,7 @@ class Access:
 
         for name, extent in ranges.items():
             if isinstance(extent, bool) or not isinstance(extent, int) or extent <= 0:
-                raise LayoutError(f"Access range {name}={extent!r} must be a positive int")
+                raise LayoutError(f"Access range {name}={describe(extent)} must be a positive int")
         names = list(ranges)
         shape = [ranges[n] for n in names] + [32]
         # one broadcastable axis per argument (an open grid): fn's arithmetic broadcasts to the full grid
@@ -134,7 +135,7 @@ def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = 
     ins = parse_instruction(instruction)
     if not (isinstance(shape, tuple) and len(shape) == 2
             and all(isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in shape)):
-        raise LayoutError(f"tile shape must be (rows, cols) of positive ints, got {shape!r}")
+        raise LayoutError(f"tile shape must be (rows, cols) of positive ints, got {describe(shape)}")
     rows, cols = shape
     check_sweep_size(rows * cols, e, arch_of(arch), f"a {rows}x{cols} tile")
     lane = np.arange(32, dtype=np.int64)
@@ -174,4 +175,4 @@ def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = 
         cg = np.arange(cols // v, dtype=np.int64)[None, :, None]
         r, c = np.broadcast_arrays(32 * rb + lane, v * cg + 0 * lane)
         return Access(instruction, np.stack([r, c], axis=-1), ("row_block", "col_group"))
-    raise LayoutError(f"by must be 'row' or 'column', got {by!r}")
+    raise LayoutError(f"by must be 'row' or 'column', got {describe(by)}")

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from layoutalg.core.dtypes import dtype_bits
+from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError
 
 #: The type suffixes of ld/st.shared (PTX ISA); their widths come from the one dtype table.
@@ -164,7 +165,7 @@ def _parse(text: str) -> Instruction:
         return _parse_matrix(text, head, tokens[1:], size_suffix)
     if head == "cp" and len(tokens) > 1 and tokens[1] == "async":
         return _parse_cp_async(text, tokens[2:], size_suffix)
-    raise _fail(text, f"unknown mnemonic {head!r}; expected ld, st, ldmatrix, stmatrix or cp.async")
+    raise _fail(text, f"unknown mnemonic {describe(head)}; expected ld, st, ldmatrix, stmatrix or cp.async")
 
 
 def _take_shared(text: str, rest: list[str]) -> list[str]:

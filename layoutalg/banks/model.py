@@ -79,6 +79,7 @@ from layoutalg.atoms.arch import Arch
 from layoutalg.banks.cp_async import ca_wavefronts, cg_wavefronts
 from layoutalg.banks.instruction import Instruction, parse_instruction
 from layoutalg.banks.limits import arch_of, check_address_end, require_instruction
+from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError
 
 PINNING = (
@@ -116,7 +117,7 @@ def _check_global(ins: Instruction, global_byte_addresses: Any) -> tuple[Any, ..
     """32 validated global byte offsets for a cp.async (aligned to its copy size, non-negative; None: inactive)."""
     if global_byte_addresses is None:
         raise InstructionError(
-            f"instruction {ins.text!r}: a cp.async's shared-memory cost depends on where each lane's data comes "
+            f"instruction {describe(ins.text)}: a cp.async's shared-memory cost depends on where each lane's data comes "
             "from; pass global_byte_addresses (lane i's source offset, from a 128-byte-aligned base)")
     offsets = _as_offsets(global_byte_addresses, "global_byte_addresses")
     if len(offsets) != 32:
@@ -137,7 +138,7 @@ def _check_global(ins: Instruction, global_byte_addresses: Any) -> tuple[Any, ..
 def _byte_offset(value: Any, name: str) -> int:
     """``value`` as a non-negative int byte offset (InstructionError naming ``name`` otherwise)."""
     if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise InstructionError(f"{name} must be an int byte offset, got {value!r}")
+        raise InstructionError(f"{name} must be an int byte offset, got {describe(value)}")
     offset = int(value.__index__())
     if offset < 0:
         raise InstructionError(f"{name} = {offset} is negative")

@@ -36,6 +36,7 @@ from layoutalg.banks.access import Access, element_bytes, tile_access
 from layoutalg.banks.analyze import _mode_sizes, analyze, byte_addresses
 from layoutalg.banks.instruction import Instruction, parse_instruction
 from layoutalg.banks.model import report
+from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError, LayoutError
 from layoutalg.prove.dispatch import METHODS
 from layoutalg.prove.result import ProofResult
@@ -84,7 +85,7 @@ def enumerate_access(smem_layout: Any, access: Access, dtype: Any, base: int, gl
                            f"all {res.count} instances cost their ideal ({res.total_ideal} wavefronts in all)")
     idx, wf, ideal = res.worst(1)[0]
     if res.global_addresses is not None:
-        return _cp_async_refutation(res, idx, wf, ideal, claim, start)
+        return _cp_async_refutation(res, access, idx, wf, ideal, claim, start)
     rep = res.report(**idx)
     phase = next(p for p in rep.phases if p.conflicts)
     use = max(phase.conflicts, key=lambda u: u.ways)
@@ -110,24 +111,88 @@ def enumerate_access(smem_layout: Any, access: Access, dtype: Any, base: int, gl
     return ProofResult("refuted", cex, time.perf_counter() - start, "enum", claim, why)
 
 
-def _cp_async_refutation(res: Any, idx: dict[str, int], wf: int, ideal: int, claim: str, start: float) -> ProofResult:
+def _cg_witness(smem: list[int], sources: list[int], active: list[bool]) -> tuple[int, int, str] | None:
+    """Two lanes of a ``.cg`` copy that cost a wavefront apart: they write one shared 128-byte row from
+    different global lines (two groups of the rule), else they share a (line, row) group but shift their
+    32-byte sectors differently (two sector maps)."""
+    lanes = [i for i in range(len(smem)) if active[i]]
+    for a in lanes:
+        for b in lanes:
+            if b > a and smem[a] // 128 == smem[b] // 128 and sources[a] // 128 != sources[b] // 128:
+                return a, b, "write one shared 128-byte row from different global 128-byte lines"
+    for a in lanes:
+        for b in lanes:
+            if (b > a and (smem[a] // 128, sources[a] // 128) == (smem[b] // 128, sources[b] // 128)
+                    and (smem[a] // 32 - sources[a] // 32) % 4 != (smem[b] // 32 - sources[b] // 32) % 4):
+                return a, b, "move 16 bytes between 32-byte sectors shifted differently (global to shared)"
+    return None
+
+
+def _ca_witness(smem: list[int], sources: list[int], active: list[bool], w: int) -> tuple[int, int, str] | None:
+    """The lane of a ``.ca`` copy that waits for the most others in its phase, and one lane it waits for."""
+    from layoutalg.banks.cp_async import ca_phase_lanes
+
+    per, groups = ca_phase_lanes(w), 128 // max(4, w)
+    best: tuple[int, int, int, str] | None = None
+    for a in range(len(smem)):
+        if not active[a]:
+            continue
+        phase = range(a - a % per, a - a % per + per)
+        sb, gb = smem[a] // w % groups, sources[a] // w % groups
+        same_global = [b for b in phase if b != a and active[b] and sources[b] // w % groups == gb]
+        same_shared = [b for b in phase if b != a and active[b] and smem[b] // w % groups == sb]
+        waits = len(set(same_global) | set(same_shared))
+        if waits and (best is None or waits > best[0]):
+            b = (same_global or same_shared)[0]
+            side = "global" if same_global else "shared"
+            best = (waits, a, b, f"share a {side} bank in one phase (lane {a} waits for {waits} lanes)")
+    return None if best is None else (best[1], best[2], best[3])
+
+
+def _name_lanes(cex: dict[str, int], access: Access, key: tuple[int, ...], smem: list[int], sources: list[int],
+                lane_a: int, lane_b: int) -> str:
+    """``lanes A (row r, col c, shared byte s, global byte g) and B (...)``; the same facts go into ``cex``."""
+    from layoutalg.banks.proof_symbolic import coord_names
+
+    names = coord_names(access.rank)
+    parts = []
+    for tag, lane in (("", lane_a), ("_b", lane_b)):
+        crd = tuple(int(c) for c in access.coords[key + (lane,)])
+        cex.update({f"lane{tag}": lane, **{f"{n}{tag}": c for n, c in zip(names, crd)},
+                    f"address{tag}": smem[lane], f"global_address{tag}": sources[lane]})
+        parts.append(f"{lane} ({', '.join(f'{n} {c}' for n, c in zip(names, crd))}, shared byte {smem[lane]}, "
+                     f"global byte {sources[lane]})")
+    return f"lanes {parts[0]} and {parts[1]}"
+
+
+def _cp_async_refutation(res: Any, access: Access, idx: dict[str, int], wf: int, ideal: int, claim: str,
+                         start: float) -> ProofResult:
     """A cp.async instance over its ideal: .cg how many global lines feed how many shared rows (the rule's
-    groups); .ca the lane that waits longest and the lanes sharing its global and shared banks."""
+    groups) and two lanes that cost a wavefront apart, each by (lane, coordinate, shared and global byte);
+    .ca the lane that waits longest and the lanes sharing its global and shared banks."""
     key = tuple(idx[a] for a in res.axes)
     smem = [int(x) for x in res.addresses[key]]
     sources = [int(x) for x in res.global_addresses[key]]
     where = ", ".join(f"{k}={v}" for k, v in idx.items())
     cex = dict(idx)
-    if parse_instruction(res.instruction).cache == "ca":
+    ins = parse_instruction(res.instruction)
+    on = ins.active_lanes  # a partial warp's missing lanes move nothing
+    if ins.cache == "ca":
         rep = res.report(**idx)
         cex.update({"wavefronts": wf, "ideal": ideal})
         why = f"at {where}: the instance costs {wf} wavefronts, ideal {ideal}; " + "; ".join(rep.notes)
+        pair = _ca_witness(smem, sources, [lane in on for lane in range(len(smem))], ins.access_bytes)
+        if pair is not None:
+            why += "; e.g. " + _name_lanes(cex, access, key, smem, sources, pair[0], pair[1]) + " " + pair[2]
         return ProofResult("refuted", cex, time.perf_counter() - start, "enum", claim, why)
     lines, rows = len({g // 128 for g in sources}), len({s // 128 for s in smem})
     groups = len({(g // 128, s // 128) for s, g in zip(smem, sources)})
     cex.update({"global_lines": lines, "smem_rows": rows, "groups": groups, "wavefronts": wf, "ideal": ideal})
     why = (f"at {where}: the warp's 16-byte copies read {lines} global 128-byte lines into {rows} shared 128-byte "
            f"rows, {groups} (line, row) pairs; the instance costs {wf} wavefronts, ideal {ideal}")
+    witness = _cg_witness(smem, sources, [lane in on for lane in range(len(smem))])
+    if witness is not None:
+        why += "; e.g. " + _name_lanes(cex, access, key, smem, sources, witness[0], witness[1]) + " " + witness[2]
     return ProofResult("refuted", cex, time.perf_counter() - start, "enum", claim, why)
 
 
@@ -169,6 +234,10 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
                           + (f"; did you mean {close[0]!r}?" if close else ""))
     from layoutalg.prove import budget, config
 
+    if not isinstance(method, str) or method not in ("auto", "enum", "f2", "z3"):
+        raise LayoutError(f"method must be auto, enum, f2 or z3, got {describe(method)}")
+    if not callable(smem_layout) or not hasattr(smem_layout, "shape"):
+        raise LayoutError(f"smem_layout must be a Layout or a ComposedLayout, got {describe(smem_layout)}")
     target = get_arch(arch)
     if hasattr(access, "layout_tv") and hasattr(access, "atom"):  # a TiledCopy (layoutalg.atoms.tiled)
         from layoutalg.banks.tiled import access_from_tiled_copy
@@ -204,7 +273,7 @@ def symbolic_access(instruction: str, fn: Any, **ranges: int) -> Access:
 
     for name, extent in ranges.items():
         if isinstance(extent, bool) or not isinstance(extent, int) or extent <= 0:
-            raise LayoutError(f"symbolic_access range {name}={extent!r} must be a positive int")
+            raise LayoutError(f"symbolic_access range {name}={describe(extent)} must be a positive int")
     return Access(instruction, np.zeros((32, 1), dtype=np.int64), (), fn, tuple(ranges.items()), symbolic=True)
 
 

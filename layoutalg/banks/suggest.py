@@ -33,6 +33,7 @@ from layoutalg.banks.access import Access, element_bytes, tile_access
 from layoutalg.banks.analyze import analyze
 from layoutalg.banks.instruction import parse_instruction
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 from layoutalg.prove.result import ProofResult, combine
 
@@ -90,7 +91,7 @@ def _accesses(shape: tuple[int, int], dtype: Any, accesses: Any, arch: Any = Non
             out.append(tile_access(a[0], shape, dtype, by=a[1], arch=arch))
         else:
             raise LayoutError(f"each access must be an instruction string, (instruction, 'row'|'column') or an "
-                              f"Access, got {a!r}")
+                              f"Access, got {describe(a)}")
     if not out:
         raise LayoutError("suggest_swizzle needs at least one access")
     return out
@@ -105,7 +106,7 @@ def _global_side(shape: tuple[int, int], accesses: list[Access], global_layout: 
         if global_layout is not None:
             raise LayoutError("give global_layout or global_ld, not both")
         if isinstance(global_ld, bool) or not isinstance(global_ld, int) or global_ld <= 0:
-            raise LayoutError(f"global_ld must be a positive int (elements per global row), got {global_ld!r}")
+            raise LayoutError(f"global_ld must be a positive int (elements per global row), got {describe(global_ld)}")
         if global_ld < cols:
             raise LayoutError(f"global_ld = {global_ld} is smaller than the tile's row of {cols} elements: global rows "
                               f"would overlap; the leading dimension must be at least {cols}")
@@ -171,13 +172,13 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
 
     if not (isinstance(smem_shape, (tuple, list)) and len(smem_shape) == 2
             and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in smem_shape)):
-        raise LayoutError(f"smem_shape must be (rows, cols) of positive ints, got {smem_shape!r}")
+        raise LayoutError(f"smem_shape must be (rows, cols) of positive ints, got {describe(smem_shape)}")
     rows, cols = int(smem_shape[0]), int(smem_shape[1])
     pitch = cols if pitch is None else pitch
     if isinstance(pitch, bool) or not isinstance(pitch, int) or pitch < cols:
-        raise LayoutError(f"pitch must be an int >= cols ({cols}), got {pitch!r}")
+        raise LayoutError(f"pitch must be an int >= cols ({cols}), got {describe(pitch)}")
     if isinstance(max_swizzle_bits, bool) or not isinstance(max_swizzle_bits, int) or not 0 <= max_swizzle_bits <= 8:
-        raise LayoutError(f"max_swizzle_bits must be an int in [0, 8], got {max_swizzle_bits!r}")
+        raise LayoutError(f"max_swizzle_bits must be an int in [0, 8], got {describe(max_swizzle_bits)}")
     e = element_bytes(dtype)
     target = arch_of(arch)
     check_sweep_size(rows * cols, e, target, f"a {rows}x{cols} tile")

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from layoutalg.banks.access import Access
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 
 _MEMORY_SIDE = {"ldmatrix": "S", "stmatrix": "D", "ld.shared": "S", "st.shared": "D", "cp.async": "D"}
@@ -27,11 +28,11 @@ def access_from_tiled_copy(tiled_copy: Any, smem_layout: Any, side: str | None =
     base: Any = getattr(atom, "atom", None)
     kind = getattr(base, "kind", None)
     if kind not in _MEMORY_SIDE:
-        raise LayoutError(f"tiled copy of kind {kind!r}: only ldmatrix, stmatrix, ld.shared, st.shared and cp.async "
+        raise LayoutError(f"tiled copy of kind {describe(kind)}: only ldmatrix, stmatrix, ld.shared, st.shared and cp.async "
                           "copies have a tile-sweep shared-memory model")
     side = side or _MEMORY_SIDE[kind]
     if side not in ("S", "D"):
-        raise LayoutError(f"side must be 'S' or 'D', got {side!r}")
+        raise LayoutError(f"side must be 'S' or 'D', got {describe(side)}")
     nthr = tiled_copy.num_threads
     if nthr % 32:
         raise LayoutError(f"a tiled copy of {nthr} threads is not a whole number of warps")

@@ -24,6 +24,7 @@ from layoutalg.banks.cp_async_vector import cp_async_many
 from layoutalg.banks.instruction import Instruction, parse_instruction
 from layoutalg.banks.limits import arch_of, check_address_end, require_instruction
 from layoutalg.banks.model import BANK_BYTES, NUM_BANKS, PAIRING_XORS
+from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError
 
 
@@ -62,7 +63,7 @@ def _validate_global(ins: Instruction, glob: Any, shape: tuple[int, ...]) -> Any
     import numpy as np
 
     if glob is None:
-        raise InstructionError(f"instruction {ins.text!r}: a cp.async's shared-memory cost depends on where each "
+        raise InstructionError(f"instruction {describe(ins.text)}: a cp.async's shared-memory cost depends on where each "
                                "lane's data comes from; pass global_addresses (same shape as addresses)")
     g = _int_lanes(glob, "global_addresses")
     if g.shape != shape:

@@ -26,7 +26,8 @@ EXAMPLES = (
     "exit status: 0 proved, 1 refuted (the first wrong element is printed), 3 unknown (timeout), 2 bad input"
 )
 # Python keyword -> this command's option, for messages shared with layoutalg.prove.fragment_delivers
-_OPTION_NAMES = (("along='row'", "--along row"), ("smem=", "--smem"), ("source=", "--source"), ("dtype=", "--dtype"),
+_OPTION_NAMES = (("along='row'", "--along row"), ("smem=", "--smem"), ("smem (", "--smem ("),
+                 ("the smem tile", "the --smem tile"), ("source=", "--source"), ("dtype=", "--dtype"),
                  ("mma=", "--mma"), ("operand=", "--operand"))
 _COPY_HINT = ("--copy takes ldmatrix or stmatrix with .x1, .x2 or .x4 and optionally .trans (e.g. ldmatrix.x4.trans), "
               "movmatrix, or a CuTe name (list them with: layoutalg atoms LDSM)")
@@ -102,8 +103,11 @@ def _cmd_prove_fragment(args: argparse.Namespace) -> int:
     except UsageError:
         raise
     except LayoutError as exc:
-        raise UsageError(_cli_words(str(exc)), "the message says what would fit; layoutalg prove-fragment --help "
-                                               "shows working examples") from exc
+        message = _cli_words(str(exc))
+        option = next((o for o in ("--smem", "--copy", "--mma", "--operand", "--dtype", "--source", "--along")
+                       if o in message), "")
+        raise UsageError(message, (f"change {option} as the message says; " if option else "the message says what "
+                                   "would fit; ") + "layoutalg prove-fragment --help shows working examples") from exc
     if args.json:
         emit_json(result.to_dict())
     else:

@@ -11,6 +11,7 @@ import argparse
 from typing import Any
 
 from layoutalg.cli.common import EXIT_OK, UsageError, emit_json
+from layoutalg.core.validate import describe
 from layoutalg.errors import KernelError
 
 EXIT_INCOMPLETE = 3
@@ -22,7 +23,7 @@ def _dims(text: str, option: str) -> tuple[int, ...]:
     except ValueError:
         dims = ()
     if not 1 <= len(dims) <= 3 or any(d < 1 for d in dims):
-        raise UsageError(f"{option} {text!r} is not 1 to 3 positive integers", f"e.g. {option} 128 or {option} 32,8")
+        raise UsageError(f"{option} {describe(text)} is not 1 to 3 positive integers", f"e.g. {option} 128 or {option} 32,8")
     return dims
 
 
@@ -32,7 +33,7 @@ def _ctas(text: str) -> list[tuple[int, ...]]:
         try:
             out.append(tuple(int(x) for x in item.replace(" ", "").split(",") if x))
         except ValueError:
-            raise UsageError(f"--ctas {text!r}: cannot read {item!r}", "e.g. --ctas '0,0;1,0' (x,y[,z] per CTA, "
+            raise UsageError(f"--ctas {describe(text)}: cannot read {describe(item)}", "e.g. --ctas '0,0;1,0' (x,y[,z] per CTA, "
                              "separated by ';')") from None
     return out
 
@@ -41,8 +42,10 @@ def _args(items: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items or []:
         if "=" not in item:
-            raise UsageError(f"--arg {item!r} is not NAME=VALUE", "e.g. --arg 2=4096 --arg C=buf --arg 0=128,128,64")
+            raise UsageError(f"--arg {describe(item)} is not NAME=VALUE", "e.g. --arg 2=4096 --arg C=buf --arg 0=128,128,64")
         name, value = item.split("=", 1)
+        if name.strip() in out:
+            raise UsageError(f"--arg {describe(name.strip())} is given twice", "give each parameter once: --arg NAME=VALUE")
         out[name.strip()] = value.strip()
     return out
 
@@ -54,13 +57,16 @@ def _cmd_kernel(args: argparse.Namespace) -> int:
         from layoutalg.cli.kernel_mma import parse_check_mma
 
         parse_check_mma(args.check_mma)
+    from layoutalg.cli.banks import arch_option
+
+    arch = arch_option(args.arch).name
     try:
         result = trace(args.file, kernel=args.kernel, grid=_dims(args.grid, "--grid"),
                        block=_dims(args.block, "--block"), args=_args(args.arg), dynamic_smem=args.dynamic_smem,
-                       arch=args.arch, ctas=_ctas(args.ctas) if args.ctas else None,
+                       arch=arch, ctas=_ctas(args.ctas) if args.ctas else None,
                        step_budget=args.step_budget, sass=args.sass)
     except KernelError as exc:
-        raise UsageError(str(exc), _hint(exc)) from exc
+        raise UsageError(_cli_words(str(exc)), _hint(exc)) from exc
     if args.check_mma:
         from layoutalg.cli import kernel_mma
 
@@ -81,12 +87,39 @@ def _cmd_kernel(args: argparse.Namespace) -> int:
     return EXIT_OK if result.complete else EXIT_INCOMPLETE
 
 
+_OPTION_NAMES = (("step_budget", "--step-budget"), ("dynamic_smem", "--dynamic-smem"), ("ctas=[(0, 0), (1, 0)]", "--ctas '0,0;1,0'"),
+                 ("grid.", "--grid "), ("block.", "--block "), ("grid must", "--grid must"),
+                 ("block must", "--block must"))
+
+
+def _cli_words(message: str) -> str:
+    """The library's message with its Python parameter names replaced by this command's option names."""
+    for python, option in _OPTION_NAMES:
+        message = message.replace(python, option)
+    return message
+
+
 def _hint(exc: KernelError) -> str:
     text = str(exc)
+    if "integer literal" in text:
+        return "give --arg values as integers of at most 64 bits, e.g. --arg 2=4096 or --arg 2=0x1000"
     if "not given" in text or "parameter" in text:
         return "give every non-pointer parameter with --arg NAME=VALUE (NAME: PTX name or 0-based index)"
     if "kernel" in text and ("matches" in text or "several" in text):
         return "pick one with --kernel NAME (the .entry name or a unique substring of its demangled name)"
+    if "whole-grid trace" in text:
+        return "trace a few CTAs with --ctas, e.g. --ctas '0,0;1,0'"
+    if "CUDA allows" in text:
+        return "use --grid X,Y,Z with X < 2^31 and Y, Z <= 65535, and --block of at most 1024 threads (Z <= 64)"
+    if "SASS file" in text:
+        return "pass --sass FILE, a text file of cuobjdump -sass output of the same build"
+    if "PTX file" in text or "no such file" in text:
+        return ("give FILE as a .ptx file (nvcc -ptx -lineinfo), a .cu file (nvcc on the PATH) or PTX text, e.g. "
+                "layoutalg kernel kernel.ptx --kernel NAME --block 128")
+    if "step_budget must" in text:
+        return "give --step-budget a positive number of instruction executions (default 2000000)"
+    if "outside the grid" in text or "CTA index" in text:
+        return "give --ctas as x,y[,z] triples inside --grid, separated by ';', e.g. --ctas '0,0;1,0'"
     if "step budget" in text:
         return "raise --step-budget if the loop is meant to run this long"
     if "shared memory" in text or "dynamic_smem" in text:

@@ -19,7 +19,7 @@ from layoutalg.cli.fragment import add_prove_fragment
 from layoutalg.cli.kernel import add_kernel_parser
 from layoutalg.cli.show import _cmd_show
 
-COMMANDS = ("show", "banks", "suggest-swizzle", "prove", "gpu-check", "convert", "atoms")
+COMMANDS = ("show", "banks", "suggest-swizzle", "convert", "atoms", "prove", "prove-fragment", "kernel", "gpu-check")
 
 EXAMPLES = """\
 examples:

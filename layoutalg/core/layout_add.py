@@ -22,6 +22,7 @@ from layoutalg.core.composition import synthesise_1d
 from layoutalg.core.flat import Pairs, check_domain, coalesce_pairs, from_pairs, leaf_pairs
 from layoutalg.core.layout import Layout, offsets_of_modes
 from layoutalg.core.stride_layout import StrideLayout
+from layoutalg.core.validate import describe
 from layoutalg.errors import CompositionError, ShapeError
 
 
@@ -63,7 +64,7 @@ def layout_add(a: Layout, b: Layout) -> Layout:
         return stride_layout_ops.layout_add(a, b)
     for name, x in (("A", a), ("B", b)):
         if not isinstance(x, Layout):
-            raise ShapeError(f"layout_add {name} must be a Layout, got {x!r} ({type(x).__name__})")
+            raise ShapeError(f"layout_add {name} must be a Layout, got {describe(x)} ({type(x).__name__})")
     if a.size() != b.size():
         raise ShapeError(f"layout_add needs layouts of one size; {a} has {a.size()}, {b} has {b.size()}")
     pa, pb = coalesce_pairs(leaf_pairs(a)), coalesce_pairs(leaf_pairs(b))

@@ -25,15 +25,16 @@ from typing import Any
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout, as_layout
 from layoutalg.core.recast import downcast
+from layoutalg.core.validate import describe
 from layoutalg.errors import ShapeError
 
 
 def _ratio(ratio: Any) -> Fraction:
     if isinstance(ratio, bool) or not isinstance(ratio, (int, Fraction)):
-        raise ShapeError(f"recast ratio must be a positive int or Fraction, got {ratio!r}")
+        raise ShapeError(f"recast ratio must be a positive int or Fraction, got {describe(ratio)}")
     value = Fraction(ratio)
     if value <= 0:
-        raise ShapeError(f"recast ratio must be positive, got {ratio!r}")
+        raise ShapeError(f"recast ratio must be positive, got {describe(ratio)}")
     return value
 
 

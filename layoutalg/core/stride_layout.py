@@ -20,18 +20,21 @@ from typing import Any, Iterator
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
 from layoutalg.core.stride_scalars import F2, ArithTuple, is_stride_scalar
+from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import CoordinateError, ShapeError
 
 
 def _congruent_stride(shape: Any, stride: Any, path: str) -> Any:
     if isinstance(shape, tuple):
         if isinstance(stride, ArithTuple) or not isinstance(stride, (tuple, list)) or len(stride) != len(shape):
-            raise ShapeError(f"stride {stride!r} is not congruent to shape {shape} at mode {path or 'stride'}")
+            raise ShapeError(f"stride {describe(stride)} is not congruent to shape {shape} at mode {path or 'stride'}")
         return tuple(_congruent_stride(s, d, f"{path}[{i}]") for i, (s, d) in enumerate(zip(shape, stride)))
     if isinstance(stride, (tuple, list)):
-        stride = ArithTuple(tuple(stride))
+        stride = ArithTuple(tuple(stride))  # its entries: ArithTuple's own checks (numpy integers included)
+    if not isinstance(stride, (F2, ArithTuple)):
+        stride = plain_int(stride, f"stride leaf at mode {path or 'stride'}")  # numpy integers are integers
     if not is_stride_scalar(stride):
-        raise ShapeError(f"stride leaf {stride!r} at mode {path or 'stride'} is not an int, ArithTuple or F2")
+        raise ShapeError(f"stride leaf {describe(stride)} at mode {path or 'stride'} is not an int, ArithTuple or F2")
     return stride
 
 
@@ -67,11 +70,11 @@ class StrideLayout:
     # -- evaluation ------------------------------------------------------
     def __call__(self, *args: Any) -> Any:
         """``L(i)`` for a 1-D index (the last mode unbounded) or ``L(c)`` / ``L(c0, c1, ...)`` for a coordinate."""
-        crd = args[0] if len(args) == 1 else tuple(args)
+        crd = plain_int(args[0], "index") if len(args) == 1 else tuple(args)
         if isinstance(crd, F2):
             crd = int(crd)  # an F2 index (an F2 inverse's value): its bits are the index
         if isinstance(crd, bool) or not isinstance(crd, (int, tuple, list)):
-            raise CoordinateError(f"a layout takes an index or a coordinate, got {crd!r}")
+            raise CoordinateError(f"a layout takes an index or a coordinate, got {describe(crd)}")
         if isinstance(crd, int):
             if crd < 0:
                 raise CoordinateError(f"index {crd} is negative")
@@ -110,7 +113,7 @@ class StrideLayout:
             raise CoordinateError(f"mode {i} out of range for a rank-1 layout {self}")
         n = len(self.shape)
         if not isinstance(i, int) or not -n <= i < n:
-            raise CoordinateError(f"mode {i!r} out of range for a rank-{n} layout {self}")
+            raise CoordinateError(f"mode {describe(i)} out of range for a rank-{n} layout {self}")
         return stride_layout(self.shape[i], self.stride[i])
 
     def __iter__(self) -> Iterator[Any]:

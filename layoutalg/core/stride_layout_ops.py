@@ -28,6 +28,7 @@ from layoutalg.core.flat import check_domain, from_pairs
 from layoutalg.core.layout import Layout
 from layoutalg.core.stride_layout import StrideLayout, stride_layout
 from layoutalg.core.stride_scalars import F2, ArithTuple, ScaledBasis
+from layoutalg.core.validate import describe
 from layoutalg.errors import CompositionError, ShapeError
 
 Pairs = list[tuple[int, Any]]
@@ -278,7 +279,7 @@ def tiler_to_layout(tiler: Any) -> Any:
     if isinstance(tiler, (tuple, list)):
         modes = [tiler_to_layout(t) for t in tiler]
         return StrideLayout(tuple(m.shape for m in modes), tuple(_lift(m.stride, i) for i, m in enumerate(modes)))
-    raise ShapeError(f"a tiler is an int, a layout or a tuple of tilers, got {tiler!r}")
+    raise ShapeError(f"a tiler is an int, a layout or a tuple of tilers, got {describe(tiler)}")
 
 
 __all__ = ["coalesce", "coalesce_z", "composition", "layout_add", "nullspace", "make_layout_like",

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import ShapeError
 
 
@@ -52,8 +53,9 @@ class F2:
     def __init__(self, value: int) -> None:
         if isinstance(value, F2):
             value = value.value
+        value = plain_int(value, "F2 value")  # numpy integers are integers
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ShapeError(f"F2 takes a non-negative int, got {value!r}")
+            raise ShapeError(f"F2 takes a non-negative int, got {describe(value)}")
         object.__setattr__(self, "value", value)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -71,7 +73,7 @@ class F2:
             return self
         if isinstance(other, ArithTuple):
             return other.__radd__(self)
-        raise ShapeError(f"cannot add {other!r} to {self!r}: F2 adds only F2 (or 0)")
+        raise ShapeError(f"cannot add {describe(other)} to {describe(self)}: F2 adds only F2 (or 0)")
 
     __radd__ = __add__
     __sub__ = __add__  # XOR is its own inverse
@@ -87,7 +89,7 @@ class F2:
             return F2(clmul(self.value, other))
         if isinstance(other, ArithTuple):
             return other.__rmul__(self)
-        raise ShapeError(f"cannot multiply {self!r} by {other!r}")
+        raise ShapeError(f"cannot multiply {describe(self)} by {describe(other)}")
 
     __rmul__ = __mul__
 
@@ -125,7 +127,7 @@ def _f2_value(x: Any) -> int:
         return x.value  # type: ignore[no-any-return]
     if isinstance(x, int) and not isinstance(x, bool):
         return x
-    raise ShapeError(f"cannot order F2 against {x!r}")
+    raise ShapeError(f"cannot order F2 against {describe(x)}")
 
 
 def _lift(x: Any) -> Any:
@@ -134,9 +136,10 @@ def _lift(x: Any) -> Any:
         return x
     if isinstance(x, (tuple, list)):
         return ArithTuple(tuple(x))
+    x = plain_int(x, "an ArithTuple entry")  # numpy integers are integers
     if isinstance(x, int) and not isinstance(x, bool):
         return x
-    raise ShapeError(f"an ArithTuple holds ints, F2 values and tuples, got {x!r}")
+    raise ShapeError(f"an ArithTuple holds ints, F2 values and tuples, got {describe(x)}")
 
 
 def _is_zero(x: Any) -> bool:
@@ -177,7 +180,7 @@ class ArithTuple:
         if not isinstance(other, ArithTuple):
             if isinstance(other, (int, F2)) and not isinstance(other, bool) and _is_zero(other):
                 return self
-            raise ShapeError(f"cannot {op} {other!r} and {self!r}: a tuple adds only tuples (or 0)")
+            raise ShapeError(f"cannot {op} {describe(other)} and {describe(self)}: a tuple adds only tuples (or 0)")
         n = max(len(self.data), len(other.data))
         a = self.data + (0,) * (n - len(self.data))
         b = other.data + (0,) * (n - len(other.data))
@@ -199,7 +202,7 @@ class ArithTuple:
 
     def __mul__(self, k: Any) -> Any:
         if isinstance(k, ArithTuple) or isinstance(k, bool) or not isinstance(k, (int, F2)):
-            raise ShapeError(f"an ArithTuple scales only by an int (or an F2 leaf), got {k!r}")
+            raise ShapeError(f"an ArithTuple scales only by an int (or an F2 leaf), got {describe(k)}")
         return ArithTuple._of(tuple(_scale(x, k) for x in self.data))
 
     __rmul__ = __mul__
@@ -232,7 +235,7 @@ class ArithTuple:
         if isinstance(other, int) and not isinstance(other, bool) and other == 0:
             other = ArithTuple()
         if not isinstance(other, ArithTuple):
-            raise ShapeError(f"cannot order an ArithTuple against {other!r}")
+            raise ShapeError(f"cannot order an ArithTuple against {describe(other)}")
         a, b = dict(_shape_free(self)), dict(_shape_free(other))
         paths = sorted(set(a) | set(b), reverse=True)  # the last position is the most significant
         return [_num(a.get(p, 0)) for p in paths], [_num(b.get(p, 0)) for p in paths]
@@ -305,6 +308,10 @@ def _scale(x: Any, k: Any) -> Any:
     return x * k if not isinstance(x, F2) else x * k
 
 
+#: The largest mode index a basis path may name, plus one (the basis vector is a tuple that long).
+MAX_BASIS_INDEX = 1 << 12
+
+
 def ScaledBasis(value: Any, path: Any = ()) -> Any:
     """``value`` at ``path`` (CuTe ``ScaledBasis``; an int path ``i`` is ``(i,)``, CuTe's ``E<i>``); the empty
     path gives ``value`` itself."""
@@ -320,8 +327,10 @@ def ScaledBasis(value: Any, path: Any = ()) -> Any:
     if not path:
         return value
     for i in path:
-        if not isinstance(i, int) or isinstance(i, bool) or i < 0:
-            raise ShapeError(f"a basis path holds non-negative ints, got {path!r}")
+        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < MAX_BASIS_INDEX:
+            raise ShapeError(f"a basis path holds mode indices in [0, {MAX_BASIS_INDEX}), got {describe(path)}")
+    if not isinstance(value, (F2, ArithTuple)):
+        value = plain_int(value, "a basis value")
     out: Any = value
     for i in reversed(path):
         out = ArithTuple._of((0,) * i + (out,))

@@ -60,7 +60,7 @@ def _norm(crd: Any) -> Any:
     """Python's ``:`` is CuTe's ``_`` (None)."""
     if isinstance(crd, slice):
         if crd != slice(None):
-            raise CoordinateError(f"a tensor slice is ':' (the whole mode), got {crd!r}")
+            raise CoordinateError(f"a tensor slice is ':' (the whole mode), got {describe(crd)}")
         return None
     if isinstance(crd, (tuple, list)):
         return tuple(_norm(c) for c in crd)
@@ -81,7 +81,7 @@ class Tensor:
 
     def __init__(self, engine: Any, layout: Any, offset: Any = 0) -> None:
         if not _is_layout(layout):
-            raise ShapeError(f"a tensor's layout must be a Layout or StrideLayout, got {layout!r}")
+            raise ShapeError(f"a tensor's layout must be a Layout or StrideLayout, got {describe(layout)}")
         object.__setattr__(self, "engine", engine)
         object.__setattr__(self, "layout", layout)
         object.__setattr__(self, "offset", offset)
@@ -103,7 +103,7 @@ class Tensor:
     def __setitem__(self, crd: Any, value: Any) -> None:
         crd = _norm(crd)
         if _has_none(crd):
-            raise CoordinateError(f"writing a tensor needs a full coordinate, got {crd!r}")
+            raise CoordinateError(f"writing a tensor needs a full coordinate, got {describe(crd)}")
         self.engine[self._position(crd)] = value
 
     def slice(self, crd: Any) -> Tensor:

@@ -15,9 +15,10 @@ Plain functions on int tuples (or any nested tuples), named as CuTe / PyCuTe nam
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Iterator
 
-from layoutalg.core.validate import as_int
+from layoutalg.core.validate import MAX_DEPTH, as_int, describe
 from layoutalg.errors import CoordinateError, ShapeError
 
 
@@ -50,7 +51,7 @@ def get(x: Any, mode: Any = ()) -> Any:
         try:
             out = out[i]
         except (IndexError, TypeError, KeyError):
-            raise CoordinateError(f"get: path {_path(mode)} leaves {x!r} at step {depth} (index {i!r})") from None
+            raise CoordinateError(f"get: path {_path(mode)} leaves {describe(x)} at step {depth} (index {describe(i)})") from None
     return out
 
 
@@ -61,7 +62,7 @@ def lift(x: Any, mode: Any = (), pad: Any = 0) -> Any:
         return x
     i = path[0]
     if not isinstance(i, int) or isinstance(i, bool) or i < 0:
-        raise CoordinateError(f"lift: path entries must be non-negative ints, got {i!r}")
+        raise CoordinateError(f"lift: path entries must be non-negative ints, got {describe(i)}")
     return tuple([pad] * i + [lift(x, path[1:], pad)])
 
 
@@ -70,10 +71,10 @@ def take(x: Any, begin: int, end: int) -> Any:
     from layoutalg.core.layout import Layout
     from layoutalg.core.shape_ops import from_modes, top_modes
 
-    begin, end = as_int(begin, "take begin", CoordinateError), as_int(end, "take end", CoordinateError)
+    begin, end = as_int(begin, "take: begin", CoordinateError), as_int(end, "take: end", CoordinateError)
     modes = top_modes(x) if isinstance(x, Layout) else list(wrap(x))
     if not 0 <= begin <= end <= len(modes):
-        raise CoordinateError(f"take: range [{begin}, {end}) is not inside the {len(modes)} modes of {x}")
+        raise CoordinateError(f"take: range [{begin}, {end}) is not inside the {len(modes)} modes of {describe(x)}")
     if isinstance(x, Layout):
         return from_modes(modes[begin:end])
     return tuple(modes[begin:end])
@@ -85,7 +86,7 @@ def _collect(crd: Any, t: Any, keep_none: bool, out: list[Any]) -> None:
             out.append(t)
         return
     if not _is_tuple(t) or len(crd) != len(t):
-        raise ShapeError(f"slice/dice: coordinate {crd!r} does not match {t!r}")
+        raise ShapeError(f"slice/dice: coordinate {describe(crd)} does not match {describe(t)}")
     for c, s in zip(crd, t):
         _collect(c, s, keep_none, out)
 
@@ -111,41 +112,57 @@ def repeat_like(value: Any, profile: Any) -> Any:
     return value
 
 
-def _check_callables(what: str, *fns: Any) -> None:
-    for k, f in enumerate(fns):
-        if not callable(f):
-            raise ShapeError(f"{what}: argument {k} must be a function, got {type(f).__name__}")
-
-
-def _apply(what: str, role: str, f: Callable[..., Any], *args: Any) -> Any:
-    """``f(*args)``; a TypeError (a function of the wrong arity or argument types) names the argument."""
-    try:
-        return f(*args)
-    except TypeError as exc:
-        raise ShapeError(f"{what}: calling {role} with {len(args)} argument(s) failed: {exc}") from exc
-
-
 def transform_leaf(fn: Callable[..., Any], *tuples: Any) -> Any:
-    """``fn`` applied to corresponding leaves of congruent tuples, the tree rebuilt."""
-    _check_callables("transform_leaf", fn)
+    """``fn`` applied to corresponding leaves of congruent tuples, the tree rebuilt.
+
+    ``fn`` must be callable with one argument per tuple (checked before any call); an exception ``fn``
+    raises is its own and propagates."""
+    _check_callable(fn, len(tuples), "transform_leaf: fn")
     if not tuples:
-        raise ShapeError("transform_leaf needs a function and at least one tuple")
+        raise ShapeError("transform_leaf needs at least one tuple")
+    return _transform_leaf(fn, tuples, 0)
+
+
+def _transform_leaf(fn: Callable[..., Any], tuples: tuple[Any, ...], depth: int) -> Any:
     if _is_tuple(tuples[0]):
         if any(not _is_tuple(t) or len(t) != len(tuples[0]) for t in tuples):
-            raise ShapeError(f"transform_leaf: {tuples} are not congruent")
-        return tuple(transform_leaf(fn, *parts) for parts in zip(*tuples))
-    return _apply("transform_leaf", "fn", fn, *tuples)
+            raise ShapeError(f"transform_leaf: {describe(tuples)} are not congruent")
+        if depth >= MAX_DEPTH:
+            raise ShapeError(f"transform_leaf: tuples nested more than {MAX_DEPTH} levels deep")
+        return tuple(_transform_leaf(fn, parts, depth + 1) for parts in zip(*tuples))
+    return fn(*tuples)
+
+
+def _check_callable(fn: Any, arity: int, what: str) -> None:
+    """``fn`` callable with ``arity`` positional arguments, else ShapeError naming ``what``."""
+    if not callable(fn):
+        raise ShapeError(f"{what} must be callable, got {describe(fn)}")
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without a signature: it answers for itself
+        return
+    try:
+        signature.bind(*([None] * arity))
+    except TypeError:
+        raise ShapeError(f"{what} {describe(fn)} cannot take {arity} positional argument(s)") from None
 
 
 def transform_apply_leaf(combine: Callable[[Any], Any], fn: Callable[..., Any], t: Any, *tuples: Any) -> Any:
     """Like :func:`transform_leaf`, with ``combine`` (e.g. ``sum``) applied to each level's results."""
-    _check_callables("transform_apply_leaf", combine, fn)
-    if _is_tuple(t):
-        if any(not _is_tuple(u) or len(u) != len(t) for u in tuples):
-            raise ShapeError(f"transform_apply_leaf: {(t, *tuples)} are not congruent")
-        results = [transform_apply_leaf(combine, fn, *parts) for parts in zip(t, *tuples)]
-        return _apply("transform_apply_leaf", "combine", combine, iter(results))
-    return _apply("transform_apply_leaf", "fn", fn, t, *tuples)
+    _check_callable(combine, 1, "transform_apply_leaf: combine")
+    _check_callable(fn, 1 + len(tuples), "transform_apply_leaf: fn")
+    return _transform_apply_leaf(combine, fn, (t, *tuples), 0)
+
+
+def _transform_apply_leaf(combine: Callable[[Any], Any], fn: Callable[..., Any], tuples: tuple[Any, ...],
+                          depth: int) -> Any:
+    if _is_tuple(tuples[0]):
+        if any(not _is_tuple(u) or len(u) != len(tuples[0]) for u in tuples):
+            raise ShapeError(f"transform_apply_leaf: {describe(tuples)} are not congruent")
+        if depth >= MAX_DEPTH:
+            raise ShapeError(f"transform_apply_leaf: tuples nested more than {MAX_DEPTH} levels deep")
+        return combine(_transform_apply_leaf(combine, fn, parts, depth + 1) for parts in zip(*tuples))
+    return fn(*tuples)
 
 
 def leaves(t: Any) -> Iterator[Any]:

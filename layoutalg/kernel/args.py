@@ -23,6 +23,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import KernelError
 from layoutalg.kernel.interp.spaces import align_up, buffer_base, check_buffer_count
 from layoutalg.kernel.ptx.nodes import Variable
@@ -53,15 +54,16 @@ def _lookup(args: Mapping[Any, Any], params: list[Variable]) -> dict[int, Any]:
     for key, value in args.items():
         if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
             i = int(key)
-        elif isinstance(key, str) and key.strip().isdigit():
-            i = int(key.strip())
+        elif isinstance(key, str) and key.strip().isascii() and key.strip().isdigit():
+            digits = key.strip().lstrip("0") or "0"
+            i = int(digits) if len(digits) <= 20 else 1 << 64  # an index past any kernel's parameters
         elif isinstance(key, str) and key in by_name:
             i = by_name[key]
         else:
             names = ", ".join(f"{k}:{p.name}" for k, p in enumerate(params)) or "none"
-            raise ArgumentError(f"no kernel parameter {key!r}; parameters (index:name): {names}")
+            raise ArgumentError(f"no kernel parameter {describe(key)}; parameters (index:name): {names}")
         if not 0 <= i < len(params):
-            raise ArgumentError(f"parameter index {i} out of range: the kernel has {len(params)} parameters")
+            raise ArgumentError(f"parameter index {describe(key)} out of range: the kernel has {len(params)} parameters")
         if i in out:
             raise ArgumentError(f"{_label(params[i], i)} is given twice")
         out[i] = value
@@ -70,7 +72,7 @@ def _lookup(args: Mapping[Any, Any], params: list[Variable]) -> dict[int, Any]:
 
 def _int_bytes(value: int, size: int, what: str) -> bytes:
     if not -(1 << (8 * size - 1)) <= value < (1 << (8 * size)):
-        raise ArgumentError(f"{what}: {value} does not fit in {size} bytes")
+        raise ArgumentError(f"{what}: {describe(value)} does not fit in {size} bytes")
     return (value % (1 << (8 * size))).to_bytes(size, "little")
 
 

@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import KernelError
 from layoutalg.kernel.ptx.nodes import Function, Module
 
@@ -24,14 +25,33 @@ def load_ptx(ptx: str | os.PathLike[str], arch: str = "sm_90", nvcc_flags: tuple
     """(PTX text, a name for it) from PTX text, a ``.ptx`` path, or a ``.cu`` path (compiled)."""
     if isinstance(ptx, os.PathLike) or (isinstance(ptx, str) and "\n" not in ptx and ".entry" not in ptx):
         path = Path(ptx)
-        if not path.exists():
-            raise KernelError(f"no such file: {path} (pass PTX text, a .ptx file or a .cu file)")
+        try:
+            found = path.is_file() or path.is_dir()
+        except (OSError, ValueError):  # a name too long for the file system, or with a NUL byte
+            found = False
+        if not found:
+            raise KernelError(f"no such file: {describe(str(path))} (pass PTX text, a .ptx file or a .cu file)")
         if path.suffix == ".cu":
             return compile_cuda(path, arch, nvcc_flags), str(path)
-        return path.read_text(), str(path)
+        return read_text_file(path, "PTX"), str(path)
     if not isinstance(ptx, str):
         raise KernelError(f"ptx must be PTX text or a path, got {type(ptx).__name__}")
     return ptx, "<ptx>"
+
+
+def read_text_file(path: str | os.PathLike[str], what: str) -> str:
+    """The text of the file at ``path``, or a KernelError saying why it cannot be read (missing, a folder,
+    unreadable, not UTF-8 text)."""
+    try:
+        return Path(path).read_text()
+    except FileNotFoundError:
+        raise KernelError(f"no such {what} file: {describe(str(path))}") from None
+    except IsADirectoryError:
+        raise KernelError(f"{describe(str(path))} is a folder, not a {what} file") from None
+    except UnicodeDecodeError:
+        raise KernelError(f"{describe(str(path))} is not a {what} text file (not UTF-8)") from None
+    except (OSError, ValueError) as exc:
+        raise KernelError(f"cannot read the {what} file {describe(str(path))}: {exc.__class__.__name__}") from None
 
 
 def compile_cuda(path: Path, arch: str = "sm_90", flags: tuple[str, ...] = ()) -> str:

@@ -23,7 +23,7 @@ from layoutalg.kernel.ptx.nodes import Module
 from layoutalg.kernel.ptx.parser import parse_module
 from layoutalg.kernel.records import Recorder
 from layoutalg.kernel.result import InstructionStats, Trace
-from layoutalg.kernel.source import load_ptx, select_entry
+from layoutalg.kernel.source import load_ptx, read_text_file, select_entry
 
 DEFAULT_BATCH_THREADS = 1 << 15
 
@@ -94,7 +94,7 @@ def _trace(ptx: Any, kernel: Any, grid: Any, block: Any, args: Any, dynamic_smem
     params = pack_params(fn.params, args)
     image = build_image(module, fn, params.data, params.offsets, len(params.buffers), dynamic_smem)
     _check_launch(fn, b, image, arch, dynamic_smem)
-    chosen = check_ctas(ctas, g) if ctas is not None else all_ctas(g)
+    chosen = check_ctas(ctas, g) if ctas is not None else all_ctas(g, b)
     threads_per_cta = 32 * -(-(b[0] * b[1] * b[2]) // 32)
     per_batch = max(1, batch_threads // threads_per_cta)
     stats: dict[tuple[int, str], InstructionStats] = {}
@@ -160,8 +160,8 @@ def _check_sass(result: Trace, fn: Any, sass: Any) -> None:
     if sass is None:
         return
     text = str(sass)
-    if "\n" not in text and os.path.exists(text):
-        text = open(text).read()
+    if "\n" not in text:  # one line: a file name (cuobjdump's output is never one line)
+        text = read_text_file(text, "SASS")
     try:
         findings = compare(fn, text)
     except ValueError as exc:

@@ -54,14 +54,14 @@ from layoutalg.prove.result import ProofResult, combine
 from layoutalg.prove.theorem import theorem
 
 
-def formula(layout: Any, *args: Any, **kwargs: Any) -> Any:
+def formula(layout: Any, names: Any = None, form: str = "coord") -> Any:
     """A layout's index function as a sympy expression (see :mod:`layoutalg.prove.index_formula`)."""
     from layoutalg.prove.index_formula import formula as _formula
 
-    return _formula(layout, *args, **kwargs)
+    return _formula(layout, names, form)
 
 
-def conflict_free(*args: Any, **kwargs: Any) -> Any:
+def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, **kwargs: Any) -> Any:
     """Prove an access pattern bank-conflict-free (see :func:`layoutalg.banks.proof.conflict_free`).
 
     The proof lives in the banks layer, which sits above this one because it
@@ -72,7 +72,7 @@ def conflict_free(*args: Any, **kwargs: Any) -> Any:
     import importlib
 
     banks_proof = importlib.import_module("layoutalg.banks.proof")
-    return banks_proof.conflict_free(*args, **kwargs)
+    return banks_proof.conflict_free(smem_layout, access, dtype, **kwargs)
 
 
 def run_cli(argv: list[str] | None = None) -> int:

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ProofError
 
 Z3_MAX_MS = (1 << 32) - 1  # z3's timeout parameter is an unsigned 32-bit count of milliseconds
@@ -33,10 +34,10 @@ class DeadlineExceededError(Exception):
 def validate_timeout(value: Any, what: str = "timeout") -> float:
     """``value`` as seconds (``inf`` allowed), or :class:`ProofError` naming ``what``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ProofError(f"{what} must be a positive number of seconds (or float('inf') for no limit), got {value!r}")
+        raise ProofError(f"{what} must be a positive number of seconds (or float('inf') for no limit), got {describe(value)}")
     seconds = float(value)
     if math.isnan(seconds) or seconds <= 0:
-        raise ProofError(f"{what} must be a positive number of seconds (or float('inf') for no limit), got {value!r}")
+        raise ProofError(f"{what} must be a positive number of seconds (or float('inf') for no limit), got {describe(value)}")
     return seconds
 
 

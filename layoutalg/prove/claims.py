@@ -29,6 +29,7 @@ import math
 import time
 from typing import Any, Callable
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ProofError
 from layoutalg.prove import budget, config
 from layoutalg.prove import expr as ex
@@ -227,7 +228,7 @@ def aligned(
     """``f(x) * element_bytes`` is a multiple of ``nbytes`` for every ``x`` (f gives element offsets)."""
     for label, v in (("nbytes", nbytes), ("element_bytes", element_bytes)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ProofError(f"aligned: {label} must be a positive int, got {v!r}")
+            raise ProofError(f"aligned: {label} must be a positive int, got {describe(v)}")
     F = make_fn(f, domain, name)
     variables = F.variables
     pred = ex.all_of(*[(t * element_bytes) % nbytes == 0 for t in F.terms])
@@ -264,7 +265,7 @@ def contiguous(
     reads from one address.
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ProofError(f"contiguous: n must be a positive int, got {n!r}")
+        raise ProofError(f"contiguous: n must be a positive int, got {describe(n)}")
     F = make_fn(f, domain, name)
     variables = F.variables
     if along is None:
@@ -273,7 +274,7 @@ def contiguous(
         along = variables[0].name
     target = next((v for v in variables if v.name == along), None)
     if target is None:
-        raise ProofError(f"contiguous: along={along!r} is not a domain variable ({[v.name for v in variables]})")
+        raise ProofError(f"contiguous: along={describe(along)} is not a domain variable ({[v.name for v in variables]})")
     if target.lo != 0 or not target.is_plain() or target.hi % n:
         raise ProofError(f"contiguous: {target.describe()} must start at 0 and have an extent divisible by n={n}")
     # the run and element indices are generated variables (their own namespace: no user name can clash)
@@ -386,7 +387,7 @@ def bijective_onto(
 ) -> ProofResult:
     """``f`` maps its domain one-to-one onto ``[0, n)``: the domain has ``n`` points, ``f`` is injective and in bounds."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ProofError(f"bijective_onto: n must be a positive int, got {n!r}")
+        raise ProofError(f"bijective_onto: n must be a positive int, got {describe(n)}")
     start = time.perf_counter()
     F = make_fn(f, domain, name)
     if len(F.outputs) != 1:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ProofError
 from layoutalg.prove import budget, config
 from layoutalg.prove import expr as ex
@@ -41,7 +42,7 @@ def _engine(name: str) -> Engine:
 
         lim = config.current().enum_limit
         return lambda p, deadline: engine_enum.decide(p, deadline, lim)
-    raise ProofError(f"method must be one of {METHODS}, got {name!r}")
+    raise ProofError(f"method must be one of {METHODS}, got {describe(name)}")
 
 
 def _attempt(name: str, problem: Problem, deadline: budget.Deadline) -> Outcome:
@@ -142,7 +143,7 @@ def run_problem(problem: Problem, method: str, timeout: float | None, cross_chec
     cut to any enclosing :func:`budget.limit`.
     """
     if method not in METHODS:
-        raise ProofError(f"method must be one of {METHODS}, got {method!r}")
+        raise ProofError(f"method must be one of {METHODS}, got {describe(method)}")
     check_well_defined(problem)
     cfg = config.current()
     with budget.limit(cfg.timeout if timeout is None else timeout) as deadline:
@@ -161,7 +162,7 @@ def check_well_defined(problem: Problem) -> None:
         if isinstance(node, ex.BinOp) and node.op in ("//", "%"):
             lo, hi = ex.interval(node.b, intervals)
             if lo <= 0 <= hi:
-                raise ProofError(f"the divisor in {node!r} may be zero (its range is [{lo}, {hi}])")
+                raise ProofError(f"the divisor in {describe(node)} may be zero (its range is [{lo}, {hi}])")
 
 
 def _run_checked(problem: Problem, method: str, deadline: budget.Deadline, cross: bool) -> tuple[Outcome, str, list[str]]:

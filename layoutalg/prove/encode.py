@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ProofError
 from layoutalg.prove import expr as ex
 
@@ -86,7 +87,7 @@ class _TermEncoder:
         elif isinstance(node, ex.Ite):
             out = z3.If(self.pred(node.cond), self.term(node.a), self.term(node.b))
         else:
-            raise ProofError(f"cannot encode {node!r}: lower() it first")
+            raise ProofError(f"cannot encode {describe(node)}: lower() it first")
         self.memo[key] = out
         return out
 
@@ -142,7 +143,7 @@ class Encoder(_TermEncoder):
         if op in ("//", "%"):
             (alo, _), (blo, bhi) = self._bounds(node.a), self._bounds(node.b)
             if blo <= 0 <= bhi:
-                raise ProofError(f"the divisor in {node!r} may be zero")
+                raise ProofError(f"the divisor in {describe(node)} may be zero")
             if alo >= 0 and blo > 0:
                 return z3.UDiv(a, b) if op == "//" else z3.URem(a, b)
             if op == "%":
@@ -158,7 +159,7 @@ class Encoder(_TermEncoder):
             return a ^ b
         amount = _const_of(node.b)  # lowering leaves only Const shift amounts (never a term's low bits)
         if amount < 0:
-            raise ProofError(f"shift amount must be a non-negative constant in {node!r}")
+            raise ProofError(f"shift amount must be a non-negative constant in {describe(node)}")
         if amount >= self.width:  # the width bounds every value: << leaves 0, >> leaves the sign
             return self.const(0) if op == "<<" else (a >> (self.width - 1))
         return a << amount if op == "<<" else a >> amount
@@ -213,19 +214,19 @@ class IntEncoder(_TermEncoder):
         if op in ("//", "%"):
             blo, bhi = ex.interval(node.b, self.intervals)
             if blo <= 0 <= bhi:
-                raise ProofError(f"the divisor in {node!r} may be zero")
+                raise ProofError(f"the divisor in {describe(node)} may be zero")
             q = a / b if blo > 0 else (-a) / (-b)  # z3 Int '/' is Euclidean: floor for a positive divisor
             return q if op == "//" else a - b * q
         if op in ("<<", ">>"):
             amount = _const_of(node.b)
             if amount < 0:
-                raise ProofError(f"shift amount must be a non-negative constant in {node!r}")
+                raise ProofError(f"shift amount must be a non-negative constant in {describe(node)}")
             return a * (1 << amount) if op == "<<" else a / (1 << amount)
         if op != "&":
-            raise ProofError(f"operator {op!r} has no exact integer encoding")
+            raise ProofError(f"operator {describe(op)} has no exact integer encoding")
         masked = _masked_operand(node)  # '&' with a low mask 2**k - 1 (the same test as int_expressible)
         if masked is None:
-            raise ProofError(f"{node!r} has no exact integer encoding (no low-mask operand)")
+            raise ProofError(f"{describe(node)} has no exact integer encoding (no low-mask operand)")
         mask, other = masked
         return self.term(other) % (mask + 1)
 
@@ -241,7 +242,7 @@ def _pow2_term(z3: Any, k: Any, hi: int) -> Any:
 
 def _const_of(node: Any) -> int:
     if not isinstance(node, ex.Const):
-        raise ProofError(f"expected a constant, got {node!r}")
+        raise ProofError(f"expected a constant, got {describe(node)}")
     return node.value
 
 
@@ -300,7 +301,7 @@ def encode_pred(enc: Any, p: Any) -> Any:
         if p.op == "not":
             return z3.Not(args[0])
         return z3.Implies(args[0], args[1])
-    raise ProofError(f"not a predicate: {p!r}")
+    raise ProofError(f"not a predicate: {describe(p)}")
 
 
 def width_for(roots: list[Any], variables: list[ex.Var], intervals: dict[int, ex.Interval]) -> int:

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from layoutalg.core.validate import describe
 from layoutalg.prove import budget
 from layoutalg.prove import expr as ex
 from layoutalg.prove.problem import Collision, Forall, NotApplicableError, Outcome, Problem
@@ -152,7 +153,7 @@ class BitSpace:
 
     def var(self, v: ex.Var) -> Affine:
         if v.key not in self.offsets:
-            raise NotApplicableError(f"variable {v.name!r} is not in the domain")
+            raise NotApplicableError(f"variable {describe(v.name)} is not in the domain")
         pos, k = self.offsets[v.key]
         packed = 0
         for i in range(k):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ProofError
 from layoutalg.prove import budget, config
 from layoutalg.prove import encode as enc_mod
@@ -63,7 +64,7 @@ def decide(problem: Problem, deadline: budget.Deadline | None = None) -> Outcome
     notes = []
     encoding = config.current().z3_encoding
     if encoding not in ("auto", "int", "bv"):
-        raise ProofError(f"z3_encoding must be 'auto', 'int' or 'bv', got {encoding!r}")
+        raise ProofError(f"z3_encoding must be 'auto', 'int' or 'bv', got {describe(encoding)}")
     use_int = encoding != "bv" and enc_mod.int_expressible([forall.pred])
     if encoding == "int" and not use_int:
         return Outcome("unknown", note="z3 over the integers: the claim uses bit operations with no exact integer form")

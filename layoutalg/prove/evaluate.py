@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ProofError
 from layoutalg.prove.lowering import apply_fn, free_vars
 from layoutalg.prove.ops import bool_op, cmp_op, int_op
@@ -31,11 +32,11 @@ def evaluate(root: Any, env: dict[Any, Any], memo: dict[int, tuple[Any, Any]] | 
             out = node.value
         elif isinstance(node, Var):
             if node.key not in env:
-                raise ProofError(f"no value for variable {node.name!r}")
+                raise ProofError(f"no value for variable {describe(node.name)}")
             out = env[node.key]
         elif isinstance(node, BinOp):
             if node.op in ("<<", ">>") and not isinstance(node.b, Const) and free_vars(node.b):
-                raise ProofError(f"shift amount must be a non-negative constant in {node!r}")
+                raise ProofError(f"shift amount must be a non-negative constant in {describe(node)}")
             out = int_op(node.op, go(node.a), go(node.b), node)
         elif isinstance(node, Ite):
             c = go(node.cond)
@@ -54,7 +55,7 @@ def evaluate(root: Any, env: dict[Any, Any], memo: dict[int, tuple[Any, Any]] | 
         elif isinstance(node, BoolOp):
             out = bool_op(node.op, [go(a) for a in node.args])
         else:
-            raise ProofError(f"not a term: {node!r}")
+            raise ProofError(f"not a term: {describe(node)}")
         memo[key] = (node, out)  # keeps node (maybe a temporary lowering) alive, so its id is not reused
         return out
 

@@ -31,6 +31,7 @@ from layoutalg.atoms.copy import CopyAtom
 from layoutalg.atoms.gmma import GmmaAtom
 from layoutalg.atoms.mma import TYPE_BITS, MmaAtom
 from layoutalg.atoms.short_names import copy_atom, mma_atom
+from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError, LayoutError, ShapeError
 
 OPERAND_DIMS = {"A": ("m", "k"), "B": ("k", "n"), "C": ("m", "n")}
@@ -122,7 +123,7 @@ def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, alo
     type_name = {"A": mm.a_type, "B": mm.b_type, "C": mm.c_type}[op]
     if dtype is not None:
         if not isinstance(dtype, str) or dtype.strip().lower() not in TYPE_BITS:
-            raise LayoutError(f"dtype must be one of {', '.join(TYPE_BITS)}, got {dtype!r}")
+            raise LayoutError(f"dtype must be one of {', '.join(TYPE_BITS)}, got {describe(dtype)}")
         type_name = dtype.strip().lower()
     bits = TYPE_BITS[type_name]
     if bits == 64:
@@ -147,7 +148,7 @@ def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, alo
         raise InstructionError(f"operand {op} of {mm.name}: {n} elements of {bits} bits do not fill whole 32-bit "
                                f"registers; dtype {type_name} does not fit this fragment")
     if along not in ("col", "row"):
-        raise LayoutError(f"along must be 'col' or 'row' (where the fragments of one copy sit side by side), got {along!r}")
+        raise LayoutError(f"along must be 'col' or 'row' (where the fragments of one copy sit side by side), got {describe(along)}")
     setup = FragmentSetup(atom, mm, op, bits, type_name, None, 0, 0, frag_rows, frag_cols, n * bits // 32, along)
     if atom.kind == "movmatrix":
         if smem is not None:
@@ -175,7 +176,7 @@ def _operand(operand: Any) -> str:
     op = str(operand).strip().upper() if isinstance(operand, str) else ""
     op = "C" if op == "D" else op
     if op not in ("A", "B", "C"):
-        raise LayoutError(f"operand must be 'A', 'B', 'C' or 'D' (C/D, the accumulator), got {operand!r}")
+        raise LayoutError(f"operand must be 'A', 'B', 'C' or 'D' (C/D, the accumulator), got {describe(operand)}")
     return op
 
 
@@ -191,7 +192,7 @@ def _smem_layout(smem: Any, setup: FragmentSetup) -> Any:
 
         smem = parse(smem)
     if not isinstance(smem, Layout) and not all(hasattr(smem, a) for a in ("outer", "offset", "inner")):
-        raise LayoutError(f"smem must be a Layout or ComposedLayout (or its notation), got {smem!r}")
+        raise LayoutError(f"smem must be a Layout or ComposedLayout (or its notation), got {describe(smem)}")
     return smem
 
 

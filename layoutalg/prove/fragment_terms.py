@@ -31,6 +31,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ProofError
 from layoutalg.prove import expr as ex
 from layoutalg.prove.fragment_setup import FragmentSetup
@@ -112,7 +113,7 @@ def tile_params(setup: FragmentSetup, origin: Any) -> tuple[tuple[Any, Any], tup
     """The copy tile's first element: every position in the smem tile (params ``<dim>_tile``), or ``origin``."""
     if origin is not None:
         if not isinstance(origin, (tuple, list)) or len(origin) != 2:
-            raise ProofError(f"origin must be (row, col) of the copy tile's first element (ints or terms), got {origin!r}")
+            raise ProofError(f"origin must be (row, col) of the copy tile's first element (ints or terms), got {describe(origin)}")
         return (origin[0], origin[1]), ()
     tr, tc = setup.tile
     out: list[Any] = []
@@ -148,7 +149,7 @@ def derived_address(setup: FragmentSetup, part: Any) -> Callable[[Any, Any], tup
 def user_address(setup: FragmentSetup, addresses: Any, part: Any) -> Callable[[Any, Any], tuple[Any, Any]]:
     """``addresses(lane)`` (or ``addresses(lane, part)``) -> (row, col) of the copy tile, as the kernel computes it."""
     if not callable(addresses):
-        raise ProofError(f"addresses must be a function lane -> (row, col) in the copy tile, got {addresses!r}")
+        raise ProofError(f"addresses must be a function lane -> (row, col) in the copy tile, got {describe(addresses)}")
     try:
         takes_part = len(inspect.signature(addresses).parameters) >= 2
     except (TypeError, ValueError):
@@ -161,7 +162,7 @@ def user_address(setup: FragmentSetup, addresses: Any, part: Any) -> Callable[[A
         except Exception as exc:
             raise ProofError(f"addresses: calling it on a symbolic lane failed: {type(exc).__name__}: {exc}") from exc
         if not isinstance(value, (tuple, list)) or len(value) != 2:
-            raise ProofError(f"addresses(lane) must return (row, col) of the copy tile, got {value!r}")
+            raise ProofError(f"addresses(lane) must return (row, col) of the copy tile, got {describe(value)}")
         return value[0], value[1]
 
     return address

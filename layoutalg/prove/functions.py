@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError, ProofError
 from layoutalg.prove import expr as ex
 
@@ -31,7 +32,7 @@ def domain_vars(domain: Any) -> tuple[ex.Var, ...] | None:
     if isinstance(domain, ex.Var):
         return (domain,)
     if isinstance(domain, bool):
-        raise ProofError(f"domain must be an int, a dict or a list of variables, got {domain!r}")
+        raise ProofError(f"domain must be an int, a dict or a list of variables, got {describe(domain)}")
     if isinstance(domain, int):
         return (ex.var("index", domain),)
     if isinstance(domain, dict):
@@ -39,7 +40,7 @@ def domain_vars(domain: Any) -> tuple[ex.Var, ...] | None:
         for name, spec in domain.items():
             if isinstance(spec, ex.Var):
                 if spec.name != name:
-                    raise ProofError(f"domain key {name!r} names the variable {spec.name!r}")
+                    raise ProofError(f"domain key {describe(name)} names the variable {describe(spec.name)}")
                 out.append(spec)
             elif isinstance(spec, tuple) and len(spec) == 2:
                 out.append(ex.var(name, lo=spec[0], hi=spec[1]))
@@ -48,7 +49,7 @@ def domain_vars(domain: Any) -> tuple[ex.Var, ...] | None:
         return tuple(out)
     if isinstance(domain, (list, tuple)) and all(isinstance(v, ex.Var) for v in domain):
         return tuple(domain)
-    raise ProofError(f"domain must be an int, a dict or a list of variables, got {domain!r}")
+    raise ProofError(f"domain must be an int, a dict or a list of variables, got {describe(domain)}")
 
 
 def is_layoutish(f: Any) -> bool:
@@ -98,7 +99,7 @@ def make_fn(f: Any, domain: Any = None, name: str = "f") -> Fn:
             raise ProofError(f"{name}: a Python function needs domain= (e.g. domain={{'lane': 32, 'reg': 4}})")
         value = _call_user(f, variables, name)
     else:
-        raise ProofError(f"{name} must be a Layout, a ComposedLayout, a term or a function of the domain, got {f!r}")
+        raise ProofError(f"{name} must be a Layout, a ComposedLayout, a term or a function of the domain, got {describe(f)}")
     outputs = _outputs(value, name)
     check_vars([t for _, t in outputs], variables, name)
     return Fn(name, outputs, variables)
@@ -116,7 +117,7 @@ def check_vars(terms: list[Any], variables: tuple[ex.Var, ...], what: str) -> No
                     f"{what} uses the variable {v.describe()} that is not in its domain {[d.name for d in variables]}"
                 )
             if not keys[v.key].same_as(v):
-                raise ProofError(f"{what}: variable {v.name!r} differs from the domain's {keys[v.key].describe()}")
+                raise ProofError(f"{what}: variable {describe(v.name)} differs from the domain's {keys[v.key].describe()}")
 
 
 def params_in(*roots: Any) -> tuple[ex.Var, ...]:
@@ -133,7 +134,7 @@ def call_on(g: Any, variables: tuple[ex.Var, ...], what: str) -> Any:
         return g
     if callable(g):
         return _call_user(g, variables, what)
-    raise ProofError(f"{what} must be a term, a predicate or a function of the domain, got {g!r}")
+    raise ProofError(f"{what} must be a term, a predicate or a function of the domain, got {describe(g)}")
 
 
 def _call_user(g: Callable[..., Any], variables: tuple[ex.Var, ...], what: str) -> Any:

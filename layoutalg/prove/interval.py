@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Iterable, Iterator
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ProofError
 from layoutalg.prove.lowering import lower
 from layoutalg.prove.ops import int_op
@@ -44,7 +45,7 @@ def interval(root: Any, memo: dict[int, Interval] | None = None) -> Interval:
         elif isinstance(node, Apply):
             out = interval(lower(node))  # its own memo: the lowered temporaries must not leave ids behind
         else:
-            raise ProofError(f"not an integer term: {node!r}")
+            raise ProofError(f"not an integer term: {describe(node)}")
         memo[key] = out
         return out
 
@@ -102,7 +103,7 @@ def _interval_op(node: BinOp, a: Interval, b: Interval) -> Interval:
         return (min(corners), max(corners))
     if op in ("//", "%"):
         if blo <= 0 <= bhi:
-            raise ProofError(f"the divisor in {node!r} may be zero (its range is [{blo}, {bhi}])")
+            raise ProofError(f"the divisor in {describe(node)} may be zero (its range is [{blo}, {bhi}])")
         if op == "//":
             corners = [alo // blo, alo // bhi, ahi // blo, ahi // bhi]
             return (min(corners), max(corners))
@@ -113,7 +114,7 @@ def _interval_op(node: BinOp, a: Interval, b: Interval) -> Interval:
         return (blo + 1, 0)
     if op in ("<<", ">>"):
         if blo != bhi or blo < 0:
-            raise ProofError(f"shift amount must be a non-negative constant in {node!r}")
+            raise ProofError(f"shift amount must be a non-negative constant in {describe(node)}")
         return (alo << blo, ahi << blo) if op == "<<" else (alo >> blo, ahi >> blo)
     # bitwise
     if alo >= 0 and blo >= 0:

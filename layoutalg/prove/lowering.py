@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ProofError
 from layoutalg.prove.ops import int_op
 from layoutalg.prove.symbolic_layouts import kind_of
@@ -33,7 +34,7 @@ def free_vars(*roots: Any) -> dict[VarKey, Var]:
             old = found.get(node.key)
             if old is not None and not old.same_as(node):
                 raise ProofError(
-                    f"two different variables are named {node.name!r}: {old.describe()} and {node.describe()}"
+                    f"two different variables are named {describe(node.name)}: {old.describe()} and {node.describe()}"
                 )
             found[node.key] = node
         elif isinstance(node, (BinOp, Cmp)):
@@ -99,7 +100,7 @@ def _layout_index(shape: Any, stride: Any, idx: Expr) -> Expr:
 def _layout_crd(shape: Any, stride: Any, crd: Any, path: str) -> Expr:
     if isinstance(crd, tuple):
         if not isinstance(shape, tuple) or len(shape) != len(crd):
-            raise ProofError(f"coordinate {crd!r} does not match the layout's mode {path or 'shape'} = {shape}")
+            raise ProofError(f"coordinate {describe(crd)} does not match the layout's mode {path or 'shape'} = {shape}")
         return _sum([_layout_crd(s, d, c, f"{path}[{i}]") for i, (s, d, c) in enumerate(zip(shape, stride, crd))])
     return _layout_index(shape, stride, crd)
 
@@ -123,7 +124,7 @@ def apply_fn(fn: Any, crd: Any) -> Expr:
         return _layout_crd(fn.shape, fn.stride, crd, "")
     if kind == "swizzle":
         if isinstance(crd, tuple):
-            raise ProofError(f"a swizzle takes one offset, got the coordinate {crd!r}")
+            raise ProofError(f"a swizzle takes one offset, got the coordinate {describe(crd)}")
         return _swizzle(fn, crd)
     inner = apply_fn(fn.inner, crd)
     offset = int(fn.offset)
@@ -151,9 +152,9 @@ def _folded(node: BinOp, a: Expr, b: Expr) -> Expr:
         return Const(int_op(node.op, a.value, b.value, node))
     if node.op in ("<<", ">>"):
         if not isinstance(b, Const):
-            raise ProofError(f"shift amount must be a non-negative constant in {node!r}")
+            raise ProofError(f"shift amount must be a non-negative constant in {describe(node)}")
         if b.value < 0:
-            raise ProofError(f"shift amount must be a non-negative constant in {node!r} (it is {b.value})")
+            raise ProofError(f"shift amount must be a non-negative constant in {describe(node)} (it is {b.value})")
     return BinOp(node.op, a, b)
 
 
@@ -192,7 +193,7 @@ def _rebuild(
         elif isinstance(node, BoolOp):
             out = BoolOp(node.op, tuple(go(a) for a in node.args))
         else:
-            raise ProofError(f"not a term: {node!r}")
+            raise ProofError(f"not a term: {describe(node)}")
         memo[key] = (node, out)  # keep node alive so its id is not reused
         return out
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ProofError
 
 
 def _nonzero_divisor(where: Any, b: Any) -> None:
     zero = (b == 0) if isinstance(b, int) else bool((b == 0).any())
     if zero:
-        raise ProofError(f"division by zero in {where!r}")
+        raise ProofError(f"division by zero in {describe(where)}")
 
 
 def int_op(op: str, a: Any, b: Any, where: Any) -> Any:
@@ -38,9 +39,9 @@ def int_op(op: str, a: Any, b: Any, where: Any) -> Any:
         return a ^ b
     if op in ("<<", ">>"):
         if isinstance(b, bool) or not isinstance(b, int) or b < 0:
-            raise ProofError(f"shift amount must be a non-negative constant in {where!r}")
+            raise ProofError(f"shift amount must be a non-negative constant in {describe(where)}")
         return a << b if op == "<<" else a >> b
-    raise ProofError(f"unknown operator {op!r}")
+    raise ProofError(f"unknown operator {describe(op)}")
 
 
 def cmp_op(op: str, a: Any, b: Any) -> Any:

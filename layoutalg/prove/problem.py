@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ProofError
 from layoutalg.prove import expr as ex
 
@@ -79,7 +80,7 @@ def holds_at(problem: Problem, env: dict[ex.VarKey, int]) -> bool:
     """Evaluate the problem at one point with Python ints (the referee for every counterexample)."""
     for v in problem.all_vars:
         if v.key not in env:
-            raise EngineDisagreementError(f"counterexample has no value for {v.name!r}")
+            raise EngineDisagreementError(f"counterexample has no value for {describe(v.name)}")
         if not v.admits(int(env[v.key])):
             raise EngineDisagreementError(f"counterexample value {v.name}={env[v.key]} is outside {v.describe()}")
     point = {k: int(x) for k, x in env.items()}

@@ -14,6 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from layoutalg.core.validate import describe
+from layoutalg.errors import ProofError
+
 STATUSES = ("proved", "refuted", "unknown")
 
 
@@ -28,8 +31,8 @@ class ProofResult:
     notes: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        if self.status not in STATUSES:
-            raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+        if not isinstance(self.status, str) or self.status not in STATUSES:
+            raise ProofError(f"status must be one of {STATUSES}, got {describe(self.status)}")
 
     @property
     def proved(self) -> bool:
@@ -75,9 +78,16 @@ class ProofResult:
 
 def combine(results: Iterable[ProofResult], claim: str | None = None) -> ProofResult:
     """All of several results: proved iff all are; otherwise the first refuted one (else the first unknown)."""
+    if isinstance(results, ProofResult) or not hasattr(results, "__iter__"):
+        raise ProofError(f"combine takes an iterable of ProofResults, got {describe(results)}")
     rs = list(results)
     if not rs:
-        raise ValueError("combine() needs at least one result")
+        raise ProofError("combine() needs at least one result")
+    bad = next((r for r in rs if not isinstance(r, ProofResult)), None)
+    if bad is not None:
+        raise ProofError(f"combine takes ProofResults, got {describe(bad)}")
+    if claim is not None and not isinstance(claim, str):
+        raise ProofError(f"combine: claim must be a str, got {describe(claim)}")
     seconds = sum(r.seconds for r in rs)
     methods = "+".join(dict.fromkeys(r.method for r in rs))
     text = claim or " and ".join(r.claim for r in rs)

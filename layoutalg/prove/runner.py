@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ProofError
 from layoutalg.prove.theorem import Outcome, Theorem, run_theorem, theorem_of
 
@@ -293,7 +294,7 @@ def run(paths: list[str], *, as_json: bool = False, timeout: float | None = None
         collected = len(found)
         found = [(f, t) for f, t in found if select in t.name]
         if collected and not found and not failures:
-            raise ProofError(f"no theorem name contains {select!r} (of the {collected} collected)")
+            raise ProofError(f"no theorem name contains {describe(select)} (of the {collected} collected)")
     for failure in failures:
         fix = "fix the file at that line" if failure.line is not None else "pass a Python theorem file"
         err.write(f"layoutalg prove: error: cannot load {failure.where}: {failure.error}\n"

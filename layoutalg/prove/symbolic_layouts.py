@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import describe
 from layoutalg.errors import ProofError
 from layoutalg.prove.terms import Apply, BinOp, Const, Expr, as_expr
 
@@ -17,7 +18,7 @@ def kind_of(fn: Any) -> str:
         return "composed"
     if all(hasattr(fn, a) for a in ("bits", "base", "shift")):
         return "swizzle"
-    raise ProofError(f"expected a Layout, Swizzle or ComposedLayout, got {fn!r} ({type(fn).__name__})")
+    raise ProofError(f"expected a Layout, Swizzle or ComposedLayout, got {describe(fn)} ({type(fn).__name__})")
 
 
 class Sym:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence, Union
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ProofError
 
 IntLike = Union["Expr", int]
@@ -136,7 +137,7 @@ class BinOp(Expr):
 
     def __init__(self, op: str, a: Expr, b: Expr) -> None:
         if op not in INT_OPS:
-            raise ProofError(f"unknown operator {op!r}")
+            raise ProofError(f"unknown operator {describe(op)}")
         object.__setattr__(self, "op", op)
         object.__setattr__(self, "a", a)
         object.__setattr__(self, "b", b)
@@ -234,7 +235,7 @@ class Cmp(Pred):
 
     def __init__(self, op: str, a: Expr, b: Expr) -> None:
         if op not in CMP_OPS:
-            raise ProofError(f"unknown comparison {op!r}")
+            raise ProofError(f"unknown comparison {describe(op)}")
         object.__setattr__(self, "op", op)
         object.__setattr__(self, "a", a)
         object.__setattr__(self, "b", b)
@@ -251,7 +252,7 @@ class BoolOp(Pred):
 
     def __init__(self, op: str, args: Sequence[Pred]) -> None:
         if op not in ("and", "or", "not", "implies"):
-            raise ProofError(f"unknown connective {op!r}")
+            raise ProofError(f"unknown connective {describe(op)}")
         object.__setattr__(self, "op", op)
         object.__setattr__(self, "args", tuple(as_pred(a) for a in args))
 
@@ -266,12 +267,12 @@ def as_expr(x: Any) -> Expr:
     if isinstance(x, Expr):
         return x
     if isinstance(x, bool) or isinstance(x, float):
-        raise ProofError(f"a term must be an int or a symbolic term, got {x!r}")
+        raise ProofError(f"a term must be an int or a symbolic term, got {describe(x)}")
     if isinstance(x, int):
         return Const(x)
     if hasattr(x, "__index__"):
         return Const(int(x.__index__()))
-    raise ProofError(f"a term must be an int or a symbolic term, got {x!r} ({type(x).__name__})")
+    raise ProofError(f"a term must be an int or a symbolic term, got {describe(x)} ({type(x).__name__})")
 
 
 def as_pred(x: Any) -> Pred:
@@ -279,7 +280,7 @@ def as_pred(x: Any) -> Pred:
         return x
     if isinstance(x, bool):
         return BoolConst(x)
-    raise ProofError(f"a predicate must be a comparison of terms or a bool, got {x!r}")
+    raise ProofError(f"a predicate must be a comparison of terms or a bool, got {describe(x)}")
 
 
 def ite(cond: Any, a: Any, b: Any) -> Expr:

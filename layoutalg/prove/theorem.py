@@ -21,6 +21,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ProofError
 from layoutalg.prove import config
 from layoutalg.prove.result import ProofResult, combine
@@ -41,11 +42,11 @@ class Theorem:
 def theorem(fn: Callable[[], Any] | None = None, *, expect: str = "proved", name: str | None = None, timeout: float | None = None) -> Any:
     """Decorator: ``@theorem``, ``@theorem(expect="refuted")``, ``@theorem(name=..., timeout=...)``."""
     if expect not in EXPECTATIONS:
-        raise ProofError(f"theorem expect must be one of {EXPECTATIONS}, got {expect!r}")
+        raise ProofError(f"theorem expect must be one of {EXPECTATIONS}, got {describe(expect)}")
 
     def mark(f: Callable[[], Any]) -> Callable[[], Any]:
         if not callable(f):
-            raise ProofError(f"@theorem decorates a function, got {f!r}")
+            raise ProofError(f"@theorem decorates a function, got {describe(f)}")
         doc = (f.__doc__ or "").strip()
         setattr(f, MARK, Theorem(f, expect, name or f.__name__, doc, timeout))
         return f
@@ -78,7 +79,7 @@ def _as_result(value: Any, name: str) -> ProofResult:
         return value
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, ProofResult) for v in value):
         return combine(value)
-    raise ProofError(f"theorem {name} must return a ProofResult (or a list of them), got {value!r}")
+    raise ProofError(f"theorem {name} must return a ProofResult (or a list of them), got {describe(value)}")
 
 
 def run_theorem(t: Theorem, timeout: float | None = None, cross_check: bool | None = None) -> Outcome:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Union
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ProofError
 from layoutalg.prove.terms import Expr
 
@@ -61,18 +62,18 @@ class Var(Expr):
         *, key: Fresh | None = None,
     ) -> None:
         if key is None and (not isinstance(name, str) or not name.isidentifier()):
-            raise ProofError(f"variable name must be an identifier, got {name!r}")
+            raise ProofError(f"variable name must be an identifier, got {describe(name)}")
         if key is not None and not (isinstance(key, Fresh) and isinstance(name, str)):
-            raise ProofError(f"a generated variable needs a Fresh key and a str label, got {key!r}, {name!r}")
+            raise ProofError(f"a generated variable needs a Fresh key and a str label, got {describe(key)}, {describe(name)}")
         for label, bound in (("lo", lo), ("hi", hi), ("multiple_of", multiple_of)):
             if isinstance(bound, bool) or not isinstance(bound, int):
-                raise ProofError(f"variable {name!r}: {label} must be an int, got {bound!r}")
+                raise ProofError(f"variable {describe(name)}: {label} must be an int, got {describe(bound)}")
         if hi <= lo:
-            raise ProofError(f"variable {name!r} has an empty range [{lo}, {hi})")
+            raise ProofError(f"variable {describe(name)} has an empty range [{lo}, {hi})")
         if multiple_of < 1:
-            raise ProofError(f"variable {name!r}: multiple_of must be >= 1, got {multiple_of}")
+            raise ProofError(f"variable {describe(name)}: multiple_of must be >= 1, got {multiple_of}")
         if kind not in ("var", "param"):
-            raise ProofError(f"variable {name!r}: kind must be 'var' or 'param', got {kind!r}")
+            raise ProofError(f"variable {describe(name)}: kind must be 'var' or 'param', got {describe(kind)}")
         for slot, v in (
             ("name", name),
             ("lo", int(lo)),
@@ -84,7 +85,7 @@ class Var(Expr):
         ):
             object.__setattr__(self, slot, v)
         if not any(True for _ in self.values_iter(limit=1)):
-            raise ProofError(f"variable {name!r} has no value satisfying its constraints")
+            raise ProofError(f"variable {describe(name)} has no value satisfying its constraints")
 
     @classmethod
     def fresh(
@@ -199,9 +200,9 @@ def param(
 
 def _hi(name: str, extent: int | None, lo: int, hi: int | None) -> int:
     if (extent is None) == (hi is None):
-        raise ProofError(f"variable {name!r}: give exactly one of extent or hi")
+        raise ProofError(f"variable {describe(name)}: give exactly one of extent or hi")
     if extent is not None:
         if isinstance(extent, bool) or not isinstance(extent, int) or extent < 1:
-            raise ProofError(f"variable {name!r}: extent must be a positive int, got {extent!r}")
+            raise ProofError(f"variable {describe(name)}: extent must be a positive int, got {describe(extent)}")
         return lo + extent
     return hi  # type: ignore[return-value]

@@ -28,6 +28,7 @@ from typing import Any, Callable
 
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError, ParseError
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
@@ -86,7 +87,7 @@ class _CppParser:
                 continue
             match = _TOKEN.match(text, pos)
             if match is None or match.end() == pos:
-                raise ParseError(f"unexpected character {text[pos]!r}", text, pos + 1)
+                raise ParseError(f"unexpected character {describe(text[pos])}", text, pos + 1)
             kind = match.lastgroup or ""
             value = match.group(kind)
             self.tokens.append(_Tok(kind, value, match.start(kind) + 1))
@@ -120,13 +121,13 @@ class _CppParser:
     def expect(self, text: str) -> _Tok:
         tok = self.take()
         if tok.text != text:
-            raise ParseError(f"expected {text!r}, found {tok.text!r}", self.text, tok.column)
+            raise ParseError(f"expected {describe(text)}, found {describe(tok.text)}", self.text, tok.column)
         return tok
 
     def name(self) -> _Tok:
         tok = self.take()
         if tok.kind != "name":
-            raise ParseError(f"expected a type name, found {tok.text!r}", self.text, tok.column)
+            raise ParseError(f"expected a type name, found {describe(tok.text)}", self.text, tok.column)
         return tok
 
     @staticmethod
@@ -154,7 +155,7 @@ class _CppParser:
         elif ATOM_NAME.match(kind) and self.atom_reader is not None:
             result = self.atom(tok, kind)
         else:
-            raise ParseError(f"expected Layout<...> or ComposedLayout<...>, found {tok.text!r}", self.text, tok.column)
+            raise ParseError(f"expected Layout<...> or ComposedLayout<...>, found {describe(tok.text)}", self.text, tok.column)
         self.skip_braces()
         self.depth -= 1
         return result
@@ -207,7 +208,7 @@ class _CppParser:
             outer = self.layout_body(head)
             self.skip_braces()
         else:
-            raise ParseError(f"expected Swizzle<B,M,S> or Layout<...> as the outer function, found {head.text!r}",
+            raise ParseError(f"expected Swizzle<B,M,S> or Layout<...> as the outer function, found {describe(head.text)}",
                              self.text, head.column)
         self.expect(",")
         offset_tok = self.peek()
@@ -265,7 +266,7 @@ class _CppParser:
             if match:
                 self.skip_braces()
                 return self.number(match.group(1), tok.column)
-        raise ParseError(f"expected an integer, found {tok.text!r}", self.text, tok.column)
+        raise ParseError(f"expected an integer, found {describe(tok.text)}", self.text, tok.column)
 
     def int_tuple(self, what: str) -> IntTuple:
         tok = self.take()
@@ -307,14 +308,14 @@ class _CppParser:
             self.expect(">")
             self.skip_braces()
             return value
-        raise ParseError(f"unknown type {tok.text!r} in the {what}; expected _N, C<N>, Int<N> or Shape<...>",
+        raise ParseError(f"unknown type {describe(tok.text)} in the {what}; expected _N, C<N>, Int<N> or Shape<...>",
                          self.text, tok.column)
 
     def parse(self) -> Any:
         result = self.value(top=True)
         tok = self.peek()
         if tok is not None:
-            raise ParseError(f"unexpected {tok.text!r} after the layout", self.text, tok.column)
+            raise ParseError(f"unexpected {describe(tok.text)} after the layout", self.text, tok.column)
         return result
 
 
@@ -360,7 +361,7 @@ def to_cpp(x: Any) -> str:
             outer_text = to_cpp(outer)
         offset = x.offset
         if not isinstance(offset, int):
-            raise LayoutError(f"to_cpp: offset {offset!r} must be an integer")
+            raise LayoutError(f"to_cpp: offset {describe(offset)} must be an integer")
         return f"ComposedLayout<{outer_text},{_cpp_int(offset)},{to_cpp(x.inner)}>"
     if isinstance(x, Swizzle):
         return f"Swizzle<{x.bits},{x.base},{x.shift}>"

@@ -661,7 +661,7 @@ def recast(a: Any, old_bits: Any, new_bits: Any = None) -> AnyLayout:
             return recast_by(a, old_bits)
         ratio = Fraction(old_bits) if isinstance(old_bits, (int, Fraction)) and not isinstance(old_bits, bool) else None
         if ratio is None or ratio <= 0:
-            raise LayoutError(f"recast ratio must be a positive int or Fraction, got {old_bits!r}")
+            raise LayoutError(f"recast ratio must be a positive int or Fraction, got {describe(old_bits)}")
         old_bits, new_bits = ratio.denominator, ratio.numerator
     if isinstance(a, Layout):
         from layoutalg.core.recast import recast_layout

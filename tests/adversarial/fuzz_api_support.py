@@ -29,6 +29,8 @@ from hypothesis import strategies as st
 import layoutalg as la
 import layoutalg.atoms as atoms
 import layoutalg.atoms.tiled as tiled
+import layoutalg.banks as banks
+import layoutalg.prove as prove
 import layoutalg.swizzle as sw
 from layoutalg import ComposedLayout, Layout, LayoutError, Swizzle
 
@@ -74,12 +76,19 @@ METHODS = {
 }
 
 
+# Not fuzzed: the prove CLI's entry point (reads files named by its arguments), a decorator that records its
+# argument, and a context manager that only stores settings.
+_NOT_INPUT_HANDLERS = ("run_cli", "theorem", "settings")
+
+
 def all_targets() -> list[Target]:
     targets = _module_targets("layoutalg", la, list(la.__all__))
     targets += _module_targets("layoutalg.swizzle", sw, list(sw.__all__))
     targets += [Target(f"layoutalg.atoms.{n}", getattr(atoms, n)) for n in _atoms_names()
                 if callable(getattr(atoms, n)) and not _is_exception_class(getattr(atoms, n))]
     targets += [Target("Layout.right", Layout.right), Target("Swizzle.from_masks", Swizzle.from_masks)]
+    targets += _module_targets("layoutalg.prove", prove, [n for n in prove.__all__ if n not in _NOT_INPUT_HANDLERS])
+    targets += _module_targets("layoutalg.banks", banks, list(banks.__all__))
     for cls, names in METHODS.items():
         targets += [Target(f"{cls.__name__}.{m}", None, m, cls) for m in names]
     return targets
@@ -135,6 +144,12 @@ TEXTS = [
 ]
 
 small_ints = st.integers(-4, 70)
+DOMAINS: list[Any] = [None, {"i": 8}, {"r": 4, "c": 8}, {"lane": 32, "i": 4}, {"i": 2**65}, {"i": 0}, {"i": -1},
+                      {"i": math.nan}, {"__2": 4, "x": 4}, [prove.var("i", 8)], [prove.var("x", 4), prove.var("x__2", 4)],
+                      {"i": np.int64(8)}, {"i": np.array([8])}, {"i": 10**5000}, [], {}, "i", 8]
+ACCESS_TEXTS = ["ldmatrix.x4", "ldmatrix.x2.trans", "ld.shared.b32", "ld.shared.v4.b32", "st.shared.b64", "stmatrix.x4",
+                "cp.async.cg.shared.global, 16", "cp.async.ca.shared.global, 4", "ldmatrix.x4.trans", "ld.global.b32",
+                "x" * 300, "", "ldmatrix.x3"]
 
 
 def constant(k: int) -> Any:
@@ -274,6 +289,13 @@ def _hint(name: str) -> st.SearchStrategy[Any] | None:
         ("outer",): st.one_of(swizzles(), layouts()),
         ("text", "name", "s"): st.sampled_from(TEXTS),
         ("shape",): st.one_of(tilers(), st.sampled_from(["m16n8k16", "m16n8k8", "m8n8k4"])),
+        ("f", "g", "smem_layout", "smem", "predicate"): layoutish,
+        ("domain", "domain_g"): st.sampled_from(DOMAINS),
+        ("access", "accesses", "instruction", "copy"): st.sampled_from(ACCESS_TEXTS),
+        ("dtype", "operand", "mma", "method", "arch"): st.sampled_from(TEXTS + ["auto", "z3", "f2", "enum", "sm_80",
+                                                                              "sm_90", "mma.m16n8k16.f16", "ldmatrix.x4"]),
+        ("timeout", "deadline"): st.sampled_from([None, 1, 0.5, math.inf, math.nan, -1, 0, 10**5000, np.float64(1.0),
+                                                  "1", True]),
     }
     for names, strategy in table.items():
         if name in names:

@@ -14,11 +14,12 @@ mathematical digits), very long strings (20,000 characters), nested brackets, NU
 random text.  File arguments come from a fixed list inside a scratch folder (the fuzzer never writes outside
 it, nor reads or imports anything but the files it made).  A few command lines also run as subprocesses.
 
-CI runs :data:`EXAMPLES` command lines (a few seconds).  The long run is one command::
+CI runs :data:`EXAMPLES` command lines (a few seconds).  The long run of both fuzzers is one command,
+``python tools/fuzz_long.py`` (see there); this file alone::
 
     LAYOUTALG_FUZZ_EXAMPLES=100000 python -m pytest tests/adversarial/test_fuzz_cli.py -q -p no:cacheprovider
 
-(``LAYOUTALG_FUZZ_SEED`` picks another seed.)
+(``LAYOUTALG_FUZZ_SEED`` picks another seed, ``LAYOUTALG_FUZZ_REPORT`` a file for the totals line.)
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,7 @@ CPU_LIMIT = 10.0
 ROOT = Path(__file__).resolve().parents[2]
 
 SCRATCH = Path(tempfile.mkdtemp(prefix="layoutalg-fuzz-cli-"))
+LINES_RUN: Counter[str] = Counter()
 (SCRATCH / "thm_good.py").write_text(
     "from layoutalg.core.layout import Layout\nfrom layoutalg.prove import injective, theorem\n\n"
     "@theorem\ndef tile_is_injective():\n    return injective(Layout((4, 8), (8, 1)), {'r': 4, 'c': 8})\n")
@@ -58,6 +61,9 @@ SCRATCH = Path(tempfile.mkdtemp(prefix="layoutalg-fuzz-cli-"))
                "wavefronts": 1}]}))
 (SCRATCH / "bad_recording.json").write_text('{"format": "layoutalg-gpu-recording/1", "mma": [{"x": 1}]}')
 (SCRATCH / "not_json.json").write_text("{")
+# A real kernel (the corpus's padded 32 x 32 transpose: parameters in, out, rows, cols) as the fuzzer's own copy.
+(SCRATCH / "kernel.ptx").write_text((ROOT / "tests/data/kernels/transpose_32x32_padded/kernel.ptx").read_text())
+(SCRATCH / "kernel.sass").write_text("\n".join(["	code for sm_90", "		Function : nothing", "        /*0000*/  EXIT ;"]))
 
 HUGE = ["9" * 30, str(2**64), str(2**40), "9" * 5000, "-" + "9" * 30]
 EDGE = ["", " ", "-1", "0", "1", "nan", "NaN", "inf", "-inf", "1e309", "0x10", "1_000", "١٢", "𝟞𝟜", "e\u0301",
@@ -106,8 +112,26 @@ def values(pool: tuple[list[str], list[str]]) -> Any:
                                       st.sampled_from(EDGE) if k < 19 else st.text(max_size=40))
 
 
+KERNEL_FILES = [str(SCRATCH / n) for n in ("kernel.ptx", "kernel.ptx", "kernel.ptx", "notes.txt", "missing.ptx",
+                                            LONG_NAME)] + [str(SCRATCH), ""]
+# Launch shapes: the valid ones trace in well under a second; the invalid ones pass CUDA's limits, the whole-grid
+# bound, or are not numbers.
+DIMS = (["1", "2", "4,4", "2,2,1", "32,8", "128", "8x2"], ["0", "1,70000", "100000,100", "2147483648", "1025",
+                                                            "32,32,2", "1,1,65", "1,2,3,4", "x", "-1"])
+KERNEL_ARGS = (["0=buf", "1=buf", "2=128", "3=128", "2=0x80", "3=64", "2=0", "3=1"],
+               ["2=" + "9" * 5000, "9" * 5000 + "=1", "2=0x" + "f" * 40, "2=1e999", "2=nan", "7=1", "x", "=", "2=1,2",
+                "0=i64:" + "9" * 5000, "2=" + "1" * 300])
+CTAS = (["0", "0,0;1,0", "3,3", "1,2"], ["9", "0;" + "9" * 5000, "a", "0,0,0,0", ";;"])
+SMEMS = (["Sw<3,3,3> o _0 o (64,64):(64,1)", "(64,64):(64,1)", "(16,16):(16,1)", "(32,64):(64,1)",
+          "(64,64):(72,1)"], ["(4,4):(4,1)", "(64,64):(0,1)", "(" + "9" * 5000 + "):1", "(64,64", "(1048576,1048576):(1048576,1)"])
+COPIES = (["ldmatrix.x4", "ldmatrix.x4.trans", "ldmatrix.x2", "ldmatrix.x1.trans", "stmatrix.x4", "movmatrix",
+           "SM75_U32x4_LDSM_N"], ["ldmatrix.x3", "ldmatrix", "ld.shared", "x" * 300])
+MMAS = (["mma.m16n8k16.f16", "mma.m16n8k8.f16", "mma.m16n8k32.s8", "mma.m16n8k16.bf16", "SM80_16x8x16_F32F16F16F32_TN"],
+        ["mma.m99", "mma", "wgmma.m64n8k16"])
 FLAG = None
-REQUIRED = {"banks": ("--dtype", "--access"), "suggest-swizzle": ("--shape", "--dtype", "--access")}
+REQUIRED = {"banks": ("--dtype", "--access"), "suggest-swizzle": ("--shape", "--dtype", "--access"),
+            "kernel": ("--kernel", "--block", "--arg", "--arg", "--arg"),
+            "prove-fragment": ("--copy", "--smem", "--mma", "--operand")}
 COMMANDS: dict[str, tuple[Any, dict[str, Any]]] = {
     "show": (values(LAYOUTS), {"--tv": values(ATOMS), "--operand": values(OPERANDS), "--dtype": values(DTYPES),
                                "--tile": values(EXTENTS), "--tile-to": values(EXTENTS), "--formula": FLAG,
@@ -124,6 +148,18 @@ COMMANDS: dict[str, tuple[Any, dict[str, Any]]] = {
     "prove": (st.sampled_from(THEOREM_PATHS), {"--json": FLAG, "--timeout": values(TIMEOUTS),
                                                "-k": values((["tile"], ["zzz"])), "--cross-check": FLAG, "-v": FLAG}),
     "gpu-check": (None, {"--replay": st.sampled_from(REPLAYS), "--json": FLAG, "--no-banks": FLAG}),
+    "kernel": (st.sampled_from(KERNEL_FILES), {
+        "--kernel": values((["transpose", "transpose_32x32_padded"], ["nonexistent", ""])), "--grid": values(DIMS),
+        "--block": values(DIMS), "--arg": values(KERNEL_ARGS), "--ctas": values(CTAS),
+        "--dynamic-smem": values((["0", "1024"], ["-5", "100000000000000000000", "9" * 5000])),
+        "--arch": values(ARCHES), "--step-budget": values((["100000", "2000000"], ["0", "-1", "10"])),
+        "--sass": st.sampled_from([str(SCRATCH / "kernel.sass"), str(SCRATCH / "missing.sass"), str(SCRATCH)]),
+        "--top": values((["1", "5"], ["0", "-3"])), "--json": FLAG,
+        "--check-mma": values((["A=0@(32,32):(32,1)"], ["A=9@(4,4):(4,1)", "x", "A=0@" + "(" * 200]))}),
+    "prove-fragment": (None, {
+        "--copy": values(COPIES), "--smem": values(SMEMS), "--mma": values(MMAS), "--operand": values(OPERANDS),
+        "--dtype": values(DTYPES), "--along": values((["col", "row"], ["diag"])), "--tile-to": values(EXTENTS),
+        "--source": values(OPERANDS), "--transpose": FLAG, "--timeout": values(TIMEOUTS), "--json": FLAG}),
 }
 
 
@@ -194,7 +230,20 @@ def in_scratch(monkeypatch: pytest.MonkeyPatch) -> None:
 @given(command_lines())
 def test_fuzzed_command_lines_exit_cleanly(argv: list[str]) -> None:
     code, out, err = run_in_process(argv)
+    LINES_RUN[argv[0] if argv and argv[0] in COMMANDS else "(other)"] += 1
     check_outcome(argv, code, out, err)
+
+
+def test_zz_cli_totals() -> None:
+    """Print (and with LAYOUTALG_FUZZ_REPORT, append to a file) how many fuzzed lines ran, per subcommand; the
+    test above stops at the first line that fails, so reaching here means every one exited cleanly."""
+    per = ", ".join(f"{name} {n}" for name, n in sorted(LINES_RUN.items()))
+    summary = f"fuzz_cli: {sum(LINES_RUN.values())} command lines (seed {SEED}, {CPU_LIMIT:g} s CPU each), 0 failures: {per}"
+    print(summary)
+    report = os.environ.get("LAYOUTALG_FUZZ_REPORT")
+    if report:
+        with open(report, "a") as out:
+            out.write(summary + "\n")
 
 
 EDGE_LINES = [

@@ -174,3 +174,39 @@ def test_refutations_name_lanes_coordinates_and_byte_addresses(method: str) -> N
     cex = r.counterexample or {}
     assert cex["lane"] // 8 == cex["lane_b"] // 8  # one matrix, one phase
     assert f"row {cex['row']}, col {cex['col']}, byte {cex['address']}" in r.explanation
+
+
+CP_ASYNC_CASES = [  # (instruction, global layout of the 64 x 64 f16 tile's source)
+    ("cp.async.cg.shared.global, 16", Layout((64, 64), (4104, 1))),  # padded global rows: lines straddle
+    ("cp.async.cg.shared.global, 16", Layout((64, 64), (72, 1))),  # rows padded by 16 bytes
+    ("cp.async.ca.shared.global, 16", Layout((64, 64), (8, 512))),  # every 8th column: one global bank
+    ("cp.async.ca.shared.global, 8", Layout((64, 64), (4, 256))),
+]
+
+
+@pytest.mark.parametrize("instruction, source", CP_ASYNC_CASES, ids=[f"{i}-{g}" for i, g in CP_ASYNC_CASES])
+def test_cp_async_refutations_name_two_lanes_by_coordinate_and_both_addresses(instruction: str, source: Layout) -> None:
+    """A refuted cp.async names two lanes, their (row, col), shared and global byte addresses; the addresses are
+    the layouts' own values at those coordinates, and the pair does what the explanation says it does."""
+    smem = Layout((64, 64), (64, 1))
+    r = conflict_free(smem, instruction, "f16", global_layout=source)
+    assert r.refuted, r
+    cex = r.counterexample or {}
+    w = parse_instruction(instruction).access_bytes
+    for tag in ("", "_b"):
+        row, col = cex[f"row{tag}"], cex[f"col{tag}"]
+        assert cex[f"address{tag}"] == 2 * smem(row, col)
+        assert cex[f"global_address{tag}"] == 2 * source(row, col)
+        assert f"{cex[f'lane{tag}']} (row {row}, col {col}, shared byte {cex[f'address{tag}']}, global byte " \
+               f"{cex[f'global_address{tag}']})" in r.explanation
+    s, t, g, h = cex["address"], cex["address_b"], cex["global_address"], cex["global_address_b"]
+    assert cex["lane"] != cex["lane_b"]
+    if ".cg" in instruction:
+        same_row_other_line = s // 128 == t // 128 and g // 128 != h // 128
+        same_group_other_shift = ((s // 128, g // 128) == (t // 128, h // 128)
+                                  and (s // 32 - g // 32) % 4 != (t // 32 - h // 32) % 4)
+        assert same_row_other_line or same_group_other_shift, cex
+    else:
+        groups = 128 // max(4, w)
+        assert cex["lane"] // (32 if w <= 4 else 128 // w) == cex["lane_b"] // (32 if w <= 4 else 128 // w)
+        assert g // w % groups == h // w % groups or s // w % groups == t // w % groups, cex

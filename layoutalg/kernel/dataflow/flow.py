@@ -115,7 +115,7 @@ def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATC
     params = pack_params(fn.params, launch.args)
     image = build_image(module, fn, params.data, params.offsets, len(params.buffers), launch.dynamic_smem)
     _check_launch(fn, launch.block, image, launch.arch, launch.dynamic_smem)
-    chosen = launch.ctas if launch.ctas is not None else all_ctas(launch.grid)
+    chosen = launch.ctas if launch.ctas is not None else all_ctas(launch.grid, launch.block)
     threads_per_cta = 32 * -(-(launch.block[0] * launch.block[1] * launch.block[2]) // 32)
     units = -(-max(1, image.shared.size) // 2)
     per_cta = units * (BYTES_PER_UNIT + BYTES_PER_UNIT_AND_WARP * threads_per_cta // 32)

@@ -19,19 +19,36 @@ from typing import Sequence
 
 import numpy as np
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import KernelError
 
 Dim3 = tuple[int, int, int]
 
 
+#: CUDA's launch limits (CUDA Programming Guide, "Technical Specifications per Compute Capability"): the largest
+#: grid and block dimensions, x, y, z.
+MAX_GRID: Dim3 = ((1 << 31) - 1, 65535, 65535)
+MAX_BLOCK: Dim3 = (1024, 1024, 64)
+#: The most threads a whole-grid trace covers (4096 CTAs of 256 threads; a 4096^3 GEMM in 128 x 128 tiles has
+#: 1024 CTAs): a larger launch is refused up front, and traced in part with ``ctas=``.
+MAX_WHOLE_GRID_THREADS = 1 << 20
+
+
 def dim3(value: int | Sequence[int], what: str) -> Dim3:
-    """``8`` or ``(8, 2)`` or ``(8, 2, 1)`` -> ``(8, 2, 1)``; positive ints only."""
-    items = [value] if isinstance(value, (int, np.integer)) else list(value)
+    """``8`` or ``(8, 2)`` or ``(8, 2, 1)`` -> ``(8, 2, 1)``; positive ints within CUDA's limits
+    (:data:`MAX_GRID` for ``what == "grid"``, :data:`MAX_BLOCK` otherwise)."""
+    items = [value] if isinstance(value, (int, np.integer)) else list(value) if isinstance(value, (tuple, list)) else []
     if not 1 <= len(items) <= 3 or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in items):
-        raise KernelError(f"{what} must be 1 to 3 positive integers, got {value!r}")
+        raise KernelError(f"{what} must be 1 to 3 positive integers, got {describe(value)}")
     if any(v < 1 for v in items):
-        raise KernelError(f"{what} must be positive, got {value!r}")
+        raise KernelError(f"{what} must be positive, got {describe(value)}")
+    limits = MAX_GRID if what == "grid" else MAX_BLOCK
+    for axis, v, top in zip("xyz", items, limits):
+        if v > top:
+            raise KernelError(f"{what}.{axis} = {describe(int(v))}: CUDA allows at most {top}")
     items += [1] * (3 - len(items))
+    if what != "grid" and items[0] * items[1] * items[2] > MAX_BLOCK[0]:
+        raise KernelError(f"a CTA of {items[0] * items[1] * items[2]} threads; CUDA allows at most {MAX_BLOCK[0]}")
     return (int(items[0]), int(items[1]), int(items[2]))
 
 
@@ -68,9 +85,15 @@ class Geometry:
         return self.n_ctas * self.warps_per_cta
 
 
-def all_ctas(grid: Dim3) -> list[Dim3]:
-    """Every CTA of the grid, x fastest (the order ``%ctaid`` linearises in)."""
+def all_ctas(grid: Dim3, block: Dim3 = (1, 1, 1)) -> list[Dim3]:
+    """Every CTA of the grid, x fastest (the order ``%ctaid`` linearises in); a KernelError before any work
+    when they hold more than :data:`MAX_WHOLE_GRID_THREADS` threads of ``block``."""
     gx, gy, gz = grid
+    threads = gx * gy * gz * block[0] * block[1] * block[2]
+    if threads > MAX_WHOLE_GRID_THREADS:
+        raise KernelError(f"grid {grid} of blocks {block} has {gx * gy * gz} CTAs, {threads} threads; a whole-grid "
+                          f"trace covers at most {MAX_WHOLE_GRID_THREADS} threads: trace a few of its CTAs "
+                          "(ctas=[(0, 0), (1, 0)] traces two)")
     return [(x, y, z) for z in range(gz) for y in range(gy) for x in range(gx)]
 
 
@@ -80,10 +103,10 @@ def check_ctas(ctas: Sequence[int | Sequence[int]], grid: Dim3) -> list[Dim3]:
     for c in ctas:
         items = [c] if isinstance(c, (int, np.integer)) else list(c)
         if not 1 <= len(items) <= 3 or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in items):
-            raise KernelError(f"a CTA index must be 1 to 3 integers (x, y, z), got {c!r}")
+            raise KernelError(f"a CTA index must be 1 to 3 integers (x, y, z), got {describe(c)}")
         items += [0] * (3 - len(items))
         if any(v < 0 or v >= g for v, g in zip(items, grid)):
-            raise KernelError(f"CTA {tuple(items)} is outside the grid {grid}")
+            raise KernelError(f"CTA {describe(tuple(items))} is outside the grid {grid}")
         out.append((int(items[0]), int(items[1]), int(items[2])))
     if not out:
         raise KernelError("ctas is empty; give at least one CTA (x, y, z) or leave it out to trace the whole grid")

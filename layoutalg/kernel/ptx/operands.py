@@ -25,13 +25,26 @@ _IDENT = re.compile(r"^[A-Za-z_$%][\w$.]*$")
 _SYM_OFFSET = re.compile(r"^([A-Za-z_$][\w$]*)\s*([+-])\s*(.+)$")
 
 
+MAX_LITERAL_DIGITS = 128
+"""The most significant digits an integer literal may have (64-bit PTX immediates need at most 64, in binary)."""
+
+
 def parse_int(text: str) -> int | None:
-    """The integer a PTX literal denotes, or None if ``text`` is not one."""
+    """The integer a PTX literal denotes, or None if ``text`` is not one.
+
+    A literal of more than :data:`MAX_LITERAL_DIGITS` significant digits is refused (KernelError): no PTX
+    immediate is that wide, and Python will not convert a decimal string of more than 4,300 digits.
+    """
     t = text.strip().replace(" ", "")
     if not _INT.match(t):
         return None
     neg = t.startswith("-")
     t = t.lstrip("+-").rstrip("uU")
+    digits = t[2:] if t[:2].lower() in ("0x", "0b") else t
+    significant = len(digits.lstrip("0"))
+    if significant > MAX_LITERAL_DIGITS:
+        raise KernelError(f"an integer literal of {significant} digits ({t[:20]}...): PTX integers are at most "
+                          f"64 bits, and literals of more than {MAX_LITERAL_DIGITS} digits are not read")
     if t[:2] in ("0x", "0X"):
         v = int(t[2:], 16)
     elif t[:2] in ("0b", "0B"):

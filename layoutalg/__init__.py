@@ -18,6 +18,7 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     Layout,
     ScaledBasis,
     StrideLayout,
+    SymbolicLayout,
     Tensor,
     ceil_div,
     coalesce_z,
@@ -56,6 +57,7 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     slice_,
     stride_layout,
     suffix_product,
+    symbolic_layout,
     take,
     tile_to_shape,
     tiler_to_layout,
@@ -146,6 +148,8 @@ __all__ = [
     "E", "F2", "ArithTuple", "ScaledBasis", "StrideLayout", "stride_layout", "tiler_to_layout", "coshape",
     # tensors
     "Tensor", "make_tensor", "make_identity_tensor", "make_fragment_like",
+    # symbolic (sympy) shapes and strides
+    "SymbolicLayout", "symbolic_layout",
     # GF(2) and Triton
     "BitMatrix", "to_f2", "from_f2", "is_f2_linear", "TritonLinearLayout", "to_triton", "from_triton",
     "parse_triton",

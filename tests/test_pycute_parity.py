@@ -16,11 +16,9 @@ from typing import Any
 
 from tests.oracles import pycute_parity as parity
 
-#: The only reasons a case may be "missing" today: symbolic (sympy) shapes, and PyCuTe's own copy algorithms and
-#: raw pointers.  An operation added to PyCuTe's tests without one in layoutalg fails here by name.
-ALLOWED_MISSING = {
-    "symbolic shapes/strides (sympy)", "layoutalg has no copy", "layoutalg has no copy_ref", "layoutalg has no Ptr",
-}
+#: The only reasons a case may be "missing" today: PyCuTe's own copy algorithms and raw pointers.  An operation
+#: added to PyCuTe's tests without one in layoutalg fails here by name.
+ALLOWED_MISSING = {"layoutalg has no copy", "layoutalg has no copy_ref", "layoutalg has no Ptr"}
 
 
 @lru_cache(maxsize=1)

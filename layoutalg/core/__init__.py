@@ -68,6 +68,7 @@ from layoutalg.core.stride_scalars import (  # noqa: F401
     proj,
     unit,
 )
+from layoutalg.core.symbolic import SymbolicLayout, symbolic_layout  # noqa: F401
 from layoutalg.core.tensor import (  # noqa: F401
     CountingEngine,
     Tensor,

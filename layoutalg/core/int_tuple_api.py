@@ -76,14 +76,25 @@ def weakly_congruent(a: Any, b: Any) -> bool:
     return it.weakly_congruent(as_int_tuple(a, "weakly_congruent a"), as_int_tuple(b, "weakly_congruent b"))
 
 
+def _init(init: Any, what: str) -> IntTuple:
+    """An int, or a tuple of them weakly congruent to the shape (checked by the product itself)."""
+    if isinstance(init, (tuple, list)):
+        return as_int_tuple(init, what)
+    return as_int(init, what, ShapeError)
+
+
 def prefix_product(shape: Any, init: Any = 1) -> IntTuple:
-    """Exclusive prefix products, colexicographic: the compact column-major strides (``((2,4),8) -> ((1,2),8)``)."""
-    return it.prefix_product(as_int_tuple(shape, "prefix_product shape"), as_int(init, "prefix_product init", ShapeError))
+    """Exclusive prefix products, colexicographic: the compact column-major strides (``((2,4),8) -> ((1,2),8)``).
+
+    A tuple ``init`` (CuTe's and PyCuTe's, weakly congruent to ``shape``) starts each mode at its own value:
+    ``prefix_product(((2,3),(4,5)), (1,100)) == ((1,2),(100,400))``."""
+    return it.prefix_product(as_int_tuple(shape, "prefix_product shape"), _init(init, "prefix_product init"))
 
 
 def suffix_product(shape: Any, init: Any = 1) -> IntTuple:
-    """Exclusive products from the right: compact row-major (``LayoutRight``) strides."""
-    return it.suffix_product(as_int_tuple(shape, "suffix_product shape"), as_int(init, "suffix_product init", ShapeError))
+    """Exclusive products from the right: compact row-major (``LayoutRight``) strides (a tuple ``init`` as in
+    :func:`prefix_product`)."""
+    return it.suffix_product(as_int_tuple(shape, "suffix_product shape"), _init(init, "suffix_product init"))
 
 
 def ceil_div(a: Any, b: Any) -> int:

@@ -42,6 +42,7 @@ from layoutalg.core.flat import (
 )
 from layoutalg.core.layout import Layout
 from layoutalg.core.stride_layout import StrideLayout
+from layoutalg.core.symbolic import SymbolicLayout, has_sym
 from layoutalg.errors import CompositionError, LayoutError, ShapeError
 
 
@@ -63,6 +64,12 @@ def weak_complement(layout: Layout, cotarget: Any = None) -> Layout:
         from layoutalg.core import stride_codomain
 
         return stride_codomain.weak_complement(layout, cotarget)  # type: ignore[no-any-return]
+    if type(layout) is SymbolicLayout or (cotarget is not None and has_sym(cotarget)):
+        from layoutalg.core import symbolic_ops
+
+        if cotarget is None:
+            return symbolic_ops.weak_complement(layout)  # type: ignore[no-any-return]
+        return symbolic_ops.complement(layout, cotarget)  # type: ignore[no-any-return]
     if type(layout) is not Layout:
         layout = check_layout(layout, "weak_complement layout")
     m = None if cotarget is None else _cotarget(cotarget)

@@ -16,6 +16,7 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     ArithTuple,
     E,
     Layout,
+    Ptr,
     ScaledBasis,
     StrideLayout,
     SymbolicLayout,
@@ -27,6 +28,8 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     compatible,
     complement,
     congruent,
+    copy,
+    copy_ref,
     coshape,
     crd2idx,
     depth,
@@ -147,7 +150,7 @@ __all__ = [
     # basis (E) and GF(2) strides
     "E", "F2", "ArithTuple", "ScaledBasis", "StrideLayout", "stride_layout", "tiler_to_layout", "coshape",
     # tensors
-    "Tensor", "make_tensor", "make_identity_tensor", "make_fragment_like",
+    "Tensor", "make_tensor", "make_identity_tensor", "make_fragment_like", "copy", "copy_ref", "Ptr",
     # symbolic (sympy) shapes and strides
     "SymbolicLayout", "symbolic_layout",
     # GF(2) and Triton

@@ -17,6 +17,7 @@ from layoutalg.core.flat import (
     leaf_pairs,
 )
 from layoutalg.core.layout import Layout, offsets_of_modes
+from layoutalg.core.memo import memoized
 from layoutalg.core.symbolic import SymbolicLayout, has_sym
 from layoutalg.core.validate import MAX_INT_BITS, count_text
 from layoutalg.errors import CompositionError, LayoutError, NotInjectiveError, ShapeError
@@ -27,6 +28,7 @@ _LIMIT = 1 << MAX_INT_BITS
 GREEDY_LIMIT = 1 << 18
 
 
+@memoized
 def complement(layout: Layout, cotarget: Any = None) -> Layout:
     """CuTe ``complement(A, M)``: the layout ``R`` of the offsets ``A`` leaves out, up to ``M``.
 

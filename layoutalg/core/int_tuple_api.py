@@ -16,7 +16,7 @@ from typing import Any
 from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
-from layoutalg.core.validate import as_int, as_int_tuple, describe
+from layoutalg.core.validate import MAX_DEPTH, MAX_INT_BITS, as_int, as_int_tuple, describe
 from layoutalg.errors import CoordinateError, ShapeError
 
 
@@ -83,11 +83,52 @@ def _init(init: Any, what: str) -> IntTuple:
     return as_int(init, what, ShapeError)
 
 
+class _NotPlainError(Exception):
+    pass
+
+
+_BOUND = 1 << MAX_INT_BITS
+
+
+def _prefix_plain(shape: tuple[Any, ...], running: int, depth: int) -> tuple[IntTuple, int]:
+    """``(prefix products of shape from running, running times its size)``; _NotPlainError at a leaf that is not a plain
+    int within the limits (or past the nesting limit)."""
+    if depth >= MAX_DEPTH:
+        raise _NotPlainError
+    out: list[Any] = []
+    for s in shape:
+        if type(s) is int and -_BOUND < s < _BOUND:
+            out.append(running)
+            running *= s
+        elif type(s) is tuple:
+            value, running = _prefix_plain(s, running, depth + 1)
+            out.append(value)
+        else:
+            raise _NotPlainError
+    return tuple(out), running
+
+
+def _prefix_init(shape: Any, init: Any, depth: int) -> IntTuple:
+    """:func:`prefix_product` of plain ints (a tuple ``init`` mode by mode); _NotPlainError for anything else."""
+    if type(init) is int and -_BOUND < init < _BOUND:
+        if type(shape) is int and -_BOUND < shape < _BOUND:
+            return init
+        if type(shape) is tuple:
+            return _prefix_plain(shape, init, depth)[0]
+    elif type(init) is tuple and type(shape) is tuple and len(init) == len(shape) and depth < MAX_DEPTH:
+        return tuple(_prefix_init(s, i, depth + 1) for s, i in zip(shape, init))
+    raise _NotPlainError
+
+
 def prefix_product(shape: Any, init: Any = 1) -> IntTuple:
     """Exclusive prefix products, colexicographic: the compact column-major strides (``((2,4),8) -> ((1,2),8)``).
 
     A tuple ``init`` (CuTe's and PyCuTe's, weakly congruent to ``shape``) starts each mode at its own value:
     ``prefix_product(((2,3),(4,5)), (1,100)) == ((1,2),(100,400))``."""
+    try:  # the common case: validate and compute in one pass
+        return _prefix_init(shape, init, 0)
+    except _NotPlainError:
+        pass  # the validating path below names the bad leaf or the rank mismatch
     return it.prefix_product(as_int_tuple(shape, "prefix_product shape"), _init(init, "prefix_product init"))
 
 

@@ -41,6 +41,7 @@ from layoutalg.core.flat import (
     leaf_pairs,
 )
 from layoutalg.core.layout import Layout
+from layoutalg.core.memo import memoized
 from layoutalg.core.stride_layout import StrideLayout
 from layoutalg.core.symbolic import SymbolicLayout, has_sym
 from layoutalg.errors import CompositionError, LayoutError, ShapeError
@@ -57,6 +58,7 @@ def _cotarget(cotarget: Any) -> int | None:
     return value
 
 
+@memoized
 def weak_complement(layout: Layout, cotarget: Any = None) -> Layout:
     """CuTe's gap-filling complement with a kept rest mode (see the module docstring); a coordinate layout is
     complemented axis by axis (:func:`layoutalg.core.stride_codomain.weak_complement`)."""

@@ -290,6 +290,8 @@ def _on_inner(name: str, fn: Any, a: Any, *args: Any) -> Any:
 
 def coalesce(a: Any, profile: Any = None) -> Any:
     """CuTe ``coalesce``; on a composed layout it coalesces the inner layout (on a tensor, its layout)."""
+    if type(a) is Layout and profile is None:  # the hot path: straight to the core
+        return core_algebra._coalesced(a)
     if _tensor(a):
         return a.with_layout(coalesce(a.layout, profile))
     if _symbolic(a) and profile is None:
@@ -358,6 +360,8 @@ def flat_divide(a: Any, tiler: Any) -> Any:
 
 
 def logical_product(a: Any, tiler: Any) -> Any:
+    if type(a) is Layout:
+        return core_dp.logical_product(a, tiler)
     if _strided(a):
         from layoutalg.core import stride_codomain
 
@@ -502,6 +506,8 @@ def right_inverse(a: Any) -> AnyLayout:
     otherwise the largest prefix on which ``Sw`` is the identity (a valid,
     smaller right inverse).
     """
+    if type(a) is Layout:
+        return core_algebra.right_inverse(a)  # type: ignore[no-any-return]
     if _symbolic(a):
         from layoutalg.core import symbolic_ops
 
@@ -550,6 +556,8 @@ def left_inverse(a: Any) -> AnyLayout:
     ``a``'s image), then factored as a layout or ``Sw o _0 o Layout``.
     Every result is checked on all of ``a``'s values.
     """
+    if type(a) is Layout:
+        return core_algebra.left_inverse(a)  # type: ignore[no-any-return]
     if _strided(a):
         from layoutalg.core import stride_codomain
 

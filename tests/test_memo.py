@@ -56,3 +56,12 @@ def test_the_memo_is_bounded():
     for n in range(1, memo.LIMIT + 10):
         la.weak_complement(la.Layout(n, 1))
     assert all(len(cache) <= memo.LIMIT for cache in memo._MEMOS)
+
+
+def test_a_tuple_tiler_is_remembered_but_a_bool_inside_one_is_not():
+    a = la.Layout((2, 3), (1, 4))
+    by_mode = la.logical_product(a, (la.Layout(2, 1), 3))
+    assert la.logical_product(a, (la.Layout(2, 1), 3)) == by_mode
+    assert la.logical_product(a, (la.Layout(2, 1), np.int64(3))) == by_mode
+    with pytest.raises(la.LayoutError):
+        la.logical_product(a, (la.Layout(2, 1), True))

@@ -155,12 +155,42 @@ def shape_div(a: Any, b: Any) -> IntTuple:
     return it.shape_div(ta, tb)
 
 
+def _compact_size(shape: Any, depth: int) -> int:
+    if type(shape) is int and 0 < shape < _BOUND:
+        return shape
+    if type(shape) is tuple and depth < MAX_DEPTH:
+        n = 1
+        for s in shape:
+            n *= _compact_size(s, depth + 1)
+        return n
+    raise _NotPlainError
+
+
+def _compact_offset(crd: Any, shape: Any, running: int, depth: int) -> tuple[int, int]:
+    """``(offset of crd under shape's compact strides from running, running * size(shape))`` for plain ints;
+    _NotPlainError for anything else (a bad leaf, a tree mismatch)."""
+    if type(crd) is int and -_BOUND < crd < _BOUND:
+        return crd * running, running * _compact_size(shape, depth)
+    if type(crd) is tuple and type(shape) is tuple and len(crd) == len(shape) and depth < MAX_DEPTH:
+        total = 0
+        for c, s in zip(crd, shape):
+            off, running = _compact_offset(c, s, running, depth + 1)
+            total += off
+        return total, running
+    raise _NotPlainError
+
+
 def crd2idx(crd: Any, shape: Any, stride: Any = None) -> int:
     """The offset of coordinate ``crd`` under ``shape:stride`` (compact column-major strides when omitted).
 
     ``crd`` is an int (a 1-D index, unfolded colexicographically, the last mode
     unbounded) or a tuple congruent to a prefix tree of ``shape``.
     """
+    if stride is None:
+        try:  # compact strides, plain ints: one pass (an int coordinate of a sub-tree is its index there)
+            return _compact_offset(crd, shape, 1, 0)[0]
+        except _NotPlainError:
+            pass  # the validating path below names what is wrong
     shape_t = _shape(shape, "crd2idx shape")
     stride_t = it.prefix_product(shape_t) if stride is None else as_int_tuple(stride, "crd2idx stride")
     if not it.congruent(shape_t, stride_t):

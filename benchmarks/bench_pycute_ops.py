@@ -1,6 +1,6 @@
 """Time the operations layoutalg gained from PyCuTe, per call, against the legacy ``pycute`` where it has them.
 
-Run: ``.venv/bin/python benchmarks/bench_pycute_ops.py [--quick] [--out benchmarks/results/pycute_ops.md]``
+Run: ``.venv/bin/python benchmarks/bench_pycute_ops.py [--quick] [--ops a,b] [--no-strided] [--out FILE.md]``
 
 Inputs: every recorded PyCuTe test call of each operation (``tests/data/pycute_cases.json``,
 literal arguments only), built once outside the timing; int-stride inputs and basis/F2-stride
@@ -154,7 +154,8 @@ def main() -> None:
     import pycute
 
     rows = []
-    plan = [(op, False) for op in OPS] + [(op, True) for op in OPS]
+    only = sys.argv[sys.argv.index("--ops") + 1].split(",") if "--ops" in sys.argv else list(OPS)
+    plan = [(op, False) for op in only] + [(op, True) for op in only if "--no-strided" not in sys.argv]
     for op, strided in plan:
         ours, theirs_name, note = OPS[op]
         if strided:

@@ -74,6 +74,11 @@ def weak_complement(layout: Layout, cotarget: Any = None) -> Layout:
         return symbolic_ops.complement(layout, cotarget)  # type: ignore[no-any-return]
     if type(layout) is not Layout:
         layout = check_layout(layout, "weak_complement layout")
+    elif cotarget is None and type(layout.shape) is int and type(layout.stride) is int and layout.stride >= 0:
+        s, d = layout.shape, layout.stride  # one mode s:d: the gap d:1 (if any) and the rest mode 1:s*d
+        if d == 0 or s == 1:
+            return Layout._trusted(1, 1)
+        return Layout._trusted(1, s) if d == 1 else Layout._trusted((d, 1), (1, s * d))
     m = None if cotarget is None else _cotarget(cotarget)
     modes = sorted([(d, s) for s, d in leaf_pairs(layout) if d != 0 and s != 1])
     if modes and modes[0][0] < 0:

@@ -1,17 +1,19 @@
 """Time the operations layoutalg gained from PyCuTe, per call, against the legacy ``pycute`` where it has them.
 
-Run: ``.venv/bin/python benchmarks/bench_pycute_ops.py [--quick] [--out benchmarks/results/pycute_ops.md]``
+Run: ``.venv/bin/python benchmarks/bench_pycute_ops.py [--quick] [--ops a,b] [--no-strided] [--out FILE.md]``
 
 Inputs: every recorded PyCuTe test call of each operation (``tests/data/pycute_cases.json``,
 literal arguments only), built once outside the timing; int-stride inputs and basis/F2-stride
-inputs are separate rows.  Each call is repeated until it has run ``TARGET_SECONDS``; the two
-libraries alternate over 5 rounds and keep their best.  For the operations that compose,
-layoutalg's composition memo is cleared before every call (cold calls) and the clearing cost
-subtracted.  The legacy ``pycute`` package (CUTLASS's, installed as a test dependency)
+inputs are separate rows.  Each call is repeated until it has run ``TARGET_SECONDS``; the
+libraries alternate over 5 rounds and keep their best.  layoutalg is timed twice: *cold*, every
+memo (the composition memo and :mod:`layoutalg.core.memo`'s) cleared before every call and the
+clearing cost subtracted, and *warm*, the same call repeated (a memo hit where the operation has
+one).  The legacy ``pycute`` package (CUTLASS's, installed as a test dependency)
 has counterparts for some operations only; where its answer differs in meaning (its
 ``complement(A)`` has no rest mode; its ``left_inverse`` of a stride-0 layout is ``1:0``),
 the row says so: the time is still for the same call on the same input.  NVIDIA's
-PyCuTe is not installable from a package index; it is not timed here.
+PyCuTe is not installable from a package index and its code may not be copied into this
+project, so it is not timed here: no PyCuTe comparison was possible.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ sys.path.insert(0, ROOT)
 
 import layoutalg as la  # noqa: E402
 from layoutalg.core import algebra as alg  # noqa: E402
+from layoutalg.core import memo  # noqa: E402
 from tests.oracles import pycute_names as names  # noqa: E402
 from tests.oracles.pycute_parity import load_cases  # noqa: E402
 
@@ -74,36 +77,37 @@ def _reps(fn: Callable[[], Any]) -> int:
         reps *= 4
 
 
+def _clear() -> None:
+    alg._compose.cache_clear()
+    memo.clear_all()
+
+
 def _round(fn: Callable[[], Any], reps: int, clear: bool) -> float:
     start = time.perf_counter()
     for _ in range(reps):
         if clear:
-            alg._compose.cache_clear()
+            _clear()
         fn()
     return (time.perf_counter() - start) / reps
 
 
-CLEAR = False  # set per operation: only those that compose use the memo
-
-
 def _time(*fns: Callable[[], Any]) -> list[float]:
-    """Seconds per call of each function (cold where the operation composes: the composition memo cleared before
-    every call, its cost subtracted); the functions alternate over 5 rounds and each keeps its best, so a change
-    in the machine's load affects them alike."""
+    """Seconds per call of each function; the first is layoutalg cold (every memo cleared before every call, the
+    clearing cost subtracted).  The functions alternate over 5 rounds and each keeps its best, so a change in the
+    machine's load affects them alike."""
     reps = [_reps(fn) for fn in fns]
     best = [float("inf")] * len(fns)
     for _ in range(5):
         for k, fn in enumerate(fns):
-            best[k] = min(best[k], _round(fn, reps[k], CLEAR and k == 0))
-    if CLEAR:
-        best[0] = max(best[0] - _CLEAR, best[0] * 0.05)
+            best[k] = min(best[k], _round(fn, reps[k], k == 0))
+    best[0] = max(best[0] - _CLEAR, best[0] * 0.05)
     return best
 
 
 def _clear_cost() -> float:
     reps, start = 20000, time.perf_counter()
     for _ in range(reps):
-        alg._compose.cache_clear()
+        _clear()
     return (time.perf_counter() - start) / reps
 
 
@@ -150,49 +154,63 @@ def main() -> None:
     import pycute
 
     rows = []
-    plan = [(op, False) for op in OPS] + [(op, True) for op in OPS]
-    global CLEAR
+    only = sys.argv[sys.argv.index("--ops") + 1].split(",") if "--ops" in sys.argv else list(OPS)
+    plan = [(op, False) for op in only] + [(op, True) for op in only if "--no-strided" not in sys.argv]
     for op, strided in plan:
         ours, theirs_name, note = OPS[op]
-        CLEAR = op in ("logical_product", "layout_add")
         if strided:
             theirs_name, note = None, "basis (E) or F2 strides: every result checked on its whole domain"
         cases = inputs(op, strided)
-        ours_t, ratios, theirs_t = [], [], []
+        ours_t, warm_t, ratios, warm_ratios, theirs_t = [], [], [], [], []
         for args in cases:
             theirs = getattr(pycute, theirs_name) if theirs_name else None
             py_args = tuple(to_pycute(a) for a in args)
+
+            def call(a: tuple[Any, ...] = args, f: Callable[..., Any] = ours) -> Any:
+                return f(*a)
+
             try:
                 if theirs is None:
                     raise LookupError
                 theirs(*py_args)
             except Exception:
-                ours_t.append(_time(lambda a=args, f=ours: f(*a))[0])
+                cold, warm = _time(call, call)
+                ours_t.append(cold)
+                warm_t.append(warm)
                 continue
-            t_ours, t_theirs = _time(lambda a=args, f=ours: f(*a), lambda a=py_args, g=theirs: g(*a))
-            ours_t.append(t_ours)
+            cold, warm, t_theirs = _time(call, call, lambda a=py_args, g=theirs: g(*a))
+            ours_t.append(cold)
+            warm_t.append(warm)
             theirs_t.append(t_theirs)
-            ratios.append(t_theirs / t_ours)
+            ratios.append(t_theirs / cold)
+            warm_ratios.append(t_theirs / warm)
         if not cases:
             continue
-        med = statistics.median(ours_t) * 1e6
-        ratio = f"{statistics.median(ratios):.1f}x" if ratios else "n/a"
-        worst = f"{min(ratios):.1f}x" if ratios else "n/a"
-        theirs_med = f"{statistics.median(theirs_t) * 1e6:.1f}" if theirs_t else "n/a"
+
+        def fmt(xs: list[float], scale: float = 1e6, worst: bool = False) -> str:
+            if not xs:
+                return "n/a"
+            value = min(xs) if worst else statistics.median(xs)
+            return f"{value * scale:.1f}" if scale != 1 else f"{value:.1f}x"
+
         label = f"{op} (basis/F2 strides)" if strided else op
-        rows.append(f"| {label} | {len(cases)} | {med:.1f} | {theirs_med} | {ratio} | {worst} | {note} |")
+        rows.append(f"| {label} | {len(cases)} | {fmt(ours_t)} | {fmt(warm_t)} | {fmt(theirs_t)} | "
+                    f"{fmt(ratios, 1)} | {fmt(ratios, 1, True)} | {fmt(warm_ratios, 1)} | "
+                    f"{fmt(warm_ratios, 1, True)} | {note} |")
         print(rows[-1], flush=True)
     out = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else None
     header = [
         "# PyCuTe operations in layoutalg: time per call",
         "",
         "Command: `.venv/bin/python benchmarks/bench_pycute_ops.py --out benchmarks/results/pycute_ops.md` "
-        "(one run, one process; inputs: every recorded PyCuTe test call of the operation; cold calls). "
-        "pycute = the legacy CUTLASS `pycute` package; NVIDIA's PyCuTe is not installable and not timed.",
+        "(one run, one process, the machine shared with other jobs; inputs: every recorded PyCuTe test call of "
+        "the operation). cold = every layoutalg memo cleared before each call; warm = the call repeated. "
+        "pycute = the legacy CUTLASS `pycute` package. NVIDIA's PyCuTe is not installable and its code may not be "
+        "copied here, so no PyCuTe timing was possible.",
         "",
-        "| operation | inputs | layoutalg median (us) | pycute median (us) | pycute / layoutalg (median) |"
-        " pycute / layoutalg (worst) | note |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        "| operation | inputs | layoutalg cold median (us) | layoutalg warm median (us) | pycute median (us) |"
+        " pycute / cold (median) | pycute / cold (worst) | pycute / warm (median) | pycute / warm (worst) | note |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     if out:
         with open(out, "w", encoding="utf-8") as f:

@@ -16,8 +16,10 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     ArithTuple,
     E,
     Layout,
+    Ptr,
     ScaledBasis,
     StrideLayout,
+    SymbolicLayout,
     Tensor,
     ceil_div,
     coalesce_z,
@@ -26,6 +28,8 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     compatible,
     complement,
     congruent,
+    copy,
+    copy_ref,
     coshape,
     crd2idx,
     dice_,
@@ -54,6 +58,7 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     slice_,
     stride_layout,
     suffix_product,
+    symbolic_layout,
     take,
     tile_to_shape,
     tiler_to_layout,
@@ -147,7 +152,9 @@ __all__ = [
     # basis (E) and GF(2) strides
     "E", "F2", "ArithTuple", "ScaledBasis", "StrideLayout", "stride_layout", "tiler_to_layout", "coshape",
     # tensors
-    "Tensor", "make_tensor", "make_identity_tensor", "make_fragment_like",
+    "Tensor", "make_tensor", "make_identity_tensor", "make_fragment_like", "copy", "copy_ref", "Ptr",
+    # symbolic (sympy) shapes and strides
+    "SymbolicLayout", "symbolic_layout",
     # GF(2) and Triton
     "BitMatrix", "to_f2", "from_f2", "is_f2_linear", "TritonLinearLayout", "to_triton", "from_triton",
     "parse_triton",

@@ -299,11 +299,25 @@ def test_recast_by_a_fraction_is_downcast_and_non_powers_of_two_work():
 @SETTINGS
 @given(shape_trees(), st.data())
 def test_prefix_product_with_a_tuple_init_starts_each_mode_at_its_own_value(shape, data):
-    init = tuple(data.draw(st.integers(1, 9)) for _ in shape)
+    """Brute force: leaf j of top-level mode k gets init[k] times the extents before it *in mode k* (PyCuTe's
+    definition; a nested init recurses the same way)."""
+    if not isinstance(shape, tuple):
+        shape = (shape,)
+    init = tuple(data.draw(st.integers(-9, 9)) for _ in shape)
     got = la.prefix_product(shape, init)
-    assert got == tuple(la.prefix_product(s, i) for s, i in zip(shape, init))
+    for k, (mode, start) in enumerate(zip(shape, init)):
+        leaves, running = [], start
+        for extent in ref.flat(mode):
+            leaves.append(running)
+            running *= extent
+        assert ref.flat(got[k]) == leaves
+        assert isinstance(got[k], tuple) == isinstance(mode, tuple)  # congruent with the shape
+    whole = la.prefix_product(shape, 3)
+    assert ref.flat(whole) == [3 * math.prod(ref.flat(shape)[:j]) for j in range(len(ref.flat(shape)))]
     with pytest.raises(la.ShapeError):
         la.prefix_product(shape, init + (1,))
+    with pytest.raises(la.ShapeError):
+        la.prefix_product(shape, init[:-1] + (True,))
 
 
 def test_tuple_utilities():

@@ -16,11 +16,9 @@ from typing import Any
 
 from tests.oracles import pycute_parity as parity
 
-#: The only reasons a case may be "missing" today: symbolic (sympy) shapes, and PyCuTe's own copy algorithms and
-#: raw pointers.  An operation added to PyCuTe's tests without one in layoutalg fails here by name.
-ALLOWED_MISSING = {
-    "symbolic shapes/strides (sympy)", "layoutalg has no copy", "layoutalg has no copy_ref", "layoutalg has no Ptr",
-}
+#: No case may be "missing": every operation and argument kind PyCuTe's tests use has a layoutalg answer (symbolic
+#: shapes included).  An operation added to PyCuTe's tests without one in layoutalg fails here by name.
+ALLOWED_MISSING: set[str] = set()
 
 
 @lru_cache(maxsize=1)
@@ -35,7 +33,7 @@ def test_no_recorded_pycute_case_is_answered_wrongly_or_refused():
     assert not bad, f"{len(bad)} cases:\n" + "\n".join(bad[:40])
 
 
-def test_missing_cases_are_only_the_unsupported_kinds():
+def test_no_recorded_pycute_case_is_missing():
     _, rows = _results()
     reasons = collections.Counter(note for _, status, note in rows if status == "missing")
     assert set(reasons) <= ALLOWED_MISSING, sorted(set(reasons) - ALLOWED_MISSING)

@@ -232,6 +232,40 @@ class ThrMMA:
         """(MMA, MMA_M, MMA_N) of an (M, N) tensor."""
         return self.tiled_mma.partition("C", tensor, self.thr_idx)
 
+    def partition_fragment_A(self, tensor: Any, dtype: Any = None) -> Any:
+        """CuTe ``partition_fragment_A``: register storage for this thread's A values,
+        ``make_fragment_like(partition_A(tensor))`` (:func:`fragment_of`)."""
+        return fragment_of(self.partition_A(tensor), dtype)
+
+    def partition_fragment_B(self, tensor: Any, dtype: Any = None) -> Any:
+        """CuTe ``partition_fragment_B``: ``make_fragment_like(partition_B(tensor))``."""
+        return fragment_of(self.partition_B(tensor), dtype)
+
+    def partition_fragment_C(self, tensor: Any, dtype: Any = None) -> Any:
+        """CuTe ``partition_fragment_C``: the accumulators, compact column-major over ``(MMA, MMA_M, MMA_N)``
+        whatever C's strides (CuTe's ``make_fragment_C`` is ``make_tensor(shape(partition_C(tensor)))``)."""
+        from layoutalg.core.tensor import make_tensor
+
+        return make_tensor(Layout(tuple(self.partition_C(tensor).shape)), dtype)
+
+
+def fragment_of(part: Partition, dtype: Any = None) -> Any:
+    """CuTe ``make_fragment_like`` of a partitioned tensor ``(V, Rest...)``: fresh storage, ``V`` compact first,
+    the rest modes ordered by their strides in the partitioned tensor (each the offset step of that mode, as
+    :func:`layoutalg.core.tensor.fragment_layout` orders them)."""
+    from layoutalg.core.tensor import make_fragment_like
+
+    shape = tuple(part.shape)
+    if len(shape) < 2:
+        return make_fragment_like(Layout(shape[0] if shape else 1), dtype)
+    base = part(*([0] * len(shape)))
+    steps = []
+    for j in range(1, len(shape)):
+        unit = [0] * len(shape)
+        unit[j] = 1 if shape[j] > 1 else 0
+        steps.append(abs(part(*unit) - base) if shape[j] > 1 else 0)
+    return make_fragment_like(Layout(shape, (1, *steps)), dtype)
+
 
 def make_tiled_mma(atom: AnyMma, atom_layout: Any = (1, 1, 1), permutations: Any = (None, None, None)) -> TiledMMA:
     """CuTe ``make_tiled_mma(atom, atom_layout, permutations)``.

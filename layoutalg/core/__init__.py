@@ -68,6 +68,7 @@ from layoutalg.core.stride_scalars import (  # noqa: F401
     proj,
     unit,
 )
+from layoutalg.core.symbolic import SymbolicLayout, symbolic_layout  # noqa: F401
 from layoutalg.core.tensor import (  # noqa: F401
     CountingEngine,
     Tensor,
@@ -75,6 +76,7 @@ from layoutalg.core.tensor import (  # noqa: F401
     make_identity_tensor,
     make_tensor,
 )
+from layoutalg.core.tensor_copy import Ptr, copy, copy_ref  # noqa: F401
 from layoutalg.core.tuple_ops import (  # noqa: F401
     dice_,
     get,

@@ -19,6 +19,8 @@ Conventions shared by all functions here:
 
 from __future__ import annotations
 
+from typing import Any
+
 from layoutalg.core import int_tuple as it
 from layoutalg.core.complement import GREEDY_LIMIT, complement
 from layoutalg.core.composition import _compose, composition, synthesise_1d
@@ -68,13 +70,25 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
     return Layout._trusted(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
 
 
+_ONE_ZERO = Layout._trusted(1, 0)  # layouts are immutable: the empty result is shared
+
+
 def _coalesced(layout: Layout) -> Layout:
-    """Whole-layout coalesce, written out flat (the hot path of the algebra)."""
-    if type(layout.shape) is int:
-        return layout if layout.shape != 1 else Layout._trusted(1, 0)
+    """Whole-layout coalesce, written out flat (the hot path of the algebra); an already coalesced flat layout is
+    returned as it is."""
+    shape: Any = layout.shape
+    if type(shape) is int:
+        return layout if shape != 1 else _ONE_ZERO
+    stride: Any = layout.stride
+    flat = True
+    for s in shape:
+        if type(s) is not int:
+            flat = False
+            break
     ss: list[int] = []
     dd: list[int] = []
-    for s, d in leaf_pairs(layout):
+    pairs: Any = zip(shape, stride) if flat else leaf_pairs(layout)
+    for s, d in pairs:
         if s == 1:
             continue
         if ss and ss[-1] * dd[-1] == d:
@@ -82,9 +96,12 @@ def _coalesced(layout: Layout) -> Layout:
         else:
             ss.append(s)
             dd.append(d)
-    if len(ss) > 1:
+    n = len(ss)
+    if n > 1:
+        if flat and n == len(shape):
+            return layout  # nothing dropped or merged
         return Layout._trusted(tuple(ss), tuple(dd))
-    return Layout._trusted(ss[0], dd[0]) if ss else Layout._trusted(1, 0)
+    return Layout._trusted(ss[0], dd[0]) if ss else _ONE_ZERO
 
 
 def filter_zeros(layout: Layout) -> Layout:

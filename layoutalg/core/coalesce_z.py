@@ -19,6 +19,7 @@ from layoutalg.core import int_tuple as it
 from layoutalg.core.flat import check_layout, coalesce_extended, from_pairs, leaf_pairs
 from layoutalg.core.layout import Layout
 from layoutalg.core.stride_layout import StrideLayout
+from layoutalg.core.symbolic import SymbolicLayout
 from layoutalg.errors import ShapeError
 
 
@@ -28,6 +29,10 @@ def coalesce_z(layout: Layout, profile: Any = None) -> Layout:
         from layoutalg.core import stride_layout_ops
 
         return stride_layout_ops.coalesce_z(layout)  # type: ignore[no-any-return]
+    if type(layout) is SymbolicLayout and profile is None:
+        from layoutalg.core import symbolic_ops
+
+        return symbolic_ops.coalesce_z(layout)  # type: ignore[no-any-return]
     layout = check_layout(layout, "coalesce_z layout")
     if type(profile) is not tuple:
         return from_pairs(coalesce_extended(leaf_pairs(layout)))

@@ -17,6 +17,8 @@ from layoutalg.core.flat import (
     leaf_pairs,
 )
 from layoutalg.core.layout import Layout, offsets_of_modes
+from layoutalg.core.memo import memoized
+from layoutalg.core.symbolic import SymbolicLayout, has_sym
 from layoutalg.core.validate import MAX_INT_BITS, count_text
 from layoutalg.errors import CompositionError, LayoutError, NotInjectiveError, ShapeError
 
@@ -26,6 +28,7 @@ _LIMIT = 1 << MAX_INT_BITS
 GREEDY_LIMIT = 1 << 18
 
 
+@memoized
 def complement(layout: Layout, cotarget: Any = None) -> Layout:
     """CuTe ``complement(A, M)``: the layout ``R`` of the offsets ``A`` leaves out, up to ``M``.
 
@@ -56,9 +59,20 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
     domain and raise.
     """
     if type(layout) is not Layout:
+        if type(layout) is SymbolicLayout or has_sym(cotarget):
+            return _symbolic_complement(layout, cotarget)
         layout = check_layout(layout, "complement layout")
+    elif type(cotarget) is not int and has_sym(cotarget):
+        return _symbolic_complement(layout, cotarget)
     m = _cotarget(layout, cotarget)
     return _complement(layout, m)
+
+
+def _symbolic_complement(layout: Any, cotarget: Any) -> Any:
+    """A symbolic layout or cotarget: :func:`layoutalg.core.symbolic_ops.complement` (``M`` defaults to the cosize)."""
+    from layoutalg.core import symbolic_ops
+
+    return symbolic_ops.complement(layout, symbolic_ops.cosize(layout) if cotarget is None else cotarget)
 
 
 def _cotarget(layout: Layout, cotarget: Any) -> int:

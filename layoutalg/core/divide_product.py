@@ -25,6 +25,7 @@ from typing import Any
 from layoutalg.core import int_tuple as it
 from layoutalg.core.algebra import complement, composition
 from layoutalg.core.layout import Layout, as_layout
+from layoutalg.core.memo import memoized
 from layoutalg.core.shape_ops import append, by_mode, from_modes, top_modes
 from layoutalg.core.validate import describe, is_bool
 from layoutalg.core.weak_complement import weak_complement
@@ -135,6 +136,7 @@ def flat_divide(a: Layout, tiler: Any) -> Layout:
 # ---------------------------------------------------------------------------
 # products
 # ---------------------------------------------------------------------------
+@memoized
 def logical_product(a: Layout, tiler: Any) -> Layout:
     """CuTe ``logical_product``: ``(A, complement(A, size(A)*cosize(B)) o B)`` for a layout tiler ``B``.
 

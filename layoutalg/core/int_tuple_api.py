@@ -16,7 +16,7 @@ from typing import Any
 from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
-from layoutalg.core.validate import as_int, as_int_tuple, describe
+from layoutalg.core.validate import MAX_DEPTH, MAX_INT_BITS, as_int, as_int_tuple, describe
 from layoutalg.errors import CoordinateError, ShapeError
 
 
@@ -76,16 +76,66 @@ def weakly_congruent(a: Any, b: Any) -> bool:
     return it.weakly_congruent(as_int_tuple(a, "weakly_congruent a"), as_int_tuple(b, "weakly_congruent b"))
 
 
+def _init(init: Any, what: str) -> IntTuple:
+    """An int, or a tuple of them weakly congruent to the shape (checked by the product itself)."""
+    if isinstance(init, (tuple, list)):
+        return as_int_tuple(init, what)
+    return as_int(init, what, ShapeError)
+
+
+class _NotPlainError(Exception):
+    pass
+
+
+_BOUND = 1 << MAX_INT_BITS
+
+
+def _prefix_plain(shape: tuple[Any, ...], running: int, depth: int) -> tuple[IntTuple, int]:
+    """``(prefix products of shape from running, running times its size)``; _NotPlainError at a leaf that is not a plain
+    int within the limits (or past the nesting limit)."""
+    if depth >= MAX_DEPTH:
+        raise _NotPlainError
+    out: list[Any] = []
+    for s in shape:
+        if type(s) is int and -_BOUND < s < _BOUND:
+            out.append(running)
+            running *= s
+        elif type(s) is tuple:
+            value, running = _prefix_plain(s, running, depth + 1)
+            out.append(value)
+        else:
+            raise _NotPlainError
+    return tuple(out), running
+
+
+def _prefix_init(shape: Any, init: Any, depth: int) -> IntTuple:
+    """:func:`prefix_product` of plain ints (a tuple ``init`` mode by mode); _NotPlainError for anything else."""
+    if type(init) is int and -_BOUND < init < _BOUND:
+        if type(shape) is int and -_BOUND < shape < _BOUND:
+            return init
+        if type(shape) is tuple:
+            return _prefix_plain(shape, init, depth)[0]
+    elif type(init) is tuple and type(shape) is tuple and len(init) == len(shape) and depth < MAX_DEPTH:
+        return tuple(_prefix_init(s, i, depth + 1) for s, i in zip(shape, init))
+    raise _NotPlainError
+
+
 def prefix_product(shape: Any, init: Any = 1) -> IntTuple:
     """Exclusive prefix products, colexicographic: the compact column-major strides (``((2,4),8) -> ((1,2),8)``).
 
-    A tuple ``init`` (CuTe's) starts each top-level mode at its own value (see :func:`int_tuple.prefix_product`)."""
-    return it.prefix_product(as_int_tuple(shape, "prefix_product shape"), as_int_tuple(init, "prefix_product init"))
+    A tuple ``init`` (CuTe's and PyCuTe's, weakly congruent to ``shape``) starts each mode at its own value:
+    ``prefix_product(((2,3),(4,5)), (1,100)) == ((1,2),(100,400))``."""
+    try:  # the common case: validate and compute in one pass
+        return _prefix_init(shape, init, 0)
+    except _NotPlainError:
+        pass  # the validating path below names the bad leaf or the rank mismatch
+    return it.prefix_product(as_int_tuple(shape, "prefix_product shape"), _init(init, "prefix_product init"))
 
 
 def suffix_product(shape: Any, init: Any = 1) -> IntTuple:
-    """Exclusive products from the right: compact row-major (``LayoutRight``) strides."""
-    return it.suffix_product(as_int_tuple(shape, "suffix_product shape"), as_int_tuple(init, "suffix_product init"))
+    """Exclusive products from the right: compact row-major (``LayoutRight``) strides (a tuple ``init`` as in
+    :func:`prefix_product`)."""
+    return it.suffix_product(as_int_tuple(shape, "suffix_product shape"), _init(init, "suffix_product init"))
 
 
 def ceil_div(a: Any, b: Any) -> int:
@@ -105,12 +155,42 @@ def shape_div(a: Any, b: Any) -> IntTuple:
     return it.shape_div(ta, tb)
 
 
+def _compact_size(shape: Any, depth: int) -> int:
+    if type(shape) is int and 0 < shape < _BOUND:
+        return shape
+    if type(shape) is tuple and depth < MAX_DEPTH:
+        n = 1
+        for s in shape:
+            n *= _compact_size(s, depth + 1)
+        return n
+    raise _NotPlainError
+
+
+def _compact_offset(crd: Any, shape: Any, running: int, depth: int) -> tuple[int, int]:
+    """``(offset of crd under shape's compact strides from running, running * size(shape))`` for plain ints;
+    _NotPlainError for anything else (a bad leaf, a tree mismatch)."""
+    if type(crd) is int and -_BOUND < crd < _BOUND:
+        return crd * running, running * _compact_size(shape, depth)
+    if type(crd) is tuple and type(shape) is tuple and len(crd) == len(shape) and depth < MAX_DEPTH:
+        total = 0
+        for c, s in zip(crd, shape):
+            off, running = _compact_offset(c, s, running, depth + 1)
+            total += off
+        return total, running
+    raise _NotPlainError
+
+
 def crd2idx(crd: Any, shape: Any, stride: Any = None) -> int:
     """The offset of coordinate ``crd`` under ``shape:stride`` (compact column-major strides when omitted).
 
     ``crd`` is an int (a 1-D index, unfolded colexicographically, the last mode
     unbounded) or a tuple congruent to a prefix tree of ``shape``.
     """
+    if stride is None:
+        try:  # compact strides, plain ints: one pass (an int coordinate of a sub-tree is its index there)
+            return _compact_offset(crd, shape, 1, 0)[0]
+        except _NotPlainError:
+            pass  # the validating path below names what is wrong
     shape_t = _shape(shape, "crd2idx shape")
     stride_t = it.prefix_product(shape_t) if stride is None else as_int_tuple(stride, "crd2idx stride")
     if not it.congruent(shape_t, stride_t):

@@ -17,6 +17,7 @@ from layoutalg.core.flat import (
 )
 from layoutalg.core.layout import Layout, evaluate_modes, offsets_of_modes
 from layoutalg.core.left_inverse_search import SearchExhaustedError, find_left_inverse
+from layoutalg.core.memo import memoized
 from layoutalg.errors import CompositionError, LayoutError, NotInjectiveError
 
 
@@ -32,6 +33,9 @@ def _coalesced_with_index_strides(layout: Layout) -> tuple[Pairs, list[int]]:
 
 
 def _right_inverse(layout: Layout) -> Layout:
+    shape = layout.shape
+    if type(shape) is int:  # s:1 is its own right inverse; any other single mode has only 1:0
+        return layout if layout.stride == 1 and shape > 1 else Layout._trusted(1, 0)
     flat, index_strides = _coalesced_with_index_strides(layout)
     first_with_stride: dict[int, int] = {}
     for k, (_, d) in enumerate(flat):
@@ -59,6 +63,7 @@ def right_inverse(layout: Layout) -> Layout:
     return _right_inverse(layout if type(layout) is Layout else check_layout(layout, "right_inverse layout"))
 
 
+@memoized
 def left_inverse(layout: Layout) -> Layout:
     """CuTe ``left_inverse``: ``L`` with ``L(A(i)) == i`` for every ``i < size(A)``.
 

@@ -24,6 +24,7 @@ from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout, as_layout
 from layoutalg.core.stride_layout import StrideLayout
+from layoutalg.core.symbolic import SymbolicLayout, order_key
 from layoutalg.errors import ShapeError
 
 
@@ -41,7 +42,7 @@ def make_ordered_layout(shape: Any, order: Any = None) -> Layout:
     _pair_leaves(order_t, shape_t, groups)
     strides: list[IntTuple] = [0] * len(groups)
     running = 1
-    for _, pos, sub in sorted(groups, key=lambda g: (g[0], g[1])):
+    for _, pos, sub in sorted(groups, key=lambda g: order_key(g[0], g[1])):
         strides[pos] = it.prefix_product(sub, running)
         running *= it.product(sub)
     return Layout(shape_t, _rebuild(order_t, shape_t, iter(strides)))
@@ -68,6 +69,10 @@ def make_layout_like(layout: Layout) -> Layout:
         from layoutalg.core import stride_layout_ops
 
         return stride_layout_ops.make_layout_like(layout)
+    if type(layout) is SymbolicLayout:
+        from layoutalg.core import symbolic_ops
+
+        return symbolic_ops.make_layout_like(layout)  # type: ignore[no-any-return]
     layout = as_layout(layout, "make_layout_like layout")
     shapes, strides = it.flatten(layout.shape), it.flatten(layout.stride)
     out = [0] * len(shapes)

@@ -94,6 +94,19 @@ def as_int(x: Any, what: str, error: type[LayoutError] = LayoutError) -> int:
     return value
 
 
+def _is_plain(x: tuple[Any, ...], depth: int) -> bool:
+    """A nested tuple of plain ints within the limits (nothing to convert or report)."""
+    if depth >= MAX_DEPTH:
+        return False
+    for e in x:
+        if type(e) is int:
+            if not -_LIMIT < e < _LIMIT:
+                return False
+        elif type(e) is not tuple or not _is_plain(e, depth + 1):
+            return False
+    return True
+
+
 def as_int_tuple(x: Any, what: str, error: type[LayoutError] = ShapeError, depth: int = 0) -> Any:
     """``x`` as an int tuple (ints in nested tuples; lists become tuples); ``what`` names the argument.
 
@@ -102,6 +115,8 @@ def as_int_tuple(x: Any, what: str, error: type[LayoutError] = ShapeError, depth
     if type(x) is int:
         if not -_LIMIT < x < _LIMIT:
             raise error(f"{what} has {x.bit_length()} bits; integers are limited to {MAX_INT_BITS} bits")
+        return x
+    if type(x) is tuple and _is_plain(x, depth):  # the common case, checked without building messages
         return x
     if isinstance(x, (tuple, list)):
         if depth >= MAX_DEPTH:

@@ -41,7 +41,9 @@ from layoutalg.core.flat import (
     leaf_pairs,
 )
 from layoutalg.core.layout import Layout
+from layoutalg.core.memo import memoized
 from layoutalg.core.stride_layout import StrideLayout
+from layoutalg.core.symbolic import SymbolicLayout, has_sym
 from layoutalg.errors import CompositionError, LayoutError, ShapeError
 
 
@@ -56,6 +58,7 @@ def _cotarget(cotarget: Any) -> int | None:
     return value
 
 
+@memoized
 def weak_complement(layout: Layout, cotarget: Any = None) -> Layout:
     """CuTe's gap-filling complement with a kept rest mode (see the module docstring); a coordinate layout is
     complemented axis by axis (:func:`layoutalg.core.stride_codomain.weak_complement`)."""
@@ -63,8 +66,19 @@ def weak_complement(layout: Layout, cotarget: Any = None) -> Layout:
         from layoutalg.core import stride_codomain
 
         return stride_codomain.weak_complement(layout, cotarget)  # type: ignore[no-any-return]
+    if type(layout) is SymbolicLayout or (cotarget is not None and has_sym(cotarget)):
+        from layoutalg.core import symbolic_ops
+
+        if cotarget is None:
+            return symbolic_ops.weak_complement(layout)  # type: ignore[no-any-return]
+        return symbolic_ops.complement(layout, cotarget)  # type: ignore[no-any-return]
     if type(layout) is not Layout:
         layout = check_layout(layout, "weak_complement layout")
+    elif cotarget is None and type(layout.shape) is int and type(layout.stride) is int and layout.stride >= 0:
+        s, d = layout.shape, layout.stride  # one mode s:d: the gap d:1 (if any) and the rest mode 1:s*d
+        if d == 0 or s == 1:
+            return Layout._trusted(1, 1)
+        return Layout._trusted(1, s) if d == 1 else Layout._trusted((d, 1), (1, s * d))
     m = None if cotarget is None else _cotarget(cotarget)
     modes = sorted([(d, s) for s, d in leaf_pairs(layout) if d != 0 and s != 1])
     if modes and modes[0][0] < 0:

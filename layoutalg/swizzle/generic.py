@@ -31,6 +31,7 @@ from layoutalg.core import divide_product as core_dp
 from layoutalg.core.layout import Layout
 from layoutalg.core.layout import slice_and_offset as _layout_slice_and_offset
 from layoutalg.core.stride_layout import StrideLayout
+from layoutalg.core.symbolic import SymbolicLayout, has_sym
 from layoutalg.core.tensor import Tensor
 from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import CompositionError, LayoutError
@@ -57,6 +58,11 @@ def _require_checkable(x: Any, what: str) -> None:
 def _strided(*xs: Any) -> bool:
     """Some argument is a layout with basis or F2 strides (handled by layoutalg.core.stride_layout_ops)."""
     return any(type(x) is StrideLayout for x in xs)
+
+
+def _symbolic(*xs: Any) -> bool:
+    """Some argument is a layout with sympy shapes or strides (handled by layoutalg.core.symbolic_ops)."""
+    return any(type(x) is SymbolicLayout for x in xs)
 
 
 def _tensor(x: Any) -> bool:
@@ -138,6 +144,10 @@ def composition(a: Any, b: Any) -> Any:
     """
     if _tensor(a):
         return a.with_layout(composition(a.layout, b))
+    if _symbolic(a, b):
+        from layoutalg.core import symbolic_ops
+
+        return symbolic_ops.composition(a, b)
     if _strided(a, b):
         from layoutalg.core import stride_layout_ops
 
@@ -280,8 +290,14 @@ def _on_inner(name: str, fn: Any, a: Any, *args: Any) -> Any:
 
 def coalesce(a: Any, profile: Any = None) -> Any:
     """CuTe ``coalesce``; on a composed layout it coalesces the inner layout (on a tensor, its layout)."""
+    if type(a) is Layout and profile is None:  # the hot path: straight to the core
+        return core_algebra._coalesced(a)
     if _tensor(a):
         return a.with_layout(coalesce(a.layout, profile))
+    if _symbolic(a) and profile is None:
+        from layoutalg.core import symbolic_ops
+
+        return symbolic_ops.coalesce(a)
     if _strided(a) and profile is None:
         from layoutalg.core import stride_layout_ops
 
@@ -300,6 +316,10 @@ def logical_divide(a: Any, tiler: Any) -> Any:
         return stride_codomain.divide_identity(tiler)
     if _tensor(a):
         return a.with_layout(logical_divide(a.layout, tiler))
+    if _symbolic(a, tiler) or (_symbolic(*tiler) if isinstance(tiler, tuple) else has_sym(tiler)):
+        from layoutalg.core import symbolic_ops
+
+        return symbolic_ops.logical_divide(a, tiler)
     if _strided(a, tiler):
         from layoutalg.core import stride_codomain
 
@@ -314,6 +334,10 @@ def zipped_divide(a: Any, tiler: Any) -> Any:
         return stride_codomain.divide_identity(tiler, zipped=True)
     if _tensor(a):
         return a.with_layout(zipped_divide(a.layout, tiler))
+    if _symbolic(a, tiler) or (_symbolic(*tiler) if isinstance(tiler, tuple) else has_sym(tiler)):
+        from layoutalg.core import symbolic_ops
+
+        return symbolic_ops.zipped_divide(a, tiler)
     if _strided(tiler):
         return logical_divide(a, tiler)  # a basis tiler is one layout: (tile, rest) already
     if _strided(a):  # PyCuTe: zipped_divide(A, B) is logical_divide(A, tiler_to_layout(B))
@@ -336,6 +360,8 @@ def flat_divide(a: Any, tiler: Any) -> Any:
 
 
 def logical_product(a: Any, tiler: Any) -> Any:
+    if type(a) is Layout:
+        return core_dp.logical_product(a, tiler)
     if _strided(a):
         from layoutalg.core import stride_codomain
 
@@ -480,6 +506,12 @@ def right_inverse(a: Any) -> AnyLayout:
     otherwise the largest prefix on which ``Sw`` is the identity (a valid,
     smaller right inverse).
     """
+    if type(a) is Layout:
+        return core_algebra.right_inverse(a)  # type: ignore[no-any-return]
+    if _symbolic(a):
+        from layoutalg.core import symbolic_ops
+
+        return symbolic_ops.right_inverse(a)  # type: ignore[no-any-return]
     if _strided(a):
         from layoutalg.core import stride_codomain
 
@@ -524,6 +556,8 @@ def left_inverse(a: Any) -> AnyLayout:
     ``a``'s image), then factored as a layout or ``Sw o _0 o Layout``.
     Every result is checked on all of ``a``'s values.
     """
+    if type(a) is Layout:
+        return core_algebra.left_inverse(a)  # type: ignore[no-any-return]
     if _strided(a):
         from layoutalg.core import stride_codomain
 

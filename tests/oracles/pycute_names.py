@@ -44,7 +44,25 @@ def _leaves_are_ints(t: Any) -> bool:
     return isinstance(t, int) or (isinstance(t, tuple) and all(_leaves_are_ints(e) for e in t))
 
 
+def _has_sympy(t: Any) -> bool:
+    if isinstance(t, tuple):
+        return any(_has_sympy(e) for e in t)
+    return type(t).__module__.startswith("sympy")
+
+
+def _expand_symbolic(shape: Any, stride: Any) -> Any:
+    if isinstance(shape, tuple):
+        if isinstance(stride, tuple):
+            return tuple(_expand_symbolic(s, d) for s, d in zip(shape, stride))
+        from layoutalg.core.symbolic import prefix_product
+
+        return prefix_product(shape, stride)
+    return stride
+
+
 def Layout(shape: Any, stride: Any = 1) -> Any:
+    if _has_sympy(shape) or _has_sympy(stride):  # PyCuTe's sympy shapes/strides
+        return la.symbolic_layout(shape, _expand_symbolic(shape, stride))
     if not _leaves_are_ints(stride):
         return need("stride_layout")(shape, stride)  # E / ArithTuple / F2 strides
     return la.Layout(shape, _expand(shape, stride))
@@ -68,7 +86,7 @@ def Swizzle(bits: int, base: int, shift: int) -> Any:
 
 
 def _is_layout(x: Any) -> bool:
-    return isinstance(x, (la.Layout, la.ComposedLayout)) or type(x).__name__ == "StrideLayout"
+    return isinstance(x, (la.Layout, la.ComposedLayout, la.SymbolicLayout)) or type(x).__name__ == "StrideLayout"
 
 
 def _get(x: Any, path: tuple[int, ...]) -> Any:
@@ -375,10 +393,28 @@ def evaluate(src: str) -> Any:
     raise value
 
 
+class _Symbols(dict):  # type: ignore[type-arg]
+    """Names a case leaves free: PyCuTe's tests declare them ``sympy.symbols(..., positive=True, integer=True)``
+    (the recorder keeps only the expression), and sympy's ``floor``/``ceiling`` print in its stated answers."""
+
+    def __missing__(self, name: str) -> Any:
+        import builtins
+
+        import sympy
+
+        if name in NAMES or hasattr(builtins, name):
+            raise KeyError(name)
+        if name in ("floor", "ceiling", "Min", "Max"):
+            return getattr(sympy, name)
+        if name.isidentifier() and name[0].isupper():
+            return sympy.Symbol(name, positive=True, integer=True)
+        raise KeyError(name)
+
+
 @functools.lru_cache(maxsize=65536)
 def _evaluate(src: str) -> tuple[bool, Any]:
     try:
-        return True, eval(compile_src(src), dict(NAMES))
+        return True, eval(compile_src(src), dict(NAMES), _Symbols())
     except NameError as err:
         return False, MissingFeatureError(f"symbolic shapes/strides ({err})")
     except Exception as err:

@@ -153,7 +153,8 @@ class Interpreter:
             scale = _type_bits(m.group(1))[0] // 8
             return self.operand(m.group(3), 32) + scale * self.operand(m.group(5), int(m.group(4)))
         if op == "insertelement":
-            m = re.fullmatch(r"<(\d+) x i(\d+)> (\S+), i(\d+) (\S+), i\d+ (\d+)", rest)
+            m = re.fullmatch(r"<(\d+) x i(\d+)> (<[^<>]*>|\S+), i(\d+) (\S+), i\d+ (\d+)", rest)  # base: a value or
+            # a constant vector such as <i32 poison, i32 undef> (its lanes are overwritten before use)
             if m is None:
                 raise NotImplementedError(text)
             count, bits = int(m.group(1)), int(m.group(2))

@@ -351,3 +351,26 @@ def test_a_c_element_surely_wrong_refutes_even_when_another_was_lost_track_of():
     assert r.verdict == "refuted", r.reason
     assert r.counterexample["kind"] == "store" and r.counterexample["element"][1] % 8 in (2, 6)
     assert r.counterexample["held"].startswith(("A(", "B(", "an untagged", "nothing"))
+
+
+@pytest.mark.parametrize("size,verdict", [(15, "unknown"), (14, "refuted"), (32, "unknown")])
+def test_cp_async_src_size_that_cuts_an_element_or_exceeds_the_copy_is_never_proved(size, verdict):
+    # c10 zero-fills with cp.async's src-size (16 or 0); 15 copies half of the last 2-byte element (the tag
+    # cannot say what it holds), 14 zero-fills an element inside A, 32 is past the 16-byte copy (PTX: src-size
+    # <= cp-size).  Once 15 and 32 were proved: a unit was ZERO only when it started past src-size.
+    from layoutalg.kernel.ptx import parse_module
+
+    name = "c10_f16_k16_kmajor_guarded_48x48x80_cpasync_zfill"
+    e = MANIFEST[name]
+    lines = ptx_lines(name)
+    sizes = [i for i, ln in enumerate(lines) if re.match(r"\s*selp\.b32\s+%r\d+, 16, 0, %p\d+;", ln)]
+    assert sizes
+    for i in sizes:
+        lines[i] = lines[i].replace(", 16, 0,", f", {size}, 0,")
+    t = trace(parse_module("\n".join(lines)), kernel=name, grid=e["grid"], block=e["block"],
+              args={int(k): v for k, v in e["args"].items()})
+    specs = dict(s.split("=", 1) for s in e["check_mma"])
+    r = check_mma(t, a=specs["A"], b=specs["B"], c=specs["C"])
+    assert r.verdict == verdict, r.reason
+    if verdict == "unknown":
+        assert "src-size" in r.reason

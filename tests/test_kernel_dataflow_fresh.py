@@ -374,3 +374,24 @@ def test_cp_async_src_size_that_cuts_an_element_or_exceeds_the_copy_is_never_pro
     assert r.verdict == verdict, r.reason
     if verdict == "unknown":
         assert "src-size" in r.reason
+
+
+def test_mma_fed_a_constant_zero_a_fragment_everywhere_is_refuted():
+    # every mma of c1 gets {0, 0, 0, 0} as A: no product is made, and C receives no accumulator
+    from layoutalg.kernel.ptx import parse_module
+
+    name = "c1_f16_k16_ldsm_perm_trans_x2_sw232_cpasync2_v2f32"
+    e = MANIFEST[name]
+    lines = ptx_lines(name)
+    reg_at = next(i for i, ln in enumerate(lines) if ln.strip().startswith(".reg .b32"))
+    lines.insert(reg_at + 1, "\t.reg .b32 \t%q<1>;")
+    first = next(i for i, ln in enumerate(lines) if ln.strip().startswith(("mov.u32", "ld.param")))
+    lines.insert(first, "\tmov.b32 \t%q0, 0;")
+    for i, ln in enumerate(lines):
+        if "mma.sync" in ln:
+            lines[i] = ln.replace(re.findall(r"\{[^}]*\}", ln)[1], "{%q0, %q0, %q0, %q0}")
+    t = trace(parse_module("\n".join(lines)), kernel=name, grid=e["grid"], block=e["block"],
+              args={int(k): v for k, v in e["args"].items()})
+    specs = dict(s.split("=", 1) for s in e["check_mma"])
+    r = check_mma(t, a=specs["A"], b=specs["B"], c=specs["C"])
+    assert r.verdict == "refuted" and r.counterexample["kind"] == "store", r.reason

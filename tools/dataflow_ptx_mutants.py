@@ -14,6 +14,7 @@ divisions, loop conditions that agree for the traced trip count, a stronger wait
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import random
@@ -62,7 +63,7 @@ def main(argv: list[str]) -> int:
     with open(os.path.join(where, "triton.json" if name.startswith("t") else "manifest.json")) as fh:
         entry = json.load(fh)[name]
     kernel, smem = entry.get("kernel", name), entry.get("dynamic_smem", 0)
-    with open(os.path.join(where, name + ".ptx")) as fh:
+    with gzip.open(os.path.join(where, name + ".ptx.gz"), "rt") as fh:
         lines = fh.read().split("\n")
     specs = dict(s.split("=", 1) for s in entry["check_mma"])
     kw = dict(kernel=kernel, grid=entry["grid"], block=entry["block"], dynamic_smem=smem,

@@ -13,6 +13,7 @@ one the bug puts there.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -28,15 +29,21 @@ MANIFEST = json.load(open(os.path.join(HERE, "manifest.json")))
 _CACHE: dict = {}
 
 
+def ptx_text(name: str, sub: str = "") -> str:
+    with gzip.open(os.path.join(HERE, sub, name + ".ptx.gz"), "rt") as fh:
+        return fh.read()
+
+
 def ptx_lines(name: str) -> list[str]:
-    with open(os.path.join(HERE, name + ".ptx")) as fh:
-        return fh.read().split("\n")
+    return ptx_text(name).split("\n")
 
 
 def run(name: str):
+    from layoutalg.kernel.ptx import parse_module
+
     if name not in _CACHE:
         e = MANIFEST[name]
-        t = trace(os.path.join(HERE, name + ".ptx"), kernel=name, grid=e["grid"], block=e["block"],
+        t = trace(parse_module(ptx_text(name)), kernel=name, grid=e["grid"], block=e["block"],
                   args={int(k): v for k, v in e["args"].items()})
         specs = dict(s.split("=", 1) for s in e["check_mma"])
         _CACHE[name] = check_mma(t, a=specs["A"], b=specs["B"], c=specs["C"])
@@ -272,7 +279,9 @@ def test_a_launch_of_64_ctas_traced_in_two_batches_is_proved():
     # flow interprets 32 CTAs of 128 threads per batch; the tag rules once wrapped the interpreter's cached
     # ops again in every batch, so batch 2 counted each product twice and refuted a correct kernel
     name = "c1_f16_k16_ldsm_perm_trans_x2_sw232_cpasync2_v2f32"
-    t = trace(os.path.join(HERE, name + ".ptx"), grid=(8, 8), block=128, args={3: 256, 4: 256, 5: 32, 6: 32})
+    from layoutalg.kernel.ptx import parse_module
+
+    t = trace(parse_module(ptx_text(name)), grid=(8, 8), block=128, args={3: 256, 4: 256, 5: 32, 6: 32})
     r = check_mma(t, a="0@(256,32):(32,1)", b="1@(32,256):(256,1)", c="2@(256,256):(256,1)")
     assert r.verdict == "proved", r.reason
     assert r.checker.c_checked == 256 * 256
@@ -297,8 +306,7 @@ TRITON = json.load(open(os.path.join(HERE, "triton", "triton.json")))
 
 def triton_check(name: str, text: str | None = None):
     e = TRITON[name]
-    with open(os.path.join(HERE, "triton", name + ".ptx")) as fh:
-        ptx = fh.read() if text is None else text
+    ptx = ptx_text(name, "triton") if text is None else text
     from layoutalg.kernel.ptx import parse_module
 
     t = trace(parse_module(ptx), kernel=e["kernel"], grid=e["grid"], block=e["block"], dynamic_smem=e["dynamic_smem"],
@@ -318,7 +326,7 @@ def test_fresh_triton_matmul_is_proved(name):
 
 def test_triton_mma_with_two_a_registers_exchanged_is_refuted_at_that_mma():
     name = "t1_f16_masked_grouped_sm80"
-    lines = open(os.path.join(HERE, "triton", name + ".ptx")).read().split("\n")
+    lines = ptx_text(name, "triton").split("\n")
     at = next(i for i, ln in enumerate(lines) if "mma.sync" in ln)
     a = mma_operands(lines[at].replace("{ ", "{").replace(" }", "}"))["A"]
     lines[at] = lines[at].replace(", ".join(a), ", ".join([a[0], a[2], a[1], a[3]]))
@@ -356,3 +364,47 @@ def test_a_c_element_surely_wrong_refutes_even_when_another_was_lost_track_of():
     assert r.verdict == "refuted", r.reason
     assert r.counterexample["kind"] == "store" and r.counterexample["element"][1] % 8 in (2, 6)
     assert r.counterexample["held"].startswith(("A(", "B(", "an untagged", "nothing"))
+
+
+@pytest.mark.parametrize("size,verdict", [(15, "unknown"), (14, "refuted"), (32, "unknown")])
+def test_cp_async_src_size_that_cuts_an_element_or_exceeds_the_copy_is_never_proved(size, verdict):
+    # c10 zero-fills with cp.async's src-size (16 or 0); 15 copies half of the last 2-byte element (the tag
+    # cannot say what it holds), 14 zero-fills an element inside A, 32 is past the 16-byte copy (PTX: src-size
+    # <= cp-size).  Once 15 and 32 were proved: a unit was ZERO only when it started past src-size.
+    from layoutalg.kernel.ptx import parse_module
+
+    name = "c10_f16_k16_kmajor_guarded_48x48x80_cpasync_zfill"
+    e = MANIFEST[name]
+    lines = ptx_lines(name)
+    sizes = [i for i, ln in enumerate(lines) if re.match(r"\s*selp\.b32\s+%r\d+, 16, 0, %p\d+;", ln)]
+    assert sizes
+    for i in sizes:
+        lines[i] = lines[i].replace(", 16, 0,", f", {size}, 0,")
+    t = trace(parse_module("\n".join(lines)), kernel=name, grid=e["grid"], block=e["block"],
+              args={int(k): v for k, v in e["args"].items()})
+    specs = dict(s.split("=", 1) for s in e["check_mma"])
+    r = check_mma(t, a=specs["A"], b=specs["B"], c=specs["C"])
+    assert r.verdict == verdict, r.reason
+    if verdict == "unknown":
+        assert "src-size" in r.reason
+
+
+def test_mma_fed_a_constant_zero_a_fragment_everywhere_is_refuted():
+    # every mma of c1 gets {0, 0, 0, 0} as A: no product is made, and C receives no accumulator
+    from layoutalg.kernel.ptx import parse_module
+
+    name = "c1_f16_k16_ldsm_perm_trans_x2_sw232_cpasync2_v2f32"
+    e = MANIFEST[name]
+    lines = ptx_lines(name)
+    reg_at = next(i for i, ln in enumerate(lines) if ln.strip().startswith(".reg .b32"))
+    lines.insert(reg_at + 1, "\t.reg .b32 \t%q<1>;")
+    first = next(i for i, ln in enumerate(lines) if ln.strip().startswith(("mov.u32", "ld.param")))
+    lines.insert(first, "\tmov.b32 \t%q0, 0;")
+    for i, ln in enumerate(lines):
+        if "mma.sync" in ln:
+            lines[i] = ln.replace(re.findall(r"\{[^}]*\}", ln)[1], "{%q0, %q0, %q0, %q0}")
+    t = trace(parse_module("\n".join(lines)), kernel=name, grid=e["grid"], block=e["block"],
+              args={int(k): v for k, v in e["args"].items()})
+    specs = dict(s.split("=", 1) for s in e["check_mma"])
+    r = check_mma(t, a=specs["A"], b=specs["B"], c=specs["C"])
+    assert r.verdict == "refuted" and r.counterexample["kind"] == "store", r.reason

@@ -13,9 +13,11 @@ printed.
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,13 @@ def _params(ptx: str, kernel: str) -> list[str]:
     head = ptx[ptx.index(f".entry {kernel}("):]
     head = head[: head.index(")")]
     return re.findall(r"\.param\s+\.(\w+)", head)
+
+
+def _read_ptx(path: Path) -> str:
+    """The PTX text of ``path``, or of ``path`` + ``.gz`` (the committed kernels are gzipped)."""
+    if path.exists():
+        return path.read_text()
+    return gzip.decompress(Path(str(path) + ".gz").read_bytes()).decode()
 
 
 def _to_device_bits(values: np.ndarray, dtype: str) -> np.ndarray:
@@ -68,7 +77,7 @@ def run_one(name: str, entry: dict[str, Any], ptx_path: Path, rng: np.random.Gen
 
     from layoutalg import parse
 
-    ptx = ptx_path.read_text()
+    ptx = _read_ptx(ptx_path)
     kernel = entry.get("kernel", name)
     params = _params(ptx, kernel)
     specs = {}
@@ -104,7 +113,9 @@ def run_one(name: str, entry: dict[str, Any], ptx_path: Path, rng: np.random.Gen
             args.append(scratch)
         else:
             args.append(np.int32(entry["args"][str(i)]))
-    module = cp.RawModule(path=str(ptx_path))
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as handle:  # RawModule loads PTX by path
+        handle.write(ptx)
+    module = cp.RawModule(path=handle.name)
     fn = module.get_function(kernel)
     smem = int(entry.get("dynamic_smem", 0))
     if smem > 48 * 1024:
@@ -126,7 +137,7 @@ def main(out: str) -> int:
     fresh = json.loads((HERE / "manifest.json").read_text())
     for name, entry in sorted(fresh.items()):
         path = HERE / f"{name}.ptx"
-        if path.exists():
+        if path.exists() or Path(str(path) + ".gz").exists():
             rows.append(_guarded(run_one, name, entry, path, rng))
     triton = json.loads((HERE / "triton" / "triton.json").read_text())
     for name, entry in sorted(triton.items()):

@@ -71,15 +71,22 @@ def cp_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
             f.shared.forget(op.index, f.geom.cta_index[lanes & ~ok], tg.W_SMEM_WRITE)
         tags = global_tags(m, op, ok, src(m), size)
         filled = np.full(m.n, size, dtype=np.int64)
+        cut = np.zeros(m.n, dtype=bool)  # lanes whose copy the tags cannot describe: every unit OPAQUE
         if src_size is not None:
             s = src_size(m)
-            filled = np.minimum(np.broadcast_to(np.asarray(s.bits, dtype=np.int64), (m.n,)), size)
+            asked = np.broadcast_to(np.asarray(s.bits, dtype=np.int64), (m.n,))
+            cut |= ~np.broadcast_to(np.asarray(s.known, dtype=bool), (m.n,)) | (asked > size)  # PTX: src-size <= cp-size
+            filled = np.minimum(asked, size)
         if ignore is not None:
             p = ignore(m)
+            cut |= ~np.broadcast_to(np.asarray(p.known, dtype=bool), (m.n,))
             filled = np.where(np.broadcast_to(np.asarray(p.bits, dtype=bool), (m.n,)), 0, filled)
         u = size // 2
-        tail = (2 * np.arange(u))[None, :] >= filled[:, None]
+        start = (2 * np.arange(u))[None, :]
+        tail = start >= filled[:, None]  # zero-filled units
+        split = (start < filled[:, None]) & (start + 2 > filled[:, None])  # a unit half copied, half zeroed
         tags = np.where(tail, tg.ZERO, tags)
+        tags = np.where(split | cut[:, None], tg.opaque(op.index, tg.W_SRC_SIZE), tags)
         if th.size:
             group = f.clocks.group_of(f.geom.cta_index[th], f.geom.warpid[th])
             store_units(m, op, th, a[th], tags[th], group)

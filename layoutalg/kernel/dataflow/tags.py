@@ -54,8 +54,10 @@ WHY = {
     8: "a permutation or shift that splits a 16-bit unit",
     9: "element-wise arithmetic that mixes accumulators or operand elements",
     10: "an mma or fma whose operands were not all proved (see the counterexample)",
+    11: "a cp.async src-size (or ignore predicate) unknown at trace time, cutting a 16-bit unit, or past the copy size",
 }
-W_UNMODELLED, W_GLOBAL_ADDR, W_WRITTEN, W_SMEM_WRITE, W_CONFLICT, W_GUARD, W_BYTE, W_SPLIT, W_MIX, W_MMA = range(1, 11)
+W_UNMODELLED, W_GLOBAL_ADDR, W_WRITTEN, W_SMEM_WRITE, W_CONFLICT, W_GUARD, W_BYTE, W_SPLIT, W_MIX, W_MMA, \
+    W_SRC_SIZE = range(1, 12)
 
 
 def kind(t: Any) -> Any:

@@ -1,4 +1,4 @@
-"""Build the fresh data-flow kernels: one PTX per entry of ``ENTRIES`` from fresh_gemm.cu, and
+"""Build the fresh data-flow kernels: one PTX (stored as NAME.ptx.gz) per entry of ``ENTRIES`` from fresh_gemm.cu, and
 manifest.json (the launch, the ``--check-mma`` arguments and the expected verdict of each).
 
     python tests/data/kernels_fresh/build.py [--manifest-only] [NAME_PREFIX ...]
@@ -8,6 +8,7 @@ Needs ``nvcc`` (``nvcc -ptx -arch=sm_90`` needs no GPU); the test replays the co
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shutil
@@ -126,6 +127,15 @@ def compile_one(name: str, e: dict, nvcc: str) -> None:
     flags = [f"-D{k}={v}" for k, v in e["defines"].items()] + [f"-DKERNEL_NAME={name}"]
     cmd = [nvcc, "-ptx", "-lineinfo", "-arch=sm_90", "-std=c++17", *flags, "fresh_gemm.cu", "-o", name + ".ptx"]
     subprocess.run(cmd, cwd=HERE, check=True)
+    gzip_ptx(os.path.join(HERE, name + ".ptx"))
+
+
+def gzip_ptx(path: str) -> None:
+    """PATH.ptx -> PATH.ptx.gz (no name or time stamp in the header, so a rebuild changes no bytes)."""
+    with open(path, "rb") as src, open(path + ".gz", "wb") as raw:
+        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as out:
+            out.write(src.read())
+    os.remove(path)
 
 
 def main() -> None:

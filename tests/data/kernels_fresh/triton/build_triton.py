@@ -4,7 +4,7 @@
 
 Unlike the corpus's Triton matmul: the tutorial's masked form (M, N, K not multiples of the block: masked
 loads with other=0, masked store), grouped program order, B given by two strides (column-major B),
-bf16, and a tf32 dot on f32 inputs.  Writes NAME.ptx and triton.json (entry, shared bytes, warps, launch).
+bf16, and a tf32 dot on f32 inputs.  Writes NAME.ptx.gz and triton.json (entry, shared bytes, warps, launch).
 """
 
 from __future__ import annotations
@@ -19,6 +19,9 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from build import gzip_ptx  # noqa: E402  (tests/data/kernels_fresh/build.py)
 
 
 @triton.jit
@@ -77,6 +80,7 @@ def compile_one(name: str) -> dict:
                                                                                   "num_stages": stages})
     with open(os.path.join(HERE, name + ".ptx"), "w") as fh:
         fh.write(compiled.asm["ptx"])
+    gzip_ptx(os.path.join(HERE, name + ".ptx"))
     md = compiled.metadata
     bm, bn = 32, 32
     grid = -(-m // bm) * -(-n // bn)

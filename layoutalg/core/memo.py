@@ -37,7 +37,9 @@ def memoized(fn: F) -> F:
     _MEMOS.append(cache)
 
     @functools.wraps(fn)
-    def wrapper(*args: Any) -> Any:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:  # keyword calls are not memoised
+            return fn(*args, **kwargs)
         for a in args:
             t = type(a)
             if t is not Layout and t is not int and a is not None and not (t is tuple and _plain(a, 0)):

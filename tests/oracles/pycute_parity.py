@@ -61,9 +61,6 @@ KNOWN: dict[str, str] = {
         "PyCuTe's chain walk stops after mode 0, but (8,8):(F2(1),F2(13)) is a bijection of [0, 64) (its GF(2) "
         "matrix has full rank), so the largest right inverse has size 64; layoutalg's is checked (L(R(v)) == v "
         "for every v < 64) by brute force"),
-    "test/test_htuple.py:210 flatten(7) == (7,)": (
-        "CuTe C++'s flatten of an integer is that integer (flatten(t) returns t when t is not a tuple); PyCuTe wraps "
-        "it as (7,). layoutalg follows C++; flatten((7,)) == (7,) in both"),
     "test/test_make_layout.py:359 make_ordered_layout((4, (8, 2)), (0, 1))": (
         "CuTe C++'s compact_order takes an order weakly congruent to the shape (product_like): the sub-mode (8,2) "
         "is ordered as one mode, compact inside, giving (4,(8,2)):(1,(4,32)); PyCuTe requires full congruence "

@@ -56,9 +56,11 @@ class B8MatrixForm:
 
     def __post_init__(self) -> None:
         valid = {("ldmatrix", "m16n16"): (1, 2), ("ldmatrix", "m8n16"): (1, 2, 4), ("stmatrix", "m16n8"): (1, 2, 4)}
+        if not (isinstance(self.kind, str) and isinstance(self.shape, str)):
+            raise InstructionError(f"kind and shape must be strings, got {describe(self.kind)}, {describe(self.shape)}")
         nums = valid.get((self.kind, self.shape))
         if nums is None or self.num not in nums:
-            raise InstructionError(f"no {self.kind}.{self.shape}.x{self.num}; valid: "
+            raise InstructionError(f"no {self.kind}.{self.shape}.x{describe(self.num)}; valid: "
                                    + ", ".join(f"{k}.{s}.x{n}" for (k, s), ns in valid.items() for n in ns))
         fmts = {"m16n16": ("b8", "b6x16_p32", "b4x16_p64"), "m8n16": ("b6x16_p32", "b4x16_p64"), "m16n8": ("b8",)}
         if self.src_fmt not in fmts[self.shape]:

@@ -64,7 +64,10 @@ class Access:
         import numpy as np
 
         parse_instruction(self.instruction)
-        c = np.asarray(self.coords)
+        try:
+            c = np.asarray(self.coords)
+        except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+            raise LayoutError(f"Access coords are not an array: {type(exc).__name__}") from None
         if c.dtype.kind not in "iu":
             raise LayoutError(f"Access coords must be integers, got dtype {c.dtype}")
         if c.ndim < 2 or c.shape[-2] != 32:

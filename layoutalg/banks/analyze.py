@@ -17,6 +17,7 @@ from layoutalg.banks.access import Access, element_bytes, tile_access
 from layoutalg.banks.instruction import parse_instruction
 from layoutalg.banks.model import BankReport, report
 from layoutalg.banks.vector import wavefronts_many
+from layoutalg.core.validate import describe
 from layoutalg.errors import CoordinateError, LayoutError
 
 
@@ -224,6 +225,8 @@ def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, 
         from layoutalg.banks.tiled import access_from_tiled_copy
 
         access = access_from_tiled_copy(access, smem_layout)
+    if not callable(smem_layout) or not hasattr(smem_layout, "shape"):
+        raise LayoutError(f"smem_layout must be a Layout or a ComposedLayout, got {describe(smem_layout)}")
     if isinstance(access, str):
         sizes = _mode_sizes(smem_layout)
         if len(sizes) != 2:

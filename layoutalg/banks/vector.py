@@ -46,11 +46,22 @@ def _validate(ins: Instruction, addrs: Any, arch: Arch) -> Any:
     return a
 
 
+def lane_array(values: Any, what: str) -> Any:
+    """``np.asarray(values)``, or an InstructionError naming ``what`` when numpy cannot make one array of it
+    (ragged nesting, more than 64 dimensions, objects numpy rejects)."""
+    import numpy as np
+
+    try:
+        return np.asarray(values)
+    except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+        raise InstructionError(f"{what} is not an array of lane values: {type(exc).__name__}") from None
+
+
 def _int_lanes(values: Any, what: str) -> Any:
     """``values`` as an int64 array with 32 lanes on its last axis (InstructionError naming ``what`` otherwise)."""
     import numpy as np
 
-    a = np.asarray(values)
+    a = lane_array(values, what)
     if a.ndim < 1 or a.shape[-1] != 32:
         raise InstructionError(f"{what} must have 32 lanes on the last axis, got shape {a.shape}")
     if a.dtype.kind not in "iu":
@@ -124,9 +135,8 @@ def _cost(ins: Instruction, a: Any, per: int, lanes: int, active: Any = None) ->
 
 
 def _active_mask(active: Any, shape: tuple[int, ...]) -> Any:
-    import numpy as np
 
-    act = np.asarray(active)
+    act = lane_array(active, "active")
     if act.dtype != bool or act.shape != shape:
         raise InstructionError(f"active must be a bool array of the addresses' shape {shape}, got "
                                f"{act.dtype} {act.shape}")

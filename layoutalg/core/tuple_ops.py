@@ -117,9 +117,9 @@ def transform_leaf(fn: Callable[..., Any], *tuples: Any) -> Any:
 
     ``fn`` must be callable with one argument per tuple (checked before any call); an exception ``fn``
     raises is its own and propagates."""
-    _check_callable(fn, len(tuples), "transform_leaf: fn")
     if not tuples:
         raise ShapeError("transform_leaf needs at least one tuple")
+    _check_callable(fn, len(tuples), "transform_leaf: fn")
     return _transform_leaf(fn, tuples, 0)
 
 

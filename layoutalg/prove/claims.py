@@ -106,6 +106,13 @@ def _decide_forall(
     return proof_result(claim, out, used, notes, time.perf_counter() - start, cex, why)
 
 
+def _two_names(names: Any) -> tuple[str, str]:
+    """``names`` as two strings (a ProofError otherwise): the claim text and the counterexample use them."""
+    if not isinstance(names, (tuple, list)) or len(names) != 2 or not all(isinstance(n, str) for n in names):
+        raise ProofError(f"names must be two strings, got {describe(names)}")
+    return names[0], names[1]
+
+
 @_guarded
 def equivalent(
     f: Any,
@@ -124,6 +131,7 @@ def equivalent(
     Two layouts without a domain are compared over their common index range;
     layouts of different sizes are not comparable (``ProofError``).
     """
+    names = _two_names(names)
     if domain is None and is_layoutish(f) and is_layoutish(g) and size_of(f) != size_of(g):
         raise ProofError(f"{names[0]} has size {size_of(f)} but {names[1]} has size {size_of(g)}: pass domain= to compare a sub-range")
     if domain is None and is_layoutish(g) and not is_layoutish(f):
@@ -356,6 +364,7 @@ def disjoint(
     cross_check: bool | None = None,
 ) -> ProofResult:
     """No value of ``f`` equals a value of ``g`` (for every parameter value): the two access sets never overlap."""
+    names = _two_names(names)
     F = make_fn(f, domain, names[0])
     G = make_fn(g, domain if domain_g is None else domain_g, names[1])
     if len(F.outputs) != len(G.outputs):

@@ -83,9 +83,9 @@ def combine(results: Iterable[ProofResult], claim: str | None = None) -> ProofRe
     rs = list(results)
     if not rs:
         raise ProofError("combine() needs at least one result")
-    bad = next((r for r in rs if not isinstance(r, ProofResult)), None)
-    if bad is not None:
-        raise ProofError(f"combine takes ProofResults, got {describe(bad)}")
+    for r in rs:
+        if not isinstance(r, ProofResult):
+            raise ProofError(f"combine takes ProofResults, got {describe(r)}")
     if claim is not None and not isinstance(claim, str):
         raise ProofError(f"combine: claim must be a str, got {describe(claim)}")
     seconds = sum(r.seconds for r in rs)

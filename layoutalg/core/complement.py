@@ -28,7 +28,6 @@ _LIMIT = 1 << MAX_INT_BITS
 GREEDY_LIMIT = 1 << 18
 
 
-@memoized
 def complement(layout: Layout, cotarget: Any = None) -> Layout:
     """CuTe ``complement(A, M)``: the layout ``R`` of the offsets ``A`` leaves out, up to ``M``.
 
@@ -113,7 +112,14 @@ def _complement(layout: Layout, m: int) -> Layout:
         if len(shapes) == 1:
             return Layout._trusted(shapes[0], strides[0])
         return Layout._trusted(tuple(shapes), tuple(strides))
-    # Not a chain: first the structural refutation, then CuTe's candidate (floored divisions) and the forced one.
+    return _unchained(layout, m)
+
+
+@memoized
+def _unchained(layout: Layout, m: int) -> Layout:
+    """Not a chain: first the structural refutation, then CuTe's candidate (floored divisions) and the forced one
+    (remembered: the checks enumerate the layouts)."""
+    by_stride = sorted([(d, s) for s, d in leaf_pairs(layout) if d != 0 and s != 1])
     _refute_by_first_break(layout, by_stride, m)
     gaps: Pairs = []  # CuTe's gap-filling modes, one per mode of A
     cur = 1

@@ -101,7 +101,9 @@ def _synthesise(values: list[int]) -> Any:
 
 def _right_inverse_by_values(layout: Any) -> Any:
     """A non-power-of-two F2 layout: the values ``0 .. k-1`` it reaches (k largest), each sent to its smallest
-    preimage, read as an F2 layout; refused when they are not one."""
+    preimage, read as an F2 layout; when they are not one, the largest shorter prefix ``0 .. k'-1`` whose
+    preimages are (a right inverse on fewer values is still one; ``1:0`` at least, as PyCuTe's chain walk gives
+    when no mode has stride ``F2(1)``).  Past 4096 values only the power-of-two prefixes are tried."""
     from layoutalg.core.flat import check_domain
 
     check_domain(layout.size(), f"right_inverse of {layout}")
@@ -115,12 +117,16 @@ def _right_inverse_by_values(layout: Any) -> Any:
         from layoutalg.core.layout import Layout
 
         return Layout._trusted(1, 0)
-    found = _synthesise([first[v] for v in range(k)])
-    if found is None:
-        raise ShapeError(f"right_inverse of {layout}: the preimages of 0..{k - 1} are not the values of an F2 layout")
     from layoutalg.core.stride_layout_ops import coalesce
 
-    return coalesce(found)
+    sizes = range(k, 1, -1) if k <= 4096 else [k] + [1 << b for b in range(k.bit_length() - 1, 0, -1) if 1 << b < k]
+    for n in sizes:
+        found = _synthesise([first[v] for v in range(n)])
+        if found is not None:
+            return coalesce(found)
+    from layoutalg.core.layout import Layout
+
+    return Layout._trusted(1, 0)
 
 
 def right_inverse(layout: Any) -> Any:

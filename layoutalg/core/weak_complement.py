@@ -58,7 +58,6 @@ def _cotarget(cotarget: Any) -> int | None:
     return value
 
 
-@memoized
 def weak_complement(layout: Layout, cotarget: Any = None) -> Layout:
     """CuTe's gap-filling complement with a kept rest mode (see the module docstring); a coordinate layout is
     complemented axis by axis (:func:`layoutalg.core.stride_codomain.weak_complement`)."""
@@ -99,13 +98,24 @@ def weak_complement(layout: Layout, cotarget: Any = None) -> Layout:
         gaps.append((gap, cur))
         cur = s * d
     rest = 1 if m is None else -(-m // cur)
+    if chained:  # A is injective and (A, R) a bijection by construction; no two of R's modes merge (gap k ends
+        # at d_k, the next mode starts at s_k*d_k > d_k), so R is built coalesced
+        return from_pairs([g for g in gaps if g[0] > 1] + [(rest, cur)])
     result = from_pairs(coalesce_extended([g for g in gaps if g[0] > 1] + [(rest, cur)]))
-    if not chained:  # (with chained strides A is injective and (A, R) a bijection by construction)
-        a_vals = _values(pairs)
-        if len(set(a_vals)) != len(a_vals):
-            check_injective(layout, pairs, "weak_complement")  # raises, naming two colliding coordinates
-        _check_weak(layout, a_vals, result)
+    _check_unchained(layout, result)
     return result
+
+
+@memoized
+def _check_unchained(layout: Layout, result: Layout) -> bool:
+    """CuTe's floored candidate ``result`` is a weak complement of ``layout`` (raises if not); remembered, since
+    it enumerates both layouts."""
+    pairs: Pairs = [(s, d) for d, s in sorted((d, s) for s, d in leaf_pairs(layout) if d != 0 and s != 1)]
+    a_vals = _values(pairs)
+    if len(set(a_vals)) != len(a_vals):
+        check_injective(layout, pairs, "weak_complement")  # raises, naming two colliding coordinates
+    _check_weak(layout, a_vals, result)
+    return True
 
 
 def _check_weak(layout: Layout, a_vals: list[int], result: Layout) -> None:

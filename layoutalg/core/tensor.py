@@ -157,7 +157,10 @@ def make_tensor(layout_or_shape: Any, dtype: Any = None, engine: Any = None) -> 
     if engine is None:
         if not isinstance(layout, Layout):
             raise ShapeError(f"make_tensor of {layout}: storage is allocated for int-offset layouts only")
-        engine = np.zeros(layout.cosize(), dtype=np.float64 if dtype is None else dtype)
+        try:
+            engine = np.zeros(layout.cosize(), dtype=np.float64 if dtype is None else dtype)
+        except (TypeError, ValueError) as err:
+            raise ShapeError(f"make_tensor dtype {dtype!r} is not a numpy element type ({err})") from None
     return Tensor(engine, layout)
 
 
@@ -199,6 +202,8 @@ def _order(d: Any) -> Any:
 def make_fragment_like(x: Any, dtype: Any = None) -> Tensor:
     """Fresh storage with CuTe's fragment layout for ``x`` (a tensor keeps its engine's dtype)."""
     layout = x.layout if isinstance(x, Tensor) else x
+    if not _is_layout(layout):
+        raise ShapeError(f"make_fragment_like takes a Tensor or a Layout, got {type(x).__name__}")
     if dtype is None and isinstance(x, Tensor):
         dtype = getattr(x.engine, "dtype", None)
     return make_tensor(fragment_layout(layout), dtype)

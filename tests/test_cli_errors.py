@@ -228,3 +228,19 @@ def test_an_untranslated_layout_error_still_prints_error_and_hint(monkeypatch: p
     monkeypatch.setattr(parser_module, "_cmd_atoms", broken)
     code, _, err = run("atoms")
     assert code == 2 and "raised below the CLI" in err and hint_of(err) == FALLBACK_HINT.format(command="atoms")
+
+
+def test_a_recording_with_no_checkable_case_is_not_a_pass(tmp_path: Path) -> None:
+    """Cases the model cannot read (lane addresses that are not 32 integers) are 'not checked'; a recording of
+    nothing but those exits 3 with an error and a hint, never 0."""
+    case = {"name": "bad", "instruction": "ld.shared.b32", "lane_byte_addresses": "abc", "wavefronts": 1}
+    path = tmp_path / "recording.json"
+    path.write_text(json.dumps({"format": "layoutalg-gpu-recording/1", "banks": [case]}))
+    code, _, err = run(f"gpu-check --replay {path}")
+    assert code == 3, err
+    assert "none of the recording's 1 cases could be checked" in err and "--replay" in hint_of(err)
+    code, out, _ = run(f"gpu-check --replay {path} --json")
+    assert code == 3 and {"error", "hint"} <= set(json.loads(out))
+    good = dict(case, lane_byte_addresses=[0] * 32)
+    path.write_text(json.dumps({"format": "layoutalg-gpu-recording/1", "banks": [good, case]}))
+    assert run(f"gpu-check --replay {path}")[0] == 0  # one case agrees: the rest are reported as not checked

@@ -20,7 +20,8 @@ EXIT_CODES: dict[int, str] = {
                  "found a conflict, suggest-swizzle found no conflict-free layout, gpu-check found a mismatch",
     EXIT_USAGE: "bad input (or a file that does not load): the message ends with a hint: line",
     EXIT_UNKNOWN: "unknown or not modelled: the input is valid but layoutalg cannot decide it "
-                  "(prove-fragment: a solver timeout; kernel: an instruction not modelled or data-dependent)",
+                  "(prove-fragment: a solver timeout; kernel: an instruction not modelled or data-dependent; "
+                  "gpu-check --replay: no case of the recording could be checked)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
     EXIT_BROKEN_PIPE: "the output pipe closed early (e.g. | head); nothing is printed",
 }

@@ -139,7 +139,8 @@ def replay_file(path: Path) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``layoutalg gpu-check``: 0 all agree, 1 a mismatch; raises LayoutError for a bad --replay file or no GPU."""
+    """``layoutalg gpu-check``: 0 all agree, 1 a mismatch, 3 no case could be checked; raises LayoutError for a
+    bad --replay file or no GPU."""
     if args.replay is not None:
         report = replay_file(args.replay)
     else:
@@ -162,11 +163,21 @@ def run(args: argparse.Namespace) -> int:
         from layoutalg.gpu.replay import replay_recording
 
         report = replay_recording(recording)
+    checked = report["agree"] + report["mismatches"]
+    if not checked:  # nothing compared is no pass: say so, exit 3 (undecided)
+        report["error"] = (f"gpu-check: none of the recording's {report['cases']} cases could be checked "
+                           f"({report['not_checked']} not checked: malformed, or not modelled)")
+        report["hint"] = ("pass a recording written by layoutalg gpu-check, e.g. "
+                          "--replay tests/data/gpu_recording_nvidia_h200.json")
     if args.json:
         print(json.dumps(report, indent=1))
     else:
         for line in report_lines(report):
             print(line)
+        if not checked:
+            print(f"layoutalg: error: {report['error']}\n  hint: {report['hint']}", file=sys.stderr)
+    if not checked:
+        return 3
     return 0 if report["mismatches"] == 0 else 1
 
 

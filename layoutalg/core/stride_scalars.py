@@ -315,22 +315,18 @@ MAX_BASIS_INDEX = 1 << 12
 def ScaledBasis(value: Any, path: Any = ()) -> Any:
     """``value`` at ``path`` (CuTe ``ScaledBasis``; an int path ``i`` is ``(i,)``, CuTe's ``E<i>``); the empty
     path gives ``value`` itself."""
-    if isinstance(path, int) and not isinstance(path, bool):
-        path = (path,)
-    if not isinstance(path, (tuple, list)):
-        raise ShapeError(f"a basis path is an int or a tuple of non-negative ints, got {type(path).__name__}")
-    if not isinstance(value, (ArithTuple, F2)):
-        from layoutalg.core.validate import as_int
+    from layoutalg.core.validate import as_int
 
+    if not isinstance(path, (tuple, list)):
+        path = (path,)  # one mode index (an int, numpy's included)
+    path = tuple(as_int(i, "a basis path entry", ShapeError) for i in path)
+    if not isinstance(value, (ArithTuple, F2)):
         value = as_int(value, "ScaledBasis value", ShapeError)
-    path = tuple(path)
     if not path:
         return value
     for i in path:
-        if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < MAX_BASIS_INDEX:
+        if not 0 <= i < MAX_BASIS_INDEX:
             raise ShapeError(f"a basis path holds mode indices in [0, {MAX_BASIS_INDEX}), got {describe(path)}")
-    if not isinstance(value, (F2, ArithTuple)):
-        value = plain_int(value, "a basis value")
     out: Any = value
     for i in reversed(path):
         out = ArithTuple._of((0,) * i + (out,))

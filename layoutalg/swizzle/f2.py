@@ -370,6 +370,10 @@ def _layout_from_columns(cols: Sequence[int], shape: Any, mode_bits: Sequence[in
     return Layout(shape_t, it.unflatten(leaf_strides, shape_t))
 
 
+#: The widest output (in bits) searched for a swizzle in :func:`from_f2` (no GPU offset is wider than 64 bits).
+MAX_SWIZZLE_SEARCH_BITS = 64
+
+
 def _swizzle_candidates(n: int) -> list[Swizzle]:
     found = []
     for bits in range(n, 0, -1):
@@ -405,6 +409,9 @@ def from_f2(matrix: BitMatrix, shape: Any = None, mode_bits: Sequence[int] | Non
         except NotLinearError:
             pass  # disjoint, but not one stride per mode of ``shape``: a swizzle may still fit
     n = max([matrix.n_out] + [c.bit_length() for c in cols])
+    if n > MAX_SWIZZLE_SEARCH_BITS:  # the search tries O(n^3) swizzles: refused before the work, not after
+        raise LayoutError(f"no plain layout has these columns, and a swizzle is sought over at most "
+                          f"{MAX_SWIZZLE_SEARCH_BITS} output bits; the matrix has {n}")
     for swizzle in _swizzle_candidates(n):
         plain = [swizzle(c) for c in cols]
         if _disjoint(plain):

@@ -127,3 +127,16 @@ def test_integer_literals_past_128_digits_are_refused_in_every_base() -> None:
     for text in ("9" * 5000, "0x" + "f" * 200, "0b" + "1" * 200, "0" + "7" * 200):
         with pytest.raises(KernelError, match="integer literal of"):
             parse_int(text)
+
+
+def test_a_triton_basis_of_a_thousand_digits_is_refused_before_the_swizzle_search() -> None:
+    """The swizzle search of ``from_f2`` tries O(n^3) swizzles over n output bits: a 1,200-digit basis entry
+    (n = 3,987) ran for minutes; it is refused at once, while a 41-bit one still finds its swizzle."""
+    from layoutalg.interop import from_string
+
+    start = time.perf_counter()
+    with pytest.raises(LayoutError, match="at most 64 output bits"):
+        from_string("#ttg.linear<{in0 = [[" + "9" * 1200 + "]], in1 = [[1], [2], [4]]}>")
+    assert time.perf_counter() - start < 0.5
+    found = from_string("#ttg.linear<{in0 = [[" + str(2**40 + 1) + "]], in1 = [[1], [2], [4]]}>")
+    assert [found(i) for i in range(16)] == [(i // 2) ^ ((i % 2) * (2**40 + 1)) for i in range(16)]

@@ -494,3 +494,8 @@ def test_suggest_swizzle_covers_cp_async_fills() -> None:
     assert missing.returncode == 2 and "--global-ld" in missing.stderr
     stray = cli("suggest-swizzle", "--shape", "64x64", "--dtype", "f16", "--access", "ldmatrix.x4", "--global-ld", "64")
     assert stray.returncode == 2 and "hint:" in stray.stderr
+
+
+def test_prove_timeout_inf_means_no_limit_as_in_prove_fragment() -> None:
+    rows = cli_json("prove", "proofs/ldmatrix_mma_a.py", "--timeout", "inf")
+    assert rows and all(row["status"] == row["expected"] and row["status"] != "unknown" for row in rows)

@@ -4,15 +4,14 @@
 from __future__ import annotations
 
 import argparse
-import math
 
 from layoutalg.cli.common import UsageError, first_line
 from layoutalg.errors import LayoutError
 
 
 def _cmd_prove(args: argparse.Namespace) -> int:
-    if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):
-        raise UsageError(f"--timeout {args.timeout}: must be a positive, finite number of seconds",
+    if args.timeout is not None and not args.timeout > 0:  # inf: no limit, as prove-fragment and the Python API
+        raise UsageError(f"--timeout {args.timeout}: must be a positive number of seconds (inf for no limit)",
                          "e.g. --timeout 10, or leave it out for z3's default")
     try:
         from layoutalg.prove import runner

@@ -88,8 +88,8 @@ def _docstring_nodes(tree: ast.AST) -> set[int]:
 
 def _operator_span(source: str, offsets: _Offsets, left: ast.AST, right: ast.AST, text: str) -> tuple[int, int] | None:
     """The span of operator token ``text`` between two operand nodes (skipping parentheses and comments)."""
-    lo = offsets(left.end_lineno or 0, left.end_col_offset or 0)
-    hi = offsets(right.lineno, right.col_offset)
+    lo = offsets(left.end_lineno or 0, left.end_col_offset or 0)  # type: ignore[attr-defined]
+    hi = offsets(right.lineno, right.col_offset)  # type: ignore[attr-defined]
     gap = source[lo:hi]
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(gap).readline))

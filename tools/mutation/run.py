@@ -17,8 +17,8 @@ judges each against the tests covering its line: a mutant inside a function
 against the tests that run that line, a module-level one against every test
 that runs the module.  Covering tests run cheapest first, those that killed an
 earlier mutant of the same function before them; the first failure kills
-(``-x``), and so does running past ``10 s + 3 x`` the tests' mapped time or
-crashing.  The mutant is applied in the warm server by swapping the mutated
+(``-x``), and so does a test running past ``10 s + 5 x`` its mapped time
+(all of them past ``10 s + 3 x`` their sum) or a crash.  The mutant is applied in the warm server by swapping the mutated
 function's code object (no copy, no re-import, no collection); a mutant the swap
 cannot reach (module level) and every *survivor* of the swap is judged again by a
 fresh import of the mutated source and ``pytest.main`` on the full covering set,
@@ -321,7 +321,7 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap,
     timeout = min(MAX_TIMEOUT_S, 10.0 + 3.0 * sum(cmap.seconds.get(t, 1.0) for t in ordered))
     request = {"op": "mutant", "module": module_name(job.mutant.path), "path": job.mutant.path,
                "source": job.mutated, "qualname": job.qualname, "firstlineno": job.firstlineno, "tests": ordered,
-               "timeout": timeout}
+               "timeout": timeout, "limits": {t: 10.0 + 5.0 * cmap.seconds.get(t, 1.0) for t in ordered}}
     started = time.monotonic()
     if job.qualname is None and len(ordered) > REIMPORT_FIRST:
         # a fresh import collects every test file it is given: try the cheapest tests alone first
@@ -341,8 +341,8 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap,
         if killer:
             killers[place].insert(0, killer)
         return "killed", seconds, killer, mode
-    if code == -9:
-        return "timeout", seconds, None, mode
+    if code in (-9, 124):
+        return "timeout", seconds, killer, mode
     if code < 0:
         return "crash", seconds, None, mode
     return "error", seconds, None, mode

@@ -33,6 +33,7 @@ machine must not turn into a kill).
 from __future__ import annotations
 
 import functools
+import importlib
 import importlib.abc
 import importlib.util
 import json
@@ -45,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+PROGRESS = ROOT / ".mutation" / "current_test"
 
 
 def _hypothesis_profile() -> None:
@@ -108,8 +110,11 @@ def _clear_caches() -> None:
 def swap_code(module_name: str, path: str, source: str, qualname: str, firstlineno: int) -> bool:
     """Put the mutated code of ``qualname`` into the live function; False when that is not possible."""
     module = sys.modules.get(module_name)
-    if module is None:
-        return False
+    if module is None:  # imported lazily by the code under test: import the original, then swap
+        try:
+            module = importlib.import_module(module_name)
+        except Exception:
+            return False
     new_code = _find_code(compile(source, path, "exec"), qualname, firstlineno)
     if new_code is None:
         return False
@@ -208,6 +213,9 @@ class Server:
         with os.fdopen(read_end) as pipe:
             text = pipe.read()
         message = json.loads(text) if text else {}
+        if code == -signal.SIGALRM:  # a test ran past its limit
+            code = 124
+            message.update(mode="code", killer=PROGRESS.read_text())
         message["code"] = code
         return message
 
@@ -268,7 +276,20 @@ class Server:
                 killer.append(item.nodeid)
 
         selected = [items[t] for t in request["tests"] if t in items]
-        code = self.run_items(selected, True, done)
+        limits = request.get("limits", {})
+
+        progress = os.open(PROGRESS, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+
+        def before(item: Any) -> None:
+            # SIGALRM's default action ends the child at once, even inside z3's C code (a Python handler would
+            # wait for the call to return); the parent reads which test was running from PROGRESS
+            os.ftruncate(progress, 0)
+            os.pwrite(progress, item.nodeid.encode(), 0)
+            signal.setitimer(signal.ITIMER_REAL, float(limits.get(item.nodeid, request["timeout"])))
+
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        code = self.run_items(selected, True, done, before)
+        signal.setitimer(signal.ITIMER_REAL, 0)
         os.write(write_end, json.dumps({"mode": "code", "killer": killer[0] if killer else None}).encode())
         return code
 

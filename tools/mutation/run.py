@@ -20,9 +20,11 @@ earlier mutant of the same function before them; the first failure kills
 (``-x``), and so does a test running past ``10 s + 5 x`` its mapped time
 (all of them past ``10 s + 3 x`` their sum) or a crash.  The mutant is applied in the warm server by swapping the mutated
 function's code object (no copy, no re-import, no collection); a mutant the swap
-cannot reach (module level) and every *survivor* of the swap is judged again by a
-fresh import of the mutated source and ``pytest.main`` on the full covering set,
-so only a test failure can kill and a survivor has met every covering test.
+cannot reach (module level) is judged by a fresh import of the mutated source and
+``pytest.main``; with ``--confirm`` so is every *survivor* of the swap (a swap
+that misses a copy of the function can only make a false survivor, never a false
+kill).  Only a test failure, a hang or a crash kills; a survivor has met every
+covering test.
 A mutant on a line no test runs is *uncovered* (counted as survived).  Survivors
 listed in ``tools/mutation/equivalent.txt`` (``ident  reason``) are *equivalent*.
 Results accumulate in ``--out``; a run stopped by its budget continues where it
@@ -254,7 +256,7 @@ class Job:
         self.tests = cmap.tests(mutant.path, lines)
 
 
-def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: Path) -> None:
+def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: Path, confirm: bool) -> None:
     cmap = CoverageMap()
     if not cmap.lines:
         raise SystemExit("no coverage map: run `python tools/mutation/run.py map` first")
@@ -292,7 +294,7 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
             if time.monotonic() > deadline:
                 print("budget spent; run again to continue", flush=True)
                 break
-            verdict, seconds, killer, mode = judge(server, job, cmap, killers)
+            verdict, seconds, killer, mode = judge(server, job, cmap, killers, confirm)
             m = job.mutant
             results[key_of(m)] = {"path": m.path, "line": m.line, "operator": m.operator, "original": m.original,
                                   "replacement": m.replacement, "verdict": verdict, "seconds": round(seconds, 2),
@@ -311,8 +313,8 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
     report(out)
 
 
-def judge(server: Server | None, job: Job, cmap: CoverageMap,
-          killers: dict[tuple[str, str | None], list[str]]) -> tuple[str, float, str | None, str]:
+def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tuple[str, str | None], list[str]],
+          confirm: bool) -> tuple[str, float, str | None, str]:
     if not job.tests or server is None:
         return "uncovered", 0.0, None, "-"
     place = (job.mutant.path, job.qualname)
@@ -330,7 +332,7 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap,
             reply = server.ask(dict(request, timeout=min(MAX_TIMEOUT_S, timeout + 60)))
     else:
         reply = server.ask(request)
-    if reply["code"] == 0 and reply.get("mode") == "code":  # a survivor of the swap: judge it by a fresh import
+    if confirm and reply["code"] == 0 and reply.get("mode") == "code":  # a survivor of the swap: a fresh import
         reply = server.ask(dict(request, qualname=None, timeout=min(MAX_TIMEOUT_S, timeout + 60)))
         reply["mode"] = "confirm"
     seconds = time.monotonic() - started
@@ -394,6 +396,8 @@ def main() -> None:
     run_p.add_argument("--seed", type=int, default=0)
     run_p.add_argument("--budget-s", type=float, default=1200)
     run_p.add_argument("--out", type=Path, default=STATE / "results.json")
+    run_p.add_argument("--confirm", action="store_true",
+                       help="judge every survivor of the code swap again by a fresh import (twice the time)")
     run_p.add_argument("--jobs", type=int, choices=(1,), default=1, help="one warm server (the box has 2 cores)")
     rep = sub.add_parser("report")
     rep.add_argument("--out", type=Path, default=STATE / "results.json")
@@ -402,7 +406,7 @@ def main() -> None:
     if args.command == "map":
         build_map(args.tests, args.stale, args.budget_s)
     elif args.command == "run":
-        run(args.paths, args.sample, args.seed, args.budget_s, args.out)
+        run(args.paths, args.sample, args.seed, args.budget_s, args.out, args.confirm)
     else:
         report(args.out, args.by)
 

@@ -256,7 +256,8 @@ class Job:
         self.tests = cmap.tests(mutant.path, lines)
 
 
-def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: Path, confirm: bool) -> None:
+def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: Path, confirm: bool,
+        new_only: bool = False) -> None:
     cmap = CoverageMap()
     if not cmap.lines:
         raise SystemExit("no coverage map: run `python tools/mutation/run.py map` first")
@@ -272,8 +273,8 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
         spans = function_spans(source)
         for mutant in find_mutants(path, source):
             done = results.get(key_of(mutant))
-            if done is not None and done["verdict"] not in ("survived", "uncovered"):
-                continue  # survivors run again: tests may have been added since
+            if done is not None and (new_only or done["verdict"] not in ("survived", "uncovered")):
+                continue  # survivors run again (tests may have been added since) unless --new-only
             jobs.append(Job(mutant, source, spans, cmap))
     if sample is not None:
         random.Random(seed).shuffle(jobs)
@@ -398,6 +399,7 @@ def main() -> None:
     run_p.add_argument("--out", type=Path, default=STATE / "results.json")
     run_p.add_argument("--confirm", action="store_true",
                        help="judge every survivor of the code swap again by a fresh import (twice the time)")
+    run_p.add_argument("--new-only", action="store_true", help="skip mutants already judged, survivors included")
     run_p.add_argument("--jobs", type=int, choices=(1,), default=1, help="one warm server (the box has 2 cores)")
     rep = sub.add_parser("report")
     rep.add_argument("--out", type=Path, default=STATE / "results.json")
@@ -406,7 +408,7 @@ def main() -> None:
     if args.command == "map":
         build_map(args.tests, args.stale, args.budget_s)
     elif args.command == "run":
-        run(args.paths, args.sample, args.seed, args.budget_s, args.out, args.confirm)
+        run(args.paths, args.sample, args.seed, args.budget_s, args.out, args.confirm, args.new_only)
     else:
         report(args.out, args.by)
 

@@ -2,7 +2,8 @@
 
 An encoder sees only *lowered* terms (layouts, swizzles and composed layouts expanded into primitive
 operators by ``lowering.lower``); a layout application handed to it directly must be a ProofError that
-says to lower it, never a half-built z3 expression or an internal NameError.
+says to lower it, never a half-built z3 expression or an internal NameError.  A divisor whose range
+holds zero is refused by either encoding, and the domain constraint of a ``pow2`` parameter admits 1.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import pytest
 
 from layoutalg import Layout
 from layoutalg.errors import ProofError
-from layoutalg.prove import encode, sym, var
+from layoutalg.prove import encode, forall, param, sym, var
+from layoutalg.prove.config import settings
 
 
 @pytest.mark.parametrize("encoder", ["bit-vector", "integer"])
@@ -21,3 +23,18 @@ def test_an_unlowered_layout_application_is_refused_by_both_encoders(encoder):
     enc = encode.encoder_for([claim], [x]) if encoder == "bit-vector" else encode.IntEncoder({})
     with pytest.raises(ProofError, match="lower"):
         enc.pred(claim)
+
+
+@pytest.mark.parametrize("encoding", ["bv", "int"])
+def test_a_divisor_whose_range_holds_zero_is_refused_by_either_encoding(encoding):
+    with settings(z3_encoding=encoding), pytest.raises(ProofError, match="divisor .* may be zero"):
+        forall(lambda x, y: x // y >= 0, {"x": 16, "y": 16}, method="z3")
+
+
+def test_a_power_of_two_parameter_may_be_one_in_the_bit_vector_encoding():
+    # false only at p == 1 (2**0): the encoding must not exclude 1 from the powers of two
+    p, x = param("p", 1 << 10, pow2=True), var("x", 16)
+    with settings(z3_encoding="bv"):
+        result = forall((x ^ x) + p != 1, method="z3")
+    assert result.status == "refuted"
+    assert result.counterexample is not None and result.counterexample["p"] == 1

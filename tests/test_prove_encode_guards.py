@@ -38,3 +38,24 @@ def test_a_power_of_two_parameter_may_be_one_in_the_bit_vector_encoding():
         result = forall((x ^ x) + p != 1, method="z3")
     assert result.status == "refuted"
     assert result.counterexample is not None and result.counterexample["p"] == 1
+
+
+@pytest.mark.parametrize("encoder", ["bit-vector", "integer"])
+@pytest.mark.parametrize("shift", ["<<", ">>"])
+def test_an_encoder_built_directly_refuses_shifts_it_cannot_represent(encoder, shift):
+    # negative constant amounts and variable amounts: a variable must never be encoded by its low bits
+    x, y = var("x", 16), var("y", 4)
+    enc = encode.Encoder(16, {}) if encoder == "bit-vector" else encode.IntEncoder({})
+    negative = x << -1 if shift == "<<" else x >> -1
+    by_variable = x << y if shift == "<<" else x >> y
+    with pytest.raises(ProofError, match="non-negative constant"):
+        enc.term(negative)
+    with pytest.raises(ProofError, match="constant"):
+        enc.term(by_variable)
+
+
+@pytest.mark.parametrize("make", [lambda x, y: x ^ y, lambda x, y: x | y, lambda x, y: x & y])
+def test_the_integer_encoder_refuses_bit_operations_without_an_exact_integer_form(make):
+    x, y = var("x", 16), var("y", 16)
+    with pytest.raises(ProofError, match="no exact integer encoding"):
+        encode.IntEncoder({}).term(make(x, y))

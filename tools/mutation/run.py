@@ -268,12 +268,14 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
                          "run `python tools/mutation/run.py map --stale` first")
     results: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {}
     jobs: list[Job] = []
+    equivalent = load_equivalent()
     for path in modules:
         source = (ROOT / path).read_text()
         spans = function_spans(source)
         for mutant in find_mutants(path, source):
             done = results.get(key_of(mutant))
-            if done is not None and (new_only or done["verdict"] not in ("survived", "uncovered")):
+            if done is not None and (new_only or done["verdict"] not in ("survived", "uncovered")
+                                     or mutant.ident in equivalent):
                 continue  # survivors run again (tests may have been added since) unless --new-only
             jobs.append(Job(mutant, source, spans, cmap))
     if sample is not None:

@@ -31,11 +31,12 @@ def test_a_divisor_whose_range_holds_zero_is_refused_by_either_encoding(encoding
         forall(lambda x, y: x // y >= 0, {"x": 16, "y": 16}, method="z3")
 
 
-def test_a_power_of_two_parameter_may_be_one_in_the_bit_vector_encoding():
+@pytest.mark.parametrize("encoding", ["bv", "int"])
+def test_a_power_of_two_parameter_may_be_one_in_either_encoding(encoding):
     # false only at p == 1 (2**0): the encoding must not exclude 1 from the powers of two
     p, x = param("p", 1 << 10, pow2=True), var("x", 16)
-    with settings(z3_encoding="bv"):
-        result = forall((x ^ x) + p != 1, method="z3")
+    with settings(z3_encoding=encoding):
+        result = forall(p + x != 1 + x, method="z3")
     assert result.status == "refuted"
     assert result.counterexample is not None and result.counterexample["p"] == 1
 

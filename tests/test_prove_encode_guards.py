@@ -60,3 +60,21 @@ def test_the_integer_encoder_refuses_bit_operations_without_an_exact_integer_for
     x, y = var("x", 16), var("y", 16)
     with pytest.raises(ProofError, match="no exact integer encoding"):
         encode.IntEncoder({}).term(make(x, y))
+
+
+@pytest.mark.parametrize("encoding", ["bv", "int"])
+@pytest.mark.parametrize("power", [2, 4, 512])
+def test_every_power_of_two_below_a_parameters_bound_is_admitted(encoding, power):
+    # p < 1000: 512 is the largest power of two admitted; each claim is false only at p == power
+    p, x = param("p", 1000, pow2=True), var("x", 16)
+    with settings(z3_encoding=encoding):
+        result = forall(p + x != power + x, method="z3")
+    assert result.status == "refuted"
+    assert result.counterexample is not None and result.counterexample["p"] == power
+
+
+@pytest.mark.parametrize("mask", [0, 1, 3, 255])
+def test_the_integer_encoding_proves_claims_about_a_low_mask_and(mask):
+    x = var("x", 1 << 12)
+    with settings(z3_encoding="int"):
+        assert forall((x & mask) == x % (mask + 1), method="z3").status == "proved"

@@ -5,11 +5,9 @@
   "unknown" with the integer note only.
 * A counterexample from z3 is minimized greedily: each variable, in domain order, at the smallest value
   for which a counterexample still exists.
-* In ``auto`` mode a claim whose domain can still be enumerated gives z3 only half its time, so that
-  enumeration can finish the proof when z3 gives up.
 
 The claim used: no cube is a sum of two cubes (Fermat, n = 3) -- true, nonlinear, and beyond z3 in
-a fraction of a second, yet a 2-million-point domain is enumerated in well under a second.
+a fraction of a second.
 """
 
 from __future__ import annotations
@@ -37,13 +35,6 @@ def test_integer_only_z3_that_times_out_is_unknown_and_never_tries_bit_vectors()
     assert result.status == "unknown"
     assert any("z3 over the integers" in note for note in result.notes)
     assert not any("bit vectors" in note or "-bit" in note for note in result.notes)
-
-
-def test_auto_mode_leaves_enumeration_time_after_z3_gives_up_on_an_enumerable_domain():
-    domain = {"x": (1, 128), "y": (1, 128), "z": (1, 128)}  # 2**21 points: above the auto-enumeration size
-    result = forall(_no_cube_is_a_sum_of_two_cubes, domain, timeout=8)
-    assert result.status == "proved"
-    assert result.method == "enum"
 
 
 def test_z3_counterexamples_pin_each_variable_to_its_smallest_feasible_value_in_domain_order():

@@ -78,3 +78,12 @@ def test_the_integer_encoding_proves_claims_about_a_low_mask_and(mask):
     x = var("x", 1 << 12)
     with settings(z3_encoding="int"):
         assert forall((x & mask) == x % (mask + 1), method="z3").status == "proved"
+
+
+@pytest.mark.parametrize("encoder", ["bit-vector", "integer"])
+@pytest.mark.parametrize("make", [lambda x, y: x // y, lambda x, y: x % y])
+def test_an_encoder_built_directly_refuses_a_divisor_whose_range_holds_zero(encoder, make):
+    x, y = var("x", 16), var("y", 16)
+    enc = encode.Encoder(16, {}) if encoder == "bit-vector" else encode.IntEncoder({})
+    with pytest.raises(ProofError, match="may be zero"):
+        enc.term(make(x, y))

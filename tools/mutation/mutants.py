@@ -88,8 +88,8 @@ def _docstring_nodes(tree: ast.AST) -> set[int]:
 
 def _operator_span(source: str, offsets: _Offsets, left: ast.AST, right: ast.AST, text: str) -> tuple[int, int] | None:
     """The span of operator token ``text`` between two operand nodes (skipping parentheses and comments)."""
-    lo = offsets(left.end_lineno or 0, left.end_col_offset or 0)
-    hi = offsets(right.lineno, right.col_offset)
+    lo = offsets(left.end_lineno or 0, left.end_col_offset or 0)  # type: ignore[attr-defined]
+    hi = offsets(right.lineno, right.col_offset)  # type: ignore[attr-defined]
     gap = source[lo:hi]
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(gap).readline))
@@ -113,11 +113,29 @@ def _shifted_constants(value: object) -> list[str]:
     return []
 
 
+def _annotation_nodes(tree: ast.Module) -> set[int]:
+    """Nodes inside annotations, when ``from __future__ import annotations`` makes them strings, never run."""
+    lazy = any(isinstance(n, ast.ImportFrom) and n.module == "__future__" and any(a.name == "annotations"
+               for a in n.names) for n in tree.body)
+    if not lazy:
+        return set()
+    roots: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            roots.append(node.annotation)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
+            roots.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            roots.append(node.annotation)
+    return {id(n) for root in roots for n in ast.walk(root)}
+
+
 def find_mutants(path: str, source: str) -> list[Mutant]:
-    """Every mutant of ``source`` (the file at ``path``) that still compiles."""
+    """Every mutant of ``source`` (the file at ``path``) that still compiles (annotations are left alone
+    where ``from __future__ import annotations`` keeps them as strings: no mutant of one can run)."""
     tree = ast.parse(source)
     offsets = _Offsets(source)
-    docstrings = _docstring_nodes(tree)
+    docstrings = _docstring_nodes(tree) | _annotation_nodes(tree)
     found: list[Mutant] = []
     statements = [(n.lineno, n.end_lineno or n.lineno) for n in ast.walk(tree) if isinstance(n, ast.stmt)]
 
@@ -135,6 +153,8 @@ def find_mutants(path: str, source: str) -> list[Mutant]:
                 offsets(node.end_lineno, node.end_col_offset))  # type: ignore[attr-defined]
 
     for node in ast.walk(tree):
+        if id(node) in docstrings:
+            continue
         if isinstance(node, ast.BinOp) and type(node.op) in BINOP_SWAPS:
             op_span = _operator_span(source, offsets, node.left, node.right, OP_TEXT[type(node.op)])
             if op_span:
@@ -159,7 +179,9 @@ def find_mutants(path: str, source: str) -> list[Mutant]:
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
             start, end = span(node)
             add(node, "drop_neg", start, end, ast.get_source_segment(source, node.operand) or "0")
-        elif isinstance(node, ast.Constant) and id(node) not in docstrings:
+        elif id(node) in docstrings:
+            continue
+        elif isinstance(node, ast.Constant):
             start, end = span(node)
             for replacement in _shifted_constants(node.value):
                 add(node, "constant", start, end, replacement)

@@ -1,93 +1,220 @@
 """Mutation testing of layoutalg: does the test suite notice a small wrong change?
 
-    python tools/mutation/run.py map                      # once: which tests cover which lines
-    python tools/mutation/run.py run layoutalg/banks [layoutalg/prove ...]
-        [--sample N] [--seed S] [--budget-s T] [--jobs J] [--out .mutation/results.json]
-    python tools/mutation/run.py report [--out ...]       # per-package table (markdown)
+    python tools/mutation/run.py map [TEST_FILE...] [--stale] [--budget-s T]
+    python tools/mutation/run.py run PATH... [--sample N] [--seed S] [--budget-s T] [--out FILE]
+    python tools/mutation/run.py report [--out FILE]
 
-``map`` runs the whole suite once under coverage with per-test contexts
-(pytest-cov's ``--cov-context=test``) and stores, for every line of the
-package, the test functions that execute it (``.mutation/line_tests.json``).
-``run`` enumerates the mutants of every module under the given folders
-(``mutants.find_mutants``), optionally a seeded sample of them, and for each
-one copies the mutated file into a scratch copy of the repository and runs
-only the tests that cover the mutated line (``-x``, a time limit per mutant:
-a mutant that hangs is killed by the timeout).  A mutant is *killed* when
-those tests fail, *survived* when they pass, *uncovered* when no test runs
-its line (a survivor too).  Survivors listed in ``tools/mutation/equivalent.txt``
-(``ident  reason``, one per line) are *equivalent*.  Results accumulate in the
-output file, so a run can stop at its budget and a later one continues; survivors
-are run again on every later run (a new test may kill them).  ``map TESTS...``
-merges the coverage of the given test files into the existing map.
+``map`` runs test files (default: every one not mapped yet; ``--stale``: those
+whose mapped layoutalg sources changed since) in the warm server
+(``server.py``), under coverage with one context per test, and stores per test
+file the lines each test runs, each test's duration and its unmutated outcome
+(``.mutation/map/``).  A test that fails unmutated is never used to judge a
+mutant.
+
+``run`` enumerates the mutants of every module under the given paths
+(``mutants.find_mutants``; ``--sample N --seed S``: a seeded random sample) and
+judges each against the tests covering its line: a mutant inside a function
+against the tests that run that line, a module-level one against every test
+that runs the module.  Covering tests run cheapest first, those that killed an
+earlier mutant of the same function before them; the first failure kills
+(``-x``), and so does a test running past ``10 s + 5 x`` its mapped time
+(all of them past ``10 s + 3 x`` their sum) or a crash.  The mutant is applied in the warm server by swapping the mutated
+function's code object (no copy, no re-import, no collection); a mutant the swap
+cannot reach (module level) is judged by a fresh import of the mutated source and
+``pytest.main``; with ``--confirm`` so is every *survivor* of the swap (a swap
+that misses a copy of the function can only make a false survivor, never a false
+kill).  Only a test failure, a hang or a crash kills; a survivor has met every
+covering test.
+A mutant on a line no test runs is *uncovered* (counted as survived).  Survivors
+listed in ``tools/mutation/equivalent.txt`` (``ident  reason``) are *equivalent*.
+Results accumulate in ``--out``; a run stopped by its budget continues where it
+stopped; survivors run again on every later run (a new test may kill them).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import hashlib
 import json
-import os
 import random
-import shutil
 import subprocess
 import sys
-import tempfile
-import threading
 import time
 from collections import defaultdict
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mutants import Mutant, find_mutants  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 STATE = ROOT / ".mutation"
-LINE_TESTS = STATE / "line_tests.json"
+MAP_DIR = STATE / "map"
 EQUIVALENT = Path(__file__).resolve().parent / "equivalent.txt"
-PER_MUTANT_TIMEOUT_S = 120
-IMPORT_TIME = "<import>"
-"""Marks a line run while modules were imported (no test context): every test file touching the module runs."""
+MAX_TIMEOUT_S = 600.0
+REIMPORT_FIRST = 20
+"""A module-level mutant's fresh import first runs only this many of its cheapest covering tests."""
 
 
-def tests_for_line(file_lines: dict[str, list[str]], line: int) -> list[str]:
-    """The test functions covering ``line``; for import-time lines, the test files that cover the module."""
-    tests = file_lines.get(str(line), [])
-    if IMPORT_TIME not in tests:
-        return tests
-    files = {t.split("::")[0] for ts in file_lines.values() for t in ts if t != IMPORT_TIME}
-    return sorted(files | {t for t in tests if t != IMPORT_TIME})
+def sha(path: str) -> str:
+    return hashlib.sha256((ROOT / path).read_bytes()).hexdigest()[:16]
 
 
-def build_map(test_paths: list[str]) -> None:
-    """Run the tests (default: the suite) under coverage with test contexts; save line -> test node ids."""
-    STATE.mkdir(exist_ok=True)
-    data_file = STATE / "coverage.sqlite"
-    env = dict(os.environ, COVERAGE_FILE=str(data_file))
-    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov=layoutalg",
-                    "--cov-context=test", "--cov-report=", *(test_paths or ["tests"])], cwd=ROOT, env=env, check=False)
-    import coverage  # type: ignore[import-not-found]
+class Server:
+    """The warm pytest session of ``server.py`` over the given test paths."""
 
-    data = coverage.CoverageData(basename=str(data_file))
-    data.read()
-    line_tests: dict[str, dict[str, list[str]]] = {}
-    for measured in data.measured_files():
-        rel = os.path.relpath(measured, ROOT)
-        if not rel.startswith("layoutalg"):
+    def __init__(self, test_paths: list[str]) -> None:
+        STATE.mkdir(exist_ok=True)
+        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve().parent / "server.py"),
+                                      *test_paths], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     cwd=ROOT)
+        ready = self.read()
+        if not ready.get("ready"):
+            raise SystemExit(f"mutation server did not start (see {STATE / 'server.log'})")
+        self.items: list[str] = ready["items"]
+
+    def read(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            raise SystemExit(f"mutation server stopped (see {STATE / 'server.log'})")
+        return dict(json.loads(line))
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(request) + "\n")
+        self.proc.stdin.flush()
+        return self.read()
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        self.proc.wait()
+
+
+# ---- the coverage map -------------------------------------------------------------------------------------------
+
+def map_file(test_file: str) -> Path:
+    return MAP_DIR / (test_file.replace("/", "__") + ".json")
+
+
+def all_test_files() -> list[str]:
+    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py"))
+
+
+def stale_test_files() -> list[str]:
+    stale = []
+    for test_file in all_test_files():
+        path = map_file(test_file)
+        if not path.exists():
             continue
-        by_line: dict[str, set[str]] = defaultdict(set)
-        for line, contexts in data.contexts_by_lineno(measured).items():
-            for ctx in contexts:
-                by_line[str(line)].add(ctx.split("|")[0].split("[")[0] if ctx else IMPORT_TIME)
-        line_tests[rel] = {line: sorted(tests) for line, tests in by_line.items()}
-    if test_paths and LINE_TESTS.exists():  # a partial map merges into the existing one, line by line
-        merged: dict[str, dict[str, list[str]]] = json.loads(LINE_TESTS.read_text())
-        for rel, lines in line_tests.items():
-            old = merged.setdefault(rel, {})
-            for line_key, tests in lines.items():
-                old[line_key] = sorted(set(old.get(line_key, [])) | set(tests))
-        line_tests = merged
-    LINE_TESTS.write_text(json.dumps(line_tests))
-    print(f"mapped {len(line_tests)} files -> {LINE_TESTS}")
+        sources = json.loads(path.read_text()).get("sources", {})
+        if any(not (ROOT / src).exists() or sha(src) != digest for src, digest in sources.items()):
+            stale.append(test_file)
+    return stale
+
+
+def build_map(test_files: list[str], stale: bool, budget_s: float) -> None:
+    MAP_DIR.mkdir(parents=True, exist_ok=True)
+    if not test_files:
+        test_files = stale_test_files() if stale else [f for f in all_test_files() if not map_file(f).exists()]
+    if not test_files:
+        print("map is complete and current")
+        return
+    deadline = time.monotonic() + budget_s
+    server = Server(test_files)
+    by_file: dict[str, list[str]] = defaultdict(list)
+    for nodeid in server.items:
+        by_file[nodeid.split("::")[0]].append(nodeid)
+    try:
+        for test_file in test_files:
+            if time.monotonic() > deadline:
+                print("budget spent; run map again to continue")
+                break
+            started = time.monotonic()
+            scratch = STATE / "map_scratch.json"
+            reply = server.ask({"op": "map", "tests": by_file.get(test_file, []), "out": str(scratch),
+                                "timeout": MAX_TIMEOUT_S * 3})
+            if reply["code"] != 0:
+                print(f"map of {test_file} failed (code {reply['code']}); not stored")
+                continue
+            data = json.loads(scratch.read_text())
+            data["sources"] = {src: sha(src) for src in data["lines"]}
+            map_file(test_file).write_text(json.dumps(data))
+            failed = [t for t, info in data["tests"].items() if info["outcome"] == "failed"]
+            print(f"mapped {test_file}: {len(data['tests'])} tests in {time.monotonic() - started:.0f} s"
+                  + (f"; {len(failed)} fail unmutated (never used): {failed[:3]}" if failed else ""), flush=True)
+    finally:
+        server.close()
+
+
+class CoverageMap:
+    """Merged view of every mapped test file."""
+
+    def __init__(self) -> None:
+        self.lines: dict[str, dict[int, set[str]]] = defaultdict(lambda: defaultdict(set))
+        self.seconds: dict[str, float] = {}
+        self.broken: set[str] = set()
+        self.sources: dict[str, dict[str, str]] = defaultdict(dict)
+        for path in sorted(MAP_DIR.glob("*.json")):
+            data = json.loads(path.read_text())
+            test_file = path.name[: -len(".json")].replace("__", "/")
+            for nodeid, info in data["tests"].items():
+                self.seconds[nodeid] = info["seconds"]
+                if info["outcome"] == "failed":
+                    self.broken.add(nodeid)
+            for src, lines in data["lines"].items():
+                for line, tests in lines.items():
+                    self.lines[src][int(line)].update(tests)
+            for src, digest in data.get("sources", {}).items():
+                self.sources[src][test_file] = digest
+
+    def stale_for(self, path: str) -> list[str]:
+        current = sha(path)
+        return sorted(f for f, digest in self.sources.get(path, {}).items() if digest != current)
+
+    def tests(self, path: str, lines: list[int] | None) -> set[str]:
+        by_line = self.lines.get(path, {})
+        if lines is None:
+            found = set().union(*by_line.values()) if by_line else set()
+        else:
+            found = set().union(*(by_line.get(line, set()) for line in lines))
+        return found - self.broken
+
+
+# ---- the run ----------------------------------------------------------------------------------------------------
+
+def function_spans(source: str) -> list[tuple[int, int, str, int]]:
+    """(body start, end offset, qualname, first line) of every def at module or class level."""
+    tree = ast.parse(source)
+    starts = [0]
+    for text in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(text.encode("utf-8")))
+    raw = source.encode("utf-8")
+
+    def offset(line: int, col: int) -> int:
+        return len(raw[: starts[line - 1] + col].decode("utf-8", "replace"))
+
+    spans: list[tuple[int, int, str, int]] = []
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, prefix + node.name + ".")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                spans.append((offset(node.body[0].lineno, node.body[0].col_offset),
+                              offset(node.end_lineno or node.lineno, node.end_col_offset or 0),
+                              prefix + node.name, first))
+
+    visit(tree.body, "")
+    return spans
+
+
+def module_name(path: str) -> str:
+    parts = path[: -len(".py")].split("/")
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def load_equivalent() -> dict[str, str]:
@@ -101,139 +228,160 @@ def load_equivalent() -> dict[str, str]:
     return out
 
 
-def modules_under(folders: list[str]) -> list[str]:
+def modules_under(paths: list[str]) -> list[str]:
     files: list[str] = []
-    for folder in folders:
-        path = ROOT / folder
-        files += sorted(str(p.relative_to(ROOT)) for p in ([path] if path.is_file() else path.rglob("*.py")))
+    for given in paths:
+        path = ROOT / given
+        for found in ([path] if path.is_file() else sorted(path.rglob("*.py"))):
+            rel = str(found.relative_to(ROOT))
+            if rel not in files:
+                files.append(rel)
     return files
 
 
-def scratch_copy() -> Path:
-    dest = Path(tempfile.mkdtemp(prefix="layoutalg-mutation-"))
-    for name in ("layoutalg", "tests", "proofs", "examples", "pyproject.toml", "README.md", "docs", "benchmarks",
-                 "tools"):
-        src = ROOT / name
-        if src.is_dir():
-            shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        elif src.exists():
-            shutil.copy2(src, dest / name)
-    return dest
+def key_of(mutant: Mutant) -> str:
+    return mutant.ident + " " + mutant.replacement
 
 
-class Runner:
-    """One scratch copy of the repository and its warm fork server (``forkserver.py``)."""
+class Job:
+    """One mutant with where it lives and which tests judge it."""
 
-    def __init__(self) -> None:
-        self.work = scratch_copy()
-        env = dict(os.environ, PYTHONHASHSEED="0", PYTHONDONTWRITEBYTECODE="1")
-        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve().parent / "forkserver.py"),
-                                      str(self.work)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                     env=env)
-        assert self.proc.stdout is not None
-        json.loads(self.proc.stdout.readline())  # {"ready": true}
-
-    def verdict(self, mutant: Mutant, tests: list[str], original: str) -> tuple[str, float]:
-        """killed (tests fail or hang), survived (tests pass) or error (pytest could not run them)."""
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        target = self.work / mutant.path
-        target.write_text(mutant.apply(original))
-        started = time.monotonic()
-        try:
-            self.proc.stdin.write(json.dumps({"tests": tests, "timeout": PER_MUTANT_TIMEOUT_S}) + "\n")
-            self.proc.stdin.flush()
-            code = json.loads(self.proc.stdout.readline())["code"]
-        finally:
-            target.write_text(original)
-        verdict = "survived" if code == 0 else "killed" if code in (1, -9) else "error"
-        return verdict, time.monotonic() - started
-
-    def close(self) -> None:
-        if self.proc.stdin:
-            self.proc.stdin.close()
-        self.proc.wait()
-        shutil.rmtree(self.work, ignore_errors=True)
+    def __init__(self, mutant: Mutant, source: str, spans: list[tuple[int, int, str, int]], cmap: CoverageMap):
+        self.mutant = mutant
+        self.mutated = mutant.apply(source)
+        inside = [s for s in spans if s[0] <= mutant.start < s[1]]
+        self.qualname: str | None = inside[0][2] if inside else None
+        self.firstlineno = inside[0][3] if inside else 0
+        lines = sorted({mutant.line, mutant.stmt_line or mutant.line}) if inside else None
+        self.tests = cmap.tests(mutant.path, lines)
 
 
-def run(folders: list[str], sample: int | None, seed: int, budget_s: float, jobs: int, out: Path) -> None:
-    line_tests = json.loads(LINE_TESTS.read_text()) if LINE_TESTS.exists() else {}
-    if not line_tests:
+def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: Path, confirm: bool,
+        new_only: bool = False) -> None:
+    cmap = CoverageMap()
+    if not cmap.lines:
         raise SystemExit("no coverage map: run `python tools/mutation/run.py map` first")
-    results = json.loads(out.read_text()) if out.exists() else {}
-    todo: list[tuple[Mutant, list[str]]] = []
-    for path in modules_under(folders):
+    modules = modules_under(paths)
+    stale = sorted({f for path in modules for f in cmap.stale_for(path)})
+    if stale:
+        raise SystemExit(f"the map is stale for {len(stale)} test files ({stale[:4]}...): "
+                         "run `python tools/mutation/run.py map --stale` first")
+    results: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {}
+    jobs: list[Job] = []
+    equivalent = load_equivalent()
+    for path in modules:
         source = (ROOT / path).read_text()
+        spans = function_spans(source)
         for mutant in find_mutants(path, source):
-            done = results.get(mutant.ident + " " + mutant.replacement)
-            if done is not None and done["verdict"] not in ("survived", "uncovered"):
-                continue  # survivors run again: tests may have been added since
-            file_lines = line_tests.get(path, {})
-            tests = tests_for_line(file_lines, mutant.line) or tests_for_line(file_lines, mutant.stmt_line)
-            todo.append((mutant, tests))
-    rng = random.Random(seed)
-    rng.shuffle(todo)
+            done = results.get(key_of(mutant))
+            if done is not None and (new_only or done["verdict"] not in ("survived", "uncovered")
+                                     or mutant.ident in equivalent):
+                continue  # survivors run again (tests may have been added since) unless --new-only
+            jobs.append(Job(mutant, source, spans, cmap))
     if sample is not None:
-        todo = todo[:sample]
-    todo.sort(key=lambda item: item[0].ident + " " + item[0].replacement not in results)  # earlier survivors first
-    print(f"{len(todo)} mutants to run", flush=True)
-    deadline = time.monotonic() + budget_s
-    runners = [Runner() for _ in range(jobs)]
-    originals = {path: (ROOT / path).read_text() for path in {m.path for m, _ in todo}}
-
-    save_lock = threading.Lock()
-
-    def worker(index: int) -> None:
-        runner = runners[index]
-        for k in range(index, len(todo), jobs):
-            if time.monotonic() > deadline:
-                return
-            mutant, tests = todo[k]
-            if not tests:
-                verdict, seconds = "uncovered", 0.0
-            else:
-                verdict, seconds = runner.verdict(mutant, tests, originals[mutant.path])
-            results[mutant.ident + " " + mutant.replacement] = {
-                "path": mutant.path, "line": mutant.line, "operator": mutant.operator,
-                "original": mutant.original, "replacement": mutant.replacement, "verdict": verdict,
-                "seconds": round(seconds, 2), "tests": len(tests)}
-            print(f"{verdict:9s} {mutant.describe()}", flush=True)
-            with save_lock:
-                out.parent.mkdir(parents=True, exist_ok=True)
-                out.write_text(json.dumps(results, indent=1, sort_keys=True))
-
+        random.Random(seed).shuffle(jobs)
+        jobs = jobs[:sample]
+    jobs.sort(key=lambda j: key_of(j.mutant) not in results)  # earlier survivors first, else in source order
+    test_files = sorted({t.split("::")[0] for j in jobs for t in j.tests})
+    print(f"{len(jobs)} mutants to run over {len(test_files)} test files", flush=True)
+    if not jobs:
+        report(out)
+        return
     started = time.monotonic()
-    with ThreadPoolExecutor(jobs) as pool:
-        list(pool.map(worker, range(jobs)))
-    for runner in runners:
-        runner.close()
-    print(f"ran in {time.monotonic() - started:.0f} s; results in {out}")
+    deadline = started + budget_s
+    server = Server(test_files) if test_files else None
+    killers: dict[tuple[str, str | None], list[str]] = defaultdict(list)
+    counts: dict[str, int] = defaultdict(int)
+    try:
+        for job in jobs:
+            if time.monotonic() > deadline:
+                print("budget spent; run again to continue", flush=True)
+                break
+            verdict, seconds, killer, mode = judge(server, job, cmap, killers, confirm)
+            m = job.mutant
+            results[key_of(m)] = {"path": m.path, "line": m.line, "operator": m.operator, "original": m.original,
+                                  "replacement": m.replacement, "verdict": verdict, "seconds": round(seconds, 2),
+                                  "tests": len(job.tests), "killer": killer, "mode": mode}
+            counts[verdict] += 1
+            print(f"{verdict:9s} {seconds:6.1f}s {mode:8s} {m.describe()}", flush=True)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(results, indent=0, sort_keys=True))
+    finally:
+        if server is not None:
+            server.close()
+    elapsed = time.monotonic() - started
+    ran = sum(counts.values())
+    print(f"ran {ran} mutants in {elapsed:.0f} s ({60 * ran / max(elapsed, 1e-9):.1f}/min): {dict(counts)}; "
+          f"results in {out}")
     report(out)
 
 
-def report(out: Path) -> None:
+def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tuple[str, str | None], list[str]],
+          confirm: bool) -> tuple[str, float, str | None, str]:
+    if not job.tests or server is None:
+        return "uncovered", 0.0, None, "-"
+    place = (job.mutant.path, job.qualname)
+    earlier = [t for t in killers[place] if t in job.tests]
+    ordered = earlier + sorted(job.tests - set(earlier), key=lambda t: (cmap.seconds.get(t, 1.0), t))
+    timeout = min(MAX_TIMEOUT_S, 10.0 + 3.0 * sum(cmap.seconds.get(t, 1.0) for t in ordered))
+    request = {"op": "mutant", "module": module_name(job.mutant.path), "path": job.mutant.path,
+               "source": job.mutated, "qualname": job.qualname, "firstlineno": job.firstlineno, "tests": ordered,
+               "timeout": timeout, "limits": {t: 10.0 + 5.0 * cmap.seconds.get(t, 1.0) for t in ordered}}
+    started = time.monotonic()
+    if job.qualname is None and len(ordered) > REIMPORT_FIRST:
+        # a fresh import collects every test file it is given: try the cheapest tests alone first
+        reply = server.ask(dict(request, tests=ordered[:REIMPORT_FIRST]))
+        if reply["code"] == 0:
+            reply = server.ask(dict(request, timeout=min(MAX_TIMEOUT_S, timeout + 60)))
+    else:
+        reply = server.ask(request)
+    if confirm and reply["code"] == 0 and reply.get("mode") == "code":  # a survivor of the swap: a fresh import
+        reply = server.ask(dict(request, qualname=None, timeout=min(MAX_TIMEOUT_S, timeout + 60)))
+        reply["mode"] = "confirm"
+    seconds = time.monotonic() - started
+    code, mode, killer = reply["code"], reply.get("mode", "?"), reply.get("killer")
+    if code == 0:
+        return "survived", seconds, None, mode
+    if code == 1 or (mode != "code" and code == 2):  # 2: the mutated module failed to import during collection
+        if killer:
+            killers[place].insert(0, killer)
+        return "killed", seconds, killer, mode
+    if code in (-9, 124):
+        return "timeout", seconds, killer, mode
+    if code < 0:
+        return "crash", seconds, None, mode
+    return "error", seconds, None, mode
+
+
+# ---- the report -------------------------------------------------------------------------------------------------
+
+KILLED = ("killed", "timeout", "crash")
+
+
+def report(out: Path, by: str = "package") -> None:
     results = json.loads(out.read_text())
     equivalent = load_equivalent()
     table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     survivors = []
     seconds: dict[str, float] = defaultdict(float)
     for key, r in results.items():
-        package = "/".join(r["path"].split("/")[:2])
-        verdict = r["verdict"]
+        group = r["path"] if by == "module" else "/".join(r["path"].split("/")[:2])
+        verdict = "killed" if r["verdict"] in KILLED else r["verdict"]
         if verdict in ("survived", "uncovered") and key.split(" ")[0] in equivalent:
             verdict = "equivalent"
-        table[package][verdict] += 1
-        table[package]["total"] += 1
-        seconds[package] += r.get("seconds", 0.0)
-        if verdict in ("survived", "uncovered"):
+        table[group][verdict] += 1
+        table[group]["total"] += 1
+        seconds[group] += r.get("seconds", 0.0)
+        if verdict in ("survived", "uncovered", "error"):
             survivors.append(f"- {key}  ({r['original']!r} -> {r['replacement']!r}, {verdict})")
-    print("| package | mutants | killed | equivalent | survived | uncovered | kill rate (non-equivalent) "
-          "| test time (s) |")
-    print("|---|---|---|---|---|---|---|---|")
-    for package, c in sorted(table.items()):
+    print(f"| {by} | mutants | killed | equivalent | survived | uncovered | error | kill rate (non-equivalent) "
+          "| time (s) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for group, c in sorted(table.items()):
         live = c["total"] - c["equivalent"]
         rate = 100.0 * c["killed"] / live if live else 100.0
-        print(f"| {package} | {c['total']} | {c['killed']} | {c['equivalent']} | {c['survived']} | "
-              f"{c['uncovered']} | {rate:.1f}% | {seconds[package]:.0f} |")
+        print(f"| {group} | {c['total']} | {c['killed']} | {c['equivalent']} | {c['survived']} | "
+              f"{c['uncovered']} | {c['error']} | {rate:.1f}% | {seconds[group]:.0f} |")
     if survivors:
         print("\nsurvivors:\n" + "\n".join(sorted(survivors)))
 
@@ -242,23 +390,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     map_p = sub.add_parser("map")
-    map_p.add_argument("tests", nargs="*", help="test files (default: the whole suite)")
+    map_p.add_argument("tests", nargs="*", help="test files (default: those not mapped yet)")
+    map_p.add_argument("--stale", action="store_true", help="re-map test files whose covered sources changed")
+    map_p.add_argument("--budget-s", type=float, default=1200)
     run_p = sub.add_parser("run")
-    run_p.add_argument("folders", nargs="+")
+    run_p.add_argument("paths", nargs="+")
     run_p.add_argument("--sample", type=int)
     run_p.add_argument("--seed", type=int, default=0)
-    run_p.add_argument("--budget-s", type=float, default=3600)
-    run_p.add_argument("--jobs", type=int, default=1)
+    run_p.add_argument("--budget-s", type=float, default=1200)
     run_p.add_argument("--out", type=Path, default=STATE / "results.json")
+    run_p.add_argument("--confirm", action="store_true",
+                       help="judge every survivor of the code swap again by a fresh import (twice the time)")
+    run_p.add_argument("--new-only", action="store_true", help="skip mutants already judged, survivors included")
+    run_p.add_argument("--jobs", type=int, choices=(1,), default=1, help="one warm server (the box has 2 cores)")
     rep = sub.add_parser("report")
     rep.add_argument("--out", type=Path, default=STATE / "results.json")
+    rep.add_argument("--by", choices=("package", "module"), default="package")
     args = parser.parse_args()
     if args.command == "map":
-        build_map(args.tests)
+        build_map(args.tests, args.stale, args.budget_s)
     elif args.command == "run":
-        run(args.folders, args.sample, args.seed, args.budget_s, args.jobs, args.out)
+        run(args.paths, args.sample, args.seed, args.budget_s, args.out, args.confirm, args.new_only)
     else:
-        report(args.out)
+        report(args.out, args.by)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,89 @@
+"""The z3 encoders refuse what they cannot represent (found by mutation testing).
+
+An encoder sees only *lowered* terms (layouts, swizzles and composed layouts expanded into primitive
+operators by ``lowering.lower``); a layout application handed to it directly must be a ProofError that
+says to lower it, never a half-built z3 expression or an internal NameError.  A divisor whose range
+holds zero is refused by either encoding, and the domain constraint of a ``pow2`` parameter admits 1.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from layoutalg import Layout
+from layoutalg.errors import ProofError
+from layoutalg.prove import encode, forall, param, sym, var
+from layoutalg.prove.config import settings
+
+
+@pytest.mark.parametrize("encoder", ["bit-vector", "integer"])
+def test_an_unlowered_layout_application_is_refused_by_both_encoders(encoder):
+    x = var("x", 16)
+    claim = sym(Layout((4, 4), (4, 1)))(x) == x
+    enc = encode.encoder_for([claim], [x]) if encoder == "bit-vector" else encode.IntEncoder({})
+    with pytest.raises(ProofError, match="lower"):
+        enc.pred(claim)
+
+
+@pytest.mark.parametrize("encoding", ["bv", "int"])
+def test_a_divisor_whose_range_holds_zero_is_refused_by_either_encoding(encoding):
+    with settings(z3_encoding=encoding), pytest.raises(ProofError, match="divisor .* may be zero"):
+        forall(lambda x, y: x // y >= 0, {"x": 16, "y": 16}, method="z3")
+
+
+@pytest.mark.parametrize("encoding", ["bv", "int"])
+def test_a_power_of_two_parameter_may_be_one_in_either_encoding(encoding):
+    # false only at p == 1 (2**0): the encoding must not exclude 1 from the powers of two
+    p, x = param("p", 1 << 10, pow2=True), var("x", 16)
+    with settings(z3_encoding=encoding):
+        result = forall(p + x != 1 + x, method="z3")
+    assert result.status == "refuted"
+    assert result.counterexample is not None and result.counterexample["p"] == 1
+
+
+@pytest.mark.parametrize("encoder", ["bit-vector", "integer"])
+@pytest.mark.parametrize("shift", ["<<", ">>"])
+def test_an_encoder_built_directly_refuses_shifts_it_cannot_represent(encoder, shift):
+    # negative constant amounts and variable amounts: a variable must never be encoded by its low bits
+    x, y = var("x", 16), var("y", 4)
+    enc = encode.Encoder(16, {}) if encoder == "bit-vector" else encode.IntEncoder({})
+    negative = x << -1 if shift == "<<" else x >> -1
+    by_variable = x << y if shift == "<<" else x >> y
+    with pytest.raises(ProofError, match="non-negative constant"):
+        enc.term(negative)
+    with pytest.raises(ProofError, match="constant"):
+        enc.term(by_variable)
+
+
+@pytest.mark.parametrize("make", [lambda x, y: x ^ y, lambda x, y: x | y, lambda x, y: x & y])
+def test_the_integer_encoder_refuses_bit_operations_without_an_exact_integer_form(make):
+    x, y = var("x", 16), var("y", 16)
+    with pytest.raises(ProofError, match="no exact integer encoding"):
+        encode.IntEncoder({}).term(make(x, y))
+
+
+@pytest.mark.parametrize("encoding", ["bv", "int"])
+@pytest.mark.parametrize("power", [2, 4, 512])
+def test_every_power_of_two_below_a_parameters_bound_is_admitted(encoding, power):
+    # p < 1000: 512 is the largest power of two admitted; each claim is false only at p == power
+    p, x = param("p", 1000, pow2=True), var("x", 16)
+    with settings(z3_encoding=encoding):
+        result = forall(p + x != power + x, method="z3")
+    assert result.status == "refuted"
+    assert result.counterexample is not None and result.counterexample["p"] == power
+
+
+@pytest.mark.parametrize("mask", [0, 1, 3, 255])
+def test_the_integer_encoding_proves_claims_about_a_low_mask_and(mask):
+    x = var("x", 1 << 12)
+    with settings(z3_encoding="int"):
+        assert forall((x & mask) == x % (mask + 1), method="z3").status == "proved"
+
+
+@pytest.mark.parametrize("encoder", ["bit-vector", "integer"])
+@pytest.mark.parametrize("make", [lambda x, y: x // y, lambda x, y: x % y])
+def test_an_encoder_built_directly_refuses_a_divisor_whose_range_holds_zero(encoder, make):
+    x, y = var("x", 16), var("y", 16)
+    enc = encode.Encoder(16, {}) if encoder == "bit-vector" else encode.IntEncoder({})
+    with pytest.raises(ProofError, match="may be zero"):
+        enc.term(make(x, y))

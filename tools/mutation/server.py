@@ -1,0 +1,312 @@
+"""A warm pytest session that maps the suite and runs mutants without re-collecting.
+
+    python tools/mutation/server.py TEST_PATH...
+
+Collects the given tests once (pytest's own collection, conftest included), then
+serves JSON requests, one a line, on the stdin it was started with and answers on
+its stdout (pytest's own output goes to ``.mutation/server.log``).  Every request
+forks a child, so nothing a test or a mutant does survives into the next one.
+
+``{"op": "map", "tests": [nodeid...], "out": path}``
+    runs the tests under coverage, one dynamic context per test, and writes
+    ``{"tests": {nodeid: {"seconds", "outcome"}}, "lines": {file: {line: [nodeid...]}}}``
+    to ``out``: the per-test durations and the unmutated outcome (the baseline).
+
+``{"op": "mutant", "module", "path", "source", "qualname", "firstlineno", "tests", "timeout"}``
+    applies the mutated ``source`` of ``module`` *in process*: the live function
+    ``qualname`` (defined at ``firstlineno``) gets the mutated code object
+    (``__code__`` swap, so every reference to it, ``from x import f`` included,
+    runs the mutant), every ``functools`` cache is cleared, and the collected
+    items ``tests`` run in order through pytest's ``runtestprotocol``, stopping at
+    the first failure.  With ``qualname`` null (a module-level mutant) or when
+    the function cannot be found, the child instead drops ``layoutalg`` and the
+    test modules from ``sys.modules``, serves the mutated source through an
+    import hook and runs ``pytest.main`` on the tests (a fresh import: slower,
+    but it sees module-level code, default arguments, decorators).
+    The reply: ``{"code": 0 | 1 | -9 | other, "killer": nodeid | null, "mode": "code" | "reimport"}``;
+    0 every test passed, 1 a test failed, -9 the time ran out, anything else a crash.
+
+Hypothesis runs derandomized, without a database and without deadlines (a slow
+machine must not turn into a kill).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.abc
+import importlib.util
+import json
+import os
+import signal
+import sys
+import time
+import types
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+PROGRESS = ROOT / ".mutation" / "current_test"
+
+
+def _hypothesis_profile() -> None:
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("mutation", deadline=None, derandomize=True, database=None, print_blob=False,
+                              suppress_health_check=list(HealthCheck))
+    settings.load_profile("mutation")
+
+
+def _find_code(code: types.CodeType, qualname: str, firstlineno: int) -> types.CodeType | None:
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if getattr(const, "co_qualname", None) == qualname and const.co_firstlineno == firstlineno:
+                return const
+            found = _find_code(const, qualname, firstlineno)
+            if found is not None:
+                return found
+    return None
+
+
+def _functions_of(namespace: dict[str, Any], module_name: str, seen: set[int]) -> list[types.FunctionType]:
+    """Every function reachable from a module's or class's namespace (unwrapping methods and decorators)."""
+    out: list[types.FunctionType] = []
+    for value in list(namespace.values()):
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        candidates = [value]
+        if isinstance(value, (staticmethod, classmethod)):
+            candidates = [value.__func__]
+        elif isinstance(value, property):
+            candidates = [f for f in (value.fget, value.fset, value.fdel) if f is not None]
+        elif isinstance(value, type) and value.__module__ == module_name:
+            out += _functions_of(dict(vars(value)), module_name, seen)
+            continue
+        for candidate in candidates:
+            while True:
+                if isinstance(candidate, types.FunctionType):
+                    out.append(candidate)
+                wrapped = getattr(candidate, "__wrapped__", None)
+                if wrapped is None or wrapped is candidate:
+                    break
+                candidate = wrapped
+    return out
+
+
+def _clear_caches() -> None:
+    for name, module in list(sys.modules.items()):
+        if not (name == "layoutalg" or name.startswith("layoutalg.")) or module is None:
+            continue
+        for value in list(vars(module).values()):
+            targets = [value] + (list(vars(value).values()) if isinstance(value, type) else [])
+            for target in targets:
+                target = getattr(target, "__func__", target)
+                clear = getattr(target, "cache_clear", None)
+                if callable(clear) and isinstance(target, functools._lru_cache_wrapper):
+                    clear()
+
+
+def swap_code(module_name: str, path: str, source: str, qualname: str, firstlineno: int) -> bool:
+    """Put the mutated code of ``qualname`` into the live function; False when that is not possible."""
+    module = sys.modules.get(module_name)
+    if module is None:  # imported lazily by the code under test: import the original, then swap
+        try:
+            module = importlib.import_module(module_name)
+        except Exception:
+            return False
+    new_code = _find_code(compile(source, path, "exec"), qualname, firstlineno)
+    if new_code is None:
+        return False
+    live = [f for f in _functions_of(dict(vars(module)), module_name, set())
+            if getattr(f.__code__, "co_qualname", None) == qualname and f.__code__.co_firstlineno == firstlineno]
+    if not live or any(f.__code__.co_freevars != new_code.co_freevars for f in live):
+        return False
+    for function in live:
+        function.__code__ = new_code
+    _clear_caches()
+    return True
+
+
+class _MutatedSource(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves the mutated source for one module name; every other import goes the usual way."""
+
+    def __init__(self, module_name: str, path: str, source: str) -> None:
+        self.module_name, self.path, self.source = module_name, path, source
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname != self.module_name:
+            return None
+        package = self.path.endswith("__init__.py")
+        spec = importlib.util.spec_from_loader(fullname, self, origin=self.path, is_package=package)
+        assert spec is not None
+        spec.has_location = True
+        if package:
+            spec.submodule_search_locations = [os.path.dirname(self.path)]
+        return spec
+
+    def create_module(self, spec: Any) -> None:
+        return None
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__file__ = self.path
+        exec(compile(self.source, self.path, "exec"), vars(module))
+
+
+def _reimport_and_run(request: dict[str, Any]) -> int:
+    import pytest
+
+    for name in list(sys.modules):
+        if name == "layoutalg" or name.startswith(("layoutalg.", "tests", "conftest", "test_")):
+            del sys.modules[name]
+    sys.meta_path.insert(0, _MutatedSource(request["module"], str(ROOT / request["path"]), request["source"]))
+    # --assert=plain: pytest's assertion-rewriting import hook would otherwise load layoutalg (marked for rewriting
+    # as the package of an entry-point plugin) from disk ahead of the mutated source.
+    return int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "--assert=plain", *request["tests"]]))
+
+
+class Server:
+    """The pytest plugin: takes over the run loop once the session has collected."""
+
+    def __init__(self, requests: Any, replies: Any) -> None:
+        self.requests, self.replies = requests, replies
+
+    def pytest_runtestloop(self, session: Any) -> bool:
+        items = {item.nodeid: item for item in session.items}
+        self.reply({"ready": True, "items": list(items)})
+        for raw in self.requests:
+            request = json.loads(raw)
+            if request["op"] == "map":
+                self.reply(self.fork(lambda w, r=request: self.map(items, r, w), request.get("timeout", 3600)))
+            else:
+                self.reply(self.fork(lambda w, r=request: self.mutant(items, r, w), request["timeout"]))
+        return True
+
+    def reply(self, message: dict[str, Any]) -> None:
+        self.replies.write(json.dumps(message) + "\n")
+        self.replies.flush()
+
+    @staticmethod
+    def fork(child: Any, timeout: float) -> dict[str, Any]:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_end)
+            exit_code = 3
+            try:
+                exit_code = child(write_end)
+            finally:
+                os._exit(exit_code)
+        os.close(write_end)
+        deadline = time.monotonic() + timeout
+        code: int | None = None
+        while code is None:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                code = os.waitstatus_to_exitcode(status)
+            elif time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                code = -9
+            else:
+                time.sleep(0.005)
+        with os.fdopen(read_end) as pipe:
+            text = pipe.read()
+        message = json.loads(text) if text else {}
+        if code == -signal.SIGALRM:  # a test ran past its limit
+            code = 124
+            message.update(mode="code", killer=PROGRESS.read_text())
+        message["code"] = code
+        return message
+
+    @staticmethod
+    def run_items(selected: list[Any], stop_on_failure: bool, on_done: Any, before: Any = None) -> int:
+        from _pytest.runner import runtestprotocol
+
+        for index, item in enumerate(selected):
+            if before is not None:
+                before(item)
+            started = time.perf_counter()
+            reports = runtestprotocol(item, nextitem=selected[index + 1] if index + 1 < len(selected) else None,
+                                      log=False)
+            failed = any(report.failed for report in reports)
+            skipped = not failed and any(report.skipped for report in reports)
+            on_done(item, time.perf_counter() - started, "failed" if failed else "skipped" if skipped else "passed")
+            if failed and stop_on_failure:
+                return 1
+        return 0
+
+    def map(self, items: dict[str, Any], request: dict[str, Any], write_end: int) -> int:
+        import coverage
+
+        selected = [items[t] for t in request["tests"] if t in items]
+        cov = coverage.Coverage(data_file=None, include=[str(ROOT / "layoutalg" / "*")], config_file=False)
+        tests: dict[str, dict[str, Any]] = {}
+
+        def done(item: Any, seconds: float, outcome: str) -> None:
+            tests[item.nodeid] = {"seconds": round(seconds, 4), "outcome": outcome}
+
+        cov.start()
+        self.run_items(selected, False, done, lambda item: cov.switch_context(item.nodeid))
+        cov.stop()
+        data = cov.get_data()
+        lines: dict[str, dict[str, list[str]]] = {}
+        for measured in data.measured_files():
+            rel = os.path.relpath(measured, ROOT)
+            by_line = data.contexts_by_lineno(measured)
+            lines[rel] = {str(line): sorted(c for c in contexts if c) for line, contexts in by_line.items()}
+        Path(request["out"]).write_text(json.dumps({"tests": tests, "lines": lines}))
+        os.write(write_end, json.dumps({"ran": len(tests)}).encode())
+        return 0
+
+    def mutant(self, items: dict[str, Any], request: dict[str, Any], write_end: int) -> int:
+        devnull = os.open(os.environ.get("MUTATION_CHILD_LOG", os.devnull), os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        qualname: str = request.get("qualname") or ""
+        swapped = bool(qualname) and swap_code(request["module"], str(ROOT / request["path"]), request["source"],
+                                               qualname, request["firstlineno"])
+        if not swapped:
+            os.write(write_end, json.dumps({"mode": "reimport"}).encode())
+            return _reimport_and_run(request)
+        killer: list[str] = []
+
+        def done(item: Any, seconds: float, outcome: str) -> None:
+            if outcome == "failed":
+                killer.append(item.nodeid)
+
+        selected = [items[t] for t in request["tests"] if t in items]
+        limits = request.get("limits", {})
+
+        progress = os.open(PROGRESS, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+
+        def before(item: Any) -> None:
+            # SIGALRM's default action ends the child at once, even inside z3's C code (a Python handler would
+            # wait for the call to return); the parent reads which test was running from PROGRESS
+            os.ftruncate(progress, 0)
+            os.pwrite(progress, item.nodeid.encode(), 0)
+            signal.setitimer(signal.ITIMER_REAL, float(limits.get(item.nodeid, request["timeout"])))
+
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        code = self.run_items(selected, True, done, before)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        os.write(write_end, json.dumps({"mode": "code", "killer": killer[0] if killer else None}).encode())
+        return code
+
+
+def main() -> None:
+    requests = os.fdopen(os.dup(0), "r")
+    replies = os.fdopen(os.dup(1), "w")
+    log = os.open(ROOT / ".mutation" / "server.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.chdir(ROOT)
+    sys.path.insert(0, str(ROOT))
+    _hypothesis_profile()
+    import pytest
+
+    pytest.main(["-q", "-p", "no:cacheprovider", *sys.argv[1:]], plugins=[Server(requests, replies)])
+
+
+if __name__ == "__main__":
+    main()

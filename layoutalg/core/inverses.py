@@ -144,6 +144,12 @@ def _searched_left_inverse(layout: Layout, flat: Pairs) -> Layout:
     try:
         found = find_left_inverse([int(v) for v in offsets], None if injective else [int(i) for i in first])
     except SearchExhaustedError:
+        if not injective:  # refusals of a non-injective layout are NotInjectiveError, decided or not
+            raise NotInjectiveError(
+                f"left_inverse of the non-injective {layout}: undecided; the search for a layout L sending each "
+                f"offset A(i) to the smallest index j with A(j) == A(i) passed its bound of "
+                f"{left_inverse_search.NODE_LIMIT} radix prefixes or {left_inverse_search.WORK_LIMIT} units of work"
+            ) from None
         raise CompositionError(
             f"left_inverse of {layout}: undecided; its strides do not chain, and the search for a left "
             f"inverse passed its bound of {left_inverse_search.NODE_LIMIT} radix prefixes or "

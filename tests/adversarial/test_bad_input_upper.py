@@ -136,7 +136,12 @@ def test_a_triton_basis_of_a_thousand_digits_is_refused_before_the_swizzle_searc
 
     start = time.perf_counter()
     with pytest.raises(LayoutError, match="at most 64 output bits"):
-        from_string("#ttg.linear<{in0 = [[" + "9" * 1200 + "]], in1 = [[1], [2], [4]]}>")
+        from_string("#ttg.linear<{register = [[" + "9" * 1200 + "]], " + _LANES + "}>")
     assert time.perf_counter() - start < 0.5
-    found = from_string("#ttg.linear<{in0 = [[" + str(2**40 + 1) + "]], in1 = [[1], [2], [4]]}>")
-    assert [found(i) for i in range(16)] == [(i // 2) ^ ((i % 2) * (2**40 + 1)) for i in range(16)]
+    found = from_string("#ttg.linear<{register = [[" + str(2**40 + 1) + "]], " + _LANES + "}>")
+    # offset of (register r, lane l) as Triton reads it: r * (2**40 + 1) XOR l; our function takes (lane, register)
+    assert [found((lane, r)) for lane in range(32) for r in range(2)] == [
+        (r * (2**40 + 1)) ^ lane for lane in range(32) for r in range(2)]
+
+
+_LANES = "lane = [[1], [2], [4], [8], [16]], warp = [], block = []"

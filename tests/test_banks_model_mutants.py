@@ -58,3 +58,45 @@ def test_report_of_a_small_ldmatrix_lists_one_address_per_lane_with_ignored_lane
     rows = [16 * i for i in range(8)]
     r = report("ldmatrix.sync.aligned.m8n8.x1.shared.b16", rows)
     assert r.lane_byte_addresses == tuple(rows) + (0,) * 24
+
+
+def test_addresses_ldmatrix_ignores_are_reported_as_zero_even_when_given():
+    rows = [16 * i for i in range(32)]  # .x1 reads the row addresses of lanes 0-7 only
+    r = report("ldmatrix.sync.aligned.m8n8.x1.shared.b16", rows)
+    assert r.lane_byte_addresses == tuple(rows[:8]) + (0,) * 24
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("instruction, size", [("ld.shared.b32", 4), ("ld.shared.v4.b32", 16)])
+def test_an_access_that_ends_past_shared_memory_is_refused_with_its_end(arch, instruction, size):
+    from layoutalg.atoms.arch import get_arch
+
+    capacity = get_arch(arch).smem_per_block_bytes
+    assert report(instruction, [capacity - size] * 32, arch=arch).wavefronts >= 1  # ends exactly at the capacity
+    with pytest.raises(InstructionError, match=f"ends at byte {capacity + size}, past the"):
+        report(instruction, [capacity] * 32, arch=arch)
+
+
+def test_lanes_pair_up_by_default_needs_inactive_lanes_to_pair_with_inactive_ones():
+    from layoutalg.banks.model import lanes_pair_up
+
+    pairs = [8 * (i // 2) for i in range(32)]  # lane i holds lane i ^ 1's address
+    assert lanes_pair_up(pairs)
+    one_off = [None] + pairs[1:]  # lane 0 inactive, its partner lane 1 active
+    assert not lanes_pair_up(one_off)
+    assert lanes_pair_up(one_off, lenient=True)
+
+
+def test_bank_reports_are_immutable_values():
+    import dataclasses
+
+    r = report("ld.shared.b32", STRIDE_2_WORDS)
+    for value in (r, r.phases[0], r.phases[0].conflicts[0]):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            value.wavefronts = 0  # type: ignore[misc]
+        assert hash(value) == hash(dataclasses.replace(value))  # equal values hash alike: usable as keys
+
+
+def test_a_cp_async_without_global_addresses_is_refused_with_the_reason():
+    with pytest.raises(InstructionError, match="cp.async's shared-memory cost depends on where each lane's data"):
+        report("cp.async.cg.shared.global", [16 * i for i in range(32)])

@@ -34,24 +34,24 @@ both defects against CuTe's own printout):
 
 from __future__ import annotations
 
-from layoutalg.atoms.mma import Coord, Formula, L, MmaAtom, _SM80_8x4, _SM80_8x8_Row, _SM80_16x8_Row
+from layoutalg.atoms.mma import (
+    Coord,
+    Formula,
+    L,
+    MmaAtom,
+    _c_m16n8,
+    _g,
+    _m16n8k8_tf32,
+    _SM80_8x4,
+    _SM80_8x8_Row,
+    _SM80_16x8_Row,
+    _t,
+)
 from layoutalg.core.dtypes import cute_name
 from layoutalg.core.layout import Layout
 
 _T32 = Layout(32)
 _T1 = Layout(1, 0)  # CuTe's Layout<_1> prints _1:_0
-
-
-def _g(lane: int) -> int:
-    return lane >> 2
-
-
-def _t(lane: int) -> int:
-    return lane % 4
-
-
-def _c16(lane: int, i: int) -> Coord:
-    return _g(lane) + 8 * (i >> 1), 2 * _t(lane) + (i & 1)
 
 
 def _c8(lane: int, i: int) -> Coord:
@@ -79,7 +79,7 @@ def _m16n8_one_block(width: int) -> Formula:
             return _g(lane) + 8 * (i // width), width * _t(lane) + i % width
         if op == "B":
             return width * _t(lane) + i, _g(lane)
-        return _c16(lane, i)
+        return _c_m16n8(lane, i)
 
     return f
 
@@ -90,17 +90,11 @@ def _m16n8k256_b1(op: str, lane: int, i: int) -> Coord:
         return g + 8 * ((i >> 5) & 1), 32 * t + (i & 31) + 128 * (i >> 6)
     if op == "B":
         return 32 * t + (i & 31) + 128 * (i >> 5), g
-    return _c16(lane, i)
+    return _c_m16n8(lane, i)
 
 
-def _m16n8_f64(op: str, lane: int, i: int) -> Coord:
-    """m16n8k4/k8/k16 .f64 (sm90): A (g + 8(i&1), t + 4(i>>1)), B (t + 4i, g)."""
-    g, t = _g(lane), _t(lane)
-    if op == "A":
-        return g + 8 * (i & 1), t + 4 * (i >> 1)
-    if op == "B":
-        return t + 4 * i, g
-    return _c16(lane, i)
+#: m16n8k4/k8/k16 .f64 (sm90): A (g + 8(i&1), t + 4(i>>1)), B (t + 4i, g): tf32 m16n8k8's formula, over more k.
+_m16n8_f64 = _m16n8k8_tf32
 
 
 def _m8n8k4_f64(op: str, lane: int, i: int) -> Coord:

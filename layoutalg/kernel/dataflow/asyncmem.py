@@ -11,10 +11,11 @@ import numpy as np
 from layoutalg.kernel.dataflow import tags as tg
 from layoutalg.kernel.dataflow.memory import _known_lanes, global_tags, shared_ok, store_units
 from layoutalg.kernel.dataflow.rules import Rule, default_rule, rule
+from layoutalg.kernel.interp.asyncops import cp_async_source_readers
 from layoutalg.kernel.interp.decode import Context, Op
 from layoutalg.kernel.interp.memops import state_space
 from layoutalg.kernel.interp.memory import address_reader
-from layoutalg.kernel.ptx.nodes import Imm, Instruction, Reg
+from layoutalg.kernel.ptx.nodes import Imm, Instruction
 
 
 @rule("cp")
@@ -49,16 +50,7 @@ def cp_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
     dst = address_reader(ctx, ins.operands[0], ins)
     src = address_reader(ctx, ins.operands[1], ins)
     size = ins.operands[2].value
-    extra = list(ins.operands[3:])
-    if any("cache_hint" in p for p in parts) and extra:
-        extra = extra[:-1]
-    src_size = ignore = None
-    if extra:
-        x = extra[0]
-        if isinstance(x, Reg) and ctx.registers.get(x.name) == "pred":
-            ignore = ctx.reader(x, "pred", ins)
-        else:
-            src_size = ctx.reader(x, "u32", ins)
+    src_size, ignore = cp_async_source_readers(ins, ctx)
 
     def run(m: Any, mask: Any) -> None:
         f = m.flow

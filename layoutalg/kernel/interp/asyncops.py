@@ -50,6 +50,24 @@ def _outside(m: Any, op: Op, mask: Any, reason: str = NOT_LSU) -> None:
                            int(lanes.reshape(-1, 32).any(axis=1).sum()))
 
 
+def cp_async_source_readers(ins: Instruction, ctx: Context) -> tuple[Any, Any]:
+    """Readers of cp.async's optional operands after cp-size: ``(src_size, ignore_src)``, each None when absent.
+
+    PTX: ``cp.async.ca/cg.shared.global [dst], [src], cp-size{, src-size}{, cache-policy}`` or
+    ``..., cp-size{, ignore-src}{, cache-policy}`` (a predicate); the trailing cache policy of
+    ``.L2::cache_hint`` is not a source operand.
+    """
+    extra = list(ins.operands[3:])
+    if any("cache_hint" in p for p in ins.parts) and extra:
+        extra = extra[:-1]
+    if not extra:
+        return None, None
+    x = extra[0]
+    if isinstance(x, Reg) and ctx.registers.get(x.name) == "pred":
+        return None, ctx.reader(x, "pred", ins)
+    return ctx.reader(x, "u32", ins), None
+
+
 @builder("cp")
 def build_cp(ins: Instruction, ctx: Context, idx: int) -> Op:
     parts = ins.parts
@@ -69,16 +87,7 @@ def build_cp(ins: Instruction, ctx: Context, idx: int) -> Op:
     size = ins.operands[2].value
     if size not in (4, 8, 16) or (cache[0] == "cg" and size != 16):
         raise KernelError(f"cp-size {size}: .ca copies 4, 8 or 16 bytes, .cg 16", ins.line, ins.opcode)
-    extra = list(ins.operands[3:])
-    if any("cache_hint" in p for p in parts) and extra:
-        extra = extra[:-1]
-    src_size = ignore = None
-    if extra:
-        x = extra[0]
-        if isinstance(x, Reg) and ctx.registers.get(x.name) == "pred":
-            ignore = ctx.reader(x, "pred", ins)
-        else:
-            src_size = ctx.reader(x, "u32", ins)
+    src_size, ignore = cp_async_source_readers(ins, ctx)
     text = "cp.async.cg.shared.global" if cache[0] == "cg" else f"cp.async.ca.shared.global, {size}"
     op = Op(idx, ins, shared=True, writes_shared=True)
 

@@ -246,3 +246,12 @@ def test_layout_with_prefix_recovers_the_truncated_layout(r: Layout, data: st.Da
     rebuilt = ref.values(shape, stride)
     assert rebuilt[:g] == values[:g]
     assert len(rebuilt) <= len(values)
+
+
+def test_an_undecided_left_inverse_of_a_non_injective_layout_is_a_not_injective_error():
+    # (16,3):(50,50) repeats offsets (16 * 3 indices, 18 * 50 > max offset); the generalized search passes its
+    # bound, and the refusal of a non-injective layout must say so by its type, decided or not
+    from layoutalg import Layout, left_inverse
+
+    with pytest.raises(NotInjectiveError, match="undecided"):
+        left_inverse(Layout((16, 3), (50, 50)))

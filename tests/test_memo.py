@@ -65,3 +65,13 @@ def test_a_tuple_tiler_is_remembered_but_a_bool_inside_one_is_not():
     assert la.logical_product(a, (la.Layout(2, 1), np.int64(3))) == by_mode
     with pytest.raises(la.LayoutError):
         la.logical_product(a, (la.Layout(2, 1), True))
+
+
+def test_memoised_operations_take_their_arguments_by_keyword_too():
+    a = la.Layout((2, 4), (1, 8))
+    assert la.complement(layout=a, cotarget=64) == la.complement(a, 64)
+    assert la.weak_complement(layout=a, cotarget=64) == la.weak_complement(a, 64)
+    assert la.logical_product(a, tiler=la.Layout(3)) == la.logical_product(a, la.Layout(3))
+    from layoutalg.core import inverses
+
+    assert inverses.left_inverse(layout=a) == inverses.left_inverse(a)

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 import layoutalg as la
 from layoutalg import strategies as ls
 from layoutalg.core import memo
+from layoutalg.core.complement import chained_complement, refuted_injective, sorted_modes
+from layoutalg.core.composition import _compose, compose_flat
 from layoutalg.core.flat import coalesce_extended, from_pairs, leaf_pairs
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None,
@@ -62,3 +64,79 @@ def _reference_weak_complement(a: la.Layout, cotarget: int | None) -> Any:
 def test_weak_complement_fast_construction_and_proof_equal_the_enumerated_definition(a: la.Layout,
                                                                                     cotarget: int | None) -> None:
     assert _outcome(la.weak_complement, a, cotarget) == _reference_weak_complement(a, cotarget)
+
+
+@st.composite
+def flat_layouts(draw: Any, max_rank: int = 3) -> la.Layout:
+    """Flat B operands: an int shape or a flat tuple, strides that may be 0 or negative."""
+    rank = draw(st.integers(0, max_rank))
+    shapes = [draw(st.integers(1, 12)) for _ in range(rank)]
+    strides = [draw(st.integers(-3, 40)) for _ in range(rank)]
+    if rank == 0:
+        return la.Layout(draw(st.integers(1, 12)), draw(st.integers(-3, 40)))
+    return la.Layout(tuple(shapes), tuple(strides))
+
+
+@SETTINGS
+@given(ls.layouts(max_size=128, max_rank=3, max_stride=48), flat_layouts())
+def test_flat_composition_fast_path_equals_the_general_composition(a: la.Layout, b: la.Layout) -> None:
+    fast = compose_flat(a, b)
+    if fast is not None:
+        assert fast == _outcome(_compose.__wrapped__, a, b)  # type: ignore[attr-defined]
+    assert _outcome(la.composition, a, b) == _outcome(_compose.__wrapped__, a, b)  # type: ignore[attr-defined]
+
+
+def _reference_product(a: la.Layout, b: la.Layout) -> la.Layout:
+    """CuTe's ``(A, complement(A, size(A) * cosize(B)) o B)`` with the weak-complement fallback, composed by the
+    general (unshortened) composition."""
+    m = a.size() * b.cosize()
+    try:
+        comp = la.complement(a, m)
+    except la.CompositionError:
+        comp = la.weak_complement(a, m)
+    rest = _compose.__wrapped__(comp, b)  # type: ignore[attr-defined]
+    return la.Layout((a.shape, rest.shape), (a.stride, rest.stride))
+
+
+@SETTINGS
+@given(ls.layouts(max_size=128, max_rank=3, max_stride=48), flat_layouts())
+def test_logical_product_fast_path_equals_the_general_product(a: la.Layout, b: la.Layout) -> None:
+    assert _outcome(la.logical_product, a, b) == _outcome(_reference_product, a, b)
+
+
+@SETTINGS
+@given(ls.layouts(max_size=128, max_rank=3, max_stride=48), st.integers(1, 4096))
+def test_refuted_injective_is_a_complement_refusal_of_an_injective_layout(a: la.Layout, m: int) -> None:
+    modes = sorted_modes(a)
+    if refuted_injective(modes, m):
+        assert _outcome(la.complement, a, m) is la.CompositionError
+        values = _values([(s, d) for d, s in modes])  # filter(A): complement ignores stride-0 modes
+        assert len(set(values)) == len(values)
+    assert (chained_complement(modes, m) is None) or chained_complement(modes, m) == la.complement(a, m)
+
+
+@st.composite
+def leaves_inside_one_digit(draw: Any) -> tuple[la.Layout, la.Layout]:
+    """A and a leaf ``s:r`` of B whose offsets stay inside one digit ``k`` of coalesced A (``r`` = the extents below
+    it times a divisor ``u`` of its extent), ``s`` not necessarily dividing the digit: CuTe's shape condition
+    often fails there, and the fast path answers instead of the synthesis."""
+    a = draw(ls.layouts(max_size=256, max_rank=4, max_stride=48))
+    flat = coalesce_extended(leaf_pairs(a))
+    k = draw(st.integers(0, max(0, len(flat) - 2)))
+    below = 1
+    for s, _ in flat[:k]:
+        below *= s
+    extent = flat[k][0]
+    u = draw(st.sampled_from([d for d in range(1, extent + 1) if extent % d == 0]))
+    s = draw(st.integers(2, max(2, extent // u + 1)))
+    return a, la.Layout(s, below * u)
+
+
+@SETTINGS
+@given(leaves_inside_one_digit())
+def test_a_leaf_inside_one_digit_composes_as_the_general_composition(case: tuple[la.Layout, la.Layout]) -> None:
+    a, b = case
+    fast = compose_flat(a, b)
+    if fast is not None:
+        assert fast == _outcome(_compose.__wrapped__, a, b)  # type: ignore[attr-defined]
+    assert _outcome(la.logical_product, a, b) == _outcome(_reference_product, a, b)

@@ -92,6 +92,32 @@ def _complement(layout: Layout, m: int) -> Layout:
     if by_stride and by_stride[0][0] < 0:
         d, s = by_stride[0]
         raise LayoutError(f"complement needs non-negative strides; {layout} has stride {d} (extent {s})")
+    chained = _chained(by_stride, m)
+    return _unchained(layout, m) if chained is None else chained
+
+
+def sorted_modes(layout: Layout) -> list[tuple[int, int]]:
+    """``layout``'s leaves as sorted ``(stride, extent)`` pairs, stride-0 and extent-1 leaves left out: what
+    :func:`complement` works on."""
+    shape: Any = layout.shape
+    stride: Any = layout.stride
+    if type(shape) is int:
+        return [] if stride == 0 or shape == 1 else [(stride, shape)]
+    for s in shape:
+        if type(s) is not int:
+            return sorted([(d, s) for s, d in leaf_pairs(layout) if d != 0 and s != 1])
+    return sorted([(d, s) for s, d in zip(shape, stride) if d != 0 and s != 1])
+
+
+def chained_complement(by_stride: list[tuple[int, int]], m: int) -> Layout | None:
+    """``complement(A, m)`` from A's :func:`sorted_modes` when they form a divisor chain (CuTe's answer, exact by
+    construction), else None (negative strides included: :func:`complement` then decides, or raises)."""
+    if by_stride and by_stride[0][0] < 0:
+        return None
+    return _chained(by_stride, m)
+
+
+def _chained(by_stride: list[tuple[int, int]], m: int) -> Layout | None:
     # Fast path, A's strides a divisor chain: CuTe's answer, built coalesced (gap modes never merge:
     # gap k ends at d_k and the next starts at s_k*d_k > d_k; only extent-1 gaps drop out).
     shapes: list[int] = []
@@ -112,7 +138,7 @@ def _complement(layout: Layout, m: int) -> Layout:
         if len(shapes) == 1:
             return Layout._trusted(shapes[0], strides[0])
         return Layout._trusted(tuple(shapes), tuple(strides))
-    return _unchained(layout, m)
+    return None
 
 
 @memoized
@@ -140,30 +166,51 @@ def _refute_by_first_break(layout: Layout, by_stride: list[tuple[int, int]], m: 
     which ``A`` reaches itself: no complement exists (and if ``t == 0``, ``d`` is an offset of ``C``: ``A`` is
     not injective).  Raises, or returns when this does not decide.
     """
+    split = _first_break(by_stride)
+    if split is None or split[2] == 0:
+        return
+    k, d, c, t = split
+    if t == 0:
+        chain = by_stride[:k]
+        raise NotInjectiveError(
+            f"complement needs an injective layout; {layout} reaches offset {d} twice: with its stride-{d} "
+            f"mode at 1, and with its modes of strides {[dj for dj, _ in chain]} at "
+            f"{[(d // dj) % sj for dj, sj in chain]}"
+        )
+    if t < m:
+        if _size(by_stride) <= ENUMERATION_LIMIT:
+            check_injective(layout, [(sj, dj) for dj, sj in by_stride], "complement")  # the precise error first
+        raise CompositionError(
+            f"{layout} has no complement for cotarget {m}: below its stride {d} (which breaks the divisor "
+            f"chain of its smaller strides) every complement must hold offset {t}, and A shifted by {t} "
+            f"reaches {d} = {t} + {c}, an offset A reaches itself"
+        )
+
+
+def _first_break(by_stride: list[tuple[int, int]]) -> tuple[int, int, int, int] | None:
+    """``(k, d, c, t)`` for the first mode ``k`` (stride ``d``) whose stride breaks the divisor chain, with
+    ``d = c + t`` split as :func:`_refute_by_first_break` says; None for a chain."""
     cur = 1
     for k, (d, s) in enumerate(by_stride):
         if d % cur:
             c = sum(((d // dj) % sj) * dj for dj, sj in by_stride[:k])
-            t = d - c
-            if c == 0:
-                return
-            if t == 0:
-                chain = by_stride[:k]
-                raise NotInjectiveError(
-                    f"complement needs an injective layout; {layout} reaches offset {d} twice: with its stride-{d} "
-                    f"mode at 1, and with its modes of strides {[dj for dj, _ in chain]} at "
-                    f"{[(d // dj) % sj for dj, sj in chain]}"
-                )
-            if t < m:
-                if _size(by_stride) <= ENUMERATION_LIMIT:
-                    check_injective(layout, [(sj, dj) for dj, sj in by_stride], "complement")  # the precise error first
-                raise CompositionError(
-                    f"{layout} has no complement for cotarget {m}: below its stride {d} (which breaks the divisor "
-                    f"chain of its smaller strides) every complement must hold offset {t}, and A shifted by {t} "
-                    f"reaches {d} = {t} + {c}, an offset A reaches itself"
-                )
-            return
+            return k, d, c, d - c
         cur = s * d
+    return None
+
+
+def refuted_injective(by_stride: list[tuple[int, int]], m: int) -> bool:
+    """True when ``complement(A, m)`` raises :class:`CompositionError` by the first-break refutation while ``A``
+    (given by its :func:`sorted_modes`) is injective (shown by its sorted strides being superincreasing: each
+    above the largest offset of the modes below it), decided without enumerating or raising; False means
+    "not shown"."""
+    span = 0
+    for d, s in by_stride:
+        if d <= span:  # also refuses negative strides (span starts at 0)
+            return False
+        span += (s - 1) * d
+    split = _first_break(by_stride)
+    return split is not None and split[2] > 0 and 0 < split[3] < m
 
 
 def _size(by_stride: list[tuple[int, int]]) -> int:

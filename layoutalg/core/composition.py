@@ -67,6 +67,9 @@ def composition(a: Layout, b: Any) -> Layout:
         a = check_layout(a, "composition A")
     tb = type(b)
     if tb is Layout:
+        fast = compose_flat(a, b)
+        if fast is not None:
+            return fast
         return _compose(a, b)
     if b is None:
         return a
@@ -89,6 +92,90 @@ def _scale(stride: IntTuple, d: int) -> IntTuple:
     if type(stride) is tuple:
         return tuple(_scale(x, d) for x in stride)  # type: ignore[union-attr]
     return stride * d  # type: ignore[operator]
+
+
+def compose_flat(a: Layout, b: Layout) -> Layout | None:
+    """``A o B`` for a flat B (an int shape or a tuple of ints) by the steps :func:`_compose` takes for it, without
+    its memo or its walk over B's tree; None where ``_compose`` would go past CuTe's leaf algorithm (a negative
+    stride, a failed divisibility condition, index blocks that are not a divisor chain), which then decides as
+    before.  Only one path is skipped: the general one rebuilds the same candidate and returns it."""
+    a_shape: Any = a.shape
+    flat_a: Pairs = [(a_shape, a.stride)] if type(a_shape) is int else coalesce_extended(leaf_pairs(a))  # type: ignore[list-item]
+    b_shape: Any = b.shape
+    b_stride: Any = b.stride
+    if len(flat_a) <= 1:  # A linear: A o B scales B's strides
+        d = flat_a[0][1] if flat_a else 0
+        return Layout._trusted(b_shape, _scale(b_stride, d))
+    if type(b_shape) is int:  # one leaf, one index block: no carry between leaves
+        if b_stride == 0 or b_shape == 1:
+            return Layout._trusted(b_shape, 0)
+        if b_stride < 0:
+            return None
+        one = _one_digit_leaf(flat_a, b_shape, b_stride)  # the common case, and cheaper than CuTe's walk
+        if one is not None:
+            return one
+        found = cute_leaf(flat_a, b_shape, b_stride)
+        if found is None:
+            return None
+        pairs = found[0]
+        if len(pairs) == 1:
+            return Layout._trusted(pairs[0][0], pairs[0][1])
+        if not pairs:
+            return Layout._trusted(1, 0)
+        shape, stride = zip(*pairs)
+        return Layout._trusted(shape, stride)
+    shapes: list[IntTuple] = []
+    strides: list[IntTuple] = []
+    blocks: list[tuple[int, int]] = []
+    for s, r in zip(b_shape, b_stride):
+        one, block = _flat_leaf(flat_a, s, r)
+        if one is None:
+            return None
+        shapes.append(one.shape)
+        strides.append(one.stride)
+        if block:
+            blocks.append((r, s))
+    if not _blocks_disjoint(blocks):
+        return None
+    return Layout._trusted(tuple(shapes), tuple(strides))
+
+
+def _one_digit_leaf(flat_a: Pairs, s: int, r: int) -> Layout | None:
+    """``A o s:r`` (``s > 1``, ``r > 0``) where the leaf's offsets ``r*t`` all fall inside one digit of coalesced
+    ``A`` without wrapping: that digit's step ``u`` (``r`` is the digits below times ``u``, ``u`` divides the
+    digit's extent ``S``) with ``s <= S/u`` gives ``A(r*t) == a*u*t``, the mode ``s:(a*u)``.  That is CuTe's
+    answer where its shape condition holds (``s`` divides ``S/u``), and what ``_compose``'s synthesis reads off
+    the values where it does not.  None otherwise (and for a zero ``a``)."""
+    rest_r = r
+    for a_s, a_d in flat_a[:-1]:
+        if rest_r != 1 and rest_r % a_s == 0:
+            rest_r //= a_s
+            continue
+        if a_s % rest_r or s > a_s // rest_r or a_d == 0:
+            return None
+        return Layout._trusted(s, a_d * rest_r)
+    return None
+
+
+def _flat_leaf(flat_a: Pairs, s: int, r: int) -> tuple[Layout | None, bool]:
+    """CuTe's ``A o s:r`` for one leaf of B, as ``_compose``'s ``leaf`` builds it, and whether it occupies an
+    index block; None for a negative stride or a failed CuTe condition."""
+    if type(s) is not int or type(r) is not int:
+        return None, False
+    if r == 0 or s == 1:
+        return Layout._trusted(s, 0), False
+    if r < 0:
+        return None, False
+    found = cute_leaf(flat_a, s, r)
+    if found is None:
+        return None, False
+    pairs = found[0]
+    if len(pairs) == 1:
+        return Layout._trusted(pairs[0][0], pairs[0][1]), True
+    if not pairs:
+        return Layout._trusted(1, 0), True
+    shape, stride = zip(*pairs)
+    return Layout._trusted(shape, stride), True
 
 
 @lru_cache(maxsize=4096)

@@ -24,12 +24,16 @@ from typing import Any
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.algebra import complement, composition
+from layoutalg.core.complement import chained_complement, refuted_injective, sorted_modes
+from layoutalg.core.composition import compose_flat
 from layoutalg.core.layout import Layout, as_layout
 from layoutalg.core.memo import memoized
 from layoutalg.core.shape_ops import append, by_mode, from_modes, top_modes
-from layoutalg.core.validate import describe, is_bool
-from layoutalg.core.weak_complement import weak_complement
+from layoutalg.core.validate import MAX_INT_BITS, describe, is_bool
+from layoutalg.core.weak_complement import weak_complement, weak_from_modes
 from layoutalg.errors import CompositionError, ShapeError
+
+_LIMIT = 1 << MAX_INT_BITS
 
 
 def _tiler_layout(tiler: Any, what: str) -> Layout:
@@ -136,7 +140,6 @@ def flat_divide(a: Layout, tiler: Any) -> Layout:
 # ---------------------------------------------------------------------------
 # products
 # ---------------------------------------------------------------------------
-@memoized
 def logical_product(a: Layout, tiler: Any) -> Layout:
     """CuTe ``logical_product``: ``(A, complement(A, size(A)*cosize(B)) o B)`` for a layout tiler ``B``.
 
@@ -150,6 +153,50 @@ def logical_product(a: Layout, tiler: Any) -> Layout:
     == ((3,5),4):((1,20),3)``; the copies of ``A`` are then disjoint but do not tile
     the space.
     """
+    if type(a) is Layout:
+        if type(tiler) is Layout:
+            product = _flat_product(a, tiler)
+            if product is not None:
+                return product
+        elif type(tiler) is tuple:  # by mode, as the general path does; each mode's product may be fast
+            return by_mode(logical_product, a, tiler, "logical_product")
+    return _logical_product(a, tiler)
+
+
+def _flat_product(a: Layout, b: Layout) -> Layout | None:
+    """``logical_product(A, B)`` without the memo, where A's strides chain (the complement is CuTe's, built
+    directly) and CuTe's leaf algorithm composes it with a flat ``B``: the same steps the general path takes there
+    (:func:`~layoutalg.core.complement.chained_complement`, :func:`~layoutalg.core.composition.compose_flat`);
+    None otherwise, and the general path decides."""
+    shape: Any = b.shape
+    stride: Any = b.stride
+    if type(shape) is int:
+        cosize = 1 + (shape - 1) * stride if stride > 0 else 1
+    else:
+        cosize = 1
+        for s, d in zip(shape, stride):
+            if type(s) is not int:
+                return None
+            if d > 0:
+                cosize += (s - 1) * d
+    cotarget = a.size() * cosize
+    if cotarget >= _LIMIT:
+        return None
+    by_stride = sorted_modes(a)
+    comp = chained_complement(by_stride, cotarget)
+    if comp is None:
+        if not refuted_injective(by_stride, cotarget):
+            return None
+        comp = weak_from_modes(a, by_stride, cotarget)  # the general path's fallback, without raising first
+    rest = compose_flat(comp, b)
+    if rest is None:
+        return None
+    return Layout._trusted((a.shape, rest.shape), (a.stride, rest.stride))
+
+
+@memoized
+def _logical_product(a: Layout, tiler: Any) -> Layout:
+    """:func:`logical_product`'s general path (remembered)."""
     if type(a) is not Layout:
         a = as_layout(a, "logical_product layout")
     if tiler is None:

@@ -42,10 +42,15 @@ from layoutalg.core.layout import Layout
 from layoutalg.core.memo import memoized
 from layoutalg.core.stride_layout import StrideLayout
 from layoutalg.core.symbolic import SymbolicLayout, has_sym
+from layoutalg.core.validate import MAX_INT_BITS
 from layoutalg.errors import CompositionError, LayoutError, ShapeError
+
+_LIMIT = 1 << MAX_INT_BITS
 
 
 def _cotarget(cotarget: Any) -> int | None:
+    if type(cotarget) is int and 1 <= cotarget < _LIMIT:
+        return cotarget
     if cotarget is None:
         return None
     if isinstance(cotarget, Layout):
@@ -63,7 +68,7 @@ def weak_complement(layout: Layout, cotarget: Any = None) -> Layout:
         from layoutalg.core import stride_codomain
 
         return stride_codomain.weak_complement(layout, cotarget)  # type: ignore[no-any-return]
-    if type(layout) is SymbolicLayout or (cotarget is not None and has_sym(cotarget)):
+    if type(layout) is SymbolicLayout or (cotarget is not None and type(cotarget) is not int and has_sym(cotarget)):
         from layoutalg.core import symbolic_ops
 
         if cotarget is None:
@@ -83,6 +88,12 @@ def weak_complement(layout: Layout, cotarget: Any = None) -> Layout:
     modes = sorted([(d, s) for s, d in leaves if d != 0 and s != 1])
     if modes and modes[0][0] < 0:
         raise LayoutError(f"weak_complement needs non-negative strides; {layout} has stride {modes[0][0]}")
+    return weak_from_modes(layout, modes, m)
+
+
+def weak_from_modes(layout: Layout, modes: list[tuple[int, int]], m: int | None) -> Layout:
+    """:func:`weak_complement` of ``layout`` from its sorted ``(stride, extent)`` leaves (none of stride 0 or
+    extent 1, none negative) and its cotarget (None, or a positive int)."""
     gaps: Pairs = []
     cur = 1
     chained = True

@@ -13,7 +13,9 @@ from layoutalg import strategies as ls
 from layoutalg.core import memo
 from layoutalg.core.complement import chained_complement, refuted_injective, sorted_modes
 from layoutalg.core.composition import _compose, compose_flat
-from layoutalg.core.flat import coalesce_extended, from_pairs, leaf_pairs
+from layoutalg.core.flat import coalesce_extended, coalesce_pairs, from_pairs, leaf_pairs
+from layoutalg.core.inverses import CONTIGUOUS_LIMIT, _contiguous_left_inverse, _first_preimages, _read_contiguous
+from layoutalg.core.left_inverse_search import find_left_inverse
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None,
                     derandomize=True)
@@ -140,3 +142,17 @@ def test_a_leaf_inside_one_digit_composes_as_the_general_composition(case: tuple
     if fast is not None:
         assert fast == _outcome(_compose.__wrapped__, a, b)  # type: ignore[attr-defined]
     assert _outcome(la.logical_product, a, b) == _outcome(_reference_product, a, b)
+
+
+@SETTINGS
+@given(ls.layouts(max_size=96, max_rank=4, max_stride=4))
+def test_a_contiguous_image_is_read_into_the_searched_left_inverse(a: la.Layout) -> None:
+    flat = coalesce_pairs(leaf_pairs(a))
+    offsets, first, injective = _first_preimages(flat)
+    top = len(offsets) - 1
+    if not 0 < top < CONTIGUOUS_LIMIT or max(offsets) != top:
+        return
+    found = find_left_inverse(offsets, None if injective else first)
+    target = [i for _, i in sorted(zip(offsets, first))]
+    assert _read_contiguous(target) == (None if found is None else from_pairs(coalesce_pairs(found)))
+    assert _contiguous_left_inverse(flat) == _read_contiguous(target)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 
-from layoutalg.core import int_tuple as it
 from layoutalg.core import left_inverse_search
 from layoutalg.core.composition import _composed_values, composition
 from layoutalg.core.flat import (
+    ENUMERATION_LIMIT,
     Pairs,
     check_domain,
     check_layout,
@@ -15,7 +15,7 @@ from layoutalg.core.flat import (
     from_pairs,
     leaf_pairs,
 )
-from layoutalg.core.layout import Layout, evaluate_modes, offsets_of_modes
+from layoutalg.core.layout import Layout
 from layoutalg.core.left_inverse_search import SearchExhaustedError, find_left_inverse
 from layoutalg.core.memo import memoized
 from layoutalg.errors import CompositionError, LayoutError, NotInjectiveError
@@ -63,7 +63,6 @@ def right_inverse(layout: Layout) -> Layout:
     return _right_inverse(layout if type(layout) is Layout else check_layout(layout, "right_inverse layout"))
 
 
-@memoized
 def left_inverse(layout: Layout) -> Layout:
     """CuTe ``left_inverse``: ``L`` with ``L(A(i)) == i`` for every ``i < size(A)``.
 
@@ -111,7 +110,8 @@ def _left_inverse(layout: Layout) -> Layout:
         s, d = flat[k]
         chained = d % prev == 0 and (pos + 1 == len(order) or flat[order[pos + 1]][1] >= s * d)
         if not chained:
-            return _searched_left_inverse(layout, flat)
+            read = _contiguous_left_inverse(flat)
+            return _searched_left_inverse(layout) if read is None else read
         out.append((d // prev, 0 if pos == 0 else index_strides[order[pos - 1]]))
         prev = d
     if order:
@@ -120,29 +120,44 @@ def _left_inverse(layout: Layout) -> Layout:
     return from_pairs(coalesce_pairs(out))
 
 
-def _searched_left_inverse(layout: Layout, flat: Pairs) -> Layout:
-    """The left inverse found by the complete search, checked on every offset; or CompositionError.
+def _contiguous_left_inverse(flat: Pairs) -> Layout | None:
+    """The search's answer for the coalesced ``flat`` layout where its offsets are exactly ``0..V`` with
+    ``V < CONTIGUOUS_LIMIT`` and a layout fits them (read by :func:`_read_contiguous`); None otherwise."""
+    size = 1
+    top = 0
+    for s, d in flat:
+        size *= s
+        top += (s - 1) * d
+    if not 0 < top < CONTIGUOUS_LIMIT or size <= top:  # too few offsets to cover 0..top
+        return None
+    values = _first_values(flat, size)
+    n = len(values)
+    smallest = dict(zip(reversed(values), range(n - 1, -1, -1)))  # offset -> its smallest index (the last write)
+    if len(smallest) != top + 1:
+        return None
+    return _read_contiguous(list(map(smallest.__getitem__, range(top + 1))))
+
+
+@memoized
+def _searched_left_inverse(layout: Layout) -> Layout:
+    """The left inverse found by the complete search, checked on every offset; or CompositionError (remembered).
 
     For a non-injective layout the search asks for ``L(A(i)) == `` the smallest ``j`` with
     ``A(j) == A(i)`` (which gives ``A(L(A(i))) == A(i)``, the generalized left inverse);
     other choices of preimage are not searched, and the error says so.
     """
-    import numpy as np
-
+    flat = _coalesced_with_index_strides(layout)[0]
     size = math.prod(s for s, _ in flat)
     if size > left_inverse_search.WORK_LIMIT:  # the root alone visits every offset once per radix tried
         raise CompositionError(
             f"left_inverse of {layout}: undecided; its strides do not chain, and a search over its {size} offsets "
             f"would pass the search's bound of {left_inverse_search.WORK_LIMIT} units of work at once"
         )
-    check_domain(layout.size(), f"left_inverse of {layout}")
-    all_offsets = offsets_of_modes([s for s, _ in flat], [d for _, d in flat])
-    offsets, first = np.unique(all_offsets, return_index=True)
-    order = np.argsort(first)
-    offsets, first = offsets[order], first[order]
-    injective = offsets.size == all_offsets.size
+    if layout.size() > ENUMERATION_LIMIT:
+        check_domain(layout.size(), f"left_inverse of {layout}")
+    offsets, first, injective = _first_preimages(flat)
     try:
-        found = find_left_inverse([int(v) for v in offsets], None if injective else [int(i) for i in first])
+        found = find_left_inverse(offsets, None if injective else first)
     except SearchExhaustedError:
         if not injective:  # refusals of a non-injective layout are NotInjectiveError, decided or not
             raise NotInjectiveError(
@@ -153,7 +168,7 @@ def _searched_left_inverse(layout: Layout, flat: Pairs) -> Layout:
         raise CompositionError(
             f"left_inverse of {layout}: undecided; its strides do not chain, and the search for a left "
             f"inverse passed its bound of {left_inverse_search.NODE_LIMIT} radix prefixes or "
-            f"{left_inverse_search.WORK_LIMIT} units of work (largest offset {int(offsets.max())}; "
+            f"{left_inverse_search.WORK_LIMIT} units of work (largest offset {max(offsets)}; "
             "below 192 it always decides)"
         ) from None
     if found is None:
@@ -167,10 +182,100 @@ def _searched_left_inverse(layout: Layout, flat: Pairs) -> Layout:
             "and no radices and strides fit its offsets)"
         )
     candidate = from_pairs(coalesce_pairs(found))
-    back = evaluate_modes(it.flatten(candidate.shape), it.flatten(candidate.stride), offsets)
-    if not np.array_equal(back, first):  # pragma: no cover - the search solves exactly
+    if [candidate(x) for x in offsets] != first:  # pragma: no cover - the search solves exactly
         raise CompositionError(f"left_inverse of {layout}: internal search result {candidate} fails its check")
     return candidate
+
+
+#: Below this largest offset the search always decides (:mod:`~layoutalg.core.left_inverse_search`), so there a
+#: contiguous image may be read directly: the answer is the search's, found without searching.
+CONTIGUOUS_LIMIT = 192
+
+
+def _read_contiguous(target: list[int]) -> Layout | None:
+    """The search's left inverse where A's offsets are exactly ``0..V`` (``V < CONTIGUOUS_LIMIT``), read off the
+    targets (``target[x]``: the smallest index A sends to ``x``) instead of searched; None when the reading fails its check (then no layout fits: the search decides).
+
+    Every ``x <= V`` is an offset, so ``L`` is fixed on ``0..V``, and a layout's function on ``0..V`` fixes its
+    coalesced modes there: ``L(1)`` is the first stride, the first ``m`` with ``L(m) != m L(1)`` the first extent
+    (a coalesced next mode never continues the run), and so on, each next mode read at the running product
+    ``P``; the mode whose run reaches past ``V`` is the last.  The search builds the same modes from prime
+    radices, tried in increasing order: a prefix product must sit at every boundary where ``L`` leaves a run, so
+    its first success passes through those, and in the last run, where every radix fits, it takes 2 while
+    ``2 P <= V``: a last mode ``(Q (V // (P Q) + 1)):d`` once coalesced, ``Q`` the largest power of 2 with
+    ``P Q <= V``.  ``tests/test_fast_paths.py`` compares the two."""
+    top = len(target) - 1
+    pairs: Pairs = []
+    running = 1
+    while True:
+        d = target[running] if running <= top else 0
+        m = _run_length(target[::running], d)
+        if m * running > top:
+            q = 1
+            while 2 * q * running <= top:
+                q *= 2
+            pairs.append((q * (top // (running * q) + 1), d))
+            break
+        pairs.append((m, d))
+        running *= m
+    pairs = coalesce_pairs(pairs)
+    if _first_values(pairs, top + 1) != target:
+        return None
+    return from_pairs(pairs)
+
+
+def _run_length(seq: list[int], d: int) -> int:
+    """The first ``m >= 2`` with ``seq[m] != m * d``, or ``len(seq)`` (``seq[:2] == [0, d]``): a binary search on
+    prefixes, each compared at C speed (prefix equality is monotone in the prefix length)."""
+    n = len(seq)
+    line = list(range(0, d * n, d)) if d else [0] * n
+    if seq == line:
+        return n
+    lo, hi = 2, n  # seq[:lo] == line[:lo]; seq[:hi] != line[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if seq[:mid] == line[:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _first_values(pairs: Pairs, n: int) -> list[int]:
+    """The flat layout's first ``n`` values (its last mode unbounded), in index order (``n >= 1``)."""
+    values = [0]
+    for s, d in pairs[:-1]:
+        if len(values) == 1:  # the first mode that is not 1 wide: an arithmetic run
+            values = list(range(values[0], values[0] + s * d, d)) if d else values * s
+        else:
+            grown: list[int] = []
+            for k in range(s):
+                grown.extend(map((k * d).__add__, values))  # one block per digit value, summed at C speed
+            values = grown
+        if len(values) >= n:
+            return values[:n]
+    d = pairs[-1][1] if pairs else 0
+    if len(values) == 1:
+        return list(range(values[0], values[0] + n * d, d)) if d else values * n
+    out: list[int] = []
+    q = 0
+    while len(out) < n:
+        out.extend(map((q * d).__add__, values))
+        q += 1
+    return out[:n]
+
+
+def _first_preimages(flat: Pairs) -> tuple[list[int], list[int], bool]:
+    """``(offsets, first, injective)`` of the flat layout: its distinct offsets in order of first appearance, the
+    index where each first appears, and whether no offset repeats (plain Python: at most WORK_LIMIT offsets)."""
+    values = [0]
+    for s, d in flat:
+        values = [v + k * d for k in range(s) for v in values]
+    first: dict[int, int] = {}
+    for i, v in enumerate(values):
+        if v not in first:
+            first[v] = i
+    return list(first), list(first.values()), len(first) == len(values)
 
 
 # ---------------------------------------------------------------------------

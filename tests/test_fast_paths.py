@@ -156,3 +156,24 @@ def test_a_contiguous_image_is_read_into_the_searched_left_inverse(a: la.Layout)
     target = [i for _, i in sorted(zip(offsets, first))]
     assert _read_contiguous(target) == (None if found is None else from_pairs(coalesce_pairs(found)))
     assert _contiguous_left_inverse(flat) == _read_contiguous(target)
+
+
+_LEAVES = st.one_of(st.integers(-3, 9), st.sampled_from([True, 1 << 5000, -(1 << 5000), 2.0, "2", None]))
+_TREES = st.recursive(_LEAVES, lambda inner: st.lists(inner, max_size=4).map(tuple), max_leaves=10)
+
+
+def _validated_prefix_product(shape: Any, init: Any) -> Any:
+    """The validating path alone: every argument made an int tuple (named errors), then the plain product."""
+    from layoutalg.core import int_tuple as it
+    from layoutalg.core.int_tuple_api import _init
+    from layoutalg.core.validate import as_int_tuple
+
+    return it.prefix_product(as_int_tuple(shape, "prefix_product shape"), _init(init, "prefix_product init"))
+
+
+@SETTINGS
+@given(_TREES, st.one_of(st.integers(-5, 9), _TREES))
+def test_prefix_product_inline_paths_equal_the_validating_path(shape: Any, init: Any) -> None:
+    fast = _outcome(la.prefix_product, shape, init)
+    slow = _outcome(_validated_prefix_product, shape, init)
+    assert fast == slow and type(fast) is type(slow)

@@ -88,6 +88,7 @@ class _NotPlainError(Exception):
 
 
 _BOUND = 1 << MAX_INT_BITS
+_NEG_BOUND = -_BOUND  # computed once: negating a 4096-bit int on every call costs more than the call
 
 
 def _prefix_plain(shape: tuple[Any, ...], running: int, depth: int) -> tuple[IntTuple, int]:
@@ -97,7 +98,7 @@ def _prefix_plain(shape: tuple[Any, ...], running: int, depth: int) -> tuple[Int
         raise _NotPlainError
     out: list[Any] = []
     for s in shape:
-        if type(s) is int and -_BOUND < s < _BOUND:
+        if type(s) is int and _NEG_BOUND < s < _BOUND:
             out.append(running)
             running *= s
         elif type(s) is tuple:
@@ -110,13 +111,13 @@ def _prefix_plain(shape: tuple[Any, ...], running: int, depth: int) -> tuple[Int
 
 def _prefix_init(shape: Any, init: Any, depth: int) -> IntTuple:
     """:func:`prefix_product` of plain ints (a tuple ``init`` mode by mode); _NotPlainError for anything else."""
-    if type(init) is int and -_BOUND < init < _BOUND:
-        if type(shape) is int and -_BOUND < shape < _BOUND:
+    if type(init) is int and _NEG_BOUND < init < _BOUND:
+        if type(shape) is int and _NEG_BOUND < shape < _BOUND:
             return init
         if type(shape) is tuple:
             return _prefix_plain(shape, init, depth)[0]
     elif type(init) is tuple and type(shape) is tuple and len(init) == len(shape) and depth < MAX_DEPTH:
-        return tuple(_prefix_init(s, i, depth + 1) for s, i in zip(shape, init))
+        return tuple([_prefix_init(s, i, depth + 1) for s, i in zip(shape, init)])
     raise _NotPlainError
 
 
@@ -125,7 +126,45 @@ def prefix_product(shape: Any, init: Any = 1) -> IntTuple:
 
     A tuple ``init`` (CuTe's and PyCuTe's, weakly congruent to ``shape``) starts each mode at its own value:
     ``prefix_product(((2,3),(4,5)), (1,100)) == ((1,2),(100,400))``."""
-    try:  # the common case: validate and compute in one pass
+    try:  # the common cases inline, validating as they go; anything else: _NotPlainError, then the paths below
+        if type(init) is int and _NEG_BOUND < init < _BOUND:
+            if type(shape) is int:
+                if _NEG_BOUND < shape < _BOUND:
+                    return init
+            elif type(shape) is tuple:  # _prefix_plain's loop, one call fewer
+                out: list[IntTuple] = []
+                running = init
+                for x in shape:
+                    if type(x) is int and _NEG_BOUND < x < _BOUND:
+                        out.append(running)
+                        running *= x
+                    elif type(x) is tuple:
+                        value, running = _prefix_plain(x, running, 1)
+                        out.append(value)
+                    else:
+                        raise _NotPlainError
+                return tuple(out)
+        elif type(init) is tuple and type(shape) is tuple and len(init) == len(shape):  # a tuple init, by mode
+            modes: list[IntTuple] = []
+            for x, i in zip(shape, init):
+                if type(i) is not int or not _NEG_BOUND < i < _BOUND:
+                    modes.append(_prefix_init(x, i, 1))
+                elif type(x) is tuple:
+                    inner: list[IntTuple] = []
+                    running = i
+                    for y in x:  # a flat mode inline (the usual one); a nested one goes to _prefix_plain
+                        if type(y) is not int or not _NEG_BOUND < y < _BOUND:
+                            modes.append(_prefix_plain(x, i, 1)[0])
+                            break
+                        inner.append(running)
+                        running *= y
+                    else:
+                        modes.append(tuple(inner))
+                elif type(x) is int and _NEG_BOUND < x < _BOUND:
+                    modes.append(i)
+                else:
+                    raise _NotPlainError
+            return tuple(modes)
         return _prefix_init(shape, init, 0)
     except _NotPlainError:
         pass  # the validating path below names the bad leaf or the rank mismatch
@@ -169,7 +208,7 @@ def _compact_size(shape: Any, depth: int) -> int:
 def _compact_offset(crd: Any, shape: Any, running: int, depth: int) -> tuple[int, int]:
     """``(offset of crd under shape's compact strides from running, running * size(shape))`` for plain ints;
     _NotPlainError for anything else (a bad leaf, a tree mismatch)."""
-    if type(crd) is int and -_BOUND < crd < _BOUND:
+    if type(crd) is int and _NEG_BOUND < crd < _BOUND:
         return crd * running, running * _compact_size(shape, depth)
     if type(crd) is tuple and type(shape) is tuple and len(crd) == len(shape) and depth < MAX_DEPTH:
         total = 0

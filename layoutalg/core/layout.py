@@ -23,6 +23,7 @@ from layoutalg.core.validate import MAX_INT_BITS, as_int, count_text, describe
 from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 
 _LIMIT = 1 << MAX_INT_BITS
+_NEG_LIMIT = -_LIMIT  # computed once: negating a 4096-bit int costs more than the check
 _SMALL = 1 << (MAX_INT_BITS // 8)  # eight extents below this cannot reach the size limit
 
 
@@ -61,7 +62,7 @@ def _fast_check(shape: Any, stride: Any) -> tuple[IntTuple, IntTuple]:
             return shape, 1
         if type(stride) is not int:
             raise ShapeError(f"stride {_to_str(stride)} is not congruent to shape {shape}")
-        if not -_LIMIT < stride < _LIMIT:
+        if not _NEG_LIMIT < stride < _LIMIT:
             as_int(stride, "stride", ShapeError)
         return shape, stride
     for s in shape:
@@ -76,7 +77,7 @@ def _fast_check(shape: Any, stride: Any) -> tuple[IntTuple, IntTuple]:
     if type(stride) is not tuple or len(stride) != len(shape):
         raise ShapeError(f"stride {_to_str(stride)} is not congruent to shape {_to_str(shape)}")
     for d in stride:
-        if not -_LIMIT < d < _LIMIT:
+        if not _NEG_LIMIT < d < _LIMIT:
             for i, e in enumerate(stride):
                 as_int(e, f"stride[{i}]", ShapeError)  # raises, naming the leaf
     return shape, stride
@@ -98,7 +99,7 @@ def _bad_extent(extent: int, path: str) -> None:
 def _to_str(t: IntTuple) -> str:
     if it.is_tuple(t):
         return "(" + ",".join(_to_str(e) for e in t) + ")"  # type: ignore[union-attr]
-    return str(t) if type(t) is int and -_LIMIT < t < _LIMIT else describe(t)
+    return str(t) if type(t) is int and _NEG_LIMIT < t < _LIMIT else describe(t)
 
 
 class Layout:
@@ -207,7 +208,7 @@ class Layout:
 
     def __getitem__(self, i: int) -> "Layout":
         """Mode ``i`` as a layout (CuTe ``layout<i>``)."""
-        if type(i) is not int or not -_LIMIT < i < _LIMIT:
+        if type(i) is not int or not _NEG_LIMIT < i < _LIMIT:
             i = as_int(i, "mode index", CoordinateError)
         if it.is_tuple(self.shape):
             n = len(self.shape)  # type: ignore[arg-type]

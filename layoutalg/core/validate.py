@@ -27,6 +27,7 @@ MAX_INT_BITS = 4096
 #: Deepest nesting of an int tuple (the parser has the same cap).
 MAX_DEPTH = 64
 _LIMIT = 1 << MAX_INT_BITS
+_NEG_LIMIT = -_LIMIT  # computed once: negating a 4096-bit int costs more than the check
 
 
 def describe(x: Any, limit: int = 80) -> str:
@@ -35,7 +36,7 @@ def describe(x: Any, limit: int = 80) -> str:
     Safe on anything a caller may pass: integers too long to print, objects
     whose ``__repr__`` raises, nesting deep enough to exhaust the stack.
     """
-    if type(x) is int and not -_LIMIT < x < _LIMIT:
+    if type(x) is int and not _NEG_LIMIT < x < _LIMIT:
         return f"<an int of {x.bit_length()} bits>"
     try:
         text = repr(x)
@@ -67,7 +68,7 @@ def plain_int(x: Any, what: str = "an integer argument") -> Any:
             x = operator.index(x)
         except Exception:  # noqa: BLE001 - not an integer: the caller says so
             return x
-    if not -_LIMIT < x < _LIMIT:
+    if not _NEG_LIMIT < x < _LIMIT:
         raise LayoutError(f"{what} has {x.bit_length()} bits; integers are limited to {MAX_INT_BITS} bits")
     return x
 
@@ -89,7 +90,7 @@ def as_int(x: Any, what: str, error: type[LayoutError] = LayoutError) -> int:
             raise error(f"{what} must be an int, got {describe(x)} ({kind})") from None
         if type(value) is not int:  # an __index__ returning an int subclass (bool included)
             value = int(value)
-    if not -_LIMIT < value < _LIMIT:
+    if not _NEG_LIMIT < value < _LIMIT:
         raise error(f"{what} has {value.bit_length()} bits; integers are limited to {MAX_INT_BITS} bits")
     return value
 
@@ -100,7 +101,7 @@ def _is_plain(x: tuple[Any, ...], depth: int) -> bool:
         return False
     for e in x:
         if type(e) is int:
-            if not -_LIMIT < e < _LIMIT:
+            if not _NEG_LIMIT < e < _LIMIT:
                 return False
         elif type(e) is not tuple or not _is_plain(e, depth + 1):
             return False
@@ -113,7 +114,7 @@ def as_int_tuple(x: Any, what: str, error: type[LayoutError] = ShapeError, depth
     Leaves go through :func:`as_int`; the path of a bad leaf is named (``shape[1][0]``).
     """
     if type(x) is int:
-        if not -_LIMIT < x < _LIMIT:
+        if not _NEG_LIMIT < x < _LIMIT:
             raise error(f"{what} has {x.bit_length()} bits; integers are limited to {MAX_INT_BITS} bits")
         return x
     if type(x) is tuple and _is_plain(x, depth):  # the common case, checked without building messages

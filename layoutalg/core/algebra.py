@@ -62,12 +62,21 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
         layout = check_layout(layout, "coalesce layout")
     if profile is None or type(profile) is not tuple:
         return _coalesced(layout)
-    modes = list(layout) if it.is_tuple(layout.shape) else [layout]
-    if len(profile) > len(modes):  # type: ignore[arg-type]
-        raise ShapeError(f"coalesce profile {profile} has more modes than the rank-{len(modes)} layout {layout}")
-    parts = [modes[i] if p is None else coalesce(modes[i], p) for i, p in enumerate(profile)]  # type: ignore[arg-type]
-    parts += modes[len(parts) :]
-    return Layout._trusted(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+    shape: Any = layout.shape
+    stride: Any = layout.stride
+    if type(shape) is not tuple:
+        shape, stride = (shape,), (stride,)
+    if len(profile) > len(shape):
+        raise ShapeError(f"coalesce profile {profile} has more modes than the rank-{len(shape)} layout {layout}")
+    shapes = list(shape)
+    strides = list(stride)
+    for i, p in enumerate(profile):
+        if p is not None:
+            mode = Layout._trusted(shapes[i], strides[i])
+            part = _coalesced(mode) if type(p) is not tuple else coalesce(mode, p)
+            shapes[i] = part.shape
+            strides[i] = part.stride
+    return Layout._trusted(tuple(shapes), tuple(strides))
 
 
 _ONE_ZERO = Layout._trusted(1, 0)  # layouts are immutable: the empty result is shared

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from layoutalg.core import left_inverse_search
 from layoutalg.core.composition import _composed_values, composition
@@ -33,20 +34,44 @@ def _coalesced_with_index_strides(layout: Layout) -> tuple[Pairs, list[int]]:
 
 
 def _right_inverse(layout: Layout) -> Layout:
-    shape = layout.shape
+    shape: Any = layout.shape
+    stride: Any = layout.stride
     if type(shape) is int:  # s:1 is its own right inverse; any other single mode has only 1:0
-        return layout if layout.stride == 1 and shape > 1 else Layout._trusted(1, 0)
-    flat, index_strides = _coalesced_with_index_strides(layout)
+        return layout if stride == 1 and shape > 1 else Layout._trusted(1, 0)
+    flat = True
+    for s in shape:
+        if type(s) is not int:
+            flat = False
+            break
+    extents: list[int] = []  # coalesce(layout), written out (the hot path)
+    strides: list[int] = []
+    for s, d in zip(shape, stride) if flat else leaf_pairs(layout):
+        if s == 1:
+            continue
+        if extents and extents[-1] * strides[-1] == d:
+            extents[-1] *= s
+        else:
+            extents.append(s)
+            strides.append(d)
     first_with_stride: dict[int, int] = {}
-    for k, (_, d) in enumerate(flat):
-        first_with_stride.setdefault(d, k)
-    out: Pairs = []
+    index_strides = []
+    running = 1
+    for k, d in enumerate(strides):
+        if d not in first_with_stride:
+            first_with_stride[d] = k
+        index_strides.append(running)
+        running *= extents[k]
+    out_s: list[int] = []
+    out_d: list[int] = []
     cur = 1
     while cur in first_with_stride:  # cur grows strictly (extents > 1), so no mode is taken twice
         j = first_with_stride[cur]
-        out.append((flat[j][0], index_strides[j]))
-        cur *= flat[j][0]
-    return from_pairs(out)
+        out_s.append(extents[j])
+        out_d.append(index_strides[j])
+        cur *= extents[j]
+    if len(out_s) > 1:
+        return Layout._trusted(tuple(out_s), tuple(out_d))
+    return Layout._trusted(out_s[0], out_d[0]) if out_s else Layout._trusted(1, 0)
 
 
 def right_inverse(layout: Layout) -> Layout:

@@ -154,6 +154,8 @@ def logical_product(a: Layout, tiler: Any) -> Layout:
     the space.
     """
     if type(a) is Layout:
+        if tiler is None:
+            return a
         if type(tiler) is Layout:
             product = _flat_product(a, tiler)
             if product is not None:

@@ -361,7 +361,7 @@ def flat_divide(a: Any, tiler: Any) -> Any:
 
 def logical_product(a: Any, tiler: Any) -> Any:
     if type(a) is Layout:
-        return core_dp.logical_product(a, tiler)
+        return a if tiler is None else core_dp.logical_product(a, tiler)
     if _strided(a):
         from layoutalg.core import stride_codomain
 

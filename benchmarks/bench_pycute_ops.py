@@ -4,8 +4,9 @@ Run: ``.venv/bin/python benchmarks/bench_pycute_ops.py [--quick] [--ops a,b] [--
 
 Inputs: every recorded PyCuTe test call of each operation (``tests/data/pycute_cases.json``,
 literal arguments only), built once outside the timing; int-stride inputs and basis/F2-stride
-inputs are separate rows.  Each call is repeated until it has run ``TARGET_SECONDS``; the
-libraries alternate over 5 rounds and keep their best.  layoutalg is timed twice: *cold*, every
+inputs are separate rows.  Each call is repeated until it has run ``TARGET_SECONDS`` (10 ms); the
+calls alternate over 5 rounds and keep their best; where pycute is timed too, over 15 rounds of
+about 4 ms each (``COMPARED_ROUNDS``: a shared machine's busy moments then hit both libraries alike).  layoutalg is timed twice: *cold*, every
 memo (the composition memo and :mod:`layoutalg.core.memo`'s) cleared before every call and the
 clearing cost subtracted, and *warm*, the same call repeated (a memo hit where the operation has
 one).  The legacy ``pycute`` package (CUTLASS's, installed as a test dependency)
@@ -36,6 +37,10 @@ from tests.oracles.pycute_parity import load_cases  # noqa: E402
 
 QUICK = "--quick" in sys.argv
 TARGET_SECONDS = 0.002 if QUICK else 0.01
+#: Rounds where only layoutalg is timed, and where it is compared with pycute: a comparison alternates the
+#: libraries over more, shorter rounds, so that a busy moment of a shared machine hits both alike and the best
+#: round of each is a quiet one (the ratio is what the row reports).
+ROUNDS, COMPARED_ROUNDS, COMPARED_SECONDS = 5, 15, 0.004 if not QUICK else 0.001
 
 #: operation -> (layoutalg call, legacy pycute call or None, note)
 OPS: dict[str, tuple[Callable[..., Any], str | None, str]] = {
@@ -66,13 +71,13 @@ EXTRA = {  # inputs PyCuTe's tests lack: the tuple init of prefix_product
 }
 
 
-def _reps(fn: Callable[[], Any]) -> int:
+def _reps(fn: Callable[[], Any], seconds: float) -> int:
     reps = 1
     while True:
         start = time.perf_counter()
         for _ in range(reps):
             fn()
-        if time.perf_counter() - start >= TARGET_SECONDS:
+        if time.perf_counter() - start >= seconds:
             return reps
         reps *= 4
 
@@ -93,11 +98,13 @@ def _round(fn: Callable[[], Any], reps: int, clear: bool) -> float:
 
 def _time(*fns: Callable[[], Any]) -> list[float]:
     """Seconds per call of each function; the first is layoutalg cold (every memo cleared before every call, the
-    clearing cost subtracted).  The functions alternate over 5 rounds and each keeps its best, so a change in the
-    machine's load affects them alike."""
-    reps = [_reps(fn) for fn in fns]
+    clearing cost subtracted).  The functions alternate over ROUNDS rounds (COMPARED_ROUNDS shorter ones when
+    pycute is timed too) and each keeps its best, so a change in the machine's load affects them alike."""
+    compared = len(fns) > 2
+    seconds = COMPARED_SECONDS if compared else TARGET_SECONDS
+    reps = [_reps(fn, seconds) for fn in fns]
     best = [float("inf")] * len(fns)
-    for _ in range(5):
+    for _ in range(COMPARED_ROUNDS if compared else ROUNDS):
         for k, fn in enumerate(fns):
             best[k] = min(best[k], _round(fn, reps[k], k == 0))
     best[0] = max(best[0] - _CLEAR, best[0] * 0.05)
@@ -204,7 +211,9 @@ def main() -> None:
         "",
         "Command: `.venv/bin/python benchmarks/bench_pycute_ops.py --out benchmarks/results/pycute_ops.md` "
         "(one run, one process, the machine shared with other jobs; inputs: every recorded PyCuTe test call of "
-        "the operation). cold = every layoutalg memo cleared before each call; warm = the call repeated. "
+        "the operation; each call timed as the best of 5 rounds of 10 ms, or of 15 rounds of 4 ms alternating with "
+        "pycute where pycute has the operation). cold = every layoutalg memo cleared before each call; warm = the "
+        "call repeated. "
         "pycute = the legacy CUTLASS `pycute` package. NVIDIA's PyCuTe is not installable and its code may not be "
         "copied here, so no PyCuTe timing was possible.",
         "",

@@ -118,27 +118,32 @@ def chained_complement(by_stride: list[tuple[int, int]], m: int) -> Layout | Non
 
 
 def _chained(by_stride: list[tuple[int, int]], m: int) -> Layout | None:
+    pairs = chained_pairs(by_stride, m)
+    if pairs is None:
+        return None
+    if len(pairs) == 1:
+        return Layout._trusted(pairs[0][0], pairs[0][1])
+    shapes, strides = zip(*pairs)
+    return Layout._trusted(shapes, strides)
+
+
+def chained_pairs(by_stride: list[tuple[int, int]], m: int) -> Pairs | None:
+    """The chained complement (see :func:`chained_complement`) as flat ``(extent, stride)`` pairs, already
+    coalesced; None when the strides do not chain (none negative here)."""
     # Fast path, A's strides a divisor chain: CuTe's answer, built coalesced (gap modes never merge:
     # gap k ends at d_k and the next starts at s_k*d_k > d_k; only extent-1 gaps drop out).
-    shapes: list[int] = []
-    strides: list[int] = []
+    pairs: Pairs = []
     cur = 1
     for d, s in by_stride:
         if d % cur:
-            break
+            return None
         if d != cur:
-            shapes.append(d // cur)
-            strides.append(cur)
+            pairs.append((d // cur, cur))
         cur = s * d
-    else:
-        rest = -(-m // cur)
-        if rest > 1 or not shapes:
-            shapes.append(rest)
-            strides.append(cur if rest > 1 else 0)
-        if len(shapes) == 1:
-            return Layout._trusted(shapes[0], strides[0])
-        return Layout._trusted(tuple(shapes), tuple(strides))
-    return None
+    rest = -(-m // cur)
+    if rest > 1 or not pairs:
+        pairs.append((rest, cur if rest > 1 else 0))
+    return pairs
 
 
 @memoized

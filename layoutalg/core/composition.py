@@ -101,6 +101,11 @@ def compose_flat(a: Layout, b: Layout) -> Layout | None:
     before.  Only one path is skipped: the general one rebuilds the same candidate and returns it."""
     a_shape: Any = a.shape
     flat_a: Pairs = [(a_shape, a.stride)] if type(a_shape) is int else coalesce_extended(leaf_pairs(a))  # type: ignore[list-item]
+    return compose_pairs(flat_a, b)
+
+
+def compose_pairs(flat_a: Pairs, b: Layout) -> Layout | None:
+    """:func:`compose_flat` with ``A`` given as ``coalesce_extended`` of its leaves."""
     b_shape: Any = b.shape
     b_stride: Any = b.stride
     if len(flat_a) <= 1:  # A linear: A o B scales B's strides

@@ -24,13 +24,13 @@ from typing import Any
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.algebra import complement, composition
-from layoutalg.core.complement import chained_complement, refuted_injective, sorted_modes
-from layoutalg.core.composition import compose_flat
+from layoutalg.core.complement import chained_pairs, refuted_injective, sorted_modes
+from layoutalg.core.composition import compose_pairs
 from layoutalg.core.layout import Layout, as_layout
 from layoutalg.core.memo import memoized
 from layoutalg.core.shape_ops import append, by_mode, from_modes, top_modes
 from layoutalg.core.validate import MAX_INT_BITS, describe, is_bool
-from layoutalg.core.weak_complement import weak_complement, weak_from_modes
+from layoutalg.core.weak_complement import weak_complement, weak_pairs
 from layoutalg.errors import CompositionError, ShapeError
 
 _LIMIT = 1 << MAX_INT_BITS
@@ -185,12 +185,14 @@ def _flat_product(a: Layout, b: Layout) -> Layout | None:
     if cotarget >= _LIMIT:
         return None
     by_stride = sorted_modes(a)
-    comp = chained_complement(by_stride, cotarget)
+    if by_stride and by_stride[0][0] < 0:
+        return None
+    comp = chained_pairs(by_stride, cotarget)  # the complement's coalesced pairs, as composition reads them
     if comp is None:
         if not refuted_injective(by_stride, cotarget):
             return None
-        comp = weak_from_modes(a, by_stride, cotarget)  # the general path's fallback, without raising first
-    rest = compose_flat(comp, b)
+        comp = weak_pairs(a, by_stride, cotarget)  # the general path's fallback, without raising first
+    rest = compose_pairs(comp, b)
     if rest is None:
         return None
     return Layout._trusted((a.shape, rest.shape), (a.stride, rest.stride))

@@ -94,6 +94,19 @@ def weak_complement(layout: Layout, cotarget: Any = None) -> Layout:
 def weak_from_modes(layout: Layout, modes: list[tuple[int, int]], m: int | None) -> Layout:
     """:func:`weak_complement` of ``layout`` from its sorted ``(stride, extent)`` leaves (none of stride 0 or
     extent 1, none negative) and its cotarget (None, or a positive int)."""
+    return _from_pairs(weak_pairs(layout, modes, m))
+
+
+def _from_pairs(pairs: Pairs) -> Layout:
+    if len(pairs) == 1:
+        return Layout._trusted(pairs[0][0], pairs[0][1])
+    shapes, strides = zip(*pairs)
+    return Layout._trusted(shapes, strides)
+
+
+def weak_pairs(layout: Layout, modes: list[tuple[int, int]], m: int | None) -> Pairs:
+    """:func:`weak_from_modes` as flat ``(extent, stride)`` pairs: already coalesced, the rest mode kept last
+    even at extent 1 (what ``coalesce_extended`` of the result's leaves gives)."""
     gaps: Pairs = []
     cur = 1
     chained = True
@@ -125,13 +138,8 @@ def weak_from_modes(layout: Layout, modes: list[tuple[int, int]], m: int | None)
     # No two of R's modes merge: gap k ends at gap_k * cur_(k-1) <= d_k, and every later mode starts at
     # cur_j >= s_k * d_k > d_k; so R is built coalesced (chained or not).
     gaps.append((rest, cur))
-    if len(gaps) == 1:
-        result = Layout._trusted(rest, cur)
-    else:
-        shapes, strides = zip(*gaps)
-        result = Layout._trusted(shapes, strides)
     if chained:  # A is injective and (A, R) a bijection by construction
-        return result
+        return gaps
     if superincreasing and cur > span:
         # Proved without enumeration: the modes R_1, A_1, R_2, A_2, ..., rest (R_k = gap k, at stride cur_(k-1)),
         # each stride above the largest offset of the modes before it, have distinct sums for every rest
@@ -139,9 +147,9 @@ def weak_from_modes(layout: Layout, modes: list[tuple[int, int]], m: int | None)
         # (in the check's order), so a refusal is the same as the enumerating check's.
         check_domain(a_size, "weak_complement check")
         check_domain(r_size * (rest + 1), "weak_complement check")
-        return result
-    _check_unchained(layout, result)
-    return result
+        return gaps
+    _check_unchained(layout, _from_pairs(gaps))
+    return gaps
 
 
 def _flat(shape: tuple[Any, ...]) -> bool:

@@ -89,14 +89,51 @@ def _coalesced(layout: Layout) -> Layout:
     if type(shape) is int:
         return layout if shape != 1 else _ONE_ZERO
     stride: Any = layout.stride
-    flat = True
-    for s in shape:
-        if type(s) is not int:
-            flat = False
-            break
     ss: list[int] = []
     dd: list[int] = []
-    pairs: Any = zip(shape, stride) if flat else leaf_pairs(layout)
+    ps = pd = 0  # the mode being grown (ps == 0: none yet); kept modes go to ss, dd
+    for s, d in zip(shape, stride):
+        if type(s) is not int:
+            return _coalesced_pairs(_leaves(shape, stride))
+        if s == 1:
+            continue
+        if ps and ps * pd == d:
+            ps *= s
+        else:
+            if ps:
+                ss.append(ps)
+                dd.append(pd)
+            ps, pd = s, d
+    if not ps:
+        return _ONE_ZERO
+    if not ss:
+        return Layout._trusted(ps, pd)
+    ss.append(ps)
+    dd.append(pd)
+    if len(ss) == len(shape):
+        return layout  # nothing dropped or merged
+    return Layout._trusted(tuple(ss), tuple(dd))
+
+
+def _leaves(shape: tuple[Any, ...], stride: tuple[Any, ...]) -> list[tuple[int, int]]:
+    """A nested layout's leaves as ``(extent, stride)`` pairs: two levels inline, deeper ones by ``leaf_pairs``."""
+    out: list[tuple[int, int]] = []
+    for s, d in zip(shape, stride):
+        if type(s) is int:
+            out.append((s, d))
+            continue
+        for s2, d2 in zip(s, d):
+            if type(s2) is int:
+                out.append((s2, d2))
+            else:
+                out.extend(leaf_pairs(Layout._trusted(s2, d2)))
+    return out
+
+
+def _coalesced_pairs(pairs: list[tuple[int, int]]) -> Layout:
+    """Whole-layout coalesce of a nested layout's leaves."""
+    ss: list[int] = []
+    dd: list[int] = []
     for s, d in pairs:
         if s == 1:
             continue
@@ -105,10 +142,7 @@ def _coalesced(layout: Layout) -> Layout:
         else:
             ss.append(s)
             dd.append(d)
-    n = len(ss)
-    if n > 1:
-        if flat and n == len(shape):
-            return layout  # nothing dropped or merged
+    if len(ss) > 1:
         return Layout._trusted(tuple(ss), tuple(dd))
     return Layout._trusted(ss[0], dd[0]) if ss else _ONE_ZERO
 

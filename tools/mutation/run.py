@@ -37,6 +37,7 @@ import argparse
 import ast
 import hashlib
 import json
+import os
 import random
 import subprocess
 import sys
@@ -71,14 +72,14 @@ class Server:
                                      cwd=ROOT)
         ready = self.read()
         if not ready.get("ready"):
-            raise SystemExit(f"mutation server did not start (see {STATE / 'server.log'})")
+            raise SystemExit(f"mutation server did not start (see {STATE}/server_PID.log)")
         self.items: list[str] = ready["items"]
 
     def read(self) -> dict[str, Any]:
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         if not line:
-            raise SystemExit(f"mutation server stopped (see {STATE / 'server.log'})")
+            raise SystemExit(f"mutation server stopped (see {STATE}/server_PID.log)")
         return dict(json.loads(line))
 
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -133,7 +134,7 @@ def build_map(test_files: list[str], stale: bool, budget_s: float) -> None:
                 print("budget spent; run map again to continue")
                 break
             started = time.monotonic()
-            scratch = STATE / "map_scratch.json"
+            scratch = STATE / f"map_scratch_{os.getpid()}.json"
             reply = server.ask({"op": "map", "tests": by_file.get(test_file, []), "out": str(scratch),
                                 "timeout": MAX_TIMEOUT_S * 3})
             if reply["code"] != 0:

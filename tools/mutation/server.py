@@ -46,7 +46,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-PROGRESS = ROOT / ".mutation" / "current_test"
+PROGRESS = ROOT / ".mutation" / f"current_test_{os.getpid()}"
+"""Which test the forked judge is running (one file per server process, so two servers can run side by side)."""
 
 
 def _hypothesis_profile() -> None:
@@ -297,7 +298,7 @@ class Server:
 def main() -> None:
     requests = os.fdopen(os.dup(0), "r")
     replies = os.fdopen(os.dup(1), "w")
-    log = os.open(ROOT / ".mutation" / "server.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    log = os.open(ROOT / ".mutation" / f"server_{os.getpid()}.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     os.dup2(log, 1)
     os.dup2(log, 2)
     os.chdir(ROOT)

@@ -94,3 +94,13 @@ def test_minimizing_a_counterexample_with_no_time_left_returns_the_counterexampl
         assert engine_z3.minimize(problem, witness) == witness
     with_time = engine_z3.minimize(problem, witness)  # with time, x is pinned below 4 (steps 1, 4, 16, ...)
     assert with_time[x.key] < 4 and with_time[x.key] * with_time[y.key] == 12
+
+
+def test_the_z3_engine_handed_a_deadline_already_past_answers_unknown_with_no_time_left():
+    import time
+
+    from layoutalg.prove import budget, engine_z3
+
+    outcome = engine_z3.decide(_fermat_problem(), budget.Deadline(time.monotonic() - 1.0))
+    assert outcome.status == "unknown"
+    assert "no time left" in outcome.note

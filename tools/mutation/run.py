@@ -275,9 +275,9 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
         spans = function_spans(source)
         for mutant in find_mutants(path, source):
             done = results.get(key_of(mutant))
-            if done is not None and (new_only or done["verdict"] not in ("survived", "uncovered")
+            if done is not None and (new_only or done["verdict"] not in ("survived", "uncovered", "error")
                                      or mutant.ident in equivalent):
-                continue  # survivors run again (tests may have been added since) unless --new-only
+                continue  # survivors (and tool errors) run again (tests may have been added since) unless --new-only
             jobs.append(Job(mutant, source, spans, cmap))
     if sample is not None:
         random.Random(seed).shuffle(jobs)

@@ -163,7 +163,22 @@ def _reimport_and_run(request: dict[str, Any]) -> int:
     sys.meta_path.insert(0, _MutatedSource(request["module"], str(ROOT / request["path"]), request["source"]))
     # --assert=plain: pytest's assertion-rewriting import hook would otherwise load layoutalg (marked for rewriting
     # as the package of an entry-point plugin) from disk ahead of the mutated source.
-    return int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "--assert=plain", *request["tests"]]))
+    files = sorted({nodeid.split("::")[0] for nodeid in request["tests"]})
+    return int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "--assert=plain", *files],
+                           plugins=[_OnlyThese(request["tests"])]))
+
+
+class _OnlyThese:
+    """Keep only the requested tests, in the requested order (chosen after collection: a parametrized id such as
+    ``[['--json']]`` or one with escapes cannot be named on pytest's command line)."""
+
+    def __init__(self, nodeids: list[str]) -> None:
+        self.order = {nodeid: index for index, nodeid in enumerate(nodeids)}
+
+    def pytest_collection_modifyitems(self, config: Any, items: list[Any]) -> None:
+        kept = sorted((item for item in items if item.nodeid in self.order), key=lambda item: self.order[item.nodeid])
+        config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in self.order])
+        items[:] = kept
 
 
 class Server:

@@ -158,9 +158,11 @@ class CoverageMap:
         self.seconds: dict[str, float] = {}
         self.broken: set[str] = set()
         self.sources: dict[str, dict[str, str]] = defaultdict(dict)
+        self.mapped_at: dict[str, float] = {}
         for path in sorted(MAP_DIR.glob("*.json")):
             data = json.loads(path.read_text())
             test_file = path.name[: -len(".json")].replace("__", "/")
+            self.mapped_at[test_file] = path.stat().st_mtime
             for nodeid, info in data["tests"].items():
                 self.seconds[nodeid] = info["seconds"]
                 if info["outcome"] == "failed":
@@ -247,7 +249,8 @@ def key_of(mutant: Mutant) -> str:
 class Job:
     """One mutant with where it lives and which tests judge it."""
 
-    def __init__(self, mutant: Mutant, source: str, spans: list[tuple[int, int, str, int]], cmap: CoverageMap):
+    def __init__(self, mutant: Mutant, source: str, spans: list[tuple[int, int, str, int]], cmap: CoverageMap,
+                 judged_at: float | None = None):
         self.mutant = mutant
         self.mutated = mutant.apply(source)
         inside = [s for s in spans if s[0] <= mutant.start < s[1]]
@@ -255,10 +258,16 @@ class Job:
         self.firstlineno = inside[0][3] if inside else 0
         lines = sorted({mutant.line, mutant.stmt_line or mutant.line}) if inside else None
         self.tests = cmap.tests(mutant.path, lines)
+        self.all_tests = len(self.tests)
+        self.rejudge = judged_at is not None
+        if judged_at is not None:
+            # a survivor already met every covering test of an unchanged source (a changed source makes the map
+            # stale and ``run`` refuses): only tests of files mapped since its verdict can change it
+            self.tests = {t for t in self.tests if cmap.mapped_at.get(t.split("::")[0], 0.0) > judged_at}
 
 
 def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: Path, confirm: bool,
-        new_only: bool = False) -> None:
+        new_only: bool = False, full: bool = False) -> None:
     cmap = CoverageMap()
     if not cmap.lines:
         raise SystemExit("no coverage map: run `python tools/mutation/run.py map` first")
@@ -278,7 +287,11 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
             if done is not None and (new_only or done["verdict"] not in ("survived", "uncovered", "error")
                                      or mutant.ident in equivalent):
                 continue  # survivors (and tool errors) run again (tests may have been added since) unless --new-only
-            jobs.append(Job(mutant, source, spans, cmap))
+            judged_at = None if done is None or done["verdict"] != "survived" or full else done.get("judged_at")
+            job = Job(mutant, source, spans, cmap, judged_at)
+            if job.rejudge and not job.tests:
+                continue  # no test mapped since it survived: the verdict stands
+            jobs.append(job)
     if sample is not None:
         random.Random(seed).shuffle(jobs)
         jobs = jobs[:sample]
@@ -302,7 +315,7 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
             m = job.mutant
             results[key_of(m)] = {"path": m.path, "line": m.line, "operator": m.operator, "original": m.original,
                                   "replacement": m.replacement, "verdict": verdict, "seconds": round(seconds, 2),
-                                  "tests": len(job.tests), "killer": killer, "mode": mode}
+                                  "tests": job.all_tests, "killer": killer, "mode": mode, "judged_at": time.time()}
             counts[verdict] += 1
             print(f"{verdict:9s} {seconds:6.1f}s {mode:8s} {m.describe()}", flush=True)
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -403,6 +416,9 @@ def main() -> None:
     run_p.add_argument("--confirm", action="store_true",
                        help="judge every survivor of the code swap again by a fresh import (twice the time)")
     run_p.add_argument("--new-only", action="store_true", help="skip mutants already judged, survivors included")
+    run_p.add_argument("--full", action="store_true",
+                       help="judge earlier survivors on every covering test again (default: only on tests of "
+                            "files mapped since their verdict)")
     run_p.add_argument("--jobs", type=int, choices=(1,), default=1, help="one warm server (the box has 2 cores)")
     rep = sub.add_parser("report")
     rep.add_argument("--out", type=Path, default=STATE / "results.json")
@@ -411,7 +427,7 @@ def main() -> None:
     if args.command == "map":
         build_map(args.tests, args.stale, args.budget_s)
     elif args.command == "run":
-        run(args.paths, args.sample, args.seed, args.budget_s, args.out, args.confirm, args.new_only)
+        run(args.paths, args.sample, args.seed, args.budget_s, args.out, args.confirm, args.new_only, args.full)
     else:
         report(args.out, args.by)
 

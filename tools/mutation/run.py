@@ -267,7 +267,7 @@ class Job:
 
 
 def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: Path, confirm: bool,
-        new_only: bool = False, full: bool = False) -> None:
+        new_only: bool = False, full: bool = False, quick: int | None = None) -> None:
     cmap = CoverageMap()
     if not cmap.lines:
         raise SystemExit("no coverage map: run `python tools/mutation/run.py map` first")
@@ -284,10 +284,15 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
         spans = function_spans(source)
         for mutant in find_mutants(path, source):
             done = results.get(key_of(mutant))
-            if done is not None and (new_only or done["verdict"] not in ("survived", "uncovered", "error")
+            if done is not None and (new_only or done["verdict"] not in ("survived", "uncovered", "error", "unresolved")
                                      or mutant.ident in equivalent):
                 continue  # survivors (and tool errors) run again (tests may have been added since) unless --new-only
-            judged_at = None if done is None or done["verdict"] != "survived" or full else done.get("judged_at")
+            if done is not None and done["verdict"] == "unresolved" and quick is None:
+                judged_at = None  # a full judgment: every covering test
+            elif done is None or done["verdict"] not in ("survived", "unresolved") or full:
+                judged_at = None
+            else:
+                judged_at = done.get("judged_at")
             job = Job(mutant, source, spans, cmap, judged_at)
             if job.rejudge and not job.tests:
                 continue  # no test mapped since it survived: the verdict stands
@@ -311,7 +316,9 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
             if time.monotonic() > deadline:
                 print("budget spent; run again to continue", flush=True)
                 break
-            verdict, seconds, killer, mode = judge(server, job, cmap, killers, confirm)
+            verdict, seconds, killer, mode = judge(server, job, cmap, killers, confirm, quick)
+            if verdict == "survived" and job.rejudge and results[key_of(job.mutant)]["verdict"] == "unresolved":
+                verdict = "unresolved"  # passed the new tests only: still not judged on all of them
             m = job.mutant
             results[key_of(m)] = {"path": m.path, "line": m.line, "operator": m.operator, "original": m.original,
                                   "replacement": m.replacement, "verdict": verdict, "seconds": round(seconds, 2),
@@ -331,12 +338,15 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
 
 
 def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tuple[str, str | None], list[str]],
-          confirm: bool) -> tuple[str, float, str | None, str]:
+          confirm: bool, quick: int | None = None) -> tuple[str, float, str | None, str]:
     if not job.tests or server is None:
         return "uncovered", 0.0, None, "-"
     place = (job.mutant.path, job.qualname)
     earlier = [t for t in killers[place] if t in job.tests]
     ordered = earlier + sorted(job.tests - set(earlier), key=lambda t: (cmap.seconds.get(t, 1.0), t))
+    cut = quick is not None and len(ordered) > len(earlier) + quick
+    if cut:
+        ordered = ordered[: len(earlier) + (quick or 0)]
     timeout = min(MAX_TIMEOUT_S, 10.0 + 3.0 * sum(cmap.seconds.get(t, 1.0) for t in ordered))
     request = {"op": "mutant", "module": module_name(job.mutant.path), "path": job.mutant.path,
                "source": job.mutated, "qualname": job.qualname, "firstlineno": job.firstlineno, "tests": ordered,
@@ -355,7 +365,7 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tupl
     seconds = time.monotonic() - started
     code, mode, killer = reply["code"], reply.get("mode", "?"), reply.get("killer")
     if code == 0:
-        return "survived", seconds, None, mode
+        return ("unresolved" if cut else "survived"), seconds, None, mode
     if code == 1 or (mode != "code" and code == 2):  # 2: the mutated module failed to import during collection
         if killer:
             killers[place].insert(0, killer)
@@ -381,20 +391,20 @@ def report(out: Path, by: str = "package") -> None:
     for key, r in results.items():
         group = r["path"] if by == "module" else "/".join(r["path"].split("/")[:2])
         verdict = "killed" if r["verdict"] in KILLED else r["verdict"]
-        if verdict in ("survived", "uncovered") and key.split(" ")[0] in equivalent:
+        if verdict in ("survived", "uncovered", "unresolved") and key.split(" ")[0] in equivalent:
             verdict = "equivalent"
         table[group][verdict] += 1
         table[group]["total"] += 1
         seconds[group] += r.get("seconds", 0.0)
-        if verdict in ("survived", "uncovered", "error"):
+        if verdict in ("survived", "uncovered", "error", "unresolved"):
             survivors.append(f"- {key}  ({r['original']!r} -> {r['replacement']!r}, {verdict})")
-    print(f"| {by} | mutants | killed | equivalent | survived | uncovered | error | kill rate (non-equivalent) "
-          "| time (s) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(f"| {by} | mutants | killed | equivalent | survived | unresolved | uncovered | error "
+          "| kill rate (non-equivalent) | time (s) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for group, c in sorted(table.items()):
         live = c["total"] - c["equivalent"]
         rate = 100.0 * c["killed"] / live if live else 100.0
-        print(f"| {group} | {c['total']} | {c['killed']} | {c['equivalent']} | {c['survived']} | "
+        print(f"| {group} | {c['total']} | {c['killed']} | {c['equivalent']} | {c['survived']} | {c['unresolved']} | "
               f"{c['uncovered']} | {c['error']} | {rate:.1f}% | {seconds[group]:.0f} |")
     if survivors:
         print("\nsurvivors:\n" + "\n".join(sorted(survivors)))
@@ -416,6 +426,10 @@ def main() -> None:
     run_p.add_argument("--confirm", action="store_true",
                        help="judge every survivor of the code swap again by a fresh import (twice the time)")
     run_p.add_argument("--new-only", action="store_true", help="skip mutants already judged, survivors included")
+    run_p.add_argument("--quick", type=int, metavar="K",
+                       help="judge each mutant on its K cheapest covering tests (after those that killed a "
+                            "neighbour); one that passes them is 'unresolved', counted as not killed until a "
+                            "run without --quick judges it on every covering test")
     run_p.add_argument("--full", action="store_true",
                        help="judge earlier survivors on every covering test again (default: only on tests of "
                             "files mapped since their verdict)")
@@ -427,7 +441,7 @@ def main() -> None:
     if args.command == "map":
         build_map(args.tests, args.stale, args.budget_s)
     elif args.command == "run":
-        run(args.paths, args.sample, args.seed, args.budget_s, args.out, args.confirm, args.new_only, args.full)
+        run(args.paths, args.sample, args.seed, args.budget_s, args.out, args.confirm, args.new_only, args.full, args.quick)
     else:
         report(args.out, args.by)
 

@@ -62,3 +62,9 @@ def test_a_witness_already_smallest_is_returned_as_it_is():
 def test_claims_report_the_minimized_counterexample():
     result = forall(lambda x: (x - 5) * (x - 77777) != 0, {"x": 1 << 20}, method="z3")
     assert result.status == "refuted" and result.counterexample == {"x": 5}
+
+
+def test_a_claim_without_variables_is_decided_and_a_false_one_has_an_empty_counterexample():
+    refuted = forall(lambda: False, {}, method="z3")
+    assert refuted.status == "refuted" and refuted.counterexample == {}
+    assert forall(lambda: True, {}, method="z3").status == "proved"

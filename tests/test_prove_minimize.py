@@ -68,3 +68,8 @@ def test_a_claim_without_variables_is_decided_and_a_false_one_has_an_empty_count
     refuted = forall(lambda: False, {}, method="z3")
     assert refuted.status == "refuted" and refuted.counterexample == {}
     assert forall(lambda: True, {}, method="z3").status == "proved"
+
+
+def test_minimizing_the_counterexample_of_a_problem_without_variables_gives_the_empty_one():
+    x = var("x", 4)
+    assert _minimized(x * 0 > 1, [], []) == {}

@@ -352,6 +352,16 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tupl
                "source": job.mutated, "qualname": job.qualname, "firstlineno": job.firstlineno, "tests": ordered,
                "timeout": timeout, "limits": {t: 10.0 + 5.0 * cmap.seconds.get(t, 1.0) for t in ordered}}
     started = time.monotonic()
+    if job.qualname is None:  # a module-level mutant: rebinding the live global first is cheap when it applies
+        reply = server.ask(dict(request, rebind_line=job.mutant.line, tests=ordered[:REIMPORT_FIRST]))
+        code = reply["code"]
+        # 1: a covering test failed; 124/-9: past its time limit; other negative: the process crashed (exit 3 would be
+        # an exception in the harness itself: not a verdict, so the fresh import below decides)
+        if reply.get("mode") != "no-rebind" and (code == 1 or code < 0 or code == 124):
+            if reply.get("killer"):
+                killers[place].insert(0, reply["killer"])
+            verdict = "timeout" if code in (-9, 124) else "killed" if code == 1 else "crash"
+            return verdict, time.monotonic() - started, reply.get("killer"), "global"
     if job.qualname is None and len(ordered) > REIMPORT_FIRST:
         # a fresh import collects every test file it is given: try the cheapest tests alone first
         reply = server.ask(dict(request, tests=ordered[:REIMPORT_FIRST]))

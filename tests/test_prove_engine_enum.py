@@ -1,0 +1,29 @@
+"""The enumeration engine on its own (``engine_enum.decide``), for inputs the claim layer never hands it.
+
+Claims refuse a divisor whose range holds zero before any engine runs; the engine itself must still
+answer such a problem exactly (Python integers: a ProofError naming the division), not with numpy's
+silent ``x // 0 == 0``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from layoutalg.errors import ProofError
+from layoutalg.prove import budget, engine_enum
+from layoutalg.prove import expr as ex
+from layoutalg.prove.problem import Forall
+from layoutalg.prove.variables import var
+
+
+def test_the_enumeration_engine_reports_a_division_by_zero_instead_of_computing_zero():
+    x, y = var("x", 8), var("y", 4)
+    problem = Forall((x, y), ex.lower(ex.as_pred(x // y <= x)))
+    with pytest.raises(ProofError, match=r"division by zero in \(x // y\)"):
+        engine_enum.decide(problem, budget.UNLIMITED, 1 << 20)
+
+
+def test_a_problem_whose_divisor_avoids_zero_is_decided_on_int64_blocks_and_refuted_exactly():
+    x, y = var("x", 8), var("y", lo=1, hi=4)
+    outcome = engine_enum.decide(Forall((x, y), ex.lower(ex.as_pred(x // y < 7))), budget.UNLIMITED, 1 << 20)
+    assert outcome.status == "refuted" and outcome.witness == {x.key: 7, y.key: 1}

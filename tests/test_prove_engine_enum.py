@@ -27,3 +27,13 @@ def test_a_problem_whose_divisor_avoids_zero_is_decided_on_int64_blocks_and_refu
     x, y = var("x", 8), var("y", lo=1, hi=4)
     outcome = engine_enum.decide(Forall((x, y), ex.lower(ex.as_pred(x // y < 7))), budget.UNLIMITED, 1 << 20)
     assert outcome.status == "refuted" and outcome.witness == {x.key: 7, y.key: 1}
+
+
+def test_a_divisor_whose_bound_holds_zero_but_whose_values_never_do_is_evaluated_exactly_past_int64():
+    # d = y*y - 2y + 2 >= 1 on 0..3, but its interval [-4, 11] holds 0: no bound on the quotient, so no
+    # int64 block can be trusted; (x // d) * 2**64 // 2**64 == x // d holds exactly on Python integers
+    x, y = var("x", 8), var("y", 4)
+    d = y * y - 2 * y + 2
+    problem = Forall((x, y), ex.lower(ex.as_pred((x // d) * (1 << 62) * 4 // (1 << 64) == x // d)))
+    outcome = engine_enum.decide(problem, budget.UNLIMITED, 1 << 20)
+    assert outcome.status == "proved" and outcome.note == "all 32 points"

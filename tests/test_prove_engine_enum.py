@@ -37,3 +37,21 @@ def test_a_divisor_whose_bound_holds_zero_but_whose_values_never_do_is_evaluated
     problem = Forall((x, y), ex.lower(ex.as_pred((x // d) * (1 << 62) * 4 // (1 << 64) == x // d)))
     outcome = engine_enum.decide(problem, budget.UNLIMITED, 1 << 20)
     assert outcome.status == "proved" and outcome.note == "all 32 points"
+
+
+def test_the_enumeration_engine_refuses_a_domain_larger_than_its_limit_by_name():
+    from layoutalg.prove.problem import NotApplicableError
+
+    x = var("x", 1000)
+    with pytest.raises(NotApplicableError, match="domain has 1000 points, more than the enumeration limit 999"):
+        engine_enum.decide(Forall((x,), ex.lower(ex.as_pred(x >= 0))), budget.UNLIMITED, 999)
+    assert engine_enum.decide(Forall((x,), ex.lower(ex.as_pred(x >= 0))), budget.UNLIMITED, 1000).status == "proved"
+
+
+def test_collisions_with_a_constant_component_are_checked_across_several_blocks():
+    from layoutalg.prove import injective
+
+    # 2**17 points: two int64 blocks of 2**16; the constant second component is broadcast per block
+    assert injective(lambda x: (x, 0), {"x": 1 << 17}, method="enum").status == "proved"
+    refuted = injective(lambda x: (x % 70000, 0), {"x": 1 << 17}, method="enum")
+    assert refuted.status == "refuted"

@@ -55,3 +55,33 @@ def test_collisions_with_a_constant_component_are_checked_across_several_blocks(
     assert injective(lambda x: (x, 0), {"x": 1 << 17}, method="enum").status == "proved"
     refuted = injective(lambda x: (x % 70000, 0), {"x": 1 << 17}, method="enum")
     assert refuted.status == "refuted"
+
+
+def test_collisions_of_values_past_int64_are_found_and_excluded_exactly_on_python_integers():
+    from layoutalg.prove import disjoint, injective
+
+    big = 1 << 70
+    assert injective(lambda x: x * big, {"x": 16}, method="enum").status == "proved"
+    assert injective(lambda x: (x % 5) * big, {"x": 16}, method="enum").status == "refuted"
+    overlap = disjoint(lambda x: x * big, lambda y: (y + 3) * big, {"x": 16}, {"y": 16}, method="enum")
+    assert overlap.status == "refuted"
+    assert disjoint(lambda x: x * big, lambda y: (y + 16) * big, {"x": 16}, {"y": 16}, method="enum").status == "proved"
+
+
+def test_the_proof_note_counts_the_points_of_both_functions_of_a_disjointness_claim():
+    from layoutalg.prove.problem import Collision
+
+    x, y = var("x", 16), var("y", 8)
+    problem = Collision((), (x,), (y,), (ex.lower(x * 2),), (ex.lower(y * 2 + 1),), False)
+    outcome = engine_enum.decide(problem, budget.UNLIMITED, 1 << 20)
+    assert outcome.status == "proved" and outcome.note == "all 24 points"
+
+
+def test_functions_with_different_numbers_of_outputs_are_not_compared():
+    from layoutalg.prove.problem import Collision, NotApplicableError
+
+    x, y = var("x", 4), var("y", 4)
+    problem = Collision((), (x,), (y,), (ex.lower(x), ex.lower(x + 1)), (ex.lower(y),), False)
+    with pytest.raises(NotApplicableError, match="different numbers of outputs"):
+        engine_enum.decide(problem, budget.UNLIMITED, 1 << 20)
+

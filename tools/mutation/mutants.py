@@ -188,7 +188,8 @@ def find_mutants(path: str, source: str) -> list[Mutant]:
         elif isinstance(node, ast.Raise):
             start, end = span(node)
             add(node, "delete_raise", start, end, "pass")
-        elif isinstance(node, ast.Return) and node.value is not None:
+        elif isinstance(node, ast.Return) and node.value is not None and not (
+                isinstance(node.value, ast.Constant) and node.value.value is None):  # `return None` -> itself
             start, end = span(node)
             add(node, "return_none", start, end, "return None")
     found.sort(key=lambda m: (m.start, m.operator, m.replacement))

@@ -394,6 +394,11 @@ KILLED = ("killed", "timeout", "crash")
 
 def report(out: Path, by: str = "package") -> None:
     results = json.loads(out.read_text())
+    current: set[str] = set()
+    for path in sorted({r["path"] for r in results.values()}):
+        if (ROOT / path).exists():
+            current.update(key_of(m) for m in find_mutants(path, (ROOT / path).read_text()))
+    results = {key: r for key, r in results.items() if key in current}  # mutants of an older source are dropped
     equivalent = load_equivalent()
     table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     survivors = []

@@ -85,3 +85,24 @@ def test_functions_with_different_numbers_of_outputs_are_not_compared():
     with pytest.raises(NotApplicableError, match="different numbers of outputs"):
         engine_enum.decide(problem, budget.UNLIMITED, 1 << 20)
 
+
+
+def test_a_stepped_variable_is_enumerated_at_its_own_values():
+    x = var("x", hi=64, multiple_of=8)
+    outcome = engine_enum.decide(Forall((x,), ex.lower(ex.as_pred(x != 56))), budget.UNLIMITED, 1 << 20)
+    assert outcome.status == "refuted" and outcome.witness == {x.key: 56}
+    offset = var("y", lo=3, hi=40, multiple_of=6)  # 6, 12, ..., 36
+    outcome = engine_enum.decide(Forall((offset,), ex.lower(ex.as_pred(offset < 36))), budget.UNLIMITED, 1 << 20)
+    assert outcome.status == "refuted" and outcome.witness == {offset.key: 36}
+
+
+def test_the_enumeration_engine_honours_the_deadline_it_is_handed_and_otherwise_the_open_limit():
+    import time
+
+    x = var("x", 1 << 20)
+    problem = Forall((x,), ex.lower(ex.as_pred(x >= 0)))
+    outcome = engine_enum.decide(problem, budget.Deadline(time.monotonic() - 1.0), 1 << 22)
+    assert outcome.status == "unknown" and "time limit" in outcome.note
+    assert engine_enum.decide(problem, None, 1 << 22).status == "proved"
+    with budget.limit(10.0):
+        assert engine_enum.decide(problem, None, 1 << 22).status == "proved"

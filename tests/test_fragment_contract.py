@@ -83,3 +83,54 @@ def test_kernel_addresses_outside_the_tile_are_refuted_even_when_they_alias_the_
     cex = r.counterexample or {}
     assert cex["lane"] in (29, 31) and cex["row"] == cex["lane"] % 16 + 63 and cex["col"] == 8
     assert "outside the 64 x 64 smem tile" in r.explanation
+
+
+@pytest.mark.parametrize(("copy", "smem", "operand", "kw", "phrases"), [
+    ("ldmatrix.x4", ROW_MAJOR, "A", {}, [" delivers the ", "A fragment (a0..a7; 16 x 16 per instruction)"]),
+    ("stmatrix.x4", ROW_MAJOR, "C", {}, [" stores the ", "C fragment (c0..c3, 2 fragments along n; 16 x 16 per instruction)"]),
+    ("ldmatrix.x4.trans", ROW_MAJOR, "B", {"along": "row"}, ["B fragment (b0..b3, 2 fragments along k; 32 x 8 per"]),
+    ("ldmatrix.x1", ROW_MAJOR, "A", {}, ["A fragment (a0..a7, 16 x 16; registers 1 * part .. of its 4 per instruction)"]),
+    ("ldmatrix.x2", ROW_MAJOR, "A", {}, ["A fragment (a0..a7, 16 x 16; registers 2 * part .. of its 4 per instruction)"]),
+])
+def test_fragment_claim_text_says_the_direction_and_how_the_fragment_is_split(
+    copy: str, smem: Layout, operand: str, kw: dict[str, str], phrases: list[str]
+) -> None:
+    r = fragment_delivers(copy, smem, F16, operand, **kw)  # type: ignore[arg-type]
+    assert r.proved
+    for phrase in phrases:
+        assert phrase in r.claim
+    assert "of one warp" not in r.claim
+
+
+def test_fragment_claim_text_of_a_wgmma_names_one_warp_of_the_warpgroup() -> None:
+    from layoutalg.atoms import wgmma
+
+    r = fragment_delivers("stmatrix.x4", Layout((64, 16), (16, 1)), wgmma(16, "f16", "f16", "reg"), "C")
+    assert r.proved
+    assert "C fragment (c0..c7 of one warp, rows 16 * m_tile.. of the warpgroup's 64; 16 x 16 per instruction)" in r.claim
+
+
+def test_fragment_result_lists_the_address_of_every_lane_and_its_own_duration() -> None:
+    import time
+
+    before = time.perf_counter()
+    r = fragment_delivers("ldmatrix.x4", ROW_MAJOR, F16, "A")
+    elapsed = time.perf_counter() - before
+    assert [len(lanes) for lanes in r.addresses] == [32]
+    assert r.addresses[0][31] == (15, 8)
+    assert 0 <= r.seconds <= elapsed
+
+
+@pytest.mark.parametrize(("row", "col"), [(64, 0), (0, 64)])
+def test_kernel_addresses_one_past_the_tile_are_refuted(row: int, col: int) -> None:
+    """In ((2, 32), 64):((2048, 64), 1), (64, 0) is stored where row 1 is and (0, 64) where row 2 is: lane 1 or 2
+    pointing there moves the right elements, but the address lies just outside the 64 x 64 tile (copy tile at 0, 0)."""
+    from layoutalg.prove import ite
+
+    smem = Layout(((2, 32), 64), ((2048, 64), 1))
+    lane_at = 1 if row else 2
+    addresses = lambda lane: (ite(lane == lane_at, row, lane % 16), ite(lane == lane_at, col, 8 * (lane // 16)))  # noqa: E731
+    r = fragment_delivers("ldmatrix.x4", smem, F16, "A", addresses=addresses, origin=(0, 0))
+    assert r.refuted
+    assert (r.counterexample or {})["lane"] == lane_at
+    assert "outside the 64 x 64 smem tile" in r.explanation

@@ -134,3 +134,11 @@ def test_kernel_addresses_one_past_the_tile_are_refuted(row: int, col: int) -> N
     assert r.refuted
     assert (r.counterexample or {})["lane"] == lane_at
     assert "outside the 64 x 64 smem tile" in r.explanation
+
+
+def test_movmatrix_refuses_an_sm70_source_mma_by_name() -> None:
+    from layoutalg.errors import InstructionError
+
+    with pytest.raises(InstructionError, match=r"^SM70_8x8x4_F16F16F16F16_TN: sm70 quad-pair MMAs do not hold warp-wide"):
+        fragment_delivers("movmatrix", mma=F16, operand="A", source="C", source_mma="mma.m8n8k4.f16.f16.f16.f16",
+                          transpose=True)

@@ -23,6 +23,8 @@ def test_a_mask_wider_than_a_column_slot_keeps_every_bit_of_the_masked_value():
     # bit 67 of the mask lies past a 64-bit slot: it must not reach bit 3 of the next column
     assert forall(lambda x, y: ((x ^ y) & ((1 << 67) | 0xF0)) == ((x ^ y) & 0xF0), {"x": 256, "y": 256},
                   method="f2").status == "proved"
+    assert forall(lambda x, y: ((x ^ y) & ((1 << 64) | 0xF0)) == ((x ^ y) & 0xF0), {"x": 256, "y": 256},
+                  method="f2").status == "proved"
 
 
 def test_a_bit_space_refuses_a_variable_as_wide_as_its_slot_and_names_the_bits_needed():

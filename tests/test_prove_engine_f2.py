@@ -37,3 +37,68 @@ def test_a_bit_space_refuses_a_variable_as_wide_as_its_slot_and_names_the_bits_n
         BitSpace((var("x", 1 << 64),), slot=64)
     assert caught.value.bits == 65
     assert BitSpace((var("x", 1 << 63),), slot=64).nbits == 63
+
+
+def _f2(predicate, domain):
+    return forall(predicate, domain, method="f2")
+
+
+def test_subtracting_a_nonzero_constant_is_not_gf2_linear_and_leaves_the_claim_unknown():
+    for constant in (1, 3):
+        result = _f2(lambda x, c=constant: (x ^ 5) - c == (x ^ 5), {"x": 16})
+        assert result.status == "unknown"
+        assert any("subtraction is not GF(2)-linear" in note for note in result.notes)
+    assert _f2(lambda x: (x ^ 5) - 0 == (x ^ 5), {"x": 16}).status == "proved"
+
+
+def test_and_with_a_constant_on_either_side_is_a_mask_and_of_two_variable_terms_is_refused_by_name():
+    assert _f2(lambda x, y: (0xF0 & (x ^ y)) == ((x ^ y) & 0xF0), {"x": 256, "y": 256}).status == "proved"
+    result = _f2(lambda x, y: ((x ^ 1) & (y ^ 2)) == 0, {"x": 16, "y": 4})
+    assert result.status == "unknown" and any("AND of two variable terms" in note for note in result.notes)
+
+
+def test_a_variable_divisor_is_refused_even_when_its_constant_part_is_a_power_of_two():
+    result = _f2(lambda x, y: x // (y + 4) == x // 4, {"x": 16, "y": 4})  # y + 4 is 4..7, GF(2)-linear
+    assert result.status == "unknown" and any("variable shift or divisor" in note for note in result.notes)
+
+
+def test_a_constant_quotient_and_remainder_by_a_non_power_of_two_are_folded():
+    assert _f2(lambda x: ((x ^ x) + 7) // 3 == 2, {"x": 16}).status == "proved"
+    assert _f2(lambda x: ((x ^ x) + 7) % 3 == 1, {"x": 16}).status == "proved"
+    assert _f2(lambda x: ((x ^ x) + 7) // 3 == 1, {"x": 16}).status == "refuted"
+
+
+def test_a_zero_constant_is_a_constant_not_a_negative_one():
+    assert _f2(lambda x: ((x ^ 3) & 0) == 0, {"x": 16}).status == "proved"
+
+
+def test_a_refutation_names_a_point_where_the_claim_is_false():
+    result = _f2(lambda x, y: ((x ^ y) & 1) == 0, {"x": 4, "y": 4})
+    assert result.status == "refuted"
+    point = result.counterexample
+    assert (point["x"] ^ point["y"]) & 1 == 1
+
+
+def test_a_long_term_in_a_refusal_is_cut_to_80_characters():
+    result = _f2(lambda x, y: ((((x ^ 1) ^ 2) ^ 4) ^ 8 ^ 16 ^ 32 ^ 64 ^ 128 ^ 256 ^ 512 ^ 1024 ^ 2048) - (y ^ 1) == 0,
+                 {"x": 16, "y": 4})
+    note = next(note for note in result.notes if "subtraction" in note)
+    term = note[len("f2 not applicable: "): note.index(": subtraction")]
+    assert len(term) == 80 and term.endswith("...")
+    short = _f2(lambda x, y: (x ^ 1) - (y ^ 1) == 0, {"x": 16, "y": 4})
+    assert any(note == "f2 not applicable: ((x ^ 1) - (y ^ 1)): subtraction is not GF(2)-linear" for note in short.notes)
+
+
+def test_compiling_terms_without_a_memo_and_refusing_a_variable_outside_the_domain():
+    import pytest
+
+    from layoutalg.prove import expr as ex
+    from layoutalg.prove.engine_f2 import BitSpace, compile_term
+    from layoutalg.prove.problem import NotApplicableError
+    from layoutalg.prove.variables import var
+
+    x, y = var("x", 16), var("y", 16)
+    space = BitSpace((x,))
+    assert compile_term(ex.lower(x ^ 5), space).at(3) == 3 ^ 5
+    with pytest.raises(NotApplicableError, match="variable 'y' is not in the domain"):
+        space.var(y)

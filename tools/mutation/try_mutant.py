@@ -5,12 +5,13 @@
 ``IDENT`` is a mutant's ``path:line:col:operator`` (as the run's report lists it); ``--replacement``
 picks one where an ident has several (``'1' -> '0'`` and ``'1' -> '2'``).  The mutant is written into
 the source file, pytest runs with the given arguments in a fresh process, and the file is restored
-(also on Ctrl-C).  Prints ``KILLED`` (pytest failed, exit 1/2) or ``SURVIVED`` (exit 0) and exits 0 / 1.
+(also on Ctrl-C, SIGTERM and SIGHUP).  Prints ``KILLED`` (pytest failed, exit 1/2) or ``SURVIVED`` (exit 0) and exits 0 / 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -39,6 +40,12 @@ def main() -> int:
         raise SystemExit(f"{len(found)} mutants match {args.ident!r} (replacement {args.replacement!r}): {choices}")
     mutant = found[0]
     print(mutant.describe(), flush=True)
+    def restore_and_stop(signum: int, frame: object) -> None:
+        source_path.write_text(source)
+        raise SystemExit(f"stopped by signal {signum}; {path} restored")
+
+    signal.signal(signal.SIGTERM, restore_and_stop)
+    signal.signal(signal.SIGHUP, restore_and_stop)
     try:
         source_path.write_text(mutant.apply(source))
         code = subprocess.call([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *pytest_args],

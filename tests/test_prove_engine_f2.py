@@ -102,3 +102,17 @@ def test_compiling_terms_without_a_memo_and_refusing_a_variable_outside_the_doma
     assert compile_term(ex.lower(x ^ 5), space).at(3) == 3 ^ 5
     with pytest.raises(NotApplicableError, match="variable 'y' is not in the domain"):
         space.var(y)
+
+
+def test_a_term_of_exactly_80_characters_is_shown_whole():
+    big = 10**51  # 52 digits: the term's text is 80 characters
+    result = _f2(lambda x, y: ((x ^ big) ^ 12345) - (y ^ 1) == 0, {"x": 16, "y": 4})
+    note = next(note for note in result.notes if "subtraction" in note)
+    assert note == f"f2 not applicable: (((x ^ {big}) ^ 12345) - (y ^ 1)): subtraction is not GF(2)-linear"
+    assert len(f"(((x ^ {big}) ^ 12345) - (y ^ 1))") == 80
+
+
+def test_a_refutation_point_is_read_back_in_each_variables_own_bits():
+    # y's low bit alone decides; a witness mixing x's bits into y's column would name a point where the claim holds
+    result = _f2(lambda x, y: ((x & 1) ^ ((x ^ y) & 1)) == 0, {"x": 4, "y": 4})
+    assert result.status == "refuted" and result.counterexample["y"] & 1 == 1

@@ -142,3 +142,12 @@ def test_movmatrix_refuses_an_sm70_source_mma_by_name() -> None:
     with pytest.raises(InstructionError, match=r"^SM70_8x8x4_F16F16F16F16_TN: sm70 quad-pair MMAs do not hold warp-wide"):
         fragment_delivers("movmatrix", mma=F16, operand="A", source="C", source_mma="mma.m8n8k4.f16.f16.f16.f16",
                           transpose=True)
+
+
+def test_a_delivery_counterexample_gives_both_elements_byte_addresses() -> None:
+    wrong = lambda lane: (lane % 8, 8 * (lane // 8))  # noqa: E731
+    r = fragment_delivers("ldmatrix.x4", ROW_MAJOR, F16, "A", addresses=wrong)
+    cex = r.counterexample or {}
+    assert r.refuted and cex["element"] != cex["expected_element"]
+    assert cex["byte_address"] == 2 * cex["element"] and cex["expected_byte_address"] == 2 * cex["expected_element"]
+    assert cex["expected_element"] == 64 * cex["expected_row"] + cex["expected_col"]

@@ -116,3 +116,66 @@ def test_a_refutation_point_is_read_back_in_each_variables_own_bits():
     # y's low bit alone decides; a witness mixing x's bits into y's column would name a point where the claim holds
     result = _f2(lambda x, y: ((x & 1) ^ ((x ^ y) & 1)) == 0, {"x": 4, "y": 4})
     assert result.status == "refuted" and result.counterexample["y"] & 1 == 1
+
+
+def test_rank_counts_linearly_independent_bit_vectors():
+    from layoutalg.prove.engine_f2 import rank
+
+    assert rank([]) == 0
+    assert rank([0b01, 0b10, 0b11]) == 2
+    assert rank([0b100, 0b010, 0b001]) == 3
+
+
+def test_injectivity_of_several_outputs_packs_them_apart():
+    from layoutalg.prove import injective
+
+    assert injective(lambda x: (x & 3, x >> 2), {"x": 16}, method="f2").status == "proved"
+    refuted = injective(lambda x: (x & 3, (x >> 2) & 1), {"x": 16}, method="f2")
+    assert refuted.status == "refuted"
+
+
+def test_a_map_that_is_a_nonzero_constant_at_zero_is_refuted_at_the_zero_input():
+    result = _f2(lambda x: ((x & 1) ^ 1) == 0, {"x": 4})
+    assert result.status == "refuted" and result.counterexample == {"x": 0}
+
+
+def test_a_disjunction_is_not_a_conjunction_of_linear_facts():
+    from layoutalg.prove import expr as ex
+    from layoutalg.prove.variables import var
+
+    x = var("x", 4)
+    either = ex.any_of((x & 1) == 0, (x & 1) == 1)
+    result = forall(either, method="f2")
+    assert result.status == "unknown" and any("not a conjunction" in note for note in result.notes)
+    assert forall(either, method="enum").status == "proved"
+
+
+def test_the_gf2_engine_honours_the_deadline_it_is_handed_and_otherwise_the_open_limit():
+    import time
+
+    import pytest
+
+    from layoutalg.prove import budget, engine_f2
+    from layoutalg.prove import expr as ex
+    from layoutalg.prove.problem import Forall
+    from layoutalg.prove.variables import var
+
+    x = var("x", 16)
+    problem = Forall((x,), ex.lower(ex.as_pred((x ^ 3) ^ 3 == x)))
+    with pytest.raises(budget.DeadlineExceededError):
+        engine_f2.decide(problem, budget.Deadline(time.monotonic() - 1.0))
+    assert engine_f2.decide(problem).status == "proved"
+
+
+def test_the_gf2_engine_does_not_compare_functions_with_different_numbers_of_outputs():
+    import pytest
+
+    from layoutalg.prove import budget, engine_f2
+    from layoutalg.prove import expr as ex
+    from layoutalg.prove.problem import Collision, NotApplicableError
+    from layoutalg.prove.variables import var
+
+    x, y = var("x", 4), var("y", 4)
+    problem = Collision((), (x,), (y,), (ex.lower(x), ex.lower(x ^ 1)), (ex.lower(y),), False)
+    with pytest.raises(NotApplicableError, match="different numbers of outputs"):
+        engine_f2.decide(problem, budget.UNLIMITED)

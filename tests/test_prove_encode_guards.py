@@ -87,3 +87,20 @@ def test_an_encoder_built_directly_refuses_a_divisor_whose_range_holds_zero(enco
     enc = encode.Encoder(16, {}) if encoder == "bit-vector" else encode.IntEncoder({})
     with pytest.raises(ProofError, match="may be zero"):
         enc.term(make(x, y))
+
+
+def test_z3_keeps_two_variables_of_the_same_name_apart_in_an_injectivity_claim():
+    from layoutalg.prove import injective
+
+    assert injective(lambda x: x % 4, {"x": 16}, method="z3").status == "refuted"
+    assert injective(lambda x: (x ^ 5) % 4, {"x": 16}, method="z3").status == "refuted"
+    assert injective(lambda x: x ^ 5, {"x": 16}, method="z3").status == "proved"
+
+
+def test_the_bit_vector_encoding_keeps_a_variable_to_its_multiples_of_two():
+    from layoutalg.prove import forall, var
+
+    x = var("x", hi=64, multiple_of=2)
+    assert forall((x ^ 1) == x + 1, method="z3").status == "proved"
+    odd = var("y", lo=1, hi=64, multiple_of=1)
+    assert forall((odd ^ 1) == odd + 1, method="z3").status == "refuted"

@@ -104,3 +104,12 @@ def test_the_bit_vector_encoding_keeps_a_variable_to_its_multiples_of_two():
     assert forall((x ^ 1) == x + 1, method="z3").status == "proved"
     odd = var("y", lo=1, hi=64, multiple_of=1)
     assert forall((odd ^ 1) == odd + 1, method="z3").status == "refuted"
+
+
+def test_two_generated_variables_with_the_same_label_are_different_unknowns_to_z3():
+    from layoutalg.prove import forall
+    from layoutalg.prove.variables import Var
+
+    first, second = Var.fresh("t", 0, 16), Var.fresh("t", 0, 16)
+    assert forall(first == second, method="z3").status == "refuted"
+    assert forall((first ^ 1) == (second ^ 1), method="z3").status == "refuted"

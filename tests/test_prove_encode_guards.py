@@ -113,3 +113,11 @@ def test_two_generated_variables_with_the_same_label_are_different_unknowns_to_z
     first, second = Var.fresh("t", 0, 16), Var.fresh("t", 0, 16)
     assert forall(first == second, method="z3").status == "refuted"
     assert forall((first ^ 1) == (second ^ 1), method="z3").status == "refuted"
+
+
+def test_an_arithmetic_shift_right_past_the_width_leaves_the_sign_of_a_negative_value():
+    from layoutalg.prove import forall, var
+
+    x = var("x", lo=-8, hi=8)
+    assert forall(((x ^ 1) >> 100) == ((x ^ 1) >> 3), method="z3").status == "proved"
+    assert forall(((x ^ 1) >> 100) == 0, method="z3").status == "refuted"

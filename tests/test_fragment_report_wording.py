@@ -67,3 +67,46 @@ def test_rows_20_elements_apart_are_refuted_as_misaligned_at_lane_1() -> None:
     assert result.explanation == ("at lane 1 supplies row 1 of matrix 0, A(m=1, k=0) at smem element 20, byte 40, "
                                   "which is not 16-byte aligned (each row of an 8 x 8 b16 matrix is 16 contiguous "
                                   "bytes starting on a 16-byte boundary)")
+
+
+def _swap_rows_1_and_2(lane: object) -> tuple[object, object]:
+    return ite(lane == 1, 2, ite(lane == 2, 1, lane % 16)), 8 * (lane // 16)  # type: ignore[operator]
+
+
+def test_a_2048x2048_tile_is_still_searched_so_the_wrong_element_is_named_by_row_and_col() -> None:
+    """2048 x 2048 = 2**22 elements, the search limit itself: the element found (2 * 2048) is named A(m=2, k=0)."""
+    result = fragment_delivers("ldmatrix.x4", Layout((2048, 2048), (2048, 1)), F16, "A", addresses=_swap_rows_1_and_2)
+    assert result.refuted
+    cex = result.counterexample or {}
+    assert (cex["lane"], cex["reg"], cex["half"], cex["row"], cex["col"], cex["element"]) == (4, 0, 0, 2, 0, 4096)
+    assert "which is A(m=2, k=0);" in result.explanation
+
+
+def test_a_row_past_a_2048x2048_tile_is_reported_as_no_element_of_the_tile() -> None:
+    past = lambda lane: (ite(lane == 9, 2048, lane % 16), 8 * (lane // 16))  # noqa: E731
+    result = fragment_delivers("ldmatrix.x4", Layout((2048, 2048), (2048, 1)), F16, "A", addresses=past, origin=(0, 0))
+    assert result.refuted
+    assert (result.counterexample or {})["element"] == 2048 * 2048
+    assert "which is no element of the tile;" in result.explanation
+
+
+def test_a_tile_above_the_search_limit_says_the_element_was_not_searched_for() -> None:
+    result = fragment_delivers("ldmatrix.x4", Layout((4096, 4096), (4096, 1)), F16, "A", addresses=_swap_rows_1_and_2)
+    assert result.refuted
+    cex = result.counterexample or {}
+    assert "row" not in cex and cex["element"] == 2 * 4096
+    assert "which is an element of the tile not searched for;" in result.explanation
+
+
+def test_f32_accumulator_counterexamples_name_the_16_bit_half_matching_the_byte_address() -> None:
+    """32-bit C elements move as two 16-bit units: byte = 4 * element + 2 for the high half."""
+    result = fragment_delivers("ldmatrix.x4", ROW_MAJOR_64, "mma.m16n8k16.bf16", "C", addresses=_swap_rows_1_and_2)
+    assert result.refuted
+    cex = result.counterexample or {}
+    got_high = "which is the high 16 bits of" in result.explanation
+    want_high = "has the high 16 bits of" in result.explanation
+    assert got_high or "which is the low 16 bits of" in result.explanation
+    assert want_high or "has the low 16 bits of" in result.explanation
+    assert cex["byte_address"] == 4 * cex["element"] + 2 * got_high
+    assert cex["expected_byte_address"] == 4 * cex["expected_element"] + 2 * want_high
+    assert cex["expected_element"] == 64 * cex["expected_row"] + cex["expected_col"]

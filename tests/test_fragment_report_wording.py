@@ -110,3 +110,51 @@ def test_f32_accumulator_counterexamples_name_the_16_bit_half_matching_the_byte_
     assert cex["byte_address"] == 4 * cex["element"] + 2 * got_high
     assert cex["expected_byte_address"] == 4 * cex["expected_element"] + 2 * want_high
     assert cex["expected_element"] == 64 * cex["expected_row"] + cex["expected_col"]
+
+
+def test_a_4096x2048_tile_is_above_the_search_limit() -> None:
+    """2**23 elements: past the 2**22 limit, so the wrong element is not looked up."""
+    result = fragment_delivers("ldmatrix.x4", Layout((4096, 2048), (2048, 1)), F16, "A", addresses=_swap_rows_1_and_2)
+    assert result.refuted
+    assert "row" not in (result.counterexample or {})
+    assert "which is an element of the tile not searched for;" in result.explanation
+
+
+def test_ldmatrix_x2_a_row_addresses_are_listed_for_both_parts() -> None:
+    result = fragment_delivers("ldmatrix.x2", ROW_MAJOR_64, F16, "A")
+    assert result.proved
+    assert result.notes == ("row addresses (m, k) in the copy tile: part 0: lanes 0-7 -> (0..7, 0); lanes 8-15 -> "
+                            "(8..15, 0) | part 1: lanes 0-7 -> (0..7, 8); lanes 8-15 -> (8..15, 8)",)
+
+
+def test_ldmatrix_x2_b_without_trans_on_k_major_rows_lists_column_runs() -> None:
+    """Without .trans each ldmatrix row is one n of B, so the only addresses that can work walk n = 0..7."""
+    result = fragment_delivers("ldmatrix.x2", ROW_MAJOR_64, F16, "B")
+    assert result.refuted
+    assert result.notes[0] == "row addresses (k, n) in the copy tile: lanes 0-7 -> (0, 0..7); lanes 8-15 -> (8, 0..7)"
+
+
+def test_a_misaligned_second_matrix_is_reported_at_lane_8_row_0_of_matrix_1() -> None:
+    """Rows 0-7 are 32 bytes apart (aligned); row 8 starts at element 132 = byte 264 (8 past a 16-byte boundary)."""
+    result = fragment_delivers("ldmatrix.x4", Layout(((8, 2), 16), ((16, 132), 1)), F16, "A")
+    assert result.refuted
+    assert result.counterexample == {"lane": 8, "matrix": 1, "matrix_row": 0, "row": 8, "col": 0,
+                                     "element": 132, "byte_address": 264}
+    assert result.explanation.startswith("at lane 8 supplies row 0 of matrix 1, A(m=8, k=0) at smem element 132, byte 264")
+
+
+def test_a_misaligned_row_is_reported_in_tile_coordinates_including_the_origin() -> None:
+    """origin (16, 0) over rows 20 elements apart: row 16 (byte 640) is aligned, row 17 (element 340, byte 680) not."""
+    result = fragment_delivers("ldmatrix.x4", Layout((32, 16), (20, 1)), F16, "A", origin=(16, 0))
+    assert result.refuted
+    assert result.counterexample == {"lane": 1, "matrix": 0, "matrix_row": 1, "row": 17, "col": 0,
+                                     "element": 340, "byte_address": 680}
+
+
+def test_a_misaligned_first_row_at_column_4_is_reported_as_misaligned_not_outside() -> None:
+    """origin (0, 4): lane 0's row starts at element 4 = byte 8, inside the 16 x 32 tile but not 16-byte aligned."""
+    result = fragment_delivers("ldmatrix.x4", Layout((16, 32), (32, 1)), F16, "A", origin=(0, 4))
+    assert result.refuted
+    assert result.counterexample == {"lane": 0, "matrix": 0, "matrix_row": 0, "row": 0, "col": 4,
+                                     "element": 4, "byte_address": 8}
+    assert "not 16-byte aligned" in result.explanation

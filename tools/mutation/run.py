@@ -159,6 +159,8 @@ class CoverageMap:
         self.broken: set[str] = set()
         self.sources: dict[str, dict[str, str]] = defaultdict(dict)
         self.mapped_at: dict[str, float] = {}
+        self.loaded_at = time.time()
+        """A verdict is as new as the map it was judged with: a test file mapped after this is new to it."""
         for path in sorted(MAP_DIR.glob("*.json")):
             data = json.loads(path.read_text())
             test_file = path.name[: -len(".json")].replace("__", "/")
@@ -322,7 +324,7 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
             m = job.mutant
             results[key_of(m)] = {"path": m.path, "line": m.line, "operator": m.operator, "original": m.original,
                                   "replacement": m.replacement, "verdict": verdict, "seconds": round(seconds, 2),
-                                  "tests": job.all_tests, "killer": killer, "mode": mode, "judged_at": time.time()}
+                                  "tests": job.all_tests, "killer": killer, "mode": mode, "judged_at": cmap.loaded_at}
             counts[verdict] += 1
             print(f"{verdict:9s} {seconds:6.1f}s {mode:8s} {m.describe()}", flush=True)
             out.parent.mkdir(parents=True, exist_ok=True)

@@ -346,7 +346,7 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tupl
     place = (job.mutant.path, job.qualname)
     earlier = [t for t in killers[place] if t in job.tests]
     ordered = earlier + sorted(job.tests - set(earlier), key=lambda t: (cmap.seconds.get(t, 1.0), t))
-    cut = quick is not None and len(ordered) > len(earlier) + quick
+    cut = quick is not None and not job.rejudge and len(ordered) > len(earlier) + quick  # new tests all run
     if cut:
         ordered = ordered[: len(earlier) + (quick or 0)]
     timeout = min(MAX_TIMEOUT_S, 10.0 + 3.0 * sum(cmap.seconds.get(t, 1.0) for t in ordered))

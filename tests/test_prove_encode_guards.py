@@ -161,9 +161,9 @@ def test_z3_reads_each_comparison_at_its_boundary(encoding):
 
 
 def test_an_empty_disjunction_is_false_and_an_empty_conjunction_true_to_z3():
-    from layoutalg.prove import expr as ex
-
     import z3
+
+    from layoutalg.prove import expr as ex
 
     x = var("x", 4)
 

@@ -42,3 +42,28 @@ def test_two_b_fragments_stacked_along_rows_get_no_along_hint() -> None:
     message = _refusal("ldmatrix.x4.trans", 16, 8, "B", along="row")
     assert "carries a 32 x 8 (k x n) tile" in message
     assert message.endswith("(e.g. 32 x 8)")
+
+
+def test_a_rank_3_smem_is_refused_asking_for_rows_and_cols() -> None:
+    with pytest.raises(ShapeError, match=r"must have rank 2, \(rows, cols\) of operand A = \(m, k\)"):
+        fragment_delivers("ldmatrix.x4", Layout((16, 4, 4), (16, 4, 1)), F16, "A")
+
+
+@pytest.mark.parametrize("dtype", [5, "f99"])
+def test_an_unknown_dtype_is_refused_listing_the_known_ones(dtype: object) -> None:
+    from layoutalg.errors import LayoutError
+
+    with pytest.raises(LayoutError, match=r"^dtype must be one of .*f16.*, got "):
+        fragment_delivers("ldmatrix.x4", Layout((16, 16), (16, 1)), F16, "A", dtype=dtype)  # type: ignore[arg-type]
+
+
+def test_ldmatrix_for_an_sm70_quad_pair_mma_is_refused_naming_an_sm75_alternative() -> None:
+    from layoutalg.errors import InstructionError
+
+    with pytest.raises(InstructionError, match=r"sm70 mma\.m8n8k4 splits the warp into four quad-pair MMAs"):
+        fragment_delivers("ldmatrix.x4", Layout((16, 16), (16, 1)), "mma.m8n8k4.f16.f16.f16.f16", "A")
+
+
+def test_claim_for_4_bit_a_quantifies_the_nibble() -> None:
+    result = fragment_delivers("ldmatrix.x4", Layout((64, 64), (64, 1)), "mma.m16n8k64.s4", "A", origin=(0, 0))
+    assert result.claim.endswith("for every lane, register, half, nibble (rows 16-byte aligned, smem injective)")

@@ -32,3 +32,14 @@ def test_terms_without_a_domain_are_quantified_over_their_own_variables() -> Non
     c = refuted.counterexample["x"]
     assert 0 <= c < 8 and c != 1
     assert (refuted.counterexample["lhs"], refuted.counterexample["rhs"]) == (2 * c, c + 1)
+
+
+def test_a_domain_entry_given_as_lo_hi_covers_exactly_that_range() -> None:
+    assert claims.forall(lambda i: (i >= 2) & (i < 6), {"i": (2, 6)}).proved
+    below = claims.forall(lambda i: i >= 3, {"i": (2, 6)})
+    assert below.refuted and (below.counterexample or {})["i"] == 2
+
+
+def test_a_list_domain_of_plain_ints_is_refused() -> None:
+    with pytest.raises(ProofError, match=r"^domain must be an int, a dict or a list of variables"):
+        claims.forall(lambda i: i >= 0, [3])

@@ -389,6 +389,50 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tupl
     return "error", seconds, None, mode
 
 
+def confirm_kills(paths: list[str], out: Path) -> None:
+    """Judge every mutant killed by a failing test again on that test alone, in a fresh fork of the server.
+
+    A test that failed under a loaded machine or after an earlier test changed shared state would credit a kill
+    the mutant does not cause; a kill that does not reproduce becomes ``unresolved`` (not killed), and the next
+    run judges it again.  Hangs (``timeout``) and crashes are not re-run.
+    """
+    cmap = CoverageMap()
+    results: dict[str, Any] = json.loads(out.read_text())
+    wanted = set(modules_under(paths)) if paths else None
+    jobs: list[tuple[str, Job]] = []
+    for path in sorted({r["path"] for r in results.values()}):
+        if wanted is not None and path not in wanted:
+            continue
+        source = (ROOT / path).read_text()
+        spans = function_spans(source)
+        for mutant in find_mutants(path, source):
+            done = results.get(key_of(mutant))
+            if done and done["verdict"] == "killed" and done.get("killer") and not done.get("confirmed"):
+                job = Job(mutant, source, spans, cmap)
+                job.tests = {done["killer"]}
+                jobs.append((key_of(mutant), job))
+    print(f"{len(jobs)} kills to confirm", flush=True)
+    if not jobs:
+        return
+    server = Server(sorted({next(iter(job.tests)).split("::")[0] for _, job in jobs}))
+    counts: dict[str, int] = defaultdict(int)
+    try:
+        for key, job in jobs:
+            verdict, seconds, killer, mode = judge(server, job, cmap, defaultdict(list), False)
+            if verdict in KILLED:
+                results[key]["confirmed"] = True
+                counts["confirmed"] += 1
+            else:
+                results[key].update(verdict="unresolved", killer=None, judged_at=0.0,
+                                    note=f"kill by {next(iter(job.tests))} did not reproduce alone ({verdict})")
+                counts["not reproduced"] += 1
+                print(f"not reproduced: {job.mutant.describe()}", flush=True)
+            out.write_text(json.dumps(results, indent=0, sort_keys=True))
+    finally:
+        server.close()
+    print(dict(counts))
+
+
 # ---- the report -------------------------------------------------------------------------------------------------
 
 KILLED = ("killed", "timeout", "crash")
@@ -451,12 +495,17 @@ def main() -> None:
                        help="judge earlier survivors on every covering test again (default: only on tests of "
                             "files mapped since their verdict)")
     run_p.add_argument("--jobs", type=int, choices=(1,), default=1, help="one warm server (the box has 2 cores)")
+    con = sub.add_parser("confirm", help="re-judge each kill by a failing test on that test alone")
+    con.add_argument("paths", nargs="*")
+    con.add_argument("--out", type=Path, default=STATE / "results.json")
     rep = sub.add_parser("report")
     rep.add_argument("--out", type=Path, default=STATE / "results.json")
     rep.add_argument("--by", choices=("package", "module"), default="package")
     args = parser.parse_args()
     if args.command == "map":
         build_map(args.tests, args.stale, args.budget_s)
+    elif args.command == "confirm":
+        confirm_kills(args.paths, args.out)
     elif args.command == "run":
         run(args.paths, args.sample, args.seed, args.budget_s, args.out, args.confirm, args.new_only, args.full, args.quick)
     else:

@@ -179,3 +179,8 @@ def test_the_gf2_engine_does_not_compare_functions_with_different_numbers_of_out
     problem = Collision((), (x,), (y,), (ex.lower(x), ex.lower(x ^ 1)), (ex.lower(y),), False)
     with pytest.raises(NotApplicableError, match="different numbers of outputs"):
         engine_f2.decide(problem, budget.UNLIMITED)
+
+
+def test_division_and_remainder_by_one_are_gf2_linear():
+    assert _f2(lambda x: (x ^ 3) // 1 == (x ^ 3), {"x": 16}).status == "proved"
+    assert _f2(lambda x: (x ^ 3) % 1 == 0, {"x": 16}).status == "proved"

@@ -87,3 +87,97 @@ def test_an_encoder_built_directly_refuses_a_divisor_whose_range_holds_zero(enco
     enc = encode.Encoder(16, {}) if encoder == "bit-vector" else encode.IntEncoder({})
     with pytest.raises(ProofError, match="may be zero"):
         enc.term(make(x, y))
+
+
+def test_z3_keeps_two_variables_of_the_same_name_apart_in_an_injectivity_claim():
+    from layoutalg.prove import injective
+
+    assert injective(lambda x: x % 4, {"x": 16}, method="z3").status == "refuted"
+    assert injective(lambda x: (x ^ 5) % 4, {"x": 16}, method="z3").status == "refuted"
+    assert injective(lambda x: x ^ 5, {"x": 16}, method="z3").status == "proved"
+
+
+def test_the_bit_vector_encoding_keeps_a_variable_to_its_multiples_of_two():
+    from layoutalg.prove import forall, var
+
+    x = var("x", hi=64, multiple_of=2)
+    assert forall((x ^ 1) == x + 1, method="z3").status == "proved"
+    odd = var("y", lo=1, hi=64, multiple_of=1)
+    assert forall((odd ^ 1) == odd + 1, method="z3").status == "refuted"
+
+
+def test_two_generated_variables_with_the_same_label_are_different_unknowns_to_z3():
+    from layoutalg.prove import forall
+    from layoutalg.prove.variables import Var
+
+    first, second = Var.fresh("t", 0, 16), Var.fresh("t", 0, 16)
+    assert forall(first == second, method="z3").status == "refuted"
+    assert forall((first ^ 1) == (second ^ 1), method="z3").status == "refuted"
+
+
+def test_an_arithmetic_shift_right_past_the_width_leaves_the_sign_of_a_negative_value():
+    from layoutalg.prove import forall, var
+
+    x = var("x", lo=-8, hi=8)
+    assert forall(((x ^ 1) >> 100) == ((x ^ 1) >> 3), method="z3").status == "proved"
+    assert forall(((x ^ 1) >> 100) == 0, method="z3").status == "refuted"
+
+
+@pytest.mark.parametrize("encoder", ["bit-vector", "integer"])
+@pytest.mark.parametrize("lo, hi", [(0, 16), (-4, 1), (-4, 4)])
+def test_a_divisor_range_that_starts_ends_or_passes_through_zero_is_refused(encoder, lo, hi):
+    x, y = var("x", 16), var("y", lo=lo, hi=hi)
+    enc = encode.Encoder(16, {}) if encoder == "bit-vector" else encode.IntEncoder({})
+    with pytest.raises(ProofError, match="may be zero"):
+        enc.term(x // y)
+
+
+def test_the_integer_encoding_keeps_a_variable_to_its_multiples_of_two():
+    x = var("x", hi=64, multiple_of=2)
+    with settings(z3_encoding="int"):
+        assert forall(x % 2 == 0, method="z3").status == "proved"
+        assert forall(x % 4 == 0, method="z3").status == "refuted"
+
+
+def test_operators_without_an_exact_integer_meaning_are_reported_as_such():
+    x, y = var("x", 16), var("y", 16)
+    assert encode.int_expressible([x | y]) is False
+    assert encode.int_expressible([x ^ y]) is False
+    assert encode.int_expressible([x << y]) is False
+    assert encode.int_expressible([x >> -1]) is False
+    assert encode.int_expressible([x & y]) is False
+    assert encode.int_expressible([x & 7, x << 2, x % 3]) is True
+
+
+@pytest.mark.parametrize("encoding", ["int", "bv"])
+def test_z3_reads_each_comparison_at_its_boundary(encoding):
+    x = var("x", 16)
+    with settings(z3_encoding=encoding):
+        assert forall(x <= 15, method="z3").status == "proved"
+        assert forall(x < 15, method="z3").status == "refuted"
+        assert forall(x > 0, method="z3").status == "refuted"
+        assert forall(x >= 0, method="z3").status == "proved"
+        assert forall(x != 16, method="z3").status == "proved"
+
+
+def test_an_empty_disjunction_is_false_and_an_empty_conjunction_true_to_z3():
+    import z3
+
+    from layoutalg.prove import expr as ex
+
+    x = var("x", 4)
+
+    solver = z3.Solver()
+    solver.add(encode.IntEncoder({}).pred(ex.BoolOp("or", ())))
+    assert solver.check() == z3.unsat
+    solver = z3.Solver()
+    solver.add(z3.Not(encode.IntEncoder({}).pred(ex.BoolOp("and", ()))))
+    assert solver.check() == z3.unsat
+    assert forall(ex.any_of(x == 0, x != 0), method="z3").status == "proved"
+
+
+def test_an_encoder_refuses_a_term_where_a_predicate_is_needed():
+    from layoutalg.prove import expr as ex
+
+    with pytest.raises(ProofError, match="not a predicate"):
+        encode.IntEncoder({}).pred(ex.Const(3))

@@ -46,3 +46,61 @@ def test_z3_counterexamples_pin_each_variable_to_its_smallest_feasible_value_in_
     # a bit operation (bit-vector encoding): x = 0 admits the counterexample y = 4
     assert forall(lambda x, y: (x ^ y) * 3 != 12 + x, {"x": 1 << 20, "y": 1 << 20},
                   method="z3").counterexample == {"x": 0, "y": 4}
+
+
+# ---- the engine itself: the deadline it is handed, and the readability pass ----------------------------------------
+
+def _fermat_problem():
+    from layoutalg.prove import expr as ex
+    from layoutalg.prove.problem import Forall
+    from layoutalg.prove.variables import var
+
+    x, y, z = (var(name, lo=1, hi=1 << 12) for name in "xyz")
+    return Forall((x, y, z), ex.lower(ex.as_pred(_no_cube_is_a_sum_of_two_cubes(x, y, z))))
+
+
+def test_the_z3_engine_stops_at_the_deadline_it_is_handed_even_when_no_limit_is_open():
+    import time
+
+    from layoutalg.prove import budget, engine_z3
+
+    started = time.monotonic()
+    outcome = engine_z3.decide(_fermat_problem(), budget.Deadline.after(0.3))
+    assert outcome.status == "unknown"
+    assert time.monotonic() - started < 5.0
+
+
+def test_the_z3_engine_without_a_deadline_argument_uses_the_open_limit():
+    from layoutalg.prove import budget, engine_z3
+
+    with budget.limit(0.3):
+        outcome = engine_z3.decide(_fermat_problem())
+    assert outcome.status == "unknown"
+
+
+def test_minimizing_a_counterexample_with_no_time_left_returns_the_counterexample_unchanged():
+    import time
+
+    from layoutalg.prove import budget, engine_z3
+    from layoutalg.prove import expr as ex
+    from layoutalg.prove.problem import Forall
+    from layoutalg.prove.variables import var
+
+    x, y = var("x", 1 << 20), var("y", 1 << 20)
+    problem = Forall((x, y), ex.lower(ex.as_pred(x * y != 12)))
+    witness = {x.key: 12, y.key: 1}
+    with budget.limit(0.001):
+        time.sleep(0.01)
+        assert engine_z3.minimize(problem, witness) == witness
+    with_time = engine_z3.minimize(problem, witness)  # with time, x is pinned below 4 (steps 1, 4, 16, ...)
+    assert with_time[x.key] < 4 and with_time[x.key] * with_time[y.key] == 12
+
+
+def test_the_z3_engine_handed_a_deadline_already_past_answers_unknown_with_no_time_left():
+    import time
+
+    from layoutalg.prove import budget, engine_z3
+
+    outcome = engine_z3.decide(_fermat_problem(), budget.Deadline(time.monotonic() - 1.0))
+    assert outcome.status == "unknown"
+    assert "no time left" in outcome.note

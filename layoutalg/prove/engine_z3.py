@@ -86,12 +86,16 @@ def decide(problem: Problem, deadline: budget.Deadline | None = None) -> Outcome
 
 
 def minimize(problem: Problem, witness: Witness, seconds: float = 0.5) -> Witness:
-    """A counterexample with as many variables as possible at their smallest value (readability).
+    """A counterexample with each variable, in domain order, at its smallest possible value (readability).
 
-    Greedy, one variable at a time in domain order: pin it to its lowest admissible value if some
-    counterexample still exists with the variables pinned so far, else pin it to the witness's value.
-    Each query has a share of ``seconds`` (cut to the current deadline); an unknown answer keeps the
-    witness's value.  The result is re-checked by the caller like any counterexample.
+    Greedy, one variable at a time in domain order: with the earlier variables fixed at their chosen
+    values, the variable takes the smallest value ``v`` for which a counterexample still exists.  It is
+    found by binary search between the variable's lowest admissible value and its current value: each
+    step asks z3 for a counterexample with ``x <= mid`` and adopts the model it gives (so every value
+    held is part of a real counterexample), else raises the lower end to ``mid + 1``.  Each query has a
+    share of ``seconds`` (cut to the current deadline); a query z3 cannot answer in its share counts as
+    "none", so under time pressure a value may stay above the smallest.  The result is re-checked by the
+    caller like any counterexample.
     """
     import z3
 
@@ -124,12 +128,11 @@ def minimize(problem: Problem, witness: Witness, seconds: float = 0.5) -> Witnes
         return found
 
     for v in forall.variables:
-        lowest = next(iter(v.values_iter(limit=1)))
-        step = 0
-        while out[v.key] > lowest and lowest + (1 << step) - 1 < out[v.key] and not until.expired():
-            if pin(v, lowest + (1 << step) - 1):
-                break
-            step += 2
+        low = next(iter(v.values_iter(limit=1)))  # no counterexample below ``low`` (with the earlier pins)
+        while low < out[v.key] and not until.expired():
+            middle = (low + out[v.key] - 1) // 2
+            if not pin(v, middle):
+                low = middle + 1
         solver.add(enc.variable(v) == out[v.key])
     return out
 

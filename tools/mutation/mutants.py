@@ -14,6 +14,7 @@ with a stable id ``path:line:col:operator``.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import io
 import tokenize
 from dataclasses import dataclass
@@ -188,11 +189,19 @@ def find_mutants(path: str, source: str) -> list[Mutant]:
         elif isinstance(node, ast.Raise):
             start, end = span(node)
             add(node, "delete_raise", start, end, "pass")
-        elif isinstance(node, ast.Return) and node.value is not None:
+        elif isinstance(node, ast.Return) and node.value is not None and not (
+                isinstance(node.value, ast.Constant) and node.value.value is None):  # `return None` -> itself
             start, end = span(node)
             add(node, "return_none", start, end, "return None")
     found.sort(key=lambda m: (m.start, m.operator, m.replacement))
-    return [m for m in found if _compiles(m.apply(source), path)]
+    # two operators of one node (a chained comparison ``a <= 0 <= b``) share the node's line:col: the second and
+    # later get ``#k`` after their operator name, so every mutant has its own ident
+    seen: dict[tuple[str, str], int] = {}
+    unique = []
+    for m in found:
+        count = seen[(m.ident, m.replacement)] = seen.get((m.ident, m.replacement), 0) + 1
+        unique.append(m if count == 1 else dataclasses.replace(m, operator=f"{m.operator}#{count}"))
+    return [m for m in unique if _compiles(m.apply(source), path)]
 
 
 def _compiles(source: str, path: str) -> bool:

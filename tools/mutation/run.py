@@ -37,6 +37,7 @@ import argparse
 import ast
 import hashlib
 import json
+import os
 import random
 import subprocess
 import sys
@@ -71,14 +72,14 @@ class Server:
                                      cwd=ROOT)
         ready = self.read()
         if not ready.get("ready"):
-            raise SystemExit(f"mutation server did not start (see {STATE / 'server.log'})")
+            raise SystemExit(f"mutation server did not start (see {STATE}/server_PID.log)")
         self.items: list[str] = ready["items"]
 
     def read(self) -> dict[str, Any]:
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         if not line:
-            raise SystemExit(f"mutation server stopped (see {STATE / 'server.log'})")
+            raise SystemExit(f"mutation server stopped (see {STATE}/server_PID.log)")
         return dict(json.loads(line))
 
     def ask(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -133,7 +134,7 @@ def build_map(test_files: list[str], stale: bool, budget_s: float) -> None:
                 print("budget spent; run map again to continue")
                 break
             started = time.monotonic()
-            scratch = STATE / "map_scratch.json"
+            scratch = STATE / f"map_scratch_{os.getpid()}.json"
             reply = server.ask({"op": "map", "tests": by_file.get(test_file, []), "out": str(scratch),
                                 "timeout": MAX_TIMEOUT_S * 3})
             if reply["code"] != 0:
@@ -157,9 +158,13 @@ class CoverageMap:
         self.seconds: dict[str, float] = {}
         self.broken: set[str] = set()
         self.sources: dict[str, dict[str, str]] = defaultdict(dict)
+        self.mapped_at: dict[str, float] = {}
+        self.loaded_at = time.time()
+        """A verdict is as new as the map it was judged with: a test file mapped after this is new to it."""
         for path in sorted(MAP_DIR.glob("*.json")):
             data = json.loads(path.read_text())
             test_file = path.name[: -len(".json")].replace("__", "/")
+            self.mapped_at[test_file] = path.stat().st_mtime
             for nodeid, info in data["tests"].items():
                 self.seconds[nodeid] = info["seconds"]
                 if info["outcome"] == "failed":
@@ -246,7 +251,8 @@ def key_of(mutant: Mutant) -> str:
 class Job:
     """One mutant with where it lives and which tests judge it."""
 
-    def __init__(self, mutant: Mutant, source: str, spans: list[tuple[int, int, str, int]], cmap: CoverageMap):
+    def __init__(self, mutant: Mutant, source: str, spans: list[tuple[int, int, str, int]], cmap: CoverageMap,
+                 judged_at: float | None = None):
         self.mutant = mutant
         self.mutated = mutant.apply(source)
         inside = [s for s in spans if s[0] <= mutant.start < s[1]]
@@ -254,10 +260,16 @@ class Job:
         self.firstlineno = inside[0][3] if inside else 0
         lines = sorted({mutant.line, mutant.stmt_line or mutant.line}) if inside else None
         self.tests = cmap.tests(mutant.path, lines)
+        self.all_tests = len(self.tests)
+        self.rejudge = judged_at is not None
+        if judged_at is not None:
+            # a survivor already met every covering test of an unchanged source (a changed source makes the map
+            # stale and ``run`` refuses): only tests of files mapped since its verdict can change it
+            self.tests = {t for t in self.tests if cmap.mapped_at.get(t.split("::")[0], 0.0) > judged_at}
 
 
 def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: Path, confirm: bool,
-        new_only: bool = False) -> None:
+        new_only: bool = False, full: bool = False, quick: int | None = None) -> None:
     cmap = CoverageMap()
     if not cmap.lines:
         raise SystemExit("no coverage map: run `python tools/mutation/run.py map` first")
@@ -274,10 +286,19 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
         spans = function_spans(source)
         for mutant in find_mutants(path, source):
             done = results.get(key_of(mutant))
-            if done is not None and (new_only or done["verdict"] not in ("survived", "uncovered")
+            if done is not None and (new_only or done["verdict"] not in ("survived", "uncovered", "error", "unresolved")
                                      or mutant.ident in equivalent):
-                continue  # survivors run again (tests may have been added since) unless --new-only
-            jobs.append(Job(mutant, source, spans, cmap))
+                continue  # survivors (and tool errors) run again (tests may have been added since) unless --new-only
+            if done is not None and done["verdict"] == "unresolved" and quick is None:
+                judged_at = None  # a full judgment: every covering test
+            elif done is None or done["verdict"] not in ("survived", "unresolved") or full:
+                judged_at = None
+            else:
+                judged_at = done.get("judged_at")
+            job = Job(mutant, source, spans, cmap, judged_at)
+            if job.rejudge and not job.tests:
+                continue  # no test mapped since it survived: the verdict stands
+            jobs.append(job)
     if sample is not None:
         random.Random(seed).shuffle(jobs)
         jobs = jobs[:sample]
@@ -297,11 +318,13 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
             if time.monotonic() > deadline:
                 print("budget spent; run again to continue", flush=True)
                 break
-            verdict, seconds, killer, mode = judge(server, job, cmap, killers, confirm)
+            verdict, seconds, killer, mode = judge(server, job, cmap, killers, confirm, quick)
+            if verdict == "survived" and job.rejudge and results[key_of(job.mutant)]["verdict"] == "unresolved":
+                verdict = "unresolved"  # passed the new tests only: still not judged on all of them
             m = job.mutant
             results[key_of(m)] = {"path": m.path, "line": m.line, "operator": m.operator, "original": m.original,
                                   "replacement": m.replacement, "verdict": verdict, "seconds": round(seconds, 2),
-                                  "tests": len(job.tests), "killer": killer, "mode": mode}
+                                  "tests": job.all_tests, "killer": killer, "mode": mode, "judged_at": cmap.loaded_at}
             counts[verdict] += 1
             print(f"{verdict:9s} {seconds:6.1f}s {mode:8s} {m.describe()}", flush=True)
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -317,17 +340,30 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
 
 
 def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tuple[str, str | None], list[str]],
-          confirm: bool) -> tuple[str, float, str | None, str]:
+          confirm: bool, quick: int | None = None) -> tuple[str, float, str | None, str]:
     if not job.tests or server is None:
         return "uncovered", 0.0, None, "-"
     place = (job.mutant.path, job.qualname)
     earlier = [t for t in killers[place] if t in job.tests]
     ordered = earlier + sorted(job.tests - set(earlier), key=lambda t: (cmap.seconds.get(t, 1.0), t))
+    cut = quick is not None and not job.rejudge and len(ordered) > len(earlier) + quick  # new tests all run
+    if cut:
+        ordered = ordered[: len(earlier) + (quick or 0)]
     timeout = min(MAX_TIMEOUT_S, 10.0 + 3.0 * sum(cmap.seconds.get(t, 1.0) for t in ordered))
     request = {"op": "mutant", "module": module_name(job.mutant.path), "path": job.mutant.path,
                "source": job.mutated, "qualname": job.qualname, "firstlineno": job.firstlineno, "tests": ordered,
                "timeout": timeout, "limits": {t: 10.0 + 5.0 * cmap.seconds.get(t, 1.0) for t in ordered}}
     started = time.monotonic()
+    if job.qualname is None:  # a module-level mutant: rebinding the live global first is cheap when it applies
+        reply = server.ask(dict(request, rebind_line=job.mutant.line, tests=ordered[:REIMPORT_FIRST]))
+        code = reply["code"]
+        # 1: a covering test failed; 124/-9: past its time limit; other negative: the process crashed (exit 3 would be
+        # an exception in the harness itself: not a verdict, so the fresh import below decides)
+        if reply.get("mode") != "no-rebind" and (code == 1 or code < 0 or code == 124):
+            if reply.get("killer"):
+                killers[place].insert(0, reply["killer"])
+            verdict = "timeout" if code in (-9, 124) else "killed" if code == 1 else "crash"
+            return verdict, time.monotonic() - started, reply.get("killer"), "global"
     if job.qualname is None and len(ordered) > REIMPORT_FIRST:
         # a fresh import collects every test file it is given: try the cheapest tests alone first
         reply = server.ask(dict(request, tests=ordered[:REIMPORT_FIRST]))
@@ -341,7 +377,7 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tupl
     seconds = time.monotonic() - started
     code, mode, killer = reply["code"], reply.get("mode", "?"), reply.get("killer")
     if code == 0:
-        return "survived", seconds, None, mode
+        return ("unresolved" if cut else "survived"), seconds, None, mode
     if code == 1 or (mode != "code" and code == 2):  # 2: the mutated module failed to import during collection
         if killer:
             killers[place].insert(0, killer)
@@ -353,6 +389,50 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tupl
     return "error", seconds, None, mode
 
 
+def confirm_kills(paths: list[str], out: Path) -> None:
+    """Judge every mutant killed by a failing test again on that test alone, in a fresh fork of the server.
+
+    A test that failed under a loaded machine or after an earlier test changed shared state would credit a kill
+    the mutant does not cause; a kill that does not reproduce becomes ``unresolved`` (not killed), and the next
+    run judges it again.  Hangs (``timeout``) and crashes are not re-run.
+    """
+    cmap = CoverageMap()
+    results: dict[str, Any] = json.loads(out.read_text())
+    wanted = set(modules_under(paths)) if paths else None
+    jobs: list[tuple[str, Job]] = []
+    for path in sorted({r["path"] for r in results.values()}):
+        if wanted is not None and path not in wanted:
+            continue
+        source = (ROOT / path).read_text()
+        spans = function_spans(source)
+        for mutant in find_mutants(path, source):
+            done = results.get(key_of(mutant))
+            if done and done["verdict"] == "killed" and done.get("killer") and not done.get("confirmed"):
+                job = Job(mutant, source, spans, cmap)
+                job.tests = {done["killer"]}
+                jobs.append((key_of(mutant), job))
+    print(f"{len(jobs)} kills to confirm", flush=True)
+    if not jobs:
+        return
+    server = Server(sorted({next(iter(job.tests)).split("::")[0] for _, job in jobs}))
+    counts: dict[str, int] = defaultdict(int)
+    try:
+        for key, job in jobs:
+            verdict, seconds, killer, mode = judge(server, job, cmap, defaultdict(list), False)
+            if verdict in KILLED:
+                results[key]["confirmed"] = True
+                counts["confirmed"] += 1
+            else:
+                results[key].update(verdict="unresolved", killer=None, judged_at=0.0,
+                                    note=f"kill by {next(iter(job.tests))} did not reproduce alone ({verdict})")
+                counts["not reproduced"] += 1
+                print(f"not reproduced: {job.mutant.describe()}", flush=True)
+            out.write_text(json.dumps(results, indent=0, sort_keys=True))
+    finally:
+        server.close()
+    print(dict(counts))
+
+
 # ---- the report -------------------------------------------------------------------------------------------------
 
 KILLED = ("killed", "timeout", "crash")
@@ -360,6 +440,11 @@ KILLED = ("killed", "timeout", "crash")
 
 def report(out: Path, by: str = "package") -> None:
     results = json.loads(out.read_text())
+    current: set[str] = set()
+    for path in sorted({r["path"] for r in results.values()}):
+        if (ROOT / path).exists():
+            current.update(key_of(m) for m in find_mutants(path, (ROOT / path).read_text()))
+    results = {key: r for key, r in results.items() if key in current}  # mutants of an older source are dropped
     equivalent = load_equivalent()
     table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     survivors = []
@@ -367,20 +452,20 @@ def report(out: Path, by: str = "package") -> None:
     for key, r in results.items():
         group = r["path"] if by == "module" else "/".join(r["path"].split("/")[:2])
         verdict = "killed" if r["verdict"] in KILLED else r["verdict"]
-        if verdict in ("survived", "uncovered") and key.split(" ")[0] in equivalent:
+        if verdict in ("survived", "uncovered", "unresolved") and key.split(" ")[0] in equivalent:
             verdict = "equivalent"
         table[group][verdict] += 1
         table[group]["total"] += 1
         seconds[group] += r.get("seconds", 0.0)
-        if verdict in ("survived", "uncovered", "error"):
+        if verdict in ("survived", "uncovered", "error", "unresolved"):
             survivors.append(f"- {key}  ({r['original']!r} -> {r['replacement']!r}, {verdict})")
-    print(f"| {by} | mutants | killed | equivalent | survived | uncovered | error | kill rate (non-equivalent) "
-          "| time (s) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(f"| {by} | mutants | killed | equivalent | survived | unresolved | uncovered | error "
+          "| kill rate (non-equivalent) | time (s) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for group, c in sorted(table.items()):
         live = c["total"] - c["equivalent"]
         rate = 100.0 * c["killed"] / live if live else 100.0
-        print(f"| {group} | {c['total']} | {c['killed']} | {c['equivalent']} | {c['survived']} | "
+        print(f"| {group} | {c['total']} | {c['killed']} | {c['equivalent']} | {c['survived']} | {c['unresolved']} | "
               f"{c['uncovered']} | {c['error']} | {rate:.1f}% | {seconds[group]:.0f} |")
     if survivors:
         print("\nsurvivors:\n" + "\n".join(sorted(survivors)))
@@ -402,15 +487,27 @@ def main() -> None:
     run_p.add_argument("--confirm", action="store_true",
                        help="judge every survivor of the code swap again by a fresh import (twice the time)")
     run_p.add_argument("--new-only", action="store_true", help="skip mutants already judged, survivors included")
+    run_p.add_argument("--quick", type=int, metavar="K",
+                       help="judge each mutant on its K cheapest covering tests (after those that killed a "
+                            "neighbour); one that passes them is 'unresolved', counted as not killed until a "
+                            "run without --quick judges it on every covering test")
+    run_p.add_argument("--full", action="store_true",
+                       help="judge earlier survivors on every covering test again (default: only on tests of "
+                            "files mapped since their verdict)")
     run_p.add_argument("--jobs", type=int, choices=(1,), default=1, help="one warm server (the box has 2 cores)")
+    con = sub.add_parser("confirm", help="re-judge each kill by a failing test on that test alone")
+    con.add_argument("paths", nargs="*")
+    con.add_argument("--out", type=Path, default=STATE / "results.json")
     rep = sub.add_parser("report")
     rep.add_argument("--out", type=Path, default=STATE / "results.json")
     rep.add_argument("--by", choices=("package", "module"), default="package")
     args = parser.parse_args()
     if args.command == "map":
         build_map(args.tests, args.stale, args.budget_s)
+    elif args.command == "confirm":
+        confirm_kills(args.paths, args.out)
     elif args.command == "run":
-        run(args.paths, args.sample, args.seed, args.budget_s, args.out, args.confirm, args.new_only)
+        run(args.paths, args.sample, args.seed, args.budget_s, args.out, args.confirm, args.new_only, args.full, args.quick)
     else:
         report(args.out, args.by)
 

@@ -23,7 +23,9 @@ forks a child, so nothing a test or a mutant does survives into the next one.
     test modules from ``sys.modules``, serves the mutated source through an
     import hook and runs ``pytest.main`` on the tests (a fresh import: slower,
     but it sees module-level code, default arguments, decorators).
-    The reply: ``{"code": 0 | 1 | -9 | other, "killer": nodeid | null, "mode": "code" | "reimport"}``;
+    The reply: ``{"code": 0 | 1 | -9 | other, "killer": nodeid | null, "mode": "code" | "global" | "no-rebind" |
+    "reimport"}``; with ``rebind_line`` a module-level assignment is re-run in the live module instead
+    (:func:`rebind_global`; "no-rebind" when it cannot be);
     0 every test passed, 1 a test failed, -9 the time ran out, anything else a crash.
 
 Hypothesis runs derandomized, without a database and without deadlines (a slow
@@ -32,6 +34,7 @@ machine must not turn into a kill).
 
 from __future__ import annotations
 
+import ast
 import functools
 import importlib
 import importlib.abc
@@ -46,7 +49,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-PROGRESS = ROOT / ".mutation" / "current_test"
+PROGRESS = ROOT / ".mutation" / f"current_test_{os.getpid()}"
+"""Which test the forked judge is running (one file per server process, so two servers can run side by side)."""
 
 
 def _hypothesis_profile() -> None:
@@ -128,6 +132,41 @@ def swap_code(module_name: str, path: str, source: str, qualname: str, firstline
     return True
 
 
+def rebind_global(module_name: str, path: str, source: str, line: int) -> bool:
+    """Re-run the mutated module-level assignment holding ``line`` in the live module; False when not possible.
+
+    Only a plain ``NAME = value`` (or ``NAME: T = value``) whose value calls nothing (literals, arithmetic,
+    names, containers, comprehensions without calls) is rebound: re-running it has no side effect.  A module
+    that copied the old value (``from m import NAME``) keeps it, so a survivor here may be a false survivor
+    (the caller then judges it by a fresh import); a kill is real.
+    """
+    module = sys.modules.get(module_name)
+    if module is None:
+        try:
+            module = importlib.import_module(module_name)
+        except Exception:
+            return False
+    tree = ast.parse(source)
+    found = [node for node in tree.body if node.lineno <= line <= (node.end_lineno or node.lineno)]
+    if len(found) != 1:
+        return False
+    statement = found[0]
+    if isinstance(statement, ast.Assign):
+        targets, value = statement.targets, statement.value
+    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+        targets, value = [statement.target], statement.value
+    else:
+        return False
+    if not all(isinstance(t, ast.Name) for t in targets) or any(isinstance(n, ast.Call) for n in ast.walk(value)):
+        return False
+    try:
+        exec(compile(ast.Module(body=[statement], type_ignores=[]), path, "exec"), vars(module))
+    except Exception:
+        return False
+    _clear_caches()
+    return True
+
+
 class _MutatedSource(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Serves the mutated source for one module name; every other import goes the usual way."""
 
@@ -162,7 +201,22 @@ def _reimport_and_run(request: dict[str, Any]) -> int:
     sys.meta_path.insert(0, _MutatedSource(request["module"], str(ROOT / request["path"]), request["source"]))
     # --assert=plain: pytest's assertion-rewriting import hook would otherwise load layoutalg (marked for rewriting
     # as the package of an entry-point plugin) from disk ahead of the mutated source.
-    return int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "--assert=plain", *request["tests"]]))
+    files = sorted({nodeid.split("::")[0] for nodeid in request["tests"]})
+    return int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", "--assert=plain", *files],
+                           plugins=[_OnlyThese(request["tests"])]))
+
+
+class _OnlyThese:
+    """Keep only the requested tests, in the requested order (chosen after collection: a parametrized id such as
+    ``[['--json']]`` or one with escapes cannot be named on pytest's command line)."""
+
+    def __init__(self, nodeids: list[str]) -> None:
+        self.order = {nodeid: index for index, nodeid in enumerate(nodeids)}
+
+    def pytest_collection_modifyitems(self, config: Any, items: list[Any]) -> None:
+        kept = sorted((item for item in items if item.nodeid in self.order), key=lambda item: self.order[item.nodeid])
+        config.hook.pytest_deselected(items=[item for item in items if item.nodeid not in self.order])
+        items[:] = kept
 
 
 class Server:
@@ -264,9 +318,18 @@ class Server:
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
         qualname: str = request.get("qualname") or ""
-        swapped = bool(qualname) and swap_code(request["module"], str(ROOT / request["path"]), request["source"],
-                                               qualname, request["firstlineno"])
+        if request.get("rebind_line"):
+            swapped = rebind_global(request["module"], str(ROOT / request["path"]), request["source"],
+                                    request["rebind_line"])
+            mode = "global"
+        else:
+            swapped = bool(qualname) and swap_code(request["module"], str(ROOT / request["path"]),
+                                                   request["source"], qualname, request["firstlineno"])
+            mode = "code"
         if not swapped:
+            if request.get("rebind_line"):
+                os.write(write_end, json.dumps({"mode": "no-rebind"}).encode())
+                return 0  # the caller goes on to a fresh import
             os.write(write_end, json.dumps({"mode": "reimport"}).encode())
             return _reimport_and_run(request)
         killer: list[str] = []
@@ -290,14 +353,14 @@ class Server:
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
         code = self.run_items(selected, True, done, before)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        os.write(write_end, json.dumps({"mode": "code", "killer": killer[0] if killer else None}).encode())
+        os.write(write_end, json.dumps({"mode": mode, "killer": killer[0] if killer else None}).encode())
         return code
 
 
 def main() -> None:
     requests = os.fdopen(os.dup(0), "r")
     replies = os.fdopen(os.dup(1), "w")
-    log = os.open(ROOT / ".mutation" / "server.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    log = os.open(ROOT / ".mutation" / f"server_{os.getpid()}.log", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     os.dup2(log, 1)
     os.dup2(log, 2)
     os.chdir(ROOT)

@@ -1,0 +1,69 @@
+"""An smem tile that is not a whole number of copy tiles is refused with the nearest size that works."""
+
+from __future__ import annotations
+
+import pytest
+
+from layoutalg.core.layout import Layout
+from layoutalg.errors import ShapeError
+from layoutalg.prove import fragment_delivers
+
+F16 = "mma.m16n8k16.f16.f16.f16.f16"
+
+
+def _refusal(copy: str, rows: int, cols: int, operand: str, **kw: str) -> str:
+    with pytest.raises(ShapeError) as info:
+        fragment_delivers(copy, Layout((rows, cols), (cols, 1)), F16, operand, **kw)
+    return str(info.value)
+
+
+def test_a_40x16_smem_for_ldmatrix_x4_a_suggests_32x16_without_an_along_hint() -> None:
+    """One x4 copy of A carries 16 x 16; 40 rows round down to 32 (A is one fragment, so along= does not apply)."""
+    message = _refusal("ldmatrix.x4", 40, 16, "A")
+    assert "is 40 x 16, but one ldmatrix.sync.aligned.m8n8.x4.shared.b16 carries a 16 x 16 (m x k) tile" in message
+    assert message.endswith("(e.g. 32 x 16)")
+
+
+def test_a_16x40_smem_for_ldmatrix_x4_a_suggests_16x32() -> None:
+    assert _refusal("ldmatrix.x4", 16, 40, "A").endswith("(e.g. 16 x 32)")
+
+
+def test_an_8x16_smem_smaller_than_the_copy_tile_suggests_the_copy_tile() -> None:
+    assert _refusal("ldmatrix.x4", 8, 16, "A").endswith("(e.g. 16 x 16)")
+
+
+def test_two_b_fragments_side_by_side_suggest_along_row_when_the_columns_do_not_fit() -> None:
+    """x4.trans over B carries two 16 x 8 fragments along n (16 x 16); 24 columns do not fit, stacking them might."""
+    assert _refusal("ldmatrix.x4.trans", 16, 24, "B").endswith("(e.g. 16 x 16); or pass along='row'")
+
+
+def test_two_b_fragments_stacked_along_rows_get_no_along_hint() -> None:
+    """along='row' stacks the two 16 x 8 fragments into 32 x 8; 16 rows do not fit and the hint is not repeated."""
+    message = _refusal("ldmatrix.x4.trans", 16, 8, "B", along="row")
+    assert "carries a 32 x 8 (k x n) tile" in message
+    assert message.endswith("(e.g. 32 x 8)")
+
+
+def test_a_rank_3_smem_is_refused_asking_for_rows_and_cols() -> None:
+    with pytest.raises(ShapeError, match=r"must have rank 2, \(rows, cols\) of operand A = \(m, k\)"):
+        fragment_delivers("ldmatrix.x4", Layout((16, 4, 4), (16, 4, 1)), F16, "A")
+
+
+@pytest.mark.parametrize("dtype", [5, "f99"])
+def test_an_unknown_dtype_is_refused_listing_the_known_ones(dtype: object) -> None:
+    from layoutalg.errors import LayoutError
+
+    with pytest.raises(LayoutError, match=r"^dtype must be one of .*f16.*, got "):
+        fragment_delivers("ldmatrix.x4", Layout((16, 16), (16, 1)), F16, "A", dtype=dtype)  # type: ignore[arg-type]
+
+
+def test_ldmatrix_for_an_sm70_quad_pair_mma_is_refused_naming_an_sm75_alternative() -> None:
+    from layoutalg.errors import InstructionError
+
+    with pytest.raises(InstructionError, match=r"sm70 mma\.m8n8k4 splits the warp into four quad-pair MMAs"):
+        fragment_delivers("ldmatrix.x4", Layout((16, 16), (16, 1)), "mma.m8n8k4.f16.f16.f16.f16", "A")
+
+
+def test_claim_for_4_bit_a_quantifies_the_nibble() -> None:
+    result = fragment_delivers("ldmatrix.x4", Layout((64, 64), (64, 1)), "mma.m16n8k64.s4", "A", origin=(0, 0))
+    assert result.claim.endswith("for every lane, register, half, nibble (rows 16-byte aligned, smem injective)")

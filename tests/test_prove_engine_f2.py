@@ -184,3 +184,9 @@ def test_the_gf2_engine_does_not_compare_functions_with_different_numbers_of_out
 def test_division_and_remainder_by_one_are_gf2_linear():
     assert _f2(lambda x: (x ^ 3) // 1 == (x ^ 3), {"x": 16}).status == "proved"
     assert _f2(lambda x: (x ^ 3) % 1 == 0, {"x": 16}).status == "proved"
+
+
+def test_a_sum_of_terms_on_disjoint_bits_is_their_xor():
+    assert _f2(lambda x, y: x + (y << 4) == x ^ (y << 4), {"x": 16, "y": 16}).status == "proved"
+    assert _f2(lambda x, y: (x & 3) + ((y & 3) << 2) + (x & 48) == (x & 51) ^ ((y & 3) << 2),
+               {"x": 64, "y": 16}).status == "proved"

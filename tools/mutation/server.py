@@ -111,14 +111,22 @@ def _clear_caches() -> None:
                     clear()
 
 
-def swap_code(module_name: str, path: str, source: str, qualname: str, firstlineno: int) -> bool:
-    """Put the mutated code of ``qualname`` into the live function; False when that is not possible."""
+def _live_module(module_name: str) -> types.ModuleType | None:
+    """The imported module (importing the original if the code under test loads it lazily), or None."""
     module = sys.modules.get(module_name)
-    if module is None:  # imported lazily by the code under test: import the original, then swap
+    if module is None:
         try:
             module = importlib.import_module(module_name)
         except Exception:
-            return False
+            return None
+    return module
+
+
+def swap_code(module_name: str, path: str, source: str, qualname: str, firstlineno: int) -> bool:
+    """Put the mutated code of ``qualname`` into the live function; False when that is not possible."""
+    module = _live_module(module_name)
+    if module is None:
+        return False
     new_code = _find_code(compile(source, path, "exec"), qualname, firstlineno)
     if new_code is None:
         return False
@@ -140,12 +148,9 @@ def rebind_global(module_name: str, path: str, source: str, line: int) -> bool:
     that copied the old value (``from m import NAME``) keeps it, so a survivor here may be a false survivor
     (the caller then judges it by a fresh import); a kill is real.
     """
-    module = sys.modules.get(module_name)
+    module = _live_module(module_name)
     if module is None:
-        try:
-            module = importlib.import_module(module_name)
-        except Exception:
-            return False
+        return False
     tree = ast.parse(source)
     found = [node for node in tree.body if node.lineno <= line <= (node.end_lineno or node.lineno)]
     if len(found) != 1:

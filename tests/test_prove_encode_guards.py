@@ -14,6 +14,7 @@ from layoutalg import Layout
 from layoutalg.errors import ProofError
 from layoutalg.prove import encode, forall, param, sym, var
 from layoutalg.prove.config import settings
+from layoutalg.prove.terms import BoolOp
 
 
 @pytest.mark.parametrize("encoder", ["bit-vector", "integer"])
@@ -181,3 +182,25 @@ def test_an_encoder_refuses_a_term_where_a_predicate_is_needed():
 
     with pytest.raises(ProofError, match="not a predicate"):
         encode.IntEncoder({}).pred(ex.Const(3))
+
+
+def test_an_empty_conjunction_holds_and_an_empty_disjunction_fails_under_z3():
+    x = var("x", 4)
+    assert forall(BoolOp("and", []), [x], method="z3").status == "proved"
+    assert forall(BoolOp("or", []), [x], method="z3").status == "refuted"
+
+
+def test_an_and_without_a_low_mask_is_decided_exactly_by_z3():
+    # x & 5 and x & y have no exact integer form: z3 must take the bit-vector encoding, not fail
+    assert forall(lambda x: (x & 5) <= x, {"x": 16}, method="z3").status == "proved"
+    assert forall(lambda x, y: (x & y) <= x, {"x": 16, "y": 16}, method="z3").status == "proved"
+    assert forall(lambda x: (x & 5) < x, {"x": 16}, method="z3").status == "refuted"
+
+
+def test_the_integer_encoding_floors_a_quotient_by_a_divisor_that_starts_at_one():
+    # y in [1, 4): 3 // 2 is 1 (floor), not 2; the remainder stays in [0, y)
+    x, y = var("x", 8), var("y", 4, lo=1)
+    with settings(z3_encoding="int"):
+        assert forall((x // y) * y <= x, method="z3").status == "proved"
+        assert forall(x % y < y, method="z3").status == "proved"
+        assert forall((x // y) * y + y > x, method="z3").status == "proved"

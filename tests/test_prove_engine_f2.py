@@ -6,7 +6,7 @@ column (``k >= slot``) must still shift the constant.
 
 from __future__ import annotations
 
-from layoutalg.prove import forall
+from layoutalg.prove import disjoint, forall
 
 
 def test_a_shift_past_every_column_keeps_the_shifted_wide_constant():
@@ -190,3 +190,68 @@ def test_a_sum_of_terms_on_disjoint_bits_is_their_xor():
     assert _f2(lambda x, y: x + (y << 4) == x ^ (y << 4), {"x": 16, "y": 16}).status == "proved"
     assert _f2(lambda x, y: (x & 3) + ((y & 3) << 2) + (x & 48) == (x & 51) ^ ((y & 3) << 2),
                {"x": 64, "y": 16}).status == "proved"
+
+
+def test_disjoint_images_separated_only_by_a_later_output_are_proved_disjoint():
+    # the first outputs coincide (x == y); only the second output keeps the two images apart, so the
+    # packed difference must keep the second output's bits past the first output's
+    assert disjoint(lambda x: (x, 0), lambda y: (y, 1), {"x": 4}, method="f2").status == "proved"
+    assert disjoint(lambda x: (x, x ^ 2), lambda y: (y, y), {"x": 4}, method="f2").status == "proved"
+    assert disjoint(lambda x: (x, (x ^ 8) >> 3), lambda y: (y, y >> 3), {"x": 16}, method="f2").status == "proved"
+    overlapping = disjoint(lambda x: (x, x & 1), lambda y: (y, y & 1), {"x": 4}, method="f2")
+    assert overlapping.status == "refuted"
+
+
+def test_disjoint_images_whose_later_output_differs_in_a_high_bit_are_not_refuted():
+    # first outputs agree whenever x & 3 == y & 3; the second outputs always differ in bit 0, and their
+    # variable part sits in bit 4: the packed second output must start past the first (bits 0-1)
+    result = disjoint(lambda x: (x & 3, x & 16), lambda y: (y & 3, (y & 16) ^ 1), {"x": 32}, method="f2")
+    assert result.status == "proved"
+
+
+def test_a_lower_bound_of_one_is_not_a_gf2_fact_but_a_bound_of_zero_always_holds():
+    # 1 <= t fails at t == 0; only 0 <= t (or a negative constant) holds for every linear t
+    assert _f2(lambda x: 0 <= (x ^ 1), {"x": 4}).status == "proved"
+    assert _f2(lambda x: 1 <= (x ^ 1), {"x": 4}).status == "unknown"
+    assert forall(lambda x: 1 <= (x ^ 1), {"x": 4}).status == "refuted"
+
+
+def test_an_upper_bound_is_a_gf2_fact_only_when_the_bound_is_a_power_of_two():
+    # t < 2**k is "the bits of t from k up are zero"; t < 3 and t <= 4 are not linear facts
+    assert _f2(lambda x: (x ^ 0) < 4, {"x": 4}).status == "proved"
+    assert _f2(lambda x: (x ^ 0) <= 3, {"x": 4}).status == "proved"
+    assert _f2(lambda x: (x ^ 0) <= 3, {"x": 8}).status == "refuted"
+    assert _f2(lambda x: (x ^ 0) < 3, {"x": 3}).status == "unknown"
+    assert _f2(lambda x: (x ^ 0) <= 4, {"x": 5}).status == "unknown"
+    assert forall(lambda x: (x ^ 0) <= 4, {"x": 5}).status == "proved"
+
+
+def test_an_injectivity_counterexample_is_two_inputs_with_one_output():
+    from layoutalg.prove import injective
+
+    result = injective(lambda x, y: x ^ (y << 1), {"x": 4, "y": 4}, method="f2")
+    assert result.status == "refuted"
+    cex = result.counterexample
+    assert cex is not None
+    first, second = (cex["x"], cex["y"]), (cex["x'"], cex["y'"])
+    assert first != second and first[0] ^ (first[1] << 1) == second[0] ^ (second[1] << 1)
+
+
+def test_an_injectivity_counterexample_beyond_the_small_values_is_two_inputs_with_one_output():
+    from layoutalg.prove import injective
+
+    # the only collisions pair x with x ^ 64: none lies among the small values tried first, so the
+    # counterexample is the GF(2) engine's own (a kernel vector against the zero point)
+    result = injective(lambda x: (x & 63) ^ ((x >> 7) << 6), {"x": 256}, method="f2")
+    assert result.status == "refuted"
+    cex = result.counterexample
+    assert cex is not None and cex["x"] != cex["x'"]
+    f = lambda x: (x & 63) ^ ((x >> 7) << 6)  # noqa: E731
+    assert f(cex["x"]) == f(cex["x'"])
+
+
+def test_a_sum_of_a_narrow_term_and_a_constant_past_the_column_slot_is_their_xor():
+    # the constant's bit 64 or 65 lies past every 64-bit column but is still disjoint from the term's bits
+    assert forall(lambda x: x + (1 << 65) == x ^ (1 << 65), {"x": 4}, method="f2").status == "proved"
+    assert forall(lambda x: (x >> 1) + (1 << 64) == (x >> 1) ^ (1 << 64), {"x": 4}, method="f2").status == "proved"
+    assert forall(lambda x: x + (1 << 65) == x, {"x": 4}, method="f2").status == "refuted"

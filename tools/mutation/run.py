@@ -269,7 +269,8 @@ class Job:
 
 
 def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: Path, confirm: bool,
-        new_only: bool = False, full: bool = False, quick: int | None = None) -> None:
+        new_only: bool = False, full: bool = False, quick: int | None = None,
+        quick_s: float | None = None) -> None:
     cmap = CoverageMap()
     if not cmap.lines:
         raise SystemExit("no coverage map: run `python tools/mutation/run.py map` first")
@@ -318,7 +319,7 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
             if time.monotonic() > deadline:
                 print("budget spent; run again to continue", flush=True)
                 break
-            verdict, seconds, killer, mode = judge(server, job, cmap, killers, confirm, quick)
+            verdict, seconds, killer, mode = judge(server, job, cmap, killers, confirm, quick, quick_s)
             if verdict == "survived" and job.rejudge and results[key_of(job.mutant)]["verdict"] == "unresolved":
                 verdict = "unresolved"  # passed the new tests only: still not judged on all of them
             m = job.mutant
@@ -340,15 +341,24 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
 
 
 def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tuple[str, str | None], list[str]],
-          confirm: bool, quick: int | None = None) -> tuple[str, float, str | None, str]:
+          confirm: bool, quick: int | None = None, quick_s: float | None = None) -> tuple[str, float, str | None, str]:
     if not job.tests or server is None:
         return "uncovered", 0.0, None, "-"
     place = (job.mutant.path, job.qualname)
     earlier = [t for t in killers[place] if t in job.tests]
     ordered = earlier + sorted(job.tests - set(earlier), key=lambda t: (cmap.seconds.get(t, 1.0), t))
-    cut = quick is not None and not job.rejudge and len(ordered) > len(earlier) + quick  # new tests all run
+    keep = len(ordered) if quick is None or job.rejudge else len(earlier) + quick  # new tests all run
+    if quick_s is not None and not job.rejudge:  # and only as many as fit quick_s mapped seconds (at least one)
+        spent, fitting = 0.0, 0
+        for t in ordered[len(earlier):keep]:
+            spent += cmap.seconds.get(t, 1.0)
+            if spent > quick_s and fitting:
+                break
+            fitting += 1
+        keep = len(earlier) + fitting
+    cut = len(ordered) > keep
     if cut:
-        ordered = ordered[: len(earlier) + (quick or 0)]
+        ordered = ordered[:keep]
     timeout = min(MAX_TIMEOUT_S, 10.0 + 3.0 * sum(cmap.seconds.get(t, 1.0) for t in ordered))
     request = {"op": "mutant", "module": module_name(job.mutant.path), "path": job.mutant.path,
                "source": job.mutated, "qualname": job.qualname, "firstlineno": job.firstlineno, "tests": ordered,
@@ -491,6 +501,9 @@ def main() -> None:
                        help="judge each mutant on its K cheapest covering tests (after those that killed a "
                             "neighbour); one that passes them is 'unresolved', counted as not killed until a "
                             "run without --quick judges it on every covering test")
+    run_p.add_argument("--quick-s", type=float, metavar="S",
+                       help="with --quick: also stop the first judgment once its tests' mapped seconds pass S "
+                            "(at least one test runs); a mutant that passes them is unresolved")
     run_p.add_argument("--full", action="store_true",
                        help="judge earlier survivors on every covering test again (default: only on tests of "
                             "files mapped since their verdict)")
@@ -507,7 +520,8 @@ def main() -> None:
     elif args.command == "confirm":
         confirm_kills(args.paths, args.out)
     elif args.command == "run":
-        run(args.paths, args.sample, args.seed, args.budget_s, args.out, args.confirm, args.new_only, args.full, args.quick)
+        run(args.paths, args.sample, args.seed, args.budget_s, args.out, args.confirm, args.new_only, args.full, args.quick,
+            args.quick_s)
     else:
         report(args.out, args.by)
 

@@ -458,11 +458,17 @@ def report(out: Path, by: str = "package") -> None:
     equivalent = load_equivalent()
     table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     survivors = []
+    contradictions: list[str] = []
     seconds: dict[str, float] = defaultdict(float)
     for key, r in results.items():
         group = r["path"] if by == "module" else "/".join(r["path"].split("/")[:2])
         verdict = "killed" if r["verdict"] in KILLED else r["verdict"]
-        if verdict in ("survived", "uncovered", "unresolved") and key.split(" ")[0] in equivalent:
+        ident = key.split(" ")[0]
+        if ident in equivalent and r["verdict"] != "killed":
+            # A test failure is a kill (an ident's listing may be meant for a sibling replacement).  A timeout
+            # or crash of a listed equivalent is not trusted: the machine's load, or a wrong listing to check.
+            if verdict == "killed":
+                contradictions.append(f"- {key}  ({r['verdict']}; listed: {equivalent[ident]})")
             verdict = "equivalent"
         table[group][verdict] += 1
         table[group]["total"] += 1
@@ -479,6 +485,9 @@ def report(out: Path, by: str = "package") -> None:
               f"{c['uncovered']} | {c['error']} | {rate:.1f}% | {seconds[group]:.0f} |")
     if survivors:
         print("\nsurvivors:\n" + "\n".join(sorted(survivors)))
+    if contradictions:
+        print("\nlisted as equivalent but timed out or crashed (counted as equivalent; check the listing or the load):\n"
+              + "\n".join(sorted(contradictions)))
 
 
 def main() -> None:

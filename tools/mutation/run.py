@@ -404,7 +404,9 @@ def confirm_kills(paths: list[str], out: Path) -> None:
 
     A test that failed under a loaded machine or after an earlier test changed shared state would credit a kill
     the mutant does not cause; a kill that does not reproduce becomes ``unresolved`` (not killed), and the next
-    run judges it again.  Hangs (``timeout``) and crashes are not re-run.
+    run judges it again.  A hang (``timeout``) is judged again on its 30 cheapest covering tests (``--quick 30``'s
+    selection): on a loaded machine a slow test can pass its limit without any hang, so only a second timeout or
+    a failure confirms it.  Crashes are not re-run.
     """
     cmap = CoverageMap()
     results: dict[str, Any] = json.loads(out.read_text())
@@ -421,20 +423,24 @@ def confirm_kills(paths: list[str], out: Path) -> None:
                 job = Job(mutant, source, spans, cmap)
                 job.tests = {done["killer"]}
                 jobs.append((key_of(mutant), job))
+            elif done and done["verdict"] == "timeout" and not done.get("confirmed"):
+                jobs.append((key_of(mutant), Job(mutant, source, spans, cmap)))
     print(f"{len(jobs)} kills to confirm", flush=True)
     if not jobs:
         return
-    server = Server(sorted({next(iter(job.tests)).split("::")[0] for _, job in jobs}))
+    server = Server(sorted({t.split("::")[0] for _, job in jobs for t in job.tests}))
     counts: dict[str, int] = defaultdict(int)
     try:
         for key, job in jobs:
-            verdict, seconds, killer, mode = judge(server, job, cmap, defaultdict(list), False)
+            hang = results[key]["verdict"] == "timeout"
+            verdict, seconds, killer, mode = judge(server, job, cmap, defaultdict(list), False, 30 if hang else None)
             if verdict in KILLED:
                 results[key]["confirmed"] = True
                 counts["confirmed"] += 1
             else:
+                what = "the hang" if hang else f"kill by {next(iter(job.tests))}"
                 results[key].update(verdict="unresolved", killer=None, judged_at=0.0,
-                                    note=f"kill by {next(iter(job.tests))} did not reproduce alone ({verdict})")
+                                    note=f"{what} did not reproduce alone ({verdict})")
                 counts["not reproduced"] += 1
                 print(f"not reproduced: {job.mutant.describe()}", flush=True)
             out.write_text(json.dumps(results, indent=0, sort_keys=True))

@@ -67,3 +67,62 @@ def test_ldmatrix_for_an_sm70_quad_pair_mma_is_refused_naming_an_sm75_alternativ
 def test_claim_for_4_bit_a_quantifies_the_nibble() -> None:
     result = fragment_delivers("ldmatrix.x4", Layout((64, 64), (64, 1)), "mma.m16n8k64.s4", "A", origin=(0, 0))
     assert result.claim.endswith("for every lane, register, half, nibble (rows 16-byte aligned, smem injective)")
+
+
+def test_claim_for_8_bit_a_quantifies_the_byte() -> None:
+    result = fragment_delivers("ldmatrix.x4", Layout((32, 32), (32, 1)), "mma.m16n8k32.s8", "A", origin=(0, 0))
+    assert result.claim.endswith("for every lane, register, half, byte (rows 16-byte aligned, smem injective)")
+
+
+def test_a_copy_atom_bound_to_another_width_than_the_operand_is_refused() -> None:
+    from layoutalg.atoms.short_names import copy_atom
+    from layoutalg.errors import LayoutError
+
+    atom, _ = copy_atom("ldmatrix.x4")
+    with pytest.raises(LayoutError, match=r"bound to 32-bit values .* holds 16-bit f16: bind it to 16 bits"):
+        fragment_delivers(atom.bind(32), Layout((16, 16), (16, 1)), F16, "A")
+    assert fragment_delivers(atom.bind(16), Layout((16, 16), (16, 1)), F16, "A").proved
+
+
+def test_a_dtype_that_leaves_a_register_part_filled_is_refused() -> None:
+    from layoutalg.errors import InstructionError
+
+    # the f64 mma's A is one element a lane: as f16 that is 16 bits, half a 32-bit register
+    with pytest.raises(InstructionError, match=r"1 elements of 16 bits do not fill whole 32-bit registers"):
+        fragment_delivers("ldmatrix.x1", Layout((8, 4), (4, 1)), "mma.m8n8k4.f64", "A", dtype="f16")
+
+
+def test_an_unknown_along_is_refused_naming_the_two_choices() -> None:
+    from layoutalg.errors import LayoutError
+
+    with pytest.raises(LayoutError, match=r"^along must be 'col' or 'row' .*got 'diag'"):
+        fragment_delivers("ldmatrix.x4", Layout((16, 16), (16, 1)), F16, "A", along="diag")
+
+
+def test_movmatrix_given_an_smem_layout_is_refused() -> None:
+    from layoutalg.errors import LayoutError
+
+    with pytest.raises(LayoutError, match="movmatrix moves registers to registers and reads no shared memory"):
+        fragment_delivers("movmatrix", Layout((16, 16), (16, 1)), F16, "C")
+
+
+@pytest.mark.parametrize("operand, shown", [("E", "'E'"), (3, "3")])
+def test_an_unknown_operand_is_refused_naming_the_four_and_the_value_given(operand: object, shown: str) -> None:
+    from layoutalg.errors import LayoutError
+
+    with pytest.raises(LayoutError, match=rf"^operand must be 'A', 'B', 'C' or 'D' \(C/D, the accumulator\), got {shown}$"):
+        fragment_delivers("ldmatrix.x4", Layout((16, 16), (16, 1)), F16, operand)
+
+
+def test_ldmatrix_without_smem_asks_for_it_naming_the_operand_dimensions() -> None:
+    from layoutalg.errors import LayoutError
+
+    with pytest.raises(LayoutError, match=r"^ldmatrix needs smem=: the layout from \(row, col\) of operand B \(k, n\)"):
+        fragment_delivers("ldmatrix.x2.trans", None, F16, "B")
+
+
+def test_an_smem_that_is_not_a_layout_is_refused() -> None:
+    from layoutalg.errors import LayoutError
+
+    with pytest.raises(LayoutError, match=r"^smem must be a Layout or ComposedLayout \(or its notation\), got 42"):
+        fragment_delivers("ldmatrix.x4", 42, F16, "A")

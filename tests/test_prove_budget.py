@@ -82,3 +82,10 @@ def test_a_timeout_that_is_not_a_positive_number_is_refused_with_its_name(bad):
 
 def test_a_valid_timeout_is_its_value_in_seconds():
     assert budget.validate_timeout(2) == 2.0 and budget.validate_timeout(math.inf) == math.inf
+
+
+def test_z3_gets_milliseconds_just_under_its_32_bit_limit_and_no_limit_just_over():
+    # 100 s either side of 2**32 - 1 ms (about 49.7 days): far beyond the time the test itself takes
+    under = budget.Deadline.after(budget.Z3_MAX_MS / 1000 - 100).z3_ms()
+    assert under is not None and budget.Z3_MAX_MS - 101_000 <= under <= budget.Z3_MAX_MS - 99_000
+    assert budget.Deadline.after(budget.Z3_MAX_MS / 1000 + 100).z3_ms() is None

@@ -81,3 +81,48 @@ def test_the_package_name_stays_the_function_after_a_call() -> None:
 
     assert callable(again)
     assert str(again(Layout((2, 2)))) == str(prove_pkg.formula(Layout((2, 2))))
+
+
+def test_a_composed_formula_keeps_an_offset_of_one() -> None:
+    c = ComposedLayout(Swizzle(2, 0, -3), 1, Layout((4, 8), (8, 1)))
+    f = formula(c)
+    for i, j in itertools.product(range(4), range(8)):
+        assert f(i, j) == c(i, j)
+
+
+def test_a_swizzle_without_bits_renders_as_its_argument() -> None:
+    f = formula(Swizzle(0, 4, 3))
+    (x,) = f.symbols
+    assert f.expr == x and [f(k) for k in range(64)] == [Swizzle(0, 4, 3)(k) for k in range(64)]
+
+
+def test_a_formula_substituted_one_coordinate_at_a_time_reaches_the_layouts_value() -> None:
+    c = ComposedLayout(Swizzle(2, 0, -3), 1, Layout((4, 8), (8, 1)))
+    f = formula(c)
+    i, j = f.symbols
+    for a, b in itertools.product(range(4), range(8)):
+        assert int(f.expr.subs(i, a).subs(j, b)) == c(a, b)
+
+
+def test_xor_with_zero_is_the_other_operand() -> None:
+    bit_xor = formula(Swizzle(1, 0, 1)).expr.func  # x XOR floor((x AND 2) / 2)
+    x = sympy.Symbol("x", integer=True, nonnegative=True)
+    assert bit_xor(x, 0) == x and bit_xor(0, x) == x
+    assert bit_xor(5, 3) == 6
+
+
+def test_and_with_zero_is_zero() -> None:
+    expr = formula(Swizzle(1, 0, 1)).expr
+    bit_and = next(a.func for a in sympy.preorder_traversal(expr) if type(a).__name__ == "BitAnd")
+    x = sympy.Symbol("x", integer=True, nonnegative=True)
+    assert bit_and(x, 0) == 0 and bit_and(0, x) == 0 and bit_and(6, 3) == 2
+
+
+def test_sums_inside_bit_operations_are_parenthesized_in_text_and_sized_in_latex() -> None:
+    f = formula(ComposedLayout(Swizzle(1, 0, 1), 16, Layout(4, 1)))
+    text = str(f).split(" = ", 1)[1]
+    assert text.startswith("((16 + i) XOR") and "((16 + i) AND 0x2)" in text
+    body = f.latex().split(" = ", 1)[1]
+    # every grouping parenthesis in the LaTeX is sized (\left( ... \right)), and the sum is grouped
+    assert body.count("(") == body.count(r"\left(") and body.count(")") == body.count(r"\right)")
+    assert r"\left(16 + i\right) \oplus" in body and r"\left(\left(16 + i\right) \mathbin{\&} \mathtt{0x2}\right)" in body

@@ -101,10 +101,6 @@ class FragmentSetup:
         return {1: None, 2: "byte", 4: "nibble"}[self.units_per_half]
 
     @property
-    def mma_text(self) -> str:
-        return self.mma.ptx
-
-    @property
     def element_names(self) -> str:
         letter = "c" if self.operand == "C" else self.operand.lower()
         return f"{letter}0..{letter}{self.mma.num_elements(self.operand) - 1}"

@@ -119,8 +119,8 @@ class Formula:
         return int(self.expr.subs(dict(zip(self.symbols, values))))
 
 
-def _split(c: Any, shape: Any, stride: Any, last: bool) -> Any:
-    """crd2idx of a 1-D coordinate term ``c`` into ``shape:stride`` (sympy)."""
+def _split(c: Any, shape: Any, stride: Any) -> Any:
+    """crd2idx of a 1-D coordinate term ``c`` into ``shape:stride`` (sympy; the last leaf's digit unbounded)."""
     import sympy
 
     from layoutalg.core.int_tuple import index_digits
@@ -151,12 +151,12 @@ def _apply(fn: Any, args: Sequence[Any]) -> Any:
     kind = ex.kind_of(fn)
     if kind == "layout":
         if len(args) == 1:
-            return _split(args[0], fn.shape, fn.stride, True)
+            return _split(args[0], fn.shape, fn.stride)
         modes = fn.shape if isinstance(fn.shape, tuple) else (fn.shape,)
         strides = fn.stride if isinstance(fn.stride, tuple) else (fn.stride,)
         if len(args) != len(modes):
             raise ProofError(f"formula: {fn} has {len(modes)} modes but {len(args)} coordinate names were given")
-        return _sum([_split(a, s, d, True) for a, s, d in zip(args, modes, strides)])
+        return _sum([_split(a, s, d) for a, s, d in zip(args, modes, strides)])
     if kind == "swizzle":
         bit_xor, bit_and = _funcs()
         (y,) = args

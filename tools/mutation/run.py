@@ -260,6 +260,13 @@ class Job:
         self.firstlineno = inside[0][3] if inside else 0
         lines = sorted({mutant.line, mutant.stmt_line or mutant.line}) if inside else None
         self.tests = cmap.tests(mutant.path, lines)
+        if inside and not self.tests:
+            # No test runs this line, but it may run at import (a helper that builds a module's tables): the
+            # map has no test context there.  Judge it as a module-level mutant, by a fresh import of the
+            # mutated source on the tests of the module; a line that is truly dead then survives.
+            self.tests = cmap.tests(mutant.path, None)
+            if self.tests:
+                self.qualname, self.firstlineno = None, 0
         self.all_tests = len(self.tests)
         self.rejudge = judged_at is not None
         if judged_at is not None:

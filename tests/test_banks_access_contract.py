@@ -179,3 +179,15 @@ def test_tile_sweeps_run_without_numpy_warnings(ins, dtype, shape, by):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         tile_access(ins, shape, dtype, by)
+
+
+def test_accesses_compare_by_their_coordinates_and_hash_alike_when_equal():
+    rows = np.arange(32)[:, None] * np.array([[1, 0]])
+    first = Access("ld.shared.b32", rows.copy())
+    same = Access("ld.shared.b32", rows.copy())
+    assert first == same and hash(first) == hash(same)
+    assert {first, same} == {first}
+    assert first != Access("ld.shared.b32", rows + 1)
+    assert first != Access("ld.shared.b64", rows.copy())
+    assert first != Access("ld.shared.b32", np.stack([rows, rows]))
+    assert first != "ld.shared.b32"

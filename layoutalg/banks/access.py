@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from layoutalg.banks.instruction import expand_short_form, parse_instruction
+from layoutalg.core.array_records import ArrayRecord
 from layoutalg.core.dtypes import dtype_bits
 from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
@@ -44,7 +45,7 @@ def element_bytes(dtype: Any) -> int:
 
 
 @dataclass(frozen=True, eq=False)
-class Access:
+class Access(ArrayRecord):
     """``instruction`` and, per instance, each lane's tile coordinate (``coords``: ``(*batch, 32, rank)`` ints).
 
     ``axes`` names the batch axes (e.g. ``("warp", "k", "i")``); ``fn``/``ranges`` are kept when built by
@@ -77,19 +78,6 @@ class Access:
         object.__setattr__(self, "coords", c.astype(np.int64))
         if not self.axes:
             object.__setattr__(self, "axes", tuple(f"i{k}" for k in range(c.ndim - 2)))
-
-    def __eq__(self, other: object) -> bool:
-        """Same instruction, axes, ranges and symbolic flag, and equal coordinates element by element (``fn`` is
-        not compared: two functions with the same values describe the same access)."""
-        if not isinstance(other, Access):
-            return NotImplemented
-        same_fields = (self.instruction, self.axes, self.ranges, self.symbolic) == (
-            other.instruction, other.axes, other.ranges, other.symbolic)
-        return same_fields and self.coords.shape == other.coords.shape and bool((self.coords == other.coords).all())
-
-    def __hash__(self) -> int:
-        return hash((self.instruction, self.axes, self.ranges, self.symbolic, self.coords.shape,
-                     self.coords.tobytes()))
 
     @classmethod
     def from_fn(cls, instruction: str, fn: Callable[..., Any], **ranges: int) -> Access:

@@ -17,6 +17,7 @@ from layoutalg.banks.access import Access, element_bytes, tile_access
 from layoutalg.banks.instruction import parse_instruction
 from layoutalg.banks.model import BankReport, report
 from layoutalg.banks.vector import wavefronts_many
+from layoutalg.core.array_records import ArrayRecord
 from layoutalg.core.validate import describe
 from layoutalg.errors import CoordinateError, LayoutError
 
@@ -91,8 +92,8 @@ def _evaluate(smem_layout: Any, flat: Any) -> Any:
     return np.asarray(smem_layout.to_numpy(), dtype=np.int64)[flat]
 
 
-@dataclass(frozen=True)
-class Analysis:
+@dataclass(frozen=True, eq=False)
+class Analysis(ArrayRecord):
     """Per-instance ``wavefronts`` and ``ideal`` (arrays over the access's batch axes) and summaries."""
 
     instruction: str

@@ -80,6 +80,7 @@ SHORT = {
     ("  cp.async.ca.shared.global, 8 ", None): "cp.async.ca.shared.global, 8",
     (" mov.b32 ", None): "mov.b32",
     ("ldmatrix", None): "ldmatrix",
+    ("ldmatrix.trans.x4.x2.x1", None): "ldmatrix.sync.aligned.m8n8.x4.x2.x1.trans.shared.b16",  # refused by the parse
     ("cp.async.ca.shared.global", None): "cp.async.ca.shared.global",
 }
 
@@ -114,6 +115,10 @@ INVALID = {
     "ldmatrix.sync.aligned.m8n8.x4.shared.b16.foo": "unknown qualifier(s) ['foo']",
     "ldmatrix.sync.aligned.m8n8.x4.b16": "no .shared state space",
     "ldmatrix": "no .shared state space",
+    "ldmatrix.foo.x4": "no .shared state space",
+    "ldmatrix.trans": "ldmatrix needs exactly one of .x1, .x2, .x4",
+    "ldmatrix.trans.x4.x2.x1": "ldmatrix needs exactly one of .x1, .x2, .x4",
+    "cp.async, 16": "no .shared state space",
     "cp.async.bulk.shared.global": "cp.async.bulk (TMA)",
     "cp.async.ca.shared.local, 8": "must copy from .global",
     "cp.async.ca.cg.shared.global, 16": "exactly one of .ca, .cg",
@@ -153,6 +158,15 @@ def test_a_non_string_instruction_is_refused_with_its_type(bad: object) -> None:
     for fn in (parse_instruction, expand_short_form):
         with pytest.raises(InstructionError, match=f"must be a PTX mnemonic string, got {type(bad).__name__}"):
             fn(bad)  # type: ignore[operator]
+
+
+def test_a_parsed_instruction_is_an_immutable_hashable_value() -> None:
+    import dataclasses
+
+    a, b = parse_instruction("ld.shared.v4.b32"), parse_instruction("ld.shared.v4.b32")
+    assert a == b and len({a, b}) == 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.access_bytes = 8  # type: ignore[misc]
 
 
 def test_instruction_text_is_read_up_to_the_length_limit_and_refused_past_it() -> None:

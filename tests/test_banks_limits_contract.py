@@ -70,6 +70,8 @@ def test_a_sweep_is_refused_by_its_size_before_anything_is_built() -> None:
         check_sweep_size(cap // 4 + 1, 4, sm90, "a tile")
     with pytest.raises(LayoutError, match=r"a big tile has 1099511627776 = 2\^40 elements"):
         check_sweep_size(1 << 40, 2, sm90, "a big tile")
+    with pytest.raises(LayoutError, match=r"two elements has 2 = 2\^1 elements"):
+        check_sweep_size(2, cap, sm90, "two elements")
     with pytest.raises(LayoutError) as info:  # a size that is not a power of two gets no power spelling
         check_sweep_size(3 << 20, 2, sm90, "a tile")
     assert "2^" not in str(info.value)

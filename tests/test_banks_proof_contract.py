@@ -8,6 +8,8 @@ the same errors (type and message) as the model, checked in the documented order
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from layoutalg.banks import analyze
@@ -37,7 +39,9 @@ def _phase_size(instruction: str, nbytes: int) -> int:
 ])
 def test_an_enumerated_refutation_names_two_lanes_of_one_phase_needing_one_bank_for_two_words(
         layout: Layout, access: Access, dtype: str, nbytes: int, base: int) -> None:
+    start = time.perf_counter()
     res = conflict_free(layout, access, dtype, base=base)
+    assert 0 <= res.seconds <= time.perf_counter() - start  # the proof's own duration
     assert res.refuted and res.method == "enum"
     cex = res.counterexample
     assert cex is not None
@@ -68,7 +72,9 @@ def test_an_enumerated_refutation_names_two_lanes_of_one_phase_needing_one_bank_
 def test_a_proof_by_enumeration_counts_every_instance_and_its_ideal() -> None:
     tile = ComposedLayout(Swizzle(3, 3, 3), 0, Layout((64, 64), (64, 1)))
     access = tile_access(LDSM_X4, (64, 64), "f16")
+    start = time.perf_counter()
     res = conflict_free(tile, access, "f16")
+    assert 0 <= res.seconds <= time.perf_counter() - start
     total = analyze(tile, access, dtype="f16").total_ideal
     assert res.proved and res.counterexample is None
     assert res.explanation == f"all {access.count} instances cost their ideal ({total} wavefronts in all)"
@@ -109,6 +115,8 @@ def test_only_the_lanes_an_ldmatrix_reads_are_checked() -> None:
     ("enumeration", "did you mean 'enum'"),
     ("Z", "did you mean 'z3'"),
     ("gf2", "did you mean 'f2'"),
+    ("enumerate_every_instance", "did you mean 'enum'"),  # a prefix, however long the rest
+    ("z3_solver", "did you mean 'z3'"),
     ("xyzzy", "got 'xyzzy'$"),
     (3, "got 3"),
 ])
@@ -122,10 +130,16 @@ def test_bad_arguments_are_refused_naming_them() -> None:
     tile = Layout((32, 32), (32, 1))
     with pytest.raises(LayoutError, match="smem_layout must be a Layout or a ComposedLayout, got"):
         conflict_free((32, 32), "ld.shared.b32", "f32")
+    with pytest.raises(LayoutError, match="smem_layout must be a Layout or a ComposedLayout, got"):
+        conflict_free(lambda *crd: 0, "ld.shared.b32", "f32")  # callable, but no shape
     with pytest.raises(LayoutError, match=r"an instruction string needs a rank-2 layout; \(4,4,4\):\(1,4,16\) has 3"):
         conflict_free(Layout((4, 4, 4)), "ld.shared.b32", "f32")
     with pytest.raises(LayoutError, match="access must be an Access or an instruction string, got int"):
         conflict_free(tile, 7, "f32")
+    from layoutalg.atoms import catalog
+
+    with pytest.raises(LayoutError, match="access must be an Access or an instruction string, got TypedCopyAtom"):
+        conflict_free(tile, catalog.ld_shared(32).bind(32), "f32")  # a copy atom, not a tiled copy
     with pytest.raises(InstructionError, match=r"stmatrix.sync.aligned.m8n8.x4.shared.b16 does not exist on sm_80 "
                                                r"\(no stmatrix\); pass arch="):
         conflict_free(Layout((64, 64), (64, 1)), "stmatrix.x4", "f16", arch="sm_80")
@@ -231,3 +245,38 @@ def test_a_ca_refutation_names_a_lane_and_one_it_waits_for_in_its_phase(nbytes: 
     assert cex[which] // nbytes % groups == cex[which + "_b"] // nbytes % groups
     assert res.explanation.endswith(f"share a {side} bank in one phase (lane {cex['lane']} waits for {per - 1} lanes)")
     assert cex["wavefronts"] == int(analyze(smem, ins, "f16", global_layout=glob, by="column").wavefronts[key])
+
+
+def test_a_single_instance_is_claimed_and_refuted_without_an_empty_index() -> None:
+    import numpy as np
+
+    column = Access("ld.shared.b32", np.array([[lane, 0] for lane in range(32)]))  # no batch axes: one instance
+    res = conflict_free(Layout((32, 32), (32, 1)), column, "f32")
+    assert res.refuted
+    assert res.claim == "ld.shared.b32 over (32,32):(32,1) is bank-conflict-free for every lane of its one instance"
+    assert res.explanation.startswith("lanes 0 (row 0, col 0, byte 0) and 1 (row 1, col 0, byte 128) both need bank 0")
+    copy = Access(CG, np.array([[lane, 0] for lane in range(32)]))
+    cg = conflict_free(Layout((32, 8), (8, 1)), copy, "f16", global_layout=Layout((32, 8), (64, 1)))
+    assert cg.refuted and cg.explanation.startswith("the warp's 16-byte copies read 32 global 128-byte lines")
+    ca = conflict_free(Layout((32, 8), (8, 1)), Access("cp.async.ca.shared.global, 16", copy.coords), "f16",
+                       global_layout=Layout((32, 8), (64, 1)))
+    assert ca.refuted and ca.explanation.startswith("the instance costs")
+
+
+def test_a_symbolic_access_whose_validity_is_undecided_is_unknown_not_judged() -> None:
+    # a budget too small to decide even the validity conditions: "unknown", naming the conditions
+    acc = symbolic_access("ld.shared.b32", lambda lane, i: ((lane * 7 + i * i) % 32, i % 32), i=1 << 20)
+    res = conflict_free(Layout((32, 32), (32, 1)), acc, "f32", timeout=1e-6)
+    assert res.status == "unknown" and res.counterexample is None
+    assert res.explanation.startswith("could not show that every lane's coordinate is inside the layout")
+
+
+def test_a_method_that_only_compares_equal_to_a_name_is_still_refused() -> None:
+    class EqualToEverything:
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = object.__hash__
+
+    with pytest.raises(LayoutError, match="method must be auto, enum, f2 or z3, got"):
+        conflict_free(Layout((32, 32), (32, 1)), "ld.shared.b32", "f32", method=EqualToEverything())  # type: ignore[arg-type]

@@ -120,3 +120,63 @@ def test_pairing_is_undecided_only_for_partial_wide_loads() -> None:
             == [False]
     batch = pairing_undecided("ld.shared.v2.b32", np.stack([addrs, addrs]), np.stack([active, ~active]))
     assert batch.shape == (2, 1) and batch.tolist() == [[True], [False]]
+
+
+def test_a_source_offset_one_byte_off_the_copy_size_is_misaligned() -> None:
+    dst = 16 * LANES[None, :]
+    for off in (1, 2, 8, 17):
+        with pytest.raises(InstructionError, match=f"misaligned global source offset {off}"):
+            wavefronts_many(CG, dst, global_addresses=np.array([[off] + [0] * 31]))
+    with pytest.raises(InstructionError, match="global_addresses is for cp.async only, not ld.shared.b32"):
+        wavefronts_many("ld.shared.b32", 4 * LANES[None, :], global_addresses=4 * LANES[None, :])
+
+
+@pytest.mark.parametrize("text", ["ld.shared.b32", "ld.shared.v2.b32", "st.shared.v4.b32", LDSM_X2, CG])
+def test_no_warp_at_all_costs_nothing(text: str) -> None:
+    empty = np.zeros((0, 32), dtype=np.int64)
+    wf, ideal = wavefronts_many(text, empty, global_addresses=empty if text == CG else None)
+    assert wf.shape == ideal.shape == (0,)
+
+
+def test_a_partial_warp_is_costed_without_numeric_warnings() -> None:
+    import warnings
+
+    addrs = 16 * LANES[None, :]
+    active = np.zeros((1, 32), dtype=bool)
+    active[0, 0] = True  # three of the four 8-lane phases of a 16-byte store are empty
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert int(wavefronts_many("st.shared.v4.b32", addrs, active=active)[0][0]) == 1
+
+
+@pytest.mark.parametrize("same", [True, False])
+@pytest.mark.parametrize("on0", [True, False])
+@pytest.mark.parametrize("on1", [True, False])
+def test_wide_load_lanes_pair_up_only_when_every_active_lanes_partner_is_active_and_equal(
+        same: bool, on0: bool, on1: bool) -> None:
+    """Lanes 2k and 2k+1 share 8-byte unit k (banks 2k, 2k+1), all active, except lanes 0 and 1 (configured; lane
+    1 alone may take unit 16, the same banks as unit 0).  Paired (one 32-lane phase of 16 units): 1 wavefront;
+    unpaired: two 16-lane phases, 1 wavefront each, 2 for the first when lanes 0 and 1 both need banks 0-1 for
+    different units.  Strict reading (the model's): every active lane's partner is active with the same address;
+    lenient: inactive partners ignored."""
+    addrs = np.array([[8 * (lane // 2) for lane in range(32)]])
+    if not same:
+        addrs[0, 1] = 8 * 16
+    active = np.ones((1, 32), dtype=bool)
+    active[0, 0], active[0, 1] = on0, on1
+    strict = (not on0 or (on1 and same)) and (not on1 or (on0 and same))
+    lenient = same or not on0 or not on1
+    unpaired = 3 if on0 and on1 and not same else 2
+    assert int(wavefronts_many("ld.shared.v2.b32", addrs, active=active)[0][0]) == (1 if strict else unpaired)
+    assert bool(pairing_undecided("ld.shared.v2.b32", addrs, active)[0]) == (lenient and not strict)
+
+
+def test_a_batch_of_partial_cp_async_warps_costs_each_warp_as_alone() -> None:
+    rng = np.random.default_rng(5)
+    dst = rng.integers(0, 64, size=(3, 32)) * 16
+    src = rng.integers(0, 64, size=(3, 32)) * 16
+    active = rng.random((3, 32)) < 0.7
+    wf, _ = wavefronts_many(CG, dst, global_addresses=src, active=active)
+    for i in range(3):
+        lanes = [int(d) if on else None for d, on in zip(dst[i], active[i])]
+        assert int(wf[i]) == wavefronts(CG, lanes, src[i].tolist())

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from layoutalg.banks import analyze, suggest_swizzle
-from layoutalg.banks.access import Access, tile_access
+from layoutalg.banks.access import Access
 from layoutalg.core.layout import Layout
 from layoutalg.errors import InstructionError, LayoutError
 

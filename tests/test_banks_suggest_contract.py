@@ -12,7 +12,7 @@ import json
 import pytest
 
 from layoutalg.banks import analyze, suggest_swizzle
-from layoutalg.banks.access import Access
+from layoutalg.banks.access import Access, tile_access
 from layoutalg.core.layout import Layout
 from layoutalg.errors import InstructionError, LayoutError
 
@@ -167,3 +167,88 @@ def test_each_access_is_one_of_the_three_spellings() -> None:
         suggest_swizzle((32, 32), "f32", ("ld.shared.b32", "diagonal"))  # not a direction: two instructions
     with pytest.raises(LayoutError, match="needs at least one access"):
         suggest_swizzle((32, 32), "f32", ())
+
+
+def test_a_padding_ending_exactly_at_the_capacity_is_tried() -> None:
+    # 587 x 98 f32, read by column: pitch 98 words is 2-way; pitch 99 spans 586*99 + 98 = 58112 words, exactly
+    # sm_90's 227 KiB, and is conflict-free
+    col = Access.from_fn("ld.shared.b32", lambda lane, r, c: (32 * r + lane, c), r=18, c=98)
+    s = suggest_swizzle((587, 98), "f32", [col], max_swizzle_bits=0)
+    assert s.padding == 1 and s.conflict_free and s.layout == Layout((587, 98), (99, 1))
+
+
+def _documented_search(shape: tuple[int, int], dtype: str, accesses: list[Access], pitch: int,
+                       max_bits: int, vec: int) -> tuple[tuple[int, int, int] | None, int]:
+    """Brute force of the module doc's order: Swizzle<B,M,S> by B, then S, then M; M at least log2 of the vector;
+    S >= B; every bit inside the tile's offsets; kept only when it permutes them.  (winner, candidates tried)."""
+    from layoutalg.swizzle.composed import ComposedLayout
+    from layoutalg.swizzle.swizzle import Swizzle
+
+    rows, cols = shape
+    plain = Layout((rows, cols), (pitch, 1))
+    offsets = sorted(plain.to_numpy().tolist())
+    top = max(1, (rows * pitch - 1).bit_length())
+    order = sorted(((b, m, s) for b in range(1, max_bits + 1) for s in range(b, top + 1)
+                    for m in range(vec.bit_length() - 1, top + 1) if m + s + b <= top), key=lambda t: (t[0], t[2], t[1]))
+    tried = 1
+    for b, m, s in order:
+        sw = Swizzle(b, m, s)
+        if sorted(sw(o) for o in offsets) != offsets:
+            continue
+        tried += 1
+        layout = ComposedLayout(sw, 0, plain)
+        if all(analyze(layout, a, dtype=dtype).conflict_free for a in accesses):
+            return (b, m, s), tried
+    return None, tried
+
+
+@pytest.mark.parametrize("shape, dtype, access, pitch, vec", [
+    ((64, 64), "f16", tile_access(LDSM_X4, (64, 64), "f16"), 64, 8),
+    ((64, 48), "f16", tile_access(LDSM_X4, (64, 48), "f16"), 48, 8),
+    ((32, 24), "f32", Access.from_fn("ld.shared.b32", lambda lane, c: (lane, c), c=24), 24, 1),
+    ((32, 32), "f32", Access.from_fn("ld.shared.b32", lambda lane, c: (lane, c), c=32), 36, 1),
+])
+def test_the_first_conflict_free_swizzle_in_the_documented_order_wins(
+        shape: tuple[int, int], dtype: str, access: Access, pitch: int, vec: int) -> None:
+    s = suggest_swizzle(shape, dtype, [access], pitch=pitch, max_swizzle_bits=3)
+    winner, tried = _documented_search(shape, dtype, [access], pitch, 3, vec)
+    assert winner is not None and s.swizzle is not None
+    assert (s.swizzle.bits, s.swizzle.base, s.swizzle.shift) == winner
+    assert s.candidates_tried == tried and s.padding == 0
+    # a conflict-free swizzle ends the search: padding is never tried after it
+    assert suggest_swizzle(shape, dtype, [access], pitch=pitch, max_swizzle_bits=3,
+                           max_padding_bytes=0).candidates_tried == tried
+
+
+def test_odd_but_valid_inputs_are_accepted() -> None:
+    # one row, one column, a leading dimension of one element
+    assert suggest_swizzle((1, 32), "f32", "ld.shared.b32").conflict_free
+    one_col = suggest_swizzle((128, 1), "f32", "cp.async.ca.4", global_ld=1)
+    assert one_col.proof.status in ("proved", "refuted") and one_col.layout == Layout((128, 1), (1, 1))
+    # an access narrower than an element: the padding step is still one element
+    bytes_of_words = Access.from_fn("ld.shared.u8", lambda lane, c: (lane, c), c=32)
+    assert suggest_swizzle((32, 32), "f32", [bytes_of_words], max_swizzle_bits=0).padding == 1
+
+
+def test_tuples_that_are_not_an_instruction_and_a_direction_are_refused() -> None:
+    col = _column(32)
+    with pytest.raises(LayoutError, match="each access must be an instruction string"):
+        suggest_swizzle((32, 32), "f32", (col, "column"))
+    with pytest.raises(LayoutError, match="each access must be an instruction string"):
+        suggest_swizzle((32, 32), "f32", [(3, "row")])
+
+
+def test_a_suggestion_is_immutable() -> None:
+    import dataclasses
+
+    s = suggest_swizzle((32, 32), "f32", "ld.shared.b32")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.padding = 3  # type: ignore[misc]
+
+
+def test_by_default_five_xor_bits_are_searched_and_padding_stops_at_the_first_conflict_free_pitch() -> None:
+    # 32 rows of one bank each (a column of a 32-word-wide tile) need all five bank bits XORed
+    s = suggest_swizzle((32, 32), "f32", [_column(32)])
+    assert s.swizzle is not None and s.swizzle.bits == 5 and s.conflict_free
+    padded = suggest_swizzle((32, 32), "f32", [_column(32)], max_swizzle_bits=0)
+    assert padded.padding == 1 and padded.candidates_tried == 2  # the plain layout, then pitch 33

@@ -64,3 +64,23 @@ def test_route_one_proves_a_swizzled_column_read_by_the_gf2_rank_argument() -> N
     assert res.proved and res.method == "f2"
     assert res.explanation == ("every phase's 32 lanes x 1 words map one-to-one onto banks (GF(2) rank argument), "
                                "for every instance")
+
+
+def test_an_access_function_of_the_wrong_rank_is_refused() -> None:
+    from layoutalg.errors import LayoutError
+
+    sym = symbolic_access("ld.shared.b32", lambda lane, i: (lane, i, 0), i=2)
+    with pytest.raises(LayoutError, match="the access function returns 3 coordinates; the layout has 2 modes"):
+        conflict_free(TILE, sym, "f32", method="z3")
+
+
+def test_a_parameter_named_like_a_proof_variable_keeps_its_name_in_the_counterexample() -> None:
+    from layoutalg.prove.expr import param
+
+    bank = param("bank", lo=0, hi=1 << 16)  # the user's own parameter, inside the access function
+    sym = symbolic_access("ld.shared.b32", lambda lane, i: (lane, (i + bank) % 32), i=2)
+    res = conflict_free(TILE, sym, "f32", method="z3")
+    cex = res.counterexample
+    assert res.refuted and cex is not None and "bank" in cex and "bank'" in cex
+    a, b, col = cex["lane"], cex["lane_b"], (cex["i"] + cex["bank"]) % 32
+    assert TILE(a, col) % 32 == TILE(b, col) % 32 == cex["bank'"]

@@ -46,8 +46,8 @@ _FAMILY = {"ld": "ld.shared", "st": "st.shared", "ldmatrix": "ldmatrix", "stmatr
 
 
 def _claim_text(smem_layout: Any, instruction: str, axes: Any) -> str:
-    over = ", ".join(str(a) for a in axes) if axes else "its instances"
-    return f"{instruction} over {smem_layout} is bank-conflict-free for every lane and every {over}"
+    over = " and every " + ", ".join(str(a) for a in axes) if axes else " of its one instance"
+    return f"{instruction} over {smem_layout} is bank-conflict-free for every lane{over}"
 
 
 def _check_addresses(addresses: Any, ins: Instruction, capacity: int, arch: str) -> None:
@@ -100,12 +100,12 @@ def enumerate_access(smem_layout: Any, access: Access, dtype: Any, base: int, gl
     cex.update({"lane": lane_a, **dict(zip(names, crd_a)), "address": addr_a,
                 "lane_b": lane_b, **{f"{n}_b": c for n, c in zip(names, crd_b)}, "address_b": addr_b,
                 "bank": use.bank, "word": use.words[0], "word_b": use.words[1], "wavefronts": wf, "ideal": ideal})
-    where = ", ".join(f"{k}={v}" for k, v in idx.items())
+    where = "at " + ", ".join(f"{k}={v}" for k, v in idx.items()) + ": " if idx else ""  # none: one instance
 
     def lane_text(lane: int, crd: tuple[int, ...], addr: int) -> str:
         return f"{lane} ({', '.join(f'{n} {c}' for n, c in zip(names, crd))}, byte {addr})"
 
-    why = (f"at {where}: lanes {lane_text(lane_a, crd_a, addr_a)} and {lane_text(lane_b, crd_b, addr_b)} both need "
+    why = (f"{where}lanes {lane_text(lane_a, crd_a, addr_a)} and {lane_text(lane_b, crd_b, addr_b)} both need "
            f"bank {use.bank} (words {use.words[0]} and {use.words[1]}); the instance costs {wf} wavefronts, "
            f"ideal {ideal}")
     return ProofResult("refuted", cex, time.perf_counter() - start, "enum", claim, why)
@@ -173,14 +173,14 @@ def _cp_async_refutation(res: Any, access: Access, idx: dict[str, int], wf: int,
     key = tuple(idx[a] for a in res.axes)
     smem = [int(x) for x in res.addresses[key]]
     sources = [int(x) for x in res.global_addresses[key]]
-    where = ", ".join(f"{k}={v}" for k, v in idx.items())
+    where = "at " + ", ".join(f"{k}={v}" for k, v in idx.items()) + ": " if idx else ""  # none: one instance
     cex = dict(idx)
     ins = parse_instruction(res.instruction)
     on = ins.active_lanes  # a partial warp's missing lanes move nothing
     if ins.cache == "ca":
         rep = res.report(**idx)
         cex.update({"wavefronts": wf, "ideal": ideal})
-        why = f"at {where}: the instance costs {wf} wavefronts, ideal {ideal}; " + "; ".join(rep.notes)
+        why = f"{where}the instance costs {wf} wavefronts, ideal {ideal}; " + "; ".join(rep.notes)
         pair = _ca_witness(smem, sources, [lane in on for lane in range(len(smem))], ins.access_bytes)
         if pair is not None:
             why += "; e.g. " + _name_lanes(cex, access, key, smem, sources, pair[0], pair[1]) + " " + pair[2]
@@ -188,7 +188,7 @@ def _cp_async_refutation(res: Any, access: Access, idx: dict[str, int], wf: int,
     lines, rows = len({g // 128 for g in sources}), len({s // 128 for s in smem})
     groups = len({(g // 128, s // 128) for s, g in zip(smem, sources)})
     cex.update({"global_lines": lines, "smem_rows": rows, "groups": groups, "wavefronts": wf, "ideal": ideal})
-    why = (f"at {where}: the warp's 16-byte copies read {lines} global 128-byte lines into {rows} shared 128-byte "
+    why = (f"{where}the warp's 16-byte copies read {lines} global 128-byte lines into {rows} shared 128-byte "
            f"rows, {groups} (line, row) pairs; the instance costs {wf} wavefronts, ideal {ideal}")
     witness = _cg_witness(smem, sources, [lane in on for lane in range(len(smem))])
     if witness is not None:

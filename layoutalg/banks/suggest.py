@@ -215,7 +215,7 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
                 break
         if best[0] != best[4]:
             step = vec
-            for pad in range(step, max(step, max_padding_bytes // e) + 1, step):
+            for pad in range(step, max_padding_bytes // e + 1, step):  # at most max_padding_bytes, 0: none
                 if (rows - 1) * (pitch + pad) + cols > target.smem_per_block_bytes // e:
                     break  # this padding (and every larger one) no longer fits in shared memory
                 cand = Layout((rows, cols), (pitch + pad, 1))

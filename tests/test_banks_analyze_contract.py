@@ -172,3 +172,19 @@ def test_cp_async_without_global_layout_says_how_to_pass_it():
     tile = Layout((32, 32), (32, 1))
     with pytest.raises(LayoutError, match="cost depends on where each lane's data comes from; pass global_layout="):
         analyze(tile, "cp.async.cg", "f32")
+
+
+def test_a_symbolic_access_is_refused_by_analysis_and_suggestion_and_still_proved():
+    from layoutalg import Layout
+    from layoutalg.banks.analyze import analyze
+    from layoutalg.banks.proof import conflict_free, symbolic_access
+    from layoutalg.banks.suggest import suggest_swizzle
+    from layoutalg.prove import param
+
+    k = param("k", 4)
+    access = symbolic_access("ld.shared.b32", lambda lane, i: (lane + 32 * k, i), i=2)
+    layout = Layout((128, 2), (1, 128))
+    for call in (lambda: analyze(layout, access, "f32"), lambda: suggest_swizzle((128, 2), "f32", [access])):
+        with pytest.raises(LayoutError, match="symbolic .*conflict_free"):
+            call()
+    assert conflict_free(layout, access, "f32").proved

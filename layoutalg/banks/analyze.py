@@ -48,6 +48,9 @@ def byte_addresses(smem_layout: Any, access: Access, dtype: Any, base: int = 0, 
 
     if not hasattr(smem_layout, "to_numpy") or not hasattr(smem_layout, "shape"):
         raise LayoutError(f"{what} must be a Layout or ComposedLayout, got {type(smem_layout).__name__}")
+    if access.symbolic:
+        raise LayoutError(f"the {access.instruction} access is symbolic (built by symbolic_access): it has no "
+                          "concrete coordinates to analyse; prove it with conflict_free(...) instead")
     e = element_bytes(dtype)
     sizes = _mode_sizes(smem_layout)
     if access.rank != len(sizes):

@@ -301,3 +301,14 @@ def test_sm70_partition_follows_the_quad_pairs():
             row = (low & 1) + (i & 2) + 4 * hi
             col = (low & 2) + (i & 5)
             assert part.coord(i, 0, 0) == (8 * bm + row, 8 * bn + col)
+
+
+def test_a_copy_atom_refuses_values_that_do_not_split_its_bits_per_thread():
+    # CuTe's Copy_Atom<Op, T> needs sizeof_bits(Op's registers) to be a whole number of T values
+    from layoutalg.atoms.catalog import ld_shared
+
+    for op_bits, value_bits in ((8, 16), (8, 24), (64, 128), (32, 24)):
+        with pytest.raises(LayoutError, match=f"does not split into {value_bits}-bit values"):
+            ld_shared(op_bits).bind(value_bits)
+    assert ld_shared(32).bind(16).val_layout_src.size() == 2
+    assert ld_shared(128).bind(64).val_layout_src.size() == 2

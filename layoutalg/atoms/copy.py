@@ -165,7 +165,7 @@ class TypedCopyAtom:
             except LayoutError as err:
                 raise LayoutError(f"CopyOperation {self.atom.name} is not valid for {which.capitalize()} of "
                                   f"{self.bits}-bit values: {err}") from None
-            if lay[0].size() != self.atom.num_threads:
+            if lay[0].size() != self.atom.num_threads or bit_layout[1].size() % self.bits:
                 raise LayoutError(f"CopyOperation {self.atom.name} is not valid for {which.capitalize()} of "
                                   f"{self.bits}-bit values: its {which} layout {bit_layout} (bits) does not split into "
                                   f"{self.bits}-bit values per thread; use values of at most "
@@ -205,12 +205,13 @@ class TypedCopyAtom:
 
 
 def _max_bits(bit_layout: Layout) -> int:
-    """Largest power-of-two width whose upcast keeps every thread (for the error message)."""
+    """Largest power-of-two width that splits each thread's bits into whole values and whose upcast keeps every
+    thread (for the error message)."""
     best = 1
     b = 1
     while b <= 1024:
         try:
-            if upcast_bits(bit_layout, b)[0].size() == bit_layout[0].size():
+            if bit_layout[1].size() % b == 0 and upcast_bits(bit_layout, b)[0].size() == bit_layout[0].size():
                 best = b
         except LayoutError:
             pass

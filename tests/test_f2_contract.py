@@ -137,3 +137,20 @@ def test_a_layout_outer_composition_with_a_zero_column_is_linear_and_a_negative_
     with pytest.raises(NotLinearError, match="negative value"):
         to_f2(negative)
     assert is_f2_linear(negative) is False
+
+
+def test_from_f2_refuses_a_non_matrix_and_bit_counts_that_do_not_match() -> None:
+    with pytest.raises(LayoutError, match="from_f2 takes a BitMatrix, got 'x'"):
+        from_f2("x")  # type: ignore[arg-type]
+    with pytest.raises(LayoutError, match=r"modes of \[1\] bits do not cover the 2 index bits"):
+        from_f2(BitMatrix.identity(2), mode_bits=[1])
+    with pytest.raises(LayoutError, match=r"shape \(2, 2\) has 2 index bits, the matrix has 3"):
+        from_f2(BitMatrix.identity(3), shape=(2, 2))
+
+
+def test_from_f2_gives_an_index_bit_free_mode_extent_one_and_stride_zero() -> None:
+    assert from_f2(BitMatrix.identity(0)) == Layout(1, 0)
+    assert from_f2(BitMatrix.identity(2), mode_bits=[0, 2]) == Layout((1, 4), (0, 1))
+    assert from_f2(BitMatrix(3, 3, (1, 2, 4)), mode_bits=[1, 0, 2]) == Layout((2, 1, 4), (1, 0, 2))
+    # two bits per mode, each mode its own stride: (2,2):(1,4) on columns 1 and 4
+    assert from_f2(BitMatrix(2, 3, (1, 4)), mode_bits=[1, 1]) == Layout((2, 2), (1, 4))

@@ -154,3 +154,28 @@ def test_from_f2_gives_an_index_bit_free_mode_extent_one_and_stride_zero() -> No
     assert from_f2(BitMatrix(3, 3, (1, 2, 4)), mode_bits=[1, 0, 2]) == Layout((2, 1, 4), (1, 0, 2))
     # two bits per mode, each mode its own stride: (2,2):(1,4) on columns 1 and 4
     assert from_f2(BitMatrix(2, 3, (1, 4)), mode_bits=[1, 1]) == Layout((2, 2), (1, 4))
+
+
+def test_from_f2_groups_a_bit_into_the_last_mode_when_its_column_continues_that_mode() -> None:
+    # columns 1 | 8, 16, 32: bits 2 and 3 continue the mode that starts at 8 (8 * 2 == 16, 8 * 4 == 32)
+    assert from_f2(BitMatrix.from_columns([1, 8, 16, 32])) == Layout((2, 8), (1, 8))
+    # one mode of bits is a rank-1 layout, not a 1-tuple
+    assert from_f2(BitMatrix.identity(2), mode_bits=[2]) == Layout(4, 1)
+    assert from_f2(BitMatrix.identity(2)) == Layout(4, 1)
+    # zero columns group with a zero-stride mode: 0, 0 | 1
+    assert from_f2(BitMatrix.from_columns([0, 0, 1])) == Layout((4, 2), (0, 1))
+
+
+def test_from_f2_gives_a_leaf_of_extent_one_in_a_given_shape_stride_zero() -> None:
+    assert from_f2(BitMatrix.identity(2), shape=(1, 4)) == Layout((1, 4), (0, 1))
+
+
+def test_the_swizzle_search_covers_64_output_bits_and_refuses_65() -> None:
+    # Sw<1,0,63> o (2,2):(1,2**63): columns 1 and 2**63 | 1 share bit 0, so only a swizzle makes them a layout
+    top = 1 << 63
+    found = from_f2(BitMatrix.from_columns([1, top | 1]))
+    # the swizzle touches only the matrix's 64 output bits
+    assert found == ComposedLayout(Swizzle(1, 0, 63), 0, Layout((2, 2), (1, top)))
+    assert [found(1), found(2)] == [1, top | 1]
+    with pytest.raises(LayoutError, match="at most 64 output bits; the matrix has 65"):
+        from_f2(BitMatrix.from_columns([1, (top << 1) | 1]))

@@ -29,11 +29,30 @@ def test_queries_follow_a_mode_path_into_nested_modes() -> None:
     assert q.get(NESTED, -2) == Layout((2, 4), (1, 2)) and q.get(SWIZZLED, 1) == SWIZZLED[1]
 
 
-def test_an_int_is_a_rank_one_depth_zero_tuple_and_numpy_integers_and_shaped_objects_are_read() -> None:
+def test_an_int_is_a_rank_one_depth_zero_tuple_and_integer_types_and_shaped_objects_are_read() -> None:
     assert q.rank(5) == 1 and q.depth(5) == 0 and q.get(5, 0) == 5 and q.get(5, -1) == 5
     assert q.size(np.int64(6)) == 6
     assert q.size(np.zeros((2, 3))) == 6 and q.rank(np.zeros((2, 3))) == 2  # read through .shape
+    assert q.size(Shaped((2, (3, 4)))) == 24
     assert q.get((1, (2, 3)), [1, -1]) == 3
+    assert q.size(IntLike(6)) == 6 and q.rank(IntLike(6)) == 1  # anything with __index__ is an int
+
+
+class IntLike:
+    """An integer type of some other library: only ``__index__``, no numpy ``ndim``."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __index__(self) -> int:
+        return self.value
+
+
+class Shaped:
+    """A tensor-like object of another library, read through its ``shape``."""
+
+    def __init__(self, shape: Any) -> None:
+        self.shape = shape
 
 
 @pytest.mark.parametrize("x, rank", [(NESTED, 2), (SWIZZLED, 2), ((1, 2, 3), 3), (7, 1)])
@@ -43,6 +62,13 @@ def test_get_takes_indices_from_minus_rank_to_rank_minus_one(x: Any, rank: int) 
     for outside in (rank, -rank - 1):
         with pytest.raises(CoordinateError, match=rf"mode \[{outside}\] is out of range"):
             q.get(x, outside)
+
+
+def test_an_out_of_range_mode_names_the_path_up_to_the_bad_index() -> None:
+    with pytest.raises(CoordinateError, match=r"mode \[5\] is out of range"):
+        q.get(NESTED, [5, 0])
+    with pytest.raises(CoordinateError, match=r"mode \[0, 5\] is out of range"):
+        q.get(NESTED, [0, 5, 1])
 
 
 @pytest.mark.parametrize("mode", [True, [0, True], "0", 1.0, [0.0]])
@@ -57,6 +83,8 @@ def test_a_mode_that_is_not_an_int_or_a_list_of_ints_is_a_coordinate_error(mode:
         (q.size, 2.5, "size takes an int tuple, Layout or ComposedLayout, got float"),
         (q.rank, object(), "rank takes an int tuple, Layout or ComposedLayout, got object"),
         (q.get, 2.5, "get takes an int tuple, Layout or ComposedLayout, got float"),
+        (q.get, True, "get takes an int tuple, Layout or ComposedLayout, got bool"),
+        (q.size, Shaped((2, 2.5)), "size takes an int tuple, Layout or ComposedLayout, got Shaped"),
         (q.cosize, (2, 3), "cosize takes a Layout or ComposedLayout, got tuple"),
         (q.stride, (2, 3), "stride takes a plain Layout, got tuple$"),
         (q.stride, SWIZZLED, r"a swizzled layout has no stride; use \.inner"),

@@ -353,7 +353,7 @@ def _layout_from_columns(cols: Sequence[int], shape: Any, mode_bits: Sequence[in
         if len(extents) == 1:
             return Layout(extents[0], strides[0])
         return Layout(tuple(extents), tuple(strides))
-    shape_t = it.to_int_tuple(shape, "shape")
+    shape_t = Layout(shape).shape  # ShapeError naming a non-positive extent, before the bits are read
     leaves = it.flatten(shape_t)
     leaf_strides = []
     j = 0

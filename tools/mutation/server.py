@@ -134,10 +134,39 @@ def swap_code(module_name: str, path: str, source: str, qualname: str, firstline
             if getattr(f.__code__, "co_qualname", None) == qualname and f.__code__.co_firstlineno == firstlineno]
     if not live or any(f.__code__.co_freevars != new_code.co_freevars for f in live):
         return False
+    old_code = live[0].__code__
     for function in live:
         function.__code__ = new_code
+    _swap_nested(old_code, new_code)
     _clear_caches()
     return True
+
+
+def _code_tree(code: types.CodeType) -> list[types.CodeType]:
+    """``code`` and every code object nested in it (closures, lambdas, comprehensions)."""
+    out = [code]
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            out.extend(_code_tree(const))
+    return out
+
+
+def _swap_nested(old_code: types.CodeType, new_code: types.CodeType) -> None:
+    """Give every live function made from a code object nested in ``old_code`` (a decorator's wrapper, a closure
+    built at import) the matching mutated code: swapping the outer function alone changes only functions made
+    after the swap, so a mutant inside an import-time closure would otherwise never run."""
+    import gc
+
+    old_nested = {id(c) for c in _code_tree(old_code)[1:]}
+    if not old_nested:
+        return
+    matching = {(getattr(c, "co_qualname", c.co_name), c.co_firstlineno): c for c in _code_tree(new_code)[1:]}
+    for obj in gc.get_objects():
+        if isinstance(obj, types.FunctionType) and id(obj.__code__) in old_nested:
+            code = obj.__code__
+            replacement = matching.get((getattr(code, "co_qualname", code.co_name), code.co_firstlineno))
+            if replacement is not None and replacement.co_freevars == code.co_freevars:
+                obj.__code__ = replacement
 
 
 def rebind_global(module_name: str, path: str, source: str, line: int) -> bool:

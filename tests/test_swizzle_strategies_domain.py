@@ -95,3 +95,12 @@ def test_swizzled_layouts_have_offset_zero_unless_asked_and_reach_offset_64() ->
     assert find(swizzled_layouts(offset=True), lambda c: c.offset == 64, settings=FIND).offset == 64
     compact = find(swizzled_layouts(), lambda c: c.inner.size() >= 64, settings=FIND)
     assert sorted(compact.inner(i) for i in range(compact.inner.size())) == list(range(compact.inner.size()))
+
+
+def test_each_layout_strategy_reaches_one_mode_as_a_scalar_layout_and_extent_one() -> None:
+    for strategy in (pow2_layouts(), compact_pow2_layouts(), small_layouts()):
+        single = find(strategy, lambda lay: not isinstance(lay.shape, tuple), settings=FIND)
+        assert isinstance(single.shape, int) and isinstance(single.stride, int)
+        assert 1 in _leaves(find(strategy, lambda lay: 1 in _leaves(lay)[0], settings=FIND))[0]
+        several = find(strategy, lambda lay: isinstance(lay.shape, tuple), settings=FIND)
+        assert len(several.shape) >= 2  # a tuple shape always has two or more modes

@@ -15,8 +15,9 @@ mutant.
 (``mutants.find_mutants``; ``--sample N --seed S``: a seeded random sample) and
 judges each against the tests covering its line: a mutant inside a function
 against the tests that run that line, a module-level one against every test
-that runs the module.  Covering tests run cheapest first, those that killed an
-earlier mutant of the same function before them; the first failure kills
+that runs the module.  Covering tests run cheapest first (those of a test file
+named after the module before the rest), those that killed an earlier mutant of
+the same function before all; the first failure kills
 (``-x``), and so does a test running past ``10 s + 5 x`` its mapped time
 (all of them past ``10 s + 3 x`` their sum) or a crash.  The mutant is applied in the warm server by swapping the mutated
 function's code object (no copy, no re-import, no collection); a mutant the swap
@@ -347,13 +348,27 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
     report(out)
 
 
+def covering_priority(test: str, path: str, cmap: CoverageMap) -> tuple[bool, float, str]:
+    """Sort key of a covering test: tests in a file named after the mutated module first, then cheapest first.
+
+    A module's own test file (``tests/test_prove_terms.py`` for ``layoutalg/prove/terms.py``) states its
+    contract; in quick mode those tests are worth more than cheaper ones that only pass through the line.  An own
+    test mapped at over 2 s takes its place among the rest by cost, so a quick judgment still runs many tests.
+    """
+    parts = Path(path).with_suffix("").parts
+    stem = parts[-2] if parts[-1] == "__init__" else parts[-1]
+    seconds = cmap.seconds.get(test, 1.0)
+    own = stem in Path(test.split("::")[0]).stem and seconds <= 2.0
+    return (not own, seconds, test)
+
+
 def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tuple[str, str | None], list[str]],
           confirm: bool, quick: int | None = None, quick_s: float | None = None) -> tuple[str, float, str | None, str]:
     if not job.tests or server is None:
         return "uncovered", 0.0, None, "-"
     place = (job.mutant.path, job.qualname)
     earlier = [t for t in killers[place] if t in job.tests]
-    ordered = earlier + sorted(job.tests - set(earlier), key=lambda t: (cmap.seconds.get(t, 1.0), t))
+    ordered = earlier + sorted(job.tests - set(earlier), key=lambda t: covering_priority(t, job.mutant.path, cmap))
     keep = len(ordered) if quick is None or job.rejudge else len(earlier) + quick  # new tests all run
     if quick_s is not None and not job.rejudge:  # and only as many as fit quick_s mapped seconds (at least one)
         spent, fitting = 0.0, 0

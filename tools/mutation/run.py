@@ -348,18 +348,16 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
     report(out)
 
 
-def covering_priority(test: str, path: str, cmap: CoverageMap) -> tuple[bool, float, str]:
-    """Sort key of a covering test: tests in a file named after the mutated module first, then cheapest first.
+def own_test(test: str, path: str, cmap: CoverageMap) -> bool:
+    """Whether ``test`` is a cheap (mapped at 2 s or less) test in a file named after the module at ``path``.
 
-    A module's own test file (``tests/test_prove_terms.py`` for ``layoutalg/prove/terms.py``) states its
-    contract; in quick mode those tests are worth more than cheaper ones that only pass through the line.  An own
-    test mapped at over 2 s takes its place among the rest by cost, so a quick judgment still runs many tests.
+    A module's own test file (``tests/test_prove_terms_contract.py`` for ``layoutalg/prove/terms.py``) states
+    its contract: a quick judgment runs those tests too, after its cheapest covering tests, so a mutant that
+    only the module's own tests notice is not left unresolved.
     """
     parts = Path(path).with_suffix("").parts
     stem = parts[-2] if parts[-1] == "__init__" else parts[-1]
-    seconds = cmap.seconds.get(test, 1.0)
-    own = stem in Path(test.split("::")[0]).stem and seconds <= 2.0
-    return (not own, seconds, test)
+    return stem in Path(test.split("::")[0]).stem and cmap.seconds.get(test, 1.0) <= 2.0
 
 
 def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tuple[str, str | None], list[str]],
@@ -368,7 +366,7 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tupl
         return "uncovered", 0.0, None, "-"
     place = (job.mutant.path, job.qualname)
     earlier = [t for t in killers[place] if t in job.tests]
-    ordered = earlier + sorted(job.tests - set(earlier), key=lambda t: covering_priority(t, job.mutant.path, cmap))
+    ordered = earlier + sorted(job.tests - set(earlier), key=lambda t: (cmap.seconds.get(t, 1.0), t))
     keep = len(ordered) if quick is None or job.rejudge else len(earlier) + quick  # new tests all run
     if quick_s is not None and not job.rejudge:  # and only as many as fit quick_s mapped seconds (at least one)
         spent, fitting = 0.0, 0
@@ -378,9 +376,18 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tupl
                 break
             fitting += 1
         keep = len(earlier) + fitting
-    cut = len(ordered) > keep
-    if cut:
-        ordered = ordered[:keep]
+    if len(ordered) > keep:  # a quick judgment: the cheapest tests, then the module's own (as many as fit quick_s)
+        own = [t for t in ordered[keep:] if own_test(t, job.mutant.path, cmap)]
+        spent, extra = 0.0, []
+        for t in own:
+            spent += cmap.seconds.get(t, 1.0)
+            if quick_s is not None and spent > quick_s:
+                break
+            extra.append(t)
+        ordered = ordered[:keep] + extra
+        cut = len(ordered) < len(job.tests)
+    else:
+        cut = False
     timeout = min(MAX_TIMEOUT_S, 10.0 + 3.0 * sum(cmap.seconds.get(t, 1.0) for t in ordered))
     request = {"op": "mutant", "module": module_name(job.mutant.path), "path": job.mutant.path,
                "source": job.mutated, "qualname": job.qualname, "firstlineno": job.firstlineno, "tests": ordered,

@@ -186,7 +186,9 @@ class Apply(Expr):
         raise AttributeError("terms are immutable")
 
     def __repr__(self) -> str:
-        return f"{self.fn}{self.args!r}"
+        # a call: "L(x, y)", "L(x + 1)", "L(x)" (a bare term is parenthesised; a tuple and a BinOp already are)
+        crd = repr(self.args)
+        return f"{self.fn}{crd}" if isinstance(self.args, (tuple, BinOp)) else f"{self.fn}({crd})"
 
 
 # ---------------------------------------------------------------- predicates

@@ -54,10 +54,16 @@ PROGRESS = ROOT / ".mutation" / f"current_test_{os.getpid()}"
 
 
 def _hypothesis_profile() -> None:
-    from hypothesis import HealthCheck, settings
+    """Hypothesis for judging mutants: derandomized, no database, and no shrinking.
+
+    A failing example kills the mutant as it is; shrinking it (seconds per kill) only makes a smaller report,
+    never a different verdict.  Tests' own ``@settings`` inherit these phases (loaded before collection).
+    """
+    from hypothesis import HealthCheck, Phase, settings
 
     settings.register_profile("mutation", deadline=None, derandomize=True, database=None, print_blob=False,
-                              suppress_health_check=list(HealthCheck))
+                              suppress_health_check=list(HealthCheck),
+                              phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target))
     settings.load_profile("mutation")
 
 

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from import_lines import import_lines  # noqa: E402
 from mutants import Mutant, find_mutants  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,6 +161,7 @@ class CoverageMap:
         self.broken: set[str] = set()
         self.sources: dict[str, dict[str, str]] = defaultdict(dict)
         self.mapped_at: dict[str, float] = {}
+        self.before_tests: dict[str, set[int]] | None = None
         self.loaded_at = time.time()
         """A verdict is as new as the map it was judged with: a test file mapped after this is new to it."""
         for path in sorted(MAP_DIR.glob("*.json")):
@@ -179,6 +181,13 @@ class CoverageMap:
     def stale_for(self, path: str) -> list[str]:
         current = sha(path)
         return sorted(f for f, digest in self.sources.get(path, {}).items() if digest != current)
+
+    def runs_before_tests(self, path: str, lines: list[int]) -> bool:
+        """Whether any of ``lines`` runs at import or collection (``import_lines``), where no test context is."""
+        if self.before_tests is None:
+            self.before_tests = import_lines()
+        seen = self.before_tests.get(path, set())
+        return any(line in seen for line in lines)
 
     def tests(self, path: str, lines: list[int] | None) -> set[str]:
         by_line = self.lines.get(path, {})
@@ -261,10 +270,10 @@ class Job:
         self.firstlineno = inside[0][3] if inside else 0
         lines = sorted({mutant.line, mutant.stmt_line or mutant.line}) if inside else None
         self.tests = cmap.tests(mutant.path, lines)
-        if inside and not self.tests:
-            # No test runs this line, but it may run at import (a helper that builds a module's tables): the
-            # map has no test context there.  Judge it as a module-level mutant, by a fresh import of the
-            # mutated source on the tests of the module; a line that is truly dead then survives.
+        if inside and not self.tests and lines and cmap.runs_before_tests(mutant.path, lines):
+            # No test runs this line, but it runs at import or collection (a helper that builds a module's
+            # tables), where the map has no test context.  Judge it as a module-level mutant, by a fresh import
+            # of the mutated source on the tests of the module.  A line that runs nowhere stays uncovered.
             self.tests = cmap.tests(mutant.path, None)
             if self.tests:
                 self.qualname, self.firstlineno = None, 0

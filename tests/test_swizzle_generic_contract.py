@@ -14,9 +14,26 @@ import numpy as np
 import pytest
 
 from layoutalg.core.layout import Layout
+from layoutalg.core.stride_layout import StrideLayout
+from layoutalg.core.stride_scalars import E
+from layoutalg.core.tensor import Tensor
 from layoutalg.errors import CompositionError, LayoutError
+from layoutalg.swizzle import generic
 from layoutalg.swizzle.composed import ComposedLayout, eval_layout_at
-from layoutalg.swizzle.generic import commute_swizzle, composition, layout_after_swizzle
+from layoutalg.swizzle.generic import (
+    coalesce,
+    commute_swizzle,
+    composition,
+    downcast,
+    layout_after_swizzle,
+    left_inverse,
+    local_partition,
+    local_tile,
+    recast,
+    right_inverse,
+    slice_and_offset,
+    upcast,
+)
 from layoutalg.swizzle.swizzle import Swizzle
 
 CHECKED = 1 << 22  # the most elements the generic operations check exactly
@@ -232,3 +249,257 @@ def test_a_swizzle_after_a_composed_layout_of_2_to_22_elements_is_checked_and_on
     assert composition(Swizzle(1, 0, 1), b) == Layout(CHECKED, 1)
     with pytest.raises(CompositionError, match=f"over the {CHECKED} this operation checks exactly"):
         composition(Swizzle(1, 0, 1), ComposedLayout(Swizzle(1, 0, 1), 0, Layout(CHECKED + 1, 1)))
+
+
+# ---------------------------------------------------------------------------
+# operations on the domain; tensors keep their engine
+
+
+def test_coalesce_with_a_profile_coalesces_each_mode_apart_on_layouts_and_composed_layouts() -> None:
+    # CuTe's by-mode coalesce: mode 0 is 2:1, mode 1 (2,2):(2,4) merges into 4:2; the two modes stay apart.
+    layout = Layout((2, (2, 2)), (1, (2, 4)))
+    assert coalesce(layout, (1, 1)) == Layout((2, 4), (1, 2))
+    composed = ComposedLayout(Swizzle(1, 0, 1), 0, layout)
+    assert coalesce(composed, (1, 1)) == ComposedLayout(Swizzle(1, 0, 1), 0, Layout((2, 4), (1, 2)))
+    # without a profile the whole layout merges into one mode
+    assert coalesce(composed) == ComposedLayout(Swizzle(1, 0, 1), 0, Layout(8, 1))
+
+
+@pytest.mark.parametrize("name", ["zipped_divide", "tiled_divide", "flat_divide"])
+def test_a_divide_of_a_tensor_is_the_tensor_on_the_same_engine_with_its_layout_divided(name: str) -> None:
+    engine = list(range(64))
+    tensor = Tensor(engine, Layout((8, 8), (8, 1)))
+    got = getattr(generic, name)(tensor, (2, 4))
+    assert isinstance(got, Tensor) and got.engine is engine
+    assert got.layout == getattr(generic, name)(tensor.layout, (2, 4))
+
+
+def test_composition_and_coalesce_of_a_tensor_keep_its_engine_and_its_elements() -> None:
+    engine = list(range(64))
+    tensor = Tensor(engine, Layout((8, 8), (8, 1)))
+    composed = composition(tensor, Layout(4, 2))
+    assert isinstance(composed, Tensor) and composed.engine is engine
+    assert [composed[i] for i in range(4)] == [engine[tensor.layout(2 * i)] for i in range(4)]
+    merged = coalesce(tensor, (1, 1))
+    assert isinstance(merged, Tensor) and merged.engine is engine
+    assert [merged[i] for i in range(64)] == [tensor[i] for i in range(64)]
+
+
+def test_zipped_divide_of_the_identity_groups_the_tiles_then_the_rests() -> None:
+    # PyCuTe: zipped_divide(None, T) is ((T_0, T_1), (C_0, C_1)) where logical_divide(None, T) is ((T_0, C_0), (T_1, C_1)).
+    zipped = generic.zipped_divide(None, (2, 2))
+    by_axis = generic.logical_divide(None, (2, 2))
+    assert zipped.shape == ((by_axis.shape[0][0], by_axis.shape[1][0]), (by_axis.shape[0][1], by_axis.shape[1][1]))
+    assert zipped.stride == ((by_axis.stride[0][0], by_axis.stride[1][0]), (by_axis.stride[0][1], by_axis.stride[1][1]))
+
+
+def test_logical_product_of_a_coordinate_layout_repeats_it_past_its_own_extent() -> None:
+    identity = StrideLayout((4, 3), (E(0), E(1)))
+    product = generic.logical_product(identity, Layout(2, 1))
+    assert product.size() == 24
+    first = [product(i) for i in range(12)]
+    second = [product(12 + i) for i in range(12)]
+    assert first == [identity(i) for i in range(12)]
+    assert not any(v in first for v in second)  # the copy lies elsewhere ...
+    shift = second[0] - first[0]
+    assert all(b - a == shift for a, b in zip(first, second))  # ... as one translate of the first
+
+
+def test_slicing_a_coordinate_layout_to_one_mode_gives_a_rank_one_layout_like_a_plain_layout() -> None:
+    identity = StrideLayout((4, 3), (E(0), E(1)))
+    sub: Any
+    both: Any
+    sub, offset = slice_and_offset(identity, (None, 1))
+    plain_sub, _ = slice_and_offset(Layout((4, 3), (1, 4)), (None, 1))
+    assert sub.shape == plain_sub.shape == 4
+    assert sub.stride == E(0) and offset == E(1)
+    assert [sub(i) + offset for i in range(4)] == [identity(i, 1) for i in range(4)]
+    both, zero = slice_and_offset(identity, (None, None))
+    assert both.shape == (4, 3) and both.stride == (E(0), E(1)) and zero == 0
+
+
+# ---------------------------------------------------------------------------
+# local_tile / local_partition against the tile arithmetic
+
+
+def _colex(index: int, shape: tuple[int, ...]) -> list[int]:
+    out = []
+    for extent in shape:
+        out.append(index % extent)
+        index //= extent
+    return out
+
+
+def test_local_tile_with_a_by_mode_tiler_is_the_tile_at_its_coordinate() -> None:
+    # (4,6,2):(1,4,24) tiled by (2,3): tile (r0, r1, m2) holds a(2*r0 + c0, 3*r1 + c1, m2).
+    a = Layout((4, 6, 2), (1, 4, 24))
+    tile, offset = local_tile(a, (2, 3), (1, 1, 1))
+    assert [offset + tile(i) for i in range(6)] == [a(2 + c0, 3 + c1, 1) for c1 in range(3) for c0 in range(2)]
+    # a shorter coordinate keeps the untiled third mode
+    tile, offset = local_tile(a, (2, 3), (1, 1))
+    expected = [a(2 + c[0], 3 + c[1], c[2]) for c in (_colex(i, (2, 3, 2)) for i in range(12))]
+    assert [offset + tile(i) for i in range(12)] == expected
+    with pytest.raises(LayoutError, match="has more modes than the 3 tile modes"):
+        local_tile(a, (2, 3), (1, 1, 1, 1))
+
+
+def test_local_tile_of_a_one_mode_layout_takes_an_int_or_a_one_entry_coordinate() -> None:
+    a = Layout(16, 1)
+    assert local_tile(a, Layout(4, 1), 2) == local_tile(a, Layout(4, 1), (2,))
+    tile, offset = local_tile(a, Layout(4, 1), (2,))
+    assert [offset + tile(i) for i in range(4)] == [8, 9, 10, 11]
+    with pytest.raises(LayoutError, match="has more modes than the 1 tile modes"):
+        local_tile(a, Layout(4, 1), (2, 1))
+
+
+def test_local_tile_with_a_strided_layout_tiler_follows_its_complement() -> None:
+    # zipped_divide(16:1, 4:2) tiles by 4:2 and walks the tiles by its complement (2,2):(1,8): tile 1 starts at 1.
+    tile, offset = local_tile(Layout(16, 1), Layout(4, 2), 1)
+    assert [offset + tile(i) for i in range(4)] == [1, 3, 5, 7]
+
+
+def test_local_partition_gives_each_thread_its_coordinate_in_every_tile() -> None:
+    # thread 4 of (2,3):(3,1) sits at (1, 1); on (4,6):(6,1) it owns a(1 + 2*p0, 1 + 3*p1).
+    a = Layout((4, 6), (6, 1))
+    part, offset = local_partition(a, Layout((2, 3), (3, 1)), 4)
+    assert [offset + part(i) for i in range(4)] == [a(1 + 2 * p[0], 1 + 3 * p[1]) for p in (_colex(i, (2, 2)) for i in range(4))]
+    # a third mode the thread layout does not tile stays whole
+    a3 = Layout((4, 6, 2), (1, 4, 24))
+    part, offset = local_partition(a3, Layout((2, 3), (3, 1)), 4)
+    expected = [a3(1 + 2 * p[0], 1 + 3 * p[1], p[2]) for p in (_colex(i, (2, 2, 2)) for i in range(8))]
+    assert [offset + part(i) for i in range(8)] == expected
+    part, offset = local_partition(Layout(16, 1), Layout(4, 1), 1)
+    assert [offset + part(i) for i in range(4)] == [1, 5, 9, 13]
+
+
+def test_local_partition_refuses_a_bool_or_non_integer_thread_index() -> None:
+    for index in (True, "1"):
+        with pytest.raises(LayoutError, match="local_partition index must be an int"):
+            local_partition(Layout(16, 1), Layout(4, 1), index)  # type: ignore[arg-type]
+
+
+def test_local_partition_names_a_missing_and_a_repeated_thread_index() -> None:
+    with pytest.raises(LayoutError, match="thread index 9 is not a value of 4:1"):
+        local_partition(Layout(16, 1), Layout(4, 1), 9)
+    with pytest.raises(LayoutError, match=r"thread index 1 is reached more than once by \(2,2\):\(1,0\)"):
+        local_partition(Layout(16, 1), Layout((2, 2), (1, 0)), 1)
+
+
+def test_local_partition_inverts_a_thread_layout_of_2_to_22_threads_and_refuses_one_more() -> None:
+    part, offset = local_partition(Layout(CHECKED, 1), Layout(CHECKED, 1), 5)
+    assert part.size() == 1 and offset + part(0) == 5
+    with pytest.raises(LayoutError, match="too large to invert"):
+        local_partition(Layout(CHECKED + 1, 1), Layout(CHECKED + 1, 1), 5)
+
+
+# ---------------------------------------------------------------------------
+# inverses
+
+
+class _UserLayout(Layout):
+    """A user's subclass of Layout: still a Layout to the algebra."""
+
+
+def test_right_and_left_inverse_of_plain_layouts_and_their_subclasses_invert_them() -> None:
+    for a in (Layout((4, 4), (4, 1)), _UserLayout((4, 4), (4, 1))):
+        r = right_inverse(a)
+        assert r.size() == 16 and [a(r(i)) for i in range(16)] == list(range(16))
+        li = left_inverse(a)
+        assert [li(a(i)) for i in range(16)] == list(range(16))
+
+
+def test_right_inverse_of_a_swizzled_bijection_covers_its_whole_domain() -> None:
+    a = ComposedLayout(Swizzle(1, 0, 1), 0, Layout(8, 1))
+    r = right_inverse(a)
+    assert r.size() == 8
+    values = function_values(a)
+    assert [values[v] for v in function_values(r)] == list(range(8))
+
+
+def test_right_inverse_refuses_a_composed_layout_with_an_offset() -> None:
+    with pytest.raises(CompositionError, match=r"non-zero offset \(4\)"):
+        right_inverse(ComposedLayout(Swizzle(1, 0, 1), 4, Layout(4, 1)))
+
+
+@pytest.mark.parametrize("outer", [Layout(5, 1), Layout(16, 1)])
+def test_right_inverse_whose_candidate_leaves_the_domain_is_a_composition_error(outer: Layout) -> None:
+    # right_inverse(outer) runs past the 4 elements of the inner layout: refused, never indexed out of range.
+    with pytest.raises(CompositionError, match="candidate leaves the domain"):
+        right_inverse(ComposedLayout(outer, 0, Layout(4, 1)))
+
+
+def test_right_inverse_never_returns_a_function_that_is_not_one() -> None:
+    # 4:1 o _0 o 2:2 takes the values 0, 2: only R = 1:0 is a right inverse.
+    a = ComposedLayout(Layout(4, 1), 0, Layout(2, 2))
+    try:
+        r = right_inverse(a)
+    except CompositionError:
+        return
+    values = function_values(a)
+    assert [values[v] for v in function_values(r)] == list(range(r.size()))
+
+
+def test_left_inverse_refuses_an_offset_a_layout_outer_and_a_non_injective_layout() -> None:
+    with pytest.raises(CompositionError, match="only Swizzle o _0 o Layout is supported"):
+        left_inverse(ComposedLayout(Swizzle(1, 0, 1), 4, Layout(4, 1)))
+    with pytest.raises(CompositionError, match="only Swizzle o _0 o Layout is supported"):
+        left_inverse(ComposedLayout(Layout(8, 1), 0, Layout(4, 1)))
+    with pytest.raises(CompositionError, match="the layout is not injective"):
+        left_inverse(ComposedLayout(Swizzle(1, 0, 1), 0, Layout((2, 2), (1, 0))))
+
+
+@pytest.mark.parametrize(
+    "a",
+    [
+        ComposedLayout(Swizzle(1, 0, 1), 0, Layout(1, 0)),  # one element: the value 0 only
+        ComposedLayout(Swizzle(1, 0, 1), 0, Layout(8, 2)),
+        ComposedLayout(Swizzle(2, 0, 2), 0, Layout((4, 4), (4, 1))),
+        ComposedLayout(Swizzle(1, 1, -1), 0, Layout(4, 1)),  # the swizzle moves 2, 3 past the inner cosize
+        ComposedLayout(Swizzle(2, 1, 3), 0, Layout((2, 8), (1, 4))),
+    ],
+)
+def test_left_inverse_of_a_swizzled_injective_layout_maps_every_value_back_to_its_index(a: ComposedLayout) -> None:
+    li = left_inverse(a)
+    values = function_values(a)
+    assert li.size() > max(values)  # defined on every value of a
+    assert [int(v) for v in generic.eval_at(li, np.array(values, dtype=np.int64))] == list(range(len(values)))
+
+
+# ---------------------------------------------------------------------------
+# recast
+
+
+def test_upcast_and_downcast_of_plain_layouts_scale_the_unit_stride_mode() -> None:
+    assert upcast(Layout(64, 1), 4) == Layout(16, 1)
+    assert downcast(Layout(16, 1), 2) == Layout(32, 1)
+
+
+def test_upcast_of_a_swizzled_layout_reads_every_nth_element_divided_by_n() -> None:
+    a = ComposedLayout(Swizzle(2, 4, 3), 8, Layout(64, 1))
+    up = upcast(a, 4)
+    values = function_values(a)
+    assert function_values(up) == [values[4 * j] // 4 for j in range(16)]
+    assert recast(a, 2) == upcast(a, 2)  # PyCuTe's ratio form: new/old = 2
+    assert function_values(recast(a, 2)) == [values[2 * j] // 2 for j in range(32)]
+
+
+def test_upcast_refuses_an_offset_that_is_not_a_multiple_of_the_factor() -> None:
+    with pytest.raises(CompositionError, match="offset 2 is not a multiple of 4"):
+        upcast(ComposedLayout(Swizzle(2, 4, 3), 2, Layout(64, 1)), 4)
+
+
+def test_downcast_of_a_swizzled_layout_splits_every_element_into_n() -> None:
+    a = ComposedLayout(Swizzle(2, 4, 3), 3, Layout(16, 1))
+    down = downcast(a, 2)
+    values = function_values(a)
+    assert function_values(down) == [2 * values[k // 2] + k % 2 for k in range(32)]
+
+
+def test_recast_refuses_a_layout_outer_composed_layout_and_keeps_an_equal_width() -> None:
+    a = ComposedLayout(Layout(64, 1), 0, Layout(64, 1))
+    with pytest.raises(CompositionError, match="only a swizzle outer function can be recast"):
+        upcast(a, 2)
+    with pytest.raises(CompositionError, match="only a swizzle outer function can be recast"):
+        downcast(a, 2)
+    swizzled = ComposedLayout(Swizzle(2, 4, 3), 8, Layout(64, 1))
+    assert recast(swizzled, 16, 16) == swizzled

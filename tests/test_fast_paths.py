@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import layoutalg as la
 from layoutalg import strategies as ls
 from layoutalg.core import memo
-from layoutalg.core.complement import chained_complement, refuted_injective, sorted_modes
+from layoutalg.core.complement import chained_pairs, refuted_injective, sorted_modes
 from layoutalg.core.composition import _compose, compose_flat
 from layoutalg.core.flat import coalesce_extended, coalesce_pairs, from_pairs, leaf_pairs
 from layoutalg.core.inverses import CONTIGUOUS_LIMIT, _contiguous_left_inverse, _first_preimages, _read_contiguous
@@ -114,7 +114,29 @@ def test_refuted_injective_is_a_complement_refusal_of_an_injective_layout(a: la.
         assert _outcome(la.complement, a, m) is la.CompositionError
         values = _values([(s, d) for d, s in modes])  # filter(A): complement ignores stride-0 modes
         assert len(set(values)) == len(values)
-    assert (chained_complement(modes, m) is None) or chained_complement(modes, m) == la.complement(a, m)
+
+
+def _strides_chain(modes: list[tuple[int, int]]) -> bool:
+    """Each sorted stride divides by the span of the modes below it (CuTe's exact-division case), by brute force."""
+    reach = 1
+    for d, s in modes:
+        if d < 0 or d % reach:
+            return False
+        reach = d * s
+    return True
+
+
+@SETTINGS
+@given(ls.layouts(max_size=128, max_rank=3, max_stride=48), st.integers(1, 4096))
+def test_chained_pairs_answer_exactly_when_the_strides_chain_and_then_equal_complement(a: la.Layout, m: int) -> None:
+    modes = sorted_modes(a)
+    pairs = chained_pairs(modes, m) if not modes or modes[0][0] >= 0 else None
+    if not _strides_chain(modes):
+        assert pairs is None
+        return
+    assert pairs is not None
+    shapes, strides = zip(*pairs)
+    assert la.coalesce(la.Layout(shapes, strides)) == la.complement(a, m)  # complement comes coalesced
 
 
 @st.composite

@@ -90,7 +90,7 @@ def _cotarget(layout: Layout, cotarget: Any) -> int:
 def _complement(layout: Layout, m: int) -> Layout:
     by_stride = sorted([(d, s) for s, d in leaf_pairs(layout) if d != 0 and s != 1])
     if by_stride and by_stride[0][0] < 0:
-        d, s = by_stride[0]
+        d, s = by_stride[1]
         raise LayoutError(f"complement needs non-negative strides; {layout} has stride {d} (extent {s})")
     chained = _chained(by_stride, m)
     return _unchained(layout, m) if chained is None else chained
@@ -109,14 +109,6 @@ def sorted_modes(layout: Layout) -> list[tuple[int, int]]:
     return sorted([(d, s) for s, d in zip(shape, stride) if d != 0 and s != 1])
 
 
-def chained_complement(by_stride: list[tuple[int, int]], m: int) -> Layout | None:
-    """``complement(A, m)`` from A's :func:`sorted_modes` when they form a divisor chain (CuTe's answer, exact by
-    construction), else None (negative strides included: :func:`complement` then decides, or raises)."""
-    if by_stride and by_stride[0][0] < 0:
-        return None
-    return _chained(by_stride, m)
-
-
 def _chained(by_stride: list[tuple[int, int]], m: int) -> Layout | None:
     pairs = chained_pairs(by_stride, m)
     if pairs is None:
@@ -128,8 +120,8 @@ def _chained(by_stride: list[tuple[int, int]], m: int) -> Layout | None:
 
 
 def chained_pairs(by_stride: list[tuple[int, int]], m: int) -> Pairs | None:
-    """The chained complement (see :func:`chained_complement`) as flat ``(extent, stride)`` pairs, already
-    coalesced; None when the strides do not chain (none negative here)."""
+    """CuTe's complement when A's sorted strides (its :func:`sorted_modes`) form a divisor chain, as flat
+    ``(extent, stride)`` pairs, already coalesced; None when the strides do not chain (none negative here)."""
     # Fast path, A's strides a divisor chain: CuTe's answer, built coalesced (gap modes never merge:
     # gap k ends at d_k and the next starts at s_k*d_k > d_k; only extent-1 gaps drop out).
     pairs: Pairs = []

@@ -168,7 +168,7 @@ def logical_product(a: Layout, tiler: Any) -> Layout:
 def _flat_product(a: Layout, b: Layout) -> Layout | None:
     """``logical_product(A, B)`` without the memo, where A's strides chain (the complement is CuTe's, built
     directly) and CuTe's leaf algorithm composes it with a flat ``B``: the same steps the general path takes there
-    (:func:`~layoutalg.core.complement.chained_complement`, :func:`~layoutalg.core.composition.compose_flat`);
+    (:func:`~layoutalg.core.complement.chained_pairs`, :func:`~layoutalg.core.composition.compose_flat`);
     None otherwise, and the general path decides."""
     shape: Any = b.shape
     stride: Any = b.stride

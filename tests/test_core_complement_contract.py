@@ -4,6 +4,8 @@ and symbolic inputs routed to the symbolic algebra.  Truths come from the defini
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import sympy
 
@@ -11,6 +13,7 @@ import layoutalg as la
 from layoutalg.core.validate import MAX_INT_BITS
 
 X = sympy.Symbol("X", positive=True, integer=True)
+complement: Any = la.complement  # annotated for Layouts; shapes and symbolic layouts are accepted too
 
 
 def _offsets(layout: la.Layout) -> list[int]:
@@ -24,78 +27,78 @@ def _is_complement(a: la.Layout, r: la.Layout, m: int) -> bool:
 
 
 def test_a_shape_given_as_the_layout_means_its_compact_layout() -> None:
-    assert la.complement((4, 2), 32) == la.complement(la.Layout((4, 2)), 32)
-    assert la.complement(4, 12) == la.complement(la.Layout(4, 1), 12)
+    assert complement((4, 2), 32) == complement(la.Layout((4, 2)), 32)
+    assert complement(4, 12) == complement(la.Layout(4, 1), 12)
 
 
 def test_a_shape_cotarget_means_its_size() -> None:
     a = la.Layout((2, 4), (1, 8))
-    assert la.complement(a, (4, 16)) == la.complement(a, 64)
-    assert _is_complement(a, la.complement(a, (4, 16)), 64)
+    assert complement(a, (4, 16)) == complement(a, 64)
+    assert _is_complement(a, complement(a, (4, 16)), 64)
 
 
 def test_the_smallest_cotarget_is_one_as_an_int_or_as_a_shape() -> None:
     a = la.Layout(4, 2)
-    assert la.complement(a, 1) == la.complement(a, (1,))
-    assert _is_complement(a, la.complement(a, (1,)), 1)
+    assert complement(a, 1) == complement(a, (1,))
+    assert _is_complement(a, complement(a, (1,)), 1)
 
 
 @pytest.mark.parametrize("cotarget", [0, -4, (0,), (2, 0)])
 def test_a_cotarget_below_one_is_refused_naming_the_cotarget(cotarget: object) -> None:
     with pytest.raises(la.LayoutError, match="cotarget"):
-        la.complement(la.Layout(4, 1), cotarget)
+        complement(la.Layout(4, 1), cotarget)
 
 
 @pytest.mark.parametrize("cotarget", [1 << MAX_INT_BITS, (2, 1 << (MAX_INT_BITS - 1))])
 def test_a_cotarget_at_the_integer_limit_is_refused_as_an_int_and_as_a_shapes_size(cotarget: object) -> None:
     with pytest.raises(la.ShapeError, match=f"cotarget .*(below 2\\*\\*{MAX_INT_BITS}|limited to {MAX_INT_BITS} bits)"):
-        la.complement(la.Layout(4, 1), cotarget)
+        complement(la.Layout(4, 1), cotarget)
 
 
 def test_a_cotarget_just_below_the_integer_limit_is_answered() -> None:
     m = (1 << MAX_INT_BITS) - 1
-    r = la.complement(la.Layout(4, 1), m)
+    r = complement(la.Layout(4, 1), m)
     assert r == la.Layout(-(-m // 4), 4)
 
 
 def test_a_layout_as_the_cotarget_is_refused_naming_it() -> None:
     with pytest.raises(la.ShapeError, match="cotarget must be an int or a shape, not a Layout"):
-        la.complement(la.Layout(4, 1), la.Layout(8, 1))
+        complement(la.Layout(4, 1), la.Layout(8, 1))
 
 
 @pytest.mark.parametrize("stride", [-1, -3])
 def test_a_negative_stride_is_refused_naming_the_stride_and_its_extent(stride: int) -> None:
     a = la.Layout((2, 4), (stride, 2))
     with pytest.raises(la.LayoutError, match=f"non-negative strides; .* has stride {stride} \\(extent 2\\)"):
-        la.complement(a, 64)
+        complement(a, 64)
 
 
 def test_stride_zero_and_extent_one_modes_are_ignored() -> None:
     a = la.Layout((2, 3, 1, 4), (1, 0, 7, 2))
-    assert la.complement(a, 32) == la.complement(la.Layout((2, 4), (1, 2)), 32)
+    assert complement(a, 32) == complement(la.Layout((2, 4), (1, 2)), 32)
 
 
 def test_a_symbolic_layout_with_a_concrete_cotarget_is_complemented_symbolically() -> None:
     a = la.symbolic_layout((4,), (X,))
-    r = la.complement(a, 16 * X)
+    r = complement(a, 16 * X)
     for value in (1, 2, 3):
         concrete_a, concrete_r = a.subs({X: value}), r.subs({X: value})
         assert _is_complement(concrete_a, concrete_r, 16 * value)
-    r_default = la.complement(a)  # the cotarget defaults to A's cosize, symbolic too
+    r_default = complement(a)  # the cotarget defaults to A's cosize, symbolic too
     for value in (1, 2, 5):
         assert _is_complement(a.subs({X: value}), r_default.subs({X: value}), 3 * value + 1)
 
 
 def test_a_concrete_layout_with_a_symbolic_cotarget_is_complemented_symbolically() -> None:
     a = la.Layout((2, 2), (1, 4))
-    r = la.complement(a, 8 * X)
+    r = complement(a, 8 * X)
     for value in (1, 2, 3):
         assert _is_complement(a, r.subs({X: value}), 8 * value)
 
 
 def test_a_symbolic_layout_with_an_int_cotarget_is_still_symbolic_work() -> None:
     a = la.symbolic_layout((2,), (X,))
-    r = la.complement(a, 64)
+    r = complement(a, 64)
     assert isinstance(r, la.SymbolicLayout)
     for value in (1, 2, 4):
         assert _is_complement(a.subs({X: value}), r.subs({X: value}), 64)

@@ -90,7 +90,7 @@ def _cotarget(layout: Layout, cotarget: Any) -> int:
 def _complement(layout: Layout, m: int) -> Layout:
     by_stride = sorted([(d, s) for s, d in leaf_pairs(layout) if d != 0 and s != 1])
     if by_stride and by_stride[0][0] < 0:
-        d, s = by_stride[1]
+        d, s = by_stride[0]
         raise LayoutError(f"complement needs non-negative strides; {layout} has stride {d} (extent {s})")
     chained = _chained(by_stride, m)
     return _unchained(layout, m) if chained is None else chained

@@ -15,6 +15,7 @@ import numpy as np
 
 from layoutalg.kernel.interp.geometry import Geometry
 from layoutalg.kernel.interp.program import build_image, run
+from layoutalg.kernel.interp.spaces import buffer_base
 from layoutalg.kernel.ptx.parser import parse_module
 from layoutalg.kernel.records import Recorder
 
@@ -22,9 +23,10 @@ REGS = ".reg .b32 %r<40>;\n.reg .b64 %rd<16>;\n.reg .pred %p<16>;"
 ROW = 20  # bytes per thread in the table: four input words and the active flag
 
 
-def ptx_text(body: str, threads: int, decls: str = "", regs: str = REGS) -> str:
+def ptx_text(body: str, threads: int, decls: str = "", regs: str = REGS, buffers: int = 0) -> str:
+    bufs = "".join(f", .param .u64 buf{k}" for k in range(buffers))
     return (".version 8.0\n.target sm_90\n.address_size 64\n" + decls + "\n"
-            f".visible .entry k(.param .align 8 .b8 tab[{threads * ROW}])\n{{\n{regs}\n"
+            f".visible .entry k(.param .align 8 .b8 tab[{threads * ROW}]{bufs})\n{{\n{regs}\n"
             "mov.u32 %r39, %tid.x;\nmul.wide.u32 %rd15, %r39, 20;\nmov.u64 %rd14, tab;\n"
             "add.u64 %rd14, %rd14, %rd15;\n"
             "ld.param.u32 %r30, [%rd14];\nld.param.u32 %r31, [%rd14+4];\n"
@@ -35,8 +37,9 @@ def ptx_text(body: str, threads: int, decls: str = "", regs: str = REGS) -> str:
 
 def launch(body: str, inputs: Sequence[Sequence[int]] | None = None, active: Sequence[bool] | None = None,
            threads: int | None = None, decls: str = "", regs: str = REGS, dynamic_smem: int = 0,
-           budget: int = 100_000, recorder: Recorder | None = None) -> Any:
-    """Run ``body`` (PTX lines) on one CTA; see the module doc.  Returns the finished machine."""
+           budget: int = 100_000, recorder: Recorder | None = None, buffers: int = 0) -> Any:
+    """Run ``body`` (PTX lines) on one CTA; see the module doc.  ``buffers``: that many global buffer
+    pointers ``buf0, buf1, ...`` follow the table among the parameters.  Returns the finished machine."""
     n = threads if threads is not None else (len(inputs) if inputs is not None else 32)
     rows = [list(inputs[t]) if inputs is not None else [] for t in range(n)]
     flags = list(active) if active is not None else [True] * n
@@ -45,9 +48,14 @@ def launch(body: str, inputs: Sequence[Sequence[int]] | None = None, active: Seq
         words = (rows[t] + [0, 0, 0, 0])[:4] + [1 if flags[t] else 0]
         for w in words:
             table += (w % (1 << 32)).to_bytes(4, "little")
-    module = parse_module(ptx_text(body, n, decls, regs))
+    offsets = {"tab": 0}
+    for k in range(buffers):
+        table += bytes(-len(table) % 8)
+        offsets[f"buf{k}"] = len(table)
+        table += buffer_base(k).to_bytes(8, "little")
+    module = parse_module(ptx_text(body, n, decls, regs, buffers))
     fn = module.entries["k"]
-    image = build_image(module, fn, bytes(table), {"tab": 0}, 0, dynamic_smem)
+    image = build_image(module, fn, bytes(table), offsets, buffers, dynamic_smem)
     return run(image, Geometry((1, 1, 1), (n, 1, 1), [(0, 0, 0)]), recorder or Recorder(), budget)
 
 
@@ -66,8 +74,8 @@ def refusal(body: str, needle: str, **kw: Any) -> tuple[Any, int]:
     """(the KernelError ``launch(body)`` raises, the PTX line of the first line containing ``needle``)."""
     from layoutalg.errors import KernelError
 
-    n = kw.get("threads") or 32
-    text = ptx_text(body, n, kw.get("decls", ""), kw.get("regs", REGS))
+    n = kw.get("threads") or len(kw.get("inputs") or [0] * 32)
+    text = ptx_text(body, n, kw.get("decls", ""), kw.get("regs", REGS), kw.get("buffers", 0))
     line = next(i for i, s in enumerate(text.splitlines(), 1) if needle in s)
     try:
         launch(body, **kw)

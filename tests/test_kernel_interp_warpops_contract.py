@@ -154,6 +154,12 @@ def test_vote_all_any_uni_ballot_and_activemask_follow_the_isa_over_active_lanes
     assert lanes(m, "%r2") == per_warp(n, active, lambda ms: sum(1 << (s % 32) for s in ms))
 
 
+def test_vote_uni_is_true_when_every_active_lane_votes_true():
+    m = launch("setp.ne.u32 %p1, %r30, 0;\nvote.sync.uni.pred %p2, %p1, 0xffffffff;",
+               [[t % 2] for t in range(32)], [t % 2 == 1 for t in range(32)])
+    assert lanes(m, "%p2") == [1 if t % 2 else None for t in range(32)]
+
+
 def test_vote_uni_is_true_when_every_active_lane_votes_false():
     m = launch("setp.ne.u32 %p1, %r30, 0;\nvote.sync.uni.pred %p2, %p1, 0xffffffff;\n"
                "vote.sync.all.pred %p3, %p1, 0xffffffff;\nvote.sync.any.pred %p4, %p1, 0xffffffff;",

@@ -23,7 +23,8 @@ REGS = ".reg .b32 %r<40>;\n.reg .b64 %rd<16>;\n.reg .pred %p<16>;"
 ROW = 20  # bytes per thread in the table: four input words and the active flag
 
 
-def ptx_text(body: str, threads: int, decls: str = "", regs: str = REGS, buffers: int = 0) -> str:
+def ptx_text(body: str, threads: int, decls: str = "", regs: str = REGS, buffers: int = 0,
+             tail: str = "DONE:\nret;") -> str:
     bufs = "".join(f", .param .u64 buf{k}" for k in range(buffers))
     return (".version 8.0\n.target sm_90\n.address_size 64\n" + decls + "\n"
             f".visible .entry k(.param .align 8 .b8 tab[{threads * ROW}]{bufs})\n{{\n{regs}\n"
@@ -32,12 +33,13 @@ def ptx_text(body: str, threads: int, decls: str = "", regs: str = REGS, buffers
             "ld.param.u32 %r30, [%rd14];\nld.param.u32 %r31, [%rd14+4];\n"
             "ld.param.u32 %r32, [%rd14+8];\nld.param.u32 %r33, [%rd14+12];\n"
             "ld.param.u32 %r34, [%rd14+16];\nsetp.eq.u32 %p15, %r34, 0;\n@%p15 bra DONE;\n"
-            + body + "\nDONE:\nret;\n}\n")
+            + body + "\n" + tail + "\n}\n")
 
 
 def launch(body: str, inputs: Sequence[Sequence[int]] | None = None, active: Sequence[bool] | None = None,
            threads: int | None = None, decls: str = "", regs: str = REGS, dynamic_smem: int = 0,
-           budget: int = 100_000, recorder: Recorder | None = None, buffers: int = 0) -> Any:
+           budget: int = 100_000, recorder: Recorder | None = None, buffers: int = 0,
+           tail: str = "DONE:\nret;") -> Any:
     """Run ``body`` (PTX lines) on one CTA; see the module doc.  ``buffers``: that many global buffer
     pointers ``buf0, buf1, ...`` follow the table among the parameters.  Returns the finished machine."""
     n = threads if threads is not None else (len(inputs) if inputs is not None else 32)
@@ -53,7 +55,7 @@ def launch(body: str, inputs: Sequence[Sequence[int]] | None = None, active: Seq
         table += bytes(-len(table) % 8)
         offsets[f"buf{k}"] = len(table)
         table += buffer_base(k).to_bytes(8, "little")
-    module = parse_module(ptx_text(body, n, decls, regs, buffers))
+    module = parse_module(ptx_text(body, n, decls, regs, buffers, tail))
     fn = module.entries["k"]
     image = build_image(module, fn, bytes(table), offsets, buffers, dynamic_smem)
     return run(image, Geometry((1, 1, 1), (n, 1, 1), [(0, 0, 0)]), recorder or Recorder(), budget)
@@ -75,7 +77,8 @@ def refusal(body: str, needle: str, **kw: Any) -> tuple[Any, int]:
     from layoutalg.errors import KernelError
 
     n = kw.get("threads") or len(kw.get("inputs") or [0] * 32)
-    text = ptx_text(body, n, kw.get("decls", ""), kw.get("regs", REGS), kw.get("buffers", 0))
+    text = ptx_text(body, n, kw.get("decls", ""), kw.get("regs", REGS), kw.get("buffers", 0),
+                    kw.get("tail", "DONE:\nret;"))
     line = next(i for i, s in enumerate(text.splitlines(), 1) if needle in s)
     try:
         launch(body, **kw)

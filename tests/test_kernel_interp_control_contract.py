@@ -202,3 +202,9 @@ def test_call_to_a_func_body_is_refused_naming_the_callee():
     body = "{\n.param .b64 p0;\n.param .b32 r0;\ncall.uni (r0), helper, (p0);\n}"
     err, line = refusal(body, "call.uni", decls=decls)
     assert err.line == line and "call to .func helper" in str(err)
+
+
+def test_wmma_at_an_odd_shared_address_is_refused_as_misaligned():
+    err, line = refusal("mov.u32 %r20, tile;\nadd.u32 %r20, %r20, 1;\ncvt.u64.u32 %rd1, %r20;\n" + WMMA_A,
+                        "wmma.load", decls=SMEM)
+    assert err.line == line and "misaligned shared-memory address" in str(err)

@@ -20,3 +20,27 @@ def test_unsupported_ldmatrix_and_stmatrix_forms_are_refused_naming_the_line():
     for text, words in cases:
         err, line = refusal(text, text, decls=SMEM)
         assert err.line == line and words in str(err), text
+
+
+def test_ldmatrix_x4_gives_each_lane_its_row_words_and_a_warp_with_unknown_row_addresses_unknown():
+    """ISA ldmatrix (.m8n8 .b16, no .trans): matrix j's row r address comes from lane 8j + r; lane t receives
+    elements 2(t%4), 2(t%4)+1 of row t/4, i.e. 32-bit word t%4 of that 16-byte row.  Warp 1's row addresses
+    are unknown: its fragments are unknown, warp 0's stay exact."""
+    from kernel_interp_harness import lanes, launch
+
+    body = ("mov.u32 %r39, %tid.x;\nshl.b32 %r5, %r39, 4;\nmov.u32 %r6, tile;\nadd.u32 %r7, %r6, %r5;\n"
+            "st.shared.v4.u32 [%r7], {%r30, %r31, %r32, %r33};\nbar.sync 0;\n"
+            "mul.lo.u32 %r8, %r39, 7;\nadd.u32 %r8, %r8, 3;\nand.b32 %r8, %r8, 63;\nshl.b32 %r8, %r8, 4;\n"
+            "add.u32 %r8, %r8, %r6;\nld.global.u32 %r9, [%rd14];\nsetp.ge.u32 %p1, %r39, 32;\n"
+            "@%p1 add.u32 %r8, %r8, %r9;\n"
+            "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r8];")
+    words = [[(t * 2654435761 + 97 * w) % (1 << 32) for w in range(4)] for t in range(64)]
+    m = launch(body, words, decls=SMEM)
+
+    def row(lane: int) -> int:
+        return (lane * 7 + 3) % 64
+
+    for j, reg in enumerate(["%r1", "%r2", "%r3", "%r4"]):
+        got = lanes(m, reg)
+        assert got[:32] == [words[row(8 * j + t // 4)][t % 4] for t in range(32)], reg
+        assert got[32:] == [None] * 32, reg

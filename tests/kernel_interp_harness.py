@@ -42,7 +42,8 @@ def launch(body: str, inputs: Sequence[Sequence[int]] | None = None, active: Seq
            tail: str = "DONE:\nret;") -> Any:
     """Run ``body`` (PTX lines) on one CTA; see the module doc.  ``buffers``: that many global buffer
     pointers ``buf0, buf1, ...`` follow the table among the parameters.  Returns the finished machine."""
-    n = threads if threads is not None else (len(inputs) if inputs is not None else 32)
+    n = threads if threads is not None else len(inputs) if inputs is not None else \
+        len(active) if active is not None else 32
     rows = [list(inputs[t]) if inputs is not None else [] for t in range(n)]
     flags = list(active) if active is not None else [True] * n
     table = bytearray()
@@ -76,7 +77,7 @@ def refusal(body: str, needle: str, **kw: Any) -> tuple[Any, int]:
     """(the KernelError ``launch(body)`` raises, the PTX line of the first line containing ``needle``)."""
     from layoutalg.errors import KernelError
 
-    n = kw.get("threads") or len(kw.get("inputs") or [0] * 32)
+    n = kw.get("threads") or len(kw.get("inputs") or kw.get("active") or [0] * 32)
     text = ptx_text(body, n, kw.get("decls", ""), kw.get("regs", REGS), kw.get("buffers", 0),
                     kw.get("tail", "DONE:\nret;"))
     line = next(i for i, s in enumerate(text.splitlines(), 1) if needle in s)

@@ -77,3 +77,12 @@ def test_st_async_is_listed_outside_the_lsu_and_forgets_shared_memory():
     m = launch(body, decls=SMEM, recorder=rec)
     assert lanes(m, "%r1") == [None] * 32
     assert [inc.opcode.split(".")[:2] for inc in rec.not_lsu.values()] == [["st", "async"]]
+
+
+def test_an_unknown_generic_address_is_data_dependent_for_exactly_the_active_lanes():
+    rec = Recorder()
+    m = launch("ld.global.u64 %rd5, [%rd14];\nld.u32 %r3, [%rd5];", active=[t % 4 == 0 for t in range(64)],
+               recorder=rec)
+    (inc,) = rec.data_dependent.values()
+    assert (inc.lanes, inc.count, inc.scope) == (16, 2, "execution")
+    assert lanes(m, "%r3") == [None] * 64

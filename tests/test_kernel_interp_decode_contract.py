@@ -50,7 +50,9 @@ def test_bad_operands_are_refused_naming_the_line():
     cases = [("mov.u32 %tid.x, 1;", "not a writable register"),
              ("mov.u64 %rd1, nosuch;", "unknown symbol"),
              ("match.any.sync %r1, %r30, 0xffffffff;", "no type suffix"),
-             ("add.u32 %r1, [%rd1], 1;", "cannot be read here")]
+             ("add.u32 %r1, [%rd1], 1;", "cannot be read here"),
+             ("add.u32 [%rd1], %r1, 1;", "is not a destination register"),
+             ("mov.u32 tab, %r1;", "is not a destination register")]
     for text, words in cases:
         err, line = refusal(text, text, regs=REGS)
         assert err.line == line and words in str(err), text

@@ -147,8 +147,8 @@ def test_cp_async_with_an_unknown_source_or_src_size_is_recorded_data_dependent(
     m = launch(CP + "ld.global.u64 %rd7, [%rd3];\nld.global.u32 %r7, [%rd3];\n"
                "cp.async.ca.shared.global [%rd1], [%rd7], 4;\ncp.async.ca.shared.global [%rd1+4], [%rd3], 4, %r7;\n"
                "ld.shared.u32 %r1, [%rd1+12];", [[5] for _ in range(32)], decls=SMEM, buffers=1, recorder=rec)
-    reasons = sorted(inc.reason.split(" unknown")[0] for inc in rec.data_dependent.values())
-    assert reasons == ["cp.async global source address", "cp.async src-size"]
+    found = sorted((inc.reason.split(" unknown")[0], inc.count, inc.lanes) for inc in rec.data_dependent.values())
+    assert found == [("cp.async global source address", 1, 32), ("cp.async src-size", 1, 32)]  # warps, lanes
     assert lanes(m, "%r1") == [None] * 32  # the CTA's shared memory is forgotten
 
 

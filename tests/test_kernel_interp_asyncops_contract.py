@@ -166,3 +166,14 @@ def test_malformed_cp_forms_are_refused_naming_the_line():
 def test_vector_reductions_are_refused_naming_the_line():
     err, line = refusal("mov.u64 %rd1, 0;\nred.global.add.v4.f32 [%rd1], {%r1, %r2, %r3, %r4};", "red.global")
     assert err.line == line and "vector atomics" in str(err)
+
+
+def test_mbarrier_waits_report_completion_and_arrive_states_are_unknown():
+    rec = Recorder()
+    body = ("mov.u32 %r37, tile;\nmbarrier.init.shared.b64 [%r37], 32;\n"
+            "mbarrier.arrive.shared.b64 %rd2, [%r37];\nmbarrier.try_wait.shared.b64 %p1, [%r37], %rd2;\n"
+            "mbarrier.test_wait.shared.b64 %p2, [%r37], %rd2;")
+    m = launch(body, decls=SMEM, recorder=rec)
+    assert lanes(m, "%rd2") == [None] * 32
+    assert lanes(m, "%p1") == [1] * 32 and lanes(m, "%p2") == [1] * 32
+    assert {inc.opcode.split(".")[1] for inc in rec.not_lsu.values()} == {"init", "arrive", "try_wait", "test_wait"}

@@ -44,3 +44,17 @@ def test_ldmatrix_x4_gives_each_lane_its_row_words_and_a_warp_with_unknown_row_a
         got = lanes(m, reg)
         assert got[:32] == [words[row(8 * j + t // 4)][t % 4] for t in range(32)], reg
         assert got[32:] == [None] * 32, reg
+
+
+def test_stmatrix_by_a_warp_with_unknown_row_addresses_makes_the_ctas_shared_memory_unknown():
+    from kernel_interp_harness import lanes, launch
+
+    body = ("mov.u32 %r39, %tid.x;\nmov.u32 %r6, tile;\nst.shared.u32 [%r6+1020], 41;\nbar.sync 0;\n"
+            "and.b32 %r5, %r39, 7;\nshl.b32 %r5, %r5, 4;\nadd.u32 %r8, %r6, %r5;\n"
+            "ld.global.u32 %r9, [%rd14];\nsetp.ge.u32 %p1, %r39, 32;\n@%p1 add.u32 %r8, %r8, %r9;\n"
+            "stmatrix.sync.aligned.m8n8.x1.shared.b16 [%r8], {%r30};\nbar.sync 0;\nld.shared.u32 %r1, [%r6+1020];")
+    m = launch(body, [[t] for t in range(64)], decls=SMEM)
+    assert lanes(m, "%r1") == [None] * 64
+    m = launch(body.replace("ld.global.u32 %r9, [%rd14];", "mov.u32 %r9, 0;"), [[t] for t in range(64)],
+               decls=SMEM)
+    assert lanes(m, "%r1") == [41] * 64  # known rows elsewhere leave the word alone

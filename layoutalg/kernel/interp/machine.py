@@ -346,8 +346,4 @@ class Machine:
                           op.ins.line, op.ins.opcode)
 
 
-def zeros_u64(n: int) -> np.ndarray:
-    return np.zeros(n, dtype=np.uint64)
-
-
 __all__ = ["Machine", "DEFAULT_STEP_BUDGET", "U64"]

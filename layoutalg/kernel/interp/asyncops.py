@@ -163,12 +163,12 @@ def build_atom(ins: Instruction, ctx: Context, idx: int) -> Op:
     t = element_type(ins)
     ops = [p for p in ins.parts if p in ATOM_OPS]
     is_atom = ins.root == "atom"
+    if any(isinstance(x, Vec) for x in ins.operands) or {"v2", "v4", "v8"} & set(ins.parts):
+        raise KernelError("vector atomics are not supported", ins.line, ins.opcode)
     dest_w = ctx.writer(ins.operands[0], ins) if is_atom else None
     addr_op = ins.operands[1] if is_atom else ins.operands[0]
     read_addr = address_reader(ctx, addr_op, ins)
     srcs = ins.operands[2:] if is_atom else ins.operands[1:]
-    if any(isinstance(s, Vec) for s in srcs) or "v2" in ins.parts or "v4" in ins.parts:
-        raise KernelError("vector atomics are not supported", ins.line, ins.opcode)
     readers = [ctx.reader(s, t, ins) for s in srcs]
     width = type_bits(t) // 8
     op = Op(idx, ins, dests=dest_w[1] if dest_w else [], shared=space in ("shared", None),

@@ -182,8 +182,9 @@ def build_mapa(ins: Instruction, ctx: Context, idx: int) -> Op:
 
 @builder("call")
 def build_call(ins: Instruction, ctx: Context, idx: int) -> Op:
-    callee = next((op for op in ins.operands if isinstance(op, Sym)), None)
-    if callee is None:
+    # call (ret-params), callee, (params)[, prototype]: the callee is the first operand that is no list
+    callee = next((op for op in ins.operands if not isinstance(op, Vec)), None)
+    if not isinstance(callee, Sym):
         raise KernelError("indirect calls are not supported", ins.line, ins.opcode)
     if callee.name in HARMLESS_CALLS:
         return Op(idx, ins, kind="nop")

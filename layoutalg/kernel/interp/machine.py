@@ -240,7 +240,9 @@ class Machine:
                 if op.run is not None:
                     op.run(self, exe)
                 if converged and exe is None:
-                    pc = cur + 1  # every live thread arrives at once
+                    if op.barrier[1] is not None:  # every live thread arrives at once: is that enough?
+                        self._check_converged_count(op)
+                    pc = cur + 1
                     continue
                 if converged:
                     pcs[:] = cur
@@ -298,15 +300,34 @@ class Machine:
         count_reader = op.barrier[1]
         per_cta_blocked = np.bincount(g.cta_index[blocked & self.live], minlength=g.n_ctas)
         if count_reader is not None:
-            count = count_reader(self)
-            if count.known is not True or np.ndim(count.bits):
-                raise KernelError("barrier thread count is not a uniform known value", op.ins.line, op.ins.opcode)
-            expected = np.full(g.n_ctas, int(count.bits))
+            expected = np.full(g.n_ctas, self._barrier_count(op))
         else:
             expected = np.bincount(g.cta_index[self.live], minlength=g.n_ctas)
         done = (per_cta_blocked >= expected) & (per_cta_blocked > 0)
         if done.any():
             blocked &= ~done[g.cta_index]
+
+    def _barrier_count(self, op: Op) -> int:
+        """The barrier's thread-count operand, which must be one known value for every thread."""
+        count = op.barrier[1](self)  # type: ignore[misc]
+        bits = np.broadcast_to(np.asarray(count.bits), (self.n,))[self.live]
+        known = np.broadcast_to(np.asarray(count.known), (self.n,))[self.live]
+        if not known.all() or (bits != bits[:1]).any():
+            raise KernelError("barrier thread count is not a uniform known value", op.ins.line, op.ins.opcode)
+        return int(bits[0]) if bits.size else 0
+
+    def _check_converged_count(self, op: Op) -> None:
+        """Every live thread arrived together.  Arrival is counted per warp (ISA "barrier": the count is a
+        multiple of the warp size and the instruction marks its warp's arrival), so a sync waiting for more
+        than 32 x the CTA's live warps never completes."""
+        count = self._barrier_count(op)
+        if op.barrier_mode == "arrive":
+            return
+        warps = self.live.reshape(-1, 32).any(axis=1)
+        per_cta = 32 * np.bincount(self.geom.cta_index[::32][warps], minlength=self.geom.n_ctas)
+        if (count > per_cta[per_cta > 0]).any():
+            raise KernelError(f"barrier never completes: it waits for {count} threads but the CTA has only "
+                              f"{int(per_cta[per_cta > 0].min())} in live warps", op.ins.line, op.ins.opcode)
 
     def _deadlock(self, blocked: np.ndarray, pcs: np.ndarray) -> None:
         waiting = sorted({int(p) - 1 for p in np.unique(pcs[blocked])})
@@ -323,10 +344,6 @@ class Machine:
         raise KernelError(f"step budget of {self.step_budget} instruction executions exhausted{where}; a runaway or "
                           "very long loop (raise step_budget if the kernel really runs this long)",
                           op.ins.line, op.ins.opcode)
-
-
-def zeros_u64(n: int) -> np.ndarray:
-    return np.zeros(n, dtype=np.uint64)
 
 
 __all__ = ["Machine", "DEFAULT_STEP_BUDGET", "U64"]

@@ -1,0 +1,210 @@
+"""Control and miscellaneous instructions of the tracer (control.py) against the PTX ISA 8.x: branches and
+their refusals, trap, bar.red, instructions whose result is unknowable, wmma.load/store on shared memory,
+isspacep, mapa, calls, dp4a/dp2a (the dot-product formulas written here with Python ints)."""
+
+from __future__ import annotations
+
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
+from kernel_interp_harness import REGS, lanes, launch, refusal
+
+from layoutalg.kernel.records import Recorder
+
+SETTINGS = settings(max_examples=25, deadline=None, derandomize=True, phases=[Phase.generate])  # no shrinking: a failure reports at once
+SMEM = ".shared .align 16 .b8 tile[1024];"
+
+
+# ----------------------------------------------------------------- branches, trap, calls
+def test_branch_to_a_name_that_is_no_label_is_refused_naming_the_line():
+    err, line = refusal("bra.uni NOWHERE;", "NOWHERE")
+    assert err.line == line and "is not a label of this function" in str(err)
+
+
+def test_indirect_branch_brx_is_refused_naming_the_line():
+    err, line = refusal("L0:\nbrx.idx %r30, L0;", "brx.idx")
+    assert err.line == line and "indirect branches" in str(err)
+
+
+def test_trap_aborts_only_when_executed():
+    err, line = refusal("setp.eq.u32 %p1, %r30, 3;\n@%p1 trap;", "trap", inputs=[[t] for t in range(32)])
+    assert err.line == line and "trap executed" in str(err)
+    m = launch("setp.eq.u32 %p1, %r30, 99;\n@%p1 trap;\nmov.u32 %r1, 5;", [[t] for t in range(32)])
+    assert lanes(m, "%r1") == [5] * 32
+
+
+def test_indirect_call_is_refused_as_indirect_even_with_a_prototype_and_vprintf_is_no_effect():
+    decls = ".extern .func (.param .b32 r) vprintf (.param .b64 f, .param .b64 a);"
+    body = ("{\n.param .b64 p0;\n.param .b64 p1;\n.param .b32 r0;\n"
+            "call.uni (r0), vprintf, (p0, p1);\n}\nmov.u32 %r1, 7;")
+    m = launch(body, decls=decls)
+    assert lanes(m, "%r1") == [7] * 32
+    proto = "prot: .callprototype (.param .b32 _) _ (.param .b64 _);"
+    ind = "{\n.param .b64 p0;\n.param .b32 r0;\n" + proto + "\ncall.uni (r0), %rd1, (p0), prot;\n}"
+    err, line = refusal(ind, "call.uni")
+    assert err.line == line and "indirect calls are not supported" in str(err)
+
+
+# ----------------------------------------------------------------- results the trace cannot know
+def test_bar_red_and_getctarank_leave_their_destinations_unknown_but_other_registers_known():
+    m = launch("mov.u32 %r2, 9;\nsetp.ne.u32 %p1, %r30, 0;\nbar.red.popc.u32 %r1, 0, %p1;\n"
+               "mov.u64 %rd1, tile;\ngetctarank.shared::cluster.u32 %r3, %rd1;\nsust.b.1d.b32.trap [%rd2, {%r2}], {%r2};",
+               [[t] for t in range(32)], decls=SMEM)
+    assert lanes(m, "%r1") == [None] * 32
+    assert lanes(m, "%r3") == [None] * 32
+    assert lanes(m, "%r2") == [9] * 32
+
+
+# ----------------------------------------------------------------- wmma on shared memory
+WMMA_A = "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd1], 16;"
+WMMA_D = "wmma.store.d.sync.aligned.row.m16n16k16.shared.f32 [%rd1], {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, 16;"
+
+
+def test_wmma_load_from_shared_is_recorded_keeps_memory_and_gives_unknown_fragments():
+    rec = Recorder()
+    body = ("mov.u32 %r20, tile;\ncvt.u64.u32 %rd1, %r20;\nmov.u32 %r21, 77;\nst.shared.u32 [tile+512], %r21;\n"
+            + WMMA_A + "\nld.shared.u32 %r22, [tile+512];")
+    m = launch(body, recorder=rec, decls=SMEM)
+    assert lanes(m, "%r1") == [None] * 32 and lanes(m, "%r8") == [None] * 32
+    assert lanes(m, "%r22") == [77] * 32  # a load leaves shared memory as it was
+    base = lanes(m, "%r20")[0]
+    wmma = [r for r in rec.accesses if r.kind == "wmma"]
+    assert len(wmma) == 1 and wmma[0].opcode.startswith("wmma.load")
+    assert wmma[0].smem.tolist() == [[base] * 32]
+
+
+def test_wmma_store_to_shared_makes_shared_memory_unknown():
+    rec = Recorder()
+    body = ("mov.u32 %r20, tile;\ncvt.u64.u32 %rd1, %r20;\nmov.u32 %r21, 77;\nst.shared.u32 [tile+512], %r21;\n"
+            + WMMA_D + "\nld.shared.u32 %r22, [tile+512];")
+    m = launch(body, recorder=rec, decls=SMEM)
+    assert lanes(m, "%r22") == [None] * 32
+    assert [r.kind for r in rec.accesses if r.kind == "wmma"] == ["wmma"]
+
+
+def test_wmma_load_from_global_is_not_a_shared_access():
+    rec = Recorder()
+    m = launch(WMMA_A.replace(".shared", ".global") + "\nmov.u32 %r9, 1;", recorder=rec)
+    assert not [r for r in rec.accesses if r.kind == "wmma"]
+    assert lanes(m, "%r1") == [None] * 32 and lanes(m, "%r9") == [1] * 32
+
+
+def test_wmma_mma_results_are_unknown_also_in_divergent_code():
+    mma = ("wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, "
+           "{%r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17}, {%r10, %r11, %r12, %r13, %r14, %r15, %r16, %r17}, "
+           "{%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8};")
+    m = launch("mov.u32 %r1, 3;\n" + mma, active=[t % 2 == 0 for t in range(32)])
+    assert lanes(m, "%r1") == [None] * 32
+
+
+# ----------------------------------------------------------------- isspacep, mapa
+def test_isspacep_tells_the_window_of_generic_addresses():
+    body = ("mov.u64 %rd1, tile;\ncvta.shared.u64 %rd2, %rd1;\n"  # a generic shared address
+            "ld.param.u64 %rd3, [buf];\n"  # a global buffer pointer
+            "isspacep.shared %p1, %rd2;\nisspacep.global %p2, %rd2;\nisspacep.shared %p3, %rd3;\n"
+            "isspacep.global %p4, %rd3;\nisspacep.local %p5, %rd2;\nisspacep.shared::cta %p6, %rd2;\n"
+            "isspacep.const %p7, %rd3;\nisspacep.param %p8, %rd2;")
+    m = launch_with_buffer(body)
+    for reg, want in (("%p1", 1), ("%p2", 0), ("%p3", 0), ("%p4", 1), ("%p5", 0), ("%p6", 1), ("%p7", 1),
+                      ("%p8", 0)):
+        assert lanes(m, reg) == [want] * 32, reg
+
+
+def test_isspacep_local_is_true_for_a_generic_local_address_and_unknown_for_unknown_ones():
+    body = ("mov.u64 %rd1, stack;\ncvta.local.u64 %rd2, %rd1;\nisspacep.local %p1, %rd2;\n"
+            "isspacep.shared %p2, %rd2;\nld.global.u64 %rd3, [%rd14];\nisspacep.shared %p3, %rd3;")
+    m = launch(body, regs=REGS + "\n.local .align 8 .b8 stack[16];")
+    assert lanes(m, "%p1") == [1] * 32
+    assert lanes(m, "%p2") == [0] * 32
+    assert lanes(m, "%p3") == [None] * 32
+
+
+def test_isspacep_without_a_state_space_is_refused():
+    err, line = refusal("isspacep.u64 %p1, %rd1;", "isspacep")
+    assert err.line == line and "needs a state space" in str(err)
+
+
+def test_mapa_to_rank_zero_is_the_address_itself_and_other_ranks_are_refused():
+    m = launch("mov.u32 %r1, tile;\nmapa.shared::cluster.u32 %r2, %r1, 0;\nmov.u64 %rd1, tile;\n"
+               "mapa.shared::cluster.u64 %rd2, %rd1, 0;\nmapa.u64 %rd3, %rd1, 0;", decls=SMEM)
+    assert lanes(m, "%r2") == lanes(m, "%r1")
+    assert lanes(m, "%rd2") == lanes(m, "%r1") == lanes(m, "%rd3")
+    err, line = refusal("mov.u32 %r1, tile;\nmapa.shared::cluster.u32 %r2, %r1, 1;", "mapa", decls=SMEM)
+    assert err.line == line and "another CTA of a cluster" in str(err)
+    err, line = refusal("mov.u32 %r1, tile;\nand.b32 %r3, %r30, 0;\nmapa.shared::cluster.u32 %r2, %r1, %r3;",
+                        "mapa", decls=SMEM, inputs=[[0]] * 31 + [[1]])
+    assert err.line == line
+    err, line = refusal("mov.u32 %r1, tile;\nld.global.u32 %r3, [%rd14];\nmapa.shared::cluster.u32 %r2, %r1, %r3;",
+                        "mapa", decls=SMEM)
+    assert err.line == line
+
+
+# ----------------------------------------------------------------- dp4a / dp2a (ISA formulas)
+def ext(v: int, bits: int, signed: bool) -> int:
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if signed and v >> (bits - 1) else v
+
+
+def dp4a_ref(a: int, b: int, c: int, sa: bool, sb: bool) -> int:
+    acc = ext(c, 32, sa or sb)
+    for i in range(4):
+        acc += ext(a >> (8 * i), 8, sa) * ext(b >> (8 * i), 8, sb)
+    return acc & 0xFFFFFFFF
+
+
+def dp2a_ref(a: int, b: int, c: int, sa: bool, sb: bool, hi: bool) -> int:
+    acc = ext(c, 32, sa or sb)
+    sel = 2 if hi else 0
+    for i in range(2):
+        acc += ext(a >> (16 * i), 16, sa) * ext(b >> (8 * (sel + i)), 8, sb)
+    return acc & 0xFFFFFFFF
+
+
+U32 = st.integers(0, 2**32 - 1)
+
+
+@SETTINGS
+@given(U32, U32, U32, st.booleans(), st.booleans())
+def test_dp4a_and_dp2a_follow_the_isa(a, b, c, sa, sb):
+    ta, tb = ("s32" if sa else "u32"), ("s32" if sb else "u32")
+    m = launch(f"dp4a.{ta}.{tb} %r1, %r30, %r31, %r32;\ndp2a.lo.{ta}.{tb} %r2, %r30, %r31, %r32;\n"
+               f"dp2a.hi.{ta}.{tb} %r3, %r30, %r31, %r32;", [[a, b, c]], threads=1)
+    assert lanes(m, "%r1") == [dp4a_ref(a, b, c, sa, sb)]
+    assert lanes(m, "%r2") == [dp2a_ref(a, b, c, sa, sb, False)]
+    assert lanes(m, "%r3") == [dp2a_ref(a, b, c, sa, sb, True)]
+
+
+def test_dp4a_with_one_type_is_refused():
+    err, line = refusal("dp4a.u32 %r1, %r30, %r31, %r32;", "dp4a")
+    assert err.line == line and "dp4a needs .atype.btype" in str(err)
+
+
+# ----------------------------------------------------------------- helpers
+def launch_with_buffer(body: str):  # type: ignore[no-untyped-def]
+    """launch() of a kernel that also takes a global buffer pointer ``buf`` (after the input table)."""
+    import kernel_interp_harness as h
+
+    from layoutalg.kernel.interp.geometry import Geometry
+    from layoutalg.kernel.interp.program import build_image, run
+    from layoutalg.kernel.interp.spaces import buffer_base
+    from layoutalg.kernel.ptx.parser import parse_module
+
+    text = h.ptx_text(body, 32, SMEM).replace(f"tab[{32 * h.ROW}])", f"tab[{32 * h.ROW}], .param .u64 buf)")
+    module = parse_module(text)
+    fn = module.entries["k"]
+    table = b"".join((0).to_bytes(16, "little") + (1).to_bytes(4, "little") for _ in range(32))
+    params = table + buffer_base(0).to_bytes(8, "little")
+    image = build_image(module, fn, params, {"tab": 0, "buf": len(table)}, 1, 0)
+    return run(image, Geometry((1, 1, 1), (32, 1, 1), [(0, 0, 0)]), Recorder(), 10_000)
+
+
+def test_call_to_a_func_body_is_refused_naming_the_callee():
+    decls = ".func (.param .b32 r) helper (.param .b64 a)\n{\nret;\n}"
+    body = "{\n.param .b64 p0;\n.param .b32 r0;\ncall.uni (r0), helper, (p0);\n}"
+    err, line = refusal(body, "call.uni", decls=decls)
+    assert err.line == line and "call to .func helper" in str(err)
+
+
+def test_wmma_at_an_odd_shared_address_is_refused_as_misaligned():
+    err, line = refusal("mov.u32 %r20, tile;\nadd.u32 %r20, %r20, 1;\ncvt.u64.u32 %rd1, %r20;\n" + WMMA_A,
+                        "wmma.load", decls=SMEM)
+    assert err.line == line and "misaligned shared-memory address" in str(err)

@@ -1,0 +1,58 @@
+"""Operand decoding (decode.py): float literals take the instruction's format (PTX ISA "Floating-Point
+Literals": 0f is an f32 bit pattern, 0d an f64 one, converted to the instruction's type), sink destinations
+discard, and operands that cannot be read or written are refused naming the line."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+from kernel_interp_harness import lanes, launch, refusal
+
+REGS = ".reg .b32 %r<40>;\n.reg .b64 %rd<16>;\n.reg .pred %p<16>;\n.reg .f64 %fd<4>;\n.reg .b16 %rs<4>;"
+
+
+def f32_bits(x: float) -> int:
+    return int(struct.unpack("<I", struct.pack("<f", x))[0])
+
+
+def f64_bits(x: float) -> int:
+    return int(struct.unpack("<Q", struct.pack("<d", x))[0])
+
+
+def test_float_literals_are_converted_to_the_instructions_format():
+    body = ("mov.b64 %fd1, 0;\nadd.rn.f64 %fd2, %fd1, 0f3FC00000;\n"  # 1.5 as f32 bits, used by an f64 add
+            "mov.b32 %r1, 0;\nadd.rn.f32 %r2, %r1, 0d3FF8000000000000;\n"  # 1.5 as f64 bits, used by an f32 add
+            "mov.b16 %rs1, 0;\nadd.rn.f16 %rs2, %rs1, 0f3FC00000;\n"  # 1.5 as f16
+            "add.rn.f32 %r3, %r1, 0d3FF0000000000001;")  # 1 + 2^-52 rounds to 1.0f
+    m = launch(body, threads=1, regs=REGS)
+    assert lanes(m, "%fd2") == [f64_bits(1.5)]
+    assert lanes(m, "%r2") == [f32_bits(1.5)]
+    assert lanes(m, "%rs2") == [int(np.array([1.5], dtype=np.float16).view(np.uint16)[0])]
+    assert lanes(m, "%r3") == [f32_bits(1.0)]
+
+
+def test_literals_of_the_wrong_kind_are_refused_naming_the_line():
+    cases = [("add.rn.f32 %r2, %r1, 1;", "integer literal 1 where a .f32"),
+             ("add.u16 %rs2, %rs1, 0f3FC00000;", "float literal used as .u16")]
+    for text, words in cases:
+        err, line = refusal(text, text, regs=REGS)
+        assert err.line == line and words in str(err), text
+
+
+def test_a_sink_destination_element_discards_and_the_other_elements_are_written():
+    m = launch("mov.u64 %rd1, tile;\nst.shared.v2.u32 [%rd1], {%r30, %r31};\nld.shared.v2.u32 {_, %r2}, [%rd1];",
+               [[5, 6]] * 32, decls=".shared .align 16 .b8 tile[64];")
+    assert lanes(m, "%r2") == [6] * 32
+
+
+def test_bad_operands_are_refused_naming_the_line():
+    cases = [("mov.u32 %tid.x, 1;", "not a writable register"),
+             ("mov.u64 %rd1, nosuch;", "unknown symbol"),
+             ("match.any.sync %r1, %r30, 0xffffffff;", "no type suffix"),
+             ("add.u32 %r1, [%rd1], 1;", "cannot be read here"),
+             ("add.u32 [%rd1], %r1, 1;", "is not a destination register"),
+             ("mov.u32 tab, %r1;", "is not a destination register")]
+    for text, words in cases:
+        err, line = refusal(text, text, regs=REGS)
+        assert err.line == line and words in str(err), text

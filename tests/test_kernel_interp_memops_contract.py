@@ -1,0 +1,88 @@
+"""ld/st in the traced state spaces (memops.py) against the PTX ISA 8.x "Data Movement" rules: local
+memory round trips per thread, generic addresses dispatch by window, vector forms need as many registers as
+elements, a sink element stores an unknown value, and unsupported forms are refused naming the line."""
+
+from __future__ import annotations
+
+from kernel_interp_harness import REGS, lanes, launch, refusal
+
+from layoutalg.kernel.records import Recorder
+
+SMEM = ".shared .align 16 .b8 tile[1024];"
+LOCAL = REGS + "\n.local .align 16 .b8 stack[64];"
+
+
+def test_local_memory_round_trips_per_thread_also_through_generic_addresses():
+    body = ("mov.u32 %r39, %tid.x;\nand.b32 %r5, %r39, 3;\nshl.b32 %r5, %r5, 2;\ncvt.u64.u32 %rd1, %r5;\n"
+            "mov.u64 %rd2, stack;\nadd.u64 %rd2, %rd2, %rd1;\nst.local.u32 [%rd2], %r30;\n"
+            "ld.local.u32 %r1, [%rd2];\ncvta.local.u64 %rd3, %rd2;\nld.u32 %r2, [%rd3];\n"
+            "add.u32 %r6, %r30, 1;\nst.u32 [%rd3+16], %r6;\nld.local.u32 %r3, [%rd2+16];\n"
+            "ld.local.s8 %r4, [%rd2];")
+    vals = [0x80 + 3 * t for t in range(32)]
+    m = launch(body, [[v] for v in vals], regs=LOCAL)
+    assert lanes(m, "%r1") == vals
+    assert lanes(m, "%r2") == vals
+    assert lanes(m, "%r3") == [v + 1 for v in vals]
+    assert lanes(m, "%r4") == [(v & 0xFF) - 256 & 0xFFFFFFFF if v & 0x80 else v & 0xFF for v in vals]
+
+
+def test_local_addresses_outside_the_variables_or_unknown_are_refused():
+    err, line = refusal("mov.u64 %rd2, stack;\nld.local.u32 %r1, [%rd2+64];", "ld.local", regs=LOCAL)
+    assert err.line == line and "outside the 64 bytes" in str(err)
+    err, line = refusal("mov.u64 %rd2, stack;\nst.local.u32 [%rd2+-4], %r1;", "st.local", regs=LOCAL)
+    assert err.line == line and "outside the 64 bytes" in str(err)
+    err, line = refusal("ld.global.u64 %rd2, [%rd14];\nld.local.u32 %r1, [%rd2];", "ld.local", regs=LOCAL)
+    assert err.line == line and "unknown at trace time" in str(err)
+
+
+def test_generic_loads_read_params_and_shared_and_unknown_generic_addresses_are_recorded():
+    rec = Recorder()
+    body = ("mov.u64 %rd1, tile;\nst.shared.u32 [%rd1], 41;\ncvta.shared.u64 %rd2, %rd1;\nld.u32 %r1, [%rd2];\n"
+            "mov.u64 %rd3, tab;\ncvta.param.u64 %rd4, %rd3;\nld.u32 %r2, [%rd4];\n"
+            "ld.global.u64 %rd5, [%rd14];\nld.u32 %r3, [%rd5];")
+    m = launch(body, [[1000 + t] for t in range(32)], decls=SMEM, recorder=rec)
+    assert lanes(m, "%r1") == [41] * 32
+    assert lanes(m, "%r2") == [1000] * 32  # thread 0's first word
+    assert lanes(m, "%r3") == [None] * 32
+    assert any(r.generic for r in rec.accesses)
+
+
+def test_a_param_read_outside_the_parameter_bytes_is_refused():
+    err, line = refusal("ld.param.u32 %r1, [tab+640];", "tab+640")
+    assert err.line == line and "outside the 640 parameter bytes" in str(err)
+
+
+def test_a_vector_store_with_a_sink_element_leaves_that_element_unknown():
+    m = launch("mov.u64 %rd1, tile;\nst.shared.v2.u32 [%rd1], {%r30, _};\nld.shared.v2.u32 {%r1, %r2}, [%rd1];",
+               [[9]] * 32, decls=SMEM)
+    assert lanes(m, "%r1") == [9] * 32 and lanes(m, "%r2") == [None] * 32
+
+
+def test_unsupported_load_and_store_forms_are_refused_naming_the_line():
+    cases = [("ld.shared.v4.u32 {%r1, %r2}, [tile];", "ld.shared", "expects 4 register(s)"),
+             ("ld.shared.b128 %rd1, [tile];", "ld.shared", ".b128"),
+             ("st.shared.b128 [tile], %rd1;", "st.shared", ".b128"),
+             ("ld.shared.v2 {%r1, %r2}, [tile];", "ld.shared", "no element type"),
+             ("st.param.u32 [tab], %r1;", "st.param", "outside a call sequence")]
+    for text, needle, words in cases:
+        err, line = refusal(text, needle, decls=SMEM)
+        assert err.line == line and words in str(err), text
+
+
+def test_st_async_is_listed_outside_the_lsu_and_forgets_shared_memory():
+    rec = Recorder()
+    body = ("mov.u64 %rd1, tile;\nst.shared.u32 [%rd1], 41;\n"
+            "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%rd1], %r30, [%rd1+8];\n"
+            "ld.shared.u32 %r1, [%rd1];")
+    m = launch(body, decls=SMEM, recorder=rec)
+    assert lanes(m, "%r1") == [None] * 32
+    assert [inc.opcode.split(".")[:2] for inc in rec.not_lsu.values()] == [["st", "async"]]
+
+
+def test_an_unknown_generic_address_is_data_dependent_for_exactly_the_active_lanes():
+    rec = Recorder()
+    m = launch("ld.global.u64 %rd5, [%rd14];\nld.u32 %r3, [%rd5];", active=[t % 4 == 0 for t in range(64)],
+               recorder=rec)
+    (inc,) = rec.data_dependent.values()
+    assert (inc.lanes, inc.count, inc.scope) == (16, 2, "execution")
+    assert lanes(m, "%r3") == [None] * 64

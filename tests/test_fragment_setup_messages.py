@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from layoutalg.core.layout import Layout
@@ -11,7 +13,7 @@ from layoutalg.prove import fragment_delivers
 F16 = "mma.m16n8k16.f16.f16.f16.f16"
 
 
-def _refusal(copy: str, rows: int, cols: int, operand: str, **kw: str) -> str:
+def _refusal(copy: str, rows: int, cols: int, operand: str, **kw: Any) -> str:
     with pytest.raises(ShapeError) as info:
         fragment_delivers(copy, Layout((rows, cols), (cols, 1)), F16, operand, **kw)
     return str(info.value)
@@ -126,3 +128,14 @@ def test_an_smem_that_is_not_a_layout_is_refused() -> None:
 
     with pytest.raises(LayoutError, match=r"^smem must be a Layout or ComposedLayout \(or its notation\), got 42"):
         fragment_delivers("ldmatrix.x4", 42, F16, "A")
+
+
+@pytest.mark.parametrize("mma", ["SM61_DP2A", "SM61_DP4A"])
+def test_ldmatrix_for_a_single_thread_atom_is_refused_not_judged_lane_by_lane(mma: str) -> None:
+    """dp2a / dp4a are computed by one thread (ThrID 1:0): lanes 1-31 hold nothing of them, so a lane-by-lane
+    verdict (it used to be a 'refutation' at lane 1) would be meaningless."""
+    from layoutalg.errors import InstructionError
+
+    with pytest.raises(InstructionError, match=rf"^{mma} is computed by 1 thread, not by a warp: its operands are no "
+                                               "warp-wide fragment that ldmatrix can move"):
+        fragment_delivers("ldmatrix.x4", Layout((16, 16), (16, 1)), mma, "A")

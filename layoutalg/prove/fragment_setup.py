@@ -116,6 +116,7 @@ def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, alo
         raise InstructionError(f"{mm.name}: sm70 mma.m8n8k4 splits the warp into four quad-pair MMAs of 8 x 8 x 4, but "
                                f"{atom.kind} moves warp-wide 8 x 8 matrices; name an sm75+ mma such as "
                                "'mma.m16n8k8.f16' or 'mma.m16n8k16.f16'")
+    refuse_non_warp_mma(mm, atom.kind)
     type_name = {"A": mm.a_type, "B": mm.b_type, "C": mm.c_type}[op]
     if dtype is not None:
         if not isinstance(dtype, str) or dtype.strip().lower() not in TYPE_BITS:
@@ -154,6 +155,16 @@ def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, alo
     layout = _smem_layout(smem, setup)
     return FragmentSetup(atom, mm, op, bits, type_name, layout, *_extents(layout, setup), frag_rows, frag_cols,
                          setup.regs, along)
+
+
+def refuse_non_warp_mma(mm: Any, kind: str) -> None:
+    """An mma.sync fragment is spread over the 32 lanes of a warp; an atom run by one thread (dp4a, dp2a, a scalar
+    FMA) holds no such fragment, so no lane-indexed claim about it means anything."""
+    threads = mm.thr_id.size() if isinstance(mm, MmaAtom) else 32
+    if threads != 32:
+        raise InstructionError(f"{mm.name} is computed by {threads} thread{'s' if threads > 1 else ''}, not by a warp: "
+                               f"its operands are no warp-wide fragment that {kind} can move; name an sm75+ mma such "
+                               "as 'mma.m16n8k16.f16'")
 
 
 def operand_shape(mm: Any, op: str) -> tuple[int, int]:
@@ -209,4 +220,4 @@ def _extents(layout: Any, setup: FragmentSetup) -> tuple[int, int]:
     return rows, cols
 
 
-__all__ = ["FragmentSetup", "resolve", "OPERAND_DIMS"]
+__all__ = ["FragmentSetup", "resolve", "OPERAND_DIMS", "refuse_non_warp_mma"]

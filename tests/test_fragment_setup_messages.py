@@ -139,3 +139,24 @@ def test_ldmatrix_for_a_single_thread_atom_is_refused_not_judged_lane_by_lane(mm
     with pytest.raises(InstructionError, match=rf"^{mma} is computed by 1 thread, not by a warp: its operands are no "
                                                "warp-wide fragment that ldmatrix can move"):
         fragment_delivers("ldmatrix.x4", Layout((16, 16), (16, 1)), mma, "A")
+
+
+def test_ldmatrix_for_f64_operands_is_refused_pointing_to_ld_shared_f64() -> None:
+    """mma.m8n8k4.f64 holds its operands in 64-bit registers (PTX ISA); ldmatrix moves 16-bit units."""
+    from layoutalg.errors import InstructionError
+
+    with pytest.raises(InstructionError, match=r"^operand A of SM80_8x8x4_F64F64F64F64_TN holds 64-bit f64 elements in "
+                                               r"\.f64 registers, .* ld\.shared\.f64 / ld\.shared\.v2\.f64$"):
+        fragment_delivers("ldmatrix.x4", Layout((16, 16), (16, 1)), "mma.m8n8k4.f64", "A")
+
+
+def test_stmatrix_of_a_wgmma_m64n128_f16_accumulator_counts_32_registers_in_8_instructions() -> None:
+    """PTX ISA (wgmma D fragments): one thread of m64nNk16 with .f16 accumulators holds N / 2 = 64 f16 values, packed
+    two per 32-bit register: 32 registers, stored four at a time by stmatrix.x4, so 8 instructions."""
+    from layoutalg.atoms import wgmma
+
+    result = fragment_delivers("stmatrix.x4", Layout((16, 128), (128, 1)), wgmma(128, "f16", "f16", "reg"), "C")
+    assert result.proved
+    assert "c0..c63 of one warp" in result.claim
+    assert "registers 4 * part .. of its 32 per instruction" in result.claim
+    assert "and part in [0, 8)" in result.claim

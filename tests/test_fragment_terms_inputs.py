@@ -59,7 +59,7 @@ def test_addresses_that_are_not_callable_are_refused() -> None:
 
 def test_addresses_that_fail_on_a_symbolic_lane_are_refused_with_the_error() -> None:
     def by_table(lane: object) -> tuple[int, int]:
-        return [(r, 0) for r in range(32)][lane]  # type: ignore[index]
+        return [(r, 0) for r in range(32)][lane]  # type: ignore[index, call-overload]
 
     with pytest.raises(ProofError, match=r"^addresses: calling it on a symbolic lane failed: ProofError: "):
         fragment_delivers("ldmatrix.x4", ROW_MAJOR_64, F16, "A", addresses=by_table)

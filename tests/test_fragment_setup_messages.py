@@ -136,7 +136,7 @@ def test_ldmatrix_for_a_single_thread_atom_is_refused_not_judged_lane_by_lane(mm
     verdict (it used to be a 'refutation' at lane 1) would be meaningless."""
     from layoutalg.errors import InstructionError
 
-    with pytest.raises(InstructionError, match=rf"^{mma} is computed by 1 thread, not by a warp: its operands are no "
+    with pytest.raises(InstructionError, match=rf"^{mma} runs on 1 of a warp's 32 threads: its operands are no "
                                                "warp-wide fragment that ldmatrix can move"):
         fragment_delivers("ldmatrix.x4", Layout((16, 16), (16, 1)), mma, "A")
 

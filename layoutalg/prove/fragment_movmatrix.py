@@ -49,8 +49,8 @@ def _source_setup(target: FragmentSetup, source: Any, source_mma: Any, dtype: st
                                f"{target.bits}-bit {target.dtype}; movmatrix does not convert (pass dtype= for both)")
     n = mm.num_elements(op)
     if (n * bits) % 32:
-        raise InstructionError(f"the source {op} fragment of {mm.name}: {n} element{'s' if n > 1 else ''} of {bits} bits do not fill whole "
-                               "32-bit registers, so movmatrix has no register of it to move")
+        raise InstructionError(f"the source {op} fragment of {mm.name} holds {n * bits} bits per lane ({n} x {bits}-bit), "
+                               "not whole 32-bit registers, so movmatrix has no register of it to move")
     rows, cols = operand_shape(mm, op)
     return replace(target, mma=mm, operand=op, frag_rows=rows, frag_cols=cols, regs=n * bits // 32)
 

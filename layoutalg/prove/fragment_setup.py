@@ -162,9 +162,8 @@ def refuse_non_warp_mma(mm: Any, kind: str) -> None:
     FMA) holds no such fragment, so no lane-indexed claim about it means anything."""
     threads = mm.thr_id.size() if isinstance(mm, MmaAtom) else 32
     if threads != 32:
-        raise InstructionError(f"{mm.name} is computed by {threads} thread{'s' if threads > 1 else ''}, not by a warp: "
-                               f"its operands are no warp-wide fragment that {kind} can move; name an sm75+ mma such "
-                               "as 'mma.m16n8k16.f16'")
+        raise InstructionError(f"{mm.name} runs on {threads} of a warp's 32 threads: its operands are no warp-wide "
+                               f"fragment that {kind} can move; name an sm75+ mma such as 'mma.m16n8k16.f16'")
 
 
 def operand_shape(mm: Any, op: str) -> tuple[int, int]:

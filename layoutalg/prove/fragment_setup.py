@@ -123,10 +123,10 @@ def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, alo
             raise LayoutError(f"dtype must be one of {', '.join(TYPE_BITS)}, got {describe(dtype)}")
         type_name = dtype.strip().lower()
     bits = TYPE_BITS[type_name]
-    if bits == 64:
-        raise InstructionError(f"operand {op} of {mm.name} holds 64-bit {type_name} elements in .f64 registers, but "
-                               f"{atom.kind} moves 16-bit units in 32-bit registers; load f64 fragments with "
-                               "ld.shared.f64 / ld.shared.v2.f64")
+    if bits > 32:  # f64 (in .f64 registers), c64 / gc64
+        raise InstructionError(f"operand {op} of {mm.name} holds {bits}-bit {type_name} elements, wider than the 32-bit "
+                               f"registers {atom.kind} moves 16-bit units into; load such fragments with ld.shared "
+                               "(ld.shared.f64 / ld.shared.v2.f64 for f64)")
     if bound_bits is not None and bound_bits != bits:
         raise LayoutError(f"the copy atom is bound to {bound_bits}-bit values (Copy_Atom<{atom.name}, ...>) but operand "
                           f"{op} of {mm.name} holds {bits}-bit {type_name}: bind it to {bits} bits, or pass the atom")

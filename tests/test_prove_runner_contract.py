@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -242,6 +243,6 @@ def test_python_dash_m_runner_proves_a_file(tmp_path: Path) -> None:
     path = write(tmp_path, "thm_mixed.py", MIXED)
     done = subprocess.run([sys.executable, "-m", "layoutalg.prove.runner", str(path), "-k", "squares"],
                           capture_output=True, text=True, cwd=ROOT, timeout=120,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
     assert "1/1 theorems as expected" in done.stdout

@@ -6,7 +6,7 @@ import pytest
 
 from layoutalg.core.layout import Layout
 from layoutalg.errors import LayoutError, ShapeError
-from layoutalg.prove import fragment_delivers
+from layoutalg.prove import fragment_delivers, ite
 
 F16 = "mma.m16n8k16.f16.f16.f16.f16"
 ROW_MAJOR = Layout((64, 64), (64, 1))
@@ -151,3 +151,17 @@ def test_a_delivery_counterexample_gives_both_elements_byte_addresses() -> None:
     assert r.refuted and cex["element"] != cex["expected_element"]
     assert cex["byte_address"] == 2 * cex["element"] and cex["expected_byte_address"] == 2 * cex["expected_element"]
     assert cex["expected_element"] == 64 * cex["expected_row"] + cex["expected_col"]
+
+
+def test_a_kernel_row_address_outside_the_tile_is_reported_before_a_later_misaligned_lane() -> None:
+    """Rows 20 elements apart: every odd row starts 8 bytes past a 16-byte boundary, so lane 1 is misaligned.  Lane 0
+    supplies (1, -20) instead of (0, 0): the same element 0 (aligned, the right element, so the copy still delivers),
+    but outside the 16 x 16 tile (column -20).  The first lane that breaks the row rule is lane 0, not lane 1."""
+
+    def addresses(lane: object) -> tuple[object, object]:
+        return ite(lane == 0, 1, lane % 16), ite(lane == 0, -20, 8 * (lane // 16))  # type: ignore[operator]
+
+    r = fragment_delivers("ldmatrix.x4", Layout((16, 16), (20, 1)), F16, "A", addresses=addresses)
+    assert r.refuted
+    assert r.counterexample == {"lane": 0, "matrix": 0, "matrix_row": 0, "row": 1, "col": -20}
+    assert r.explanation == "at lane 0 supplies row 0 of matrix 0, A(m=1, k=-20), outside the 16 x 16 smem tile"

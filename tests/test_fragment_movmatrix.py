@@ -12,6 +12,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
+
+from layoutalg.errors import InstructionError
 from layoutalg.prove import fragment_delivers
 from layoutalg.prove.fragment import FragmentResult
 
@@ -109,3 +112,59 @@ def test_movmatrix_places_four_8x8_b_fragments_in_the_four_blocks_of_a() -> None
         "source fragment (1, 0) register 0 -> target register 1",
         "source fragment (1, 1) register 0 -> target register 3",
     )
+
+
+F32_ACC = "mma.m16n8k16.f32.f16.f16.f32"
+
+
+def test_movmatrix_of_f32_accumulators_converted_to_f16_maps_like_an_f16_accumulator() -> None:
+    """dtype='f16' names the type both fragments hold: the f32 C fragment converted to f16 (flash-attention's P)
+    keeps C's positions, C register pair i -> C(g + 8 i, 2t + h) (PTX ISA), the same as the f16 C fragment, so the
+    transpose into A maps exactly as in the f16 case (A register j + 2 i for source fragment (0, j) register i).
+    Before the fix an explicit dtype equal to the target's own type was not applied to the source (refused)."""
+    result = fragment_delivers("movmatrix", mma=F16, operand="A", source="C", source_mma=F32_ACC, transpose=True,
+                               dtype="f16")
+    assert result.proved
+    assert result.notes == (
+        "source fragment (0, 0) register 0 -> target register 0",
+        "source fragment (0, 0) register 1 -> target register 2",
+        "source fragment (0, 1) register 0 -> target register 1",
+        "source fragment (0, 1) register 1 -> target register 3",
+    )
+
+
+def test_movmatrix_without_dtype_refuses_a_32_bit_source_for_a_16_bit_target() -> None:
+    with pytest.raises(InstructionError, match=r"holds 32-bit f32 but the target holds 16-bit f16; movmatrix does not "
+                                               r"convert \(pass dtype= for both\)"):
+        fragment_delivers("movmatrix", mma=F16, operand="A", source="C", source_mma=F32_ACC, transpose=True)
+
+
+def test_movmatrix_refuses_a_source_of_one_element_per_lane_instead_of_proving_nothing() -> None:
+    """mma.m8n8k4.f64's A is 8 x 4 over 32 lanes: one element each (PTX ISA), half a 32-bit register as 16-bit data.
+    There is no source register to move; before the fix the claim was 'proved' over zero registers."""
+    with pytest.raises(InstructionError, match=r"^the source A fragment of SM80_8x8x4_F64F64F64F64_TN holds 16 bits per "
+                                               r"lane \(1 x 16-bit\), not whole 32-bit registers"):
+        fragment_delivers("movmatrix", mma=F16, operand="A", source="A", source_mma="mma.m8n8k4.f64", dtype="bf16")
+
+
+@pytest.mark.parametrize("kw", [{"source": "C", "source_mma": "SM61_DP4A", "dtype": "bf16"},
+                                {"source": "A", "source_mma": "SM61_DP2A"}])
+def test_movmatrix_refuses_a_single_thread_source_atom(kw: dict[str, Any]) -> None:
+    """dp4a / dp2a run in one thread: their operands are no warp-wide fragment (the C of dp4a, with dtype bf16,
+    used to be 'proved' over zero registers)."""
+    with pytest.raises(InstructionError, match=r"^SM61_DP[24]A runs on 1 of a warp's 32 threads: its operands are no "
+                                               r"warp-wide fragment that movmatrix can move"):
+        fragment_delivers("movmatrix", mma=F16, operand="A", transpose=True, **kw)
+
+
+def test_movmatrix_of_a_wgmma_m64n128_accumulator_maps_all_32_registers_into_a_fragments() -> None:
+    """PTX ISA (wgmma D, .f16): warp 0's register i holds C(g + 8 (i % 2), 8 (i // 2) + 2t + h), so it is X's 8 x 8 block
+    at rows 8 (i % 2), cols 8 (i // 2); transposed it is A's block at m = 8 (i // 2), k = 8 (i % 2): A fragment
+    (i // 4, 0), register (i // 2) % 2 + 2 (i % 2) (A register j holds the block at m = 8 (j % 2), k = 8 (j // 2))."""
+    from layoutalg.atoms import wgmma
+
+    result = fragment_delivers("movmatrix", mma=F16, operand="A", source="C", source_mma=wgmma(128, "f16", "f16", "reg"),
+                               transpose=True)
+    assert result.proved
+    assert result.notes == tuple(f"source register {i} -> target register {(i // 2) % 2 + 2 * (i % 2)} of fragment "
+                                 f"({i // 4}, 0)" for i in range(32))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from layoutalg.core.layout import Layout
@@ -11,7 +13,7 @@ from layoutalg.prove import fragment_delivers
 F16 = "mma.m16n8k16.f16.f16.f16.f16"
 
 
-def _refusal(copy: str, rows: int, cols: int, operand: str, **kw: str) -> str:
+def _refusal(copy: str, rows: int, cols: int, operand: str, **kw: Any) -> str:
     with pytest.raises(ShapeError) as info:
         fragment_delivers(copy, Layout((rows, cols), (cols, 1)), F16, operand, **kw)
     return str(info.value)
@@ -126,3 +128,53 @@ def test_an_smem_that_is_not_a_layout_is_refused() -> None:
 
     with pytest.raises(LayoutError, match=r"^smem must be a Layout or ComposedLayout \(or its notation\), got 42"):
         fragment_delivers("ldmatrix.x4", 42, F16, "A")
+
+
+@pytest.mark.parametrize("mma", ["SM61_DP2A", "SM61_DP4A"])
+def test_ldmatrix_for_a_single_thread_atom_is_refused_not_judged_lane_by_lane(mma: str) -> None:
+    """dp2a / dp4a are computed by one thread (ThrID 1:0): lanes 1-31 hold nothing of them, so a lane-by-lane
+    verdict (it used to be a 'refutation' at lane 1) would be meaningless."""
+    from layoutalg.errors import InstructionError
+
+    with pytest.raises(InstructionError, match=rf"^{mma} runs on 1 of a warp's 32 threads: its operands are no "
+                                               "warp-wide fragment that ldmatrix can move"):
+        fragment_delivers("ldmatrix.x4", Layout((16, 16), (16, 1)), mma, "A")
+
+
+def test_ldmatrix_for_f64_operands_is_refused_pointing_to_ld_shared_f64() -> None:
+    """mma.m8n8k4.f64 holds its operands in 64-bit registers (PTX ISA); ldmatrix moves 16-bit units."""
+    from layoutalg.errors import InstructionError
+
+    with pytest.raises(InstructionError, match=r"^operand A of SM80_8x8x4_F64F64F64F64_TN holds 64-bit f64 elements, "
+                                               r"wider than .* \(ld\.shared\.f64 / ld\.shared\.v2\.f64 for f64\)$"):
+        fragment_delivers("ldmatrix.x4", Layout((16, 16), (16, 1)), "mma.m8n8k4.f64", "A")
+
+
+@pytest.mark.parametrize("dtype, bits", [("c64", 128), ("gc64", 192)])
+def test_a_dtype_wider_than_a_register_is_refused_not_judged(dtype: str, bits: int) -> None:
+    """A complex element of 128 or 192 bits cannot sit in the 32-bit registers ldmatrix fills (it used to get a
+    'refutation' over a 16 x 1 tile naming byte 4 of element 0)."""
+    from layoutalg.errors import InstructionError
+
+    with pytest.raises(InstructionError, match=rf"^operand A of \S+ holds {bits}-bit {dtype} elements, wider than the "
+                                               r"32-bit registers ldmatrix moves 16-bit units into"):
+        fragment_delivers("ldmatrix.x4", Layout((64, 64), (64, 1)), F16, "A", dtype=dtype)
+
+
+def test_stmatrix_of_a_wgmma_m64n128_f16_accumulator_counts_32_registers_in_8_instructions() -> None:
+    """PTX ISA (wgmma D fragments): one thread of m64nNk16 with .f16 accumulators holds N / 2 = 64 f16 values, packed
+    two per 32-bit register: 32 registers, stored four at a time by stmatrix.x4, so 8 instructions."""
+    from layoutalg.atoms import wgmma
+
+    result = fragment_delivers("stmatrix.x4", Layout((16, 128), (128, 1)), wgmma(128, "f16", "f16", "reg"), "C")
+    assert result.proved
+    assert "c0..c63 of one warp" in result.claim
+    assert "registers 4 * part .. of its 32 per instruction" in result.claim
+    assert "and part in [0, 8)" in result.claim
+
+
+def test_ldmatrix_x4_delivers_a_row_major_tf32_a_fragment_32_bit_elements_included() -> None:
+    """PTX ISA: tf32 A of m16n8k8 gives lane (g, t) a0..a3 = (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4); a b16
+    matrix row of 16 bytes is four tf32 elements, and ldmatrix gives lane (g, t) the pair of halves 2t, 2t + 1 =
+    element t of row g of each 8 x 4 block, in the order a0..a3: 32-bit elements are accepted and proved."""
+    assert fragment_delivers("ldmatrix.x4", Layout((16, 8), (8, 1)), "mma.m16n8k8.tf32", "A").proved

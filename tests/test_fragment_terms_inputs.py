@@ -59,7 +59,7 @@ def test_addresses_that_are_not_callable_are_refused() -> None:
 
 def test_addresses_that_fail_on_a_symbolic_lane_are_refused_with_the_error() -> None:
     def by_table(lane: object) -> tuple[int, int]:
-        return [(r, 0) for r in range(32)][lane]  # type: ignore[index]
+        return [(r, 0) for r in range(32)][lane]  # type: ignore[index, call-overload]
 
     with pytest.raises(ProofError, match=r"^addresses: calling it on a symbolic lane failed: ProofError: "):
         fragment_delivers("ldmatrix.x4", ROW_MAJOR_64, F16, "A", addresses=by_table)
@@ -79,3 +79,12 @@ def test_addresses_whose_signature_cannot_be_read_are_called_with_the_lane_only(
             return _x4_a_rows(args[0])
 
     assert fragment_delivers("ldmatrix.x4", ROW_MAJOR_64, F16, "A", origin=(0, 0), addresses=Rows()).proved
+
+
+@pytest.mark.parametrize("mma, cols", [("mma.m16n8k32.s8", 32), ("mma.m16n8k64.s4", 64)])
+def test_ldmatrix_x4_over_row_major_narrow_a_delivers_every_byte_and_nibble(mma: str, cols: int) -> None:
+    """PTX ISA: the s8 (s4) A fragment of m16n8k32 (m16n8k64) gives lane (g, t) the 4 (8) consecutive elements of row
+    g starting at column 4t (8t) -- the 4 bytes ldmatrix's b16 pair (g, 2t), (g, 2t + 1) holds when k is contiguous.
+    So every sub-element (byte, nibble) index lands on its own element: proved."""
+    result = fragment_delivers("ldmatrix.x4", Layout((16, cols), (cols, 1)), mma, "A", origin=(0, 0))
+    assert result.proved, result.explanation

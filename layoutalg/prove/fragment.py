@@ -113,7 +113,7 @@ def _delivers(setup: FragmentSetup, read_smem: Any, origin: Any, addresses: Any,
     if setup.copy.kind == "movmatrix":
         from layoutalg.prove.fragment_movmatrix import movmatrix_delivers
 
-        return movmatrix_delivers(setup, source, source_mma, transpose, kw)
+        return movmatrix_delivers(setup, source, source_mma, transpose, kw, dtype)
     read = None
     if read_smem is not None:
         read = resolve(setup.copy, read_smem, setup.mma, setup.operand, dtype, along).smem

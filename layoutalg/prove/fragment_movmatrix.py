@@ -29,28 +29,30 @@ from layoutalg.prove import claims
 from layoutalg.prove import expr as ex
 from layoutalg.prove.fragment import FragmentResult
 from layoutalg.prove.fragment_report import first_failure
-from layoutalg.prove.fragment_setup import OPERAND_DIMS, FragmentSetup, _operand, operand_shape
+from layoutalg.prove.fragment_setup import OPERAND_DIMS, FragmentSetup, _operand, operand_shape, refuse_non_warp_mma
 from layoutalg.prove.fragment_terms import Sides
 from layoutalg.prove.result import ProofResult
 
 
-def _source_setup(target: FragmentSetup, source: Any, source_mma: Any) -> FragmentSetup:
+def _source_setup(target: FragmentSetup, source: Any, source_mma: Any, dtype: str | None) -> FragmentSetup:
+    """The source fragment: ``source_mma``'s operand ``source``, holding ``dtype`` (given for both fragments) or
+    its own element type."""
     mm = target.mma if source_mma is None else mma_atom(source_mma)
     op = _operand(source)
     if mm.arch == 70:
         raise InstructionError(f"{mm.name}: sm70 quad-pair MMAs do not hold warp-wide fragments; name an sm75+ mma")
+    refuse_non_warp_mma(mm, "movmatrix")
     natural = {"A": mm.a_type, "B": mm.b_type, "C": mm.c_type}[op]
-    bits = target.bits if target.dtype != _natural(target) else TYPE_BITS[natural]
+    bits = target.bits if dtype is not None else TYPE_BITS[natural]
     if bits != target.bits:
         raise InstructionError(f"the source {op} fragment of {mm.name} holds {bits}-bit {natural} but the target holds "
                                f"{target.bits}-bit {target.dtype}; movmatrix does not convert (pass dtype= for both)")
     n = mm.num_elements(op)
+    if (n * bits) % 32:
+        raise InstructionError(f"the source {op} fragment of {mm.name} holds {n * bits} bits per lane ({n} x {bits}-bit), "
+                               "not whole 32-bit registers, so movmatrix has no register of it to move")
     rows, cols = operand_shape(mm, op)
     return replace(target, mma=mm, operand=op, frag_rows=rows, frag_cols=cols, regs=n * bits // 32)
-
-
-def _natural(s: FragmentSetup) -> str:
-    return {"A": s.mma.a_type, "B": s.mma.b_type, "C": s.mma.c_type}[s.operand]
 
 
 def _variables(s: FragmentSetup) -> tuple[ex.Var, ...]:
@@ -60,9 +62,10 @@ def _variables(s: FragmentSetup) -> tuple[ex.Var, ...]:
     return tuple(out)
 
 
-def movmatrix_delivers(target: FragmentSetup, source: Any, source_mma: Any, transpose: bool, kw: dict[str, Any]) -> FragmentResult:
+def movmatrix_delivers(target: FragmentSetup, source: Any, source_mma: Any, transpose: bool, kw: dict[str, Any],
+                       dtype: str | None = None) -> FragmentResult:
     start = time.perf_counter()
-    src = _source_setup(target, source, source_mma)
+    src = _source_setup(target, source, source_mma, dtype)
     t_shape = (target.frag_rows, target.frag_cols)
     t_in_x = (t_shape[1], t_shape[0]) if transpose else t_shape  # the target fragment's extent in X's coordinates
     region = (math.lcm(src.frag_rows, t_in_x[0]), math.lcm(src.frag_cols, t_in_x[1]))

@@ -116,16 +116,17 @@ def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, alo
         raise InstructionError(f"{mm.name}: sm70 mma.m8n8k4 splits the warp into four quad-pair MMAs of 8 x 8 x 4, but "
                                f"{atom.kind} moves warp-wide 8 x 8 matrices; name an sm75+ mma such as "
                                "'mma.m16n8k8.f16' or 'mma.m16n8k16.f16'")
+    refuse_non_warp_mma(mm, atom.kind)
     type_name = {"A": mm.a_type, "B": mm.b_type, "C": mm.c_type}[op]
     if dtype is not None:
         if not isinstance(dtype, str) or dtype.strip().lower() not in TYPE_BITS:
             raise LayoutError(f"dtype must be one of {', '.join(TYPE_BITS)}, got {describe(dtype)}")
         type_name = dtype.strip().lower()
     bits = TYPE_BITS[type_name]
-    if bits == 64:
-        raise InstructionError(f"operand {op} of {mm.name} holds 64-bit {type_name} elements in .f64 registers, but "
-                               f"{atom.kind} moves 16-bit units in 32-bit registers; load f64 fragments with "
-                               "ld.shared.f64 / ld.shared.v2.f64")
+    if bits > 32:  # f64 (in .f64 registers), c64 / gc64
+        raise InstructionError(f"operand {op} of {mm.name} holds {bits}-bit {type_name} elements, wider than the 32-bit "
+                               f"registers {atom.kind} moves 16-bit units into; load such fragments with ld.shared "
+                               "(ld.shared.f64 / ld.shared.v2.f64 for f64)")
     if bound_bits is not None and bound_bits != bits:
         raise LayoutError(f"the copy atom is bound to {bound_bits}-bit values (Copy_Atom<{atom.name}, ...>) but operand "
                           f"{op} of {mm.name} holds {bits}-bit {type_name}: bind it to {bits} bits, or pass the atom")
@@ -154,6 +155,15 @@ def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, alo
     layout = _smem_layout(smem, setup)
     return FragmentSetup(atom, mm, op, bits, type_name, layout, *_extents(layout, setup), frag_rows, frag_cols,
                          setup.regs, along)
+
+
+def refuse_non_warp_mma(mm: Any, kind: str) -> None:
+    """An mma.sync fragment is spread over the 32 lanes of a warp; an atom run by one thread (dp4a, dp2a, a scalar
+    FMA) holds no such fragment, so no lane-indexed claim about it means anything."""
+    threads = mm.thr_id.size() if isinstance(mm, MmaAtom) else 32
+    if threads != 32:
+        raise InstructionError(f"{mm.name} runs on {threads} of a warp's 32 threads: its operands are no warp-wide "
+                               f"fragment that {kind} can move; name an sm75+ mma such as 'mma.m16n8k16.f16'")
 
 
 def operand_shape(mm: Any, op: str) -> tuple[int, int]:
@@ -209,4 +219,4 @@ def _extents(layout: Any, setup: FragmentSetup) -> tuple[int, int]:
     return rows, cols
 
 
-__all__ = ["FragmentSetup", "resolve", "OPERAND_DIMS"]
+__all__ = ["FragmentSetup", "resolve", "OPERAND_DIMS", "refuse_non_warp_mma"]

@@ -342,7 +342,7 @@ def run_cli(argv: list[str] | None = None, out: TextIO | None = None, err: TextI
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
-        return int(exc.code or 0) if exc.code in (0, None) else 2
+        return 0 if exc.code in (0, None) else 2  # argparse exits 0 after --help, 2 on a bad argument
     try:
         return run(args.paths, as_json=args.json, timeout=args.timeout, cross_check=args.cross_check,
                    progress=args.progress, verbose=args.verbose, select=args.select, out=out, err=err)

@@ -102,3 +102,13 @@ def test_a_symbolic_layout_with_an_int_cotarget_is_still_symbolic_work() -> None
     assert isinstance(r, la.SymbolicLayout)
     for value in (1, 2, 4):
         assert _is_complement(a.subs({X: value}), r.subs({X: value}), 64)
+
+
+def test_without_a_cotarget_the_complement_reaches_the_layouts_cosize() -> None:
+    a = la.Layout((2, 4), (1, 8))
+    assert complement(a) == complement(a, a.cosize())
+    assert _is_complement(a, complement(a), a.cosize())
+
+
+def test_an_extent_one_mode_with_a_negative_stride_is_ignored_like_any_extent_one_mode() -> None:
+    assert complement(la.Layout((1, 4), (-3, 1)), 8) == complement(la.Layout(4, 1), 8)

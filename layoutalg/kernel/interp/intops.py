@@ -79,21 +79,18 @@ def _product(ins: Instruction, t: str, mode: str) -> Callable[[Any, Any], Any]:
             return lambda a, b: (as_s(a, w) * as_s(b, w)).astype(np.int64).astype(np.uint64) \
                 & U64(MASKS[2 * w])
         return lambda a, b: (as_u(a, w) * as_u(b, w)) & U64(MASKS[2 * w])
-    if mode == "hi":
-        if w == 64:
-            return mul_hi_s64 if signed else mul_hi_u64
-        if signed:
-            return lambda a, b: ((as_s(a, w) * as_s(b, w)) >> np.int64(w)).astype(np.uint64) & mask
-        return lambda a, b: ((as_u(a, w) * as_u(b, w)) >> U64(w)) & mask
-    raise KernelError(f"unknown multiply mode .{mode}", ins.line, ins.opcode)
+    # mode == "hi" (:func:`_mode` gives only lo, wide, hi)
+    if w == 64:
+        return mul_hi_s64 if signed else mul_hi_u64
+    if signed:
+        return lambda a, b: ((as_s(a, w) * as_s(b, w)) >> np.int64(w)).astype(np.uint64) & mask
+    return lambda a, b: ((as_u(a, w) * as_u(b, w)) >> U64(w)) & mask
 
 
-def _mode(ins: Instruction, default: str = "") -> str:
+def _mode(ins: Instruction) -> str:
     for m in ("lo", "hi", "wide"):
         if m in ins.parts:
             return m
-    if default:
-        return default
     raise KernelError("needs .lo, .hi or .wide", ins.line, ins.opcode)
 
 

@@ -40,7 +40,8 @@ def test_entry_header_params_and_performance_directives() -> None:
                            ".visible .entry k(.param .u64 .ptr .global .align 16 a, .param .u32 n) "
                            ".maxntid 128, 1, 1 .minnctapersm 2"))
     fn = m.entries["k"]
-    assert [(p.name, p.type, p.is_pointer) for p in fn.params] == [("a", "u64", True), ("n", "u32", False)]
+    assert [(p.name, p.space, p.type, p.is_pointer) for p in fn.params] == [("a", "param", "u64", True),
+                                                                          ("n", "param", "u32", False)]
     assert fn.params[0].align == 16
     assert fn.directives == {"maxntid": (128, 1, 1), "minnctapersm": (2,), "maxnreg": (64,)}
     assert fn.registers == {"%r0": "b32", "%r1": "b32", "%r2": "b32", "%flag": "b32", "p": "pred"}
@@ -56,6 +57,13 @@ def test_bare_registers_in_operands_addresses_and_guards_are_renamed_per_scope()
     assert mov.guard == ("p#1", True) and mov.operands[0] == Reg("q#1")
     assert ld.operands[1] == Addr(Reg("q#1"), 4)
     assert selp.operands[1] == Reg("q#1") and selp.operands[3] == Not(Reg("p#1"))
+
+
+def test_a_ptr_attribute_names_the_pointee_space_not_the_variables() -> None:
+    """ISA: ``.param .u64 .ptr .shared .align 8 p``: p is a parameter that points into shared memory."""
+    fn = parse_module(entry(".param .u64 .ptr .shared .align 8 p;\n.local .b32 .ptr .global q;")).entries["k"]
+    assert [(v.name, v.space, v.is_pointer, v.align) for v in fn.variables] == [("p", "param", True, 8),
+                                                                               ("q", "local", True, 4)]
 
 
 def test_scoped_shared_variables_and_symbols_keep_their_names() -> None:

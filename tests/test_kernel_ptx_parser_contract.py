@@ -19,7 +19,7 @@ def entry(body: str, header: str = ".visible .entry k()") -> str:
 def test_module_header_variables_and_prototypes() -> None:
     m = parse_module(HEAD + '.pragma "nounroll";\n'
                      ".global .align 8 .b32 table[4] = {1, 0x10, 0f3F800000, 0d3FF0000000000000};\n"
-                     ".const .b8 bytes[] = {1, 2, 3};\n"
+                     ".const .b8 bytes[] = {1, 2, 3, };\n"
                      ".extern .shared .align 16 .b8 dyn[];\n"
                      ".extern .func (.param .b32 r) helper (.param .b32 x);\n"
                      + ".visible .entry k()\n{\nret;\n}\n")
@@ -109,6 +109,7 @@ def test_file_and_loc_give_instruction_locations() -> None:
     (entry("@ mov.b32 %r1, 1;"), 6, "cannot read the guard"),
     (entry("9mov.b32 %r1, 1;"), 6, "cannot read instruction"),
     (entry("mov.b32 %r1, 1;"), 6, "register %r1 is not declared"),
+    (entry(".reg .b32 q;\nmov.b32 q, q+4;"), 7, r"register q cannot take an offset \(q\+4\)"),
 ])
 def test_malformed_ptx_raises_naming_the_line(ptx: str, line: int, message: str) -> None:
     with pytest.raises(KernelError, match=message) as e:

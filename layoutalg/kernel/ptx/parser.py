@@ -343,8 +343,8 @@ def _rename(body: _Body, op: Operand, line: int, opcode: str) -> Operand:
         return PredPair(a, b)
     if isinstance(op, Sym):
         unique = body.resolve(op.name)
-        if unique is not None and unique in body.fn.registers:
-            return Reg(unique)
+        if unique is not None and unique in body.fn.registers:  # only "name+k" gets here: bare names are Regs
+            raise KernelError(f"register {op.name} cannot take an offset ({op.name}{op.offset:+d})", line, opcode)
         if unique is not None and unique != op.name:
             return Sym(unique, op.offset)
     return op

@@ -106,6 +106,21 @@ def test_szext_edges() -> None:
     assert op("szext.wrap.s32", [0x1F, 36]) == 0xFFFFFFFF  # N wraps to 4: 0b1111 is -1
 
 
+def shf_isa(a: int, b: int, c: int, left: bool, clamp: bool) -> int:
+    """ISA shf: n = clamp ? min(c, 32) : c & 0x1f; .l: upper word of (b:a) << n, .r: lower word of (b:a) >> n."""
+    n = min(c, 32) if clamp else c & 0x1F
+    both = (b << 32) | a
+    return ((both << n) >> 32) & M32 if left else (both >> n) & M32
+
+
+@pytest.mark.parametrize("mode", ["l.wrap", "l.clamp", "r.wrap", "r.clamp"])
+def test_funnel_shift_amounts_wrap_or_clamp_as_the_isa_says(mode: str) -> None:
+    a, b = 0x89ABCDEF, 0x01234567
+    for c in (0, 1, 31, 32, 33, 63, 64, 100, 0xFFFFFFFF):
+        want = shf_isa(a, b, c, mode[0] == "l", mode.endswith("clamp"))
+        assert op(f"shf.{mode}.b32", [a, b, c]) == want, c
+
+
 @pytest.mark.parametrize(("a", "want"), [(0, 1), (1, 0), (0x80000000, 0), (M32, 0)])
 def test_cnot_is_one_exactly_for_zero(a: int, want: int) -> None:
     assert op("cnot.b32", [a]) == want

@@ -29,9 +29,16 @@ def clamp32(x: int) -> int:
 @SETTINGS
 @given(U32, U32)
 def test_add_sub_sat_clamp_to_the_s32_range(a: int, b: int) -> None:
-    for x, y in ((a, b), (0x7FFFFFFF, a | 1), (0x80000000, a | 1)):
+    for x, y in ((a, b), (b, a), (0x7FFFFFFF, a | 1), (0x80000000, a | 1)):
         assert op("add.sat.s32", [x, y]) == clamp32(signed(x, 32) + signed(y, 32))
         assert op("sub.sat.s32", [x, y]) == clamp32(signed(x, 32) - signed(y, 32))
+
+
+def test_add_sub_sat_read_both_operands_as_32_bit_signed() -> None:
+    for x in EDGE32 + [0x40000000, 0xBFFFFFFF]:
+        for y in EDGE32 + [0x40000000, 0xBFFFFFFF]:
+            assert op("add.sat.s32", [x, y]) == clamp32(signed(x, 32) + signed(y, 32))
+            assert op("sub.sat.s32", [x, y]) == clamp32(signed(x, 32) - signed(y, 32))
 
 
 @SETTINGS

@@ -24,3 +24,13 @@ def test_unterminated_input_raises_naming_its_first_line(text: str, line: int, m
     with pytest.raises(KernelError, match=message) as e:
         split_statements(text)
     assert e.value.line == line
+
+
+def test_a_long_unterminated_statement_is_quoted_to_60_characters() -> None:
+    body = "mov.b32 %r1, " + "1" * 100
+    with pytest.raises(KernelError) as e:
+        split_statements(".version 8.0\n" + body + "\n")
+    assert repr(body[:60]) in str(e.value) and repr(body[:61]) not in str(e.value)
+    with pytest.raises(KernelError) as e:
+        split_statements("{\n" + body + "\n}\n")
+    assert repr(body[:60]) in str(e.value) and repr(body[:61]) not in str(e.value)

@@ -123,3 +123,10 @@ def test_non_text_and_nested_headers_are_refused() -> None:
     with pytest.raises(KernelError, match="unexpected block") as e:
         parse_module(entry(".visible .entry inner()\n{\nret;\n}"))
     assert e.value.line == 6
+
+
+def test_an_unknown_module_statement_is_quoted_to_60_characters() -> None:
+    text = "bogus " + "x" * 100
+    with pytest.raises(KernelError) as e:
+        parse_module(HEAD + text + ";\n")
+    assert repr(text[:60]) in str(e.value) and repr(text[:61]) not in str(e.value)

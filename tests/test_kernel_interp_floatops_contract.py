@@ -151,6 +151,16 @@ def test_special_values_follow_ieee() -> None:
     assert op("add.f32", [big, big]) == INF32
 
 
+def test_f32_nan_results_are_the_canonical_nan() -> None:
+    """CUDA Programming Guide, Floating-Point Standard: an f32 operation with a NaN input gives 0x7fffffff."""
+    payload_nan = 0xFFC00123
+    assert op("add.f32", [payload_nan, ONE]) == 0x7FFFFFFF
+    assert op("fma.rn.f32", [ONE, payload_nan, ONE]) == 0x7FFFFFFF
+    assert op("min.NaN.f32", [ONE, payload_nan]) == 0x7FFFFFFF
+    assert op("mul.rn.f32", [INF32, 0]) == 0x7FFFFFFF
+    assert op("neg.f32", [payload_nan]) == payload_nan ^ NEG0  # neg/abs change the sign bit only
+
+
 def test_sat_clamps_to_zero_one_and_maps_nan_to_zero() -> None:
     three_q = encode_float(0.75, "f32")
     assert op("add.sat.f32", [three_q, three_q]) == ONE

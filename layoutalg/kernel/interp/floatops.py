@@ -28,6 +28,9 @@ from layoutalg.kernel.ptx.nodes import Instruction
 Compute = Callable[..., tuple[Any, Any, Any]]  # (float64 result, error term or None, known-extra)
 DIRECTED = ("rz", "rm", "rp")
 APPROX_ROOTS = {"ex2", "lg2", "sin", "cos", "tanh", "rsqrt"}
+#: The NaN an arithmetic result is when it is NaN (CUDA Programming Guide, "Floating-Point Standard": a
+#: single-precision operation with NaN input gives the quiet NaN 0x7fffffff; PTX min/max .NaN: "canonical NaN").
+CANONICAL_NAN = {"f32": 0x7FFFFFFF}
 
 
 def _split(t: str) -> tuple[str, int]:
@@ -63,7 +66,10 @@ def float_op(ins: Instruction, ctx: Context, idx: int, t: str, nsrc: int, comput
             err = np.where((res == 0.0) | (res == 1.0), 0.0, err) if err is not None else None
         if ftz:
             res = flush_subnormal(res)
-        return encode(res, elem, err), extra
+        out: Any = encode(res, elem, err)
+        if elem in CANONICAL_NAN:
+            out = np.where(np.isnan(res), U64(CANONICAL_NAN[elem]), out)
+        return out, extra
 
     def run(m: Any, mask_: Any) -> None:
         vals = [r(m) for r in readers]

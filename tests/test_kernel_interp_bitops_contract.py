@@ -89,6 +89,9 @@ def test_bmsk_isa_examples_and_edges() -> None:
     assert op("bmsk.clamp.b32", [4, 32]) == 0xFFFFFFF0
     assert op("bmsk.wrap.b32", [4, 32]) == 0
     assert op("bmsk.wrap.b32", [36, 4]) == 0xF0
+    for a, b in ((0x80000005, 4), (4, 0x80000001), (0x80000005, 0x80000001), (0xFFFFFFFF, 3)):
+        for mode in ("clamp", "wrap"):
+            assert op(f"bmsk.{mode}.b32", [a, b]) == bmsk_ref(a, b, mode == "clamp"), (hex(a), hex(b), mode)
 
 
 @SETTINGS

@@ -18,7 +18,7 @@ import numpy as np
 
 from layoutalg.errors import KernelError
 from layoutalg.kernel.interp.decode import FLOAT_TYPES, INT_TYPES, Context, Op, builder, instr_type, type_bits
-from layoutalg.kernel.interp.floats import decode, encode, flush_subnormal
+from layoutalg.kernel.interp.floats import decode, encode, flush_subnormal, two_sum
 from layoutalg.kernel.interp.spaces import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW
 from layoutalg.kernel.interp.values import MASKS, U64, as_s, as_u, known_and
 from layoutalg.kernel.ptx.nodes import Instruction, PredPair, Vec
@@ -221,20 +221,27 @@ def _int_convert(dtype: str, atype: str, sat: bool) -> Callable[[Any], Any]:
 
 
 def _float_to_int(dtype: str, mode: str) -> Callable[[Any], tuple[Any, Any]]:
+    """Round with ``mode``, then saturate to ``dtype``'s range (NaN -> 0), as the ISA's cvt specifies.
+
+    The bounds are applied before any numpy integer cast: float64 cannot hold 2**63 - 1, and casting a
+    float64 at or past 2**63 to int64 wraps to the most negative value."""
     dw = type_bits(dtype)
-    lo, hi = (-(2.0 ** (dw - 1)), 2.0 ** (dw - 1) - 1) if dtype[0] == "s" else (0.0, 2.0 ** dw - 1)
+    signed = dtype[0] == "s"
+    lo = -(2.0 ** (dw - 1)) if signed else 0.0
+    top = 2.0 ** (dw - 1) if signed else 2.0 ** dw  # the first value past the range
+    top_bits = U64((1 << (dw - 1)) - 1 if signed else MASKS[dw])
     rnd = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}[mode]
 
     def f(x: Any) -> tuple[Any, Any]:
         with np.errstate(invalid="ignore"):
             r = rnd(x)
-            r = np.where(np.isnan(r), 0.0, np.clip(r, lo, hi))
-        if dtype[0] == "s" or dw < 64:
-            return np.asarray(r).astype(np.int64).astype(np.uint64) & U64(MASKS[dw]), True
-        big = r >= 2.0 ** 63
-        out = np.where(big, (np.asarray(r - 2.0 ** 63).astype(np.int64).astype(np.uint64) + U64(1 << 63)),
-                       np.asarray(np.where(big, 0, r)).astype(np.int64).astype(np.uint64))
-        return out, True
+            r = np.where(np.isnan(r), 0.0, r)
+            over = r >= top
+            r = np.maximum(np.where(over, 0.0, r), lo)
+        big = r >= 2.0 ** 63  # only u64 gets here: cast the part below 2**63
+        ints = np.asarray(np.where(big, r - 2.0 ** 63, r)).astype(np.int64).astype(np.uint64) \
+            + np.where(big, U64(1 << 63), U64(0))
+        return np.where(over, top_bits, ints & U64(MASKS[dw])), True
     return f
 
 
@@ -284,12 +291,17 @@ def build_cvt(ins: Instruction, ctx: Context, idx: int) -> Op:
         exact_rn = not frnd or frnd == ["rn"]
 
         def i2f(b: Any) -> tuple[Any, Any]:
-            x = as_s(b, aw) if atype[0] == "s" else as_u(b, aw)
-            xf = np.asarray(x).astype(np.float64)
-            err = (np.asarray(x).astype(np.int64) - xf.astype(np.int64)).astype(np.float64) if aw == 64 and \
-                atype[0] == "s" else None
+            err: Any = None
+            if aw == 64:  # float64 holds 53 bits: the value as (high half) * 2**32 + (low half), TwoSum'd
+                high = (as_s(b, 64) >> np.int64(32)) if atype[0] == "s" else (as_u(b, 64) >> U64(32))
+                xf, err = two_sum(np.asarray(high).astype(np.float64) * 2.0 ** 32,
+                                  np.asarray(as_u(b, 32)).astype(np.float64))
+            else:
+                xf = np.asarray(as_s(b, aw) if atype[0] == "s" else as_u(b, aw)).astype(np.float64)
             bits = encode(xf, dtype, err)
             exact = decode(bits, dtype) == xf
+            if err is not None:
+                exact = exact & (err == 0)
             return bits, True if exact_rn else exact
         return Op(idx, ins, lambda m, mask: _apply(m, mask, read, write, i2f), dests=dests)
     # float -> float

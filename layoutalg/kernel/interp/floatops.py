@@ -28,6 +28,9 @@ from layoutalg.kernel.ptx.nodes import Instruction
 Compute = Callable[..., tuple[Any, Any, Any]]  # (float64 result, error term or None, known-extra)
 DIRECTED = ("rz", "rm", "rp")
 APPROX_ROOTS = {"ex2", "lg2", "sin", "cos", "tanh", "rsqrt"}
+#: The NaN an arithmetic result is when it is NaN (CUDA Programming Guide, "Floating-Point Standard": a
+#: single-precision operation with NaN input gives the quiet NaN 0x7fffffff; PTX min/max .NaN: "canonical NaN").
+CANONICAL_NAN = {"f32": 0x7FFFFFFF}
 
 
 def _split(t: str) -> tuple[str, int]:
@@ -63,7 +66,10 @@ def float_op(ins: Instruction, ctx: Context, idx: int, t: str, nsrc: int, comput
             err = np.where((res == 0.0) | (res == 1.0), 0.0, err) if err is not None else None
         if ftz:
             res = flush_subnormal(res)
-        return encode(res, elem, err), extra
+        out: Any = encode(res, elem, err)
+        if elem in CANONICAL_NAN:
+            out = np.where(np.isnan(res), U64(CANONICAL_NAN[elem]), out)
+        return out, extra
 
     def run(m: Any, mask_: Any) -> None:
         vals = [r(m) for r in readers]
@@ -114,15 +120,23 @@ def build_float_arith(ins: Instruction, ctx: Context, idx: int) -> Op:
         approx = "approx" in parts or "full" in parts
         return float_op(ins, ctx, idx, t, 2, lambda a, b: (a / b, None, True), always_unknown=approx or directed)
     if root in ("min", "max"):
-        pick: Any = np.fmin if root == "min" else np.fmax
-        if "NaN" in ins.opcode:
-            pick = np.minimum if root == "min" else np.maximum
-        return float_op(ins, ctx, idx, t, 2, lambda a, b: (pick(a, b), None, True))
+        return float_op(ins, ctx, idx, t, 2, _min_max(root == "min", "NaN" in ins.parts))
     if root == "neg":
         return _sign_bit_op(ins, ctx, idx, t, flip=True)
     if root == "abs":
         return _sign_bit_op(ins, ctx, idx, t, flip=False)
     raise KernelError("not a float arithmetic instruction", ins.line, ins.opcode)
+
+
+def _min_max(is_min: bool, nan: bool) -> Compute:
+    """min/max as the ISA's ``min_num``/``min_nan``: a NaN operand loses (``.NaN``: wins), and ``-0.0 < +0.0``."""
+    pick: Any = (np.minimum if is_min else np.maximum) if nan else (np.fmin if is_min else np.fmax)
+
+    def f(a: Any, b: Any) -> tuple[Any, Any, Any]:
+        zeros = (a == 0) & (b == 0)
+        negative = (np.signbit(a) | np.signbit(b)) if is_min else (np.signbit(a) & np.signbit(b))
+        return np.where(zeros, np.where(negative, -0.0, 0.0), pick(a, b)), None, True
+    return f
 
 
 def _fma64(a: Any, b: Any, c: Any) -> tuple[Any, Any, Any]:

@@ -79,21 +79,18 @@ def _product(ins: Instruction, t: str, mode: str) -> Callable[[Any, Any], Any]:
             return lambda a, b: (as_s(a, w) * as_s(b, w)).astype(np.int64).astype(np.uint64) \
                 & U64(MASKS[2 * w])
         return lambda a, b: (as_u(a, w) * as_u(b, w)) & U64(MASKS[2 * w])
-    if mode == "hi":
-        if w == 64:
-            return mul_hi_s64 if signed else mul_hi_u64
-        if signed:
-            return lambda a, b: ((as_s(a, w) * as_s(b, w)) >> np.int64(w)).astype(np.uint64) & mask
-        return lambda a, b: ((as_u(a, w) * as_u(b, w)) >> U64(w)) & mask
-    raise KernelError(f"unknown multiply mode .{mode}", ins.line, ins.opcode)
+    # mode == "hi" (:func:`_mode` gives only lo, wide, hi)
+    if w == 64:
+        return mul_hi_s64 if signed else mul_hi_u64
+    if signed:
+        return lambda a, b: ((as_s(a, w) * as_s(b, w)) >> np.int64(w)).astype(np.uint64) & mask
+    return lambda a, b: ((as_u(a, w) * as_u(b, w)) >> U64(w)) & mask
 
 
-def _mode(ins: Instruction, default: str = "") -> str:
+def _mode(ins: Instruction) -> str:
     for m in ("lo", "hi", "wide"):
         if m in ins.parts:
             return m
-    if default:
-        return default
     raise KernelError("needs .lo, .hi or .wide", ins.line, ins.opcode)
 
 
@@ -222,10 +219,15 @@ def build_mad24(ins: Instruction, ctx: Context, idx: int) -> Op:
 def build_sad(ins: Instruction, ctx: Context, idx: int) -> Op:
     t = instr_type(ins, INT_TYPES)
     w = type_bits(t)
-    rd = (lambda x: as_s(x, w)) if t[0] == "s" else (lambda x: as_u(x, w).astype(np.int64) if w < 64 else x)
     mask = U64(MASKS[w])
-    return int_op(ins, ctx, idx, [t, t, t],
-                  lambda a, b, c: (np.abs(rd(a) - rd(b)).astype(np.uint64) + c) & mask)
+
+    def f(a: Any, b: Any, c: Any) -> Any:
+        """``c + |a - b|`` (ISA: ``c + ((a < b) ? b - a : a - b)``): the difference taken the right way round
+        in uint64, so it is exact mod 2**64 (|a - b| of two 64-bit values can exceed int64)."""
+        ge = (as_s(a, w) >= as_s(b, w)) if t[0] == "s" else (as_u(a, w) >= as_u(b, w))
+        ua, ub = np.asarray(as_u(a, w), dtype=np.uint64), np.asarray(as_u(b, w), dtype=np.uint64)
+        return (np.where(ge, ua - ub, ub - ua) + c) & mask
+    return int_op(ins, ctx, idx, [t, t, t], f)
 
 
 @builder("neg", "abs")

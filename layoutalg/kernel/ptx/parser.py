@@ -67,7 +67,9 @@ def parse_variable(text: str, line: int, default_space: str | None = None) -> li
     i = 0
     while i < len(tokens):
         tok = tokens[i]
-        if tok in _SPACES:
+        if tok in _SPACES and is_pointer:
+            pass  # ".ptr .global": the space the pointer points into, not the variable's own (ISA: kernel params)
+        elif tok in _SPACES:
             space = tok[1:]
         elif tok in _LINKAGE:
             extern = extern or tok == ".extern"
@@ -84,7 +86,7 @@ def parse_variable(text: str, line: int, default_space: str | None = None) -> li
         elif tok in (".v2", ".v4", ".v8"):
             raise KernelError(f"vector variables ({tok}) are not supported", line)
         elif tok.startswith("."):
-            pass  # .ptr's own state space and other attributes (.global after .ptr) are handled above
+            pass  # other attributes
         else:
             names.extend(n for n in " ".join(tokens[i:]).replace(",", " ").split() if n)
             break
@@ -341,8 +343,8 @@ def _rename(body: _Body, op: Operand, line: int, opcode: str) -> Operand:
         return PredPair(a, b)
     if isinstance(op, Sym):
         unique = body.resolve(op.name)
-        if unique is not None and unique in body.fn.registers:
-            return Reg(unique)
+        if unique is not None and unique in body.fn.registers:  # only "name+k" gets here: bare names are Regs
+            raise KernelError(f"register {op.name} cannot take an offset ({op.name}{op.offset:+d})", line, opcode)
         if unique is not None and unique != op.name:
             return Sym(unique, op.offset)
     return op

@@ -1,0 +1,132 @@
+"""PTX parser (layoutalg.kernel.ptx.parser): each directive and statement form it accepts gives the right
+node, and malformed PTX raises KernelError naming the offending line."""
+
+from __future__ import annotations
+
+import pytest
+
+from layoutalg.errors import KernelError
+from layoutalg.kernel.ptx.nodes import Addr, Not, Reg, Sym
+from layoutalg.kernel.ptx.parser import parse_module
+
+HEAD = ".version 8.0\n.target sm_90\n.address_size 64\n"
+
+
+def entry(body: str, header: str = ".visible .entry k()") -> str:
+    return HEAD + header + "\n{\n" + body + "\nret;\n}\n"
+
+
+def test_module_header_variables_and_prototypes() -> None:
+    m = parse_module(HEAD + '.pragma "nounroll";\n'
+                     ".global .align 8 .b32 table[4] = {1, 0x10, 0f3F800000, 0d3FF0000000000000};\n"
+                     ".const .b8 bytes[] = {1, 2, 3, };\n"
+                     ".extern .shared .align 16 .b8 dyn[];\n"
+                     ".extern .func (.param .b32 r) helper (.param .b32 x);\n"
+                     + ".visible .entry k()\n{\nret;\n}\n")
+    assert (m.version, m.target, m.address_size) == ("8.0", "sm_90", 64)
+    table, data, dyn = m.variables
+    assert (table.name, table.space, table.type, table.align, table.count) == ("table", "global", "b32", 8, 4)
+    assert table.initializer == (1, 16, 0x3F800000, 0x3FF0000000000000)
+    assert (data.count, data.initializer) == (3, (1, 2, 3))  # [] takes the initializer's length
+    assert (dyn.extern, dyn.count, dyn.align) == (True, 0, 16)
+    helper = m.functions["helper"]
+    assert helper.defined is False and [p.name for p in helper.params] == ["x"]
+    assert [r.name for r in helper.returns] == ["r"]
+    assert m.entry("k") is m.entries["k"]
+
+
+def test_entry_header_params_and_performance_directives() -> None:
+    m = parse_module(entry(".maxnreg 64;\n.reg .b32 %r<3>, %flag;\n.reg .pred p;",
+                           ".visible .entry k(.param .u64 .ptr .global .align 16 a, .param .u32 n) "
+                           ".maxntid 128, 1, 1 .minnctapersm 2"))
+    fn = m.entries["k"]
+    assert [(p.name, p.space, p.type, p.is_pointer) for p in fn.params] == [("a", "param", "u64", True),
+                                                                          ("n", "param", "u32", False)]
+    assert fn.params[0].align == 16
+    assert fn.directives == {"maxntid": (128, 1, 1), "minnctapersm": (2,), "maxnreg": (64,)}
+    assert fn.registers == {"%r0": "b32", "%r1": "b32", "%r2": "b32", "%flag": "b32", "p": "pred"}
+
+
+def test_bare_registers_in_operands_addresses_and_guards_are_renamed_per_scope() -> None:
+    body = (".reg .b64 %rd<2>;\n{\n.reg .pred p;\n.reg .b64 q;\n"
+            "setp.eq.u64 p, %rd1, 0;\n@!p mov.b64 q, %rd1;\nld.shared.b32 %rd0, [q+4];\n"
+            "selp.b64 %rd0, q, %rd1, !p;\n}")
+    fn = parse_module(entry(body)).entries["k"]
+    setp, mov, ld, selp = fn.body[:4]
+    assert setp.operands[0] == Reg("p#1")
+    assert mov.guard == ("p#1", True) and mov.operands[0] == Reg("q#1")
+    assert ld.operands[1] == Addr(Reg("q#1"), 4)
+    assert selp.operands[1] == Reg("q#1") and selp.operands[3] == Not(Reg("p#1"))
+
+
+def test_a_ptr_attribute_names_the_pointee_space_not_the_variables() -> None:
+    """ISA: ``.param .u64 .ptr .shared .align 8 p``: p is a parameter that points into shared memory."""
+    fn = parse_module(entry(".param .u64 .ptr .shared .align 8 p;\n.local .b32 .ptr .global q;")).entries["k"]
+    assert [(v.name, v.space, v.is_pointer, v.align) for v in fn.variables] == [("p", "param", True, 8),
+                                                                               ("q", "local", True, 4)]
+
+
+def test_scoped_shared_variables_and_symbols_keep_their_names() -> None:
+    body = "{\n.shared .align 4 .b32 buf[8];\n.reg .b64 %rd<2>;\nmov.u64 %rd0, buf;\nld.shared.b32 %rd1, [buf+8];\n}"
+    fn = parse_module(entry(body)).entries["k"]
+    assert [v.name for v in fn.variables] == ["buf#1"]
+    assert fn.body[0].operands[1] == Sym("buf#1")
+    assert fn.body[1].operands[1] == Addr(Sym("buf#1"), 8)
+
+
+def test_file_and_loc_give_instruction_locations() -> None:
+    body = ('.loc 1 10 3\nmov.b32 %r1, 1;\n.loc 1 20 5, function_name $f, inlined_at 1 10 3\n'
+            "mov.b32 %r1, 2;")
+    m = parse_module(HEAD + '.file 1 "k.cu"\n' + entry(".reg .b32 %r<2>;\n" + body)[len(HEAD):])
+    first, second = m.entries["k"].body[:2]
+    assert (str(first.loc), str(second.loc)) == ("k.cu:10", "k.cu:20")
+    assert str(second.site) == "k.cu:10"
+
+
+@pytest.mark.parametrize(("ptx", "line", "message"), [
+    (HEAD + ".global .align x .b32 a;\n", 4, ".align needs a positive integer"),
+    (HEAD + ".global .align 0 .b32 a;\n", 4, ".align needs a positive integer"),
+    (HEAD + ".global .v4 .b32 a;\n", 4, "vector variables"),
+    (HEAD + ".global .b32;\n", 4, "cannot read declaration"),
+    (HEAD + ".global .b32 a[x];\n", 4, "cannot read declared name"),
+    (HEAD + ".global .b32 a[2] = {1, two};\n", 4, "initializer element 'two'"),
+    (HEAD + ".address_size 32\n", 4, ".address_size 32 is not supported"),
+    (HEAD + "mov.b32 %r1, 1;\n", 4, "unknown module-level statement"),
+    (HEAD + "{\nret;\n}\n", 4, "a '{' block outside any function"),
+    (HEAD + "}\n", 4, "unmatched '}'"),
+    (HEAD + "L1:\n", 4, "label L1 outside any function"),
+    (HEAD + ".visible .entry 9k()\n{\nret;\n}\n", 4, "cannot read the function name"),
+    (HEAD + ".visible .entry k() .bogus 3\n{\nret;\n}\n", 4, "unknown function directive .bogus"),
+    (HEAD + ".visible .entry k((.param .b32 a)\n{\nret;\n}\n", 4, "unbalanced parentheses"),
+    (HEAD + ".visible .entry k()\n{\nret;\n", 4, "function k is not closed"),
+    (entry(".reg %r1;"), 6, "cannot read register declaration"),
+    (entry(".reg .v4 .b32 %r<2>;"), 6, "vector registers"),
+    (entry(".reg .q32 %r<2>;"), 6, "unknown register type .q32"),
+    (entry(".reg .b32 %r<2>, 9x;"), 6, "cannot read register name '9x'"),
+    (entry(".loc 1 x 2"), 6, "cannot read '.loc 1 x 2'"),
+    (entry(".file x"), 6, "cannot read '.file x'"),
+    (entry(".bogus 1;"), 6, "unknown directive .bogus in a function body"),
+    (entry("@ mov.b32 %r1, 1;"), 6, "cannot read the guard"),
+    (entry("9mov.b32 %r1, 1;"), 6, "cannot read instruction"),
+    (entry("mov.b32 %r1, 1;"), 6, "register %r1 is not declared"),
+    (entry(".reg .b32 q;\nmov.b32 q, q+4;"), 7, r"register q cannot take an offset \(q\+4\)"),
+])
+def test_malformed_ptx_raises_naming_the_line(ptx: str, line: int, message: str) -> None:
+    with pytest.raises(KernelError, match=message) as e:
+        parse_module(ptx)
+    assert e.value.line == line
+
+
+def test_non_text_and_nested_headers_are_refused() -> None:
+    with pytest.raises(KernelError, match="PTX must be text, got bytes"):
+        parse_module(b".version 8.0")  # type: ignore[arg-type]
+    with pytest.raises(KernelError, match="unexpected block") as e:
+        parse_module(entry(".visible .entry inner()\n{\nret;\n}"))
+    assert e.value.line == 6
+
+
+def test_an_unknown_module_statement_is_quoted_to_60_characters() -> None:
+    text = "bogus " + "x" * 100
+    with pytest.raises(KernelError) as e:
+        parse_module(HEAD + text + ";\n")
+    assert repr(text[:60]) in str(e.value) and repr(text[:61]) not in str(e.value)

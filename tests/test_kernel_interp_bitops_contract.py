@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kernel_interp_harness import op, run_lines
+from kernel_interp_scalar_harness import op, run_lines
 
 from layoutalg.errors import KernelError
 

@@ -11,7 +11,7 @@ import pytest
 from float_oracle import decode_float, encode_float, round_rne, to_fraction
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from kernel_interp_harness import op, run_lines, value
+from kernel_interp_scalar_harness import op, run_lines, value
 
 from layoutalg.errors import KernelError
 

@@ -241,8 +241,9 @@ def _reimport_and_run(request: dict[str, Any]) -> int:
     sys.meta_path.insert(0, _MutatedSource(request["module"], str(ROOT / request["path"]), request["source"]))
     try:
         importlib.import_module(request["module"])
-    except Exception:  # the mutated module no longer imports (e.g. a frozen dataclass under a non-frozen base): every
-        return 2       # test that reaches it fails, as at a collection error (pytest itself would stop with exit 3)
+    except (Exception, SystemExit):  # the mutated module no longer imports (a frozen dataclass under a non-frozen
+        return 2  # base; `if __name__ != "__main__": main()` exiting at import): every test that reaches it fails
+
     # --assert=plain: pytest's assertion-rewriting import hook would otherwise load layoutalg (marked for rewriting
     # as the package of an entry-point plugin) from disk ahead of the mutated source.
     files = sorted({nodeid.split("::")[0] for nodeid in request["tests"]})

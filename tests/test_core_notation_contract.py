@@ -36,6 +36,8 @@ def test_an_integer_past_the_bit_limit_is_refused_naming_its_digit_count_and_col
     digits = len(str(1 << MAX_INT_BITS))  # as many digits as the limit itself, but a larger value
     with pytest.raises(ParseError, match=f"integer of {digits} digits is too large .* at column 2"):
         parse_layout("(" + "9" * digits + "):1")
+    with pytest.raises(ParseError, match=f"integer of {digits + 7} digits is too large .* at column 2"):
+        parse_layout("(" + "1" * (digits + 7) + "):1")  # refused by its length, before int() reads it
 
 
 @pytest.mark.parametrize("value", [0, 1, 10, 11, 12, 13, 16, 17, 24, 25, 31, 32, 33, 48, 64, 80, 96, 100, 128, 192,

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from layoutalg.core.layout import Layout, slice_and_offset, wrap_modes
-from layoutalg.errors import CoordinateError, ShapeError
+from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 
 
 def test_an_int_shape_refuses_a_tuple_stride() -> None:
@@ -54,3 +54,29 @@ def test_slicing_keeps_the_none_modes_and_offsets_by_the_fixed_ones() -> None:
 def test_wrap_modes_lists_the_top_level_modes_and_an_int_layout_as_its_own_mode() -> None:
     assert wrap_modes(Layout((2, (3, 4)), (1, (2, 6)))) == [Layout(2, 1), Layout((3, 4), (2, 6))]
     assert wrap_modes(Layout(4, 2)) == [Layout(4, 2)]
+
+
+def test_eight_extents_of_two_to_the_512_reach_the_size_limit_and_are_refused() -> None:
+    assert Layout(((1 << 511),) * 8).size() == 1 << 4088
+    with pytest.raises(ShapeError, match="shape has 4097-bit size; a layout's size is limited to 4096 bits"):
+        Layout(((1 << 512),) * 8)
+    with pytest.raises(ShapeError, match="has 4097 bits; integers are limited to 4096 bits"):
+        Layout(1 << 4096)
+    assert Layout((1 << 4096) - 1).size() == (1 << 4096) - 1
+
+
+def test_whole_domain_evaluation_is_refused_past_its_limits_naming_them() -> None:
+    with pytest.raises(LayoutError, match=r"has 67108865 elements; whole-domain evaluation is limited to 67108864 "
+                                          r"\(2\*\*26\)"):
+        Layout((1 << 26) + 1).to_numpy()
+    with pytest.raises(LayoutError, match=r"limited to 4194304 \(2\*\*22, offsets past int64\)"):
+        Layout((1 << 22) + 1, 1 << 41).to_numpy()
+    with pytest.raises(LayoutError, match="values.* 4194305 elements is over the 4194304"):
+        Layout((1 << 22) + 1).values()
+
+
+def test_offsets_stay_int64_below_two_to_the_62_and_become_python_ints_from_there() -> None:
+    below = Layout(2, (1 << 62) - 1).to_numpy()
+    assert below.dtype == np.int64 and below.tolist() == [0, (1 << 62) - 1]
+    at = Layout(2, 1 << 62).to_numpy()
+    assert at.dtype == object and at.tolist() == [0, 1 << 62]

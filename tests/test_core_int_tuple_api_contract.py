@@ -11,7 +11,7 @@ import pytest
 
 from layoutalg.core import int_tuple_api as api
 from layoutalg.core.validate import MAX_DEPTH
-from layoutalg.errors import ShapeError
+from layoutalg.errors import CoordinateError, ShapeError
 
 
 def _nest(value: Any, levels: int) -> Any:
@@ -121,3 +121,14 @@ def test_crd2idx_accepts_the_deepest_nesting_and_refuses_one_level_more() -> Non
         api.crd2idx(1, (2, _nest(3, MAX_DEPTH)))
     with pytest.raises(ShapeError, match="nested more than 64 levels"):
         api.crd2idx((1, _nest(0, MAX_DEPTH)), (2, _nest(3, MAX_DEPTH)))
+
+
+def test_fast_paths_refuse_an_integer_past_4096_bits_like_the_validating_path() -> None:
+    big = 1 << 4096
+    with pytest.raises(ShapeError, match=r"prefix_product shape\[1\] has 4097 bits"):
+        api.prefix_product((2, big))
+    with pytest.raises(ShapeError, match="prefix_product init has 4097 bits"):
+        api.prefix_product((2, 3), big)
+    with pytest.raises(CoordinateError, match=r"crd2idx coordinate\[1\] has 4097 bits"):
+        api.crd2idx((0, big), (2, 3))
+    assert api.prefix_product((2, big - 1)) == (1, 2)

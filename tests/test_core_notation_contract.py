@@ -55,3 +55,12 @@ def test_the_composed_aware_to_cpp_also_writes_undefined_aliases_as_constants(va
     text = interop_to_cpp(layout)
     assert f"_{value}" not in re.findall(r"_\d+", text)
     assert from_cpp(text) == layout
+
+
+def test_parsing_accepts_64_levels_of_nesting_and_refuses_65_naming_the_column() -> None:
+    def nested(levels: int, leaf: str) -> str:
+        return "(" * levels + leaf + ")" * levels
+
+    assert parse_layout(nested(64, "3") + ":" + nested(64, "1")).size() == 3
+    with pytest.raises(ParseError, match="nesting deeper than 64 at column 65"):
+        parse_layout(nested(65, "3") + ":" + nested(65, "1"))

@@ -33,7 +33,13 @@ MAX_DEPTH = 64
 _MAX_DIGITS = len(str(1 << MAX_INT_BITS))
 
 #: CuTe's predefined static integer aliases that ``to_cpp`` spells as ``_N``.
-_CUTE_ALIASES = frozenset(range(0, 33)) | {1 << k for k in range(6, 17)}
+#: The non-negative integral-constant aliases every CuTe C++ release defines (``cute/numeric/integral_constant.hpp``:
+#: ``_0`` .. ``_10``, ``_12``, ``_16``, ``_24``, ``_32``, ``_64``, ``_96``, ``_128``, ``_192``, ``_256``, ``_384``,
+#: ``_512``, ``_768`` and the powers of two 1024 .. 524288); any other value is written ``Int<N>`` (``_11`` would
+#: not compile).
+CUTE_ALIASES = frozenset(range(0, 11)) | {12, 16, 24, 32, 64, 96, 128, 192, 256, 384, 512, 768} | {
+    1 << k for k in range(10, 20)
+}
 
 
 
@@ -173,7 +179,7 @@ def to_str(layout: Layout) -> str:
 
 
 def _cpp_int(v: int) -> str:
-    return f"_{v}" if v in _CUTE_ALIASES else f"Int<{v}>"
+    return f"_{v}" if v in CUTE_ALIASES else f"Int<{v}>"
 
 
 def _cpp_tuple(t: IntTuple, kind: str) -> str:
@@ -185,8 +191,8 @@ def _cpp_tuple(t: IntTuple, kind: str) -> str:
 def to_cpp(layout: Layout) -> str:
     """The CuTe C++ type of a static layout: ``Layout<Shape<_2,_4>,Stride<_1,_16>>``.
 
-    Ints CuTe predefines (``_0`` .. ``_32`` and powers of two to 65536) use the
-    alias, others ``Int<N>``; an int shape is bare (``Layout<_8,_1>``).
+    Ints every CuTe release predefines (:data:`CUTE_ALIASES`) use the alias, others
+    ``Int<N>``; an int shape is bare (``Layout<_8,_1>``).
     """
     if not isinstance(layout, Layout):
         raise LayoutError(f"to_cpp takes a Layout, got {type(layout).__name__}")

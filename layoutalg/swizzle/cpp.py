@@ -28,6 +28,7 @@ from typing import Any, Callable
 
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
+from layoutalg.core.notation import CUTE_ALIASES
 from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError, ParseError
 from layoutalg.swizzle.composed import ComposedLayout
@@ -336,7 +337,8 @@ def from_cpp(text: str, atom_reader: AtomReader | None = None) -> Any:
 
 
 def _cpp_int(value: int) -> str:
-    return f"_{value}" if value >= 0 else f"C<{value}>"
+    """``_N`` only where CuTe defines that alias (``_11`` or ``_48`` would not compile everywhere), else ``C<N>``."""
+    return f"_{value}" if value in CUTE_ALIASES else f"C<{value}>"
 
 
 def _cpp_tuple(t: IntTuple, head: str) -> str:

@@ -174,3 +174,17 @@ def test_a_two_byte_load_is_proved_over_its_one_word_per_lane() -> None:
     fn = lambda lane, i: (i, lane)  # noqa: E731 - 32 halves: 16 words, pairs of lanes share a word
     assert _enumerated(TILE, "ld.shared.u16", fn, "f16", i=2).proved
     assert conflict_free(TILE, symbolic_access("ld.shared.u16", fn, i=2), "f16", method="z3").proved
+
+
+def test_a_wide_load_refuted_only_at_a_symbolic_parameter_is_unknown_not_refuted_or_proved() -> None:
+    from layoutalg.prove import expr as ex
+
+    tile = Layout((32, 64), (64, 1))
+    k = ex.param("k", 4)
+    wide = conflict_free(tile, symbolic_access("ld.shared.v2.b32", lambda lane: (lane, 2 * k)), "f32", method="z3")
+    # every lane reads column 2k of its own row: one bank for all 32 lanes, but the 8-byte load's exact wavefront
+    # model cannot be replayed at a parameter's value, so the answer is neither "proved" nor a made-up refutation
+    assert wide.status == "unknown"
+    assert "parameters the exact model cannot replay" in wide.explanation
+    narrow = conflict_free(tile, symbolic_access("ld.shared.b32", lambda lane: (lane, 2 * k)), "f32", method="z3")
+    assert narrow.refuted and narrow.counterexample is not None and "k" in narrow.counterexample

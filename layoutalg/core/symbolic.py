@@ -18,6 +18,7 @@ sympy is imported on first use only; ``import layoutalg`` does not pull it in.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 from layoutalg.errors import ShapeError
@@ -54,7 +55,7 @@ def norm(x: Any, what: str = "leaf") -> Any:
         if x.is_number or x.is_integer is False:
             raise ShapeError(f"{what} {x} is not an integer")
         return x
-    if isinstance(x, int) and not isinstance(x, bool):
+    if isinstance(x, numbers.Integral) and not isinstance(x, bool):  # int subclasses, numpy integers
         return int(x)
     raise ShapeError(f"{what} must be an int or a sympy expression, got {type(x).__name__} {x!r}")
 

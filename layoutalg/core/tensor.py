@@ -202,18 +202,6 @@ def _order(d: Any) -> Any:
     return d if isinstance(d, int) else 0
 
 
-def _numpy_dtype(dtype: Any) -> Any:
-    """``dtype`` as a numpy dtype (float64 when None), or a ShapeError naming it."""
-    import numpy as np
-
-    if dtype is None:
-        return np.float64
-    try:
-        return np.dtype(dtype)
-    except (TypeError, ValueError):
-        raise ShapeError(f"dtype must be a numpy dtype or its name (e.g. 'float32'), got {describe(dtype)}") from None
-
-
 def make_fragment_like(x: Any, dtype: Any = None) -> Tensor:
     """Fresh storage with CuTe's fragment layout for ``x`` (a tensor keeps its engine's dtype)."""
     layout = x.layout if isinstance(x, Tensor) else x

@@ -149,3 +149,9 @@ def test_a_complement_with_static_extents_counts_up_to_the_cotarget() -> None:
     assert r == la.Layout(3, 4)  # ceil(10 / 4) copies of 0..3
     for v in VALUES:
         assert la.complement(plain(a, v), 10) == r
+
+
+@pytest.mark.parametrize("shape", [(), ((), 2), (((),), X)])
+def test_empty_modes_have_the_depth_of_the_plain_layouts(shape: Any) -> None:
+    a = SymbolicLayout(shape)
+    assert a.depth() == plain(a, 2).depth() >= 1

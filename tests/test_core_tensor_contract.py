@@ -86,3 +86,17 @@ def test_storage_is_allocated_for_int_offset_layouts_only() -> None:
         make_tensor(coord)
     t = make_tensor(coord, engine=CountingEngine())
     assert t[1, 1] == la.ArithTuple(1, 1)
+
+
+class _HostileRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("a foreign __repr__ failed")
+
+    __str__ = __repr__
+
+
+@pytest.mark.parametrize("dtype", ["floaty", 3.5, _HostileRepr()])
+def test_a_dtype_numpy_cannot_read_is_refused_as_a_shape_error_naming_it(dtype: object) -> None:
+    with pytest.raises(la.ShapeError, match="make_tensor: dtype .* is not a numpy dtype"):
+        make_tensor(L, dtype)
+    assert make_tensor(L, "int8").engine.dtype == np.int8

@@ -89,3 +89,24 @@ def test_cute_name_is_cutes_atom_spelling(spelling: str, cute: str) -> None:
 def test_cute_name_refuses_the_width_only_fp8() -> None:
     with pytest.raises(LayoutError, match="e4m3 or e5m2"):
         cute_name("fp8")
+
+
+class _HostileStr:
+    def __str__(self) -> str:
+        raise RuntimeError("a foreign __str__ failed")
+
+    __repr__ = __str__
+
+
+class _HostileName:
+    @property
+    def name(self) -> str:
+        raise ZeroDivisionError("a foreign .name failed")
+
+
+@pytest.mark.parametrize("obj", [_HostileStr(), _HostileName()])
+def test_an_object_whose_own_name_or_str_fails_is_refused_as_a_layout_error(obj: object) -> None:
+    with pytest.raises(LayoutError, match="is not an element type"):
+        dtype(obj)
+    with pytest.raises(LayoutError):
+        dtype_bits(obj)

@@ -155,3 +155,15 @@ def test_a_complement_with_static_extents_counts_up_to_the_cotarget() -> None:
 def test_empty_modes_have_the_depth_of_the_plain_layouts(shape: Any) -> None:
     a = SymbolicLayout(shape)
     assert a.depth() == plain(a, 2).depth() >= 1
+
+
+class _HostileRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("a foreign __repr__ failed")
+
+
+def test_a_foreign_leaf_or_index_whose_repr_fails_is_refused_as_a_shape_error() -> None:
+    with pytest.raises(la.ShapeError, match="shape must be an int or a sympy expression, got _HostileRepr"):
+        la.symbolic_layout((_HostileRepr(), X))
+    with pytest.raises(la.ShapeError, match="must be a non-negative int"):
+        la.symbolic_layout((2, X))(_HostileRepr())

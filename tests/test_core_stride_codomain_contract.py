@@ -105,3 +105,17 @@ def test_a_tuple_tiler_multiplies_mode_by_mode_keeping_untiled_modes() -> None:
     # mode 0 is 4:E(1) then a copy past its coshape: rows 0..7 of axis 1, in order
     assert [p((i, 0)) for i in range(8)] == [ArithTuple(0, i) for i in range(8)]
     assert la.logical_product(C, (2,)) == p
+
+
+@pytest.mark.parametrize("cotarget", [4, (4,)])
+def test_a_cotarget_with_fewer_extents_than_codomain_axes_is_refused_naming_it(cotarget: Any) -> None:
+    a = la.stride_layout((2, 3), (E(0), E(1)))
+    with pytest.raises(la.ShapeError, match="has 1 extents, fewer than the 2 axes of its coshape"):
+        la.weak_complement(a, cotarget)
+
+
+def test_a_cotarget_per_axis_sizes_each_axis_rest_mode() -> None:
+    a = la.stride_layout((2, 3), (E(0), E(1)))
+    r = la.weak_complement(a, (4, 6))  # axis 0: 2:1 leaves 2 of 4 -> 2:2; axis 1: 3:1 leaves 2 of 6 -> 2:3
+    values = {tuple(r(i)) for i in range(r.size())}
+    assert values == {(x, y) for x in (0, 2) for y in (0, 3)}

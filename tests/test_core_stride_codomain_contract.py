@@ -119,3 +119,11 @@ def test_a_cotarget_per_axis_sizes_each_axis_rest_mode() -> None:
     r = la.weak_complement(a, (4, 6))  # axis 0: 2:1 leaves 2 of 4 -> 2:2; axis 1: 3:1 leaves 2 of 6 -> 2:3
     values = {tuple(r(i)) for i in range(r.size())}
     assert values == {(x, y) for x in (0, 2) for y in (0, 3)}
+
+
+@pytest.mark.parametrize("op", [la.logical_divide, la.logical_product])
+def test_a_tuple_tiler_with_more_modes_than_the_layout_is_refused_as_for_plain_layouts(op: Any) -> None:
+    with pytest.raises(la.ShapeError, match="tiler of rank 3 has more modes than the rank-2 layout"):
+        op(C, (2, None, 3))
+    with pytest.raises(la.ShapeError, match="tiler of rank 3 has more modes than the rank-2 layout"):
+        op(la.Layout((4, 8)), (2, None, 3))

@@ -237,6 +237,9 @@ def logical_divide(a: Any, tiler: Any) -> Any:
         return a
     if isinstance(tiler, (tuple, list)):
         modes = list(a) if isinstance(a.shape, tuple) else [a]
+        if len(tiler) > len(modes):
+            raise ShapeError(f"logical_divide: tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} "
+                             f"layout {a}")
         parts = [m if t is None else logical_divide(m, t) for m, t in zip(modes, tiler)] + modes[len(tiler):]
         return stride_layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
     t = tiler_to_layout(tiler)
@@ -280,6 +283,9 @@ def logical_product(a: StrideLayout, tiler: Any) -> Any:
         return a
     if isinstance(tiler, (tuple, list)):
         modes = list(a) if isinstance(a.shape, tuple) else [a]
+        if len(tiler) > len(modes):
+            raise ShapeError(f"logical_product: tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} "
+                             f"layout {a}")
         parts = [m if t is None else logical_product(m, t) for m, t in zip(modes, tiler)] + modes[len(tiler):]
         return stride_layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
     rest = composition(weak_complement(a), tiler_to_layout(tiler))

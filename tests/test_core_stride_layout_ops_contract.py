@@ -67,3 +67,10 @@ def test_make_layout_like_orders_int_strides_by_value_before_basis_strides() -> 
     # leaves 2:4, 3:E(0), 2:1 -> compact in the order (stride 1), (stride 4), (E(0))
     assert la.make_layout_like(SL((2, 3, 2), (4, E(0), 1))) == la.Layout((2, 3, 2), (2, 4, 1))
     assert la.make_layout_like(SL((2, 3, 2), (E(1), E(0), 0))) == la.Layout((2, 3, 2), (3, 1, 0))
+
+
+def test_composition_by_coordinate_whose_values_are_no_layout_is_refused() -> None:
+    a = la.Layout(((2, 2), 3), ((1, 10), 2))  # along mode 0: 0, 1, 10 (an int coordinate unfolds in (2,2))
+    assert [a(((k % 2, k // 2), 0)) for k in range(3)] == [0, 1, 10]
+    with pytest.raises(la.CompositionError, match="the values are not those of any layout of B's shape"):
+        la.composition(a, SL(3, E(0)))

@@ -33,6 +33,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Any
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 
 
@@ -132,11 +133,14 @@ def _object_name(x: Any) -> str | None:
         return x
     if isinstance(x, type):
         return x.__name__
-    name = getattr(x, "name", None)
-    if isinstance(name, str) and name:
-        return name
-    text = str(x)
-    return text if text and "<" not in text and "object at" not in text else None
+    try:  # a foreign object's own attribute or __str__ may raise anything: it then names no dtype
+        name = getattr(x, "name", None)
+        if isinstance(name, str) and name:
+            return name
+        text = str(x)
+    except Exception:  # noqa: BLE001
+        return None
+    return text if isinstance(text, str) and text and "<" not in text and "object at" not in text else None
 
 
 def dtype(x: Any) -> DType:
@@ -144,17 +148,18 @@ def dtype(x: Any) -> DType:
     if isinstance(x, DType):
         return x
     if isinstance(x, bool) or x is None or any(x is t for t in (int, float, bool, complex)):
-        raise LayoutError(f"dtype {x!r} is not an element type; use a name such as f16, bf16, f32, e4m3, s8")
+        raise LayoutError(f"dtype {describe(x)} is not an element type; use a name such as f16, bf16, f32, e4m3, s8")
     name = _object_name(x)
     if name is None:
-        raise LayoutError(f"dtype {x!r} ({type(x).__name__}) is not an element type; use a name such as f16, bf16")
+        raise LayoutError(f"dtype {describe(x)} ({type(x).__name__}) is not an element type; use a name such as "
+                          "f16, bf16")
     key = _key(name)
     found = _BY_KEY.get(key)
     if found is not None:
         return found
     close = difflib.get_close_matches(key, _SUGGESTIONS, n=4, cutoff=0.5)
     nearest = f"; nearest: {', '.join(dict.fromkeys(close))}" if close else ""
-    raise LayoutError(f"unknown dtype {name!r}{nearest}; known: {', '.join(d.name for d in DTYPES)}")
+    raise LayoutError(f"unknown dtype {describe(name)}{nearest}; known: {', '.join(d.name for d in DTYPES)}")
 
 
 def dtype_bits(x: Any) -> int:

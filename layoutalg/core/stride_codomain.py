@@ -23,6 +23,7 @@ from layoutalg.core.layout import Layout
 from layoutalg.core.stride_layout import StrideLayout, has_scalar_strides, stride_layout
 from layoutalg.core.stride_layout_ops import _pairs
 from layoutalg.core.stride_scalars import F2, ArithTuple, ScaledBasis
+from layoutalg.core.validate import describe
 from layoutalg.errors import ShapeError
 
 
@@ -211,6 +212,9 @@ def weak_complement(layout: StrideLayout, cotarget: Any = None) -> Any:
             raise ShapeError(f"weak_complement of {layout}: stride {d} is not a single basis vector")
         per_axis[terms[0][1]].append((s, terms[0][0]))
     target = None if cotarget is None else it.flatten(it.to_int_tuple(cotarget, "weak_complement cotarget"))
+    if target is not None and len(target) < len(axes):
+        raise ShapeError(f"weak_complement of {layout}: cotarget {describe(cotarget)} has {len(target)} extents, "
+                         f"fewer than the {len(axes)} axes of its coshape {cs}")
     modes = []
     for k, path in enumerate(axes):
         pairs = per_axis[path]
@@ -233,6 +237,9 @@ def logical_divide(a: Any, tiler: Any) -> Any:
         return a
     if isinstance(tiler, (tuple, list)):
         modes = list(a) if isinstance(a.shape, tuple) else [a]
+        if len(tiler) > len(modes):
+            raise ShapeError(f"logical_divide: tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} "
+                             f"layout {a}")
         parts = [m if t is None else logical_divide(m, t) for m, t in zip(modes, tiler)] + modes[len(tiler):]
         return stride_layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
     t = tiler_to_layout(tiler)
@@ -276,6 +283,9 @@ def logical_product(a: StrideLayout, tiler: Any) -> Any:
         return a
     if isinstance(tiler, (tuple, list)):
         modes = list(a) if isinstance(a.shape, tuple) else [a]
+        if len(tiler) > len(modes):
+            raise ShapeError(f"logical_product: tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} "
+                             f"layout {a}")
         parts = [m if t is None else logical_product(m, t) for m, t in zip(modes, tiler)] + modes[len(tiler):]
         return stride_layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
     rest = composition(weak_complement(a), tiler_to_layout(tiler))

@@ -40,14 +40,10 @@ def _pairs(x: Any) -> Pairs:
     return list(zip(it.flatten(x.shape), it.flatten(x.stride)))
 
 
-def _values(x: Any, n: int | None = None) -> list[Any]:
-    """``x(i)`` for ``i < n`` (default its size), by enumeration."""
-    size = x.size()
-    check_domain(size if n is None else n, f"values of {x}")
-    if n is None or n <= size:
-        vals = x.values() if isinstance(x, StrideLayout) else [int(v) for v in x.to_numpy()]
-        return vals if n is None else vals[:n]
-    return [x(i) for i in range(n)]
+def _values(x: Any) -> list[Any]:
+    """``x(i)`` for every ``i < size``, by enumeration."""
+    check_domain(x.size(), f"values of {x}")
+    return x.values() if isinstance(x, StrideLayout) else [int(v) for v in x.to_numpy()]
 
 
 def _mergeable(s0: int, d0: Any, d1: Any) -> bool:

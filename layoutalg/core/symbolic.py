@@ -18,8 +18,10 @@ sympy is imported on first use only; ``import layoutalg`` does not pull it in.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ShapeError
 
 
@@ -54,9 +56,9 @@ def norm(x: Any, what: str = "leaf") -> Any:
         if x.is_number or x.is_integer is False:
             raise ShapeError(f"{what} {x} is not an integer")
         return x
-    if isinstance(x, int) and not isinstance(x, bool):
+    if isinstance(x, numbers.Integral) and not isinstance(x, bool):  # int subclasses, numpy integers
         return int(x)
-    raise ShapeError(f"{what} must be an int or a sympy expression, got {type(x).__name__} {x!r}")
+    raise ShapeError(f"{what} must be an int or a sympy expression, got {type(x).__name__} {describe(x)}")
 
 
 def norm_tuple(t: Any, what: str) -> Any:
@@ -210,7 +212,7 @@ class SymbolicLayout:
         """``L(i)`` for an int index (the last mode keeps counting past the size); the shape must be static where
         the index needs it."""
         if type(index) is not int or index < 0:
-            raise ShapeError(f"index {index!r} must be a non-negative int")
+            raise ShapeError(f"index {describe(index)} must be a non-negative int")
         pairs = self.pairs()
         total: Any = 0
         rest = index

@@ -23,6 +23,7 @@ the definitions by brute force).  PyCuTe's representation choices are kept:
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 from layoutalg.core import symbolic as sy
@@ -137,7 +138,10 @@ def _compose_mode(a_pairs: list[tuple[Any, Any]], s: Any, d: Any) -> list[tuple[
 
 
 def composition(a: Any, b: Any) -> Any:
-    """``A o B`` with B's structure kept (each leaf of B becomes the modes it composes to)."""
+    """``A o B`` with B's structure kept (each leaf of B becomes the modes it composes to); an extent ``n`` (an int
+    or a sympy expression) as ``B`` is the layout ``n:1``, as in CuTe and PyCuTe."""
+    if sy.is_sym(b) or (isinstance(b, numbers.Integral) and not isinstance(b, bool)):
+        b = sy.make(sy.norm(b, "composition tiler"), 1)
     if isinstance(b, tuple):  # a by-mode tiler
         a_s = as_symbolic(a, "composition layout")
         if len(b) > a_s.rank():

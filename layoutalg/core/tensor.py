@@ -160,9 +160,9 @@ def make_tensor(layout_or_shape: Any, dtype: Any = None, engine: Any = None) -> 
             raise ShapeError(f"make_tensor of {layout}: storage is allocated for int-offset layouts only")
         try:
             element = np.dtype(np.float64 if dtype is None else dtype)
-        except (TypeError, ValueError) as exc:
-            raise ShapeError(f"make_tensor: dtype {type(dtype).__name__} {str(dtype)[:60]!r} is not a numpy dtype "
-                             f"({exc})") from None
+        except Exception as exc:  # noqa: BLE001 - numpy runs a foreign object's own __repr__ etc., which may raise anything
+            raise ShapeError(f"make_tensor: dtype {describe(dtype)} is not a numpy dtype ({describe(exc)})") \
+                from None
         engine = np.zeros(layout.cosize(), dtype=element)
     return Tensor(engine, layout)
 
@@ -200,18 +200,6 @@ def _order(d: Any) -> Any:
     if isinstance(d, tuple):
         return tuple(_order(x) for x in d)
     return d if isinstance(d, int) else 0
-
-
-def _numpy_dtype(dtype: Any) -> Any:
-    """``dtype`` as a numpy dtype (float64 when None), or a ShapeError naming it."""
-    import numpy as np
-
-    if dtype is None:
-        return np.float64
-    try:
-        return np.dtype(dtype)
-    except (TypeError, ValueError):
-        raise ShapeError(f"dtype must be a numpy dtype or its name (e.g. 'float32'), got {describe(dtype)}") from None
 
 
 def make_fragment_like(x: Any, dtype: Any = None) -> Tensor:

@@ -1,0 +1,90 @@
+"""Contract of ``StrideLayout`` (``layoutalg.core.stride_layout``): construction refuses bad extents and stride
+leaves naming the mode; evaluation refuses bad indices and coordinates; modes, depth, length and repr follow
+the shape, and a rank-1 layout is its own mode 0 (and -1), as CuTe's ``get<0>`` of a non-tuple."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import layoutalg as la
+from layoutalg import F2, ArithTuple, E
+from layoutalg.core.stride_layout import StrideLayout
+
+A = StrideLayout((2, 3), (E(0), E(1)))
+
+
+@pytest.mark.parametrize("stride,mode", [((E(0), 1.5), r"\[1\]"), ((E(0), "x"), r"\[1\]"), (None, "stride"),
+                                         (2.5, "stride")])
+def test_a_stride_leaf_that_is_not_a_scalar_is_refused_naming_its_mode(stride: Any, mode: str) -> None:
+    shape = (2, 2) if isinstance(stride, tuple) else 4
+    with pytest.raises(la.ShapeError, match=f"stride leaf .* at mode {mode} is not an int, ArithTuple or F2"):
+        StrideLayout(shape, stride)
+
+
+@pytest.mark.parametrize("shape", [(2, 0), 0, ((1, -1), 2)])
+def test_non_positive_extents_are_refused(shape: Any) -> None:
+    stride = (E(0), E(1)) if isinstance(shape, tuple) and len(shape) == 2 and not isinstance(shape[0], tuple) \
+        else ((E(0), E(0)), E(1)) if isinstance(shape, tuple) else E(0)
+    with pytest.raises(la.ShapeError, match="must be positive"):
+        StrideLayout(shape, stride)
+
+
+def test_a_stride_layout_is_immutable() -> None:
+    with pytest.raises(AttributeError, match="StrideLayout is immutable"):
+        A.shape = (3, 2)
+    assert A.shape == (2, 3)
+
+
+@pytest.mark.parametrize("bad", [1.5, "1", None, True])
+def test_an_index_that_is_not_an_int_or_coordinate_is_refused_naming_it(bad: Any) -> None:
+    with pytest.raises(la.LayoutError):
+        A(bad)
+
+
+def test_a_negative_index_is_refused_naming_it() -> None:
+    with pytest.raises(la.CoordinateError, match="index -1 is negative"):
+        A(-1)
+    with pytest.raises(la.CoordinateError, match="a layout takes an index or a coordinate, got 1.5"):
+        A(1.5)
+
+
+@pytest.mark.parametrize("crd", [(1, 2, 0), ((1, 0), 2), (1,)])
+def test_a_coordinate_not_matching_the_shape_is_refused(crd: Any) -> None:
+    with pytest.raises(la.CoordinateError, match="does not match shape"):
+        A(crd)
+
+
+def test_values_by_index_and_by_coordinate_are_the_basis_sums() -> None:
+    for j in range(3):
+        for i in range(2):
+            assert A(i + 2 * j) == A((i, j)) == A(i, j) == ArithTuple(i, j)
+
+
+def test_depth_len_and_modes_follow_the_shape() -> None:
+    nested = StrideLayout(((2, 2), 3), ((E(0), E(1)), F2(4)))
+    assert nested.depth() == 2 and len(nested) == 2 and A.depth() == 1 and len(A) == 2
+    assert StrideLayout(4, E(1)).depth() == 0 and len(StrideLayout(4, E(1))) == 1
+    assert nested[1] == StrideLayout(3, F2(4)) and nested[-2] == StrideLayout((2, 2), (E(0), E(1)))
+    assert list(A) == [StrideLayout(2, E(0)), StrideLayout(3, E(1))]
+
+
+def test_a_rank_one_layout_is_its_own_mode_zero_and_minus_one() -> None:
+    one = StrideLayout(4, E(1))
+    assert one[0] is one and one[-1] is one and list(one) == [one]
+    for bad in (1, -2, 2):
+        with pytest.raises(la.CoordinateError, match=f"mode {bad} out of range for a rank-1 layout"):
+            one[bad]
+
+
+@pytest.mark.parametrize("bad", [2, -3, "x", 1.0])
+def test_a_mode_out_of_range_is_refused_naming_it(bad: Any) -> None:
+    with pytest.raises(la.CoordinateError, match="out of range for a rank-2 layout"):
+        A[bad]
+
+
+def test_repr_rebuilds_an_equal_layout() -> None:
+    text = repr(A)
+    assert text.startswith("StrideLayout((2, 3), ")
+    assert eval(text, {"StrideLayout": StrideLayout, "ArithTuple": ArithTuple}) == A  # noqa: S307

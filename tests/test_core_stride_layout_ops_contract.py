@@ -1,0 +1,76 @@
+"""Contract of the algebra on basis/F2-stride layouts (``layoutalg.core.stride_layout_ops``): results are judged
+on every index against the definitions; requests with no layout answer are refused naming why."""
+
+from __future__ import annotations
+
+import pytest
+
+import layoutalg as la
+from layoutalg import F2, ArithTuple, E, ScaledBasis
+
+SL = la.stride_layout
+A = SL((2, 3), (E(0), E(1)))
+
+
+def test_composing_into_f2_values_by_coordinate_is_refused() -> None:
+    with pytest.raises(la.CompositionError, match="A's values are F2; compose through the index domain instead"):
+        la.composition(SL(4, F2(1)), SL(2, E(0)))
+
+
+def test_a_basis_value_outside_a_shapes_modes_is_not_a_coordinate() -> None:
+    with pytest.raises(la.CompositionError, match="1@2 is not a coordinate of shape"):
+        la.composition(SL((2, 2), (E(0), E(1))), SL(2, ArithTuple(0, 0, 1)))
+    with pytest.raises(la.CompositionError, match="1@1 goes deeper than shape 4"):
+        la.composition(la.Layout(4, 1), SL(2, ScaledBasis(1, (1,))))
+
+
+def test_composition_by_coordinate_is_a_of_b_on_every_index() -> None:
+    a = la.Layout((3, 3), (1, 3))
+    b = SL((2, 2), (ArithTuple(1, 1), ScaledBasis(2, (0,))))
+    r = la.composition(a, b)
+    for i in range(4):
+        c = b(i)
+        assert r(i) == a((c[0], c[1])), i
+
+
+def test_layout_add_refuses_layouts_of_different_sizes_naming_them() -> None:
+    with pytest.raises(la.ShapeError, match=r"one size; \(2,3\):\(1@0,1@1\) has 6, 4:1@0 has 4"):
+        la.layout_add(A, SL(4, E(0)))
+
+
+def test_layout_add_refuses_domains_that_do_not_refine() -> None:
+    with pytest.raises(la.CompositionError, match="index domains do not refine each other"):
+        la.layout_add(A, SL((3, 2), (E(0), E(1))))
+
+
+def test_layout_add_is_the_pointwise_sum() -> None:
+    b = SL((2, 3), (E(1), 0))
+    r = la.layout_add(A, b)
+    assert [r(i) for i in range(6)] == [A(i) + b(i) for i in range(6)]
+
+
+def test_nullspace_of_f2_values_whose_zeros_are_not_a_layout_is_refused_listing_them() -> None:
+    with pytest.raises(la.CompositionError, match=r"its zeros \[0, 3, 5, 6\] are not the values of any layout"):
+        la.nullspace(SL((2, 2, 2), (F2(1), F2(1), F2(1))))
+    many = SL((2,) * 6, (F2(1),) * 6)  # zeros at the indices of even popcount: 32 of them, 8 listed
+    with pytest.raises(la.CompositionError, match=r"its zeros \[0, 3, 5, 6, 9, 10, 12, 15\] are not"):
+        la.nullspace(many)
+
+
+def test_nullspace_lists_the_indices_of_zero_values() -> None:
+    n = la.nullspace(SL((2, 3), (E(0), 0)))
+    zeros = [i for i in range(6) if SL((2, 3), (E(0), 0))(i) == 0]
+    assert [n(i) for i in range(n.size())] == zeros
+
+
+def test_make_layout_like_orders_int_strides_by_value_before_basis_strides() -> None:
+    # leaves 2:4, 3:E(0), 2:1 -> compact in the order (stride 1), (stride 4), (E(0))
+    assert la.make_layout_like(SL((2, 3, 2), (4, E(0), 1))) == la.Layout((2, 3, 2), (2, 4, 1))
+    assert la.make_layout_like(SL((2, 3, 2), (E(1), E(0), 0))) == la.Layout((2, 3, 2), (3, 1, 0))
+
+
+def test_composition_by_coordinate_whose_values_are_no_layout_is_refused() -> None:
+    a = la.Layout(((2, 2), 3), ((1, 10), 2))  # along mode 0: 0, 1, 10 (an int coordinate unfolds in (2,2))
+    assert [a(((k % 2, k // 2), 0)) for k in range(3)] == [0, 1, 10]
+    with pytest.raises(la.CompositionError, match="the values are not those of any layout of B's shape"):
+        la.composition(a, SL(3, E(0)))

@@ -235,3 +235,15 @@ def test_from_triton_refuses_unknown_input_dims_and_incomplete_out_order() -> No
         from_triton(tll, out_order=["dim0"])
     with pytest.raises(LayoutError, match="in_order must be a list of dimension names"):
         from_triton(tll, in_order=[1])  # type: ignore[list-item]
+
+
+def test_call_and_text_agree_with_tritons_own_linear_layout() -> None:
+    """Triton's C++ LinearLayout (through its Python binding) as the oracle, over the whole input domain."""
+    triton_ll = pytest.importorskip("triton._C.libtriton.linear_layout")
+    bases = [*OVERLAPPING.items(), ("warp", [])]
+    theirs = triton_ll.LinearLayout.from_bases(bases, ["dim0", "dim1"], [4, 4], require_surjective=False)
+    ours = TritonLinearLayout.make(dict(bases), {"dim0": 4, "dim1": 4})
+    assert ours.to_string() == str(theirs)
+    for reg, lane in itertools.product(range(8), range(4)):
+        expected = theirs.apply({"register": reg, "lane": lane, "warp": 0})
+        assert ours(register=reg, lane=lane) == (expected["dim0"], expected["dim1"])

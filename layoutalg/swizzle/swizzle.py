@@ -79,7 +79,11 @@ class Swizzle:
         return self.bits == 0
 
     def period(self) -> int:
-        """Smallest ``2**k`` such that the swizzle permutes every aligned block of ``2**k`` offsets."""
+        """Smallest ``2**k`` with ``Sw(x + 2**k) == Sw(x) + 2**k`` for every ``x``: ``2**(top touched bit + 1)``.
+
+        The swizzle therefore permutes every aligned block of ``period()`` offsets (a smaller block may also be
+        permuted when ``S > 0``: ``Sw<1,0,1>`` maps ``{2, 3}`` onto itself, yet repeats only every 4 offsets).
+        """
         return 1 if self.bits == 0 else 1 << self.swizzle_code.bit_length()
 
     # -- evaluation --------------------------------------------------------
@@ -94,13 +98,18 @@ class Swizzle:
         return offset ^ ((offset & self._yyy) << -self.shift)
 
     def _on_array(self, offsets: Any) -> Any:
-        """The swizzle on every element of a numpy integer array (Python ints where a mask passes 62 bits)."""
+        """The swizzle on every element of a numpy integer array.
+
+        The array keeps its dtype where every bit the swizzle touches fits the dtype's value bits (7 for int8,
+        8 for uint8, 63 for int64); otherwise it is computed on Python ints (an object array), as numpy cannot
+        hold the masks (numpy refuses a Python int out of a dtype's range).
+        """
         kind = offsets.dtype.kind
         if kind not in "iuO":
             raise LayoutError(f"Swizzle takes integer offsets, got a numpy array of dtype {offsets.dtype}")
         if self.bits == 0:
             return offsets
-        if kind != "O" and self.swizzle_code.bit_length() > 62:
+        if kind != "O" and self.swizzle_code.bit_length() > offsets.dtype.itemsize * 8 - (kind == "i"):
             offsets = offsets.astype(object)
         try:
             picked = offsets & self._yyy

@@ -28,17 +28,20 @@ def _timed(**kw: Any) -> tuple[FragmentResult, float]:
     return result, time.perf_counter() - before
 
 
+#: C (16 x 8) twice side by side, transposed into A: source fragment (0, j) register i -> A register j + 2 i.
+C_TO_A_TRANSPOSED = (
+    "source fragment (0, 0) register 0 -> target register 0",
+    "source fragment (0, 0) register 1 -> target register 2",
+    "source fragment (0, 1) register 0 -> target register 1",
+    "source fragment (0, 1) register 1 -> target register 3",
+)
+
 def test_movmatrix_c_to_a_of_the_transpose_maps_each_c_register_to_the_a_register_of_its_8x8_block() -> None:
     """X = C (16 x 8) twice side by side; A(m, k) = X(k, m).  Source fragment (0, j) register i is the block of X at
     rows 8 i, cols 8 j; after the transpose it is A's block at rows 8 j, cols 8 i, i.e. A register j + 2 i."""
     result, wall = _timed(mma=F16, operand="A", source="C", transpose=True)
     assert result.proved
-    assert result.notes == (
-        "source fragment (0, 0) register 0 -> target register 0",
-        "source fragment (0, 0) register 1 -> target register 2",
-        "source fragment (0, 1) register 0 -> target register 1",
-        "source fragment (0, 1) register 1 -> target register 3",
-    )
+    assert result.notes == C_TO_A_TRANSPOSED
     assert 0 <= result.seconds <= wall
 
 
@@ -125,12 +128,7 @@ def test_movmatrix_of_f32_accumulators_converted_to_f16_maps_like_an_f16_accumul
     result = fragment_delivers("movmatrix", mma=F16, operand="A", source="C", source_mma=F32_ACC, transpose=True,
                                dtype="f16")
     assert result.proved
-    assert result.notes == (
-        "source fragment (0, 0) register 0 -> target register 0",
-        "source fragment (0, 0) register 1 -> target register 2",
-        "source fragment (0, 1) register 0 -> target register 1",
-        "source fragment (0, 1) register 1 -> target register 3",
-    )
+    assert result.notes == C_TO_A_TRANSPOSED
 
 
 def test_movmatrix_without_dtype_refuses_a_32_bit_source_for_a_16_bit_target() -> None:

@@ -277,6 +277,10 @@ class Job:
             self.tests = cmap.tests(mutant.path, None)
             if self.tests:
                 self.qualname, self.firstlineno = None, 0
+        if self.qualname is None and self.tests:
+            # A module-level mutant (a decorator's argument, a table) is also judged by the module's own test
+            # files: a dataclass's generated methods, for one, run no line of the module under coverage.
+            self.tests |= {t for t in cmap.seconds if names_module(t, mutant.path)} - cmap.broken
         self.all_tests = len(self.tests)
         self.rejudge = judged_at is not None
         if judged_at is not None:
@@ -357,6 +361,13 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
     report(out)
 
 
+def names_module(test: str, path: str) -> bool:
+    """Whether ``test`` lives in a test file named after the module at ``path`` (its stem in the file's name)."""
+    parts = Path(path).with_suffix("").parts
+    stem = parts[-2] if parts[-1] == "__init__" else parts[-1]
+    return stem in Path(test.split("::")[0]).stem
+
+
 def own_test(test: str, path: str, cmap: CoverageMap) -> bool:
     """Whether ``test`` is a cheap (mapped at 2 s or less) test in a file named after the module at ``path``.
 
@@ -364,9 +375,7 @@ def own_test(test: str, path: str, cmap: CoverageMap) -> bool:
     its contract: a quick judgment runs those tests too, after its cheapest covering tests, so a mutant that
     only the module's own tests notice is not left unresolved.
     """
-    parts = Path(path).with_suffix("").parts
-    stem = parts[-2] if parts[-1] == "__init__" else parts[-1]
-    return stem in Path(test.split("::")[0]).stem and cmap.seconds.get(test, 1.0) <= 2.0
+    return names_module(test, path) and cmap.seconds.get(test, 1.0) <= 2.0
 
 
 def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tuple[str, str | None], list[str]],

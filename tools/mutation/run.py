@@ -15,9 +15,10 @@ mutant.
 (``mutants.find_mutants``; ``--sample N --seed S``: a seeded random sample) and
 judges each against the tests covering its line: a mutant inside a function
 against the tests that run that line, a module-level one against every test
-that runs the module.  Covering tests run cheapest first (those of a test file
-named after the module before the rest), those that killed an earlier mutant of
-the same function before all; the first failure kills
+that runs the module (and every test of the module's own test files, those
+named after it).  Covering tests run cheapest first, those that killed an
+earlier mutant of the same function before them (a quick judgment adds the
+module's own cheap tests after its cut); the first failure kills
 (``-x``), and so does a test running past ``10 s + 5 x`` its mapped time
 (all of them past ``10 s + 3 x`` their sum) or a crash.  The mutant is applied in the warm server by swapping the mutated
 function's code object (no copy, no re-import, no collection); a mutant the swap
@@ -378,6 +379,17 @@ def own_test(test: str, path: str, cmap: CoverageMap) -> bool:
     return names_module(test, path) and cmap.seconds.get(test, 1.0) <= 2.0
 
 
+def _fitting(tests: list[str], cmap: CoverageMap, budget_s: float, at_least_one: bool) -> int:
+    """How many of ``tests``, from the first, fit ``budget_s`` mapped seconds (one at least, if asked)."""
+    spent, count = 0.0, 0
+    for t in tests:
+        spent += cmap.seconds.get(t, 1.0)
+        if spent > budget_s and (count or not at_least_one):
+            break
+        count += 1
+    return count
+
+
 def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tuple[str, str | None], list[str]],
           confirm: bool, quick: int | None = None, quick_s: float | None = None) -> tuple[str, float, str | None, str]:
     if not job.tests or server is None:
@@ -387,25 +399,13 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tupl
     ordered = earlier + sorted(job.tests - set(earlier), key=lambda t: (cmap.seconds.get(t, 1.0), t))
     keep = len(ordered) if quick is None or job.rejudge else len(earlier) + quick  # new tests all run
     if quick_s is not None and not job.rejudge:  # and only as many as fit quick_s mapped seconds (at least one)
-        spent, fitting = 0.0, 0
-        for t in ordered[len(earlier):keep]:
-            spent += cmap.seconds.get(t, 1.0)
-            if spent > quick_s and fitting:
-                break
-            fitting += 1
-        keep = len(earlier) + fitting
+        keep = len(earlier) + _fitting(ordered[len(earlier):keep], cmap, quick_s, at_least_one=True)
     if len(ordered) > keep:  # a quick judgment: the cheapest tests, then the module's own (as many as fit quick_s)
         own = [t for t in ordered[keep:] if own_test(t, job.mutant.path, cmap)]
-        spent, extra = 0.0, []
-        for t in own:
-            spent += cmap.seconds.get(t, 1.0)
-            if quick_s is not None and spent > quick_s:
-                break
-            extra.append(t)
-        ordered = ordered[:keep] + extra
-        cut = len(ordered) < len(job.tests)
-    else:
-        cut = False
+        if quick_s is not None:
+            own = own[:_fitting(own, cmap, quick_s, at_least_one=False)]
+        ordered = ordered[:keep] + own
+    cut = len(ordered) < len(job.tests)
     timeout = min(MAX_TIMEOUT_S, 10.0 + 3.0 * sum(cmap.seconds.get(t, 1.0) for t in ordered))
     request = {"op": "mutant", "module": module_name(job.mutant.path), "path": job.mutant.path,
                "source": job.mutated, "qualname": job.qualname, "firstlineno": job.firstlineno, "tests": ordered,

@@ -225,6 +225,16 @@ def weak_complement(layout: StrideLayout, cotarget: Any = None) -> Any:
     return stride_layout(it.unflatten(shapes, cs), it.unflatten(strides, cs))
 
 
+def _by_mode(op: Any, a: Any, tiler: Any, name: str) -> Any:
+    """``op(mode_i, tiler[i])`` for the first ``len(tiler)`` top-level modes (``None`` keeps a mode), modes past
+    the tiler kept: CuTe's by-mode tilers, as :func:`~layoutalg.core.shape_ops.by_mode` for int-stride layouts."""
+    modes = list(a) if isinstance(a.shape, tuple) else [a]
+    if len(tiler) > len(modes):
+        raise ShapeError(f"{name}: tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} layout {a}")
+    parts = [m if t is None else op(m, t) for m, t in zip(modes, tiler)] + modes[len(tiler):]
+    return stride_layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+
+
 def logical_divide(a: Any, tiler: Any) -> Any:
     """CuTe's ``logical_divide`` where ``A`` or the tiler has basis strides: ``A o (T, C)``, mode 0 the tile
     ``A o T``, mode 1 walking the tiles.  ``C`` is ``complement(T, size(A))`` for an int tiler and the axis-by-axis
@@ -236,12 +246,7 @@ def logical_divide(a: Any, tiler: Any) -> Any:
     if tiler is None:
         return a
     if isinstance(tiler, (tuple, list)):
-        modes = list(a) if isinstance(a.shape, tuple) else [a]
-        if len(tiler) > len(modes):
-            raise ShapeError(f"logical_divide: tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} "
-                             f"layout {a}")
-        parts = [m if t is None else logical_divide(m, t) for m, t in zip(modes, tiler)] + modes[len(tiler):]
-        return stride_layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+        return _by_mode(logical_divide, a, tiler, "logical_divide")
     t = tiler_to_layout(tiler)
     if isinstance(t, StrideLayout):
         rest = weak_complement(t, a.shape if isinstance(a.shape, tuple) else (a.shape,))
@@ -282,12 +287,7 @@ def logical_product(a: StrideLayout, tiler: Any) -> Any:
     if tiler is None:
         return a
     if isinstance(tiler, (tuple, list)):
-        modes = list(a) if isinstance(a.shape, tuple) else [a]
-        if len(tiler) > len(modes):
-            raise ShapeError(f"logical_product: tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} "
-                             f"layout {a}")
-        parts = [m if t is None else logical_product(m, t) for m, t in zip(modes, tiler)] + modes[len(tiler):]
-        return stride_layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+        return _by_mode(logical_product, a, tiler, "logical_product")
     rest = composition(weak_complement(a), tiler_to_layout(tiler))
     return stride_layout((a.shape, rest.shape), (a.stride, rest.stride))
 

@@ -67,10 +67,9 @@ def parse_variable(text: str, line: int, default_space: str | None = None) -> li
     i = 0
     while i < len(tokens):
         tok = tokens[i]
-        if tok in _SPACES and is_pointer:
-            pass  # ".ptr .global": the space the pointer points into, not the variable's own (ISA: kernel params)
-        elif tok in _SPACES:
-            space = tok[1:]
+        if tok in _SPACES:
+            if not is_pointer:  # after ".ptr" a space is the one it points into (ISA: kernel params), not the variable's
+                space = tok[1:]
         elif tok in _LINKAGE:
             extern = extern or tok == ".extern"
         elif tok == ".align":

@@ -120,11 +120,13 @@ def example(stats: InstructionStats) -> dict[str, Any] | None:
                            global_byte_addresses=None if stats.worst_global is None else _filled(stats.worst_global))
     except Exception:  # noqa: BLE001 - the example is best effort; the counts above are exact
         return None
+    live = {lane for lane, a in enumerate(stats.worst_smem) if a is not None}  # filled-in lanes are not listed
     for k, ph in enumerate(rep.phases):
         if ph.conflicts:
             use = max(ph.conflicts, key=lambda u: u.ways)
             return {"phase": k, "bank": use.bank, "ways": use.ways,
-                    "words": [{"byte": w * 4, "lanes": list(ls)} for w, ls in zip(use.words, use.lanes)],
+                    "words": [{"byte": w * 4, "lanes": [lane for lane in ls if lane in live]}
+                              for w, ls in zip(use.words, use.lanes)],
                     "wavefronts": rep.wavefronts, "ideal": rep.ideal}
     return {"wavefronts": rep.wavefronts, "ideal": rep.ideal}
 

@@ -168,7 +168,7 @@ def _check_sass(result: Trace, fn: Any, sass: Any) -> None:
         raise KernelError(str(exc)) from None
     for f in findings:
         for s in result.instructions:
-            if s.kind == f.kind or (f.kind == "cp.async" and s.kind == "cp.async"):
+            if s.kind == f.kind:
                 s.unmodelled["SASS differs: " + f.reason] = s.executions
                 s.sass_mismatch = True
 

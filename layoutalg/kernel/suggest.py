@@ -28,8 +28,6 @@ def _swizzle(a: np.ndarray, b: int, m: int, s: int) -> np.ndarray:
 
 def best_swizzle(text: str, rows: np.ndarray, access_bytes: int) -> tuple[int, int, int, int] | None:
     """(B, M, S, wavefronts) of the cheapest byte-address swizzle reaching the ideal, or None."""
-    base = int(rows.min()) & ~((1 << 16) - 1)
-    rel = rows - base
     _, ideal = banks.wavefronts_many(text, rows)
     target = int(np.asarray(ideal).sum())
     lo = max(2, int(access_bytes).bit_length() - 1)
@@ -37,7 +35,7 @@ def best_swizzle(text: str, rows: np.ndarray, access_bytes: int) -> tuple[int, i
     for b in (1, 2, 3, 4, 5):
         for m in range(lo, 7):
             for s in range(b, 13 - m - b):
-                wf, _ = banks.wavefronts_many(text, _swizzle(rel, b, m, s) + base)
+                wf, _ = banks.wavefronts_many(text, _swizzle(rows, b, m, s))
                 total = int(np.asarray(wf).sum())
                 if total == target and (best is None or (b, s) < (best[0], best[2])):
                     best = (b, m, s, total)
@@ -63,8 +61,8 @@ def annotate_suggestions(trace: Any) -> None:
         b, m, s, _ = found
         stats.suggested_swizzle = (b, m, s)
         elem = 2 if stats.kind in ("ldmatrix", "stmatrix") else recs[0].access_bytes
-        elem_m = m - (elem.bit_length() - 1)
-        cute = f"; Swizzle<{b},{elem_m},{s}> on {elem}-byte elements" if elem_m >= 0 else ""
-        stats.suggestion = (f"XOR-swizzle the buffer's byte offsets with Swizzle<{b},{m},{s}>{cute} (apply it to every "
+        elem_m = m - (elem.bit_length() - 1)  # >= 0: best_swizzle's M is at least log2(access bytes) and 2
+        stats.suggestion = (f"XOR-swizzle the buffer's byte offsets with Swizzle<{b},{m},{s}>; Swizzle<{b},{elem_m},{s}> "
+                            f"on {elem}-byte elements (apply it to every "
                             f"access of this buffer, writes included): this instruction then costs its ideal "
                             f"{stats.ideal} wavefronts instead of {stats.wavefronts}")

@@ -4,6 +4,7 @@ incomplete, unmodelled / data-dependent / not-LSU lines), not the whitespace bet
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -55,6 +56,12 @@ def test_each_instruction_row_shows_line_source_warps_wavefronts_ideal_excess() 
                      ["15", "-", "st.shared.b32", "2", "3", "3", "0"]]
 
 
+def test_source_names_without_a_folder_are_shown_whole_and_long_ones_cut_to_28() -> None:
+    text = render(trace([stats(3, 1, 1, site=Loc("kern.cu", 9)), stats(4, 1, 1, site=Loc("/d/" + "n" * 40 + ".cu", 7))]))
+    table = {r[0]: r[1] for r in rows(text) if r and r[0] in ("3", "4")}
+    assert table == {"3": "kern.cu:9", "4": "n" * 28}
+
+
 def test_top_keeps_the_instructions_with_the_most_excess() -> None:
     ins = [stats(1, 5, 4), stats(2, 9, 1), stats(3, 6, 2), stats(4, 2, 2)]
     table = [r[0] for r in rows(render(trace(ins), top=2)) if r and r[0].isdigit()]
@@ -75,6 +82,12 @@ def test_the_worst_warp_example_names_phase_bank_ways_and_lanes() -> None:
     text = render(trace([s]))
     # stride 8 bytes: lanes i and i + 16 share bank 2i mod 32 in different words
     assert "worst warp 3: phase 0, bank 0 2-way: byte 0 <- lanes [0]; byte 128 <- lanes [16]" in text
+    column = stats(6, 32, 1)
+    column.add(dataclasses.replace(rec, smem=np.array([[128 * i for i in range(32)]])),
+               WarpCosts(np.array([True]), np.array([32]), np.array([1])))
+    # a column walk: 32 lanes, 32 words in bank 0; the first four words are shown
+    assert ("bank 0 32-way: byte 0 <- lanes [0]; byte 128 <- lanes [1]; byte 256 <- lanes [2]; "
+            "byte 384 <- lanes [3]\n") in render(trace([column]))
 
 
 def test_suggestion_unmodelled_and_data_dependent_notes_follow_their_row() -> None:

@@ -9,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from layoutalg.atoms.ldmatrix_b8 import B8_FORMS, B8MatrixForm, all_forms
+from layoutalg.atoms.ldmatrix_b8 import B8_COPY_ATOMS, B8_FORMS, B8MatrixForm, all_forms, cute_byte_source, form_of
 from layoutalg.errors import InstructionError
 
 
@@ -70,3 +70,32 @@ def test_indices_outside_the_form_are_refused_naming_the_ranges() -> None:
 def test_a_form_is_an_immutable_value() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         B8_FORMS[0].num = 2  # type: ignore[misc]
+
+
+def _form_named(name: str) -> tuple[str, str, int, str]:
+    """(kind, shape, num, src_fmt) CuTe's SM100 atom name states (cute/arch/copy_sm100.hpp)."""
+    if name.endswith("_STSM_T"):
+        return "stmatrix", "m16n8", int(name.split("_U8x")[1].split("_")[0]) // 4, "b8"
+    if name.endswith("_LDSM_T"):
+        return "ldmatrix", "m16n16", int(name.split("_U8x")[1].split("_")[0]) // 8, "b8"
+    bits = name.split("_SU")[1].split("_")[0]
+    return "ldmatrix", "m8n16", int(name.split("_x")[1].split("_")[0]), f"b{bits}x16_p{64 if bits == '4' else 32}"
+
+
+@pytest.mark.parametrize("atom", B8_COPY_ATOMS, ids=lambda a: a.name)
+def test_each_cute_sm100_atom_executes_the_form_its_name_states_and_pairs_its_bytes(atom) -> None:  # type: ignore[no-untyped-def]
+    form = B8MatrixForm(*_form_named(atom.name))
+    assert form_of(atom) == form and atom.ptx == form.ptx and atom.arch == 100
+    assert atom.kind == f"{form.kind}.b8" and atom.num_matrices == form.num and atom.trans == form.trans
+    typed = atom.bind(8)
+    regs, rows = ((typed.val_layout_dst, typed.val_layout_src) if form.kind == "ldmatrix"
+                  else (typed.val_layout_src, typed.val_layout_dst))
+    first = {}
+    for lane in range(32):
+        for e in range(rows[1].size()):
+            first.setdefault(rows(lane, e), (lane, e))
+    for lane in range(32):
+        for v in range(regs[1].size()):
+            reg, byte = cute_byte_source(atom.name, v // 4, v % 4)
+            matrix, row, col = form.fragment_coord(lane, reg, byte)
+            assert first[regs(lane, v)] == (form.row_address_lane(matrix, row), col), (lane, v)

@@ -78,6 +78,7 @@ def check_name(atom: Any) -> None:
     m, n, k = atom.shape_mnk
     prefix, shape, types = atom.name.split("_")[:3]
     assert prefix == f"SM{atom.arch}" and shape == f"{m}x{n}x{k}", atom.name
+    assert atom.arch in (70, 75, 80, 89, 90), atom.name  # CuTe's mma.sync generations
     up = {"b1": "U1"}
     want = "".join(up.get(x, x.upper()) for x in (atom.d_type, atom.a_type, atom.b_type, atom.c_type))
     assert types == want, atom.name

@@ -42,7 +42,7 @@ class Arch:
 _SM75 = frozenset({"ld.shared", "st.shared", "atom.shared", "red.shared", "ldmatrix", "movmatrix", "mma"})
 _SM80 = _SM75 | {"cp.async"}
 _SM90 = _SM80 | {"stmatrix", "wgmma", "cp.async.bulk"}
-_SM100 = _SM90 | {"ldmatrix.b8", "tcgen05"}
+_SM100 = (_SM90 - {"wgmma"}) | {"ldmatrix.b8", "tcgen05"}  # wgmma is sm_90a only: "a" features do not carry over
 _SM120 = (_SM90 - {"wgmma"}) | {"ldmatrix.b8"}
 
 ARCHES: dict[str, Arch] = {

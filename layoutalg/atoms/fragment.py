@@ -120,10 +120,8 @@ def _upcast_leaf(s: int, d: int, n: int) -> tuple[int, int]:
         raise LayoutError(f"a mode of {s} bits at stride {d} does not split into {n}-bit values")
     if d % n == 0:
         new_d = d // n
-    elif n % ad == 0:
+    else:  # inner is not None: ad divides n here (were n to divide ad, it would divide d)
         new_d = 1 if d > 0 else -1
-    else:
-        raise LayoutError(f"stride {d} bits is not a multiple of the {n}-bit value width")
     return new_s, new_d
 
 

@@ -54,9 +54,9 @@ class GmmaDescriptor:
             raise LayoutError(f"layout_type must be one of {sorted(LAYOUT_TYPES)}, got {describe(self.layout_type)}")
         for field_name in ("start_address", "leading_byte_offset", "stride_byte_offset"):
             value = getattr(self, field_name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value % 16 or value >> 4 >= 1 << 14:
+            if value < 0 or value % 16 or value >> 4 >= 1 << 14:  # an int: as_int above
                 raise LayoutError(f"{field_name} must be a multiple of 16 in [0, 2**18), got {describe(value)}")
-        if not isinstance(self.base_offset, int) or not 0 <= self.base_offset < 8:
+        if not 0 <= self.base_offset < 8:
             raise LayoutError(f"base_offset must be in [0, 8), got {describe(self.base_offset)}")
 
     @property

@@ -78,9 +78,7 @@ def gmma_atom(name: str, bits: int) -> ComposedLayout:
     bits = _check_bits(bits)
     byte_swizzle, bit_layout = gmma_atom_bits(name)
     element_layout = core_upcast(bit_layout, bits)
-    base = byte_swizzle.base + 3 - (bits.bit_length() - 1)
-    if base < 0:
-        raise LayoutError(f"{name}: {bits}-bit elements are wider than the 16-byte swizzle unit")
+    base = byte_swizzle.base + 3 - (bits.bit_length() - 1)  # >= 0: bits <= 128 = the 16-byte swizzle unit
     return ComposedLayout(Swizzle(byte_swizzle.bits, base, byte_swizzle.shift), 0, element_layout)
 
 

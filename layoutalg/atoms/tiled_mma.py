@@ -262,7 +262,7 @@ def fragment_of(part: Partition, dtype: Any = None) -> Any:
     steps = []
     for j in range(1, len(shape)):
         unit = [0] * len(shape)
-        unit[j] = 1 if shape[j] > 1 else 0
+        unit[j] = 1  # read only when shape[j] > 1 (next line)
         steps.append(abs(part(*unit) - base) if shape[j] > 1 else 0)
     return make_fragment_like(Layout(shape, (1, *steps)), dtype)
 

@@ -1,0 +1,40 @@
+"""The mma.sync atom table (layoutalg.atoms.mma.MMA_ATOMS) against the PTX ISA fragment formulas written as
+one formula per family (tests/mma_fragment_oracle.py), and CuTe's names against each atom's fields."""
+
+from __future__ import annotations
+
+import pytest
+from mma_fragment_oracle import check_fragments, check_name
+
+from layoutalg.atoms.mma import MMA_ATOMS
+
+
+@pytest.mark.parametrize("atom", MMA_ATOMS, ids=lambda a: a.name)
+def test_every_value_of_every_operand_sits_where_the_ptx_fragment_formula_puts_it(atom) -> None:  # type: ignore[no-untyped-def]
+    check_fragments(atom)
+
+
+@pytest.mark.parametrize("atom", MMA_ATOMS, ids=lambda a: a.name)
+def test_the_cute_name_states_the_atoms_arch_shape_and_types_and_the_ptx_text_agrees(atom) -> None:  # type: ignore[no-untyped-def]
+    check_name(atom)
+
+
+def test_the_table_has_one_atom_per_cute_name() -> None:
+    names = [a.name for a in MMA_ATOMS]
+    assert len(names) == len(set(names)) == 34
+    assert sum(a.arch == 70 for a in MMA_ATOMS) == 8  # m8n8k4 .f16/.f32 accumulators x 4 layouts
+    assert {a.thr_id.size() for a in MMA_ATOMS if a.arch != 70} == {32}
+
+
+#: the PTX ISA's minimum target per (shape, A type) of the instructions in the table (target ISA notes)
+PTX_MIN_ARCH = {("m8n8k4", "f16"): 70, ("m16n8k8", "f16"): 75, ("m16n8k16", "f16"): 80, ("m16n8k8", "bf16"): 80,
+                ("m16n8k16", "bf16"): 80, ("m16n8k4", "tf32"): 80, ("m16n8k8", "tf32"): 80, ("m8n8k4", "f64"): 80,
+                ("m16n8k32", "s8"): 80, ("m16n8k32", "u8"): 80, ("m16n8k64", "s4"): 80, ("m16n8k64", "u4"): 80,
+                ("m16n8k32", "e4m3"): 89, ("m16n8k32", "e5m2"): 89}
+
+
+@pytest.mark.parametrize("atom", MMA_ATOMS, ids=lambda a: a.name)
+def test_an_atoms_arch_is_a_cute_generation_no_older_than_the_ptx_target_of_its_instruction(atom) -> None:  # type: ignore[no-untyped-def]
+    m, n, k = atom.shape_mnk
+    assert atom.arch in (70, 75, 80, 89)
+    assert atom.arch >= PTX_MIN_ARCH[(f"m{m}n{n}k{k}", atom.a_type)]

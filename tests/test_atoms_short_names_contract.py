@@ -1,0 +1,158 @@
+"""Matrix copy and mma atoms by the names a kernel author writes (layoutalg.atoms.short_names): every spelling
+the module docstring lists reaches the atom the catalog gives for the same PTX instruction, and every name it
+cannot read is refused with an InstructionError that says what to write instead."""
+
+from __future__ import annotations
+
+import pytest
+
+from layoutalg.atoms import catalog
+from layoutalg.atoms.short_names import copy_atom, mma_atom
+from layoutalg.errors import InstructionError
+
+# --- copies ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, kind, num, trans", [
+    ("ldmatrix", "ldmatrix", 1, False), ("ldmatrix.x4.trans", "ldmatrix", 4, True), ("stmatrix.x2", "stmatrix", 2, False),
+    ("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "ldmatrix", 4, True),
+    ("stmatrix.sync.aligned.m8n8.x1.trans.shared::cta.b16", "stmatrix", 1, True),
+    ("  LDMATRIX.X2  ", "ldmatrix", 2, False), ("cute::ldmatrix.x4", "ldmatrix", 4, False),
+])
+def test_a_short_or_full_ptx_matrix_copy_name_gives_the_catalogs_atom(text: str, kind: str, num: int, trans: bool) -> None:
+    want = catalog.ldmatrix(num, trans) if kind == "ldmatrix" else catalog.stmatrix(num, trans)
+    assert copy_atom(text) == (want, None)
+    assert want.num_matrices == num and want.trans == trans and f".x{num}." in want.ptx
+
+
+@pytest.mark.parametrize("text", ["movmatrix", "movmatrix.sync.aligned.m8n8.trans.b16", "movmatrix.trans"])
+def test_every_spelling_of_movmatrix_is_the_one_transposing_atom(text: str) -> None:
+    assert copy_atom(text) == (catalog.movmatrix(), None)
+    assert catalog.movmatrix().ptx == "movmatrix.sync.aligned.m8n8.trans.b16"
+
+
+def test_a_cute_name_an_atom_and_a_bound_atom_are_read_as_such() -> None:
+    ld4t = catalog.ldmatrix(4, True)
+    assert copy_atom("SM75_U16x8_LDSM_T") == (ld4t, None) and copy_atom("cute::SM75_U16x8_LDSM_T") == (ld4t, None)
+    assert copy_atom(ld4t) == (ld4t, None)
+    assert copy_atom(catalog.stmatrix(2, False, bits=16)) == (catalog.stmatrix(2, False), 16)
+
+
+@pytest.mark.parametrize("text", ["movmatrix.x2", "movmatrix.x4.trans"])
+def test_movmatrix_of_more_than_one_matrix_is_refused(text: str) -> None:
+    with pytest.raises(InstructionError, match="movmatrix exists only as movmatrix.sync.aligned.m8n8.trans.b16"):
+        copy_atom(text)
+
+
+@pytest.mark.parametrize("text, word", [("ldmatrix.x3", "x3"), ("stmatrix.x4.b32", "b32"), ("ldmatrix.m16n16", "m16n16")])
+def test_a_word_the_mnemonic_does_not_take_is_named(text: str, word: str) -> None:
+    with pytest.raises(InstructionError, match=f"'{word}' is not a word of {text.split('.')[0]}"):
+        copy_atom(text)
+
+
+@pytest.mark.parametrize("spec", ["UniversalCopy<uint128_t>", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>"])
+def test_a_per_thread_copy_is_refused_as_no_warp_wide_matrix_instruction(spec: str) -> None:
+    with pytest.raises(InstructionError, match="is a per-thread copy: a fragment theorem needs a warp-wide"):
+        copy_atom(spec)
+    with pytest.raises(InstructionError, match="is a per-thread copy"):
+        copy_atom(catalog.get(spec))
+
+
+def test_an_mma_name_given_as_a_copy_is_refused_naming_what_it_is() -> None:
+    with pytest.raises(InstructionError, match="names mma.sync.aligned.m16n8k16.*, not a copy instruction"):
+        copy_atom("SM80_16x8x16_F32F16F16F32_TN")
+
+
+@pytest.mark.parametrize("spec, match", [
+    (5, r"copy must be an atom or its name \(a str\), got 5 \(int\)"),
+    (None, r"copy must be an atom or its name \(a str\), got None \(NoneType\)"),
+    ("", r"copy '' is not an instruction name \(empty or longer than 200 characters\)"),
+    ("   ", r"is not an instruction name"),
+    ("cute::", r"is not an instruction name"),
+    ("l" * 201, r"copy 'l{60}'\.\.\. is not an instruction name"),
+])
+def test_a_copy_spec_that_is_no_name_is_refused(spec: object, match: str) -> None:
+    with pytest.raises(InstructionError, match=match):
+        copy_atom(spec)
+
+
+def test_a_name_of_exactly_200_characters_is_looked_up_not_refused_for_its_length() -> None:
+    with pytest.raises(InstructionError) as err:
+        copy_atom("ldmatrix." + "x" * 191)
+    assert "not a word of ldmatrix" in str(err.value)
+
+
+# --- mma.sync --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, shape, a, b, c, layout", [
+    ("mma.m16n8k16.f16", "m16n8k16", "f16", "f16", "f32", "row.col"),
+    ("mma.m16n8k16.bf16", "m16n8k16", "bf16", "bf16", "f32", "row.col"),
+    ("mma.m16n8k32.s8", "m16n8k32", "s8", "s8", "s32", "row.col"),
+    ("mma.m16n8k64.u4", "m16n8k64", "u4", "u4", "s32", "row.col"),
+    ("mma.m8n8k4.f64", "m8n8k4", "f64", "f64", "f64", "row.col"),
+    ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "m16n8k16", "f16", "f16", "f32", "row.col"),
+    ("mma.m16n8k16.f16.f16.f16.f16", "m16n8k16", "f16", "f16", "f16", "row.col"),
+    ("mma.m16n8k32.s32.s8.u8.s32", "m16n8k32", "s8", "u8", "s32", "row.col"),
+    ("mma.sync.aligned.m8n8k4.col.row.f32.f16.f16.f32", "m8n8k4", "f16", "f16", "f32", "col.row"),
+    ("MMA.M16N8K8.TF32", "m16n8k8", "tf32", "tf32", "f32", "row.col"),
+])
+def test_an_mma_name_gives_the_catalogs_atom_with_the_usual_accumulator(
+        text: str, shape: str, a: str, b: str, c: str, layout: str) -> None:
+    atom = mma_atom(text)
+    assert atom is catalog.mma(shape, a=a, b=b, c=c, layout=layout)
+    assert (atom.a_type, atom.b_type, atom.c_type) == (a, b, c)
+
+
+def test_an_mma_atom_and_its_cute_name_are_read_as_such() -> None:
+    atom = catalog.get("SM80_16x8x16_F32F16F16F32_TN")
+    assert mma_atom(atom) is atom and mma_atom("SM80_16x8x16_F32F16F16F32_TN") is atom
+    wg = catalog.wgmma(64, a="f16", c="f32")
+    assert mma_atom(wg) is wg
+
+
+@pytest.mark.parametrize("text, match", [
+    ("mma.m16n8k16.f16.f16.f16.f32", "have D of C's type; got D f16, C f32"),
+    ("mma.m16n8k16.f16.f16", r"give one type \(A and B, e.g. 'mma.m16n8k16.f16'\) or four"),
+    ("mma.m16n8k16.f32.f16.f16", "give one type"),
+    ("mma.m16n8k16.f17", "'f17' is not an mma type"),
+    ("mma.m16n8k16.row.f16", "'row' is not an mma type"),
+    ("mma.m16n8k16", "unknown mma 'mma.m16n8k16': write mma.SHAPE.TYPE"),
+    ("mma.16n8k16.f16", "unknown mma"),
+    ("mma.sync.aligned", "unknown mma"),
+    ("SM75_U32x4_LDSM_N", "is not an mma.sync instruction: name one such as 'mma.m16n8k16.f16'"),
+    (7, r"mma must be an atom or its name \(a str\), got 7 \(int\)"),
+])
+def test_an_mma_name_that_cannot_be_read_is_refused_saying_what_to_write(text: object, match: str) -> None:
+    with pytest.raises(InstructionError, match=match):
+        mma_atom(text)
+
+
+# --- wgmma ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text, n, a, c", [
+    ("wgmma.m64n64k16.f32.bf16.bf16", 64, "bf16", "f32"),
+    ("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", 128, "f16", "f32"),
+    ("wgmma.m64n8k16.f16.f16.f16", 8, "f16", "f16"),
+    ("WGMMA.M64N256K16.F32.F16.F16", 256, "f16", "f32"),
+])
+def test_a_wgmma_name_gives_the_catalogs_smem_a_atom(text: str, n: int, a: str, c: str) -> None:
+    atom = mma_atom(text)
+    assert atom is catalog.wgmma(n, a=a, c=c)
+    assert atom.shape_mnk == (64, n, 16)
+
+
+@pytest.mark.parametrize("text", [
+    "wgmma.", "wgmma.sync.aligned", "wgmma.m64n64k16", "wgmma.m64n64k16.f32.f16", "wgmma.m64n64k8.f32.f16.f16",
+    "wgmma.m32n64k16.f32.f16.f16", "wgmma.m64nxk16.f32.f16.f16", "wgmma.m64n64k16.f32.f16.f16.f16",
+    "wgmma.m64n-8k16.f32.f16.f16",
+])
+def test_a_wgmma_name_not_of_the_form_m64nNk16_d_a_b_is_refused(text: str) -> None:
+    with pytest.raises(InstructionError, match=r"unknown wgmma .*: write wgmma.m64nNk16.D.A.B"):
+        mma_atom(text)
+
+
+def test_a_wgmma_of_two_input_types_is_refused_naming_both() -> None:
+    with pytest.raises(InstructionError, match="take A and B of one type, got f16 and bf16"):
+        mma_atom("wgmma.m64n64k16.f32.f16.bf16")

@@ -1,0 +1,71 @@
+"""TiledCopy construction refusals (layoutalg.atoms.tiled_copy): a tile holding fewer values per thread than
+the atom moves is refused with advice naming a smaller, existing form of the atom (.x4 -> .x2, .x2 -> .x1)."""
+
+from __future__ import annotations
+
+import pytest
+
+from layoutalg.atoms import catalog
+from layoutalg.atoms.tiled_copy import make_tiled_copy
+from layoutalg.core.layout import Layout
+from layoutalg.errors import LayoutError
+
+
+@pytest.mark.parametrize("num, smaller", [(4, 2), (2, 1), (1, 1)])
+def test_too_few_values_per_thread_names_an_existing_smaller_ldmatrix_form(num: int, smaller: int) -> None:
+    moved = 2 * num  # 16-bit values: two per register, one register per matrix
+    with pytest.raises(LayoutError) as err:
+        make_tiled_copy(catalog.ldmatrix(num, False), Layout(32), 1, bits=16)
+    text = str(err.value)
+    assert f"each thread holds 1 values of the tile but SM75_U32x{num}_LDSM_N with 16-bit values moves {moved}" in text
+    assert f"(e.g. the .x{smaller} form)" in text and ".x0" not in text
+
+
+def test_too_few_values_of_a_per_thread_copy_advises_a_narrower_vector() -> None:
+    with pytest.raises(LayoutError, match=r"Use a smaller atom \(a narrower vector\)"):
+        make_tiled_copy(catalog.ld_shared(128), Layout(32), 1, bits=16)
+
+
+def _rows_copy():  # type: ignore[no-untyped-def]
+    """32 threads as 4 x 8 (row-major), 8 contiguous 16-bit values each: a 4 x 64 tile of 128-bit loads."""
+    from layoutalg.atoms.tiled_copy import make_tiled_copy as make
+
+    return make(catalog.ld_shared(128), Layout((4, 8), (8, 1)), Layout((1, 8)), bits=16)
+
+
+def test_a_tensor_of_higher_rank_is_tiled_by_one_along_its_extra_modes() -> None:
+    tc = _rows_copy()
+    assert tc.tiler == (4, 64) and tc.num_threads == 32
+    tensor = Layout((4, 64, 2), (64, 1, 256))  # row-major rows, two of them
+    part = tc.get_slice(9).partition_S(tensor)  # thread 9: row 9 // 8 = 1, columns 8 * (9 % 8) ..
+    assert part.shape == (8, 1, 1, 2)
+    assert [part(v, 0, 0, 0) for v in range(8)] == [64 + 8 + v for v in range(8)]
+    assert part(0, 0, 0, 1) == 256 + 64 + 8
+
+
+def test_partition_refuses_a_tensor_the_tile_does_not_fit() -> None:
+    thr = _rows_copy().get_slice(0)
+    with pytest.raises(LayoutError, match=r"partition_S: the tensor has rank 1, less than the tiler's 2"):
+        thr.partition_S(Layout(256))
+    with pytest.raises(LayoutError, match=r"partition_D: tensor mode 1 has extent 60, not a multiple of the copy tile's 64"):
+        thr.partition_D(Layout((4, 60), (60, 1)))
+    with pytest.raises(LayoutError, match="partition_S: the tensor holds 8-bit values but the copy atom"):
+        thr.partition_S(Layout((4, 64), (64, 1)), bits=8)
+
+
+@pytest.mark.parametrize("thread", [32, -1, True])
+def test_a_thread_index_outside_the_tiled_copy_is_refused(thread: object) -> None:
+    with pytest.raises(LayoutError, match=f"thread index {thread!r} out of range for a TiledCopy of 32 threads"):
+        _rows_copy().get_slice(thread)  # type: ignore[arg-type]
+
+
+def test_an_atom_without_its_element_width_is_refused_saying_how_to_bind_it() -> None:
+    with pytest.raises(LayoutError, match=r"SM75_U32x4_LDSM_N is in bits; give the element width \(atom.bind\(16\)"):
+        make_tiled_copy(catalog.ldmatrix(4, False), Layout(32), Layout(8))
+    with pytest.raises(LayoutError, match=r"bound to 16-bit values but 8-bit data was given; bind it with .bind\(8\)"):
+        make_tiled_copy(catalog.ldmatrix(4, False, bits=16), Layout(32), Layout(8), bits=8)
+
+
+def test_fewer_threads_than_the_atom_needs_is_refused() -> None:
+    with pytest.raises(LayoutError, match="TiledCopy uses too few thrs for selected CopyAtom: the tiled layout has 16"):
+        make_tiled_copy(catalog.ldmatrix(4, False), Layout(16), Layout(8), bits=16)

@@ -3,7 +3,7 @@
 Thread ``t`` has ``%rd4`` = pA + 16 t and ``%rd5`` = pC + 16 t (``%r1`` = ``%tid.x``): it loads from its own
 16 bytes of A (buffer 0) and stores to its own 16 bytes of C (buffer 1).  :func:`c_units` returns the tag
 of every 16-bit unit thread ``t`` stored (unit ``u`` = C bytes 16 t + 2 u, + 1), and :func:`what` reads a
-tag back as ``("A", byte offset)``, ``"zero"``, ``"none"`` or ``("opaque", why code)`` through the field
+tag back as ``("A", byte offset)`` (``("A", offset, "derived")`` after element-wise arithmetic), ``"zero"``, ``"none"`` or ``("opaque", why code)`` through the field
 layout the tags module documents (its own contract tests check that layout bit by bit).
 """
 
@@ -17,7 +17,8 @@ from layoutalg.kernel.ptx import parse_module
 
 HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
 DECLS = [".reg .pred %p<8>;", ".reg .b8 %c<8>;", ".reg .b16 %h<16>;", ".reg .b32 %r<32>;", ".reg .b64 %rd<32>;",
-         ".reg .f32 %f<16>;", ".shared .align 16 .b8 sm[1024];"]
+         ".reg .f32 %f<16>;", ".reg .f64 %fd<8>;",
+         ".shared .align 16 .b8 sm[1024];"]
 
 
 def kernel(body: list[str], decls: tuple[str, ...] = ()) -> str:
@@ -46,6 +47,9 @@ class StoreRecorder:
     def operand_buffers(self) -> set:
         return set()
 
+    def fma(self, *args: Any) -> None:
+        return None  # no k-product checker: every fma is element-wise
+
     def global_store(self, m: Any, op: Any, threads: Any, buf: Any, offs: Any, vals: Any, ew: Any) -> None:
         for b, row, tags in zip(buf.tolist(), offs.tolist(), vals.tolist()):
             for off, tag in zip(row, tags):
@@ -73,7 +77,8 @@ def what(tag: int | None) -> Any:
         return "none"
     k = int(tg.kind(tag))
     if k == tg.K_GLOBAL:
-        return ("A" if int(tg.glob_buf(tag)) == 0 else int(tg.glob_buf(tag)), int(tg.glob_off(tag)))
+        where = ("A" if int(tg.glob_buf(tag)) == 0 else int(tg.glob_buf(tag)), int(tg.glob_off(tag)))
+        return where + ("derived",) if int(tg.glob_derived(tag)) else where
     if k == tg.K_OPAQUE:
         return ("opaque", int(tg.opaque_fields(tag)[1]))
     return ("acc", tuple(int(x) for x in tg.acc_fields(tag)))

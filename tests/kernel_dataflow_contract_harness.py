@@ -18,7 +18,7 @@ from layoutalg.kernel.ptx import parse_module
 HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
 DECLS = [".reg .pred %p<8>;", ".reg .b8 %c<8>;", ".reg .b16 %h<16>;", ".reg .b32 %r<32>;", ".reg .b64 %rd<32>;",
          ".reg .f32 %f<16>;", ".reg .f64 %fd<8>;",
-         ".shared .align 16 .b8 sm[1024];"]
+         ".shared .align 16 .b8 sm[1024];", ".local .align 16 .b8 loc[64];"]
 
 
 def kernel(body: list[str], decls: tuple[str, ...] = ()) -> str:

@@ -136,7 +136,7 @@ def ld_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
             got[th] = load_units(m, op, th, a[th], ew * count)
         else:  # byte j is half of the unit at (a + j) & ~1: read (and race-check) that unit; put makes it OPAQUE
             for j in range(count):
-                got[th, j] = load_units(m, op, th, (a[th] + j) & ~1, 2)[:, 0]
+                got[th, j] = load_units(m, op, th, a[th] + j, 2)[:, 0]
         got[lanes & ~ok] = tg.opaque(op.index, tg.W_GLOBAL_ADDR)
         return True
 

@@ -56,15 +56,16 @@ class StoreRecorder:
                 self.units[(b, off)] = tag
 
 
-def run(body: list[str], block: int = 32, decls: tuple[str, ...] = ()) -> tuple[StoreRecorder, Any]:
+def run(body: list[str], block: int = 32, decls: tuple[str, ...] = (), grid: int = 1) -> tuple[StoreRecorder, Any]:
     rec = StoreRecorder()
-    result = flow(launch_of(parse_module(kernel(body, decls)), block=block), rec)
+    result = flow(launch_of(parse_module(kernel(body, decls)), grid=grid, block=block), rec)
     return rec, result
 
 
-def c_units(body: list[str], block: int = 32, decls: tuple[str, ...] = ()) -> list[list[int | None]]:
-    """Per thread, the tags of the 8 units of its 16 bytes of C (None: not stored)."""
-    rec, _ = run(body, block, decls)
+def c_units(body: list[str], block: int = 32, decls: tuple[str, ...] = (), grid: int = 1) -> list[list[int | None]]:
+    """Per thread, the tags of the 8 units of its 16 bytes of C (None: not stored; with several CTAs, the last
+    CTA's store)."""
+    rec, _ = run(body, block, decls, grid)
     return [[rec.units.get((1, 16 * t + 2 * u)) for u in range(8)] for t in range(block)]
 
 
@@ -84,6 +85,6 @@ def what(tag: int | None) -> Any:
     return ("acc", tuple(int(x) for x in tg.acc_fields(tag)))
 
 
-def lane_units(body: list[str], block: int = 32, units: int = 2) -> list[list[Any]]:
+def lane_units(body: list[str], block: int = 32, units: int = 2, grid: int = 1) -> list[list[Any]]:
     """:func:`what` of the first ``units`` stored units of each thread."""
-    return [[what(x) for x in row[:units]] for row in c_units(body, block)]
+    return [[what(x) for x in row[:units]] for row in c_units(body, block, grid=grid)]

@@ -88,3 +88,29 @@ def what(tag: int | None) -> Any:
 def lane_units(body: list[str], block: int = 32, units: int = 2, grid: int = 1) -> list[list[Any]]:
     """:func:`what` of the first ``units`` stored units of each thread."""
     return [[what(x) for x in row[:units]] for row in c_units(body, block, grid=grid)]
+
+
+# a scalar GEMM (see gemm): A 4 x 2 row-major, B 2 x 8, C 4 x 8 row-major
+SPECS = {"a": "pA@(4,2):(2,1)", "b": "pB@(2,8):(8,1)", "c": "pC@(4,8):(8,1)"}
+STORE = "st.global.f32 [%rd5], {acc};"
+
+
+def gemm(k_products: tuple[int, ...] = (0, 1), store: str = STORE, tail: tuple[str, ...] = (),
+         warp1: tuple[str, ...] = ()) -> str:
+    """Warp 0 accumulates the products of ``k_products`` (in order; K = 2 in A and B), runs ``tail`` and
+    ``store`` (``{acc}`` = the accumulator); threads 32.. (warp 1) run ``warp1``.  %rd5 = &C[lane]."""
+    lines = [HEADER, ".visible .entry g(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
+             ".reg .pred %p<8>;", ".reg .b16 %h<8>;", ".reg .b32 %r<64>;", ".reg .f32 %f<64>;", ".reg .b64 %rd<64>;",
+             "ld.param.u64 %rd1, [pA];", "ld.param.u64 %rd2, [pB];", "ld.param.u64 %rd3, [pC];",
+             "mov.u32 %r1, %tid.x;", "and.b32 %r2, %r1, 31;", "shr.u32 %r3, %r2, 3;", "and.b32 %r4, %r2, 7;",
+             "mul.wide.u32 %rd4, %r2, 4;", "add.s64 %rd5, %rd3, %rd4;",
+             "setp.ge.u32 %p1, %r1, 32;", "@%p1 bra W1;", "mov.f32 %f0, 0f00000000;"]
+    acc = "%f0"
+    for i, k in enumerate(k_products):
+        lines += [f"mad.lo.u32 %r10, %r3, 2, {k};", "mul.wide.u32 %rd6, %r10, 4;", "add.s64 %rd7, %rd1, %rd6;",
+                  f"ld.global.f32 %f{10 + i}, [%rd7];", f"add.u32 %r11, %r4, {8 * k};", "mul.wide.u32 %rd8, %r11, 4;",
+                  "add.s64 %rd9, %rd2, %rd8;", f"ld.global.f32 %f{20 + i}, [%rd9];",
+                  f"fma.rn.f32 %f{30 + i}, %f{10 + i}, %f{20 + i}, {acc};"]
+        acc = f"%f{30 + i}"
+    lines += [*tail, store.format(acc=acc), "bra END;", "W1:", *warp1, "END:", "ret;", "}", ""]
+    return "\n".join(lines)

@@ -216,3 +216,9 @@ def test_movmatrix_trans_gives_each_lane_the_transposed_halves() -> None:
 def test_prmt_modes_move_whole_units_only_where_their_byte_table_does(mode: str, sel: int, expect) -> None:
     got = lane_units(LD2 + [f"prmt.b32.{mode} %r6, %r2, %r3, {sel};", ST])
     assert all(row == expect(t) for t, row in enumerate(got)), got[:2]
+
+
+@pytest.mark.parametrize("cvt", ["cvt.rn.f32.s32 %f3, %r2;\nmov.b32 %r6, %f3;", "cvt.rzi.s32.f32 %r6, %f3;"])
+def test_cvt_between_integer_and_float_is_a_computation_not_a_move(cvt: str) -> None:
+    got = lane_units(LD2[:1] + ["mov.b32 %f3, %r2;"] + cvt.split("\n") + [ST])
+    assert all(row == [UNMODELLED, UNMODELLED] for row in got), got[:1]

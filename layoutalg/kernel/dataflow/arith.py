@@ -90,7 +90,7 @@ def elementwise(groups: list[np.ndarray], ue_out: int, op_index: int, operand_bu
         g_ident = np.where(glob, idn, g_ident)
         same_width = same_width and g.shape[1] == ue_out
         bad |= ~(none | acc | glob)
-    out = np.where(any_tag[:, None], tg.opaque(op_index, tg.W_MIX), tg.NONE)
+    out = np.where(any_tag[:, None], tg.opaque(op_index, tg.W_MIX), np.full((k, ue_out), tg.NONE, dtype=np.int64))
     good = (n_acc == 1) & ~bad
     if good.any():
         out = np.where(good[:, None], acc_units(ident, ue_out, True), out)

@@ -134,6 +134,9 @@ def ld_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
             return False
         if ew >= 2:
             got[th] = load_units(m, op, th, a[th], ew * count)
+        else:  # byte j is half of the unit at (a + j) & ~1: read (and race-check) that unit; put makes it OPAQUE
+            for j in range(count):
+                got[th, j] = load_units(m, op, th, a[th] + j, 2)[:, 0]
         got[lanes & ~ok] = tg.opaque(op.index, tg.W_GLOBAL_ADDR)
         return True
 
@@ -144,8 +147,9 @@ def ld_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
         th = np.flatnonzero(ok)
         if th.size and (a[th].min() < 0 or a[th].max() + ew * count > m.local.size):
             return False
-        if ew >= 2 and th.size:
-            units = a[th][:, None] // 2 + np.arange(eu * count)[None, :]
+        if th.size:  # a byte access reads the unit holding the byte (put makes it OPAQUE)
+            units = (a[th][:, None] + np.arange(count)[None, :]) // 2 if ew == 1 else \
+                a[th][:, None] // 2 + np.arange(eu * count)[None, :]
             got[th] = f.local_tags()[th[:, None], units]
         got[lanes & ~ok] = tg.opaque(op.index, tg.W_GLOBAL_ADDR)
         return True

@@ -1,0 +1,88 @@
+"""cp.async and the unfollowed memory instructions (layoutalg/kernel/dataflow/asyncmem.py) on one-warp PTX
+snippets.  PTX ISA cp.async: ``cp-size`` bytes land in shared memory, of which the first ``src-size`` come from
+global memory and the rest are zero; ``ignore-src`` true copies nothing (all zero).  A 16-bit unit cut by
+src-size, an src-size or ignore predicate unknown at trace time, or src-size > cp-size make units OPAQUE
+(W_SRC_SIZE).  Atomics write memory the model does not follow: their results and (shared) the CTA's shared
+memory are OPAQUE, global ones are unknown stores."""
+
+from __future__ import annotations
+
+import pytest
+from kernel_dataflow_contract_harness import lane_units, run
+
+from layoutalg.kernel.dataflow import tags as tg
+
+S = ["mov.u32 %r10, sm;", "mad.lo.u32 %r11, %r1, 16, %r10;"]  # %r11: this thread's 16 shared bytes
+RD = ["ld.shared.v4.u32 {%r4, %r5, %r6, %r7}, [%r11];", "st.global.v4.u32 [%rd5], {%r4, %r5, %r6, %r7};"]
+WAIT = ["cp.async.commit_group;", "cp.async.wait_group 0;"]
+SRC = ("opaque", tg.W_SRC_SIZE)
+
+
+def copied(cp: list[str]) -> list[list]:
+    return lane_units(S + cp + WAIT + RD, units=8)
+
+
+@pytest.mark.parametrize("src_size", [None, 16, 6, 5, 1, 0])
+def test_cp_async_copies_src_size_bytes_and_zero_fills_the_rest(src_size: int | None) -> None:
+    tail = "" if src_size is None else f", {src_size}"
+    got = copied([f"cp.async.cg.shared.global [%r11], [%rd4], 16{tail};"])
+    n = 16 if src_size is None else src_size
+    for t, row in enumerate(got):
+        want = [("A", 16 * t + 2 * u) if 2 * u + 2 <= n else SRC if 2 * u < n else "zero" for u in range(8)]
+        assert row == want, (src_size, t, row)
+
+
+def test_cp_async_of_4_and_8_bytes_copies_that_many() -> None:
+    for size in (4, 8):
+        got = lane_units(S + [f"cp.async.ca.shared.global [%r11], [%rd4], {size};"] + WAIT + RD, units=size // 2)
+        assert all(row == [("A", 16 * t + 2 * u) for u in range(size // 2)] for t, row in enumerate(got))
+
+
+def test_src_size_past_the_copy_or_unknown_makes_every_unit_opaque() -> None:
+    assert all(row == [SRC] * 8 for row in copied(["cp.async.cg.shared.global [%r11], [%rd4], 16, 20;"]))
+    unknown = ["ld.global.u32 %r20, [%rd4];", "and.b32 %r21, %r20, 15;",
+               "cp.async.cg.shared.global [%r11], [%rd4], 16, %r21;"]
+    assert all(row == [SRC] * 8 for row in copied(unknown))
+
+
+def test_ignore_src_zero_fills_the_lanes_whose_predicate_is_true() -> None:
+    got = copied(["setp.lt.u32 %p2, %r1, 16;", "cp.async.cg.shared.global [%r11], [%rd4], 16, %p2;"])
+    for t, row in enumerate(got):
+        assert row == (["zero"] * 8 if t < 16 else [("A", 16 * t + 2 * u) for u in range(8)]), t
+    got = copied(["ld.global.u32 %r20, [%rd4];", "setp.lt.u32 %p2, %r20, 16;",
+                  "cp.async.cg.shared.global [%r11], [%rd4], 16, %p2;"])
+    assert all(row == [SRC] * 8 for row in got)
+
+
+def test_cp_async_to_an_unknown_shared_address_makes_shared_memory_opaque() -> None:
+    got = copied(["ld.global.u32 %r20, [%rd4];", "and.b32 %r21, %r20, 0;", "add.u32 %r22, %r11, %r21;",
+                  "cp.async.cg.shared.global [%r22], [%rd4], 16;"])
+    assert all(row == [("opaque", tg.W_SMEM_WRITE)] * 8 for row in got)
+
+
+def test_a_shared_atomic_is_unfollowed_and_makes_shared_memory_opaque() -> None:
+    body = S + ["ld.global.u32 %r2, [%rd4];", "st.shared.u32 [%r11], %r2;", "atom.shared.add.u32 %r3, [%r10+1000], 1;",
+                "ld.shared.u32 %r4, [%r11];", "st.global.v2.u32 [%rd5], {%r4, %r3};"]
+    got = lane_units(body, units=4)
+    assert all(row == [("opaque", tg.W_SMEM_WRITE)] * 2 + [("opaque", tg.W_UNMODELLED)] * 2 for row in got)
+    _, res = run(body)
+    assert list(res.sync_unmodelled.values()) == ["atom.shared.add.u32"] and not res.unknown_stores
+
+
+def test_a_global_atomic_is_an_unknown_store_with_an_opaque_result() -> None:
+    body = ["ld.global.u32 %r2, [%rd4];", "atom.global.add.u32 %r3, [%rd4], %r2;", "st.global.u32 [%rd5], %r3;"]
+    got = lane_units(body)
+    assert all(row == [("opaque", tg.W_UNMODELLED)] * 2 for row in got)
+    _, res = run(body)
+    assert len(res.unknown_stores) == 1 and list(res.sync_unmodelled.values()) == ["atom.global.add.u32"]
+
+
+@pytest.mark.parametrize("grid,block", [(1, 64), (2, 64), (3, 32)])
+def test_every_warp_of_every_cta_waits_for_its_own_copies(grid: int, block: int) -> None:
+    body = S + ["cp.async.cg.shared.global [%r11], [%rd4], 16;"] + WAIT + RD
+    _, res = run(body, block=block, grid=grid)
+    assert res.races == []
+    _, res = run(S + ["cp.async.cg.shared.global [%r11], [%rd4], 16;", "cp.async.commit_group;"] + RD,
+                 block=block, grid=grid)
+    assert {r.kind for r in res.races} == {"read of a cp.async not yet waited for"}
+    assert {(r.cta, r.first_warp) for r in res.races} <= {(c, w) for c in range(grid) for w in range(block // 32)}

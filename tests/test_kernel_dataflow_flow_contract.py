@@ -1,0 +1,49 @@
+"""The data-flow driver (layoutalg/kernel/dataflow/flow.py): a launch larger than one batch of threads gives the
+same incidents as the definition per CTA says (each CTA's race counted once per unit access, merged into one
+race per pair of instructions), every CTA traced; ``flow_of_trace`` runs the launch a Trace carries."""
+
+from __future__ import annotations
+
+import pytest
+from kernel_dataflow_contract_harness import kernel, run
+
+from layoutalg.errors import KernelError
+from layoutalg.kernel import trace
+from layoutalg.kernel.dataflow import flow
+from layoutalg.kernel.dataflow.flow import DEFAULT_BATCH_THREADS, flow_of_trace
+from layoutalg.kernel.ptx import parse_module
+
+RACE = ["ld.global.u32 %r2, [%rd4];", "mov.u32 %r10, sm;", "and.b32 %r12, %r1, 31;",
+        "mad.lo.u32 %r11, %r12, 4, %r10;", "setp.lt.u32 %p1, %r1, 32;", "@%p1 st.shared.u32 [%r11], %r2;",
+        "@!%p1 ld.shared.u32 %r4, [%r11];"]
+
+
+@pytest.mark.parametrize("grid", [1, 2, 3 * DEFAULT_BATCH_THREADS // 64 + 5])
+def test_races_of_every_cta_merge_into_one_per_instruction_pair(grid: int) -> None:
+    _, res = run(RACE, block=64, grid=grid)
+    assert len(res.races) == 1
+    r = res.races[0]
+    assert r.count == 64 * grid and r.cta == 0  # 32 lanes x 2 units per CTA; the first example is CTA 0's
+    assert res.whole_grid and len(res.traced_ctas) == grid
+    assert sorted(res.traced_ctas) == sorted((x, 0, 0) for x in range(grid))
+
+
+def test_flow_of_trace_runs_the_launch_the_trace_carries() -> None:
+    t = trace(parse_module(kernel(RACE)), block=64)
+    res = flow_of_trace(t)
+    assert [(r.count, r.first_warp, r.second_warp) for r in res.races] == \
+        [(r.count, r.first_warp, r.second_warp) for r in flow(t.launch).races] == [(64, 0, 1)]
+    with pytest.raises(KernelError, match="does not carry its launch"):
+        flow_of_trace(object())
+
+
+def test_a_launch_of_some_ctas_traces_those_and_says_it_is_not_the_whole_grid() -> None:
+    from layoutalg.kernel.dataflow import launch_of
+
+    module = parse_module(kernel(RACE))
+    res = flow(launch_of(module, grid=(4, 3), block=64, ctas=[(0, 0, 0), (2, 1, 0)]))
+    assert not res.whole_grid and sorted(res.traced_ctas) == [(0, 0, 0), (2, 1, 0)]
+    assert [r.count for r in res.races] == [128]
+    every = [(x, y, z) for z in range(2) for y in range(3) for x in range(2)]
+    res = flow(launch_of(module, grid=(2, 3, 2), block=64, ctas=every))
+    assert res.whole_grid and [r.count for r in res.races] == [64 * 12]

@@ -1,0 +1,137 @@
+"""Loads and stores of the data-flow model (layoutalg/kernel/dataflow/memory.py) on one-warp PTX snippets:
+a global load tags unit u of an access at byte offset o with (buffer, o + 2 u); 8-bit accesses, unknown
+addresses and re-loads of memory the launch wrote are OPAQUE with their reason; shared, local and generic
+(cvta) round trips carry the tags; a shared byte read is race-checked like any other read."""
+
+from __future__ import annotations
+
+import pytest
+from kernel_dataflow_contract_harness import lane_units, run
+
+from layoutalg.kernel.dataflow import tags as tg
+
+LD = "ld.global.u32 %r2, [%rd4];"
+ST = "st.global.u32 [%rd5], %r4;"
+UNKNOWN_ADDR = ["and.b32 %r3, %r2, 12;", "cvt.u64.u32 %rd6, %r3;", "add.s64 %rd7, %rd4, %rd6;"]  # data-dependent
+SMEM = ["mov.u32 %r10, sm;", "mad.lo.u32 %r11, %r1, 4, %r10;"]  # %r11 = this thread's shared word
+
+
+def a(t: int, b: int) -> tuple[str, int]:
+    return ("A", 16 * t + b)
+
+
+def op(why: int) -> tuple[str, int]:
+    return ("opaque", why)
+
+
+def test_vector_global_loads_tag_each_element_at_its_byte_offset() -> None:
+    got = lane_units(["ld.global.v2.u32 {%r2, %r4}, [%rd4+8];", ST])
+    assert all(row == [a(t, 12), a(t, 14)] for t, row in enumerate(got))
+    got = lane_units(["ld.global.v4.u16 {%h1, %h2, %h3, %h4}, [%rd4+8];", "mov.b32 %r4, {%h4, %h2};", ST])
+    assert all(row == [a(t, 14), a(t, 10)] for t, row in enumerate(got))
+    got = lane_units(["ld.global.nc.u32 %r4, [%rd4+12];", ST])
+    assert all(row == [a(t, 12), a(t, 14)] for t, row in enumerate(got))
+
+
+@pytest.mark.parametrize("ins,expect", [
+    ("ld.global.u8 %r4, [%rd4];", lambda t: [op(tg.W_BYTE), "zero"]),
+    ("ld.global.u16 %r4, [%rd4+2];", lambda t: [a(t, 2), "zero"]),         # zero-extended to the register
+    ("ld.global.s16 %r4, [%rd4+2];", lambda t: [a(t, 2), op(tg.W_SPLIT)]),  # sign-extended: data bits
+    ("ld.u8 %r4, [%rd4+4];", lambda t: [op(tg.W_BYTE), "zero"]),            # generic, global window
+    ("ld.u32 %r4, [%rd4+4];", lambda t: [a(t, 4), a(t, 6)]),
+])
+def test_load_widths_and_extension(ins: str, expect) -> None:
+    got = lane_units([ins, ST])
+    assert all(row == expect(t) for t, row in enumerate(got)), got[:2]
+
+
+@pytest.mark.parametrize("space", ["global.", ""])
+def test_a_load_from_an_address_computed_from_loaded_data_is_opaque(space: str) -> None:
+    got = lane_units([LD] + UNKNOWN_ADDR + [f"ld.{space}u32 %r4, [%rd7];", ST])
+    assert all(row == [op(tg.W_GLOBAL_ADDR)] * 2 for row in got)
+
+
+def test_a_load_of_memory_this_launch_wrote_is_opaque() -> None:
+    got = lane_units([LD, "st.global.u32 [%rd5+4], %r2;", "ld.global.u32 %r4, [%rd5+4];", ST])
+    assert all(row == [op(tg.W_WRITTEN)] * 2 for row in got)
+    got = lane_units([LD, "st.global.u32 [%rd5+4], %r2;", "ld.global.u32 %r4, [%rd5+8];", ST])
+    assert all(row == [(1, 16 * t + 8), (1, 16 * t + 10)] for t, row in enumerate(got))  # C (buffer 1), unwritten
+
+
+def test_global_stores_report_each_unit_they_write() -> None:
+    got = lane_units([LD, "ld.global.u32 %r3, [%rd4+4];", "st.global.v2.u32 [%rd5], {%r3, %r2};"], units=4)
+    assert all(row == [a(t, 4), a(t, 6), a(t, 0), a(t, 2)] for t, row in enumerate(got))
+    got = lane_units([LD, "st.global.u16 [%rd5+2], %r2;", "st.global.u16 [%rd5], 0;"])
+    assert all(row == ["none", a(t, 0)] for t, row in enumerate(got))
+    got = lane_units([LD, "st.global.v2.u32 [%rd5], {%r2, 0};"], units=4)
+    assert all(row == [a(t, 0), a(t, 2), "none", "none"] for t, row in enumerate(got))
+    got = lane_units([LD, "st.global.u8 [%rd5], %r2;", "st.global.u8 [%rd5+1], %r1;"], units=1)
+    assert all(row == [op(tg.W_BYTE)] for row in got)
+
+
+def test_a_store_to_an_unknown_address_is_reported_not_followed() -> None:
+    for space in ("global.", ""):
+        rec, res = run([LD, "and.b32 %r3, %r2, 12;", "cvt.u64.u32 %rd6, %r3;", "add.s64 %rd7, %rd5, %rd6;",
+                        f"st.{space}u32 [%rd7], %r2;"])
+        assert not rec.units and len(res.unknown_stores) == 1, space
+
+
+def test_shared_round_trip_carries_tags_between_lanes() -> None:
+    got = lane_units([LD] + SMEM + ["st.shared.u32 [%r11], %r2;", "bar.sync 0;", "xor.b32 %r12, %r1, 1;",
+                                    "mad.lo.u32 %r13, %r12, 4, %r10;", "ld.shared.u32 %r4, [%r13];", ST])
+    assert all(row == [a(t ^ 1, 0), a(t ^ 1, 2)] for t, row in enumerate(got))
+
+
+def test_a_shared_byte_store_makes_its_unit_opaque_only_if_tagged() -> None:
+    got = lane_units([LD] + SMEM + ["st.shared.u32 [%r11], %r2;", "st.shared.u8 [%r11+2], %r1;",
+                                    "ld.shared.u32 %r4, [%r11];", ST])
+    assert all(row == [a(t, 0), op(tg.W_BYTE)] for t, row in enumerate(got))
+    got = lane_units(SMEM + ["st.shared.u32 [%r11], %r1;", "st.shared.u8 [%r11+1], %r1;", "ld.shared.u32 %r4, [%r11];",
+                             ST])
+    assert all(row == ["none", "none"] for row in got)
+
+
+def test_a_shared_byte_load_of_tagged_data_is_opaque() -> None:
+    got = lane_units([LD] + SMEM + ["st.shared.u32 [%r11], %r2;", "ld.shared.u8 %r4, [%r11+3];", ST])
+    assert all(row == [op(tg.W_BYTE), "zero"] for row in got)
+    got = lane_units([LD] + SMEM + ["st.shared.u16 [%r11+2], %r2;", "ld.shared.v2.u8 {%r4, %r5}, [%r11];",
+                                    "st.global.v2.u32 [%rd5], {%r4, %r5};"], units=4)
+    assert all(row == ["none", "zero", "none", "zero"] for row in got)
+    got = lane_units([LD] + SMEM + ["st.shared.u16 [%r11+2], %r2;", "ld.shared.v2.u8 {%r4, %r5}, [%r11+2];",
+                                    "st.global.v2.u32 [%rd5], {%r4, %r5};"], units=4)
+    assert all(row == [op(tg.W_BYTE), "zero", op(tg.W_BYTE), "zero"] for row in got)
+
+
+@pytest.mark.parametrize("load", ["ld.shared.u8 %r4, [%r11];", "ld.shared.u16 %h4, [%r11+2];",
+                                  "ld.shared.u32 %r4, [%r11];"])
+def test_a_shared_read_of_another_warps_unsynchronised_write_is_a_race_at_any_width(load: str) -> None:
+    body = [LD, "mov.u32 %r10, sm;", "and.b32 %r12, %r1, 31;", "mad.lo.u32 %r11, %r12, 4, %r10;",
+            "setp.lt.u32 %p1, %r1, 32;", "@%p1 st.shared.u32 [%r11], %r2;"]
+    _, res = run(body + ["@!%p1 " + load], block=64)
+    assert [(r.first_warp, r.second_warp, r.kind.startswith("read after write")) for r in res.races] == [(0, 1, True)]
+    _, res = run(body + ["bar.sync 0;", "@!%p1 " + load], block=64)
+    assert not res.races
+
+
+def test_local_round_trips_keep_tags_and_byte_accesses_are_opaque() -> None:
+    got = lane_units([LD, "st.local.u32 [loc+8], %r2;", "ld.local.u32 %r4, [loc+8];", ST])
+    assert all(row == [a(t, 0), a(t, 2)] for t, row in enumerate(got))
+    got = lane_units([LD, "st.local.u32 [loc+8], %r2;", "st.local.u8 [loc+9], %r2;", "ld.local.u32 %r4, [loc+8];", ST])
+    assert all(row == [op(tg.W_BYTE), a(t, 2)] for t, row in enumerate(got))
+    got = lane_units([LD, "st.local.u32 [loc+8], %r2;", "ld.local.u8 %r4, [loc+11];", ST])
+    assert all(row == [op(tg.W_BYTE), "zero"] for row in got)
+    got = lane_units([LD, "st.local.u16 [loc+10], %r2;", "ld.local.v2.u8 {%r4, %r5}, [loc+8];",
+                      "st.global.v2.u32 [%rd5], {%r4, %r5};"], units=4)
+    assert all(row == ["none", "zero", "none", "zero"] for row in got)
+
+
+def test_generic_addresses_reach_shared_local_and_global_memory() -> None:
+    got = lane_units([LD, "mov.u64 %rd10, sm;", "cvta.shared.u64 %rd11, %rd10;", "mul.wide.u32 %rd12, %r1, 4;",
+                      "add.s64 %rd13, %rd11, %rd12;", "st.u32 [%rd13], %r2;", "bar.sync 0;",
+                      "ld.u32 %r4, [%rd13];", ST])
+    assert all(row == [a(t, 0), a(t, 2)] for t, row in enumerate(got))
+    got = lane_units([LD, "mov.u64 %rd10, loc;", "cvta.local.u64 %rd11, %rd10;", "st.u32 [%rd11+4], %r2;",
+                      "ld.u32 %r4, [%rd11+4];", ST])
+    assert all(row == [a(t, 0), a(t, 2)] for t, row in enumerate(got))
+    got = lane_units([LD, "st.u32 [%rd5+4], %r2;", "ld.global.u32 %r4, [%rd4+4];", "st.u32 [%rd5], %r4;"])
+    assert all(row == [a(t, 4), a(t, 6)] for t, row in enumerate(got))

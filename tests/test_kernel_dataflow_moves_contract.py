@@ -1,0 +1,224 @@
+"""Bit moves of the data-flow model (layoutalg/kernel/dataflow/moves.py) on one-warp PTX snippets: a 16-bit
+unit moved whole keeps the tag of the loaded bytes (PTX ISA semantics of mov packing, cvt, selp, prmt,
+shifts, masks, shfl and movmatrix written out here), a unit made of pieces is OPAQUE, a vacated unit is zero.
+
+Thread t loads A bytes 16 t .. 16 t + 15 (harness), so ``("A", 16 t + b)`` is "A's bytes b, b + 1 of thread t"."""
+
+from __future__ import annotations
+
+import pytest
+from kernel_dataflow_contract_harness import lane_units
+
+from layoutalg.kernel.dataflow import tags as tg
+
+LD2 = ["ld.global.u32 %r2, [%rd4];", "ld.global.u32 %r3, [%rd4+4];"]  # r2 = units A0 A2, r3 = units A4 A6
+ST = "st.global.u32 [%rd5], %r6;"
+SPLIT, BYTE, GUARD, UNMODELLED = ("opaque", tg.W_SPLIT), ("opaque", tg.W_BYTE), ("opaque", tg.W_GUARD), \
+    ("opaque", tg.W_UNMODELLED)
+
+
+def a(t: int, b: int) -> tuple[str, int]:
+    return ("A", 16 * t + b)
+
+
+def test_mov_packs_two_halves_low_first_and_unpacks_them_back() -> None:
+    got = lane_units(["ld.global.u16 %h1, [%rd4];", "ld.global.u16 %h2, [%rd4+6];", "mov.b32 %r6, {%h1, %h2};", ST])
+    assert all(row == [a(t, 0), a(t, 6)] for t, row in enumerate(got))
+    got = lane_units(LD2[:1] + ["mov.b32 {%h1, %h2}, %r2;", "mov.b32 %r6, {%h2, %h1};", ST])
+    assert all(row == [a(t, 2), a(t, 0)] for t, row in enumerate(got))
+
+
+def test_mov_b64_unpacks_into_two_words_of_two_units_each() -> None:
+    got = lane_units(["ld.global.u64 %rd6, [%rd4];", "mov.b64 {%r7, %r6}, %rd6;", ST])
+    assert all(row == [a(t, 4), a(t, 6)] for t, row in enumerate(got))
+    got = lane_units(["ld.global.u64 %rd6, [%rd4];", "mov.b64 {%r6, %r7}, %rd6;", ST])
+    assert all(row == [a(t, 0), a(t, 2)] for t, row in enumerate(got))
+
+
+def test_packing_or_unpacking_bytes_makes_tagged_units_opaque() -> None:
+    got = lane_units(["ld.global.u16 %h1, [%rd4];", "mov.b16 {%c1, %c2}, %h1;", "mov.b16 %h3, {%c2, %c1};",
+                      "cvt.u32.u16 %r6, %h3;", ST])
+    assert all(row[0][0] == "opaque" and row[1] == "zero" for row in got)
+
+
+def test_plain_mov_copies_the_units_of_its_width() -> None:
+    got = lane_units(LD2[:1] + ["mov.b32 %r6, %r2;", ST])
+    assert all(row == [a(t, 0), a(t, 2)] for t, row in enumerate(got))
+
+
+@pytest.mark.parametrize("cvt,expect", [
+    ("cvt.u16.u32 %h1, %r2;\ncvt.u32.u16 %r6, %h1;", lambda t: [a(t, 0), "zero"]),   # truncate, zero-extend
+    ("cvt.s16.s32 %h1, %r2;\ncvt.s32.s16 %r6, %h1;", lambda t: [a(t, 0), SPLIT]),    # sign-extend: data bits
+    ("cvt.u32.u32 %r6, %r2;", lambda t: [a(t, 0), a(t, 2)]),
+    ("cvt.u8.u32 %c1, %r2;\ncvt.u32.u8 %r6, %c1;", lambda t: [BYTE, "zero"]),        # an 8-bit piece of a unit
+])
+def test_integer_cvt_keeps_whole_units_and_fills_the_extension(cvt: str, expect) -> None:
+    got = lane_units(LD2[:1] + cvt.split("\n") + [ST])
+    assert all(row == expect(t) for t, row in enumerate(got)), got[:2]
+
+
+def test_cvt_u64_u32_keeps_two_units_and_zero_extends_the_rest() -> None:
+    got = lane_units(LD2[:1] + ["cvt.u64.u32 %rd6, %r2;", "st.global.u64 [%rd5], %rd6;"], units=4)
+    assert all(row == [a(t, 0), a(t, 2), "zero", "zero"] for t, row in enumerate(got))
+
+
+def test_selp_on_a_known_predicate_picks_per_lane() -> None:
+    got = lane_units(LD2 + ["setp.lt.u32 %p1, %r1, 16;", "selp.b32 %r6, %r2, %r3, %p1;", ST])
+    assert all(row == ([a(t, 0), a(t, 2)] if t < 16 else [a(t, 4), a(t, 6)]) for t, row in enumerate(got))
+
+
+def test_selp_of_an_untagged_side_gives_none_where_picked() -> None:
+    got = lane_units(LD2[:1] + ["setp.lt.u32 %p1, %r1, 16;", "selp.b32 %r6, %r2, 7, %p1;", ST])
+    assert all(row == ([a(t, 0), a(t, 2)] if t < 16 else ["none", "none"]) for t, row in enumerate(got))
+    got = lane_units(LD2[:1] + ["setp.lt.u32 %p1, %r1, 16;", "selp.b32 %r6, 7, %r2, %p1;", ST])
+    assert all(row == (["none", "none"] if t < 16 else [a(t, 0), a(t, 2)]) for t, row in enumerate(got))
+
+
+def test_selp_on_a_predicate_of_loaded_data_is_opaque() -> None:
+    got = lane_units(LD2 + ["setp.lt.u32 %p1, %r3, 16;", "selp.b32 %r6, %r2, 5, %p1;", ST])
+    assert all(row == [GUARD, GUARD] for row in got)
+
+
+@pytest.mark.parametrize("sel", [0x3210, 0x5410, 0x7654, 0x1032, 0x7632, 0x3276, 0x1054])
+def test_prmt_with_whole_unit_selectors_moves_the_selected_units(sel: int) -> None:
+    # PTX ISA prmt default mode: result byte k = byte (sel >> 4k) & 7 of {b, a} (a = bytes 0..3, b = 4..7)
+    got = lane_units(LD2 + [f"prmt.b32 %r6, %r2, %r3, {sel};", ST])
+    for t, row in enumerate(got):
+        assert row == [a(t, 2 * (((sel >> (8 * k)) & 7) // 2)) for k in range(2)], (hex(sel), row)
+
+
+@pytest.mark.parametrize("sel", [0x2100, 0x3201, 0x3210 | 0x8000, 0x3210 | 0x0800, 0x4321])
+def test_prmt_that_splits_a_unit_or_replicates_a_sign_makes_it_opaque(sel: int) -> None:
+    got = lane_units(LD2 + [f"prmt.b32 %r6, %r2, %r3, {sel};", ST])
+    for row in got:
+        for k in range(2):
+            n0, n1 = (sel >> (8 * k)) & 15, (sel >> (8 * k + 4)) & 15
+            whole = n0 % 2 == 0 and n1 == n0 + 1  # sign flag (bit 3) set: not whole
+            assert (row[k] == SPLIT) == (not whole), (hex(sel), k, row)
+
+
+def test_prmt_with_an_untagged_second_source_gives_none_for_its_bytes() -> None:
+    got = lane_units(LD2[:1] + ["prmt.b32 %r6, %r2, 0, 0x5410;", ST])
+    assert all(row == [a(t, 0), "none"] for t, row in enumerate(got))
+    got = lane_units(LD2[:1] + ["prmt.b32 %r6, 0, %r2, 0x5410;", ST])
+    assert all(row == ["none", a(t, 0)] for t, row in enumerate(got))
+
+
+def test_prmt_with_a_selector_unknown_at_trace_time_is_opaque() -> None:
+    got = lane_units(LD2 + ["prmt.b32 %r6, %r2, 0, %r3;", ST])
+    assert all(row == [SPLIT, SPLIT] for row in got)
+
+
+@pytest.mark.parametrize("ins,expect", [
+    ("shl.b32 %r6, %r2, 16;", lambda t: ["zero", a(t, 0)]),
+    ("shr.u32 %r6, %r2, 16;", lambda t: [a(t, 2), "zero"]),
+    ("shr.b32 %r6, %r2, 16;", lambda t: [a(t, 2), "zero"]),
+    ("shl.b32 %r6, %r2, 0;", lambda t: [a(t, 0), a(t, 2)]),
+    ("shl.b32 %r6, %r2, 32;", lambda t: ["zero", "zero"]),
+    ("shr.u32 %r6, %r2, 48;", lambda t: ["zero", "zero"]),
+    ("shr.s32 %r6, %r2, 16;", lambda t: [UNMODELLED, UNMODELLED]),  # the sign bit fills: not a move
+    ("shl.b32 %r6, %r2, 8;", lambda t: [UNMODELLED, UNMODELLED]),
+    ("shl.b32 %r6, %r2, %r1;", lambda t: [UNMODELLED, UNMODELLED]),
+])
+def test_shifts_by_multiples_of_16_move_whole_units(ins: str, expect) -> None:
+    got = lane_units(LD2 + [ins, ST])
+    assert all(row == expect(t) for t, row in enumerate(got)), got[:2]
+
+
+def test_shl_b64_by_16_moves_every_unit_up_one() -> None:
+    got = lane_units(["ld.global.u64 %rd6, [%rd4];", "shl.b64 %rd7, %rd6, 16;", "st.global.u64 [%rd5], %rd7;"],
+                     units=4)
+    assert all(row == ["zero", a(t, 0), a(t, 2), a(t, 4)] for t, row in enumerate(got))
+    got = lane_units(["ld.global.u64 %rd6, [%rd4];", "shr.u64 %rd7, %rd6, 32;", "st.global.u64 [%rd5], %rd7;"],
+                     units=4)
+    assert all(row == [a(t, 4), a(t, 6), "zero", "zero"] for t, row in enumerate(got))
+
+
+def test_shifting_a_16_bit_register_held_in_a_wider_one_keeps_its_unit() -> None:
+    got = lane_units(["ld.global.u16 %h1, [%rd4+2];", "cvt.u32.u16 %r2, %h1;", "shl.b32 %r6, %r2, 16;", ST])
+    assert all(row == ["zero", a(t, 2)] for t, row in enumerate(got))
+
+
+@pytest.mark.parametrize("ins,expect", [
+    ("and.b32 %r6, %r2, 65535;", lambda t: [a(t, 0), "zero"]),
+    ("and.b32 %r6, %r2, -65536;", lambda t: ["zero", a(t, 2)]),
+    ("and.b32 %r6, 65535, %r2;", lambda t: [a(t, 0), "zero"]),
+    ("and.b32 %r6, %r2, 0;", lambda t: ["zero", "zero"]),
+    ("and.b32 %r6, %r2, 16711935;", lambda t: [SPLIT, SPLIT]),   # 0x00FF00FF keeps bytes of each unit
+    ("or.b32 %r6, %r2, 0;", lambda t: [a(t, 0), a(t, 2)]),
+    ("xor.b32 %r6, 0, %r2;", lambda t: [a(t, 0), a(t, 2)]),
+    ("or.b32 %r6, %r2, 1;", lambda t: [SPLIT, a(t, 2)]),
+    ("xor.b32 %r6, %r2, %r3;", lambda t: [SPLIT, SPLIT]),
+])
+def test_masks_keep_the_units_an_all_ones_or_zero_unit_leaves_whole(ins: str, expect) -> None:
+    got = lane_units(LD2 + [ins, ST])
+    assert all(row == expect(t) for t, row in enumerate(got)), got[:2]
+
+
+def test_or_of_two_disjointly_masked_words_merges_their_units() -> None:
+    got = lane_units(LD2 + ["and.b32 %r7, %r2, 65535;", "and.b32 %r8, %r3, -65536;", "or.b32 %r6, %r7, %r8;", ST])
+    assert all(row == [a(t, 0), a(t, 6)] for t, row in enumerate(got))
+    got = lane_units(LD2 + ["and.b32 %r7, %r2, 65535;", "and.b32 %r8, %r3, -65536;", "or.b32 %r6, %r8, %r7;", ST])
+    assert all(row == [a(t, 0), a(t, 6)] for t, row in enumerate(got))
+
+
+def isa_shfl_source(mode: str, lane: int, b: int, c: int) -> int:
+    """PTX ISA shfl.sync: the lane whose value ``lane`` receives (its own when out of range)."""
+    bval, cval, seg = b & 31, c & 31, (c >> 8) & 31
+    max_lane, min_lane = (lane & seg) | (cval & ~seg), lane & seg
+    if mode == "up":
+        j, ok = lane - bval, lane - bval >= max_lane
+    elif mode == "down":
+        j, ok = lane + bval, lane + bval <= max_lane
+    elif mode == "bfly":
+        j = lane ^ bval
+        ok = j <= max_lane
+    else:
+        j = min_lane | (bval & ~seg)
+        ok = j <= max_lane
+    return j if ok else lane
+
+
+@pytest.mark.parametrize("mode,b,c", [("up", 1, 0), ("up", 5, 0), ("down", 1, 31), ("down", 3, 31),
+                                      ("bfly", 1, 31), ("bfly", 6, 31), ("idx", 5, 31), ("idx", 3, 0x1807),
+                                      ("down", 1, 0x1807), ("up", 2, 0x1800), ("bfly", 4, 0x1007)])
+def test_shfl_moves_each_lane_the_units_of_the_isa_source_lane(mode: str, b: int, c: int) -> None:
+    got = lane_units(LD2[:1] + [f"shfl.sync.{mode}.b32 %r6, %r2, {b}, {c}, -1;", ST])
+    for t, row in enumerate(got):
+        s = isa_shfl_source(mode, t, b, c)
+        assert row == [a(s, 0), a(s, 2)], (mode, b, c, t, row)
+
+
+def test_shfl_with_a_predicate_destination_moves_the_value_too() -> None:
+    got = lane_units(LD2[:1] + ["shfl.sync.bfly.b32 %r6|%p2, %r2, 1, 31, -1;", ST])
+    assert all(row == [a(t ^ 1, 0), a(t ^ 1, 2)] for t, row in enumerate(got))
+
+
+def test_movmatrix_trans_gives_each_lane_the_transposed_halves() -> None:
+    # PTX ISA: element M[r][c] of the 8x8 b16 matrix sits in lane 4 r + c // 2, half c % 2;
+    # after .trans lane t holds (M[2 (t % 4)][t // 4], M[2 (t % 4) + 1][t // 4]) = M^T row t // 4.
+    got = lane_units(LD2[:1] + ["movmatrix.sync.aligned.m8n8.trans.b16 %r6, %r2;", ST])
+    for t, row in enumerate(got):
+        c = t // 4
+        want = []
+        for r in (2 * (t % 4), 2 * (t % 4) + 1):
+            want.append(a(4 * r + c // 2, 2 * (c % 2)))
+        assert row == want, (t, row)
+
+
+@pytest.mark.parametrize("mode,sel,expect", [
+    ("rc16", 0, lambda t: [a(t, 0), a(t, 0)]),   # PTX ISA .rc16: c[0] = 0 replicates bytes 0,1 (a's low half)
+    ("rc16", 1, lambda t: [a(t, 2), a(t, 2)]),   # c[0] = 1 replicates bytes 2,3
+    ("f4e", 0, lambda t: [a(t, 0), a(t, 2)]),    # .f4e c = 0: bytes 0 1 2 3
+    ("f4e", 2, lambda t: [a(t, 2), a(t, 4)]),    # c = 2: bytes 2 3 4 5
+    ("f4e", 1, lambda t: [SPLIT, SPLIT]),        # c = 1: bytes 1 2 3 4 cut every unit
+])
+def test_prmt_modes_move_whole_units_only_where_their_byte_table_does(mode: str, sel: int, expect) -> None:
+    got = lane_units(LD2 + [f"prmt.b32.{mode} %r6, %r2, %r3, {sel};", ST])
+    assert all(row == expect(t) for t, row in enumerate(got)), got[:2]
+
+
+@pytest.mark.parametrize("cvt", ["cvt.rn.f32.s32 %f3, %r2;\nmov.b32 %r6, %f3;", "cvt.rzi.s32.f32 %r6, %f3;"])
+def test_cvt_between_integer_and_float_is_a_computation_not_a_move(cvt: str) -> None:
+    got = lane_units(LD2[:1] + ["mov.b32 %f3, %r2;"] + cvt.split("\n") + [ST])
+    assert all(row == [UNMODELLED, UNMODELLED] for row in got), got[:1]

@@ -99,26 +99,29 @@ class FlowState:
 
     # ------------------------------------------------------------------ barriers
     def barrier_arrive(self, m: Any, op: Any, lanes: np.ndarray, complete: bool) -> None:
+        for barrier, group in _by_barrier(m, op, lanes):
+            ctas, warps = warps_of(group, self.geom)
+            self.clocks.arrive(ctas, warps, barrier)
+            if complete:
+                self.clocks.release(ctas, warps, barrier)
+
+    def barrier_release(self, barrier: int, lanes: np.ndarray) -> None:
         ctas, warps = warps_of(lanes, self.geom)
-        bid = _barrier_id(m, op)
-        self.clocks.arrive(ctas, warps, bid)
-        if complete:
-            self.clocks.release(ctas, warps, bid)
-
-    def barrier_release(self, m: Any, op: Any, lanes: np.ndarray) -> None:
-        ctas, warps = warps_of(lanes, self.geom)
-        self.clocks.release(ctas, warps, _barrier_id(m, op))
+        self.clocks.release(ctas, warps, barrier)
 
 
-def _barrier_id(m: Any, op: Any) -> int:
+def _by_barrier(m: Any, op: Any, lanes: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """``lanes`` grouped by the barrier id each names (``bar.red``: barrier 0).  An id unknown on some lane
+    gives one group of id -1: the machine refuses that barrier right after this rule."""
     reader = op.barrier[0] if op.barrier else None
     if reader is None:
-        return 0
+        return [(0, lanes)]
     v = reader(m)
-    bits = np.asarray(v.bits)
-    if v.known is not True or bits.ndim:
-        return -1  # a per-thread barrier id: treated as one barrier of its own
-    return int(bits)
+    bits = np.broadcast_to(np.asarray(v.bits), lanes.shape)
+    known = np.broadcast_to(np.asarray(v.known), lanes.shape)
+    if not known[lanes].all():
+        return [(-1, lanes)]
+    return [(int(b), lanes & (bits == b)) for b in np.unique(bits[lanes])]
 
 
 class FlowMachine(Machine):
@@ -126,12 +129,8 @@ class FlowMachine(Machine):
 
     flow: FlowState
 
-    def _arrive(self, op: Any, arrive: np.ndarray, blocked: np.ndarray) -> None:
-        before = blocked.copy()
-        super()._arrive(op, arrive, blocked)
-        released = before & ~blocked
-        if released.any():
-            self.flow.barrier_release(self, op, released)
+    def _released(self, barrier: int, lanes: np.ndarray) -> None:
+        self.flow.barrier_release(barrier, lanes)
 
     def _unknown_guard(self, op: Any, lanes: np.ndarray) -> None:
         super()._unknown_guard(op, lanes)

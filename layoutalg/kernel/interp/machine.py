@@ -10,9 +10,17 @@ warp-level instruction execution is therefore "one warp with the lanes at that P
 the unit Nsight counts.  While all live threads share one PC (the common case) the
 machine runs *converged*: no PC arrays, unmasked register writes.
 
-**Barriers.**  ``bar.sync``/``barrier.sync``/``bar.red`` block a thread until every
-live thread of its CTA (or the count operand's number of threads) has arrived;
-``bar.arrive`` arrives without blocking.  Threads that exited no longer count.
+**Barriers** (PTX ISA 8.x, "bar, barrier").  Each CTA has sixteen barriers; the id
+operand picks one (it must be known and below 16 on every arriving thread).
+``bar.sync``/``barrier.sync``/``bar.red`` arrive and block, ``bar.arrive`` arrives
+without blocking.  A barrier's phase completes, releasing the threads blocked on it,
+when its expected arrivals are met: with a count operand, ``count`` threads counted by
+whole warps (each execution adds 32 per warp with an arriving lane: the ISA makes the
+count a multiple of the warp size and arrival a warp's act); without one, every live
+thread of the CTA (threads that exited no longer count, so an exit can complete a
+phase).  The next arrival starts a new phase.  So a producer warp's ``bar.arrive 1, 64``
+and a consumer warp's ``bar.sync 1, 64`` meet, and threads waiting at barrier 1 are not
+released by barrier 2.
 
 **Unknown control.**  A branch whose predicate is unknown for some lanes is recorded
 as data-dependent (line, opcode, lanes) and those lanes stop being traced (they are
@@ -61,6 +69,14 @@ class Machine:
         self.ops: list[Op | None] = []
         self.decoder: Any = None
         self.cc = Value(U64(0), False)  # the carry flag of add.cc / addc
+        # barrier phases (module doc): per thread, which barriers it arrived at in the open phase and which one
+        # it waits at (-1: none); per (CTA, barrier), arrivals counted by warps and the count expected (-1: every
+        # live thread of the CTA)
+        self.bar_arrived = np.zeros((self.n, MAX_BARRIERS), dtype=bool)
+        self.bar_waiting = np.full(self.n, -1, dtype=np.int64)
+        self.bar_arrivals = np.zeros((geometry.n_ctas, MAX_BARRIERS), dtype=np.int64)
+        self.bar_expected = np.full((geometry.n_ctas, MAX_BARRIERS), -1, dtype=np.int64)
+        self.bar_open: set[int] = set()  # barriers with a phase some thread has arrived at
 
     # ------------------------------------------------------------------ registers
     def write(self, name: str, bits: Any, known: Any, mask: np.ndarray | None) -> None:
@@ -231,6 +247,8 @@ class Machine:
                 gone = self.active(mask) if exe is None else exe
                 live &= ~gone
                 alive = bool(live.any())
+                if self.bar_open:
+                    self._settle(sorted(self.bar_open), blocked)  # fewer live threads to wait for
                 if converged:
                     pc = cur + 1
                 else:
@@ -242,6 +260,10 @@ class Machine:
                 if converged and exe is None:
                     if op.barrier[1] is not None:  # every live thread arrives at once: is that enough?
                         self._check_converged_count(op)
+                    if self.bar_open or op.barrier_mode == "arrive":
+                        self._arrive(op, live, blocked)  # nobody blocks for long: every live thread is here
+                    else:
+                        self._barrier_ids(op, live)  # refuses an unknown or out-of-range id
                     pc = cur + 1
                     continue
                 if converged:
@@ -250,8 +272,6 @@ class Machine:
                     mask = live.copy()
                 arrive = self.active(mask) if exe is None else exe
                 pcs[mask] = cur + 1  # type: ignore[index]
-                if op.barrier_mode != "arrive":
-                    blocked |= arrive
                 self._arrive(op, arrive, blocked)
                 continue
             raise KernelError(f"internal: unknown op kind {kind}", op.ins.line, op.ins.opcode)
@@ -295,17 +315,68 @@ class Machine:
         return np.asarray(lanes.reshape(-1, 32).any(axis=1))
 
     def _arrive(self, op: Op, arrive: np.ndarray, blocked: np.ndarray) -> None:
-        """Release every CTA whose live threads have all arrived (or the barrier's thread count is met)."""
+        """Threads ``arrive`` at the barrier(s) their id operand names (blocking, unless ``bar.arrive``); every
+        phase whose expected arrivals are then met completes (module doc)."""
+        if not arrive.any():
+            return
         g = self.geom
-        count_reader = op.barrier[1]
-        per_cta_blocked = np.bincount(g.cta_index[blocked & self.live], minlength=g.n_ctas)
-        if count_reader is not None:
-            expected = np.full(g.n_ctas, self._barrier_count(op))
-        else:
-            expected = np.bincount(g.cta_index[self.live], minlength=g.n_ctas)
-        done = (per_cta_blocked >= expected) & (per_cta_blocked > 0)
-        if done.any():
-            blocked &= ~done[g.cta_index]
+        ids = self._barrier_ids(op, arrive)
+        count = self._barrier_count(op) if op.barrier[1] is not None else -1
+        for barrier in (int(b) for b in np.unique(ids[arrive])):
+            lanes = arrive & (ids == barrier)
+            if op.barrier_mode != "arrive":
+                blocked |= lanes
+                self.bar_waiting[lanes] = barrier
+            self.bar_arrived[lanes, barrier] = True
+            warps = self._warps_of(lanes)
+            self.bar_arrivals[:, barrier] += 32 * np.bincount(g.cta_index[::32][warps], minlength=g.n_ctas)
+            self.bar_expected[np.unique(g.cta_index[lanes]), barrier] = count
+            self.bar_open.add(barrier)
+            self._settle([barrier], blocked)
+
+    def _settle(self, barriers: list[int], blocked: np.ndarray) -> None:
+        """Complete every open phase of ``barriers`` whose expected arrivals are met: release its waiters."""
+        g = self.geom
+        for barrier in barriers:
+            arrived = self.bar_arrived[:, barrier]
+            started = np.bincount(g.cta_index[arrived], minlength=g.n_ctas) > 0
+            missing = np.bincount(g.cta_index[self.live & ~arrived], minlength=g.n_ctas)
+            expected = self.bar_expected[:, barrier]
+            done = started & np.where(expected < 0, missing == 0, self.bar_arrivals[:, barrier] >= expected)
+            if not done.any():
+                continue
+            in_done = done[g.cta_index]
+            released = blocked & in_done & (self.bar_waiting == barrier)
+            blocked &= ~released
+            self.bar_waiting[released] = -1
+            self.bar_arrived[in_done, barrier] = False
+            self.bar_arrivals[done, barrier] = 0
+            self.bar_expected[done, barrier] = -1
+            if not self.bar_arrived[:, barrier].any():
+                self.bar_open.discard(barrier)
+            if released.any():
+                self._released(barrier, released)
+
+    def _released(self, barrier: int, lanes: np.ndarray) -> None:
+        """Hook: ``lanes`` were released from ``barrier`` (the data-flow machine orders memory here)."""
+
+    def _barrier_ids(self, op: Op, arrive: np.ndarray) -> np.ndarray:
+        """The barrier id of every thread (only ``arrive``'s are read): known and below 16, else refused."""
+        reader = op.barrier[0]
+        if reader is None:  # bar.red: its id is not read (barrier 0)
+            return np.zeros(self.n, dtype=np.int64)
+        value = reader(self)
+        bits = np.broadcast_to(np.asarray(value.bits), (self.n,))
+        known = np.broadcast_to(np.asarray(value.known), (self.n,))
+        if not known[arrive].all():
+            raise KernelError("barrier id is not a known value (it depends on data unknown at trace time)",
+                              op.ins.line, op.ins.opcode)
+        ids = bits.astype(np.int64)
+        bad = arrive & ((ids < 0) | (ids >= MAX_BARRIERS))
+        if bad.any():
+            raise KernelError(f"barrier id {int(bits[bad][0])} is out of range: a CTA has barriers 0 to "
+                              f"{MAX_BARRIERS - 1}", op.ins.line, op.ins.opcode)
+        return ids
 
     def _barrier_count(self, op: Op) -> int:
         """The barrier's thread-count operand, which must be one known value for every thread."""

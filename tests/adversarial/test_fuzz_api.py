@@ -36,12 +36,13 @@ CALLS = int(os.environ.get("LAYOUTALG_FUZZ_CALLS", "2000"))  # over all targets
 BOUND = float(os.environ.get("LAYOUTALG_FUZZ_BOUND", "5"))
 SEED = int(os.environ.get("LAYOUTALG_FUZZ_SEED", "13"))
 TARGETS = all_targets()
-# Modules the targets import on first use (sympy for formula, z3 for the prover): imported here, so that the
-# per-call bound measures a call's own work, not a cold import on a loaded machine.
-for _module in ("sympy", "z3"):
+# Modules the targets import on first use (sympy for formula, z3 for the prover, the interop libraries for the
+# to_X exporters): imported here, so that the per-call bound measures a call's own work, not a cold import on a
+# loaded machine (CuTe DSL's first import alone took 7 s on a busy 2-core box).
+for _module in ("sympy", "z3", "pycute", "tensor_layouts", "cutlass.cute", "triton.experimental.gluon.language"):
     try:
         __import__(_module)
-    except ImportError:  # pragma: no cover - both are test dependencies
+    except ImportError:  # pragma: no cover - optional libraries: their exporters then refuse at once
         pass
 PER_TARGET = -(-CALLS // len(TARGETS))
 USE_KEYWORDS = st.integers(0, 3)

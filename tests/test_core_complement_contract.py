@@ -261,3 +261,22 @@ def test_a_non_injective_layout_at_the_enumeration_limit_is_refused_as_not_injec
     # (2,2,2^17,2):(1,3,8,8): two stride-8 modes collide; 2^20 offsets are still enumerated for the precise error
     with pytest.raises(la.NotInjectiveError, match="flat indices"):
         complement(la.Layout((2, 2, 1 << 17, 2), (1, 3, 8, 8)), 1 << 24)
+
+
+def test_logical_product_of_a_non_injective_layout_is_refused_even_when_its_strides_break_the_chain() -> None:
+    # (2,2,2):(1,3,4) reaches 4 as 1 + 3 and as 4; CuTe's complement (inside logical_product) needs injectivity
+    for tiler in (la.Layout(2, 1), la.Layout(4, 1)):
+        with pytest.raises(la.NotInjectiveError, match="both to offset 4"):
+            la.logical_product(la.Layout((2, 2, 2), (1, 3, 4)), tiler)
+
+
+@pytest.mark.parametrize("stride", [2, 3, 4])
+def test_logical_product_of_an_extent_one_layout_is_cutes(stride: int) -> None:
+    import pycute
+
+    for shape, tstride in [(4, 1), ((3, 2), (1, 5)), ((2, 3), (3, 1)), (5, 2)]:
+        p = pycute.logical_product(pycute.Layout(1, stride), pycute.Layout(shape, tstride))
+        got = la.logical_product(la.Layout(1, stride), la.Layout(shape, tstride))
+        want = la.Layout(p.shape, p.stride)
+        assert [got(i) for i in range(got.size())] == [want(i) for i in range(want.size())]
+        assert la.coalesce(got) == la.coalesce(want)

@@ -4,10 +4,12 @@ per mode too, and the result R of A o B satisfies R(i) == A(B(i)) on B's domain 
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import pytest
 
 from layoutalg.core.layout import Layout
+from layoutalg.errors import CompositionError
 
 composition = importlib.import_module("layoutalg.core.composition").composition
 
@@ -29,3 +31,59 @@ def test_a_none_entry_of_a_tuple_tiler_keeps_that_mode() -> None:
 def test_composition_agrees_with_a_of_b_on_every_index(a: Layout, b: Layout) -> None:
     r = composition(a, b)
     assert [r(i) for i in range(b.size())] == [a(b(i)) for i in range(b.size())]
+
+
+def _a_extended(shape: tuple[int, ...], stride: tuple[int, ...], x: int) -> int:
+    """A flat ``A`` at any ``x >= 0``: colexicographic digits, the last mode unbounded (CuTe's extension)."""
+    value = 0
+    for k, (s, d) in enumerate(zip(shape, stride)):
+        if k == len(shape) - 1:
+            return value + x * d
+        value += (x % s) * d
+        x //= s
+    return value
+
+
+def _sweep() -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    import itertools
+    import random
+
+    every = [(ss, ds) for r in (1, 2, 3) for ss in itertools.product((1, 2, 3, 4), repeat=r)
+             for ds in itertools.product((0, 1, 2, 3, 4, 6, 8), repeat=r)]
+    return random.Random(17).sample(every, 30)
+
+
+_TILERS: list[tuple[Any, Any]] = ([(s, d) for s in (2, 3, 4, 6, 8) for d in (0, 1, 2, 3)]
+                                  + [((s0, s1), (d0, d1)) for s0 in (2, 4) for s1 in (2, 3) for d0 in (1, 2)
+                                     for d1 in (0, 2, 4, 12)])
+
+
+def test_composition_is_a_of_b_everywhere_and_cutes_layout_wherever_cutes_is_right() -> None:
+    import pycute
+
+    cute_right = 0
+    for shape, stride in _sweep():
+        a = Layout(shape, stride)
+        for b_shape, b_stride in _TILERS:
+            b = Layout(b_shape, b_stride)
+            want = [_a_extended(shape, stride, b(i)) for i in range(b.size())]
+            try:  # pycute asserts CuTe's divisibility conditions
+                p = pycute.composition(pycute.Layout(shape, stride), pycute.Layout(b_shape, b_stride))
+            except AssertionError:
+                p = None
+            cute = Layout(p.shape, p.stride) if p is not None and 0 not in pycute.flatten(p.shape) else None
+            cute_ok = (cute is not None and cute.size() == b.size() and [cute(i) for i in range(b.size())] == want
+                       and (not isinstance(b_shape, tuple) or [m.size() for m in cute] == [m.size() for m in b]))
+            try:
+                r = composition(a, b)
+            except CompositionError:
+                assert not cute_ok, (a, b, cute)  # a layout of B's shape with A(B(c)) exists: CuTe's
+                continue
+            assert [r(i) for i in range(b.size())] == want, (a, b, r)
+            if isinstance(b_shape, tuple):  # B's top-level mode sizes
+                assert [m.size() for m in r] == [m.size() for m in b], (a, b, r)
+            assert r.size() == b.size(), (a, b, r)
+            if cute_ok:
+                assert r == cute, (a, b, r, cute)
+                cute_right += 1
+    assert cute_right > 150

@@ -87,3 +87,19 @@ def test_composition_is_a_of_b_everywhere_and_cutes_layout_wherever_cutes_is_rig
                 assert r == cute, (a, b, r, cute)
                 cute_right += 1
     assert cute_right > 150
+
+
+@pytest.mark.parametrize("a, b, want", [
+    # B's offsets t*r stay inside one mode of A (extent 3*2^20, which 2^21 does not divide: CuTe's shape condition
+    # fails), so A(B(t)) == t * r / (extents below) * (that mode's stride): no enumeration of 2^21 values needed
+    (Layout((3 << 20, 2), (1, 1 << 30)), Layout(1 << 21, 1), Layout(1 << 21, 1)),
+    (Layout((4, 3 << 20, 2), (1, 8, 1 << 30)), Layout(1 << 21, 4), Layout(1 << 21, 8)),
+    (Layout((2, 3 << 20, 2), (1, 4, 1 << 30)), Layout(1 << 21, 2), Layout(1 << 21, 4)),
+])
+def test_a_leaf_inside_one_mode_of_a_is_composed_past_the_enumeration_limit(a: Layout, b: Layout, want: Layout) -> None:
+    assert composition(a, b) == want
+
+
+def test_a_stride_that_does_not_divide_into_as_extents_gives_the_layout_of_its_values() -> None:
+    # A = (4,8,2):(1,8,100), B = 4:6: A(0), A(6), A(12), A(18) = 0, 2+8, 0+24, 2+32 = 0, 10, 24, 34 = (2,2):(10,24)
+    assert composition(Layout((4, 8, 2), (1, 8, 100)), Layout(4, 6)) == Layout((2, 2), (10, 24))

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from layoutalg.core.layout import Layout
-from layoutalg.errors import CompositionError
+from layoutalg.errors import CompositionError, ShapeError
 
 composition = importlib.import_module("layoutalg.core.composition").composition
 
@@ -103,3 +103,25 @@ def test_a_leaf_inside_one_mode_of_a_is_composed_past_the_enumeration_limit(a: L
 def test_a_stride_that_does_not_divide_into_as_extents_gives_the_layout_of_its_values() -> None:
     # A = (4,8,2):(1,8,100), B = 4:6: A(0), A(6), A(12), A(18) = 0, 2+8, 0+24, 2+32 = 0, 10, 24, 34 = (2,2):(10,24)
     assert composition(Layout((4, 8, 2), (1, 8, 100)), Layout(4, 6)) == Layout((2, 2), (10, 24))
+
+
+def test_a_shape_given_as_a_means_its_compact_layout() -> None:
+    assert composition((4, 8), Layout(4, 4)) == Layout(4, 4)  # (4,8):(1,4) is i -> i, so A(4t) == 4t
+
+
+@pytest.mark.parametrize("b", ["x", 2.5, [1.5]])
+def test_a_tiler_that_is_no_layout_int_or_none_is_refused_naming_what_was_given(b: object) -> None:
+    with pytest.raises(ShapeError, match="composition B must be a Layout, an int, None or a tuple of tilers"):
+        composition(Layout(4, 1), b)
+
+
+def test_a_linear_a_scales_a_nested_bs_strides_negative_ones_too() -> None:
+    # A = 8:2 is x -> 2x on every integer, so A o B is B with every stride doubled
+    assert composition(Layout(8, 2), Layout(((2, 2), 2), ((1, -2), 4))) == Layout(((2, 2), 2), ((2, -4), 8))
+    assert composition(Layout(8, 2), Layout(((2, 2), 2), ((1, 2), 4))) == Layout(((2, 2), 2), ((2, 4), 8))
+
+
+@pytest.mark.parametrize("n", [4, 8, 16, 24])
+def test_a_linear_a_composed_with_an_int_tiler_is_the_tiler_scaled(n: int) -> None:
+    assert composition(Layout(8, 2), n) == Layout(n, 2)  # A(i) == 2i on every i >= 0, past A's size too
+    assert composition(Layout((2, 4), (3, 6)), n) == Layout(n, 3)  # (2,4):(3,6) is i -> 3i

@@ -125,3 +125,45 @@ def test_a_linear_a_scales_a_nested_bs_strides_negative_ones_too() -> None:
 def test_a_linear_a_composed_with_an_int_tiler_is_the_tiler_scaled(n: int) -> None:
     assert composition(Layout(8, 2), n) == Layout(n, 2)  # A(i) == 2i on every i >= 0, past A's size too
     assert composition(Layout((2, 4), (3, 6)), n) == Layout(n, 3)  # (2,4):(3,6) is i -> 3i
+
+
+def _values(shape: tuple[int, ...], stride: tuple[int, ...], b: Layout) -> list[int]:
+    return [_a_extended(shape, stride, b(i)) for i in range(b.size())]
+
+
+@pytest.mark.parametrize("shape, stride, b", [((4, 4, 2), (1, 2, 3), Layout(12, 3)), ((3, 2), (3, 3), Layout(13, 1))])
+def test_a_one_mode_composition_that_is_no_layout_is_refused_listing_its_first_twelve_values(
+        shape: tuple[int, ...], stride: tuple[int, ...], b: Layout) -> None:
+    vals = _values(shape, stride, b)
+    text = ", ".join(str(v) for v in vals[:12]) + (", ..." if len(vals) > 12 else "")
+    with pytest.raises(CompositionError, match=f"not a layout: .*; its values {text} do not follow any shape:stride$"):
+        composition(Layout(shape, stride), b)
+
+
+def test_a_composition_not_additive_over_bs_modes_is_refused_at_its_first_coordinate() -> None:
+    # A = (3,2):(2,1) is x -> 2(x%3) + x//3; B = (2,3):(1,4).  Colexicographically first failure: c = (1, 2), where
+    # A(B(c)) = A(9) = 3 but A(B(1,0)) + A(B(0,2)) = A(1) + A(8) = 2 + 6 = 8
+    with pytest.raises(CompositionError, match=r"\[2, 3\], so no layout of that shape has it \(at coordinate \(1, 2\) "
+                                               r"A\(B\(c\)\) = 3, but the modes' values sum to 8\)"):
+        composition(Layout((3, 2), (2, 1)), Layout((2, 3), (1, 4)))
+
+
+def test_a_nested_mode_not_additive_over_its_sub_modes_is_synthesised_as_one_mode() -> None:
+    # A = (3,2):(1,10); B's mode (2,3):(1,2) reads A(0..5) = 0,1,2,10,11,12: the layout (3,2):(1,10), though not a
+    # sum over (2,3); mode 2:6 adds A(6) = 20 (A(i + 6k) == A(i) + 20k, so the modes add up)
+    b = Layout(((2, 3), 2), ((1, 2), 6))
+    r = composition(Layout((3, 2), (1, 10)), b)
+    assert [r(i) for i in range(12)] == _values((3, 2), (1, 10), b)
+    assert r == Layout(((3, 2), 2), ((1, 10), 20))
+
+
+def test_a_singleton_mode_of_b_stays_a_singleton_in_a_synthesised_result() -> None:
+    b = Layout(((6,), 2), ((1,), 6))  # the same function as above, mode 0 written as a 1-tuple
+    r = composition(Layout((3, 2), (1, 10)), b)
+    assert r == Layout((((3, 2),), 2), (((1, 10),), 20))
+
+
+def test_a_singleton_mode_that_is_no_layout_is_refused_naming_its_position() -> None:
+    # A = (2,2):(2,8) is x -> 2(x%2) + 8(x//2); mode 1 (3,):(3,) reads A(0), A(3), A(6) = 0, 10, 24
+    with pytest.raises(CompositionError, match=r"mode 1 is not a layout \(its values 0, 10, 24 do not follow"):
+        composition(Layout((2, 2), (2, 8)), Layout((2, (3,)), (4, (3,))))

@@ -66,3 +66,23 @@ def test_flat_divide_unpacks_both_the_tiles_and_the_rests() -> None:
     a = la.Layout((8, 8), (1, 8))
     assert la.flat_divide(a, (la.Layout(2, 1), la.Layout(4, 1))) == la.Layout((2, 4, 4, 2), (1, 8, 2, 32))
     assert la.tiled_divide(a, (la.Layout(2, 1), la.Layout(4, 1))) == la.Layout(((2, 4), 4, 2), ((1, 8), 2, 32))
+
+
+def test_a_numpy_integer_tiler_is_the_tiler_n_to_one() -> None:
+    import numpy as np
+
+    # CuTe: complement(4:1, 12) = 3:4, so 4:1 times 3:1 is (4,3):(1,4)
+    assert la.logical_product(la.Layout(4, 1), np.int64(3)) == la.Layout((4, 3), (1, 4))
+    assert la.logical_product(la.Layout(4, 1), np.array(3)) == la.Layout((4, 3), (1, 4))  # a 0-d array too
+
+
+def test_a_list_of_tilers_multiplies_by_mode_like_a_tuple() -> None:
+    # mode 0: 4:1 times 2:1 is (4,2):(1,4); mode 1 (2:4) is kept by None
+    want = la.Layout(((4, 2), 2), ((1, 4), 4))
+    assert la.logical_product(la.Layout((4, 2)), [la.Layout(2, 1), None]) == want
+
+
+@pytest.mark.parametrize("tiler", ["x", 2.5])
+def test_a_tiler_of_no_accepted_type_is_refused_naming_what_was_given(tiler: object) -> None:
+    with pytest.raises(ShapeError, match="logical_product tiler must be a Layout, an int, None or a tuple of tilers"):
+        la.logical_product(la.Layout(4, 1), tiler)

@@ -274,9 +274,7 @@ def test_logical_product_of_a_non_injective_layout_is_refused_even_when_its_stri
 def test_logical_product_of_an_extent_one_layout_is_cutes(stride: int) -> None:
     import pycute
 
-    for shape, tstride in [(4, 1), ((3, 2), (1, 5)), ((2, 3), (3, 1)), (5, 2)]:
+    for shape, tstride in [(4, 1), (6, 1), ((3, 2), (1, 5)), ((2, 3), (3, 1)), (5, 2)]:
         p = pycute.logical_product(pycute.Layout(1, stride), pycute.Layout(shape, tstride))
         got = la.logical_product(la.Layout(1, stride), la.Layout(shape, tstride))
-        want = la.Layout(p.shape, p.stride)
-        assert [got(i) for i in range(got.size())] == [want(i) for i in range(want.size())]
-        assert la.coalesce(got) == la.coalesce(want)
+        assert got == la.Layout(p.shape, p.stride), (stride, shape, tstride)

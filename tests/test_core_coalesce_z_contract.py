@@ -34,3 +34,23 @@ def test_a_basis_stride_layout_keeps_its_function_on_every_index() -> None:
     r = la.coalesce_z(a)
     assert r is not None and r.size() == 6
     assert [r(i) for i in range(20)] == [a(i) for i in range(20)]  # past the size too
+
+
+def test_a_shape_given_as_the_layout_means_its_compact_layout() -> None:
+    assert la.coalesce_z((4, 2)) == la.Layout(8, 1)  # (4,2):(1,4) is 8:1 on every index
+
+
+def test_a_symbolic_layout_is_coalesced_symbolically() -> None:
+    import sympy
+
+    x = sympy.Symbol("X", positive=True, integer=True)
+    got = la.coalesce_z(la.symbolic_layout((2, 4), (x, 2 * x)))  # x*i on every i: one mode 8:X
+    assert got.subs({x: 3}) == la.Layout(8, 3)
+
+
+def test_a_profile_for_a_symbolic_layout_is_refused_rather_than_ignored() -> None:
+    import sympy
+
+    x = sympy.Symbol("X", positive=True, integer=True)
+    with pytest.raises(la.ShapeError, match="coalesce_z layout"):
+        la.coalesce_z(la.symbolic_layout((2, 4), (x, 2 * x)), (None, None))

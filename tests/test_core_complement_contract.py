@@ -112,3 +112,169 @@ def test_without_a_cotarget_the_complement_reaches_the_layouts_cosize() -> None:
 
 def test_an_extent_one_mode_with_a_negative_stride_is_ignored_like_any_extent_one_mode() -> None:
     assert complement(la.Layout((1, 4), (-3, 1)), 8) == complement(la.Layout(4, 1), 8)
+
+
+# --- oracles: CuTe's own algorithm (pycute) where A's strides chain, the definition everywhere ---------------------
+
+def _pycute_complement(shape: tuple[int, ...], stride: tuple[int, ...], m: int) -> la.Layout:
+    import pycute
+
+    r = pycute.complement(pycute.Layout(shape, stride), m)
+    return la.Layout(r.shape, r.stride)
+
+
+def _chain_layouts() -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Flat layouts whose sorted strides form a divisor chain (each stride a multiple of the previous extent times
+    stride), modes in either order, with extent-1 and stride-0 modes mixed in."""
+    found: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+    for s0 in (1, 2, 3, 4):
+        for d0 in (1, 2, 3):
+            found.append(((s0,), (d0,)))
+            for s1 in (1, 2, 3):
+                for k in (1, 2, 3):
+                    d1 = s0 * d0 * k
+                    found.append(((s0, s1), (d0, d1)))
+                    found.append(((s1, s0), (d1, d0)))
+                    found.append(((s0, 2, s1), (d0, 0, d1)))
+    return found
+
+
+def test_divisor_chain_complements_are_cutes_coalesced_answer() -> None:
+    for shape, stride in _chain_layouts():
+        a = la.Layout(shape, stride)
+        for m in (1, 2, 5, 16, 36, 100):
+            assert complement(a, m) == _pycute_complement(shape, stride, m), (a, m)
+
+
+def test_a_complement_that_needs_no_gap_or_rest_mode_is_the_trivial_layout_one_to_zero() -> None:
+    # CuTe: every gap extent is 1 and ceil(M / cosize) is 1, so coalescing leaves 1:0
+    assert complement(la.Layout(4, 1), 4) == la.Layout(1, 0)
+    assert complement(la.Layout((2, 4), (1, 2)), 3) == la.Layout(1, 0)
+    assert complement(la.Layout(1, 0), 1) == la.Layout(1, 0)
+
+
+def test_large_divisor_chain_layouts_are_complemented_past_the_enumeration_limit() -> None:
+    # A = (2, 2^21):(1, 4) covers x with x % 4 in {0, 1} below 2^23; the gap 2:2 and the rest 2:2^23 cover the rest
+    a = la.Layout((2, 1 << 21), (1, 4))
+    assert complement(a, 1 << 24) == la.Layout((2, 2), (2, 1 << 23))
+    assert complement(a, 1 << 23) == la.Layout(2, 2)
+
+
+def test_a_stride_reached_by_the_smaller_modes_is_refused_naming_both_coordinates() -> None:
+    # (5,2):(2,4): offset 4 is the stride-4 mode at 1 and the stride-2 mode at 2
+    with pytest.raises(la.NotInjectiveError, match=r"reaches offset 4 twice: with its stride-4 mode at 1, and with its modes of strides \[2\] at \[2\]"):
+        complement(la.Layout((5, 2), (2, 4)), 40)
+
+
+def test_a_large_layout_whose_stride_is_reached_by_smaller_modes_is_refused_as_not_injective() -> None:
+    # (3, 2, 2^20):(1, 2, 8): offset 2 is the stride-2 mode at 1 and the stride-1 mode at 2; too big to enumerate
+    with pytest.raises(la.NotInjectiveError, match="reaches offset 2 twice"):
+        complement(la.Layout((3, 2, 1 << 20), (1, 2, 8)), 1 << 24)
+
+
+def _ordered_layouts(limit: int) -> list[list[int]]:
+    """The value lists of ordered flat layouts of rank 1 or 2 (extents >= 2) whose values stay below ``limit``."""
+    found = [[0]]
+    for s0 in range(2, limit + 1):
+        for d0 in range(1, limit):
+            if (s0 - 1) * d0 >= limit:
+                break
+            first = [i * d0 for i in range(s0)]
+            found.append(first)
+            for s1 in range(2, limit + 1):
+                for d1 in range(first[-1] + 1, limit):
+                    if first[-1] + (s1 - 1) * d1 >= limit:
+                        break
+                    found.append([x + j * d1 for j in range(s1) for x in first])
+    return found
+
+
+def test_outside_divisor_chains_a_complement_is_returned_exactly_when_a_search_finds_one() -> None:
+    cases = [((2, 2), (1, 3)), ((2, 2), (2, 3)), ((3, 2), (2, 7)), ((2, 2), (3, 4)), ((2, 3), (1, 5)),
+             ((2, 2), (1, 5)), ((3, 2), (1, 5)), ((2, 2), (2, 5)), ((2, 2), (3, 5)), ((2, 3), (3, 7))]
+    for shape, stride in cases:
+        a = la.Layout(shape, stride)
+        a_vals = _offsets(a)
+        for m in range(1, 15):
+            try:
+                r = complement(a, m)
+            except la.CompositionError:
+                r = None
+            if r is not None:
+                assert _is_complement(a, r, m), (a, m, r)
+                continue
+            limit = m + max(a_vals) + 2
+            for vals in _ordered_layouts(limit):
+                both = [x + y for y in vals for x in a_vals]
+                assert not (len(set(both)) == len(both) and set(range(m)) <= set(both)), (a, m, vals)
+
+
+def test_outside_divisor_chains_cutes_candidate_is_the_answer_whenever_it_is_a_complement() -> None:
+    import pycute
+
+    answered = 0
+    for shape, stride in [((2, 2), (2, 3)), ((3, 2), (2, 7)), ((2, 3), (1, 5)), ((2, 2), (1, 5)), ((2, 2), (3, 5)),
+                          ((2, 3), (3, 7)), ((3, 3), (1, 4)), ((2, 2, 2), (1, 4, 6)), ((4, 2), (1, 6))]:
+        a = la.Layout(shape, stride)
+        for m in range(1, 13):
+            p = pycute.complement(pycute.Layout(shape, stride), m)
+            if 0 in pycute.flatten(p.shape):  # CuTe's floored division can leave a 0 extent: not a layout
+                continue
+            cute = la.Layout(p.shape, p.stride)
+            if _is_complement(a, cute, m):
+                assert complement(a, m) == cute, (a, m)
+                answered += 1
+    assert answered >= 20
+
+
+def test_the_forced_offsets_clash_is_reported_with_the_offsets_forced_so_far() -> None:
+    # (3,2):(2,7) covers 0,2,4,7,9,11; shifts 1 and 6 are forced, and 6 + 2 == 8 == 1 + 7 is covered twice
+    with pytest.raises(la.CompositionError, match=r"forces the offsets \[0, 1, 6\], and A shifted by 6 hits offset 8, "):
+        complement(la.Layout((3, 2), (2, 7)), 8)
+    # (2,2):(7,15) covers 0,7,15,22; shifts 0..6 are forced, then 14, and 14 + 7 == 21 == 6 + 15: eight offsets
+    with pytest.raises(la.CompositionError, match=r"forces the offsets \[0, 1, 2, 3, 4, 5, 6, 14\], and A shifted by 14 hits offset 21, "):
+        complement(la.Layout((2, 2), (7, 15)), 15)
+    # (2,2):(2,17) covers 0,2,17,19: shifts 4j and 4j+1 below 16 are forced, then 16 hits 18 == 1 + 17: nine offsets
+    with pytest.raises(la.CompositionError, match=r"forces the offsets \[0, 1, 4, 5, 8, 9, 12, 13, \.\.\.\], and A shifted by 16 hits offset 18, "):
+        complement(la.Layout((2, 2), (2, 17)), 17)
+
+
+def test_a_forced_prefix_whose_only_layout_fails_is_reported_with_that_layout() -> None:
+    # (2,2):(2,7) covers 0,2,7,9; below 5 the shifts 0, 1, 4 are forced; (2,2):(1,4) is the only ordered layout
+    # starting 0, 1, 4, and its offset 5 shifts A onto 7 again
+    with pytest.raises(la.CompositionError, match=r"forced offsets \[0, 1, 4\] is \(2,2\):\(1,4\), which is not one"):
+        complement(la.Layout((2, 2), (2, 7)), 5)
+
+
+def test_a_failing_cute_candidate_past_the_walk_limit_is_refused_naming_the_limit() -> None:
+    from layoutalg.core.algebra import GREEDY_LIMIT
+
+    assert GREEDY_LIMIT == 1 << 18
+    a = la.Layout((3, 2), (2, 7))  # no complement for any cotarget above 6 (the forced walk clashes at 6)
+    with pytest.raises(la.CompositionError, match=f"walks {(1 << 18) + 11} offsets one by one \\(limit {1 << 18}\\)"):
+        complement(a, 1 << 18)
+    with pytest.raises(la.CompositionError, match=r"forces the offsets \[0, 1, 6\]"):  # 2^18 - 11 + 11 is at the limit
+        complement(a, (1 << 18) - 11)
+
+
+def test_a_non_injective_layout_at_the_enumeration_limit_is_refused_as_not_injective() -> None:
+    # (2,2,2^17,2):(1,3,8,8): two stride-8 modes collide; 2^20 offsets are still enumerated for the precise error
+    with pytest.raises(la.NotInjectiveError, match="flat indices"):
+        complement(la.Layout((2, 2, 1 << 17, 2), (1, 3, 8, 8)), 1 << 24)
+
+
+def test_logical_product_of_a_non_injective_layout_is_refused_even_when_its_strides_break_the_chain() -> None:
+    # (2,2,2):(1,3,4) reaches 4 as 1 + 3 and as 4; CuTe's complement (inside logical_product) needs injectivity
+    for tiler in (la.Layout(2, 1), la.Layout(4, 1)):
+        with pytest.raises(la.NotInjectiveError, match="both to offset 4"):
+            la.logical_product(la.Layout((2, 2, 2), (1, 3, 4)), tiler)
+
+
+@pytest.mark.parametrize("stride", [2, 3, 4])
+def test_logical_product_of_an_extent_one_layout_is_cutes(stride: int) -> None:
+    import pycute
+
+    for shape, tstride in [(4, 1), (6, 1), ((3, 2), (1, 5)), ((2, 3), (3, 1)), (5, 2)]:
+        p = pycute.logical_product(pycute.Layout(1, stride), pycute.Layout(shape, tstride))
+        got = la.logical_product(la.Layout(1, stride), la.Layout(shape, tstride))
+        assert got == la.Layout(p.shape, p.stride), (stride, shape, tstride)

@@ -4,10 +4,12 @@ per mode too, and the result R of A o B satisfies R(i) == A(B(i)) on B's domain 
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 import pytest
 
 from layoutalg.core.layout import Layout
+from layoutalg.errors import CompositionError, ShapeError
 
 composition = importlib.import_module("layoutalg.core.composition").composition
 
@@ -39,3 +41,137 @@ def test_a_single_stride_a_composes_with_a_negative_stride_b_as_the_linear_map_i
     d = a(1) if a.size() > 1 else 0
     r = composition(a, b)
     assert [r(i) for i in range(b.size())] == [d * b(i) for i in range(b.size())]
+def _a_extended(shape: tuple[int, ...], stride: tuple[int, ...], x: int) -> int:
+    """A flat ``A`` at any ``x >= 0``: colexicographic digits, the last mode unbounded (CuTe's extension)."""
+    value = 0
+    for k, (s, d) in enumerate(zip(shape, stride)):
+        if k == len(shape) - 1:
+            return value + x * d
+        value += (x % s) * d
+        x //= s
+    return value
+
+
+def _sweep() -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    import itertools
+    import random
+
+    every = [(ss, ds) for r in (1, 2, 3) for ss in itertools.product((1, 2, 3, 4), repeat=r)
+             for ds in itertools.product((0, 1, 2, 3, 4, 6, 8), repeat=r)]
+    return random.Random(17).sample(every, 30)
+
+
+_TILERS: list[tuple[Any, Any]] = ([(s, d) for s in (2, 3, 4, 6, 8) for d in (0, 1, 2, 3)]
+                                  + [((s0, s1), (d0, d1)) for s0 in (2, 4) for s1 in (2, 3) for d0 in (1, 2)
+                                     for d1 in (0, 2, 4, 12)])
+
+
+def test_composition_is_a_of_b_everywhere_and_cutes_layout_wherever_cutes_is_right() -> None:
+    import pycute
+
+    cute_right = 0
+    for shape, stride in _sweep():
+        a = Layout(shape, stride)
+        for b_shape, b_stride in _TILERS:
+            b = Layout(b_shape, b_stride)
+            want = [_a_extended(shape, stride, b(i)) for i in range(b.size())]
+            try:  # pycute asserts CuTe's divisibility conditions
+                p = pycute.composition(pycute.Layout(shape, stride), pycute.Layout(b_shape, b_stride))
+            except AssertionError:
+                p = None
+            cute = Layout(p.shape, p.stride) if p is not None and 0 not in pycute.flatten(p.shape) else None
+            cute_ok = (cute is not None and cute.size() == b.size() and [cute(i) for i in range(b.size())] == want
+                       and (not isinstance(b_shape, tuple) or [m.size() for m in cute] == [m.size() for m in b]))
+            try:
+                r = composition(a, b)
+            except CompositionError:
+                assert not cute_ok, (a, b, cute)  # a layout of B's shape with A(B(c)) exists: CuTe's
+                continue
+            assert [r(i) for i in range(b.size())] == want, (a, b, r)
+            if isinstance(b_shape, tuple):  # B's top-level mode sizes
+                assert [m.size() for m in r] == [m.size() for m in b], (a, b, r)
+            assert r.size() == b.size(), (a, b, r)
+            if cute_ok:
+                assert r == cute, (a, b, r, cute)
+                cute_right += 1
+    assert cute_right > 150
+
+
+@pytest.mark.parametrize("a, b, want", [
+    # B's offsets t*r stay inside one mode of A (extent 3*2^20, which 2^21 does not divide: CuTe's shape condition
+    # fails), so A(B(t)) == t * r / (extents below) * (that mode's stride): no enumeration of 2^21 values needed
+    (Layout((3 << 20, 2), (1, 1 << 30)), Layout(1 << 21, 1), Layout(1 << 21, 1)),
+    (Layout((4, 3 << 20, 2), (1, 8, 1 << 30)), Layout(1 << 21, 4), Layout(1 << 21, 8)),
+    (Layout((2, 3 << 20, 2), (1, 4, 1 << 30)), Layout(1 << 21, 2), Layout(1 << 21, 4)),
+])
+def test_a_leaf_inside_one_mode_of_a_is_composed_past_the_enumeration_limit(a: Layout, b: Layout, want: Layout) -> None:
+    assert composition(a, b) == want
+
+
+def test_a_stride_that_does_not_divide_into_as_extents_gives_the_layout_of_its_values() -> None:
+    # A = (4,8,2):(1,8,100), B = 4:6: A(0), A(6), A(12), A(18) = 0, 2+8, 0+24, 2+32 = 0, 10, 24, 34 = (2,2):(10,24)
+    assert composition(Layout((4, 8, 2), (1, 8, 100)), Layout(4, 6)) == Layout((2, 2), (10, 24))
+
+
+def test_a_shape_given_as_a_means_its_compact_layout() -> None:
+    assert composition((4, 8), Layout(4, 4)) == Layout(4, 4)  # (4,8):(1,4) is i -> i, so A(4t) == 4t
+
+
+@pytest.mark.parametrize("b", ["x", 2.5, [1.5]])
+def test_a_tiler_that_is_no_layout_int_or_none_is_refused_naming_what_was_given(b: object) -> None:
+    with pytest.raises(ShapeError, match="composition B must be a Layout, an int, None or a tuple of tilers"):
+        composition(Layout(4, 1), b)
+
+
+def test_a_linear_a_scales_a_nested_bs_strides_negative_ones_too() -> None:
+    # A = 8:2 is x -> 2x on every integer, so A o B is B with every stride doubled
+    assert composition(Layout(8, 2), Layout(((2, 2), 2), ((1, -2), 4))) == Layout(((2, 2), 2), ((2, -4), 8))
+    assert composition(Layout(8, 2), Layout(((2, 2), 2), ((1, 2), 4))) == Layout(((2, 2), 2), ((2, 4), 8))
+
+
+@pytest.mark.parametrize("n", [4, 8, 16, 24])
+def test_a_linear_a_composed_with_an_int_tiler_is_the_tiler_scaled(n: int) -> None:
+    assert composition(Layout(8, 2), n) == Layout(n, 2)  # A(i) == 2i on every i >= 0, past A's size too
+    assert composition(Layout((2, 4), (3, 6)), n) == Layout(n, 3)  # (2,4):(3,6) is i -> 3i
+
+
+def _values(shape: tuple[int, ...], stride: tuple[int, ...], b: Layout) -> list[int]:
+    return [_a_extended(shape, stride, b(i)) for i in range(b.size())]
+
+
+@pytest.mark.parametrize("shape, stride, b", [((4, 4, 2), (1, 2, 3), Layout(12, 3)), ((3, 2), (3, 3), Layout(13, 1))])
+def test_a_one_mode_composition_that_is_no_layout_is_refused_listing_its_first_twelve_values(
+        shape: tuple[int, ...], stride: tuple[int, ...], b: Layout) -> None:
+    vals = _values(shape, stride, b)
+    text = ", ".join(str(v) for v in vals[:12]) + (", ..." if len(vals) > 12 else "")
+    with pytest.raises(CompositionError, match=f"not a layout: .*; its values {text} do not follow any shape:stride$"):
+        composition(Layout(shape, stride), b)
+
+
+def test_a_composition_not_additive_over_bs_modes_is_refused_at_its_first_coordinate() -> None:
+    # A = (3,2):(2,1) is x -> 2(x%3) + x//3; B = (2,3):(1,4).  Colexicographically first failure: c = (1, 2), where
+    # A(B(c)) = A(9) = 3 but A(B(1,0)) + A(B(0,2)) = A(1) + A(8) = 2 + 6 = 8
+    with pytest.raises(CompositionError, match=r"\[2, 3\], so no layout of that shape has it \(at coordinate \(1, 2\) "
+                                               r"A\(B\(c\)\) = 3, but the modes' values sum to 8\)"):
+        composition(Layout((3, 2), (2, 1)), Layout((2, 3), (1, 4)))
+
+
+def test_a_nested_mode_not_additive_over_its_sub_modes_is_synthesised_as_one_mode() -> None:
+    # A = (3,2):(1,10); B's mode (2,3):(1,2) reads A(0..5) = 0,1,2,10,11,12: the layout (3,2):(1,10), though not a
+    # sum over (2,3); mode 2:6 adds A(6) = 20 (A(i + 6k) == A(i) + 20k, so the modes add up)
+    b = Layout(((2, 3), 2), ((1, 2), 6))
+    r = composition(Layout((3, 2), (1, 10)), b)
+    assert [r(i) for i in range(12)] == _values((3, 2), (1, 10), b)
+    assert r == Layout(((3, 2), 2), ((1, 10), 20))
+
+
+def test_a_singleton_mode_of_b_stays_a_singleton_in_a_synthesised_result() -> None:
+    b = Layout(((6,), 2), ((1,), 6))  # the same function as above, mode 0 written as a 1-tuple
+    r = composition(Layout((3, 2), (1, 10)), b)
+    assert r == Layout((((3, 2),), 2), (((1, 10),), 20))
+
+
+def test_a_singleton_mode_that_is_no_layout_is_refused_naming_its_position() -> None:
+    # A = (2,2):(2,8) is x -> 2(x%2) + 8(x//2); mode 1 (3,):(3,) reads A(0), A(3), A(6) = 0, 10, 24
+    with pytest.raises(CompositionError, match=r"mode 1 is not a layout \(its values 0, 10, 24 do not follow"):
+        composition(Layout((2, 2), (2, 8)), Layout((2, (3,)), (4, (3,))))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+import layoutalg as la
 from layoutalg.core.divide_product import logical_divide, logical_product, tiled_divide, tiled_product
 from layoutalg.core.layout import Layout
 from layoutalg.errors import ShapeError
@@ -36,3 +37,52 @@ def test_tiled_divide_unpacks_the_rest_modes() -> None:
             for r1 in range(2):
                 i, j = t % 2 + 2 * r0, t // 2 + 3 * r1
                 assert got((t, r0, r1)) == a((i, j))
+
+
+_PRODUCT_BLOCKS = [((2,), (1,)), ((4,), (2,)), ((2, 2), (1, 4)), ((3, 2), (2, 12)), ((2, 4), (4, 1)), ((2, 3), (1, 2)),
+                   ((3,), (0,))]
+_PRODUCT_TILERS: list[tuple[object, object]] = [(3, 1), (4, 2), ((2, 3), (1, 2)), ((2, 2), (0, 1)), ((3, 2), (2, 1)),
+                                                 (1, 0), ((2, 4), (1, 0))]
+
+
+def test_logical_product_is_cutes_layout_wherever_it_answers() -> None:
+    import pycute
+
+    answered = 0
+    for shape, stride in _PRODUCT_BLOCKS:
+        for b_shape, b_stride in _PRODUCT_TILERS:
+            p = pycute.logical_product(pycute.Layout(shape, stride), pycute.Layout(b_shape, b_stride))
+            try:
+                got = la.logical_product(la.Layout(shape, stride), la.Layout(b_shape, b_stride))
+            except la.CompositionError:  # CuTe's answer there is not A o B (checked elsewhere)
+                continue
+            assert got == la.Layout(p.shape, p.stride), (shape, stride, b_shape, b_stride)
+            answered += 1
+    assert answered >= 40
+
+
+def test_flat_divide_unpacks_both_the_tiles_and_the_rests() -> None:
+    # (8,8):(1,8) by (2:1, 4:1): tiles 2:1 and 4:8, rests 4:2 and 2:32 (CuTe's flat_divide order)
+    a = la.Layout((8, 8), (1, 8))
+    assert la.flat_divide(a, (la.Layout(2, 1), la.Layout(4, 1))) == la.Layout((2, 4, 4, 2), (1, 8, 2, 32))
+    assert la.tiled_divide(a, (la.Layout(2, 1), la.Layout(4, 1))) == la.Layout(((2, 4), 4, 2), ((1, 8), 2, 32))
+
+
+def test_a_numpy_integer_tiler_is_the_tiler_n_to_one() -> None:
+    import numpy as np
+
+    # CuTe: complement(4:1, 12) = 3:4, so 4:1 times 3:1 is (4,3):(1,4)
+    assert la.logical_product(la.Layout(4, 1), np.int64(3)) == la.Layout((4, 3), (1, 4))
+    assert la.logical_product(la.Layout(4, 1), np.array(3)) == la.Layout((4, 3), (1, 4))  # a 0-d array too
+
+
+def test_a_list_of_tilers_multiplies_by_mode_like_a_tuple() -> None:
+    # mode 0: 4:1 times 2:1 is (4,2):(1,4); mode 1 (2:4) is kept by None
+    want = la.Layout(((4, 2), 2), ((1, 4), 4))
+    assert la.logical_product(la.Layout((4, 2)), [la.Layout(2, 1), None]) == want
+
+
+@pytest.mark.parametrize("tiler", ["x", 2.5])
+def test_a_tiler_of_no_accepted_type_is_refused_naming_what_was_given(tiler: object) -> None:
+    with pytest.raises(ShapeError, match="logical_product tiler must be a Layout, an int, None or a tuple of tilers"):
+        la.logical_product(la.Layout(4, 1), tiler)

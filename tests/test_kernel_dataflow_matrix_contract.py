@@ -16,19 +16,21 @@ from layoutalg.kernel.dataflow.matrix import half_sources
 
 STAGE = ["mov.u32 %r10, sm;", "mad.lo.u32 %r11, %r1, 16, %r10;", "ld.global.v4.u32 {%r4, %r5, %r6, %r7}, [%rd4];",
          "st.shared.v4.u32 [%r11], {%r4, %r5, %r6, %r7};", "bar.sync 0;"]
-# %r13 = sm + 16 * perm(t), perm(t) = (5 t + 3) mod 32
+# %r13 = sm + 16 * perm(t), perm(t) = (5 t + 3) mod 32 (ROW_ADDR_64: mod 64, for two warps; t: thread of the CTA)
 ROW_ADDR = ["mad.lo.u32 %r12, %r1, 5, 3;", "and.b32 %r12, %r12, 31;", "mad.lo.u32 %r13, %r12, 16, %r10;"]
+ROW_ADDR_64 = [ROW_ADDR[0], "and.b32 %r12, %r12, 63;", ROW_ADDR[2]]
 OUT = ["st.global.v4.u32 [%rd5], {%r20, %r21, %r22, %r23};"]
 REGS = "{%r20, %r21, %r22, %r23}"
 
 
-def perm(lane: int) -> int:
-    return (5 * lane + 3) % 32
+def perm(thread: int, block: int) -> int:
+    return (5 * thread + 3) % block
 
 
-def ld_expected(count: int, trans: bool) -> list[list]:
+def ld_expected(count: int, trans: bool, block: int = 32) -> list[list]:
     out = []
-    for t in range(32):
+    for thread in range(block):
+        w, t = divmod(thread, 32)
         row = []
         for j in range(count):
             for h in range(2):
@@ -36,7 +38,7 @@ def ld_expected(count: int, trans: bool) -> list[list]:
                     lane, byte = 8 * j + 2 * (t % 4) + h, 2 * (t // 4)
                 else:
                     lane, byte = 8 * j + t // 4, 4 * (t % 4) + 2 * h
-                row.append(("A", 16 * perm(lane) + byte))
+                row.append(("A", 16 * perm(32 * w + lane, block) + byte))
         out.append(row)
     return out
 
@@ -50,26 +52,32 @@ def test_ldmatrix_gives_each_lane_the_halves_the_ptx_fragment_rule_names(count: 
     assert got == ld_expected(count, trans)
 
 
-def st_expected(trans: bool) -> list[list]:
+def test_ldmatrix_in_every_warp_uses_that_warps_row_addresses() -> None:
+    body = STAGE + ROW_ADDR_64 + [f"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {REGS}, [%r13];"] + OUT
+    assert lane_units(body, units=8, block=64) == ld_expected(4, False, block=64)
+
+
+def st_expected(trans: bool, block: int = 32) -> list[list]:
     """Shared row r, byte b <- lane t's register j half h, where that lane's register held A bytes 16 t + 4 j + 2 h."""
     rows: dict = {}
-    for t in range(32):
+    for thread in range(block):
+        w, t = divmod(thread, 32)
         for j in range(4):
             for h in range(2):
                 if trans:
                     lane, byte = 8 * j + 2 * (t % 4) + h, 2 * (t // 4)
                 else:
                     lane, byte = 8 * j + t // 4, 4 * (t % 4) + 2 * h
-                rows[(perm(lane), byte)] = ("A", 16 * t + 4 * j + 2 * h)
-    return [[rows[(r, 2 * u)] for u in range(8)] for r in range(32)]
+                rows[(perm(32 * w + lane, block), byte)] = ("A", 16 * (32 * w + t) + 4 * j + 2 * h)
+    return [[rows.get((r, 2 * u), "none") for u in range(8)] for r in range(block)]
 
 
-@pytest.mark.parametrize("trans", [False, True])
-def test_stmatrix_puts_each_lanes_halves_where_the_ptx_fragment_rule_names(trans: bool) -> None:
+@pytest.mark.parametrize("trans, block", [(False, 32), (True, 32), (False, 64)])
+def test_stmatrix_puts_each_lanes_halves_where_the_ptx_fragment_rule_names(trans: bool, block: int) -> None:
     body = ["mov.u32 %r10, sm;", "mad.lo.u32 %r11, %r1, 16, %r10;", "ld.global.v4.u32 {%r4, %r5, %r6, %r7}, [%rd4];",
-            *ROW_ADDR, f"stmatrix.sync.aligned.m8n8.x4{'.trans' if trans else ''}.shared.b16 [%r13], "
+            *(ROW_ADDR if block == 32 else ROW_ADDR_64), f"stmatrix.sync.aligned.m8n8.x4{'.trans' if trans else ''}.shared.b16 [%r13], "
             "{%r4, %r5, %r6, %r7};", "bar.sync 0;", f"ld.shared.v4.u32 {REGS}, [%r11];", *OUT]
-    assert lane_units(body, units=8) == st_expected(trans)
+    assert lane_units(body, units=8, block=block) == st_expected(trans, block)
 
 
 def test_the_ldmatrix_samples_name_every_shared_unit_read_with_its_tag() -> None:

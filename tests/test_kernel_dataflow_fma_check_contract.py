@@ -99,3 +99,32 @@ def test_a_chain_missing_a_k_product_is_not_proved() -> None:
     r = check(gemm(k_products=(0,)))
     assert r.verdict == "refuted" and r.counterexample["kind"] == "store"
     assert "32 scalar A x B fma products" in r.claim
+
+
+def test_negative_zero_is_a_zero_start_value_but_any_other_bit_is_not() -> None:
+    assert check(gemm().replace("mov.f32 %f0, 0f00000000;", "mov.f32 %f0, 0f80000000;")).verdict == "proved"
+    for word in ("0f40000000", "0f00000001", "0f00010000", "0fC0000000"):  # 2.0, the least denormal, bit 16, -2.0
+        cex = check(gemm().replace("mov.f32 %f0, 0f00000000;", f"mov.f32 %f0, {word};")).counterexample
+        assert cex["kind"] == "fma" and cex["lane"] == 0, word
+
+
+def test_a_start_value_unknown_at_trace_time_is_not_taken_for_zero() -> None:
+    text = gemm().replace(FMA0, "mov.u32 %r40, %clock;\nmov.b32 %f0, %r40;\n" + FMA0)
+    cex = check(text).counterexample
+    assert cex["kind"] == "fma" and cex["lane"] == 0 and cex["held"] == "an untagged value (not loaded from A or B)"
+
+
+def test_a_start_value_whose_low_half_the_model_cannot_follow_is_unknown() -> None:
+    text = gemm().replace(FMA0, "ld.global.u32 %r40, [%rd7];\npopc.b32 %r40, %r40;\nmov.b32 {%h1, %h2}, %r40;\n"
+                          "mov.b16 %h2, 0;\nmov.b32 %f0, {%h1, %h2};\n" + FMA0)
+    r = check(text)
+    assert r.verdict == "unknown" and "accumulates into a value derived at PTX line" in r.reason
+
+
+def test_reading_a_matrix_as_elements_of_two_sizes_is_unknown() -> None:
+    f16 = ("ld.global.b16 %h3, [%rd1];", "ld.global.b16 %h4, [%rd2];", "mov.b16 %h6, 0;",
+           "fma.rn.f16 %h5, %h3, %h4, %h6;")  # A(0, 0) * B(0, 0) as 2-byte elements
+    text = gemm(tail=f16)
+    r = check(text)
+    assert r.verdict == "unknown"
+    assert f"A is read as 4-byte and as 2-byte elements (PTX line {line_of(text, f16[-1])})" in r.reason

@@ -128,3 +128,48 @@ def test_two_writes_of_different_layouts_each_get_their_own_fit() -> None:
     assert [r.own for r in recs] == [True, True]
     assert_same_function(recs[0], row)
     assert_same_function(recs[1], [x + 32 for x in col], lo=0)  # offsets count from A's first shared element
+
+
+SPECS_K8 = {"a": "pA@(8,8):(8,1)", "b": "pB@(8,8):(8,1)", "c": "pC@(8,8):(8,1)"}
+
+
+def kernel_k8(epochs: list[list[list[int]]]) -> str:
+    """A is 8 x 8; per barrier epoch, store h (one per list) writes thread t's element (t % 8, t / 8 + 4 h)."""
+    body = [HEADER, ".visible .entry k(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
+            ".reg .pred %p<4>;", ".reg .b16 %h<4>;", ".reg .b32 %r<16>;", ".reg .b64 %rd<8>;",
+            ".shared .align 16 .b8 sm[4096];", "ld.param.u64 %rd1, [pA];", "mov.u32 %r1, %tid.x;",
+            "and.b32 %r2, %r1, 7;", "shr.u32 %r3, %r1, 3;", "mov.u32 %r6, sm;"]
+    for stores in epochs:
+        for h, offsets in enumerate(stores):
+            body += [f"add.u32 %r8, %r3, {4 * h};", "mad.lo.u32 %r4, %r2, 8, %r8;", "mul.wide.u32 %rd2, %r4, 2;",
+                     "add.s64 %rd3, %rd1, %rd2;", "ld.global.u16 %h1, [%rd3];", *lane_table("%r5", offsets),
+                     "mad.lo.u32 %r7, %r5, 2, %r6;", "st.shared.u16 [%r7], %h1;"]
+        body.append("bar.sync 0;")
+    return "\n".join(body + ["ret;", "}", ""])
+
+
+def test_stages_one_epoch_covers_together_continue_the_k_mode() -> None:
+    """Two stores per epoch write k 0..3 and k 4..7 at L and L + 32: the K mode is 8 wide, no stage mode."""
+    lo = table(Layout((8, 4), (4, 1)))
+    recs = check_mma(trace(parse_module(kernel_k8([[lo, [x + 32 for x in lo]]])), block=32), **SPECS_K8).layouts()
+    assert len(recs) == 2
+    for r in recs:
+        assert r.tile == (8, 8) and r.note == ""
+        got = np.asarray(r.layout.to_numpy())
+        for m in range(8):
+            for k in range(8):
+                assert int(got[m + 8 * k]) + r.offset == 4 * m + k % 4 + 32 * (k // 4), (m, k)
+
+
+def test_epochs_beyond_the_k_width_stay_pipeline_stages() -> None:
+    lo = table(Layout((8, 4), (4, 1)))
+    epochs = [[[x + 64 * s for x in lo], [x + 64 * s + 32 for x in lo]] for s in range(2)]
+    recs = check_mma(trace(parse_module(kernel_k8(epochs)), block=32), **SPECS_K8).layouts()
+    assert len(recs) == 4
+    for r in recs:
+        assert r.tile == (8, 8, 2) and r.note == "stages 2 x 64"
+        got = np.asarray(r.layout.to_numpy())
+        for s in range(2):
+            for m in range(8):
+                for k in range(8):
+                    assert int(got[m + 8 * k + 64 * s]) + r.offset == 4 * m + k % 4 + 32 * (k // 4) + 64 * s

@@ -163,13 +163,13 @@ def test_stages_one_epoch_covers_together_continue_the_k_mode() -> None:
 
 def test_epochs_beyond_the_k_width_stay_pipeline_stages() -> None:
     lo = table(Layout((8, 4), (4, 1)))
-    epochs = [[[x + 64 * s for x in lo], [x + 64 * s + 32 for x in lo]] for s in range(2)]
+    epochs = [[[x + 64 * s for x in lo], [x + 64 * s + 32 for x in lo]] for s in range(3)]
     recs = check_mma(trace(parse_module(kernel_k8(epochs)), block=32), **SPECS_K8).layouts()
-    assert len(recs) == 4
+    assert len(recs) == 6
     for r in recs:
-        assert r.tile == (8, 8, 2) and r.note == "stages 2 x 64"
+        assert r.tile == (8, 8, 3) and r.note == "stages 3 x 64"
         got = np.asarray(r.layout.to_numpy())
-        for s in range(2):
+        for s in range(3):
             for m in range(8):
                 for k in range(8):
                     assert int(got[m + 8 * k + 64 * s]) + r.offset == 4 * m + k % 4 + 32 * (k // 4) + 64 * s

@@ -173,3 +173,17 @@ def test_epochs_beyond_the_k_width_stay_pipeline_stages() -> None:
             for m in range(8):
                 for k in range(8):
                     assert int(got[m + 8 * k + 64 * s]) + r.offset == 4 * m + k % 4 + 32 * (k // 4) + 64 * s
+
+
+def test_a_k_tile_one_element_wide_is_recovered() -> None:
+    """A is 32 x 1: every access holds k = 0 only, so the tile is 32 x 1."""
+    body = [HEADER, ".visible .entry k(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
+            ".reg .pred %p<4>;", ".reg .b16 %h<4>;", ".reg .b32 %r<16>;", ".reg .b64 %rd<8>;",
+            ".shared .align 16 .b8 sm[4096];", "ld.param.u64 %rd1, [pA];", "mov.u32 %r1, %tid.x;",
+            "mul.wide.u32 %rd2, %r1, 2;", "add.s64 %rd3, %rd1, %rd2;", "ld.global.u16 %h1, [%rd3];", "mov.u32 %r6, sm;",
+            *lane_table("%r5", [3 * t for t in range(32)]), "mad.lo.u32 %r7, %r5, 2, %r6;", "st.shared.u16 [%r7], %h1;",
+            "ret;", "}", ""]
+    specs = {"a": "pA@(32,1):(1,1)", "b": "pB@(1,8):(8,1)", "c": "pC@(32,8):(8,1)"}
+    (r,) = check_mma(trace(parse_module("\n".join(body)), block=32), **specs).layouts()
+    assert r.tile == (32, 1) and r.layout is not None
+    assert [int(x) for x in np.asarray(r.layout.to_numpy())[:32]] == [3 * t for t in range(32)]

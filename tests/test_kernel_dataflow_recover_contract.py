@@ -187,3 +187,21 @@ def test_a_k_tile_one_element_wide_is_recovered() -> None:
     (r,) = check_mma(trace(parse_module("\n".join(body)), block=32), **specs).layouts()
     assert r.tile == (32, 1) and r.layout is not None
     assert [int(x) for x in np.asarray(r.layout.to_numpy())[:32]] == [3 * t for t in range(32)]
+
+
+@pytest.mark.parametrize("lay", [Layout((4, 8), (8, 1)), Layout((4, 8), (1, 4))], ids=str)
+def test_accumulators_staged_in_shared_memory_give_cs_layout_in_32_bit_elements(lay: Layout) -> None:
+    """The harness's scalar GEMM (lane l holds the accumulator of C(l / 8, l % 8)) stores it to shared
+    element L(m, n) of 4 bytes."""
+    from kernel_dataflow_contract_harness import SPECS as GEMM_SPECS
+    from kernel_dataflow_contract_harness import gemm
+
+    offsets = [int(lay(m + 4 * n)) for m, n in ((lane // 8, lane % 8) for lane in range(32))]
+    tail = ("mov.u32 %r41, %tid.x;", *[x.replace("%r1,", "%r41,").replace("%p1", "%p3") for x in lane_table("%r42", offsets)],
+            "mov.u32 %r43, sm;", "mad.lo.u32 %r44, %r42, 4, %r43;", "st.shared.f32 [%r44], %f31;")
+    text = gemm(tail=tail).replace(".reg .b64 %rd<64>;", ".reg .b64 %rd<64>;\n.shared .align 16 .b8 sm[256];")
+    (r,) = check_mma(trace(parse_module(text), block=32), **GEMM_SPECS).layouts()
+    assert (r.matrix, r.element_bytes, r.tile, r.direction) == ("C", 4, (4, 8), "write")
+    got = np.asarray(r.layout.to_numpy())
+    assert [int(got[m + 4 * n]) + r.offset for m in range(4) for n in range(8)] == \
+        [int(lay(m + 4 * n)) for m in range(4) for n in range(8)]

@@ -205,3 +205,18 @@ def test_accumulators_staged_in_shared_memory_give_cs_layout_in_32_bit_elements(
     got = np.asarray(r.layout.to_numpy())
     assert [int(got[m + 4 * n]) + r.offset for m in range(4) for n in range(8)] == \
         [int(lay(m + 4 * n)) for m in range(4) for n in range(8)]
+
+
+def test_a_tile_copied_twice_in_one_epoch_is_two_copies_each_with_its_base() -> None:
+    """Two stores of the same 8 x 4 tile before one barrier, at L and L + 32: each copy is a stage."""
+    lo = table(Layout((8, 4), (4, 1)))
+    specs = {"a": "pA@(8,4):(4,1)", "b": "pB@(4,8):(8,1)", "c": "pC@(8,8):(8,1)"}
+    text = kernel([lo], read=False).replace("st.shared.u16 [%r7], %h1;",
+                                            "st.shared.u16 [%r7], %h1;\nst.shared.u16 [%r7+64], %h1;")
+    recs = check_mma(trace(parse_module(text), block=32), **specs).layouts()
+    assert len(recs) == 2
+    for r in recs:
+        assert r.tile == (8, 4, 2) and r.note == "stages 2 x 32"
+        got = np.asarray(r.layout.to_numpy())
+        assert [int(got[m + 8 * k + 32 * s]) + r.offset for s in range(2) for m, k in COORDS] == \
+            [x + 32 * s for s in range(2) for x in lo]

@@ -96,3 +96,11 @@ def test_no_products_through_an_unfollowed_instruction_says_where_the_flow_stopp
     r = check(text)
     assert r.verdict == "unknown" and "no mma and no A x B fma" in r.reason
     assert "the data flow is not followed through PTX line" in r.reason
+
+
+def test_a_branch_on_loaded_data_makes_the_check_unknown_naming_the_branch() -> None:
+    text = gemm(tail=("ld.global.u32 %r40, [%rd7];", "setp.eq.u32 %p2, %r40, 0;", "@%p2 bra END;"))
+    r = check(text)
+    assert r.verdict == "unknown" and r.counterexample is None
+    assert r.reason.startswith(f"PTX line {line_of(text, '@%p2 bra END;')} (bra): branch predicate depends on a value "
+                               "unknown at trace time")

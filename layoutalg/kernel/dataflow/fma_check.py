@@ -37,14 +37,11 @@ class FmaProducts(ProductCounts):
         return tuple(out)
 
     def fma(self, m: Any, op: Any, lanes: np.ndarray, groups: list[np.ndarray], c_reader: Any, e: int,
-            ue: int, planes: list[Any] | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+            ue: int, planes: list[Any]) -> tuple[np.ndarray, np.ndarray] | None:
         """Element ``e`` of an fma/mad: lanes whose factors are an A and a B element are k-products;
         returns (result units, which lanes were products) or None when no lane is one."""
         gc = groups[2]
-        if planes is not None:
-            da, db = self._decoded(planes[0], e, ue), self._decoded(planes[1], e, ue)
-        else:
-            da, db = self._decoded(groups[0], 0, ue), self._decoded(groups[1], 0, ue)
+        da, db = self._decoded(planes[0], e, ue), self._decoded(planes[1], e, ue)
         if da is None or db is None:
             return None
         a_in_a, ra, ca, a_in_b, rb2, cb2 = da
@@ -58,7 +55,6 @@ class FmaProducts(ProductCounts):
             return np.full((m.n, ue), tg.opaque(op.index, tg.W_MMA), dtype=np.int64), prod
         mm, k1 = np.where(straight, ra, ra2), np.where(straight, ca, ca2)
         k2, nn = np.where(straight, rb, rb2), np.where(straight, cb, cb2)
-        ok_a = ok_b = prod
         cv = c_reader(m)
         bits = np.broadcast_to(np.asarray(cv.bits, dtype=np.uint64), (m.n,))
         unit = (bits >> np.uint64(16 * e * ue)) & np.uint64((1 << (16 * ue)) - 1)
@@ -72,7 +68,7 @@ class FmaProducts(ProductCounts):
         depth = np.where(c_acc, (c_first >> 40) & 0xFFFF, 0) + 1
         bad = prod & ((k1 != k2) | ~c_ok)
         if bad.any():
-            self._fma_finding(m, op, int(np.flatnonzero(bad)[0]), mm, nn, k1, k2, gc, ok_a, ok_b, ue)
+            self._fma_finding(m, op, int(np.flatnonzero(bad)[0]), mm, nn, k1, k2, gc, ue)
             good = prod & ~bad
         else:
             good = prod
@@ -85,11 +81,10 @@ class FmaProducts(ProductCounts):
             self._count_elements(op, mm[good], nn[good], k1[good], inside=True)
         return out, prod
 
-    def _fma_finding(self, m: Any, op: Any, th: int, mm: Any, nn: Any, k1: Any, k2: Any, gc: Any, ok_a: Any,
-                     ok_b: Any, ue: int) -> None:
-        if not (ok_a[th] and ok_b[th]):
-            msg, held, expected, verdict = "multiplies an element outside A's or B's layout", "", "", "refuted"
-        elif k1[th] != k2[th]:
+    def _fma_finding(self, m: Any, op: Any, th: int, mm: Any, nn: Any, k1: Any, k2: Any, gc: Any, ue: int) -> None:
+        """Lane ``th`` is a k-product (both factors inside A's and B's layouts) whose k differ or whose C
+        input is not allowed."""
+        if k1[th] != k2[th]:
             msg = f"multiplies A({int(mm[th])}, {int(k1[th])}) by B({int(k2[th])}, {int(nn[th])})"
             held, expected = f"B({int(k2[th])}, {int(nn[th])})", f"B({int(k1[th])}, {int(nn[th])})"
             verdict = "refuted"

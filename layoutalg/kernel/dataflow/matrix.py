@@ -14,13 +14,13 @@ import numpy as np
 
 from layoutalg.kernel.dataflow import tags as tg
 from layoutalg.kernel.dataflow.memory import _known_lanes, shared_ok
-from layoutalg.kernel.dataflow.rules import Rule, default_rule, rule
+from layoutalg.kernel.dataflow.rules import Rule, rule
 from layoutalg.kernel.interp.decode import Context, Op
+from layoutalg.kernel.interp.matrixops import _shape  # the interpreter's: it refuses other shapes at decode
 from layoutalg.kernel.interp.memory import address_reader
 from layoutalg.kernel.interp.spaces import SMEM_BASE
 from layoutalg.kernel.ptx.nodes import Instruction, Reg, Vec
 
-COUNTS = {"x1": 1, "x2": 2, "x4": 4}
 LANE = np.arange(32)
 
 
@@ -36,14 +36,6 @@ def half_sources(count: int, trans: bool) -> tuple[np.ndarray, np.ndarray]:
         row = 8 * j + 2 * (t % 4) + h
         off = 2 * (t // 4) + 0 * h + 0 * j
     return np.broadcast_to(row, (count, 32, 2)).copy(), np.broadcast_to(off, (count, 32, 2)).copy()
-
-
-def _shape(ins: Instruction) -> tuple[int, bool] | None:
-    parts = set(ins.parts)
-    counts = [COUNTS[p] for p in ins.parts if p in COUNTS]
-    if "m8n8" not in parts or "b16" not in parts or len(counts) != 1:
-        return None
-    return counts[0], "trans" in parts
 
 
 def _warp_addresses(m: Any, mask: Any, v: Any, count: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -65,10 +57,7 @@ def _warp_addresses(m: Any, mask: Any, v: Any, count: int) -> tuple[np.ndarray, 
 
 @rule("ldmatrix")
 def ldmatrix_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
-    shape = _shape(ins)
-    if shape is None:
-        return default_rule(ins, ctx, op)
-    count, trans = shape
+    count, trans = _shape(ins)  # decoding already refused every other shape
     dest = ins.operands[0]
     names = [x.name if isinstance(x, Reg) else None for x in (dest.items if isinstance(dest, Vec) else (dest,))]
     read_addr = address_reader(ctx, ins.operands[1], ins)
@@ -103,10 +92,7 @@ def ldmatrix_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
 
 @rule("stmatrix")
 def stmatrix_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
-    shape = _shape(ins)
-    if shape is None:
-        return default_rule(ins, ctx, op)
-    count, trans = shape
+    count, trans = _shape(ins)  # decoding already refused every other shape
     read_addr = address_reader(ctx, ins.operands[0], ins)
     src = ins.operands[1]
     names = [x.name if isinstance(x, Reg) else None for x in (src.items if isinstance(src, Vec) else (src,))]

@@ -1,0 +1,222 @@
+"""Layout recovery (layoutalg/kernel/dataflow/recover.py) on one-warp kernels built here: thread t holds A's
+element (m, k) = (t % 8, t / 8) of an 8 x 4 A (16-bit, row-major in global memory) and writes it to shared
+element ``L(m, k)`` for a layout L chosen by the test (an exact per-lane table, no arithmetic the model
+could misread); reads come back from the same places.  The oracle is L itself: the recovered layout plus its
+offset must equal L (less its least offset: offsets count from the matrix's first shared element) on every
+(m, k) of the 8 x 4 tile, by brute force; a map no ``Layout`` / ``Swizzle o Layout`` reproduces gets none and
+says why; a tile written again after a barrier at a fixed distance gets a stage mode."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from layoutalg.core.layout import Layout
+from layoutalg.kernel import check_mma, trace
+from layoutalg.kernel.ptx import parse_module
+from layoutalg.swizzle.composed import ComposedLayout
+from layoutalg.swizzle.swizzle import Swizzle
+
+HEADER = ".version 8.0\n.target sm_90\n.address_size 64\n"
+SPECS = {"a": "pA@(8,4):(4,1)", "b": "pB@(4,8):(8,1)", "c": "pC@(8,8):(8,1)"}
+COORDS = [(t % 8, t // 8) for t in range(32)]
+
+
+def lane_table(dst: str, values: list[int]) -> list[str]:
+    out = [f"mov.u32 {dst}, {values[0]};"]
+    for lane in range(1, 32):
+        out += [f"setp.eq.u32 %p1, %r1, {lane};", f"selp.b32 {dst}, {values[lane]}, {dst}, %p1;"]
+    return out
+
+
+def kernel(epochs: list[list[int]], read: bool = True) -> str:
+    """Per barrier epoch, thread t writes its A element to shared element epochs[e][t] (then reads it back)."""
+    body = [HEADER, ".visible .entry k(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
+            ".reg .pred %p<4>;", ".reg .b16 %h<4>;", ".reg .b32 %r<16>;", ".reg .b64 %rd<8>;",
+            ".shared .align 16 .b8 sm[4096];", "ld.param.u64 %rd1, [pA];", "mov.u32 %r1, %tid.x;",
+            "and.b32 %r2, %r1, 7;", "shr.u32 %r3, %r1, 3;", "mad.lo.u32 %r4, %r2, 4, %r3;",  # A element 4 m + k
+            "mul.wide.u32 %rd2, %r4, 2;", "add.s64 %rd3, %rd1, %rd2;", "ld.global.u16 %h1, [%rd3];",
+            "mov.u32 %r6, sm;"]
+    for offsets in epochs:
+        body += [*lane_table("%r5", offsets), "mad.lo.u32 %r7, %r5, 2, %r6;", "st.shared.u16 [%r7], %h1;",
+                 "bar.sync 0;"]
+        if read:
+            body += ["ld.shared.u16 %h2, [%r7];", "bar.sync 0;"]
+    return "\n".join(body + ["ret;", "}", ""])
+
+
+def recovered(epochs: list[list[int]], read: bool = True) -> list:
+    return check_mma(trace(parse_module(kernel(epochs, read)), block=32), **SPECS).layouts()
+
+
+def table(f) -> list[int]:
+    """L(m, k) for thread t's (m, k)."""
+    return [int(f(m + 8 * k)) for m, k in COORDS]
+
+
+def assert_same_function(rec, offsets: list[int], lo: int | None = None) -> None:
+    """rec.layout(m + 8 k) + rec.offset == L(m, k) - lo (default min L) on the whole tile."""
+    assert rec.layout is not None, rec.note
+    lo = min(offsets) if lo is None else lo
+    got = np.asarray(rec.layout.to_numpy())
+    for (m, k), want in zip(COORDS, offsets):
+        value = int(got[m + 8 * k])
+        value = value ^ rec.offset if isinstance(rec.layout, ComposedLayout) and rec.offset else value + rec.offset
+        assert value == want - lo, (m, k)
+
+
+LAYOUTS = [Layout((8, 4), (4, 1)), Layout((8, 4), (1, 8)), Layout(((2, 4), 4), ((1, 16), 4)),
+           Layout((8, 4), (2, 16)), Layout((8, 4), (1, 64))]
+
+
+@pytest.mark.parametrize("lay", LAYOUTS, ids=str)
+@pytest.mark.parametrize("base", [0, 100])
+def test_a_written_and_read_layout_is_recovered_as_the_same_function(lay: Layout, base: int) -> None:
+    offsets = [x + base for x in table(lay)]
+    recs = recovered([offsets])
+    assert [(r.opcode, r.direction, r.matrix, r.tile) for r in recs] == \
+        [("st.shared.u16", "write", "A", (8, 4)), ("ld.shared.u16", "read", "A", (8, 4))]
+    for r in recs:
+        assert_same_function(r, offsets)
+        assert not r.own and r.element_bytes == 2
+
+
+@pytest.mark.parametrize("sw", [Swizzle(2, 0, 3), Swizzle(1, 1, 3), Swizzle(1, 0, 4)], ids=str)
+def test_a_swizzled_layout_is_recovered_as_a_swizzle_of_a_layout(sw: Swizzle) -> None:
+    offsets = [int(sw(x)) for x in table(Layout((8, 4), (4, 1)))]
+    for r in recovered([offsets]):
+        assert isinstance(r.layout, ComposedLayout)
+        assert_same_function(r, offsets)
+
+
+def test_a_map_no_layout_reproduces_gets_no_layout_and_says_why() -> None:
+    offsets = list(range(32))
+    random.Random(5).shuffle(offsets)
+    recs = recovered([offsets])
+    assert [r.layout for r in recs] == [None, None]
+    assert all(r.note.startswith("no layout of the form Layout or Swizzle o Layout fits its accesses") for r in recs)
+
+
+def test_a_tile_written_again_after_a_barrier_at_a_fixed_distance_is_a_stage_mode() -> None:
+    lay = Layout((8, 4), (4, 1))
+    first = table(lay)
+    recs = recovered([first, [x + 32 for x in first], [x + 64 for x in first]], read=False)
+    assert len(recs) == 3
+    for r in recs:
+        assert r.tile == (8, 4, 3) and r.offset == 0
+        got = np.asarray(r.layout.to_numpy())
+        for s in range(3):
+            for (m, k), want in zip(COORDS, first):
+                assert int(got[m + 8 * k + 32 * s]) == want + 32 * s
+        assert r.note == "stages 3 x 32" and len(r.lines) == 3  # one pooled fit of the three writes
+
+
+def test_uneven_bases_are_no_stage_mode_each_write_keeps_its_own_offset() -> None:
+    first = table(Layout((8, 4), (4, 1)))
+    recs = recovered([first, [x + 32 for x in first], [x + 96 for x in first]], read=False)
+    assert [r.offset for r in recs] == [0, 32, 96]
+    for r, shift in zip(recs, (0, 32, 96)):
+        assert r.tile == (8, 4) and r.note == "per-execution bases [0, 32, 96]"
+        assert_same_function(r, [x + shift for x in first], lo=0)
+
+
+def test_two_writes_of_different_layouts_each_get_their_own_fit() -> None:
+    row, col = table(Layout((8, 4), (4, 1))), table(Layout((8, 4), (1, 8)))
+    recs = recovered([row, [x + 32 for x in col]], read=False)
+    assert [r.own for r in recs] == [True, True]
+    assert_same_function(recs[0], row)
+    assert_same_function(recs[1], [x + 32 for x in col], lo=0)  # offsets count from A's first shared element
+
+
+SPECS_K8 = {"a": "pA@(8,8):(8,1)", "b": "pB@(8,8):(8,1)", "c": "pC@(8,8):(8,1)"}
+
+
+def kernel_k8(epochs: list[list[list[int]]]) -> str:
+    """A is 8 x 8; per barrier epoch, store h (one per list) writes thread t's element (t % 8, t / 8 + 4 h)."""
+    body = [HEADER, ".visible .entry k(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
+            ".reg .pred %p<4>;", ".reg .b16 %h<4>;", ".reg .b32 %r<16>;", ".reg .b64 %rd<8>;",
+            ".shared .align 16 .b8 sm[4096];", "ld.param.u64 %rd1, [pA];", "mov.u32 %r1, %tid.x;",
+            "and.b32 %r2, %r1, 7;", "shr.u32 %r3, %r1, 3;", "mov.u32 %r6, sm;"]
+    for stores in epochs:
+        for h, offsets in enumerate(stores):
+            body += [f"add.u32 %r8, %r3, {4 * h};", "mad.lo.u32 %r4, %r2, 8, %r8;", "mul.wide.u32 %rd2, %r4, 2;",
+                     "add.s64 %rd3, %rd1, %rd2;", "ld.global.u16 %h1, [%rd3];", *lane_table("%r5", offsets),
+                     "mad.lo.u32 %r7, %r5, 2, %r6;", "st.shared.u16 [%r7], %h1;"]
+        body.append("bar.sync 0;")
+    return "\n".join(body + ["ret;", "}", ""])
+
+
+def test_stages_one_epoch_covers_together_continue_the_k_mode() -> None:
+    """Two stores per epoch write k 0..3 and k 4..7 at L and L + 32: the K mode is 8 wide, no stage mode."""
+    lo = table(Layout((8, 4), (4, 1)))
+    recs = check_mma(trace(parse_module(kernel_k8([[lo, [x + 32 for x in lo]]])), block=32), **SPECS_K8).layouts()
+    assert len(recs) == 2
+    for r in recs:
+        assert r.tile == (8, 8) and r.note == ""
+        got = np.asarray(r.layout.to_numpy())
+        for m in range(8):
+            for k in range(8):
+                assert int(got[m + 8 * k]) + r.offset == 4 * m + k % 4 + 32 * (k // 4), (m, k)
+
+
+def test_epochs_beyond_the_k_width_stay_pipeline_stages() -> None:
+    lo = table(Layout((8, 4), (4, 1)))
+    epochs = [[[x + 64 * s for x in lo], [x + 64 * s + 32 for x in lo]] for s in range(3)]
+    recs = check_mma(trace(parse_module(kernel_k8(epochs)), block=32), **SPECS_K8).layouts()
+    assert len(recs) == 6
+    for r in recs:
+        assert r.tile == (8, 8, 3) and r.note == "stages 3 x 64"
+        got = np.asarray(r.layout.to_numpy())
+        for s in range(3):
+            for m in range(8):
+                for k in range(8):
+                    assert int(got[m + 8 * k + 64 * s]) + r.offset == 4 * m + k % 4 + 32 * (k // 4) + 64 * s
+
+
+def test_a_k_tile_one_element_wide_is_recovered() -> None:
+    """A is 32 x 1: every access holds k = 0 only, so the tile is 32 x 1."""
+    body = [HEADER, ".visible .entry k(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
+            ".reg .pred %p<4>;", ".reg .b16 %h<4>;", ".reg .b32 %r<16>;", ".reg .b64 %rd<8>;",
+            ".shared .align 16 .b8 sm[4096];", "ld.param.u64 %rd1, [pA];", "mov.u32 %r1, %tid.x;",
+            "mul.wide.u32 %rd2, %r1, 2;", "add.s64 %rd3, %rd1, %rd2;", "ld.global.u16 %h1, [%rd3];", "mov.u32 %r6, sm;",
+            *lane_table("%r5", [3 * t for t in range(32)]), "mad.lo.u32 %r7, %r5, 2, %r6;", "st.shared.u16 [%r7], %h1;",
+            "ret;", "}", ""]
+    specs = {"a": "pA@(32,1):(1,1)", "b": "pB@(1,8):(8,1)", "c": "pC@(32,8):(8,1)"}
+    (r,) = check_mma(trace(parse_module("\n".join(body)), block=32), **specs).layouts()
+    assert r.tile == (32, 1) and r.layout is not None
+    assert [int(x) for x in np.asarray(r.layout.to_numpy())[:32]] == [3 * t for t in range(32)]
+
+
+@pytest.mark.parametrize("lay", [Layout((4, 8), (8, 1)), Layout((4, 8), (1, 4))], ids=str)
+def test_accumulators_staged_in_shared_memory_give_cs_layout_in_32_bit_elements(lay: Layout) -> None:
+    """The harness's scalar GEMM (lane l holds the accumulator of C(l / 8, l % 8)) stores it to shared
+    element L(m, n) of 4 bytes."""
+    from kernel_dataflow_contract_harness import SPECS as GEMM_SPECS
+    from kernel_dataflow_contract_harness import gemm
+
+    offsets = [int(lay(m + 4 * n)) for m, n in ((lane // 8, lane % 8) for lane in range(32))]
+    tail = ("mov.u32 %r41, %tid.x;", *[x.replace("%r1,", "%r41,").replace("%p1", "%p3") for x in lane_table("%r42", offsets)],
+            "mov.u32 %r43, sm;", "mad.lo.u32 %r44, %r42, 4, %r43;", "st.shared.f32 [%r44], %f31;")
+    text = gemm(tail=tail).replace(".reg .b64 %rd<64>;", ".reg .b64 %rd<64>;\n.shared .align 16 .b8 sm[256];")
+    (r,) = check_mma(trace(parse_module(text), block=32), **GEMM_SPECS).layouts()
+    assert (r.matrix, r.element_bytes, r.tile, r.direction) == ("C", 4, (4, 8), "write")
+    got = np.asarray(r.layout.to_numpy())
+    assert [int(got[m + 4 * n]) + r.offset for m in range(4) for n in range(8)] == \
+        [int(lay(m + 4 * n)) for m in range(4) for n in range(8)]
+
+
+def test_a_tile_copied_twice_in_one_epoch_is_two_copies_each_with_its_base() -> None:
+    """Two stores of the same 8 x 4 tile before one barrier, at L and L + 32: each copy is a stage."""
+    lo = table(Layout((8, 4), (4, 1)))
+    specs = {"a": "pA@(8,4):(4,1)", "b": "pB@(4,8):(8,1)", "c": "pC@(8,8):(8,1)"}
+    text = kernel([lo], read=False).replace("st.shared.u16 [%r7], %h1;",
+                                            "st.shared.u16 [%r7], %h1;\nst.shared.u16 [%r7+64], %h1;")
+    recs = check_mma(trace(parse_module(text), block=32), **specs).layouts()
+    assert len(recs) == 2
+    for r in recs:
+        assert r.tile == (8, 4, 2) and r.note == "stages 2 x 32"
+        got = np.asarray(r.layout.to_numpy())
+        assert [int(got[m + 8 * k + 32 * s]) + r.offset for s in range(2) for m, k in COORDS] == \
+            [x + 32 * s for s in range(2) for x in lo]

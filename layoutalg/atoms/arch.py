@@ -72,7 +72,7 @@ def get_arch(name: str | Arch | None = None) -> Arch:
     if not isinstance(name, str):
         raise LayoutError(f"arch must be a string such as 'sm_90', got {type(name).__name__}")
     key = name.strip().lower()
-    if key.endswith(("a", "f")) and key[:-1] in ARCHES:
+    if key.endswith(("a", "f")):  # sm_90a, 100a, 12.0f: the family of the base architecture
         key = key[:-1]
     if key.replace(".", "").isdigit():
         key = "sm_" + key.replace(".", "")

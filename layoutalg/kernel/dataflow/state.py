@@ -111,17 +111,10 @@ class FlowState:
 
 
 def _by_barrier(m: Any, op: Any, lanes: np.ndarray) -> list[tuple[int, np.ndarray]]:
-    """``lanes`` grouped by the barrier id each names (``bar.red``: barrier 0).  An id unknown on some lane
-    gives one group of id -1: the machine refuses that barrier right after this rule."""
-    reader = op.barrier[0] if op.barrier else None
-    if reader is None:
-        return [(0, lanes)]
-    v = reader(m)
-    bits = np.broadcast_to(np.asarray(v.bits), lanes.shape)
-    known = np.broadcast_to(np.asarray(v.known), lanes.shape)
-    if not known[lanes].all():
-        return [(-1, lanes)]
-    return [(int(b), lanes & (bits == b)) for b in np.unique(bits[lanes])]
+    """``lanes`` grouped by the barrier id each names, read by the machine's own reader (``bar.red``: barrier
+    0; an unknown or out-of-range id is refused there)."""
+    ids = m._barrier_ids(op, lanes)
+    return [(int(b), lanes & (ids == b)) for b in np.unique(ids[lanes])]
 
 
 class FlowMachine(Machine):

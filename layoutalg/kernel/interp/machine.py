@@ -350,8 +350,7 @@ class Machine:
             blocked &= ~released
             self.bar_waiting[released] = -1
             self.bar_arrived[in_done, barrier] = False
-            self.bar_arrivals[done, barrier] = 0
-            self.bar_expected[done, barrier] = -1
+            self.bar_arrivals[done, barrier] = 0  # the next phase's first arrival sets its expected count
             if not self.bar_arrived[:, barrier].any():
                 self.bar_open.discard(barrier)
             if released.any():

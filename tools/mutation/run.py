@@ -58,6 +58,8 @@ MAP_DIR = STATE / "map"
 EQUIVALENT = Path(__file__).resolve().parent / "equivalent.txt"
 MAX_TIMEOUT_S = 600.0
 REIMPORT_FIRST = 20
+HANG_PATIENCE = 6.0
+"""A timeout is confirmed only by a second one under this many times the sweep's limits, on its test alone."""
 """A module-level mutant's fresh import first runs only this many of its cheapest covering tests."""
 
 
@@ -391,7 +393,8 @@ def _fitting(tests: list[str], cmap: CoverageMap, budget_s: float, at_least_one:
 
 
 def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tuple[str, str | None], list[str]],
-          confirm: bool, quick: int | None = None, quick_s: float | None = None) -> tuple[str, float, str | None, str]:
+          confirm: bool, quick: int | None = None, quick_s: float | None = None,
+          patience: float = 1.0) -> tuple[str, float, str | None, str]:
     if not job.tests or server is None:
         return "uncovered", 0.0, None, "-"
     place = (job.mutant.path, job.qualname)
@@ -406,10 +409,12 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tupl
             own = own[:_fitting(own, cmap, quick_s, at_least_one=False)]
         ordered = ordered[:keep] + own
     cut = len(ordered) < len(job.tests)
-    timeout = min(MAX_TIMEOUT_S, 10.0 + 3.0 * sum(cmap.seconds.get(t, 1.0) for t in ordered))
+    # a test may run 10 s + 5x its mapped time, the set 10 s + 3x their sum (``patience`` times as long when a
+    # timeout is judged again)
+    timeout = min(MAX_TIMEOUT_S, patience * (10.0 + 3.0 * sum(cmap.seconds.get(t, 1.0) for t in ordered)))
     request = {"op": "mutant", "module": module_name(job.mutant.path), "path": job.mutant.path,
                "source": job.mutated, "qualname": job.qualname, "firstlineno": job.firstlineno, "tests": ordered,
-               "timeout": timeout, "limits": {t: 10.0 + 5.0 * cmap.seconds.get(t, 1.0) for t in ordered}}
+               "timeout": timeout, "limits": {t: min(MAX_TIMEOUT_S, patience * (10.0 + 5.0 * cmap.seconds.get(t, 1.0))) for t in ordered}}
     started = time.monotonic()
     if job.qualname is None:  # a module-level mutant: rebinding the live global first is cheap when it applies
         reply = server.ask(dict(request, rebind_line=job.mutant.line, tests=ordered[:REIMPORT_FIRST]))
@@ -446,14 +451,16 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tupl
     return "error", seconds, None, mode
 
 
-def confirm_kills(paths: list[str], out: Path) -> None:
+def confirm_kills(paths: list[str], out: Path, hangs_only: bool = False) -> None:
     """Judge every mutant killed by a failing test again on that test alone, in a fresh fork of the server.
 
     A test that failed under a loaded machine or after an earlier test changed shared state would credit a kill
     the mutant does not cause; a kill that does not reproduce becomes ``unresolved`` (not killed), and the next
-    run judges it again.  A hang (``timeout``) is judged again on its 30 cheapest covering tests (``--quick 30``'s
-    selection): on a loaded machine a slow test can pass its limit without any hang, so only a second timeout or
-    a failure confirms it.  Crashes are not re-run.
+    run judges it again.  A hang (``timeout``) is judged again on the test that was running when it was stopped
+    (on its 30 cheapest covering tests if that is not known), alone, with ``HANG_PATIENCE`` times the sweep's
+    limits: on a loaded machine a slow test passes its limit without any hang, and a mutant that only slows a
+    test (a fast path disabled) is not a kill; only a failure or a second timeout at that patience confirms it.
+    Until then ``report`` counts it apart.  Crashes are not re-run.  ``hangs_only`` confirms the timeouts only.
     """
     cmap = CoverageMap()
     results: dict[str, Any] = json.loads(out.read_text())
@@ -466,12 +473,16 @@ def confirm_kills(paths: list[str], out: Path) -> None:
         spans = function_spans(source)
         for mutant in find_mutants(path, source):
             done = results.get(key_of(mutant))
-            if done and done["verdict"] == "killed" and done.get("killer") and not done.get("confirmed"):
+            if (done and done["verdict"] == "killed" and done.get("killer") and not done.get("confirmed")
+                    and not hangs_only):
                 job = Job(mutant, source, spans, cmap)
                 job.tests = {done["killer"]}
                 jobs.append((key_of(mutant), job))
             elif done and done["verdict"] == "timeout" and not done.get("confirmed"):
-                jobs.append((key_of(mutant), Job(mutant, source, spans, cmap)))
+                job = Job(mutant, source, spans, cmap)
+                if done.get("killer") and done["killer"] in job.tests:
+                    job.tests = {done["killer"]}
+                jobs.append((key_of(mutant), job))
     print(f"{len(jobs)} kills to confirm", flush=True)
     if not jobs:
         return
@@ -480,7 +491,8 @@ def confirm_kills(paths: list[str], out: Path) -> None:
     try:
         for key, job in jobs:
             hang = results[key]["verdict"] == "timeout"
-            verdict, seconds, killer, mode = judge(server, job, cmap, defaultdict(list), False, 30 if hang else None)
+            verdict, seconds, killer, mode = judge(server, job, cmap, defaultdict(list), False, 30 if hang else None,
+                                                   patience=HANG_PATIENCE if hang else 1.0)
             if verdict in KILLED:
                 results[key]["confirmed"] = True
                 counts["confirmed"] += 1
@@ -502,6 +514,12 @@ KILLED = ("killed", "timeout", "crash")
 
 
 def report(out: Path, by: str = "package") -> None:
+    """Per group: mutants, killed, equivalent, not killed by kind, the kill rate, and the rate without the hangs.
+
+    A ``timeout`` counts as killed in the first rate; ``hangs?`` counts those not confirmed by ``confirm`` (a
+    second timeout at ``HANG_PATIENCE`` times the limits, on the stopped test alone), and the second rate counts
+    them as not killed: on a loaded machine a test can pass its limit without any hang.
+    """
     results = json.loads(out.read_text())
     current: set[str] = set()
     for path in sorted({r["path"] for r in results.values()}):
@@ -512,6 +530,7 @@ def report(out: Path, by: str = "package") -> None:
     table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     survivors = []
     contradictions: list[str] = []
+    hangs: list[str] = []
     seconds: dict[str, float] = defaultdict(float)
     for key, r in results.items():
         group = r["path"] if by == "module" else "/".join(r["path"].split("/")[:2])
@@ -525,19 +544,25 @@ def report(out: Path, by: str = "package") -> None:
             verdict = "equivalent"
         table[group][verdict] += 1
         table[group]["total"] += 1
+        if verdict == "killed" and r["verdict"] == "timeout" and not r.get("confirmed"):
+            table[group]["hangs?"] += 1
+            hangs.append(f"- {key}  (stopped in {r.get('killer')})")
         seconds[group] += r.get("seconds", 0.0)
         if verdict in ("survived", "uncovered", "error", "unresolved"):
             survivors.append(f"- {key}  ({r['original']!r} -> {r['replacement']!r}, {verdict})")
     print(f"| {by} | mutants | killed | equivalent | survived | unresolved | uncovered | error "
-          "| kill rate (non-equivalent) | time (s) |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| kill rate (non-equivalent) | hangs? | rate, hangs? not killed | time (s) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for group, c in sorted(table.items()):
         live = c["total"] - c["equivalent"]
         rate = 100.0 * c["killed"] / live if live else 100.0
+        strict = 100.0 * (c["killed"] - c["hangs?"]) / live if live else 100.0
         print(f"| {group} | {c['total']} | {c['killed']} | {c['equivalent']} | {c['survived']} | {c['unresolved']} | "
-              f"{c['uncovered']} | {c['error']} | {rate:.1f}% | {seconds[group]:.0f} |")
+              f"{c['uncovered']} | {c['error']} | {rate:.1f}% | {c['hangs?']} | {strict:.1f}% | {seconds[group]:.0f} |")
     if survivors:
         print("\nsurvivors:\n" + "\n".join(sorted(survivors)))
+    if hangs:
+        print("\ntimeouts not confirmed alone (`confirm --hangs`):\n" + "\n".join(sorted(hangs)))
     if contradictions:
         print("\nlisted as equivalent but timed out or crashed (counted as equivalent; check the listing or the load):\n"
               + "\n".join(sorted(contradictions)))
@@ -573,6 +598,7 @@ def main() -> None:
     con = sub.add_parser("confirm", help="re-judge each kill by a failing test on that test alone")
     con.add_argument("paths", nargs="*")
     con.add_argument("--out", type=Path, default=STATE / "results.json")
+    con.add_argument("--hangs", action="store_true", help="confirm only the timeouts")
     rep = sub.add_parser("report")
     rep.add_argument("--out", type=Path, default=STATE / "results.json")
     rep.add_argument("--by", choices=("package", "module"), default="package")
@@ -580,7 +606,7 @@ def main() -> None:
     if args.command == "map":
         build_map(args.tests, args.stale, args.budget_s)
     elif args.command == "confirm":
-        confirm_kills(args.paths, args.out)
+        confirm_kills(args.paths, args.out, args.hangs)
     elif args.command == "run":
         run(args.paths, args.sample, args.seed, args.budget_s, args.out, args.confirm, args.new_only, args.full, args.quick,
             args.quick_s)

@@ -9,6 +9,7 @@ layoutalg.prove.runner``.  The expected counterexamples are the only points wher
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -154,6 +155,14 @@ def test_to_json_without_files_gives_every_theorem_a_null_file(tmp_path: Path) -
     rows = runner.to_json(outcomes)
     assert [(r["theorem"], r["file"], r["status"]) for r in rows] == [
         ("five_is_skipped", None, "refuted"), ("squares_are_non_negative", None, "proved"), ("broken", None, "error")]
+
+
+def test_to_json_gives_each_theorems_time_to_the_microsecond(tmp_path: Path) -> None:
+    write(tmp_path, "thm_mixed.py", MIXED)
+    theorems, _ = runner.collect([str(tmp_path)])
+    timed = [dataclasses.replace(run_theorem(t), seconds=s)
+             for t, s in zip(theorems, (1.23456789, 0.0000004, 2.5))]
+    assert [row["seconds"] for row in runner.to_json(timed)] == [1.234568, 0.0, 2.5]
 
 
 def test_run_defaults_to_a_plain_table_one_engine_no_notes_and_no_progress(tmp_path: Path) -> None:

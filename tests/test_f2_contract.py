@@ -3,6 +3,8 @@ rows and columns, inputs outside [0, 2**n_in), composition and inversion refusal
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from layoutalg.core.layout import Layout
@@ -18,6 +20,14 @@ def test_bit_matrix_dimensions_from_0_to_max_bits_are_accepted() -> None:
     widest = BitMatrix.identity(MAX_BITS)
     assert (widest.n_in, widest.n_out) == (MAX_BITS, MAX_BITS)
     assert widest(1 << (MAX_BITS - 1)) == 1 << (MAX_BITS - 1)
+
+
+def test_bit_matrix_is_an_immutable_hashable_value() -> None:
+    first, same = BitMatrix(2, 2, (1, 3)), BitMatrix.from_columns([1, 3])
+    assert len({first, same, BitMatrix.identity(2)}) == 2  # equal matrices are one set element
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first.columns = (2, 1)  # type: ignore[misc]
+    assert first.columns == (1, 3) and first(0b10) == 3
 
 
 @pytest.mark.parametrize("n_in, n_out", [(0, -1), (0, MAX_BITS + 1), (-1, 0), (MAX_BITS + 1, 0), (-1, MAX_BITS + 1)])

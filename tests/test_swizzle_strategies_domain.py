@@ -3,7 +3,9 @@ every example satisfies the docstring's bounds, and the bounds' extreme values a
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, find, given, settings
+from hypothesis.errors import NoSuchExample
 
 from layoutalg.core.layout import Layout
 from layoutalg.swizzle.composed import ComposedLayout
@@ -90,9 +92,12 @@ def test_every_swizzled_layout_composes_a_valid_swizzle_an_offset_and_a_pow2_lay
     assert isinstance(composed, ComposedLayout) and 0 <= composed.offset <= 64
 
 
-def test_swizzled_layouts_have_offset_zero_unless_asked_and_reach_offset_64() -> None:
+def test_swizzled_layouts_have_offset_zero_unless_asked_and_offsets_0_to_64_when_asked() -> None:
     assert find(swizzled_layouts(), lambda c: True, settings=FIND).offset == 0
     assert find(swizzled_layouts(offset=True), lambda c: c.offset == 64, settings=FIND).offset == 64
+    assert find(swizzled_layouts(offset=True), lambda c: c.offset == 0, settings=FIND).offset == 0
+    with pytest.raises(NoSuchExample):  # 64 is the largest offset drawn
+        find(swizzled_layouts(offset=True), lambda c: c.offset > 64, settings=FIND)
     compact = find(swizzled_layouts(), lambda c: c.inner.size() >= 64, settings=FIND)
     assert sorted(compact.inner(i) for i in range(compact.inner.size())) == list(range(compact.inner.size()))
 

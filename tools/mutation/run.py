@@ -171,8 +171,13 @@ class CoverageMap:
             data = json.loads(path.read_text())
             test_file = path.name[: -len(".json")].replace("__", "/")
             self.mapped_at[test_file] = path.stat().st_mtime
+            fixture_seconds = data.get("fixture_seconds", {})
             for nodeid, info in data["tests"].items():
-                self.seconds[nodeid] = info["seconds"]
+                # a judged fork sets every wide fixture up afresh: a test's cost is its own time plus the setup
+                # of each module- or session-scoped fixture it uses (the map charged those to the first user only)
+                own = info["seconds"] - info.get("fixture_setup", 0.0)
+                self.seconds[nodeid] = round(own + sum(fixture_seconds.get(f, 0.0) for f in info.get("fixtures", ())),
+                                             4)
                 if info["outcome"] == "failed":
                     self.broken.add(nodeid)
             for src, lines in data["lines"].items():

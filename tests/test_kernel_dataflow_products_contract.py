@@ -6,6 +6,7 @@ mma tiles: the generated m16n8k16 kernel of tests/dataflow_synth.py."""
 
 from __future__ import annotations
 
+import pytest
 from dataflow_synth import MmaCase, mma_kernel
 from kernel_dataflow_contract_harness import SPECS, gemm
 
@@ -74,3 +75,49 @@ def test_an_mma_tile_accumulated_twice_is_a_duplicate_at_its_origin() -> None:
     r = check_mma(trace(parse_module(text), block=32), **MMA_SPECS)
     assert r.verdict == "refuted" and r.counterexample["kind"] == "duplicate"
     assert r.counterexample["element"] == [0, 0, 0] and r.counterexample["line"] == first + 2
+
+
+# The 16 x 32 / 32 x 8 / 16 x 8 corner of MMA_SPECS inside a 512 x 512 x 1024 problem: 2**28 products, more than
+# the dense counter takes (sorted keys instead); the extra mma / fma below repeat products of the first tile.
+BIG_MMA = {"a": "pA@((16,32),(32,32)):((32,512),(1,16384))", "b": "pB@((32,32),(8,64)):((8,256),(1,8192))",
+           "c": "pC@((16,32),(8,64)):((8,128),(1,4096))"}
+ZERO_C = [f"  mov.f32 %f{20 + i}, 0f00000000;" for i in range(4)]
+
+
+def with_extra(extra: list[str], before_first_mma: bool) -> str:
+    """The two-step m16n8k16 kernel with ``extra`` lines just before (or just after) its first mma."""
+    lines = mma_kernel(MmaCase()).split("\n")
+    first = [i for i, x in enumerate(lines) if "mma.sync" in x][0]
+    at = first if before_first_mma else first + 1
+    return "\n".join(lines[:at] + extra + lines[at:])
+
+
+def first_mma_fragments() -> tuple[list[str], list[str]]:
+    line = [x for x in mma_kernel(MmaCase()).split("\n") if "mma.sync" in x][0]
+    _d, a, b, _c = line.split(" ", 3)[3].strip(" ;").split("}, {")
+    return a.strip("{} ").split(", "), b.strip("{} ").split(", ")
+
+
+def duplicates(text: str, specs: dict) -> list[list[int]]:
+    r = check_mma(trace(parse_module(text), block=32), **specs)
+    return [f.fields["element"] for f in r.findings if f.kind == "duplicate"]
+
+
+@pytest.mark.parametrize("specs", [MMA_SPECS, BIG_MMA], ids=["dense", "sorted-keys"])
+@pytest.mark.parametrize("before", [False, True], ids=["after", "before"])
+def test_an_mma_of_another_shape_repeating_half_a_tile_is_a_duplicate_in_any_problem_size(specs, before) -> None:
+    # m16n8k8 on the m16n8k16 tile's a0, a1 and b0: the k = 0..7 half of its products, counted again
+    a, b = first_mma_fragments()
+    k8 = f"  mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {{%f24, %f25, %f26, %f27}}, {{{a[0]}, {a[1]}}}, " \
+         f"{{{b[0]}}}, {{%f20, %f21, %f22, %f23}};"
+    assert [0, 0, 0] in duplicates(with_extra(ZERO_C + [k8], before), specs)
+
+
+@pytest.mark.parametrize("specs", [MMA_SPECS, BIG_MMA], ids=["dense", "sorted-keys"])
+def test_a_scalar_fma_of_a_product_a_later_mma_tile_accumulates_is_a_duplicate_in_any_problem_size(specs) -> None:
+    # lane l's first A and B halves are A(l/4, 2(l%4)) and B(2(l%4), l/4): (m, n, k) = (l/4, l/4, 2(l%4)) of tile 0
+    lines = mma_kernel(MmaCase()).split("\n")
+    halves = [x.split()[1].rstrip(",") for x in lines if "ld.global.u16" in x]
+    fma = ["  mov.b16 %h120, 0;", f"  fma.rn.f16 %h121, {halves[0]}, {halves[8]}, %h120;"]
+    assert duplicates(with_extra(fma, before_first_mma=True), specs)[:1] == [[0, 0, 0]]
+    assert duplicates(with_extra([], before_first_mma=True), specs) == []

@@ -175,6 +175,20 @@ def test_epochs_beyond_the_k_width_stay_pipeline_stages() -> None:
                     assert int(got[m + 8 * k + 64 * s]) + r.offset == 4 * m + k % 4 + 32 * (k // 4) + 64 * s
 
 
+def test_stages_that_do_not_fill_whole_k_widths_all_stay_pipeline_stages() -> None:
+    """Two epochs cover k 0..7 (two stores each), the last only k 0..3: five bases 32 apart.  The common epoch
+    width is 8 = two k-tiles, but five stages are not whole pairs: none folds into K, all five stay stages."""
+    lo = table(Layout((8, 4), (4, 1)))
+    epochs = [[lo, [x + 32 for x in lo]], [[x + 64 for x in lo], [x + 96 for x in lo]], [[x + 128 for x in lo]]]
+    recs = check_mma(trace(parse_module(kernel_k8(epochs)), block=32), **SPECS_K8).layouts()
+    assert len(recs) == 5
+    for r in recs:
+        assert r.tile == (8, 4, 5) and r.note == "stages 5 x 32"
+        got = np.asarray(r.layout.to_numpy())
+        assert [int(got[m + 8 * k + 32 * s]) + r.offset for s in range(5) for m, k in COORDS] == \
+            [x + 32 * s for s in range(5) for x in lo]
+
+
 def test_a_k_tile_one_element_wide_is_recovered() -> None:
     """A is 32 x 1: every access holds k = 0 only, so the tile is 32 x 1."""
     body = [HEADER, ".visible .entry k(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
@@ -220,3 +234,22 @@ def test_a_tile_copied_twice_in_one_epoch_is_two_copies_each_with_its_base() -> 
         got = np.asarray(r.layout.to_numpy())
         assert [int(got[m + 8 * k + 32 * s]) + r.offset for s in range(2) for m, k in COORDS] == \
             [x + 32 * s for s in range(2) for x in lo]
+
+
+def test_an_instruction_whose_own_accesses_fit_no_layout_says_its_own_reason_not_the_pooled_one() -> None:
+    """Two writes of C (4-byte accumulators): a shuffled st.shared.f32 (no layout fits it) and a st.shared.u16 of
+    each accumulator's low half at a byte 2 mod 4 (not aligned to the element).  The pooled writes fail on the
+    alignment; each instruction then reports why its own accesses fit no layout."""
+    from kernel_dataflow_contract_harness import SPECS as GEMM_SPECS
+    from kernel_dataflow_contract_harness import gemm
+
+    shuffled = list(range(32))
+    random.Random(5).shuffle(shuffled)
+    tail = ("mov.u32 %r41, %tid.x;", *[x.replace("%r1,", "%r41,").replace("%p1", "%p3") for x in lane_table("%r42", shuffled)],
+            "mov.u32 %r43, sm;", "mad.lo.u32 %r44, %r42, 4, %r43;", "st.shared.f32 [%r44], %f31;",
+            "mov.b32 {%h1, %h2}, %f31;", "mad.lo.u32 %r45, %r41, 4, %r43;", "st.shared.u16 [%r45+130], %h1;")
+    text = gemm(tail=tail).replace(".reg .b64 %rd<64>;", ".reg .b64 %rd<64>;\n.shared .align 16 .b8 sm[512];")
+    recs = check_mma(trace(parse_module(text), block=32), **GEMM_SPECS).layouts()
+    assert [(r.opcode, r.matrix, r.layout) for r in recs] == [("st.shared.f32", "C", None), ("st.shared.u16", "C", None)]
+    assert recs[0].note.startswith("no layout of the form Layout or Swizzle o Layout fits its accesses")
+    assert recs[1].note == "elements are not aligned to their size in shared memory"

@@ -121,3 +121,63 @@ def test_a_scalar_fma_of_a_product_a_later_mma_tile_accumulates_is_a_duplicate_i
     fma = ["  mov.b16 %h120, 0;", f"  fma.rn.f16 %h121, {halves[0]}, {halves[8]}, %h120;"]
     assert duplicates(with_extra(fma, before_first_mma=True), specs)[:1] == [[0, 0, 0]]
     assert duplicates(with_extra([], before_first_mma=True), specs) == []
+
+
+def placed_mma_kernel(monkeypatch, a_cols: int, b_cols: int, shift: dict[str, int], dup_step: int | None) -> str:
+    """The two-step m16n8k16 kernel over row-major A (16 x ``a_cols`` read) and B (32 x ``b_cols``), C rows
+    ``b_cols`` apart, with each matrix's pointer moved ``shift[name]`` elements on (so its tile lands at another
+    origin of the specs' matrices), and the mma of step ``dup_step`` run a second time into its own result."""
+    import dataflow_synth
+
+    monkeypatch.setattr(dataflow_synth, "A_COLS", a_cols)
+    monkeypatch.setattr(dataflow_synth, "B_COLS", b_cols)
+    text = mma_kernel(MmaCase())
+    for reg, name, size in (("%rd1", "A", 2), ("%rd2", "B", 2), ("%rd3", "C", 4)):
+        param = f"ld.param.u64 {reg}, [p{name}];"
+        text = text.replace(param, f"{param}\n  add.s64 {reg}, {reg}, {size * shift.get(name, 0)};")
+    if dup_step is None:
+        return text
+    lines = text.split("\n")
+    at = [i for i, x in enumerate(lines) if "mma.sync" in x][dup_step]
+    d = lines[at].split("{")[1].split("}")[0]  # the mma's own result registers, read back as its C
+    c = lines[at].split("{")[4].split("}")[0]
+    return "\n".join(lines[:at + 1] + [lines[at].replace("{" + c + "}", "{" + d + "}")] + lines[at + 1:])
+
+
+def duplicate_findings(text: str, specs: dict) -> list:
+    r = check_mma(trace(parse_module(text), block=32), **specs)
+    return [f for f in r.findings if f.kind == "duplicate"]
+
+
+def test_a_tile_counted_twice_away_from_the_origin_is_named_by_its_own_m_n_k(monkeypatch) -> None:
+    # A 48 x 64, B 64 x 16, C 48 x 16: the kernel's tiles sit at m = 32, n = 8 and k = 32 / 48 (tiles 2, 1, 2 / 3)
+    specs = {"a": "pA@(48,64):(64,1)", "b": "pB@(64,16):(16,1)", "c": "pC@(48,16):(16,1)"}
+    shift = {"A": 32 * 64 + 32, "B": 32 * 16 + 8, "C": 32 * 16 + 8}
+    assert duplicate_findings(placed_mma_kernel(monkeypatch, 64, 16, shift, None), specs) == []
+    (dup,) = duplicate_findings(placed_mma_kernel(monkeypatch, 64, 16, shift, 1), specs)
+    assert dup.fields["element"] == [32, 8, 48]
+    assert dup.message.endswith("the product A(32, 48) * B(48, 8) is accumulated a second time (into C(32, 8))")
+
+
+@pytest.mark.parametrize("axis, shift, element", [
+    ("m", {"A": 64, "C": 16}, [1, 0, 0]),     # A and C one row on: the tile starts at m = 1
+    ("n", {"B": 1, "C": 1}, [0, 1, 0]),       # B and C one column on: n = 1
+    ("k", {"A": 1, "B": 16}, [0, 0, 1]),      # A one column and B one row on: k = 1 (and 17)
+])
+def test_a_tile_at_an_unaligned_origin_counted_twice_is_named_at_its_own_first_element(monkeypatch, axis, shift,
+                                                                                          element) -> None:
+    # tiles not on the m16n8k16 grid are counted per element: the duplicate is the tile's own first element,
+    # not the grid tile it falls in
+    specs = {"a": "pA@(32,64):(64,1)", "b": "pB@(64,16):(16,1)", "c": "pC@(32,16):(16,1)"}
+    (dup,) = duplicate_findings(placed_mma_kernel(monkeypatch, 64, 16, shift, 0), specs)
+    assert dup.fields["element"] == element
+
+
+def test_up_to_2_to_the_27_products_a_duplicate_is_named_at_its_instruction(monkeypatch) -> None:
+    # 512 x 512 x 512 = 2**27 products: the dense counter (MAX_COUNTERS) still takes the problem, so the
+    # duplicate of an (unaligned, per-element) tile is found at the instruction that repeats it
+    specs = {"a": "pA@(512,512):(512,1)", "b": "pB@(512,512):(512,1)", "c": "pC@(512,512):(512,1)"}
+    text = placed_mma_kernel(monkeypatch, 512, 512, {"A": 512, "C": 512}, 0)
+    (dup,) = duplicate_findings(text, specs)
+    assert dup.fields["element"] == [1, 0, 0]
+    assert dup.fields["line"] == [i + 1 for i, x in enumerate(text.split("\n")) if "mma.sync" in x][1]

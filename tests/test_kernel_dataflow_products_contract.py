@@ -181,3 +181,11 @@ def test_up_to_2_to_the_27_products_a_duplicate_is_named_at_its_instruction(monk
     (dup,) = duplicate_findings(text, specs)
     assert dup.fields["element"] == [1, 0, 0]
     assert dup.fields["line"] == [i + 1 for i, x in enumerate(text.split("\n")) if "mma.sync" in x][1]
+
+
+def test_a_duplicate_within_one_instruction_is_named_at_the_element_repeated_not_the_first_lane() -> None:
+    # rows m = min(lane / 8, 2): lanes 24..31 repeat the products of lanes 16..23, lanes 0..15 are each counted once
+    text = gemm().replace("shr.u32 %r3, %r2, 3;", "shr.u32 %r3, %r2, 3;\nmin.u32 %r3, %r3, 2;")
+    r = check(text)
+    assert r.counterexample["kind"] == "duplicate" and r.counterexample["element"] == [2, 0, 0]
+    assert r.counterexample["line"] == line_of(text, FMA0)

@@ -126,6 +126,7 @@ def test_two_writes_of_different_layouts_each_get_their_own_fit() -> None:
     row, col = table(Layout((8, 4), (4, 1))), table(Layout((8, 4), (1, 8)))
     recs = recovered([row, [x + 32 for x in col]], read=False)
     assert [r.own for r in recs] == [True, True]
+    assert [r.note for r in recs] == ["", ""]  # no pooled fit to differ from: the writes together fit none
     assert_same_function(recs[0], row)
     assert_same_function(recs[1], [x + 32 for x in col], lo=0)  # offsets count from A's first shared element
 
@@ -356,3 +357,18 @@ def test_k_tiles_of_one_epoch_are_counted_apart_when_they_cover_the_tile_unevenl
     assert [r.offset for r in recs] == [0, 32, 96]
     for r in recs:
         assert r.layout == Layout((8, 4), (4, 1)) and r.tile == (8, 4) and not r.own
+
+
+def test_a_b_tile_stored_beside_a_is_recovered_as_b_not_as_a() -> None:
+    """Thread t also loads B's element (k, n) = (t / 8, t % 8) (row-major 4 x 8, so at t) and stores it to shared
+    element 256 + t: that store is B's, (n, k) -> n + 8 k in CuTe's (N, K) order; the A store stays A's."""
+    lay = Layout((8, 4), (4, 1))
+    text = kernel([table(lay)], read=False).replace(
+        "st.shared.u16 [%r7], %h1;",
+        "st.shared.u16 [%r7], %h1;\nld.param.u64 %rd4, [pB];\nmul.wide.u32 %rd5, %r1, 2;\nadd.s64 %rd6, %rd4, %rd5;\n"
+        "ld.global.u16 %h2, [%rd6];\nmad.lo.u32 %r8, %r1, 2, %r6;\nst.shared.u16 [%r8+512], %h2;")
+    recs = check_mma(trace(parse_module(text), block=32), **SPECS).layouts()
+    assert [(r.matrix, r.tile) for r in recs] == [("A", (8, 4)), ("B", (8, 4))]
+    assert_same_function(recs[0], table(lay))
+    got = np.asarray(recs[1].layout.to_numpy())
+    assert [int(got[n + 8 * k]) + recs[1].offset for k in range(4) for n in range(8)] == list(range(32))

@@ -372,3 +372,19 @@ def test_a_b_tile_stored_beside_a_is_recovered_as_b_not_as_a() -> None:
     assert_same_function(recs[0], table(lay))
     got = np.asarray(recs[1].layout.to_numpy())
     assert [int(got[n + 8 * k]) + recs[1].offset for k in range(4) for n in range(8)] == list(range(32))
+
+
+def test_a_swizzled_write_of_half_the_tile_keeps_its_base_as_offset() -> None:
+    """Swizzle(2,0,3) o (8,4):(4,1) written whole at base 0, only for k = 2, 3 (threads 16..31) at base 32, and whole
+    at base 96 (uneven bases: no stage mode): the half write's offset is its base, 32, although it never touches the
+    coordinates the swizzle maps to 0."""
+    sw = Swizzle(2, 0, 3)
+    lo = [int(sw(x)) for x in table(Layout((8, 4), (4, 1)))]
+    store = "st.shared.u16 [%r7], %h1;"
+    first, second, third, rest = kernel([lo, [x + 32 for x in lo], [x + 96 for x in lo]], read=False).split(store)
+    text = first + store + second + "setp.ge.u32 %p2, %r1, 16;\n@%p2 " + store + third + store + rest
+    recs = check_mma(trace(parse_module(text), block=32), **SPECS).layouts()
+    assert [r.offset for r in recs] == [0, 32, 96]
+    for r in recs:
+        assert isinstance(r.layout, ComposedLayout) and not r.own
+        assert_same_function(r, [x + r.offset for x in lo], lo=0)

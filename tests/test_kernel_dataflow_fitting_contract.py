@@ -12,6 +12,7 @@ import pytest
 from layoutalg.core.layout import Layout
 from layoutalg.kernel.dataflow.fitting import factor, fit_gf2, fit_integer
 from layoutalg.swizzle.composed import ComposedLayout
+from layoutalg.swizzle.f2 import BitMatrix, from_f2
 from layoutalg.swizzle.swizzle import Swizzle
 
 
@@ -63,6 +64,18 @@ def test_integer_fit_merges_continuing_strides_into_one_mode() -> None:
     # bit strides 1, 2 | 16, 32: two runs of two bits each, (4, 4):(1, 16)
     fit = fit_integer(*samples(Layout(((4, 4), 2), ((1, 16), 4)), 5, [0]), [4, 1])
     assert fit is not None and fit.layout == Layout(((4, 4), 2), ((1, 16), 4))
+
+
+def test_a_broadcast_mode_is_one_coalesced_mode_as_cute_and_from_f2_write_it() -> None:
+    # bit strides 0, 0, 0 | 1, 2: the row does not move the offset; CuTe's coalesce writes (2,2,2):(0,0,0) as 8:0
+    want = Layout((8, 4), (0, 1))
+    fit = fit_integer(*samples(want, 5, [0, 16]), [3, 2])
+    assert fit is not None and fit.layout == want
+    assert fit.layout == from_f2(BitMatrix.from_columns([0, 0, 0, 1, 2]), mode_bits=[3, 2])
+    assert factor([0, 0, 0, 1, 2], [3, 2]) == want
+    # a zero stride between two others stays its own sub-mode
+    fit = fit_integer(*samples(Layout(((2, 2, 2), 4), ((1, 0, 2), 4)), 5, [0]), [3, 2])
+    assert fit is not None and fit.layout == Layout(((2, 2, 2), 4), ((1, 0, 2), 4))
 
 
 def test_a_mode_of_zero_bits_is_a_unit_mode() -> None:
@@ -146,3 +159,21 @@ def test_factor_finds_the_fewest_bit_swizzle_and_refuses_a_non_factorable_map() 
     assert same_function(got, ComposedLayout(sw, 0, inner), 32)
     assert factor([1, 2, 4], [3]) == Layout(8, 1)
     assert factor([1, 1, 1], [3]) is None  # three bits onto one: no bijective swizzle explains it
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_factor_returns_the_source_swizzle_itself_for_every_swizzle_of_a_contiguous_tile(n: int) -> None:
+    # every Swizzle(b, m, s) whose bits fit n index bits (its top bit m + s + b - 1 at most n - 1, the widest
+    # included: Swizzle(1, 0, 1) on two bits, Swizzle(1, 0, n - 1)) composed with n:1 comes back as itself
+    tried = 0
+    for b in range(1, n + 1):
+        for m in range(n):
+            for s in range(b, n + 1):
+                if m + s + b > n:
+                    continue
+                sw = Swizzle(b, m, s)
+                got = factor([sw(1 << j) for j in range(n)], [n])
+                assert isinstance(got, ComposedLayout) and got.outer == sw, (sw, got)
+                assert same_function(got, ComposedLayout(sw, 0, Layout(1 << n, 1)), 1 << n)
+                tried += 1
+    assert tried >= n - 1

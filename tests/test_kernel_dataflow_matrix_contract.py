@@ -80,6 +80,19 @@ def test_stmatrix_puts_each_lanes_halves_where_the_ptx_fragment_rule_names(trans
     assert lane_units(body, units=8, block=block) == st_expected(trans, block)
 
 
+@pytest.mark.parametrize("trans", [False, True])
+def test_ldmatrix_and_stmatrix_run_without_numpy_warnings(trans: bool) -> None:
+    # a user running with -W error (or a notebook) must not see a numpy division-by-zero warning from the model
+    import warnings
+
+    t = ".trans" if trans else ""
+    body = STAGE + ROW_ADDR + [f"ldmatrix.sync.aligned.m8n8.x4{t}.shared.b16 {REGS}, [%r13];",
+                               f"stmatrix.sync.aligned.m8n8.x4{t}.shared.b16 [%r13], {REGS};"] + OUT
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run(body)
+
+
 def test_the_ldmatrix_samples_name_every_shared_unit_read_with_its_tag() -> None:
     body = STAGE + ROW_ADDR + [f"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {REGS}, [%r13];"] + OUT
     _, fr = run(body)

@@ -6,6 +6,7 @@ mma tiles: the generated m16n8k16 kernel of tests/dataflow_synth.py."""
 
 from __future__ import annotations
 
+import pytest
 from dataflow_synth import MmaCase, mma_kernel
 from kernel_dataflow_contract_harness import SPECS, gemm
 
@@ -74,3 +75,117 @@ def test_an_mma_tile_accumulated_twice_is_a_duplicate_at_its_origin() -> None:
     r = check_mma(trace(parse_module(text), block=32), **MMA_SPECS)
     assert r.verdict == "refuted" and r.counterexample["kind"] == "duplicate"
     assert r.counterexample["element"] == [0, 0, 0] and r.counterexample["line"] == first + 2
+
+
+# The 16 x 32 / 32 x 8 / 16 x 8 corner of MMA_SPECS inside a 512 x 512 x 1024 problem: 2**28 products, more than
+# the dense counter takes (sorted keys instead); the extra mma / fma below repeat products of the first tile.
+BIG_MMA = {"a": "pA@((16,32),(32,32)):((32,512),(1,16384))", "b": "pB@((32,32),(8,64)):((8,256),(1,8192))",
+           "c": "pC@((16,32),(8,64)):((8,128),(1,4096))"}
+ZERO_C = [f"  mov.f32 %f{20 + i}, 0f00000000;" for i in range(4)]
+
+
+def with_extra(extra: list[str], before_first_mma: bool) -> str:
+    """The two-step m16n8k16 kernel with ``extra`` lines just before (or just after) its first mma."""
+    lines = mma_kernel(MmaCase()).split("\n")
+    first = [i for i, x in enumerate(lines) if "mma.sync" in x][0]
+    at = first if before_first_mma else first + 1
+    return "\n".join(lines[:at] + extra + lines[at:])
+
+
+def first_mma_fragments() -> tuple[list[str], list[str]]:
+    line = [x for x in mma_kernel(MmaCase()).split("\n") if "mma.sync" in x][0]
+    _d, a, b, _c = line.split(" ", 3)[3].strip(" ;").split("}, {")
+    return a.strip("{} ").split(", "), b.strip("{} ").split(", ")
+
+
+def duplicates(text: str, specs: dict) -> list[list[int]]:
+    r = check_mma(trace(parse_module(text), block=32), **specs)
+    return [f.fields["element"] for f in r.findings if f.kind == "duplicate"]
+
+
+@pytest.mark.parametrize("specs", [MMA_SPECS, BIG_MMA], ids=["dense", "sorted-keys"])
+@pytest.mark.parametrize("before", [False, True], ids=["after", "before"])
+def test_an_mma_of_another_shape_repeating_half_a_tile_is_a_duplicate_in_any_problem_size(specs, before) -> None:
+    # m16n8k8 on the m16n8k16 tile's a0, a1 and b0: the k = 0..7 half of its products, counted again
+    a, b = first_mma_fragments()
+    k8 = f"  mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {{%f24, %f25, %f26, %f27}}, {{{a[0]}, {a[1]}}}, " \
+         f"{{{b[0]}}}, {{%f20, %f21, %f22, %f23}};"
+    assert [0, 0, 0] in duplicates(with_extra(ZERO_C + [k8], before), specs)
+
+
+@pytest.mark.parametrize("specs", [MMA_SPECS, BIG_MMA], ids=["dense", "sorted-keys"])
+def test_a_scalar_fma_of_a_product_a_later_mma_tile_accumulates_is_a_duplicate_in_any_problem_size(specs) -> None:
+    # lane l's first A and B halves are A(l/4, 2(l%4)) and B(2(l%4), l/4): (m, n, k) = (l/4, l/4, 2(l%4)) of tile 0
+    lines = mma_kernel(MmaCase()).split("\n")
+    halves = [x.split()[1].rstrip(",") for x in lines if "ld.global.u16" in x]
+    fma = ["  mov.b16 %h120, 0;", f"  fma.rn.f16 %h121, {halves[0]}, {halves[8]}, %h120;"]
+    assert duplicates(with_extra(fma, before_first_mma=True), specs)[:1] == [[0, 0, 0]]
+    assert duplicates(with_extra([], before_first_mma=True), specs) == []
+
+
+def placed_mma_kernel(monkeypatch, a_cols: int, b_cols: int, shift: dict[str, int], dup_step: int | None) -> str:
+    """The two-step m16n8k16 kernel over row-major A (16 x ``a_cols`` read) and B (32 x ``b_cols``), C rows
+    ``b_cols`` apart, with each matrix's pointer moved ``shift[name]`` elements on (so its tile lands at another
+    origin of the specs' matrices), and the mma of step ``dup_step`` run a second time into its own result."""
+    import dataflow_synth
+
+    monkeypatch.setattr(dataflow_synth, "A_COLS", a_cols)
+    monkeypatch.setattr(dataflow_synth, "B_COLS", b_cols)
+    text = mma_kernel(MmaCase())
+    for reg, name, size in (("%rd1", "A", 2), ("%rd2", "B", 2), ("%rd3", "C", 4)):
+        param = f"ld.param.u64 {reg}, [p{name}];"
+        text = text.replace(param, f"{param}\n  add.s64 {reg}, {reg}, {size * shift.get(name, 0)};")
+    if dup_step is None:
+        return text
+    lines = text.split("\n")
+    at = [i for i, x in enumerate(lines) if "mma.sync" in x][dup_step]
+    d = lines[at].split("{")[1].split("}")[0]  # the mma's own result registers, read back as its C
+    c = lines[at].split("{")[4].split("}")[0]
+    return "\n".join(lines[:at + 1] + [lines[at].replace("{" + c + "}", "{" + d + "}")] + lines[at + 1:])
+
+
+def duplicate_findings(text: str, specs: dict) -> list:
+    r = check_mma(trace(parse_module(text), block=32), **specs)
+    return [f for f in r.findings if f.kind == "duplicate"]
+
+
+def test_a_tile_counted_twice_away_from_the_origin_is_named_by_its_own_m_n_k(monkeypatch) -> None:
+    # A 48 x 64, B 64 x 16, C 48 x 16: the kernel's tiles sit at m = 32, n = 8 and k = 32 / 48 (tiles 2, 1, 2 / 3)
+    specs = {"a": "pA@(48,64):(64,1)", "b": "pB@(64,16):(16,1)", "c": "pC@(48,16):(16,1)"}
+    shift = {"A": 32 * 64 + 32, "B": 32 * 16 + 8, "C": 32 * 16 + 8}
+    assert duplicate_findings(placed_mma_kernel(monkeypatch, 64, 16, shift, None), specs) == []
+    (dup,) = duplicate_findings(placed_mma_kernel(monkeypatch, 64, 16, shift, 1), specs)
+    assert dup.fields["element"] == [32, 8, 48]
+    assert dup.message.endswith("the product A(32, 48) * B(48, 8) is accumulated a second time (into C(32, 8))")
+
+
+@pytest.mark.parametrize("axis, shift, element", [
+    ("m", {"A": 64, "C": 16}, [1, 0, 0]),     # A and C one row on: the tile starts at m = 1
+    ("n", {"B": 1, "C": 1}, [0, 1, 0]),       # B and C one column on: n = 1
+    ("k", {"A": 1, "B": 16}, [0, 0, 1]),      # A one column and B one row on: k = 1 (and 17)
+])
+def test_a_tile_at_an_unaligned_origin_counted_twice_is_named_at_its_own_first_element(monkeypatch, axis, shift,
+                                                                                          element) -> None:
+    # tiles not on the m16n8k16 grid are counted per element: the duplicate is the tile's own first element,
+    # not the grid tile it falls in
+    specs = {"a": "pA@(32,64):(64,1)", "b": "pB@(64,16):(16,1)", "c": "pC@(32,16):(16,1)"}
+    (dup,) = duplicate_findings(placed_mma_kernel(monkeypatch, 64, 16, shift, 0), specs)
+    assert dup.fields["element"] == element
+
+
+def test_up_to_2_to_the_27_products_a_duplicate_is_named_at_its_instruction(monkeypatch) -> None:
+    # 512 x 512 x 512 = 2**27 products: the dense counter (MAX_COUNTERS) still takes the problem, so the
+    # duplicate of an (unaligned, per-element) tile is found at the instruction that repeats it
+    specs = {"a": "pA@(512,512):(512,1)", "b": "pB@(512,512):(512,1)", "c": "pC@(512,512):(512,1)"}
+    text = placed_mma_kernel(monkeypatch, 512, 512, {"A": 512, "C": 512}, 0)
+    (dup,) = duplicate_findings(text, specs)
+    assert dup.fields["element"] == [1, 0, 0]
+    assert dup.fields["line"] == [i + 1 for i, x in enumerate(text.split("\n")) if "mma.sync" in x][1]
+
+
+def test_a_duplicate_within_one_instruction_is_named_at_the_element_repeated_not_the_first_lane() -> None:
+    # rows m = min(lane / 8, 2): lanes 24..31 repeat the products of lanes 16..23, lanes 0..15 are each counted once
+    text = gemm().replace("shr.u32 %r3, %r2, 3;", "shr.u32 %r3, %r2, 3;\nmin.u32 %r3, %r3, 2;")
+    r = check(text)
+    assert r.counterexample["kind"] == "duplicate" and r.counterexample["element"] == [2, 0, 0]
+    assert r.counterexample["line"] == line_of(text, FMA0)

@@ -126,6 +126,7 @@ def test_two_writes_of_different_layouts_each_get_their_own_fit() -> None:
     row, col = table(Layout((8, 4), (4, 1))), table(Layout((8, 4), (1, 8)))
     recs = recovered([row, [x + 32 for x in col]], read=False)
     assert [r.own for r in recs] == [True, True]
+    assert [r.note for r in recs] == ["", ""]  # no pooled fit to differ from: the writes together fit none
     assert_same_function(recs[0], row)
     assert_same_function(recs[1], [x + 32 for x in col], lo=0)  # offsets count from A's first shared element
 
@@ -175,6 +176,20 @@ def test_epochs_beyond_the_k_width_stay_pipeline_stages() -> None:
                     assert int(got[m + 8 * k + 64 * s]) + r.offset == 4 * m + k % 4 + 32 * (k // 4) + 64 * s
 
 
+def test_stages_that_do_not_fill_whole_k_widths_all_stay_pipeline_stages() -> None:
+    """Two epochs cover k 0..7 (two stores each), the last only k 0..3: five bases 32 apart.  The common epoch
+    width is 8 = two k-tiles, but five stages are not whole pairs: none folds into K, all five stay stages."""
+    lo = table(Layout((8, 4), (4, 1)))
+    epochs = [[lo, [x + 32 for x in lo]], [[x + 64 for x in lo], [x + 96 for x in lo]], [[x + 128 for x in lo]]]
+    recs = check_mma(trace(parse_module(kernel_k8(epochs)), block=32), **SPECS_K8).layouts()
+    assert len(recs) == 5
+    for r in recs:
+        assert r.tile == (8, 4, 5) and r.note == "stages 5 x 32"
+        got = np.asarray(r.layout.to_numpy())
+        assert [int(got[m + 8 * k + 32 * s]) + r.offset for s in range(5) for m, k in COORDS] == \
+            [x + 32 * s for s in range(5) for x in lo]
+
+
 def test_a_k_tile_one_element_wide_is_recovered() -> None:
     """A is 32 x 1: every access holds k = 0 only, so the tile is 32 x 1."""
     body = [HEADER, ".visible .entry k(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
@@ -220,3 +235,156 @@ def test_a_tile_copied_twice_in_one_epoch_is_two_copies_each_with_its_base() -> 
         got = np.asarray(r.layout.to_numpy())
         assert [int(got[m + 8 * k + 32 * s]) + r.offset for s in range(2) for m, k in COORDS] == \
             [x + 32 * s for s in range(2) for x in lo]
+
+
+def test_an_instruction_whose_own_accesses_fit_no_layout_says_its_own_reason_not_the_pooled_one() -> None:
+    """Two writes of C (4-byte accumulators): a shuffled st.shared.f32 (no layout fits it) and a st.shared.u16 of
+    each accumulator's low half at a byte 2 mod 4 (not aligned to the element).  The pooled writes fail on the
+    alignment; each instruction then reports why its own accesses fit no layout."""
+    from kernel_dataflow_contract_harness import SPECS as GEMM_SPECS
+    from kernel_dataflow_contract_harness import gemm
+
+    shuffled = list(range(32))
+    random.Random(5).shuffle(shuffled)
+    tail = ("mov.u32 %r41, %tid.x;", *[x.replace("%r1,", "%r41,").replace("%p1", "%p3") for x in lane_table("%r42", shuffled)],
+            "mov.u32 %r43, sm;", "mad.lo.u32 %r44, %r42, 4, %r43;", "st.shared.f32 [%r44], %f31;",
+            "mov.b32 {%h1, %h2}, %f31;", "mad.lo.u32 %r45, %r41, 4, %r43;", "st.shared.u16 [%r45+130], %h1;")
+    text = gemm(tail=tail).replace(".reg .b64 %rd<64>;", ".reg .b64 %rd<64>;\n.shared .align 16 .b8 sm[512];")
+    recs = check_mma(trace(parse_module(text), block=32), **GEMM_SPECS).layouts()
+    assert [(r.opcode, r.matrix, r.layout) for r in recs] == [("st.shared.f32", "C", None), ("st.shared.u16", "C", None)]
+    assert recs[0].note.startswith("no layout of the form Layout or Swizzle o Layout fits its accesses")
+    assert recs[1].note == "elements are not aligned to their size in shared memory"
+
+
+def staged_accumulators(lay: Layout, lanes: str) -> list:
+    """The scalar GEMM's accumulators (lane l: C(l / 8, l % 8)) staged to shared element L(m, n) by the lanes
+    with ``n`` (= lane % 8, %r4) satisfying ``lanes`` (a setp comparison with an immediate, e.g. 'ge 4')."""
+    from kernel_dataflow_contract_harness import SPECS as GEMM_SPECS
+    from kernel_dataflow_contract_harness import gemm
+
+    offsets = [int(lay(m + 4 * n)) for m, n in ((lane // 8, lane % 8) for lane in range(32))]
+    cmp, bound = lanes.split()
+    tail = ("mov.u32 %r41, %tid.x;", *[x.replace("%r1,", "%r41,").replace("%p1", "%p3") for x in lane_table("%r42", offsets)],
+            "mov.u32 %r43, sm;", "mad.lo.u32 %r44, %r42, 4, %r43;", f"setp.{cmp}.u32 %p4, %r4, {bound};",
+            "@%p4 st.shared.f32 [%r44], %f31;")
+    text = gemm(tail=tail).replace(".reg .b64 %rd<64>;", ".reg .b64 %rd<64>;\n.shared .align 16 .b8 sm[256];")
+    return check_mma(trace(parse_module(text), block=32), **GEMM_SPECS).layouts()
+
+
+def test_a_c_tile_staged_from_column_4_on_is_recovered_over_its_own_columns() -> None:
+    """Only C's columns n = 4..7 are staged: the tile is 4 x 4 from column 4, (m, n - 4) -> L(m, n) (less the least
+    offset: offsets count from C's first shared element)."""
+    lay = Layout((4, 8), (8, 1))
+    (r,) = staged_accumulators(lay, "ge 4")
+    assert (r.matrix, r.tile) == ("C", (4, 4)) and r.layout is not None, r.note
+    got = np.asarray(r.layout.to_numpy())
+    want = [int(lay(m + 4 * n)) for m in range(4) for n in range(4, 8)]
+    assert [int(got[m + 4 * (n - 4)]) + r.offset for m in range(4) for n in range(4, 8)] == [x - min(want) for x in want]
+
+
+def test_a_c_tile_two_columns_wide_is_a_two_column_tile() -> None:
+    lay = Layout((4, 8), (1, 4))
+    (r,) = staged_accumulators(lay, "lt 2")
+    assert (r.matrix, r.tile) == ("C", (4, 2)) and r.layout is not None, r.note
+    got = np.asarray(r.layout.to_numpy())
+    assert [int(got[m + 4 * n]) + r.offset for m in range(4) for n in range(2)] == \
+        [int(lay(m + 4 * n)) for m in range(4) for n in range(2)]
+
+
+def test_an_a_tile_of_rows_8_to_15_is_recovered_over_its_own_rows() -> None:
+    """A is 16 x 4 and the kernel reads rows 8..15 (its pointer 8 rows on): the tile is 8 x 4 from row 8."""
+    lay = Layout((8, 4), (1, 8))
+    offsets = table(lay)
+    text = kernel([offsets]).replace("ld.param.u64 %rd1, [pA];", "ld.param.u64 %rd1, [pA];\nadd.s64 %rd1, %rd1, 64;")
+    recs = check_mma(trace(parse_module(text), block=32), **{**SPECS, "a": "pA@(16,4):(4,1)", "c": "pC@(16,8):(8,1)"}).layouts()
+    assert [(r.matrix, r.tile) for r in recs] == [("A", (8, 4)), ("A", (8, 4))]
+    for r in recs:
+        assert_same_function(r, offsets)
+
+
+def test_an_a_tile_two_rows_high_is_a_two_row_tile() -> None:
+    """A is 2 x 16: thread t holds A(t % 2, t / 2) and writes it to shared L(m, k)."""
+    lay = Layout((2, 16), (16, 1))
+    coords = [(t % 2, t // 2) for t in range(32)]
+    offsets = [int(lay(m + 2 * k)) for m, k in coords]
+    text = kernel([offsets]).replace("and.b32 %r2, %r1, 7;", "and.b32 %r2, %r1, 1;") \
+        .replace("shr.u32 %r3, %r1, 3;", "shr.u32 %r3, %r1, 1;").replace("mad.lo.u32 %r4, %r2, 4, %r3;", "mad.lo.u32 %r4, %r2, 16, %r3;")
+    specs = {"a": "pA@(2,16):(16,1)", "b": "pB@(16,8):(8,1)", "c": "pC@(2,8):(8,1)"}
+    recs = check_mma(trace(parse_module(text), block=32), **specs).layouts()
+    assert [(r.matrix, r.tile) for r in recs] == [("A", (2, 16)), ("A", (2, 16))]
+    for r in recs:
+        got = np.asarray(r.layout.to_numpy())
+        assert [int(got[m + 2 * k]) + r.offset for m, k in coords] == offsets
+
+
+@pytest.mark.parametrize("copies", [[1, 2], [2, 1], [2, 2], [1, 3]], ids=str)
+def test_copies_of_a_tile_in_successive_epochs_each_keep_their_own_base(copies: list[int]) -> None:
+    """Epoch e writes the 8 x 4 tile ``copies[e]`` times, copy j at L + 96 e + 32 j (one store each): every store
+    is recovered as L at its own offset from the writes' pooled fit, however many copies the epochs before held."""
+    lo = table(Layout((8, 4), (4, 1)))
+    store = "st.shared.u16 [%r7], %h1;"
+    parts = kernel([[x + 96 * e for x in lo] for e in range(len(copies))], read=False).split(store)
+    text = parts[0]
+    for e, count in enumerate(copies):
+        text += store + "".join(f"\nst.shared.u16 [%r7+{64 * j}], %h1;" for j in range(1, count)) + parts[e + 1]
+    recs = check_mma(trace(parse_module(text), block=32), **SPECS).layouts()
+    assert [r.offset for r in recs] == [96 * e + 32 * j for e, count in enumerate(copies) for j in range(count)]
+    for r in recs:
+        assert r.layout == Layout((8, 4), (4, 1)) and not r.own and len(r.lines) == sum(copies)
+
+
+def test_a_half_tile_in_one_epoch_does_not_shift_the_copies_of_the_next() -> None:
+    """Epoch 0 writes only k = 0, 1 of the tile (threads 0..15), epoch 1 the whole tile twice (L + 96 and L + 128):
+    copies are counted per epoch, so each of epoch 1's stores keeps one base however epoch 0 covered the tile."""
+    lo = table(Layout((8, 4), (4, 1)))
+    store = "st.shared.u16 [%r7], %h1;"
+    first, second, rest = kernel([lo, [x + 96 for x in lo]], read=False).split(store)
+    text = first + "setp.lt.u32 %p2, %r1, 16;\n@%p2 " + store + second + store + "\nst.shared.u16 [%r7+64], %h1;" + rest
+    recs = check_mma(trace(parse_module(text), block=32), **SPECS).layouts()
+    assert [r.offset for r in recs] == [0, 96, 128]
+    for r in recs:
+        assert r.layout == Layout((8, 4), (4, 1)) and not r.own
+
+
+def test_k_tiles_of_one_epoch_are_counted_apart_when_they_cover_the_tile_unevenly() -> None:
+    """One epoch of the 8 x 8 A: k-tile 0 (k 0..3) written only for k 0, 1 (threads 0..15) at L, k-tile 1 written
+    whole twice, at L + 32 and L + 96: each store keeps its own base."""
+    lo = table(Layout((8, 4), (4, 1)))
+    store = "st.shared.u16 [%r7], %h1;"
+    first, second, rest = kernel_k8([[lo, [x + 32 for x in lo]]]).split(store)
+    text = first + "setp.lt.u32 %p2, %r1, 16;\n@%p2 " + store + second + store + "\nst.shared.u16 [%r7+128], %h1;" + rest
+    recs = check_mma(trace(parse_module(text), block=32), **SPECS_K8).layouts()
+    assert [r.offset for r in recs] == [0, 32, 96]
+    for r in recs:
+        assert r.layout == Layout((8, 4), (4, 1)) and r.tile == (8, 4) and not r.own
+
+
+def test_a_b_tile_stored_beside_a_is_recovered_as_b_not_as_a() -> None:
+    """Thread t also loads B's element (k, n) = (t / 8, t % 8) (row-major 4 x 8, so at t) and stores it to shared
+    element 256 + t: that store is B's, (n, k) -> n + 8 k in CuTe's (N, K) order; the A store stays A's."""
+    lay = Layout((8, 4), (4, 1))
+    text = kernel([table(lay)], read=False).replace(
+        "st.shared.u16 [%r7], %h1;",
+        "st.shared.u16 [%r7], %h1;\nld.param.u64 %rd4, [pB];\nmul.wide.u32 %rd5, %r1, 2;\nadd.s64 %rd6, %rd4, %rd5;\n"
+        "ld.global.u16 %h2, [%rd6];\nmad.lo.u32 %r8, %r1, 2, %r6;\nst.shared.u16 [%r8+512], %h2;")
+    recs = check_mma(trace(parse_module(text), block=32), **SPECS).layouts()
+    assert [(r.matrix, r.tile) for r in recs] == [("A", (8, 4)), ("B", (8, 4))]
+    assert_same_function(recs[0], table(lay))
+    got = np.asarray(recs[1].layout.to_numpy())
+    assert [int(got[n + 8 * k]) + recs[1].offset for k in range(4) for n in range(8)] == list(range(32))
+
+
+def test_a_swizzled_write_of_half_the_tile_keeps_its_base_as_offset() -> None:
+    """Swizzle(2,0,3) o (8,4):(4,1) written whole at base 0, only for k = 2, 3 (threads 16..31) at base 32, and whole
+    at base 96 (uneven bases: no stage mode): the half write's offset is its base, 32, although it never touches the
+    coordinates the swizzle maps to 0."""
+    sw = Swizzle(2, 0, 3)
+    lo = [int(sw(x)) for x in table(Layout((8, 4), (4, 1)))]
+    store = "st.shared.u16 [%r7], %h1;"
+    first, second, third, rest = kernel([lo, [x + 32 for x in lo], [x + 96 for x in lo]], read=False).split(store)
+    text = first + store + second + "setp.ge.u32 %p2, %r1, 16;\n@%p2 " + store + third + store + rest
+    recs = check_mma(trace(parse_module(text), block=32), **SPECS).layouts()
+    assert [r.offset for r in recs] == [0, 32, 96]
+    for r in recs:
+        assert isinstance(r.layout, ComposedLayout) and not r.own
+        assert_same_function(r, [x + r.offset for x in lo], lo=0)

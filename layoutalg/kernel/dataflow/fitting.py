@@ -48,7 +48,9 @@ def _references(instance: np.ndarray) -> np.ndarray:
 
 
 def _group_modes(strides: list[int], mode_bits: list[int]) -> Layout:
-    """The layout with bit strides ``strides``: consecutive bits of a mode whose strides continue merge."""
+    """The layout with bit strides ``strides``: consecutive bits of a mode whose strides continue merge
+    (``d, 2d`` into ``(4):(d)``; zero strides into one broadcast mode, as CuTe's coalesce and the swizzle
+    layer's ``from_f2`` group them)."""
     shapes: list[Any] = []
     out: list[Any] = []
     j = 0
@@ -56,7 +58,7 @@ def _group_modes(strides: list[int], mode_bits: list[int]) -> Layout:
         ext: list[int] = []
         st: list[int] = []
         for s in strides[j:j + nb]:
-            if ext and st[-1] * ext[-1] == s and s != 0:
+            if ext and st[-1] * ext[-1] == s:
                 ext[-1] *= 2
             else:
                 ext.append(2)

@@ -1,5 +1,7 @@
-"""Every (m, n, k) product counted once: per mma tile when the tiles are aligned, else per element
-(a dense counter up to ``MAX_COUNTERS`` products, sorted keys beyond); a second count refutes."""
+"""Every (m, n, k) product counted once: per mma tile while every product so far came in aligned tiles of
+one shape, else per element (a dense counter up to ``MAX_COUNTERS`` products, sorted keys beyond, checked at
+the end); a second count refutes.  Switching from tiles to elements carries the tile counts over (as dense
+counts, or as every counted tile's products among the sorted keys)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ class ProductCounts(CheckerBase):
         mt, nt, kt = shape
         self.products += int(m0.size)
         aligned = ((m0 % mt == 0) & (n0 % nt == 0) & (k0 % kt == 0) & (m0 >= 0) & (n0 >= 0) & (k0 >= 0)).all()
-        if aligned and self.tile_shape in (None, shape) and self.elem_counts is None:
+        if aligned and self.tile_shape in (None, shape) and self.elem_counts is None and not self.elem_keys:
             if self.tile_counts is None:
                 self.tile_shape = shape
                 dims = (-(-self.M // mt), -(-self.N // nt), -(-self.K // kt))
@@ -64,10 +66,21 @@ class ProductCounts(CheckerBase):
             self._duplicate(op, key // (self.N * self.K), (key // self.K) % self.N, key % self.K)
 
     def _tiles_to_elements(self) -> None:
+        """The tile counts as per-element counts: dense up to ``MAX_COUNTERS`` products, else each counted
+        tile's products (inside the problem) as sorted keys, once per count."""
         assert self.tile_counts is not None and self.tile_shape is not None
         mt, nt, kt = self.tile_shape
-        full = np.repeat(np.repeat(np.repeat(self.tile_counts, mt, 0), nt, 1), kt, 2)[:self.M, :self.N, :self.K]
-        self.elem_counts = np.ascontiguousarray(full).astype(np.uint8).reshape(-1)
+        if self.M * self.N * self.K <= MAX_COUNTERS:
+            full = np.repeat(np.repeat(np.repeat(self.tile_counts, mt, 0), nt, 1), kt, 2)[:self.M, :self.N, :self.K]
+            self.elem_counts = np.ascontiguousarray(full).astype(np.uint8).reshape(-1)
+        else:
+            tiles = np.flatnonzero(self.tile_counts)
+            tiles = np.repeat(tiles, self.tile_counts.reshape(-1)[tiles])
+            ti, tj, tk = np.unravel_index(tiles, self.tile_counts.shape)
+            mm, nn, kk = (x.reshape(-1) for x in np.meshgrid(np.arange(mt), np.arange(nt), np.arange(kt), indexing="ij"))
+            m, n, k = ((t[:, None] * w + x[None]).reshape(-1) for t, w, x in ((ti, mt, mm), (tj, nt, nn), (tk, kt, kk)))
+            inside = (m < self.M) & (n < self.N) & (k < self.K)
+            self.elem_keys.append(((m * self.N + n) * self.K + k)[inside])
         self.tile_counts = None
 
     def _duplicate(self, op: Any, mm: int, nn: int, kk: int) -> None:

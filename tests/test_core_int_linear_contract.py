@@ -7,7 +7,7 @@ import random
 
 import sympy
 
-from layoutalg.core.int_linear import RowSpace
+from layoutalg.core.int_linear import RowSpace, solve_integer
 
 
 def test_equations_fixing_an_unknown_at_a_half_fix_a_fraction() -> None:
@@ -47,3 +47,9 @@ def test_fixes_a_fraction_iff_the_unique_rational_solution_is_not_all_integers()
             assert space.fixes_a_fraction(active) == expected, (rows, rhs)
             seen[expected] += 1
     assert min(seen.values()) >= 20  # both answers exercised
+
+
+def test_solve_integer_sets_an_unknown_no_equation_fixes_to_0() -> None:
+    assert solve_integer([], [], 3) == [0, 0, 0]
+    assert solve_integer([[2, 0, 0]], [6], 3) == [3, 0, 0]
+    assert solve_integer([[2, 0, 0], [4, 0, 0]], [6, 12], 3) == [3, 0, 0]  # a dependent second row

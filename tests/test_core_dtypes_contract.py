@@ -139,3 +139,11 @@ def test_an_object_naming_its_dtype_only_by_str_reads_as_that_dtype() -> None:
 def test_an_object_that_names_nothing_is_refused_as_not_an_element_type(obj: object) -> None:
     with pytest.raises(LayoutError, match="is not an element type"):
         dtype(obj)
+
+
+def test_an_unknown_name_lists_up_to_four_nearest_names_closest_first() -> None:
+    with pytest.raises(LayoutError, match="unknown dtype 'e4m4'; nearest: ") as err:
+        dtype("e4m4")  # six spellings are close (e4m3, e5m2, e3m2, e8m0, fp8_e4m3, ...): four are listed
+    nearest = str(err.value).split("nearest: ")[1].split(";")[0].split(", ")
+    assert len(nearest) == 4 and nearest[0] == "e4m3"
+    assert all(dtype(name) for name in nearest)  # each is a name dtype() accepts

@@ -72,3 +72,14 @@ def test_left_inverse_of_a_chained_layout_is_the_documented_formula_and_a_left_i
         left = left_inverse(a)
         assert la.coalesce(left) == _documented_left_inverse(a), a
         assert all(left(a(i)) == i for i in range(a.size())), a
+
+
+def test_a_search_of_exactly_the_work_bound_is_run_and_one_offset_more_is_refused_at_once() -> None:
+    from layoutalg.core.left_inverse_search import WORK_LIMIT
+    from layoutalg.errors import CompositionError
+
+    half = WORK_LIMIT // 2  # (2, half):(3, 2) is injective, its strides do not chain
+    with pytest.raises(CompositionError, match="the search for a left inverse passed its bound"):
+        left_inverse(Layout((2, half), (3, 2)))
+    with pytest.raises(CompositionError, match=f"a search over its {WORK_LIMIT + 2} offsets would pass"):
+        left_inverse(Layout((2, half + 1), (3, 2)))

@@ -83,3 +83,11 @@ def test_a_search_of_exactly_the_work_bound_is_run_and_one_offset_more_is_refuse
         left_inverse(Layout((2, half), (3, 2)))
     with pytest.raises(CompositionError, match=f"a search over its {WORK_LIMIT + 2} offsets would pass"):
         left_inverse(Layout((2, half + 1), (3, 2)))
+
+
+@pytest.mark.parametrize("shape, stride", [((4, 2), (1, 8)), ((2, 2), (2, 4)), ((2, 4), (4, 1))], ids=str)
+def test_right_inverse_of_a_flat_layout_is_pycutes(shape: tuple[int, ...], stride: tuple[int, ...]) -> None:
+    import pycute
+
+    ref = pycute.right_inverse(pycute.Layout(shape, stride))  # 4:1, then 1:0 (no stride-1 mode), then (4,2):(2,1)
+    assert la.right_inverse(Layout(shape, stride)) == Layout(ref.shape, ref.stride)

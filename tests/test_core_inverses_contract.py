@@ -91,3 +91,22 @@ def test_right_inverse_of_a_flat_layout_is_pycutes(shape: tuple[int, ...], strid
 
     ref = pycute.right_inverse(pycute.Layout(shape, stride))  # 4:1, then 1:0 (no stride-1 mode), then (4,2):(2,1)
     assert la.right_inverse(Layout(shape, stride)) == Layout(ref.shape, ref.stride)
+
+
+@pytest.mark.parametrize("a, n", [
+    (Layout((6, 2), (1, 100)), 8), (Layout((4, 3), (1, 100)), 9), (Layout((5, 3), (1, 100)), 12),
+    (Layout((2, 5), (1, 100)), 9), (Layout((4, 2, 2), (1, 7, 5)), 12),
+], ids=str)
+def test_max_common_vector_where_a_o_rb_is_no_layout_is_the_largest_dividing_agreeing_prefix(a: Layout, n: int) -> None:
+    from layoutalg.errors import CompositionError
+
+    b = Layout(n, 1)  # right_inverse(B) is n:1, so A(R(i)) == i reads A(i) == i
+    with pytest.raises(CompositionError):
+        la.composition(a, la.right_inverse(b))  # the prefix is read off the values
+    want = max(v for v in range(1, n + 1) if n % v == 0 and all(a(i) == i for i in range(v)))
+    assert la.max_common_vector(a, b) == want
+    assert la.max_common_layout(a, b) == la.composition(Layout(n, 1), Layout(want, 1))
+
+
+def test_max_common_layout_without_a_common_stride_1_vector_is_1_to_0() -> None:
+    assert la.max_common_layout(Layout(4, 2), Layout(4, 1)) == Layout(1, 0)

@@ -4,6 +4,7 @@ and symbolic inputs routed to the symbolic algebra.  Truths come from the defini
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -278,3 +279,61 @@ def test_logical_product_of_an_extent_one_layout_is_cutes(stride: int) -> None:
         p = pycute.logical_product(pycute.Layout(1, stride), pycute.Layout(shape, tstride))
         got = la.logical_product(la.Layout(1, stride), la.Layout(shape, tstride))
         assert got == la.Layout(p.shape, p.stride), (stride, shape, tstride)
+
+
+# --- refuted_injective: the product fast path's "complement refuses by the first chain break" ----------------------
+
+def _superincreasing_layouts() -> list[la.Layout]:
+    """Flat layouts whose sorted strides each exceed the largest offset of the modes below (so injective), in
+    either mode order."""
+    found = []
+    for s0, s1, s2 in itertools.product((2, 3), (2, 3), (1, 2)):
+        for d0 in (1, 2, 3):
+            for d1 in range((s0 - 1) * d0 + 1, 13):
+                span = (s0 - 1) * d0 + (s1 - 1) * d1
+                for d2 in ([span + 1, span + 2] if s2 > 1 else [0]):
+                    found.append(la.Layout((s0, s1, s2), (d0, d1, d2)))
+                    found.append(la.Layout((s1, s0), (d1, d0)))
+    return found
+
+
+def test_refuted_injective_is_exactly_a_first_chain_break_refusal_for_a_superincreasing_layout() -> None:
+    from layoutalg.core.complement import refuted_injective, sorted_modes
+
+    seen = {True: 0, False: 0}
+    for a in _superincreasing_layouts():
+        for m in (2, 3, 5, 8, 13, 21, 34):
+            try:
+                complement(a, m)
+                by_first_break = False
+            except la.CompositionError as err:
+                by_first_break = "which breaks the divisor chain" in str(err)
+            assert refuted_injective(sorted_modes(a), m) == by_first_break, (a, m)
+            seen[by_first_break] += 1
+    assert min(seen.values()) >= 100
+
+
+def test_refuted_injective_never_vouches_for_a_layout_reaching_an_offset_twice() -> None:
+    from layoutalg.core.complement import refuted_injective, sorted_modes
+
+    a = la.Layout((2, 2, 2), (1, 3, 4))  # offsets 0 + 4 and 1 + 3 are both 4; its chain breaks at 3 (c = 1, t = 2)
+    assert a(3) == a(4) == 4
+    assert not refuted_injective(sorted_modes(a), 16)
+    with pytest.raises(la.NotInjectiveError):
+        complement(a, 16)
+
+
+def test_an_unchained_layout_gets_cutes_complement_where_it_is_one() -> None:
+    # (2,2):(1,11) breaks its chain at 11 = 1 + 10, but 10 >= M: CuTe's 5:2 covers [0, 10) with A's 0 and 1
+    # (4 + 5 offsets < 10 <= 4 * 5, the pair's product of sizes)
+    a = la.Layout((2, 2), (1, 11))
+    assert complement(a, 10) == la.Layout(5, 2) == _pycute_complement((2, 2), (1, 11), 10)
+    assert _is_complement(a, la.Layout(5, 2), 10)
+
+
+def test_past_the_greedy_walk_limit_cutes_complement_is_checked_and_returned() -> None:
+    from layoutalg.core.complement import GREEDY_LIMIT
+
+    big = GREEDY_LIMIT + 1  # (2,2):(1,big): m + max offset passes the forced walk's limit
+    assert complement(la.Layout((2, 2), (1, big)), 10) == la.Layout(big // 2, 2) == _pycute_complement((2, 2), (1, big), 10)
+

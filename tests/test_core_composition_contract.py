@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from layoutalg.core.int_tuple import flatten
 from layoutalg.core.layout import Layout
 from layoutalg.errors import CompositionError, ShapeError
 
@@ -175,3 +176,39 @@ def test_a_singleton_mode_that_is_no_layout_is_refused_naming_its_position() -> 
     # A = (2,2):(2,8) is x -> 2(x%2) + 8(x//2); mode 1 (3,):(3,) reads A(0), A(3), A(6) = 0, 10, 24
     with pytest.raises(CompositionError, match=r"mode 1 is not a layout \(its values 0, 10, 24 do not follow"):
         composition(Layout((2, 2), (2, 8)), Layout((2, (3,)), (4, (3,))))
+
+
+_TWO_MODE_AS = [Layout((4, 2), (1, 8)), Layout((2, 3), (3, 1)), Layout((3, 4), (2, 12))]
+_SMALL_TILERS = [Layout(s, r) for s in (1, 2, 3, 4) for r in (0, 1, 2, 3)] + [
+    Layout((2, 1, 2), (1, 5, 4)), Layout((1, 3), (7, 1)), Layout((2, 2), (0, 1)), Layout((1, 1), (7, 5)),
+    Layout((3, 2), (0, 0))]
+
+
+@pytest.mark.parametrize("a", _TWO_MODE_AS, ids=str)
+def test_a_two_mode_a_composed_with_a_small_tiler_is_a_of_b_and_a_stride_0_tiler_itself(a: Layout) -> None:
+    for b in _SMALL_TILERS:
+        try:
+            got = composition(a, b)
+        except CompositionError:
+            continue
+        assert got.size() == b.size(), (a, b)
+        assert [got(i) for i in range(b.size())] == [a(b(i)) for i in range(b.size())], (a, b)
+        if set(flatten(b.stride)) == {0}:  # CuTe's shortcut for a stride-0 B: B itself
+            assert got == b, (a, b)
+
+
+def test_a_linear_a_scales_a_size_1_tiler_as_pycute_does() -> None:
+    import pycute
+
+    ref = pycute.composition(pycute.Layout(8, 2), pycute.Layout(1, 3))
+    assert composition(Layout(8, 2), Layout(1, 3)) == Layout(ref.shape, ref.stride) == Layout(1, 6)
+
+
+def test_a_synthesised_result_keeps_bs_additive_nested_modes_and_singletons() -> None:
+    # A = (3,2):(1,10) is x -> x%3 + 10(x//3): B's first mode (2,3):(1,2) needs synthesis (read: (3,2):(1,10));
+    # mode (2,2):(6,12) reads A(6k) = 20k, additive over its sub-modes, so it stays (2,2):(20,40); the singleton
+    # (2,):(24,) reads A(24) = 80 and stays a 1-tuple
+    b = Layout(((2, 3), (2, 2), (2,)), ((1, 2), (6, 12), (24,)))
+    r = composition(Layout((3, 2), (1, 10)), b)
+    assert [r(i) for i in range(b.size())] == _values((3, 2), (1, 10), b)
+    assert r == Layout(((3, 2), (2, 2), (2,)), ((1, 10), (20, 40), (80,)))

@@ -86,3 +86,27 @@ def test_a_list_of_tilers_multiplies_by_mode_like_a_tuple() -> None:
 def test_a_tiler_of_no_accepted_type_is_refused_naming_what_was_given(tiler: object) -> None:
     with pytest.raises(ShapeError, match="logical_product tiler must be a Layout, an int, None or a tuple of tilers"):
         la.logical_product(la.Layout(4, 1), tiler)
+
+
+def test_an_index_like_tiler_without_ndim_is_the_tiler_n_to_one() -> None:
+    class Four:  # operator.index() gives 4; no numpy ``ndim`` attribute
+        def __index__(self) -> int:
+            return 4
+
+    assert la.logical_divide(la.Layout(16, 1), Four()) == la.logical_divide(la.Layout(16, 1), 4)
+    assert la.logical_divide(la.Layout(16, 1), 4) == la.Layout((4, 4), (1, 4))
+
+
+def test_a_none_entry_of_a_zipped_divide_tiler_divides_like_a_tile_of_the_whole_mode() -> None:
+    a = la.Layout((4, 6), (1, 4))
+    whole = la.zipped_divide(a, (la.Layout(2, 1), la.Layout(6, 1)))  # mode 1 tiled by all of it: rest 1:0
+    assert la.zipped_divide(a, (la.Layout(2, 1), None)) == whole == la.Layout(((2, 6), (2, 1)), ((1, 4), (2, 0)))
+
+
+@pytest.mark.parametrize("tiler", [Layout(3, 0), Layout(3, -1), Layout(3, -2), Layout((2, 3), (0, -1)),
+                                   Layout(((2, 2), 3), ((1, 2), 4))], ids=str)
+def test_logical_product_by_a_non_positive_or_nested_tiler_is_its_definition(tiler: Layout) -> None:
+    # (A, complement(A, size(A) * cosize(B)) o B), from the library's own complement, cosize and composition
+    a = Layout(4, 1)
+    rest = la.composition(la.complement(a, a.size() * tiler.cosize()), tiler)
+    assert logical_product(a, tiler) == Layout((a.shape, rest.shape), (a.stride, rest.stride))

@@ -110,3 +110,40 @@ def test_an_object_whose_own_name_or_str_fails_is_refused_as_a_layout_error(obj:
         dtype(obj)
     with pytest.raises(LayoutError):
         dtype_bits(obj)
+
+
+def test_library_prefixed_names_read_as_the_bare_name() -> None:
+    assert dtype("torch.float16") is dtype("float16") is dtype("f16")
+    assert dtype("cutlass.cute.Float32") is dtype("f32")
+    assert dtype("cute.cutlass.Float16") is dtype("cute::cutlass::half_t") is dtype("f16")  # dropped in any order
+
+
+class _StrOnly:  # a foreign dtype object that only says its name through str()
+    def __str__(self) -> str:
+        return "bfloat16"
+
+
+class _NumericName:  # a .name that is not a string does not name the dtype; str() does
+    name = 5
+
+    def __str__(self) -> str:
+        return "float32"
+
+
+def test_an_object_naming_its_dtype_only_by_str_reads_as_that_dtype() -> None:
+    assert dtype(_StrOnly()) is dtype("bf16")
+    assert dtype(_NumericName()) is dtype("f32")
+
+
+@pytest.mark.parametrize("obj", [object(), None, True], ids=["default repr", "None", "bool"])
+def test_an_object_that_names_nothing_is_refused_as_not_an_element_type(obj: object) -> None:
+    with pytest.raises(LayoutError, match="is not an element type"):
+        dtype(obj)
+
+
+def test_an_unknown_name_lists_up_to_four_nearest_names_closest_first() -> None:
+    with pytest.raises(LayoutError, match="unknown dtype 'e4m4'; nearest: ") as err:
+        dtype("e4m4")  # six spellings are close (e4m3, e5m2, e3m2, e8m0, fp8_e4m3, ...): four are listed
+    nearest = str(err.value).split("nearest: ")[1].split(";")[0].split(", ")
+    assert len(nearest) == 4 and nearest[0] == "e4m3"
+    assert all(dtype(name) for name in nearest)  # each is a name dtype() accepts

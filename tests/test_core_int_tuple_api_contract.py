@@ -62,6 +62,8 @@ def test_prefix_product_with_a_nested_tuple_init_starts_each_mode_at_its_own_val
 def test_prefix_product_with_a_tuple_init_refuses_a_non_integer_leaf_naming_it() -> None:
     with pytest.raises(ShapeError, match=r"prefix_product shape\[1\]"):
         api.prefix_product((2, 2.5), (1, 10))
+    with pytest.raises(ShapeError, match=r"prefix_product shape\[0\]"):
+        api.prefix_product((2.5,), (1,))  # no int mode beside it
 
 
 def test_prefix_product_accepts_the_deepest_nesting_and_refuses_one_level_more() -> None:
@@ -132,3 +134,35 @@ def test_fast_paths_refuse_an_integer_past_4096_bits_like_the_validating_path() 
     with pytest.raises(CoordinateError, match=r"crd2idx coordinate\[1\] has 4097 bits"):
         api.crd2idx((0, big), (2, 3))
     assert api.prefix_product((2, big - 1)) == (1, 2)
+
+
+_BIG = 1 << 4096  # one bit past the limit, either sign
+
+
+@pytest.mark.parametrize("sign", [1, -1], ids=["positive", "negative"])
+@pytest.mark.parametrize("shape, init", [
+    ("B", 1), (3, "B"), ((2, "B"), 1), (((2, "B"),), 1), ((2, 3), ("B", 1)), (((2, "B"), 3), (1, 1)),
+    (("B", 3), (1, 1)), (((4,),), (("B",),)), ((("B",),), ((1,),)), ((("B",), 3), (1, 1)),
+], ids=str)
+def test_prefix_product_refuses_a_4097_bit_leaf_or_init_at_every_position(shape: Any, init: Any, sign: int) -> None:
+    def fill(x: Any) -> Any:
+        return sign * _BIG if x == "B" else tuple(fill(y) for y in x) if isinstance(x, tuple) else x
+
+    with pytest.raises(ShapeError, match="has 4097 bits"):
+        api.prefix_product(fill(shape), fill(init))
+
+
+@pytest.mark.parametrize("shape, init", [
+    (_nest(3, MAX_DEPTH + 1), _nest(1, MAX_DEPTH + 1)),  # a tuple init nested as deep as the shape
+    ((2, _nest(3, MAX_DEPTH)), (1, (1,))),  # a tuple init's mode that is itself a tuple
+    ((2, (2, _nest(3, MAX_DEPTH - 1))), (1, 1)),  # an int init's mode holding a nested leaf
+], ids=["deep init", "tuple mode init", "nested leaf under an int init"])
+def test_prefix_product_with_a_tuple_init_refuses_nesting_past_64_levels(shape: Any, init: Any) -> None:
+    with pytest.raises(ShapeError, match="nested more than 64 levels"):
+        api.prefix_product(shape, init)
+
+
+@pytest.mark.parametrize("crd, shape", [((1, 2, 3), (4, 4)), ((1, 2), 4)], ids=["rank 3 for rank 2", "tuple for int"])
+def test_crd2idx_refuses_a_coordinate_tree_that_does_not_follow_the_shape(crd: Any, shape: Any) -> None:
+    with pytest.raises(CoordinateError, match="crd2idx coordinate .* does not match the rank of shape"):
+        api.crd2idx(crd, shape, api.prefix_product(shape))

@@ -111,3 +111,16 @@ def test_elem_scale_multiplies_each_int_of_a_by_the_size_of_the_matching_mode_of
     assert it.elem_scale(3, (2, 4)) == 24
     assert it.elem_scale((3, 2), (4, (2, 5))) == (12, 20)
     assert it.elem_scale(((1, 2), 5), ((3, 7), 1)) == ((3, 14), 5)
+
+
+def test_weakly_congruent_answers_false_for_a_tuple_against_an_int() -> None:
+    assert it.weakly_congruent(6, (2, 3)) is True  # an int may stand for any subtree
+    assert it.weakly_congruent((2, 3), 6) is False  # a tuple cannot stand for an int
+    assert it.weakly_congruent(((2, 3), 4), (6, 4)) is False
+
+
+def test_index_digits_lists_the_leaves_a_value_depends_on_skipping_stride_0_and_inner_extent_1() -> None:
+    shape, stride = (2, 1, (3, 4), 1), (5, 7, (0, 2), 9)
+    # leaves 2:5 (running 1), 1:7 (skipped: extent 1, not last), 3:0 (skipped: stride 0), 4:2 (running 6),
+    # 1:9 (last: kept, its digit is i // 24, CuTe's extension past size)
+    assert list(it.index_digits(shape, stride)) == [(1, 2, 5, False), (6, 4, 2, False), (24, 1, 9, True)]

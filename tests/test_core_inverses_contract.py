@@ -3,8 +3,11 @@ negative one is named with its extent), and on its domain L(A(i)) == i holds by 
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
+import layoutalg as la
 from layoutalg.core.inverses import left_inverse
 from layoutalg.core.layout import Layout
 from layoutalg.errors import LayoutError
@@ -22,3 +25,88 @@ def test_left_inverse_refuses_a_negative_stride_naming_it_and_its_extent(layout:
 def test_left_inverse_sends_every_offset_back_to_its_index(layout: Layout) -> None:
     inverse = left_inverse(layout)
     assert [inverse(layout(i)) for i in range(layout.size())] == list(range(layout.size()))
+
+
+def test_left_inverse_skips_stride_0_modes_as_its_docstring_example_says() -> None:
+    a = Layout((2, 4, 8), (32, 0, 2))
+    left = left_inverse(a)
+    assert left == Layout((2, 16, 2), (0, 8, 1))
+    assert all(a(left(a(i))) == a(i) for i in range(a.size()))  # the generalized left inverse
+
+
+def test_left_inverse_of_a_shape_is_that_of_its_compact_layout() -> None:
+    assert left_inverse((4, 2)) == left_inverse(Layout((4, 2))) == Layout(8, 1)  # type: ignore[arg-type]
+
+
+def _chained_layouts() -> list[Layout]:
+    """Injective flat layouts whose sorted strides chain (each a multiple of the span below it), modes in any order."""
+    found = []
+    for s0, s1, s2 in itertools.product((2, 3), (2, 4), (1, 2)):
+        for d0 in (1, 2, 3):
+            for k1 in (1, 2):
+                d1 = s0 * d0 * k1
+                for k2 in (1, 3):
+                    d2 = s1 * d1 * k2
+                    for perm in itertools.permutations(range(3)):
+                        modes = [(s0, d0), (s1, d1), (s2, d2)]
+                        found.append(Layout(tuple(modes[p][0] for p in perm), tuple(modes[p][1] for p in perm)))
+    return found
+
+
+def _documented_left_inverse(a: Layout) -> Layout:
+    """The docstring's formula: coalesce(A)'s modes sorted by stride d1 < ... < dn, index strides jk:
+    (d1, d2/d1, ..., dn/d(n-1), sn) : (0, j1, ..., j(n-1), jn), coalesced."""
+    c = la.coalesce(a)
+    shape, stride = (c.shape, c.stride) if isinstance(c.shape, tuple) else ((c.shape,), (c.stride,))
+    index = [1]
+    for e in shape[:-1]:
+        index.append(index[-1] * e)
+    modes = sorted((d, s, j) for s, d, j in zip(shape, stride, index))
+    extents = [modes[0][0]] + [modes[k][0] // modes[k - 1][0] for k in range(1, len(modes))] + [modes[-1][1]]
+    strides = [0] + [j for _, _, j in modes]
+    return la.coalesce(Layout(tuple(extents), tuple(strides)))
+
+
+def test_left_inverse_of_a_chained_layout_is_the_documented_formula_and_a_left_inverse() -> None:
+    for a in _chained_layouts():
+        left = left_inverse(a)
+        assert la.coalesce(left) == _documented_left_inverse(a), a
+        assert all(left(a(i)) == i for i in range(a.size())), a
+
+
+def test_a_search_of_exactly_the_work_bound_is_run_and_one_offset_more_is_refused_at_once() -> None:
+    from layoutalg.core.left_inverse_search import WORK_LIMIT
+    from layoutalg.errors import CompositionError
+
+    half = WORK_LIMIT // 2  # (2, half):(3, 2) is injective, its strides do not chain
+    with pytest.raises(CompositionError, match="the search for a left inverse passed its bound"):
+        left_inverse(Layout((2, half), (3, 2)))
+    with pytest.raises(CompositionError, match=f"a search over its {WORK_LIMIT + 2} offsets would pass"):
+        left_inverse(Layout((2, half + 1), (3, 2)))
+
+
+@pytest.mark.parametrize("shape, stride", [((4, 2), (1, 8)), ((2, 2), (2, 4)), ((2, 4), (4, 1))], ids=str)
+def test_right_inverse_of_a_flat_layout_is_pycutes(shape: tuple[int, ...], stride: tuple[int, ...]) -> None:
+    import pycute
+
+    ref = pycute.right_inverse(pycute.Layout(shape, stride))  # 4:1, then 1:0 (no stride-1 mode), then (4,2):(2,1)
+    assert la.right_inverse(Layout(shape, stride)) == Layout(ref.shape, ref.stride)
+
+
+@pytest.mark.parametrize("a, n", [
+    (Layout((6, 2), (1, 100)), 8), (Layout((4, 3), (1, 100)), 9), (Layout((5, 3), (1, 100)), 12),
+    (Layout((2, 5), (1, 100)), 9), (Layout((4, 2, 2), (1, 7, 5)), 12),
+], ids=str)
+def test_max_common_vector_where_a_o_rb_is_no_layout_is_the_largest_dividing_agreeing_prefix(a: Layout, n: int) -> None:
+    from layoutalg.errors import CompositionError
+
+    b = Layout(n, 1)  # right_inverse(B) is n:1, so A(R(i)) == i reads A(i) == i
+    with pytest.raises(CompositionError):
+        la.composition(a, la.right_inverse(b))  # the prefix is read off the values
+    want = max(v for v in range(1, n + 1) if n % v == 0 and all(a(i) == i for i in range(v)))
+    assert la.max_common_vector(a, b) == want
+    assert la.max_common_layout(a, b) == la.composition(Layout(n, 1), Layout(want, 1))
+
+
+def test_max_common_layout_without_a_common_stride_1_vector_is_1_to_0() -> None:
+    assert la.max_common_layout(Layout(4, 2), Layout(4, 1)) == Layout(1, 0)

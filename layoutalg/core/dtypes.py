@@ -16,7 +16,7 @@ as a string or as the library's own object (``torch.float16``, ``numpy.dtype``,
 ``cutlass.Float16``, ``triton.language.float16``: read through their name).
 Prefixes ``torch.``, ``numpy.``/``np.``, ``cutlass.``, ``cute.``, ``triton.language.``/``tl.``/``gl.``,
 ``cutlass::``, ``cute::`` and ``std::`` are dropped and case is ignored.  An
-unknown name raises :class:`LayoutError` listing the nearest valid names.
+unknown name raises :class:`LayoutError` listing the nearest valid names (up to four, closest first).
 
 The formats are those of the PTX ISA ("Alternate floating point data formats")
 and CUTLASS's ``numeric_types.h``.  ``float8_e4m3fnuz``/``float8_e5m2fnuz``

@@ -1,0 +1,55 @@
+"""Contract of `layoutalg.core.int_linear`: a RowSpace says when its equations fix their unknowns at a value that is
+not all integers (no integer solution can follow), judged against sympy's exact rational solve."""
+
+from __future__ import annotations
+
+import random
+
+import sympy
+
+from layoutalg.core.int_linear import RowSpace, solve_integer
+
+
+def test_equations_fixing_an_unknown_at_a_half_fix_a_fraction() -> None:
+    space = RowSpace(2)
+    assert space.add([2, 0], 1, 1)  # 2x = 1 on the first unknown alone
+    assert space.fixes_a_fraction(1)  # x = 1/2
+    assert not space.fixes_a_fraction(2)  # y is not fixed yet
+    assert space.add([1, 1], 3, 2)
+    assert space.fixes_a_fraction(2)  # x = 1/2, y = 5/2
+
+
+def test_equations_fixing_integers_or_leaving_an_unknown_free_fix_no_fraction() -> None:
+    space = RowSpace(2)
+    assert space.add([2, 0], 4, 1)
+    assert not space.fixes_a_fraction(1)  # x = 2
+    assert space.add([3, 3], 3, 2)
+    assert not space.fixes_a_fraction(2)  # x = 2, y = -1
+
+
+def test_fixes_a_fraction_iff_the_unique_rational_solution_is_not_all_integers() -> None:
+    rng = random.Random(17)
+    seen = {True: 0, False: 0}
+    for _ in range(300):
+        active = rng.randint(1, 3)
+        space, rows, rhs = RowSpace(4), [], []
+        for _ in range(rng.randint(1, 4)):
+            row = [rng.randint(-4, 4) for _ in range(active)] + [0] * (4 - active)
+            b = rng.randint(-6, 6)
+            if not space.add(row, b, active):
+                break  # inconsistent: fixes_a_fraction is only asked of consistent equations
+            rows.append(row[:active])
+            rhs.append(b)
+        else:
+            matrix = sympy.Matrix(rows)
+            unique = matrix.rank() == active
+            expected = unique and any(not v.is_integer for v in matrix.solve_least_squares(sympy.Matrix(rhs)))
+            assert space.fixes_a_fraction(active) == expected, (rows, rhs)
+            seen[expected] += 1
+    assert min(seen.values()) >= 20  # both answers exercised
+
+
+def test_solve_integer_sets_an_unknown_no_equation_fixes_to_0() -> None:
+    assert solve_integer([], [], 3) == [0, 0, 0]
+    assert solve_integer([[2, 0, 0]], [6], 3) == [3, 0, 0]
+    assert solve_integer([[2, 0, 0], [4, 0, 0]], [6, 12], 3) == [3, 0, 0]  # a dependent second row

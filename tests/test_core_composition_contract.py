@@ -212,3 +212,12 @@ def test_a_synthesised_result_keeps_bs_additive_nested_modes_and_singletons() ->
     r = composition(Layout((3, 2), (1, 10)), b)
     assert [r(i) for i in range(b.size())] == _values((3, 2), (1, 10), b)
     assert r == Layout(((3, 2), (2, 2), (2,)), ((1, 10), (20, 40), (80,)))
+
+
+@pytest.mark.parametrize("a", [Layout((4, 2), (1, 8)), Layout((3, 5), (7, 1)), Layout((2, 2, 2), (5, 1, 20))])
+def test_a_size_one_or_stride_zero_tiler_composes_to_a_zero_stride_layout_whatever_a(a: Layout) -> None:
+    # every index lands on A(0) == 0; CuTe may keep a stride no index uses ((4,2):(1,8) o 1:2 is 1:8 there)
+    for stride in (1, 2, 3, 29):
+        assert composition(a, Layout(1, stride)) == Layout(1, 0)
+    for extent in (1, 3, 8):
+        assert composition(a, Layout(extent, 0)) == Layout(extent, 0)

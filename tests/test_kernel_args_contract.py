@@ -157,3 +157,9 @@ def test_malformed_list_elements_are_refused_naming_their_position() -> None:
     refused(params, {"s": [1, 1 << 32]}, "element 1", "does not fit in 4 bytes")
     refused(params, {"s": ["i64:" + str(1 << 64)]}, "element 0", "does not fit in 8 bytes")
     assert pack_params(params, {"s": "i64:0x0807060504030201"}).data == bytes(range(1, 9))
+
+
+def test_a_list_may_end_with_a_one_byte_partial_word() -> None:
+    params = [var("s", "b8", 5)]
+    assert pack_params(params, {"s": [0x04030201, 0x05]}).data == bytes([1, 2, 3, 4, 5])
+    refused(params, {"s": [1, 0x100]}, "the last element 256 has bits beyond the 1 remaining byte(s)")

@@ -177,3 +177,24 @@ def test_mbarrier_waits_report_completion_and_arrive_states_are_unknown():
     assert lanes(m, "%rd2") == [None] * 32
     assert lanes(m, "%p1") == [1] * 32 and lanes(m, "%p2") == [1] * 32
     assert {inc.opcode.split(".")[1] for inc in rec.not_lsu.values()} == {"init", "arrive", "try_wait", "test_wait"}
+
+
+def test_a_bulk_copy_into_shared_memory_forgets_the_ctas_shared_memory():
+    body = (SETUP + "ld.param.u64 %rd3, [buf0];\n"
+            "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r37], [%rd3], 16, [%r37];\n"
+            "ld.shared.u32 %r2, [%rd1];")
+    m = launch(body, [[t] for t in range(32)], decls=SMEM, buffers=1)
+    assert lanes(m, "%r2") == [None] * 32
+    body = (SETUP + "ld.param.u64 %rd3, [buf0];\ncp.async.bulk.global.shared::cta.bulk_group [%rd3], [%r37], 16;\n"
+            "ld.shared.u32 %r2, [%rd1];")
+    m = launch(body, [[t] for t in range(32)], decls=SMEM, buffers=1)
+    assert lanes(m, "%r2") == list(range(32))
+
+
+def test_a_64_bit_shared_atomic_adds_across_all_eight_bytes():
+    body = ("mov.u32 %r39, %tid.x;\nshl.b32 %r38, %r39, 3;\nmov.u32 %r37, tile;\nadd.u32 %r37, %r37, %r38;\n"
+            "cvt.u64.u32 %rd1, %r37;\nst.shared.u64 [%rd1], 0xFFFFFFFFFFFFFFFF;\n"
+            "atom.shared.add.u64 %rd2, [%rd1], 2;\nld.shared.u64 %rd6, [%rd1];\nld.shared.u32 %r2, [%rd1+8];")
+    m = launch(body, decls=SMEM)
+    assert lanes(m, "%rd2") == [2**64 - 1] * 32
+    assert lanes(m, "%rd6") == [1] * 32

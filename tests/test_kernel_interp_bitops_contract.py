@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kernel_interp_scalar_harness import op, run_lines
+from kernel_interp_scalar_harness import op, run_lines, value
 
 from layoutalg.errors import KernelError
 
@@ -140,3 +140,30 @@ def test_malformed_bit_forms_are_refused_naming_the_line(line: str, message: str
     with pytest.raises(KernelError, match=message) as e:
         run_lines(["mov.b32 %r1, 0;", line])
     assert e.value.line == 8
+
+
+def test_bmsk_reads_only_the_low_32_bits_of_a_wider_source_register() -> None:
+    # PTX ISA, "Operand Size Exceeding Instruction-Type Size": a wider register source of a .b32 op is chopped
+    m = run_lines(["mov.b64 %rd1, 0x100000004;", "bmsk.clamp.b32 %r7, 4, %rd1;", "bmsk.clamp.b32 %r6, %rd1, 4;"])
+    assert value(m, "%r7") == 0xF0 and value(m, "%r6") == 0xF0
+
+
+def bfi_ref(a: int, b: int, c: int, d: int, width: int) -> int:
+    """PTX ISA bfi: f = b; for (i = 0; i < len && pos + i <= msb; i++) f[pos + i] = a[i]."""
+    pos, ln, f = c & 0xFF, d & 0xFF, b
+    i = 0
+    while i < ln and pos + i <= width - 1:
+        f = (f & ~(1 << (pos + i))) | (((a >> i) & 1) << (pos + i))
+        i += 1
+    return f
+
+
+@SETTINGS
+@given(U32, U32, SMALL, SMALL)
+def test_bfi_matches_the_isa(a: int, b: int, c: int, d: int) -> None:
+    assert op("bfi.b32", [a, b, c, d]) == bfi_ref(a, b, c, d, 32)
+
+
+def test_bfi_inserts_odd_length_fields() -> None:
+    assert op("bfi.b32", [0b10110, 0, 3, 5]) == 0b10110 << 3
+    assert op("bfi.b32", [M32, 0, 0x104, 0x101]) == 0x10  # pos and len are their low bytes

@@ -96,6 +96,13 @@ def test_wmma_mma_results_are_unknown_also_in_divergent_code():
     assert lanes(m, "%r1") == [None] * 32
 
 
+def test_mma_results_are_unknown_when_the_whole_warp_executes():
+    mma = ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r1, %r2, %r3, %r4}, {%r10, %r11, %r12, %r13}, "
+           "{%r14, %r15}, {%r1, %r2, %r3, %r4};")
+    m = launch("mov.u32 %r1, 3;\nmov.u32 %r2, 0;\n" + mma)
+    assert lanes(m, "%r1") == [None] * 32 and lanes(m, "%r2") == [None] * 32
+
+
 # ----------------------------------------------------------------- isspacep, mapa
 def test_isspacep_tells_the_window_of_generic_addresses():
     body = ("mov.u64 %rd1, tile;\ncvta.shared.u64 %rd2, %rd1;\n"  # a generic shared address

@@ -223,3 +223,10 @@ def test_malformed_comparisons_and_conversions_are_refused_naming_the_line(line:
     with pytest.raises(KernelError, match=message) as e:
         run_lines(["mov.b32 %r1, 0;", "mov.b64 %rd1, 0;", line])
     assert e.value.line == 9
+
+
+def test_saturating_int_conversion_clamps_to_the_signed_destination_range() -> None:
+    m = run_lines(["mov.b32 %r1, 20000;", "cvt.sat.s16.s32 %h1, %r1;", "mov.b32 %r2, 40000;", "cvt.sat.s16.s32 %h2, %r2;",
+                   "mov.b32 %r3, 100;", "cvt.sat.s8.s32 %r4, %r3;", "mov.b32 %r5, -300;", "cvt.sat.s8.s32 %r6, %r5;"])
+    assert value(m, "%h1") == 20000 and value(m, "%h2") == 0x7FFF
+    assert value(m, "%r4") == 100 and value(m, "%r6") == (-128) & 0xFFFFFFFF

@@ -286,3 +286,13 @@ def test_missing_operands_and_testp_without_a_test_are_refused_naming_the_line()
     with pytest.raises(KernelError, match="testp needs") as e:
         run_lines(["mov.b32 %r1, 0;", "testp.f32 %p1, %r1;"])
     assert e.value.line == 8
+
+
+def test_f64_fma_recovers_the_rounding_error_of_the_product() -> None:
+    # fma(a, b, -fl(a*b)) is exactly a*b - fl(a*b) (representable): the tracer knows it and gets every bit
+    a = 1.5 + 2.0**-30
+    c = -(a * a)
+    exact = Fraction(a) * Fraction(a) + Fraction(c)
+    assert exact != 0
+    bits = [encode_float(v, "f64") for v in (a, a, c)]
+    assert op("fma.rn.f64", bits, 64) == round_rne(exact, "f64")

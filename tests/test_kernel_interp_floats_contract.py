@@ -12,7 +12,7 @@ from float_oracle import decode_float, round_rne
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from layoutalg.kernel.interp.floats import decode, encode, flush_subnormal
+from layoutalg.kernel.interp.floats import bf16_from_f32_bits, decode, encode, flush_subnormal
 
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
 
@@ -52,3 +52,12 @@ def test_unknown_formats_are_refused(fmt: str) -> None:
         decode(np.uint64(0), fmt)
     with pytest.raises(ValueError, match=fmt or "^$"):
         encode(np.float64(0.0), fmt)
+
+
+def test_every_f32_nan_rounds_to_a_bf16_nan_of_its_sign() -> None:
+    # NaNs whose payload would carry into the exponent (or vanish) under plain rounding stay NaNs
+    nans = np.array([0x7FFFFFFF, 0x7F800001, 0xFF800001, 0xFFFFFFFF, 0x7FC00000], dtype=np.uint32)
+    out = [int(b) for b in bf16_from_f32_bits(nans)]
+    for f32, bf16 in zip(nans, out):
+        assert (bf16 >> 7) & 0xFF == 0xFF and bf16 & 0x7F != 0, (hex(int(f32)), hex(bf16))
+        assert bf16 >> 15 == int(f32) >> 31

@@ -154,3 +154,9 @@ def test_malformed_integer_forms_are_refused_naming_the_line(line: str, message:
     with pytest.raises(KernelError, match=message) as e:
         run_lines(["mov.b32 %r1, 0;", "mov.b64 %rd1, 0;", "mov.b16 %h1, 0;", line])
     assert e.value.line == 10
+
+
+def test_16_bit_mad_wraps_the_low_and_high_halves_of_the_product() -> None:
+    assert op("mad.lo.u16", [300, 300, 5], 16) == (300 * 300 + 5) % 65536
+    assert op("mad.hi.u16", [300, 300, 5], 16) == (300 * 300 >> 16) + 5
+    assert op("mad.lo.s16", [-3 & 0xFFFF, 7, 1], 16) == (-20) & 0xFFFF

@@ -58,3 +58,33 @@ def test_stmatrix_by_a_warp_with_unknown_row_addresses_makes_the_ctas_shared_mem
     m = launch(body.replace("ld.global.u32 %r9, [%rd14];", "mov.u32 %r9, 0;"), [[t] for t in range(64)],
                decls=SMEM)
     assert lanes(m, "%r1") == [41] * 64  # known rows elsewhere leave the word alone
+
+
+def test_an_ldmatrix_warp_with_an_unknown_row_address_is_recorded_data_dependent_not_costed():
+    from kernel_interp_harness import launch
+
+    from layoutalg.kernel.records import Recorder
+
+    body = ("mov.u32 %r39, %tid.x;\nand.b32 %r5, %r39, 31;\nshl.b32 %r5, %r5, 4;\nmov.u32 %r6, tile;\n"
+            "add.u32 %r8, %r6, %r5;\nld.global.u32 %r9, [%rd14];\nsetp.eq.u32 %p1, %r39, 40;\n"
+            "@%p1 add.u32 %r8, %r8, %r9;\nldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r8];")
+    rec = Recorder()
+    launch(body, [[0] for _ in range(64)], decls=SMEM, recorder=rec)
+    (r,) = [r for r in rec.accesses if r.kind == "ldmatrix"]
+    assert r.warps.tolist() == [0, 1]
+    assert r.active.sum(axis=1).tolist() == [32, 0]  # warp 1 (one unknown row address) is not costed
+    assert r.dropped is not None and r.dropped.tolist() == [False, True]
+
+
+def test_stmatrix_trans_lanes_storing_equal_halves_to_one_address_leave_it_known():
+    """.trans: lane t's low half is element (t/4, 2(t%4)), stored at row 2(t%4)'s address + 2(t/4).  Rows 0
+    and 2 share an address, so lanes 4r and 4r+1 store their low halves to one place: equal halves (their high
+    halves differ) are no race, and the value stays known."""
+    from kernel_interp_harness import lanes, launch
+
+    body = ("mov.u32 %r39, %tid.x;\nmov.u32 %r6, tile;\nshl.b32 %r5, %r39, 4;\nsetp.eq.u32 %p1, %r39, 2;\n"
+            "selp.b32 %r5, 0, %r5, %p1;\nadd.u32 %r8, %r6, %r5;\nand.b32 %r7, %r39, 1;\nshl.b32 %r7, %r7, 16;\n"
+            "or.b32 %r7, %r7, 5;\nstmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%r8], {%r7};\nbar.sync 0;\n"
+            "ld.shared.u16 %r1, [%r6];\nld.shared.u16 %r2, [%r6+2];")
+    m = launch(body, decls=SMEM)
+    assert lanes(m, "%r1") == [5] * 32 and lanes(m, "%r2") == [5] * 32

@@ -86,3 +86,13 @@ def test_an_unknown_generic_address_is_data_dependent_for_exactly_the_active_lan
     (inc,) = rec.data_dependent.values()
     assert (inc.lanes, inc.count, inc.scope) == (16, 2, "execution")
     assert lanes(m, "%r3") == [None] * 64
+
+
+def test_shared_accesses_are_recorded_under_the_bank_models_name_for_their_width() -> None:
+    rec = Recorder()
+    body = ("mov.u32 %r39, %tid.x;\nshl.b32 %r38, %r39, 4;\nmov.u32 %r37, tile;\nadd.u32 %r37, %r37, %r38;\n"
+            "st.shared.v4.u32 [%r37], {%r39, %r39, %r39, %r39};\nld.shared.f32 %r1, [%r37];\n"
+            "ld.shared.v2.u32 {%r2, %r3}, [%r37];\nld.shared.u16 %r4, [%r37];")
+    launch(body, decls=SMEM, recorder=rec)
+    assert [(r.kind, r.model_text) for r in rec.accesses] == [
+        ("st", "st.shared.v4.b32"), ("ld", "ld.shared.b32"), ("ld", "ld.shared.b64"), ("ld", "ld.shared.u16")]

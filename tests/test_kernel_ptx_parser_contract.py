@@ -130,3 +130,26 @@ def test_an_unknown_module_statement_is_quoted_to_60_characters() -> None:
     with pytest.raises(KernelError) as e:
         parse_module(HEAD + text + ";\n")
     assert repr(text[:60]) in str(e.value) and repr(text[:61]) not in str(e.value)
+
+
+def test_a_target_keeps_every_comma_separated_option() -> None:
+    m = parse_module(HEAD.replace(".target sm_90", ".target sm_90a, debug") + ".visible .entry k()\n{\nret;\n}\n")
+    assert m.target == "sm_90a, debug"
+
+
+def test_a_parenthesised_operand_list_keeps_all_its_items() -> None:
+    decls = ".extern .func (.param .b32 r) f (.param .b64 a, .param .b64 b);\n"
+    body = "{\n.param .b64 p0;\n.param .b64 p1;\n.param .b32 r0;\ncall.uni (r0), f, (p0, p1);\n}"
+    m = parse_module(HEAD + decls + ".visible .entry k()\n{\n" + body + "\nret;\n}\n")
+    call = next(i for i in m.entries["k"].body if i.root == "call")
+    ret, _, args = call.operands
+    assert [x.name.split("#")[0] for x in ret.items] == ["r0"]  # block-scoped names carry a scope suffix
+    assert [x.name.split("#")[0] for x in args.items] == ["p0", "p1"]
+
+
+def test_an_unexpected_block_is_named_by_its_first_60_characters() -> None:
+    text = ".visible .entry inner_" + "x" * 70 + "()"
+    with pytest.raises(KernelError) as info:
+        parse_module(entry(text + "\n{\nret;\n}"))
+    msg = str(info.value)
+    assert f"unexpected block {text[:60]!r} inside function k" in msg, msg

@@ -92,3 +92,30 @@ def test_tensor_addresses_parse_as_a_map_and_its_coordinates() -> None:
     op = parse_operand("[%rd10, {%r104, %r68}]", 1)
     assert op == TensorAddr(Addr(Reg("%rd10")), Vec((Reg("%r104"), Reg("%r68"))))
     assert parse_operand("[%rd10+16]", 1) == Addr(Reg("%rd10"), 16)
+
+
+def _replace_kernel(line: str) -> str:
+    return (".version 8.5\n.target sm_90a\n.address_size 64\n.extern .shared .align 128 .b8 smem[];\n"
+            ".visible .entry k()\n{\n\t.reg .b32 %r<3>;\n\tmov.u32 %r1, smem;\n\tmov.u32 %r2, 7;\n"
+            f"\t{line}\n\tret;\n}}\n")
+
+
+def test_a_field_with_an_ordinal_past_its_range_or_no_such_field_is_refused() -> None:
+    with pytest.raises(ValueError, match="tensormap field global_stride ordinal 4"):
+        field_accesses("global_stride", 4)  # the innermost dimension has no stride field
+    with pytest.raises(ValueError, match="tensormap field no_such_field ordinal 0"):
+        field_accesses("no_such_field", 0)
+
+
+def test_a_register_ordinal_is_refused_naming_the_line() -> None:
+    ptx = _replace_kernel("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%r1], %r2, %r2;")
+    with pytest.raises(KernelError, match="line 10.*the ordinal must be an immediate"):
+        trace(ptx, block=32, dynamic_smem=128)
+
+
+def test_each_field_word_access_is_at_its_offset_in_the_map() -> None:
+    ptx = _replace_kernel("tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%r1], 1, 64;")
+    t = trace(ptx, block=32, dynamic_smem=128)
+    at = {r.part: int(r.smem[r.active][0]) for r in t.accesses if r.opcode.startswith("tensormap.replace")}
+    assert set(at) == {"STS +0x10", "LDS +0x1c", "STS +0x1c"}
+    assert at["LDS +0x1c"] == at["STS +0x1c"] == at["STS +0x10"] + 0xC

@@ -222,3 +222,10 @@ def test_adjacent_accesses_are_noted_as_merge_candidates() -> None:
     t = trace(kernel(["ld.shared.u32 %r4, [%r1];", "ld.shared.u32 %r5, [%r1+4];"]), block=32)
     assert t.notes == ["PTX lines 12 and 13 are adjacent accesses ptxas may merge into one wider SASS instruction; "
                        "they are counted as two (pass the SASS to check)"]
+
+
+def test_the_launch_kept_for_a_rerun_names_only_ctas_that_were_chosen() -> None:
+    chosen = trace(kernel(STRIDED), grid=3, block=64, ctas=[(1, 0, 0)])
+    assert chosen.launch.ctas == [(1, 0, 0)]
+    whole = trace(kernel(STRIDED), grid=3, block=64)
+    assert whole.launch.ctas is None and whole.launch.grid == (3, 1, 1)

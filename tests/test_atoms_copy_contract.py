@@ -14,7 +14,8 @@ import dataclasses
 import pytest
 
 from layoutalg.atoms import catalog
-from layoutalg.atoms.copy import COPY_ATOMS, CopyAtom, TypedCopyAtom
+from layoutalg.atoms.copy import COPY_ATOMS, CopyAtom, TypedCopyAtom, movmatrix_coords
+from layoutalg.core.layout import Layout
 from layoutalg.errors import InstructionError, LayoutError
 
 MATRIX = [a for a in COPY_ATOMS if a.kind in ("ldmatrix", "stmatrix")]
@@ -144,3 +145,53 @@ def test_copy_atoms_are_immutable_values() -> None:
         catalog.ldmatrix(1, False).arch = 80  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         catalog.ldmatrix(1, False).bind(16).bits = 8  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda a: a.row_address_lane(0, 8), r"row must be in \[0, 8\), got 8"),
+    (lambda a: a.fragment_coord(32, 0, 0), r"lane must be in \[0, 32\), got 32"),
+    (lambda a: a.fragment_coord(0, 0, 2), r"half must be in \[0, 2\), got 2"),
+], ids=["row 8", "lane 32", "half 2"])
+def test_a_matrix_index_past_the_ptx_geometry_is_refused(call: object, match: str) -> None:
+    for atom in MATRIX:  # 8 rows a matrix, 32 lanes, 2 b16 halves a register, whatever the form
+        with pytest.raises(InstructionError, match=match):
+            call(atom)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("lane, half, match", [(32, 0, r"lane must be in \[0, 32\)"), (0, 2, r"half must be in \[0, 2\)")])
+def test_movmatrix_coordinates_past_the_warp_or_the_register_are_refused(lane: int, half: int, match: str) -> None:
+    with pytest.raises(InstructionError, match=match):
+        movmatrix_coords(lane, half)
+
+
+@pytest.mark.parametrize("atom", MATRIX, ids=lambda a: a.name)
+def test_a_fragment_layout_maps_lane_half_register_onto_each_element_of_the_matrices_once(atom: CopyAtom) -> None:
+    lay, num = atom.fragment_layout, atom.num_matrices
+    assert lay.size() == 32 * 2 * num and lay[1].size() == 2 * num and lay[1][0].size() == 2  # (lane, (half, reg))
+    assert sorted(lay(i) for i in range(lay.size())) == list(range(64 * num))  # 64 b16 elements a matrix
+
+
+def test_a_copy_atom_prints_its_name_ptx_and_cute_bit_layouts() -> None:
+    # cute/atom/copy_traits_sm75.hpp, SM75_U32x1_LDSM_N: SrcLayout ((_8,_4),_128):((_128,_0),_1),
+    # DstLayout = RefLayout (_32,_32):(_32,_1)
+    assert str(catalog.ldmatrix(1, False)) == (
+        "SM75_U32x1_LDSM_N (ldmatrix.sync.aligned.m8n8.x1.shared.b16): ThrID 32:1, Src ((8,4),128):((128,0),1), "
+        "Dst (32,32):(32,1), Ref (32,32):(32,1) (bits)")
+
+
+def test_only_an_atom_whose_ptx_says_trans_transposes() -> None:
+    for atom in catalog.ALL_COPY_ATOMS:  # per-thread copies leave trans at its default
+        assert atom.trans == (".trans" in atom.ptx), atom.name
+
+
+def test_one_bit_values_keep_the_bit_layouts() -> None:
+    atom = catalog.ld_shared(8)
+    typed = atom.bind(1)
+    assert (typed.val_layout_src, typed.val_layout_dst) == (atom.src_layout, atom.dst_layout) and typed.num_val_src == 8
+
+
+def test_a_refused_width_suggests_the_widest_value_a_thread_holds_up_to_1024_bits() -> None:
+    lay = Layout((1, 1024), (0, 1))  # a user-built per-thread copy of 1024 bits
+    wide = CopyAtom("WideCopy", "ld.global.wide", 100, "ld.global", Layout(1, 0), lay, lay, lay, vector_bits=1024)
+    with pytest.raises(LayoutError, match="of 2048-bit values: .* use values of at most 1024 bits$"):
+        wide.bind(2048)

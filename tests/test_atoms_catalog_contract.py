@@ -134,3 +134,14 @@ def test_an_mma_refusal_lists_only_the_forms_of_the_asked_shape() -> None:
     with pytest.raises(InstructionError) as caught:
         catalog.mma("m9n9k9", a="f16")  # no mma.sync has this shape: no list
     assert "with that shape" not in str(caught.value)
+
+
+def test_cp_async_defaults_to_the_16_byte_cache_all_levels_copy() -> None:
+    assert catalog.cp_async().ptx == "cp.async.ca.shared.global [dst], [src], 16"
+    assert catalog.cp_async(cache="cg") is catalog.cp_async(16, "cg")
+
+
+@pytest.mark.parametrize("cache", ["cx", "CA", 5, None])
+def test_a_cp_async_cache_hint_other_than_ca_or_cg_is_refused_by_name(cache: object) -> None:
+    with pytest.raises(InstructionError, match="^cache must be 'ca' or 'cg', got "):
+        catalog.cp_async(16, cache)  # type: ignore[arg-type]

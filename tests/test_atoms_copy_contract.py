@@ -47,6 +47,7 @@ def test_each_lane_moves_the_row_and_register_bits_the_ptx_isa_gives_it(atom: Co
     num = atom.num_matrices
     rows, regs = (atom.src_layout, atom.dst_layout) if atom.kind == "ldmatrix" else (atom.dst_layout, atom.src_layout)
     assert atom.ref_layout == regs
+    assert rows[0].size() == regs[0].size() == 32  # a warp-wide instruction: one thread mode of 32 lanes
     assert rows[1].size() == 128 and regs[1].size() == 32 * num
     for lane in range(32):
         for bit in range(128):  # lanes 8*num.. repeat an address lane's row (their addresses are unused)

@@ -79,6 +79,11 @@ def test_movmatrix_is_the_one_matrix_transposing_register_move() -> None:
     assert (mov.name, mov.ptx, mov.arch, mov.kind) == (
         "SM75_U32x1_MOVM_T", "movmatrix.sync.aligned.m8n8.trans.b16", 75, "movmatrix")
     assert mov.num_matrices == 1 and mov.trans and mov.is_matrix and mov.num_threads == 32
+    # lane l's register holds elements (l / 4, 2 (l % 4) + h) of the row-major 8x8 b16 matrix: bits 32 l .. 32 l + 31,
+    # on both sides (CuTe states the transpose in the instruction, not in the layouts)
+    for lay in (mov.src_layout, mov.dst_layout, mov.ref_layout):
+        assert lay[0].size() == 32 and lay[1].size() == 32
+        assert all(lay(lane, bit) == 32 * lane + bit for lane in range(32) for bit in range(32))
     with pytest.raises(InstructionError, match="is not an ldmatrix/stmatrix instruction"):
         mov.fragment_coord(0, 0, 0)
 
@@ -93,8 +98,9 @@ def test_a_universal_copy_moves_one_threads_vector_of_its_width(bits: int) -> No
         assert atom.kind == f"{kind}.shared" and atom.vector_bits == bits and atom.num_threads == 1
         assert atom.arch == 50  # plain C++ copies: the oldest arch CuTe's atoms name (SM50_...)
         assert not atom.is_matrix and atom.num_matrices == 0
+        assert atom.thr_id == Layout(1, 0)  # CuTe prints Layout<_1> as _1:_0
         for lay in (atom.src_layout, atom.dst_layout, atom.ref_layout):
-            assert lay[1].size() == bits and [lay(0, b) for b in range(bits)] == list(range(bits))
+            assert lay == Layout((1, bits), (0, 1))  # CuTe's compact Layout<Shape<_1, Int<bits>>>
         with pytest.raises(InstructionError, match="is not an ldmatrix/stmatrix instruction"):
             atom.row_address_lane(0, 0)
 
@@ -105,7 +111,8 @@ def test_cp_async_copies_its_byte_count_with_its_cache_hint(nbytes: int, cache: 
     assert atom.ptx == f"cp.async.{cache}.shared.global [dst], [src], {nbytes}"
     assert atom.name == f"SM80_CP_ASYNC_CACHE{'ALWAYS' if cache == 'ca' else 'GLOBAL'}<uint{8 * nbytes}_t>"
     assert atom.arch == 80 and atom.kind == "cp.async" and atom.vector_bits == 8 * nbytes
-    assert atom.src_layout[1].size() == 8 * nbytes and atom.num_threads == 1
+    assert atom.thr_id == Layout(1, 0)
+    assert atom.src_layout == atom.dst_layout == atom.ref_layout == Layout((1, 8 * nbytes), (0, 1))
 
 
 @pytest.mark.parametrize("nbytes, cache", [(8, "cg"), (4, "cg"), (2, "ca"), (32, "ca")])

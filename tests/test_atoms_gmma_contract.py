@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from layoutalg.atoms.gmma import GMMA_NS, GMMA_NS_INT8, make_gmma, parse_gmma_name
@@ -87,3 +89,23 @@ def test_an_atom_built_without_arch_or_saturate_is_a_plain_sm_90a_wgmma() -> Non
     bare = GmmaAtom(a.name, a.ptx, a.shape_mnk, a.thr_id, a.a_layout, a.b_layout, a.c_layout, a.a_type, a.b_type,
                     a.c_type, a.d_type, a.a_source)
     assert bare == a and bare.arch == 90 and bare.saturate is False
+
+
+def test_a_wgmma_atom_prints_its_name_ptx_and_cute_layouts() -> None:
+    # cute/atom/mma_traits_sm90_gmma.hpp: ALayout = BLayout = ABLayout<64, 16> = (_128,(_64,_16)):(_0,(_1,_64)),
+    # CLayout_64x64 = ((_4,_8,_4),(_2,_2,_8)):((_128,_1,_16),(_64,_8,_512))
+    assert str(make_gmma(64)) == (
+        "SM90_64x64x16_F32F16F16_SS (wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16): A (128,(64,16)):(0,(1,64)), "
+        "B (128,(64,16)):(0,(1,64)), C ((4,8,4),(2,2,8)):((128,1,16),(64,8,512))")
+
+
+def test_a_warpgroup_thread_index_past_127_is_refused() -> None:
+    atom = make_gmma(64)
+    assert atom.fragment_coord("C", 127, 0) == (55, 6)  # thread 127: warp 3, lane 31 -> row 16 * 3 + 31 // 4, col 2 * (31 % 4)
+    with pytest.raises(InstructionError, match=r"tid must be in \[0, 128\), got 128"):
+        atom.fragment_coord("C", 128, 0)
+
+
+def test_wgmma_atoms_are_immutable_values() -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        make_gmma(64).a_source = "reg"  # type: ignore[misc]

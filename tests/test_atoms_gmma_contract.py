@@ -10,6 +10,7 @@ import dataclasses
 import pytest
 
 from layoutalg.atoms.gmma import GMMA_NS, GMMA_NS_INT8, make_gmma, parse_gmma_name
+from layoutalg.core.layout import Layout
 from layoutalg.errors import InstructionError
 
 K = {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32, "s8": 32, "u8": 32}
@@ -109,3 +110,33 @@ def test_a_warpgroup_thread_index_past_127_is_refused() -> None:
 def test_wgmma_atoms_are_immutable_values() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         make_gmma(64).a_source = "reg"  # type: ignore[misc]
+
+
+def _ptx_wgmma_fragment(tid: int, i: int, k: int) -> int:
+    """PTX ISA wgmma register fragments as row + 64 * col: D (and A of K 16) for k = 16, A of .tf32 (K 8) and of
+    the 8-bit types (K 32); warp w of the warpgroup owns rows 16w .. 16w + 15, groupID = lane / 4."""
+    row, t = 16 * (tid // 32) + (tid % 32) // 4, tid % 4
+    if k == 16:
+        row, col = row + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * t + (i & 1)
+    elif k == 8:
+        row, col = row + 8 * (i & 1), t + 4 * (i >> 1)
+    else:
+        row, col = row + 8 * ((i >> 2) & 1), 16 * (i >> 3) + 4 * t + (i & 3)
+    return row + 64 * col
+
+
+@pytest.mark.parametrize("n", [8, 24, 64, 256])
+def test_the_accumulator_layout_is_the_ptx_d_fragment(n: int) -> None:
+    c = make_gmma(n).c_layout
+    assert c[0].size() == 128 and c[1].size() == n // 2  # 64 x N accumulators over a warpgroup
+    assert all(c(t, i) == _ptx_wgmma_fragment(t, i, 16) for t in range(128) for i in range(n // 2))
+
+
+@pytest.mark.parametrize("a, k", [("tf32", 8), ("f16", 16), ("e4m3", 32)])
+def test_a_register_a_operand_is_the_ptx_a_fragment_and_smem_operands_are_whole_tiles(a: str, k: int) -> None:
+    rs, ss = make_gmma(64, a, a_source="reg"), make_gmma(64, a)
+    assert rs.a_layout[0].size() == 128 and rs.a_layout[1].size() == 64 * k // 128
+    assert all(rs.a_layout(t, i) == _ptx_wgmma_fragment(t, i, k) for t in range(128) for i in range(64 * k // 128))
+    # smem A and B: every thread of the warpgroup names the whole tile, column-major (CuTe ABLayout<MN, K>)
+    for lay, mn in ((ss.a_layout, 64), (ss.b_layout, 64), (rs.b_layout, 64)):
+        assert lay == Layout((128, (mn, k)), (0, (1, mn)))

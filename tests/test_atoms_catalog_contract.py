@@ -92,3 +92,56 @@ def test_mma_picks_the_newest_generation_unless_arch_is_given() -> None:
     assert catalog.mma("m16n8k8", a="f16").arch == 80 and catalog.mma("m16n8k8", a="f16", arch=75).arch == 75
     with pytest.raises(InstructionError, match=r"no mma.sync m16n8k8 with a=f16, b=f16, c=f32, layout row.col, arch sm70"):
         catalog.mma("m16n8k8", a="f16", arch=70)
+
+
+def test_wgmma_accepts_a_str_argument_that_cannot_key_the_memo() -> None:
+    class UnhashableText(str):
+        __hash__ = None  # type: ignore[assignment]
+
+    atom = catalog.wgmma(64, a_source=UnhashableText("reg"))
+    assert atom == catalog.wgmma(64, a_source="reg") and atom.name == "SM90_64x64x16_F32F16F16_RS"
+
+
+@pytest.mark.parametrize("name", ["foo>", "UniversalCopy<uint32_t<uint32_t>>", "A<B<C>>", "<>"])
+def test_a_name_with_stray_angle_brackets_is_an_unknown_atom(name: str) -> None:
+    with pytest.raises(InstructionError, match="unknown atom"):
+        catalog.get(name)
+
+
+def test_an_unknown_name_suggests_the_three_closest_names_closest_first() -> None:
+    with pytest.raises(InstructionError) as caught:
+        catalog.get("SM75_U32x4_LDSM_M")  # one letter off SM75_U32x4_LDSM_N; x1/x2/U16x8 ... are further
+    suggested = str(caught.value).split("did you mean ", 1)[1].rstrip("?").split(" or ")
+    assert len(suggested) == 3 and suggested[0] == "SM75_U32x4_LDSM_N"
+    assert all(catalog.get(s).name == s for s in suggested)
+
+
+def test_the_ptx_string_of_an_sm100_8_bit_atom_gives_that_cute_atom_not_the_bare_form() -> None:
+    from layoutalg.atoms.ldmatrix_b8 import B8_COPY_ATOMS
+
+    for atom in B8_COPY_ATOMS:
+        assert catalog.get(atom.ptx) is catalog.get(atom.name) is atom
+    form = catalog.get("ldmatrix.sync.aligned.m16n16.x2.trans.shared.b8x16.b6x16_p32")  # a PTX form CuTe has no atom for
+    assert (form.kind, form.shape, form.num, form.src_fmt) == ("ldmatrix", "m16n16", 2, "b6x16_p32")
+
+
+def test_an_mma_refusal_lists_only_the_forms_of_the_asked_shape() -> None:
+    with pytest.raises(InstructionError) as caught:
+        catalog.mma("m16n8k8", a="f16", arch=70)
+    listed = str(caught.value).split("; with that shape: ", 1)[1].split(", ")
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32" in listed
+    assert all(form.startswith("mma.sync.aligned.m16n8k8.") for form in listed)
+    with pytest.raises(InstructionError) as caught:
+        catalog.mma("m9n9k9", a="f16")  # no mma.sync has this shape: no list
+    assert "with that shape" not in str(caught.value)
+
+
+def test_cp_async_defaults_to_the_16_byte_cache_all_levels_copy() -> None:
+    assert catalog.cp_async().ptx == "cp.async.ca.shared.global [dst], [src], 16"
+    assert catalog.cp_async(cache="cg") is catalog.cp_async(16, "cg")
+
+
+@pytest.mark.parametrize("cache", ["cx", "CA", 5, None])
+def test_a_cp_async_cache_hint_other_than_ca_or_cg_is_refused_by_name(cache: object) -> None:
+    with pytest.raises(InstructionError, match="^cache must be 'ca' or 'cg', got "):
+        catalog.cp_async(16, cache)  # type: ignore[arg-type]

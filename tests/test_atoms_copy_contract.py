@@ -14,7 +14,8 @@ import dataclasses
 import pytest
 
 from layoutalg.atoms import catalog
-from layoutalg.atoms.copy import COPY_ATOMS, CopyAtom, TypedCopyAtom
+from layoutalg.atoms.copy import COPY_ATOMS, CopyAtom, TypedCopyAtom, movmatrix_coords
+from layoutalg.core.layout import Layout
 from layoutalg.errors import InstructionError, LayoutError
 
 MATRIX = [a for a in COPY_ATOMS if a.kind in ("ldmatrix", "stmatrix")]
@@ -46,6 +47,7 @@ def test_each_lane_moves_the_row_and_register_bits_the_ptx_isa_gives_it(atom: Co
     num = atom.num_matrices
     rows, regs = (atom.src_layout, atom.dst_layout) if atom.kind == "ldmatrix" else (atom.dst_layout, atom.src_layout)
     assert atom.ref_layout == regs
+    assert rows[0].size() == regs[0].size() == 32  # a warp-wide instruction: one thread mode of 32 lanes
     assert rows[1].size() == 128 and regs[1].size() == 32 * num
     for lane in range(32):
         for bit in range(128):  # lanes 8*num.. repeat an address lane's row (their addresses are unused)
@@ -77,6 +79,11 @@ def test_movmatrix_is_the_one_matrix_transposing_register_move() -> None:
     assert (mov.name, mov.ptx, mov.arch, mov.kind) == (
         "SM75_U32x1_MOVM_T", "movmatrix.sync.aligned.m8n8.trans.b16", 75, "movmatrix")
     assert mov.num_matrices == 1 and mov.trans and mov.is_matrix and mov.num_threads == 32
+    # lane l's register holds elements (l / 4, 2 (l % 4) + h) of the row-major 8x8 b16 matrix: bits 32 l .. 32 l + 31,
+    # on both sides (CuTe states the transpose in the instruction, not in the layouts)
+    for lay in (mov.src_layout, mov.dst_layout, mov.ref_layout):
+        assert lay[0].size() == 32 and lay[1].size() == 32
+        assert all(lay(lane, bit) == 32 * lane + bit for lane in range(32) for bit in range(32))
     with pytest.raises(InstructionError, match="is not an ldmatrix/stmatrix instruction"):
         mov.fragment_coord(0, 0, 0)
 
@@ -91,8 +98,9 @@ def test_a_universal_copy_moves_one_threads_vector_of_its_width(bits: int) -> No
         assert atom.kind == f"{kind}.shared" and atom.vector_bits == bits and atom.num_threads == 1
         assert atom.arch == 50  # plain C++ copies: the oldest arch CuTe's atoms name (SM50_...)
         assert not atom.is_matrix and atom.num_matrices == 0
+        assert atom.thr_id == Layout(1, 0)  # CuTe prints Layout<_1> as _1:_0
         for lay in (atom.src_layout, atom.dst_layout, atom.ref_layout):
-            assert lay[1].size() == bits and [lay(0, b) for b in range(bits)] == list(range(bits))
+            assert lay == Layout((1, bits), (0, 1))  # CuTe's compact Layout<Shape<_1, Int<bits>>>
         with pytest.raises(InstructionError, match="is not an ldmatrix/stmatrix instruction"):
             atom.row_address_lane(0, 0)
 
@@ -103,7 +111,8 @@ def test_cp_async_copies_its_byte_count_with_its_cache_hint(nbytes: int, cache: 
     assert atom.ptx == f"cp.async.{cache}.shared.global [dst], [src], {nbytes}"
     assert atom.name == f"SM80_CP_ASYNC_CACHE{'ALWAYS' if cache == 'ca' else 'GLOBAL'}<uint{8 * nbytes}_t>"
     assert atom.arch == 80 and atom.kind == "cp.async" and atom.vector_bits == 8 * nbytes
-    assert atom.src_layout[1].size() == 8 * nbytes and atom.num_threads == 1
+    assert atom.thr_id == Layout(1, 0)
+    assert atom.src_layout == atom.dst_layout == atom.ref_layout == Layout((1, 8 * nbytes), (0, 1))
 
 
 @pytest.mark.parametrize("nbytes, cache", [(8, "cg"), (4, "cg"), (2, "ca"), (32, "ca")])
@@ -144,3 +153,53 @@ def test_copy_atoms_are_immutable_values() -> None:
         catalog.ldmatrix(1, False).arch = 80  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         catalog.ldmatrix(1, False).bind(16).bits = 8  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda a: a.row_address_lane(0, 8), r"row must be in \[0, 8\), got 8"),
+    (lambda a: a.fragment_coord(32, 0, 0), r"lane must be in \[0, 32\), got 32"),
+    (lambda a: a.fragment_coord(0, 0, 2), r"half must be in \[0, 2\), got 2"),
+], ids=["row 8", "lane 32", "half 2"])
+def test_a_matrix_index_past_the_ptx_geometry_is_refused(call: object, match: str) -> None:
+    for atom in MATRIX:  # 8 rows a matrix, 32 lanes, 2 b16 halves a register, whatever the form
+        with pytest.raises(InstructionError, match=match):
+            call(atom)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("lane, half, match", [(32, 0, r"lane must be in \[0, 32\)"), (0, 2, r"half must be in \[0, 2\)")])
+def test_movmatrix_coordinates_past_the_warp_or_the_register_are_refused(lane: int, half: int, match: str) -> None:
+    with pytest.raises(InstructionError, match=match):
+        movmatrix_coords(lane, half)
+
+
+@pytest.mark.parametrize("atom", MATRIX, ids=lambda a: a.name)
+def test_a_fragment_layout_maps_lane_half_register_onto_each_element_of_the_matrices_once(atom: CopyAtom) -> None:
+    lay, num = atom.fragment_layout, atom.num_matrices
+    assert lay.size() == 32 * 2 * num and lay[1].size() == 2 * num and lay[1][0].size() == 2  # (lane, (half, reg))
+    assert sorted(lay(i) for i in range(lay.size())) == list(range(64 * num))  # 64 b16 elements a matrix
+
+
+def test_a_copy_atom_prints_its_name_ptx_and_cute_bit_layouts() -> None:
+    # cute/atom/copy_traits_sm75.hpp, SM75_U32x1_LDSM_N: SrcLayout ((_8,_4),_128):((_128,_0),_1),
+    # DstLayout = RefLayout (_32,_32):(_32,_1)
+    assert str(catalog.ldmatrix(1, False)) == (
+        "SM75_U32x1_LDSM_N (ldmatrix.sync.aligned.m8n8.x1.shared.b16): ThrID 32:1, Src ((8,4),128):((128,0),1), "
+        "Dst (32,32):(32,1), Ref (32,32):(32,1) (bits)")
+
+
+def test_only_an_atom_whose_ptx_says_trans_transposes() -> None:
+    for atom in catalog.ALL_COPY_ATOMS:  # per-thread copies leave trans at its default
+        assert atom.trans == (".trans" in atom.ptx), atom.name
+
+
+def test_one_bit_values_keep_the_bit_layouts() -> None:
+    atom = catalog.ld_shared(8)
+    typed = atom.bind(1)
+    assert (typed.val_layout_src, typed.val_layout_dst) == (atom.src_layout, atom.dst_layout) and typed.num_val_src == 8
+
+
+def test_a_refused_width_suggests_the_widest_value_a_thread_holds_up_to_1024_bits() -> None:
+    lay = Layout((1, 1024), (0, 1))  # a user-built per-thread copy of 1024 bits
+    wide = CopyAtom("WideCopy", "ld.global.wide", 100, "ld.global", Layout(1, 0), lay, lay, lay, vector_bits=1024)
+    with pytest.raises(LayoutError, match="of 2048-bit values: .* use values of at most 1024 bits$"):
+        wide.bind(2048)

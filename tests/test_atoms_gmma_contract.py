@@ -5,9 +5,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from layoutalg.atoms.gmma import GMMA_NS, GMMA_NS_INT8, make_gmma, parse_gmma_name
+from layoutalg.core.layout import Layout
 from layoutalg.errors import InstructionError
 
 K = {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32, "s8": 32, "u8": 32}
@@ -87,3 +90,53 @@ def test_an_atom_built_without_arch_or_saturate_is_a_plain_sm_90a_wgmma() -> Non
     bare = GmmaAtom(a.name, a.ptx, a.shape_mnk, a.thr_id, a.a_layout, a.b_layout, a.c_layout, a.a_type, a.b_type,
                     a.c_type, a.d_type, a.a_source)
     assert bare == a and bare.arch == 90 and bare.saturate is False
+
+
+def test_a_wgmma_atom_prints_its_name_ptx_and_cute_layouts() -> None:
+    # cute/atom/mma_traits_sm90_gmma.hpp: ALayout = BLayout = ABLayout<64, 16> = (_128,(_64,_16)):(_0,(_1,_64)),
+    # CLayout_64x64 = ((_4,_8,_4),(_2,_2,_8)):((_128,_1,_16),(_64,_8,_512))
+    assert str(make_gmma(64)) == (
+        "SM90_64x64x16_F32F16F16_SS (wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16): A (128,(64,16)):(0,(1,64)), "
+        "B (128,(64,16)):(0,(1,64)), C ((4,8,4),(2,2,8)):((128,1,16),(64,8,512))")
+
+
+def test_a_warpgroup_thread_index_past_127_is_refused() -> None:
+    atom = make_gmma(64)
+    assert atom.fragment_coord("C", 127, 0) == (55, 6)  # thread 127: warp 3, lane 31 -> row 16 * 3 + 31 // 4, col 2 * (31 % 4)
+    with pytest.raises(InstructionError, match=r"tid must be in \[0, 128\), got 128"):
+        atom.fragment_coord("C", 128, 0)
+
+
+def test_wgmma_atoms_are_immutable_values() -> None:
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        make_gmma(64).a_source = "reg"  # type: ignore[misc]
+
+
+def _ptx_wgmma_fragment(tid: int, i: int, k: int) -> int:
+    """PTX ISA wgmma register fragments as row + 64 * col: D (and A of K 16) for k = 16, A of .tf32 (K 8) and of
+    the 8-bit types (K 32); warp w of the warpgroup owns rows 16w .. 16w + 15, groupID = lane / 4."""
+    row, t = 16 * (tid // 32) + (tid % 32) // 4, tid % 4
+    if k == 16:
+        row, col = row + 8 * ((i >> 1) & 1), 8 * (i >> 2) + 2 * t + (i & 1)
+    elif k == 8:
+        row, col = row + 8 * (i & 1), t + 4 * (i >> 1)
+    else:
+        row, col = row + 8 * ((i >> 2) & 1), 16 * (i >> 3) + 4 * t + (i & 3)
+    return row + 64 * col
+
+
+@pytest.mark.parametrize("n", [8, 24, 64, 256])
+def test_the_accumulator_layout_is_the_ptx_d_fragment(n: int) -> None:
+    c = make_gmma(n).c_layout
+    assert c[0].size() == 128 and c[1].size() == n // 2  # 64 x N accumulators over a warpgroup
+    assert all(c(t, i) == _ptx_wgmma_fragment(t, i, 16) for t in range(128) for i in range(n // 2))
+
+
+@pytest.mark.parametrize("a, k", [("tf32", 8), ("f16", 16), ("e4m3", 32)])
+def test_a_register_a_operand_is_the_ptx_a_fragment_and_smem_operands_are_whole_tiles(a: str, k: int) -> None:
+    rs, ss = make_gmma(64, a, a_source="reg"), make_gmma(64, a)
+    assert rs.a_layout[0].size() == 128 and rs.a_layout[1].size() == 64 * k // 128
+    assert all(rs.a_layout(t, i) == _ptx_wgmma_fragment(t, i, k) for t in range(128) for i in range(64 * k // 128))
+    # smem A and B: every thread of the warpgroup names the whole tile, column-major (CuTe ABLayout<MN, K>)
+    for lay, mn in ((ss.a_layout, 64), (ss.b_layout, 64), (rs.b_layout, 64)):
+        assert lay == Layout((128, (mn, k)), (0, (1, mn)))

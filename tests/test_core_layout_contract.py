@@ -221,6 +221,9 @@ def test_evaluate_indices_is_exact_near_the_int64_range() -> None:
         (Layout((3, 2), ((1 << 62) - 1, 1)), [2, 5, 8]),
         (Layout((2, 2, 2), (1 << 61, 1 << 61, 1 << 61)), [7, 15]),
         (Layout(2, 1), [(1 << 62) + 3, (1 << 63) + 1]),
+        (Layout(2, 1 << 61), [7]),  # the last mode counts on past its extent
+        (Layout((2, 2), (1, 1 << 61)), [15]),
+        (Layout((2, 2, 2), (1 << 62, 1 << 62, 1)), [3]),
     ]
     for L, idx in cases:
         got = L.evaluate_indices(np.array(idx, dtype=object))

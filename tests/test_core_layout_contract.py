@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from layoutalg.core.layout import Layout, slice_and_offset, wrap_modes
+from layoutalg.core.layout import Layout, as_layout, make_layout, slice_and_offset, wrap_modes
 from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 
 
@@ -235,3 +235,19 @@ def test_evaluate_indices_of_small_offsets_is_int64() -> None:
     assert L.evaluate_indices([0, 5, 9]).dtype == np.int64
     assert L.evaluate_indices([]).dtype == np.int64
     assert Layout((2, 2), (1 << 62, 1)).evaluate_indices([]).dtype == np.int64
+
+
+def test_a_layout_given_as_a_coordinate_is_refused_as_no_int_not_as_a_numpy_array() -> None:
+    with pytest.raises(CoordinateError, match="coordinate") as info:
+        Layout((2, 3))(Layout(2))
+    assert "numpy array" not in str(info.value)
+
+
+def test_make_layout_refuses_a_layout_mixed_with_a_stride_naming_the_argument() -> None:
+    with pytest.raises(ShapeError, match="make_layout argument 0 is a Layout among shapes"):
+        make_layout(Layout(2), 3)
+
+
+def test_as_layout_refuses_a_string_naming_what_it_takes() -> None:
+    with pytest.raises(ShapeError, match="layout must be a Layout or a shape, got"):
+        as_layout("abc")

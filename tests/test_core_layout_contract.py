@@ -246,8 +246,19 @@ def test_a_layout_given_as_a_coordinate_is_refused_as_no_int_not_as_a_numpy_arra
 def test_make_layout_refuses_a_layout_mixed_with_a_stride_naming_the_argument() -> None:
     with pytest.raises(ShapeError, match="make_layout argument 0 is a Layout among shapes"):
         make_layout(Layout(2), 3)
+    with pytest.raises(ShapeError, match="make_layout argument 0 is a Layout among shapes"):
+        make_layout(Layout(2), np.int64(3))  # a numpy scalar has a shape but no stride: no stride layout
 
 
 def test_as_layout_refuses_a_string_naming_what_it_takes() -> None:
     with pytest.raises(ShapeError, match="layout must be a Layout or a shape, got"):
         as_layout("abc")
+
+
+def test_make_layout_of_a_gf2_strided_layout_and_a_layout_is_a_stride_layout_of_both() -> None:
+    from layoutalg.core.stride_layout import stride_layout
+    from layoutalg.core.stride_scalars import F2
+
+    made = make_layout(stride_layout(4, F2(1)), Layout(2, 4))
+    assert type(made).__name__ == "StrideLayout"
+    assert str(made) == "(4,2):(F1,4)"

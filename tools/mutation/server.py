@@ -144,8 +144,6 @@ def swap_code(module_name: str, path: str, source: str, qualname: str, firstline
         return False
     live = [f for f in _functions_of(dict(vars(module)), module_name, set())
             if getattr(f.__code__, "co_qualname", None) == qualname and f.__code__.co_firstlineno == firstlineno]
-    if not live and "<locals>." in qualname:
-        live = _closures_made_at_import(module, qualname, firstlineno)
     if not live or any(f.__code__.co_freevars != new_code.co_freevars for f in live):
         return False
     old_code = live[0].__code__
@@ -154,23 +152,6 @@ def swap_code(module_name: str, path: str, source: str, qualname: str, firstline
     _swap_nested(old_code, new_code)
     _clear_caches()
     return True
-
-
-def _closures_made_at_import(module: types.ModuleType, qualname: str, firstlineno: int) -> list[types.FunctionType]:
-    """The live functions of ``module``'s file with this nested ``qualname``, wherever they are held.
-
-    A closure built at import and stored outside the module's namespace (``display._forward``'s ``method``, set
-    on classes of other modules as ``_repr_html_``) is reachable from no namespace walked above; only ``gc``
-    finds it.  Without this its mutants ran nowhere and survived every test (``display.py`` 18:8).
-    """
-    import gc
-    import os
-
-    source_file = os.path.realpath(getattr(module, "__file__", "") or "")
-    return [obj for obj in gc.get_objects()
-            if isinstance(obj, types.FunctionType) and getattr(obj.__code__, "co_qualname", None) == qualname
-            and obj.__code__.co_firstlineno == firstlineno
-            and os.path.realpath(obj.__code__.co_filename) == source_file]
 
 
 def _code_tree(code: types.CodeType) -> list[types.CodeType]:

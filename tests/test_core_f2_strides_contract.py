@@ -8,6 +8,7 @@ import random
 from typing import Any
 
 import pytest
+from gf2_oracle import xor_fold
 
 import layoutalg as la
 from layoutalg.core.layout import Layout
@@ -50,15 +51,6 @@ def test_a_non_power_of_two_f2_layout_gets_the_right_inverse_of_its_reached_pref
 
 # --- right inverse of a non-power-of-two F2 layout: brute force over every mode decomposition ---------------------
 
-def _xor_fold(a: int, b: int) -> int:
-    """Carry-less product, written out (not the library's clmul)."""
-    out = 0
-    for j in range(b.bit_length()):
-        if (b >> j) & 1:
-            out ^= a << j
-    return out
-
-
 def _is_f2_values(values: list[int]) -> bool:
     """Whether ``values`` (values[0] == 0) is the value list of some F2 layout, trying EVERY first extent ``e``
     dividing the length: mode ``e:F2(values[1])`` then, recursively, a layout with values ``values[::e]``, with
@@ -68,7 +60,7 @@ def _is_f2_values(values: list[int]) -> bool:
         return True
     d = values[1]
     for e in range(2, n + 1):
-        if n % e == 0 and all(values[i + e * j] == _xor_fold(d, i) ^ values[e * j]
+        if n % e == 0 and all(values[i + e * j] == xor_fold(d, i) ^ values[e * j]
                               for j in range(n // e) for i in range(e)) and _is_f2_values(values[::e]):
             return True
     return False

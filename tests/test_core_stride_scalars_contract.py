@@ -6,18 +6,11 @@ ShapeError naming them, and comparisons with unrelated objects are simply False.
 from __future__ import annotations
 
 import pytest
+from gf2_oracle import xor_fold
 
 from layoutalg import F2, ArithTuple, E
 from layoutalg.core.stride_scalars import MAX_BASIS_INDEX, clmul
 from layoutalg.errors import ShapeError
-
-
-def xor_fold(a: int, b: int) -> int:
-    out = 0
-    for j in range(b.bit_length()):
-        if (b >> j) & 1:
-            out ^= a << j
-    return out
 
 
 @pytest.mark.parametrize("a,b", [(-1, 3), (3, -2), (-4, -5)])

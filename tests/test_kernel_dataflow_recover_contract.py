@@ -176,6 +176,15 @@ def test_epochs_beyond_the_k_width_stay_pipeline_stages() -> None:
                     assert int(got[m + 8 * k + 64 * s]) + r.offset == 4 * m + k % 4 + 32 * (k // 4) + 64 * s
 
 
+def _assert_stages_of_32(recs: list, stages: int, lo: list) -> None:
+    """Every record is an 8 x 4 tile of ``stages`` stages 32 apart, each stage ``lo`` shifted by 32 per stage."""
+    for r in recs:
+        assert r.tile == (8, 4, stages) and r.note == f"stages {stages} x 32"
+        got = np.asarray(r.layout.to_numpy())
+        assert [int(got[m + 8 * k + 32 * s]) + r.offset for s in range(stages) for m, k in COORDS] == \
+            [x + 32 * s for s in range(stages) for x in lo]
+
+
 def test_stages_that_do_not_fill_whole_k_widths_all_stay_pipeline_stages() -> None:
     """Two epochs cover k 0..7 (two stores each), the last only k 0..3: five bases 32 apart.  The common epoch
     width is 8 = two k-tiles, but five stages are not whole pairs: none folds into K, all five stay stages."""
@@ -183,11 +192,7 @@ def test_stages_that_do_not_fill_whole_k_widths_all_stay_pipeline_stages() -> No
     epochs = [[lo, [x + 32 for x in lo]], [[x + 64 for x in lo], [x + 96 for x in lo]], [[x + 128 for x in lo]]]
     recs = check_mma(trace(parse_module(kernel_k8(epochs)), block=32), **SPECS_K8).layouts()
     assert len(recs) == 5
-    for r in recs:
-        assert r.tile == (8, 4, 5) and r.note == "stages 5 x 32"
-        got = np.asarray(r.layout.to_numpy())
-        assert [int(got[m + 8 * k + 32 * s]) + r.offset for s in range(5) for m, k in COORDS] == \
-            [x + 32 * s for s in range(5) for x in lo]
+    _assert_stages_of_32(recs, 5, lo)
 
 
 def test_a_k_tile_one_element_wide_is_recovered() -> None:
@@ -230,11 +235,7 @@ def test_a_tile_copied_twice_in_one_epoch_is_two_copies_each_with_its_base() -> 
                                             "st.shared.u16 [%r7], %h1;\nst.shared.u16 [%r7+64], %h1;")
     recs = check_mma(trace(parse_module(text), block=32), **specs).layouts()
     assert len(recs) == 2
-    for r in recs:
-        assert r.tile == (8, 4, 2) and r.note == "stages 2 x 32"
-        got = np.asarray(r.layout.to_numpy())
-        assert [int(got[m + 8 * k + 32 * s]) + r.offset for s in range(2) for m, k in COORDS] == \
-            [x + 32 * s for s in range(2) for x in lo]
+    _assert_stages_of_32(recs, 2, lo)
 
 
 def test_an_instruction_whose_own_accesses_fit_no_layout_says_its_own_reason_not_the_pooled_one() -> None:

@@ -58,9 +58,9 @@ MAP_DIR = STATE / "map"
 EQUIVALENT = Path(__file__).resolve().parent / "equivalent.txt"
 MAX_TIMEOUT_S = 600.0
 REIMPORT_FIRST = 20
+"""A module-level mutant's fresh import first runs only this many of its cheapest covering tests."""
 HANG_PATIENCE = 6.0
 """A timeout is confirmed only by a second one under this many times the sweep's limits, on its test alone."""
-"""A module-level mutant's fresh import first runs only this many of its cheapest covering tests."""
 
 
 def sha(path: str) -> str:

@@ -312,7 +312,6 @@ class Server:
                 self.wide_setup += seconds
         return outcome
 
-
     def pytest_runtestloop(self, session: Any) -> bool:
         items = {item.nodeid: item for item in session.items}
         self.reply({"ready": True, "items": list(items)})

@@ -5,7 +5,8 @@
     python tools/mutation/run.py report [--out FILE]
 
 ``map`` runs test files (default: every one not mapped yet; ``--stale``: those
-whose mapped layoutalg sources changed since) in the warm server
+whose mapped layoutalg sources changed since, other than in docstrings and
+comments that move no line: ``map_stamps.restamp``) in the warm server
 (``server.py``), under coverage with one context per test, and stores per test
 file the lines each test runs, each test's duration and its unmutated outcome
 (``.mutation/map/``).  A test that fails unmutated is never used to judge a
@@ -37,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import hashlib
 import json
 import os
 import random
@@ -50,6 +50,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from import_lines import import_lines  # noqa: E402
+from map_stamps import digest, restamp  # noqa: E402
 from mutants import Mutant, find_mutants  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +65,7 @@ HANG_PATIENCE = 6.0
 
 
 def sha(path: str) -> str:
-    return hashlib.sha256((ROOT / path).read_bytes()).hexdigest()[:16]
+    return digest((ROOT / path).read_bytes())
 
 
 class Server:
@@ -123,6 +124,9 @@ def stale_test_files() -> list[str]:
 
 def build_map(test_files: list[str], stale: bool, budget_s: float) -> None:
     MAP_DIR.mkdir(parents=True, exist_ok=True)
+    if stale and not test_files:
+        for source in restamp(ROOT, MAP_DIR):
+            print(f"{source}: changed only in docstrings or comments, no line moved; its map entries stay valid")
     if not test_files:
         test_files = stale_test_files() if stale else [f for f in all_test_files() if not map_file(f).exists()]
     if not test_files:
@@ -183,12 +187,12 @@ class CoverageMap:
             for src, lines in data["lines"].items():
                 for line, tests in lines.items():
                     self.lines[src][int(line)].update(tests)
-            for src, digest in data.get("sources", {}).items():
-                self.sources[src][test_file] = digest
+            for src, stored in data.get("sources", {}).items():
+                self.sources[src][test_file] = stored
 
     def stale_for(self, path: str) -> list[str]:
         current = sha(path)
-        return sorted(f for f, digest in self.sources.get(path, {}).items() if digest != current)
+        return sorted(f for f, stored in self.sources.get(path, {}).items() if stored != current)
 
     def runs_before_tests(self, path: str, lines: list[int]) -> bool:
         """Whether any of ``lines`` runs at import or collection (``import_lines``), where no test context is."""

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import fcntl
 import json
 import os
 import random
@@ -62,6 +63,23 @@ REIMPORT_FIRST = 20
 """A module-level mutant's fresh import first runs only this many of its cheapest covering tests."""
 HANG_PATIENCE = 6.0
 """A timeout is confirmed only by a second one under this many times the sweep's limits, on its test alone."""
+
+
+def store(out: Path, verdicts: dict[str, Any]) -> None:
+    """Write ``verdicts`` into the results file ``out``, keeping every other entry as it is on disk now.
+
+    Two runs may share one results file (a sweep, and a re-judgment of one module beside it): each writes
+    only what it judged, under an exclusive lock, and replaces the file in one rename, so neither loses the
+    other's verdicts and no reader sees half a file.
+    """
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out.with_name(out.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        on_disk: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {}
+        on_disk.update(verdicts)
+        partial = out.with_name(f"{out.name}.{os.getpid()}.partial")
+        partial.write_text(json.dumps(on_disk, indent=0, sort_keys=True))
+        partial.replace(out)
 
 
 def sha(path: str) -> str:
@@ -361,8 +379,7 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
                                   "tests": job.all_tests, "killer": killer, "mode": mode, "judged_at": cmap.loaded_at}
             counts[verdict] += 1
             print(f"{verdict:9s} {seconds:6.1f}s {mode:8s} {m.describe()}", flush=True)
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_text(json.dumps(results, indent=0, sort_keys=True))
+            store(out, {key_of(m): results[key_of(m)]})
     finally:
         if server is not None:
             server.close()
@@ -511,7 +528,7 @@ def confirm_kills(paths: list[str], out: Path, hangs_only: bool = False) -> None
                                     note=f"{what} did not reproduce alone ({verdict})")
                 counts["not reproduced"] += 1
                 print(f"not reproduced: {job.mutant.describe()}", flush=True)
-            out.write_text(json.dumps(results, indent=0, sort_keys=True))
+            store(out, {key: results[key]})
     finally:
         server.close()
     print(dict(counts))

@@ -294,7 +294,10 @@ class Job:
     def __init__(self, mutant: Mutant, source: str, spans: list[tuple[int, int, str, int]], cmap: CoverageMap,
                  judged_at: float | None = None):
         self.mutant = mutant
+        self.source = source
         self.mutated = mutant.apply(source)
+        self.import_function: tuple[str, int] | None = None
+        """(qualname, first line) of the function holding a mutant whose line runs only at import."""
         inside = [s for s in spans if s[0] <= mutant.start < s[1]]
         self.qualname: str | None = inside[0][2] if inside else None
         self.firstlineno = inside[0][3] if inside else 0
@@ -306,6 +309,7 @@ class Job:
             # of the mutated source on the tests of the module.  A line that runs nowhere stays uncovered.
             self.tests = cmap.tests(mutant.path, None)
             if self.tests:
+                self.import_function = (inside[0][2], inside[0][3])
                 self.qualname, self.firstlineno = None, 0
         if self.qualname is None and self.tests:
             # A module-level mutant (a decorator's argument, a table) is also judged by the module's own test
@@ -452,6 +456,10 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tupl
                 killers[place].insert(0, reply["killer"])
             verdict = "timeout" if code in (-9, 124) else "killed" if code == 1 else "crash"
             return verdict, time.monotonic() - started, reply.get("killer"), "global"
+    if job.qualname is None:  # re-running the module's import-time data in the live process is cheaper still
+        by_rerun = _judge_by_rerun(server, job, request, killers)
+        if by_rerun is not None:
+            return by_rerun[0], time.monotonic() - started, by_rerun[1], "rerun"
     if job.qualname is None and len(ordered) > REIMPORT_FIRST:
         # a fresh import collects every test file it is given: try the cheapest tests alone first
         reply = server.ask(dict(request, tests=ordered[:REIMPORT_FIRST]))
@@ -475,6 +483,33 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tupl
     if code < 0:
         return "crash", seconds, None, mode
     return "error", seconds, None, mode
+
+
+CONTROL_PASSES: dict[tuple[str, str], bool] = {}
+"""(module path, test) -> whether that test passes after a re-run of the unmutated module's data."""
+
+
+def _judge_by_rerun(server: Server, job: Job, request: dict[str, Any],
+                    killers: dict[tuple[str, str | None], list[str]]) -> tuple[str, str] | None:
+    """A kill of an import-time mutant by ``rerun.rerun_data`` in the live process: (verdict, killer), or None.
+
+    Only a failure or a timeout counts, and only where the same re-run of the unmutated source passes that test
+    (the control, once per module and test): a failure the re-run itself causes is no verdict.  None: the
+    fresh import decides (a pass here may be a value the re-run did not reach).
+    """
+    reply = server.ask(dict(request, rerun=True, rerun_line=job.mutant.line, rerun_function=job.import_function))
+    code, killer = reply["code"], reply.get("killer")
+    if reply.get("mode") != "rerun" or code not in (1, 124, -9) or not killer:
+        return None
+    control_key = (job.mutant.path, killer)
+    if control_key not in CONTROL_PASSES:
+        control = server.ask(dict(request, source=job.source, rerun=True, rerun_line=None, rerun_function=None,
+                                  tests=[killer]))
+        CONTROL_PASSES[control_key] = control.get("mode") == "rerun" and control["code"] == 0
+    if not CONTROL_PASSES[control_key]:
+        return None
+    killers[(job.mutant.path, job.qualname)].insert(0, killer)
+    return ("killed" if code == 1 else "timeout"), killer
 
 
 def confirm_kills(paths: list[str], out: Path, hangs_only: bool = False) -> None:

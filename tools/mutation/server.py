@@ -29,7 +29,8 @@ forks a child, so nothing a test or a mutant does survives into the next one.
     but it sees module-level code, default arguments, decorators).
     The reply: ``{"code": 0 | 1 | -9 | other, "killer": nodeid | null, "mode": "code" | "global" | "no-rebind" |
     "reimport"}``; with ``rebind_line`` a module-level assignment is re-run in the live module instead
-    (:func:`rebind_global`; "no-rebind" when it cannot be);
+    (:func:`rebind_global`; "no-rebind" when it cannot be); with ``rerun`` the module's import-time data is
+    re-run in the live process (:func:`rerun_in_place`, mode "rerun"; "no-rerun" when it cannot be);
     0 every test passed, 1 a test failed, -9 the time ran out, anything else a crash.
 
 Hypothesis runs derandomized, without a database and without deadlines (a slow
@@ -53,6 +54,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from rerun import covers_line, rerun_data  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 PROGRESS = ROOT / ".mutation" / f"current_test_{os.getpid()}"
@@ -209,6 +213,37 @@ def rebind_global(module_name: str, path: str, source: str, line: int) -> bool:
         exec(compile(ast.Module(body=[statement], type_ignores=[]), path, "exec"), vars(module))
     except Exception:
         return False
+    _clear_caches()
+    return True
+
+
+def rerun_in_place(request: dict[str, Any], items: list[Any]) -> bool:
+    """Apply an import-time mutant by re-running its module's data (``rerun.rerun_data``); False when not possible.
+
+    ``rerun_function`` (qualname, first line): the mutant is inside that function, whose code is swapped first;
+    else ``rerun_line``, when given, must lie in a data statement (a mutant in a class body or a default argument
+    is not re-run).  Neither: a control run of the source as given.  A re-run that raises is not possible here
+    (the fresh import then judges it, where the module fails to import).
+    """
+    module = _live_module(request["module"])
+    if module is None:
+        return False
+    path = str(ROOT / request["path"])
+    function = request.get("rerun_function")
+    if function:
+        if not swap_code(request["module"], path, request["source"], function[0], function[1]):
+            return False
+    elif request.get("rerun_line") is not None and not covers_line(request["source"], request["rerun_line"]):
+        return False
+    try:
+        rebuild = rerun_data(module, request["source"], path, ROOT)
+    except Exception:
+        return False
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", None)
+        if params:
+            for name, value in list(params.items()):
+                params[name] = rebuild.renew(value)
     _clear_caches()
     return True
 
@@ -411,7 +446,10 @@ class Server:
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
         qualname: str = request.get("qualname") or ""
-        if request.get("rebind_line"):
+        if request.get("rerun"):
+            swapped = rerun_in_place(request, [items[t] for t in request["tests"] if t in items])
+            mode = "rerun"
+        elif request.get("rebind_line"):
             swapped = rebind_global(request["module"], str(ROOT / request["path"]), request["source"],
                                     request["rebind_line"])
             mode = "global"
@@ -420,6 +458,9 @@ class Server:
                                                    request["source"], qualname, request["firstlineno"])
             mode = "code"
         if not swapped:
+            if request.get("rerun"):
+                os.write(write_end, json.dumps({"mode": "no-rerun"}).encode())
+                return 0  # the caller goes on to a fresh import
             if request.get("rebind_line"):
                 os.write(write_end, json.dumps({"mode": "no-rebind"}).encode())
                 return 0  # the caller goes on to a fresh import

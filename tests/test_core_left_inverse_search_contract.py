@@ -97,9 +97,11 @@ def test_the_node_budget_counts_each_tried_radix_prefix(monkeypatch: pytest.Monk
     [
         ([0, 2], 2),  # radix 2 visits the two offsets' groups and adds no equation
         ([0, 1, 2, 3], 4 + search.ROW_COST),  # four groups, D1 = 1 added once (2 -> 3 repeats it), no row before it
+        # radices 2, 2, 2: 16, 8, 4 groups; D1 = 1, D2 = 2, D3 = 4 each added once, against 0, 1, 2 rows before it
+        (list(range(16)), 16 + 8 + 4 + search.ROW_COST * (1 + 1 + 2)),
     ],
 )
-def test_the_work_budget_counts_groups_and_equations(
+def test_the_work_budget_counts_groups_and_row_operations(
     monkeypatch: pytest.MonkeyPatch, offsets: list[int], units: int
 ) -> None:
     monkeypatch.setattr(search, "WORK_LIMIT", units)

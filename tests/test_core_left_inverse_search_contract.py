@@ -63,8 +63,8 @@ def test_the_search_finds_a_left_inverse_exactly_when_one_exists(offsets: list[i
     assert size - radix_product <= top < size  # every offset inside the domain, the last mode no longer than that
 
 
-# None: the module's limit.  6: the primes sieved must reach the 7th (17), past Rosser's bound on the 6th (15).
-# 10: V = 29 lies above 25 = 5 * 5, which is no radix to try.
+# None: the module's own limit, 3,000 prefixes as docs/DESIGN.md states.  6: the primes sieved must reach the 7th
+# (17), past Rosser's bound on the 6th (15).  10: V = 29 lies above 25 = 5 * 5, which is no radix to try.
 @pytest.mark.parametrize("node_limit", [None, 6, 10])
 def test_the_search_tries_every_prime_up_to_its_node_limit_and_then_gives_up(
     monkeypatch: pytest.MonkeyPatch, node_limit: int | None
@@ -76,7 +76,7 @@ def test_the_search_tries_every_prime_up_to_its_node_limit_and_then_gives_up(
     if node_limit is not None:
         monkeypatch.setattr(search, "NODE_LIMIT", node_limit)
     targets = [0, 1, 3, 5, 4]
-    decided = sympy.prime(search.NODE_LIMIT)
+    decided = sympy.prime(3000 if node_limit is None else node_limit)
     assert find_left_inverse([0, 1, 2, 3, decided], targets) is None
     with pytest.raises(SearchExhaustedError):
         find_left_inverse([0, 1, 2, 3, sympy.nextprime(decided)], targets)

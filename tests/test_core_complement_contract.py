@@ -337,3 +337,19 @@ def test_past_the_greedy_walk_limit_cutes_complement_is_checked_and_returned() -
     big = GREEDY_LIMIT + 1  # (2,2):(1,big): m + max offset passes the forced walk's limit
     assert complement(la.Layout((2, 2), (1, big)), 10) == la.Layout(big // 2, 2) == _pycute_complement((2, 2), (1, big), 10)
 
+
+
+@pytest.mark.parametrize("layout", [la.Layout(1, 5), la.Layout(1, 1), la.Layout(3, 0), la.Layout(4, 3),
+                                    la.Layout((1, 4), (5, 2)), la.Layout(((1, 3), 2), ((7, 2), 0))], ids=str)
+def test_complements_sorted_modes_leave_out_extent_1_and_stride_0_leaves_in_every_shape_form(
+        layout: la.Layout) -> None:
+    # a one-mode layout (int shape) answers as a nested one does: its (stride, extent) leaves, sorted, without
+    # extent-1 or stride-0 ones; CuTe's complement built from them is the complement (1:5 adds no gap mode 5:1)
+    from layoutalg.core.complement import chained_pairs, sorted_modes
+    from layoutalg.core.flat import from_pairs
+
+    leaves = zip(la.flatten(layout.shape), la.flatten(layout.stride))  # type: ignore[call-overload]
+    assert sorted_modes(layout) == sorted((d, s) for s, d in leaves if s != 1 and d != 0)
+    for m in range(1, 13):
+        pairs = chained_pairs(sorted_modes(layout), m)
+        assert pairs is not None and la.coalesce(from_pairs(pairs)) == la.complement(layout, m), (layout, m)

@@ -221,3 +221,83 @@ def test_a_size_one_or_stride_zero_tiler_composes_to_a_zero_stride_layout_whatev
         assert composition(a, Layout(1, stride)) == Layout(1, 0)
     for extent in (1, 3, 8):
         assert composition(a, Layout(extent, 0)) == Layout(extent, 0)
+
+
+def _factorizations(n: int) -> list[tuple[int, ...]]:
+    """Every ordered factorization of ``n`` into factors > 1 (``()`` for 1)."""
+    if n == 1:
+        return [()]
+    return [(f, *rest) for f in range(2, n + 1) if n % f == 0 for rest in _factorizations(n // f)]
+
+
+def _layout_sequences(n: int, strides: tuple[int, ...]) -> set[tuple[int, ...]]:
+    """The value sequences of every flat layout of size ``n`` whose strides come from ``strides``, by brute force.
+    A nested layout has the values of its flattening, and a mode of extent > 1 has its stride as a value, so with
+    ``strides`` covering the values this is every layout's sequence."""
+    import itertools
+
+    out = set()
+    for shape in _factorizations(n):
+        for stride in itertools.product(strides, repeat=len(shape)):
+            values = [0]
+            for s, d in zip(shape, stride):
+                values = [v + k * d for k in range(s) for v in values]
+            out.add(tuple(values))
+    return out
+
+
+def test_synthesise_1d_reads_back_exactly_the_value_sequences_of_layouts() -> None:
+    # every sequence of length 0..4 over 0..5 (and length 6 over 0..3): a coalesced layout with those values
+    # exactly when some layout has them (brute force), None otherwise -- an empty one, or one not starting at 0
+    import itertools
+
+    import numpy as np
+
+    from layoutalg.core.algebra import coalesce
+    from layoutalg.core.composition import synthesise_1d
+    from layoutalg.core.flat import from_pairs
+
+    layouts_found = 0
+    for n, top in [(0, 5), (1, 5), (2, 5), (3, 5), (4, 5), (6, 3)]:
+        layouts = _layout_sequences(n, tuple(range(top + 1))) if n else set()
+        for seq in itertools.product(range(top + 1), repeat=n):
+            pairs = synthesise_1d(np.array(seq, dtype=np.int64))
+            if seq not in layouts:
+                assert pairs is None, seq
+                continue
+            assert pairs is not None, seq
+            got = from_pairs(pairs)
+            assert got.size() == n and tuple(got(i) for i in range(n)) == seq, (seq, got)
+            assert coalesce(got) == got, (seq, got)
+            layouts_found += 1
+    assert layouts_found > 40
+
+
+def _is_layout_function(parts: list[list[int]]) -> bool:
+    return all(tuple(p) in _layout_sequences(len(p), tuple(sorted(set(p)))) for p in parts)
+
+
+def test_a_two_mode_tiler_composes_to_a_of_b_or_is_refused_only_where_no_layout_of_its_mode_sizes_exists() -> None:
+    # A = (E,2):(1,100) is x -> x%E + 100(x//E) (its last mode unbounded); B = (s0,s1):(r0,r1).  A layout R with
+    # B's mode sizes and R(i,j) == A(B(i,j)) exists iff the function is R0(i) + R1(j) with R0, R1 layouts' values
+    # (brute force).  E.g. (16,2):(1,100) o (4,2):(4,8) reaches A(12 + 8) = 104, not A(12) + A(8) = 20: refused,
+    # though each leaf meets CuTe's conditions (block [4,16) is no divisor of 8: a carry from digit 0)
+    import itertools
+
+    answered = refused = 0
+    for e in (4, 6, 8, 12, 16):
+        for s0, s1, r0, r1 in itertools.product((2, 3, 4), (2, 3), (1, 2, 3, 4), (2, 3, 4, 6, 8)):
+            a, b = Layout((e, 2), (1, 100)), Layout((s0, s1), (r0, r1))
+            f = [[_a_extended((e, 2), (1, 100), i * r0 + j * r1) for j in range(s1)] for i in range(s0)]
+            additive = all(f[i][j] == f[i][0] + f[0][j] for i in range(s0) for j in range(s1))
+            exists = additive and _is_layout_function([[f[i][0] for i in range(s0)], f[0]])
+            try:
+                r = composition(a, b)
+            except CompositionError:
+                assert not exists, (a, b)
+                refused += 1
+                continue
+            assert [m.size() for m in r] == [s0, s1], (a, b, r)
+            assert [[r(i, j) for j in range(s1)] for i in range(s0)] == f, (a, b, r)
+            answered += 1
+    assert answered > 150 and refused > 20

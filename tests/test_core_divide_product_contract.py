@@ -110,3 +110,13 @@ def test_logical_product_by_a_non_positive_or_nested_tiler_is_its_definition(til
     a = Layout(4, 1)
     rest = la.composition(la.complement(a, a.size() * tiler.cosize()), tiler)
     assert logical_product(a, tiler) == Layout((a.shape, rest.shape), (a.stride, rest.stride))
+
+
+@pytest.mark.parametrize("tiler", [Layout(1 << 2048, 1), Layout((1 << 2047, 2), (1, 1 << 2047))], ids=["int", "flat"])
+def test_a_product_whose_complement_cotarget_reaches_2_to_4096_is_refused_and_one_below_answers(tiler: Layout) -> None:
+    # size(A) * cosize(B) = 2**2048 * 2**2048: the complement's cotarget is past the 4096-bit integer limit, so the
+    # product is refused as the general path refuses it, whichever path answers; half that A stays below the limit
+    with pytest.raises(ShapeError, match="complement cotarget has 4097 bits; integers are limited to 4096 bits"):
+        logical_product(Layout(1 << 2048, 1), tiler)
+    got = logical_product(Layout(1 << 2047, 1), tiler)
+    assert got.size() == (1 << 2047) * tiler.size() and got(1 << 2047) == 1 << 2047  # the rest mode starts there

@@ -110,3 +110,28 @@ def test_max_common_vector_where_a_o_rb_is_no_layout_is_the_largest_dividing_agr
 
 def test_max_common_layout_without_a_common_stride_1_vector_is_1_to_0() -> None:
     assert la.max_common_layout(Layout(4, 2), Layout(4, 1)) == Layout(1, 0)
+
+
+@pytest.mark.parametrize("extent", [1000, 100_000, 1 << 18])
+def test_a_contiguous_image_behind_a_wide_stride_0_mode_gets_its_generalized_left_inverse(extent: int) -> None:
+    # (2,2,N):(1,1,0) sends 4N indices onto 0, 1, 2 (more than the search's 300,000 from N = 100,000; 2**20, the
+    # enumeration limit, at N = 2**18): L must send each offset to its smallest preimage (brute force over the first
+    # block: index c0 + 2 c1, the stride-0 digit 0)
+    a = Layout((2, 2, extent), (1, 1, 0))
+    smallest: dict[int, int] = {}
+    for i in range(4):
+        smallest.setdefault(a(i), i)
+    left = left_inverse(a)
+    assert [left(x) for x in range(3)] == [smallest[x] for x in range(3)] == [0, 1, 3]
+    assert all(a(left(a(i))) == a(i) for i in range(8))
+
+
+def test_a_contiguous_image_of_more_indices_than_the_enumeration_limit_is_refused_without_listing_them() -> None:
+    # 2**21 indices onto 0, 1, 2: reading the smallest preimages would list every index (a 2**40-wide mode: hours),
+    # so it is refused as undecided at once, as the search refuses past its bound
+    from layoutalg.errors import CompositionError
+
+    for extent in (1 << 19, 1 << 40):
+        with pytest.raises(CompositionError, match=r"undecided; its strides do not chain, and a search over its "
+                                                   rf"{4 * extent} offsets would pass the search's bound"):
+            left_inverse(Layout((2, 2, extent), (1, 1, 0)))

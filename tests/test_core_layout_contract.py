@@ -262,3 +262,17 @@ def test_make_layout_of_a_gf2_strided_layout_and_a_layout_is_a_stride_layout_of_
     made = make_layout(stride_layout(4, F2(1)), Layout(2, 4))
     assert type(made).__name__ == "StrideLayout"
     assert str(made) == "(4,2):(F1,4)"
+
+
+class _TaggedIndex(int):
+    """An integer carrying array-like metadata (``shape``, ``dtype``) but no ``ndim``, as some frameworks' scalars
+    do: only an array of rank > 0 is refused as a coordinate."""
+
+    shape = ()
+    dtype = "int64"
+
+
+def test_an_integer_with_a_shape_and_dtype_but_no_ndim_is_a_coordinate_not_an_array() -> None:
+    layout = Layout((2, 3), (1, 2))
+    assert layout(_TaggedIndex(4)) == layout(4) == 4
+    assert layout((_TaggedIndex(1), _TaggedIndex(2))) == 5

@@ -147,13 +147,13 @@ def _left_inverse(layout: Layout) -> Layout:
 
 def _contiguous_left_inverse(flat: Pairs) -> Layout | None:
     """The search's answer for the coalesced ``flat`` layout where its offsets are exactly ``0..V`` with
-    ``V < CONTIGUOUS_LIMIT`` and a layout fits them (read by :func:`_read_contiguous`); None otherwise."""
+    ``V < CONTIGUOUS_LIMIT``, at most ENUMERATION_LIMIT indices, and a layout fits them (:func:`_read_contiguous`)."""
     size = 1
     top = 0
     for s, d in flat:
         size *= s
         top += (s - 1) * d
-    if not 0 < top < CONTIGUOUS_LIMIT or size <= top:  # too few offsets to cover 0..top
+    if not 0 < top < CONTIGUOUS_LIMIT or size <= top or size > ENUMERATION_LIMIT:  # too few (or many) indices
         return None
     values = _first_values(flat, size)
     n = len(values)

@@ -126,6 +126,21 @@ def test_a_contiguous_image_behind_a_wide_stride_0_mode_gets_its_generalized_lef
     assert all(a(left(a(i))) == a(i) for i in range(8))
 
 
+@pytest.mark.parametrize("shape, stride", [((192, 2, 1000), (1, 1, 0)), ((100, 4), (2, 1)),
+                                           ((97, 100, 2), (100, 1, 97)), ((2, 2, 97), (97, 1, 2))])
+def test_a_contiguous_image_past_the_searchs_exact_range_still_gets_its_generalized_left_inverse(
+        shape: tuple[int, ...], stride: tuple[int, ...]) -> None:
+    # offsets exactly 0..V with V >= 192, where the search may stop at its bound undecided: the reading answers,
+    # and its answer sends each offset to its smallest preimage (brute force over every index)
+    a = Layout(shape, stride)
+    smallest: dict[int, int] = {}
+    for i in range(a.size()):
+        smallest.setdefault(a(i), i)
+    assert sorted(smallest) == list(range(max(smallest) + 1)) and max(smallest) >= 192
+    left = left_inverse(a)
+    assert all(left(x) == i for x, i in smallest.items())
+
+
 def test_a_contiguous_image_of_more_indices_than_the_enumeration_limit_is_refused_without_listing_them() -> None:
     # 2**21 indices onto 0, 1, 2: reading the smallest preimages would list every index (a 2**40-wide mode: hours),
     # so it is refused as undecided at once, as the search refuses past its bound

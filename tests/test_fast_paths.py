@@ -14,7 +14,7 @@ from layoutalg.core import memo
 from layoutalg.core.complement import chained_pairs, refuted_injective, sorted_modes
 from layoutalg.core.composition import _compose, compose_flat
 from layoutalg.core.flat import coalesce_extended, coalesce_pairs, from_pairs, leaf_pairs
-from layoutalg.core.inverses import CONTIGUOUS_LIMIT, _contiguous_left_inverse, _first_preimages, _read_contiguous
+from layoutalg.core.inverses import _contiguous_left_inverse, _first_preimages, _read_contiguous
 from layoutalg.core.left_inverse_search import find_left_inverse
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None,
@@ -166,13 +166,17 @@ def test_a_leaf_inside_one_digit_composes_as_the_general_composition(case: tuple
     assert _outcome(la.logical_product, a, b) == _outcome(_reference_product, a, b)
 
 
+SEARCH_DECIDES_BELOW = 192
+"""The search decides every largest offset below this (core/left_inverse_search.py; test_exact_search.py)."""
+
+
 @SETTINGS
 @given(ls.layouts(max_size=96, max_rank=4, max_stride=4))
 def test_a_contiguous_image_is_read_into_the_searched_left_inverse(a: la.Layout) -> None:
     flat = coalesce_pairs(leaf_pairs(a))
     offsets, first, injective = _first_preimages(flat)
     top = len(offsets) - 1
-    if not 0 < top < CONTIGUOUS_LIMIT or max(offsets) != top:
+    if not 0 < top < SEARCH_DECIDES_BELOW or max(offsets) != top:
         return
     found = find_left_inverse(offsets, None if injective else first)
     target = [i for _, i in sorted(zip(offsets, first))]

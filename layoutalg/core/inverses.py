@@ -146,14 +146,14 @@ def _left_inverse(layout: Layout) -> Layout:
 
 
 def _contiguous_left_inverse(flat: Pairs) -> Layout | None:
-    """The search's answer for the coalesced ``flat`` layout where its offsets are exactly ``0..V`` with
-    ``V < CONTIGUOUS_LIMIT``, at most ENUMERATION_LIMIT indices, and a layout fits them (:func:`_read_contiguous`)."""
+    """The search's answer for the coalesced ``flat`` layout where its offsets are exactly ``0..V`` (any ``V``),
+    at most ENUMERATION_LIMIT indices, and a layout fits them (:func:`_read_contiguous`)."""
     size = 1
     top = 0
     for s, d in flat:
         size *= s
         top += (s - 1) * d
-    if not 0 < top < CONTIGUOUS_LIMIT or size <= top or size > ENUMERATION_LIMIT:  # too few (or many) indices
+    if not 0 < top or size <= top or size > ENUMERATION_LIMIT:  # too few (or many) indices
         return None
     values = _first_values(flat, size)
     n = len(values)
@@ -212,14 +212,12 @@ def _searched_left_inverse(layout: Layout) -> Layout:
     return candidate
 
 
-#: Below this largest offset the search always decides (:mod:`~layoutalg.core.left_inverse_search`), so there a
-#: contiguous image may be read directly: the answer is the search's, found without searching.
-CONTIGUOUS_LIMIT = 192
-
-
 def _read_contiguous(target: list[int]) -> Layout | None:
-    """The search's left inverse where A's offsets are exactly ``0..V`` (``V < CONTIGUOUS_LIMIT``), read off the
-    targets (``target[x]``: the smallest index A sends to ``x``) instead of searched; None when the reading fails its check (then no layout fits: the search decides).
+    """The search's left inverse where A's offsets are exactly ``0..V``, read off the targets (``target[x]``: the
+    smallest index A sends to ``x``) instead of searched; None when the reading fails its check (then no layout fits:
+    the search decides).  The argument below holds for every ``V``, and the check compares the answer with every
+    target, so past the search's exact range (``V < 192``, where it may stop at its bound undecided) the reading
+    still answers, and never wrongly.
 
     Every ``x <= V`` is an offset, so ``L`` is fixed on ``0..V``, and a layout's function on ``0..V`` fixes its
     coalesced modes there: ``L(1)`` is the first stride, the first ``m`` with ``L(m) != m L(1)`` the first extent

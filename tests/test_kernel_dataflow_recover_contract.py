@@ -238,6 +238,28 @@ def test_a_tile_copied_twice_in_one_epoch_is_two_copies_each_with_its_base() -> 
     _assert_stages_of_32(recs, 2, lo)
 
 
+def copies_in_one_epoch(copies: list[int]) -> list:
+    """The recovered writes of a kernel whose epoch e stores the 8 x 4 tile ``copies[e]`` times, the j-th copy
+    overall (counting on across epochs) at L + 32 j (one store each)."""
+    lo = table(Layout((8, 4), (4, 1)))
+    store = "st.shared.u16 [%r7], %h1;"
+    parts = kernel([[x + 32 * sum(copies[:e]) for x in lo] for e in range(len(copies))], read=False) \
+        .replace("sm[4096]", "sm[8192]").split(store)
+    text = parts[0]
+    for e, count in enumerate(copies):
+        text += store + "".join(f"\nst.shared.u16 [%r7+{64 * j}], %h1;" for j in range(1, count)) + parts[e + 1]
+    return check_mma(trace(parse_module(text), block=32), **SPECS).layouts()
+
+
+@pytest.mark.parametrize("copies", [[64, 1], [65], [63, 2]], ids=str)
+def test_sixty_four_and_more_copies_of_a_tile_in_one_epoch_each_keep_their_own_base(copies: list[int]) -> None:
+    """65 copies 32 apart are 65 stages of one pooled fit however the barriers split them: the copies of one
+    epoch are told apart by count, past any fixed number of copies."""
+    recs = copies_in_one_epoch(copies)
+    assert len(recs) == 65 and not any(r.own for r in recs)
+    _assert_stages_of_32(recs, 65, table(Layout((8, 4), (4, 1))))
+
+
 def test_an_instruction_whose_own_accesses_fit_no_layout_says_its_own_reason_not_the_pooled_one() -> None:
     """Two writes of C (4-byte accumulators): a shuffled st.shared.f32 (no layout fits it) and a st.shared.u16 of
     each accumulator's low half at a byte 2 mod 4 (not aligned to the element).  The pooled writes fail on the
@@ -358,6 +380,34 @@ def test_k_tiles_of_one_epoch_are_counted_apart_when_they_cover_the_tile_unevenl
     assert [r.offset for r in recs] == [0, 32, 96]
     for r in recs:
         assert r.layout == Layout((8, 4), (4, 1)) and r.tile == (8, 4) and not r.own
+
+
+def two_warp_k_tiles(distance: int) -> list:
+    """Two warps, one epoch, A of 8 x (distance + 4): warp 0's lanes 0..15 store their elements (m, k) = (l % 8,
+    l / 8) at L, warp 1 stores its elements (l % 8, distance + l / 8) twice, at L + 32 and L + 96 (l: lane)."""
+    lo = table(Layout((8, 4), (4, 1)))
+    cols = distance + 4
+    body = [HEADER, ".visible .entry k(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
+            ".reg .pred %p<4>;", ".reg .b16 %h<4>;", ".reg .b32 %r<16>;", ".reg .b64 %rd<8>;",
+            ".shared .align 16 .b8 sm[4096];", "ld.param.u64 %rd1, [pA];", "mov.u32 %r1, %laneid;",
+            "mov.u32 %r9, %tid.x;", "shr.u32 %r9, %r9, 5;", "and.b32 %r2, %r1, 7;", "shr.u32 %r3, %r1, 3;",
+            f"mad.lo.u32 %r3, %r9, {distance}, %r3;", f"mad.lo.u32 %r4, %r2, {cols}, %r3;", "mul.wide.u32 %rd2, %r4, 2;",
+            "add.s64 %rd3, %rd1, %rd2;", "ld.global.u16 %h1, [%rd3];", "mov.u32 %r6, sm;", *lane_table("%r5", lo),
+            "mad.lo.u32 %r7, %r5, 2, %r6;", "setp.eq.u32 %p3, %r9, 1;", "setp.lt.u32 %p2, %r1, 16;", "@%p3 bra W1;",
+            "@%p2 st.shared.u16 [%r7], %h1;", "bra DONE;", "W1:", "st.shared.u16 [%r7+64], %h1;",
+            "st.shared.u16 [%r7+192], %h1;", "DONE:", "bar.sync 0;", "ret;", "}", ""]
+    specs = {"a": f"pA@(8,{cols}):({cols},1)", "b": f"pB@({cols},8):(8,1)", "c": "pC@(8,8):(8,1)"}
+    return check_mma(trace(parse_module("\n".join(body)), block=64), **specs).layouts()
+
+
+@pytest.mark.parametrize("distance", [4, 1024, 4096], ids=str)
+def test_k_tiles_far_apart_in_one_epoch_are_counted_apart(distance: int) -> None:
+    """As the uneven k-tiles above, with the two k-tiles 1, 256 or 1024 k-tiles apart (warps of a split k): each
+    store keeps its own base, however far apart the k-tiles lie."""
+    recs = two_warp_k_tiles(distance)
+    assert [(r.offset, r.tile, r.own) for r in recs] == [(0, (8, 4), False), (32, (8, 4), False), (96, (8, 4), False)]
+    for r in recs:
+        assert r.layout == Layout((8, 4), (4, 1)) and r.note == "per-execution bases [0, 32, 96]"
 
 
 def test_a_b_tile_stored_beside_a_is_recovered_as_b_not_as_a() -> None:

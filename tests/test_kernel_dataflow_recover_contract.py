@@ -122,6 +122,32 @@ def test_uneven_bases_are_no_stage_mode_each_write_keeps_its_own_offset() -> Non
         assert_same_function(r, [x + shift for x in first], lo=0)
 
 
+def rotated_lanes(text: str) -> str:
+    """Thread t holds the element of thread (t + 25) % 32 (and writes it where that thread would): lane 0 holds
+    (m, k) = (1, 3), so no instance's first sample is the tile's origin or on its first row or column."""
+    return text.replace("mov.u32 %r1, %tid.x;", "mov.u32 %r1, %tid.x;\nadd.u32 %r1, %r1, 25;\nand.b32 %r1, %r1, 31;")
+
+
+@pytest.mark.parametrize("first", [[31 - x for x in table(Layout((8, 4), (4, 1)))],
+                                   [int(Swizzle(2, 0, 3)(x)) for x in table(Layout((8, 4), (4, 1)))]],
+                         ids=["descending", "swizzled"])
+def test_stages_of_a_descending_or_swizzled_tile_are_recovered_whatever_lane_holds_the_origin(first: list) -> None:
+    """The tile written in three epochs 32 apart, at L(m, k) = 31 - (4 m + k) (its least offset, stage 0's base,
+    is at (7, 3), not at the origin) or at Sw<2,0,3>(4 m + k); lanes rotated.  The stage layout must give every
+    element of every stage."""
+    stages = [[x + 32 * s for x in first] for s in range(3)]
+    recs = check_mma(trace(parse_module(rotated_lanes(kernel(stages, read=False))), block=32), **SPECS).layouts()
+    assert len(recs) == 3
+    for r in recs:
+        assert r.tile == (8, 4, 3) and r.note == "stages 3 x 32" and not r.own
+        got = np.asarray(r.layout.to_numpy())
+        composed = isinstance(r.layout, ComposedLayout)
+        for s, offsets in enumerate(stages):
+            for (m, k), want in zip(COORDS, offsets):
+                value = int(got[m + 8 * k + 32 * s])
+                assert (value ^ r.offset if composed else value + r.offset) == want, (s, m, k)
+
+
 def test_two_writes_of_different_layouts_each_get_their_own_fit() -> None:
     row, col = table(Layout((8, 4), (4, 1))), table(Layout((8, 4), (1, 8)))
     recs = recovered([row, [x + 32 for x in col]], read=False)

@@ -221,6 +221,64 @@ def test_stages_that_do_not_fill_whole_k_widths_all_stay_pipeline_stages() -> No
     _assert_stages_of_32(recs, 5, lo)
 
 
+def kernel_ktiles(epochs: list[list[tuple[int, int, list[int]]]], cols: int) -> list:
+    """The recovered writes of a kernel over an 8 x ``cols`` A: per barrier epoch, each store (kt, lanes, offsets)
+    has threads t < lanes write their element (t % 8, t / 8 + 4 kt) (k-tile kt) to shared element offsets[t]."""
+    body = [HEADER, ".visible .entry k(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
+            ".reg .pred %p<4>;", ".reg .b16 %h<4>;", ".reg .b32 %r<16>;", ".reg .b64 %rd<8>;",
+            ".shared .align 16 .b8 sm[4096];", "ld.param.u64 %rd1, [pA];", "mov.u32 %r1, %tid.x;",
+            "and.b32 %r2, %r1, 7;", "shr.u32 %r3, %r1, 3;", "mov.u32 %r6, sm;"]
+    for stores in epochs:
+        for kt, lanes, offsets in stores:
+            body += [f"add.u32 %r8, %r3, {4 * kt};", f"mad.lo.u32 %r4, %r2, {cols}, %r8;", "mul.wide.u32 %rd2, %r4, 2;",
+                     "add.s64 %rd3, %rd1, %rd2;", "ld.global.u16 %h1, [%rd3];", *lane_table("%r5", offsets),
+                     "mad.lo.u32 %r7, %r5, 2, %r6;", f"setp.lt.u32 %p2, %r1, {lanes};", "@%p2 st.shared.u16 [%r7], %h1;"]
+        body.append("bar.sync 0;")
+    specs = {"a": f"pA@(8,{cols}):({cols},1)", "b": f"pB@({cols},8):(8,1)", "c": "pC@(8,8):(8,1)"}
+    return check_mma(trace(parse_module("\n".join(body + ["ret;", "}", ""])), block=32), **specs).layouts()
+
+
+def _assert_k_of_8_in_stages_of_64(recs: list, stages: int) -> None:
+    """Every record: k 0..7 of each stage at 4 m + k % 4 + 32 (k / 4), stages 64 apart."""
+    for r in recs:
+        assert r.tile == (8, 8, stages) and r.note == f"stages {stages} x 64" and not r.own
+        got = np.asarray(r.layout.to_numpy())
+        assert [int(got[m + 8 * k + 64 * s]) + r.offset for s in range(stages) for k in range(8) for m in range(8)] \
+            == [4 * m + k % 4 + 32 * (k // 4) + 64 * s for s in range(stages) for k in range(8) for m in range(8)]
+
+
+def test_successive_epochs_on_successive_k_tiles_each_cover_their_own_k_width() -> None:
+    """A mainloop: epoch e writes k-tiles 2e and 2e + 1 (k 8e..8e+7) at L + 64 e and L + 64 e + 32 over a 32-wide
+    K.  Each epoch touches 8 k (its own range, not a neighbour's), so two k-tiles continue K: 4 stages of 8 x 8."""
+    lo = table(Layout((8, 4), (4, 1)))
+    epochs = [[(kt, 32, [x + 32 * kt for x in lo]) for kt in (2 * e, 2 * e + 1)] for e in range(4)]
+    recs = kernel_ktiles(epochs, 32)
+    assert len(recs) == 8
+    _assert_k_of_8_in_stages_of_64(recs, 4)
+
+
+def test_the_k_width_most_epochs_touch_decides_how_many_stages_continue_k() -> None:
+    """Three epochs write k 0..7 (two k-tiles), two more only k 0..3: 8 stages 32 apart; the common epoch width
+    is 8, so pairs of stages continue K (4 stages of 8 x 8), as in the even case."""
+    lo = table(Layout((8, 4), (4, 1)))
+    epochs = [[(0, 32, [x + 64 * e for x in lo]), (1, 32, [x + 64 * e + 32 for x in lo])] for e in range(3)] + \
+        [[(0, 32, [x + 192 + 32 * j for x in lo])] for j in range(2)]
+    recs = kernel_ktiles(epochs, 8)
+    assert len(recs) == 8
+    _assert_k_of_8_in_stages_of_64(recs, 4)
+
+
+def test_epochs_touching_part_of_a_k_tile_count_as_one_k_tile_wide() -> None:
+    """Three epochs write k 0..7, four more only k 0..1 (two) or k 0 (two): the partial ones each count as one
+    k-tile (4) wide, so 4 is the common width and all 10 stages stay pipeline stages."""
+    lo = table(Layout((8, 4), (4, 1)))
+    epochs = [[(0, 32, [x + 64 * e for x in lo]), (1, 32, [x + 64 * e + 32 for x in lo])] for e in range(3)] + \
+        [[(0, 16 if j < 2 else 8, [x + 192 + 32 * j for x in lo])] for j in range(4)]
+    recs = kernel_ktiles(epochs, 8)
+    assert len(recs) == 10
+    _assert_stages_of_32(recs, 10, lo)
+
+
 def test_a_k_tile_one_element_wide_is_recovered() -> None:
     """A is 32 x 1: every access holds k = 0 only, so the tile is 32 x 1."""
     body = [HEADER, ".visible .entry k(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",

@@ -189,3 +189,33 @@ def test_a_duplicate_within_one_instruction_is_named_at_the_element_repeated_not
     r = check(text)
     assert r.counterexample["kind"] == "duplicate" and r.counterexample["element"] == [2, 0, 0]
     assert r.counterexample["line"] == line_of(text, FMA0)
+
+
+def zero_filled_before_k0(text: str) -> str:
+    """The placed kernel with the elements its first step's tile (k = -1..14 after a one-column shift back) has
+    at k = -1 masked to zeros, as a bounds-checked load leaves them: the low halves of the registers packing A's
+    a0 and a2 and B's b0 in the lanes with lane % 4 == 0 (PTX ISA m16n8k16 fragments: A column 2 (l % 4) + i % 2
+    + 8 (i / 4), B row 2 (l % 4) + i % 2 + 8 (i / 2))."""
+    lines = text.split("\n")
+    start = lines.index("  mov.u32 %r1, %laneid;") + 1
+    lines[start:start] = ["  and.b32 %r1023, %r1, 3;", "  setp.eq.u32 %p7, %r1023, 0;"]
+    loads = [x.split()[1].rstrip(",") for x in lines if "ld.global.u16" in x]
+    for half in (loads[0], loads[2], loads[8]):  # step 0: A's a0, a2, then B's b0
+        at = next(i for i, x in enumerate(lines) if x.startswith("  mov.b32 ") and f"{{{half}, " in x)
+        packed = lines[at].split()[1].rstrip(",")
+        lines.insert(at + 1, f"  @%p7 and.b32 {packed}, {packed}, -65536;")
+    return "\n".join(lines)
+
+
+def test_a_tile_reaching_before_k_0_with_zeros_counts_only_the_problems_products(monkeypatch) -> None:
+    # A 16 x 31 (rows 64 apart), B 31 x 8 (rows 16 apart), C 16 x 8; A's and B's pointers one k back: the tiles
+    # start at k = -1 and 15 (off the k16 grid: counted per element) and cover k = 0..30 once, the k = -1
+    # elements being zeros.  Those products lie outside the problem: counted, they would land on another
+    # (m, n, k) -- (m, n - 1, 30) -- or outside the counter
+    specs = {"a": "pA@(16,31):(64,1)", "b": "pB@(31,8):(16,1)", "c": "pC@(16,8):(16,1)"}
+    shift = {"A": -1, "B": -16}
+    text = zero_filled_before_k0(placed_mma_kernel(monkeypatch, 64, 16, shift, None))
+    r = check_mma(trace(parse_module(text), block=32), **specs)
+    assert r.verdict == "proved" and "each (m, n, k) of the 16x8x31 problem is accumulated once" in r.claim
+    (dup,) = duplicate_findings(zero_filled_before_k0(placed_mma_kernel(monkeypatch, 64, 16, shift, 1)), specs)
+    assert dup.fields["element"] == [0, 0, 15]

@@ -122,6 +122,32 @@ def test_uneven_bases_are_no_stage_mode_each_write_keeps_its_own_offset() -> Non
         assert_same_function(r, [x + shift for x in first], lo=0)
 
 
+def rotated_lanes(text: str) -> str:
+    """Thread t holds the element of thread (t + 25) % 32 (and writes it where that thread would): lane 0 holds
+    (m, k) = (1, 3), so no instance's first sample is the tile's origin or on its first row or column."""
+    return text.replace("mov.u32 %r1, %tid.x;", "mov.u32 %r1, %tid.x;\nadd.u32 %r1, %r1, 25;\nand.b32 %r1, %r1, 31;")
+
+
+@pytest.mark.parametrize("first", [[31 - x for x in table(Layout((8, 4), (4, 1)))],
+                                   [int(Swizzle(2, 0, 3)(x)) for x in table(Layout((8, 4), (4, 1)))]],
+                         ids=["descending", "swizzled"])
+def test_stages_of_a_descending_or_swizzled_tile_are_recovered_whatever_lane_holds_the_origin(first: list) -> None:
+    """The tile written in three epochs 32 apart, at L(m, k) = 31 - (4 m + k) (its least offset, stage 0's base,
+    is at (7, 3), not at the origin) or at Sw<2,0,3>(4 m + k); lanes rotated.  The stage layout must give every
+    element of every stage."""
+    stages = [[x + 32 * s for x in first] for s in range(3)]
+    recs = check_mma(trace(parse_module(rotated_lanes(kernel(stages, read=False))), block=32), **SPECS).layouts()
+    assert len(recs) == 3
+    for r in recs:
+        assert r.tile == (8, 4, 3) and r.note == "stages 3 x 32" and not r.own
+        got = np.asarray(r.layout.to_numpy())
+        composed = isinstance(r.layout, ComposedLayout)
+        for s, offsets in enumerate(stages):
+            for (m, k), want in zip(COORDS, offsets):
+                value = int(got[m + 8 * k + 32 * s])
+                assert (value ^ r.offset if composed else value + r.offset) == want, (s, m, k)
+
+
 def test_two_writes_of_different_layouts_each_get_their_own_fit() -> None:
     row, col = table(Layout((8, 4), (4, 1))), table(Layout((8, 4), (1, 8)))
     recs = recovered([row, [x + 32 for x in col]], read=False)
@@ -195,6 +221,64 @@ def test_stages_that_do_not_fill_whole_k_widths_all_stay_pipeline_stages() -> No
     _assert_stages_of_32(recs, 5, lo)
 
 
+def kernel_ktiles(epochs: list[list[tuple[int, int, list[int]]]], cols: int) -> list:
+    """The recovered writes of a kernel over an 8 x ``cols`` A: per barrier epoch, each store (kt, lanes, offsets)
+    has threads t < lanes write their element (t % 8, t / 8 + 4 kt) (k-tile kt) to shared element offsets[t]."""
+    body = [HEADER, ".visible .entry k(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
+            ".reg .pred %p<4>;", ".reg .b16 %h<4>;", ".reg .b32 %r<16>;", ".reg .b64 %rd<8>;",
+            ".shared .align 16 .b8 sm[4096];", "ld.param.u64 %rd1, [pA];", "mov.u32 %r1, %tid.x;",
+            "and.b32 %r2, %r1, 7;", "shr.u32 %r3, %r1, 3;", "mov.u32 %r6, sm;"]
+    for stores in epochs:
+        for kt, lanes, offsets in stores:
+            body += [f"add.u32 %r8, %r3, {4 * kt};", f"mad.lo.u32 %r4, %r2, {cols}, %r8;", "mul.wide.u32 %rd2, %r4, 2;",
+                     "add.s64 %rd3, %rd1, %rd2;", "ld.global.u16 %h1, [%rd3];", *lane_table("%r5", offsets),
+                     "mad.lo.u32 %r7, %r5, 2, %r6;", f"setp.lt.u32 %p2, %r1, {lanes};", "@%p2 st.shared.u16 [%r7], %h1;"]
+        body.append("bar.sync 0;")
+    specs = {"a": f"pA@(8,{cols}):({cols},1)", "b": f"pB@({cols},8):(8,1)", "c": "pC@(8,8):(8,1)"}
+    return check_mma(trace(parse_module("\n".join(body + ["ret;", "}", ""])), block=32), **specs).layouts()
+
+
+def _assert_k_of_8_in_stages_of_64(recs: list, stages: int) -> None:
+    """Every record: k 0..7 of each stage at 4 m + k % 4 + 32 (k / 4), stages 64 apart."""
+    for r in recs:
+        assert r.tile == (8, 8, stages) and r.note == f"stages {stages} x 64" and not r.own
+        got = np.asarray(r.layout.to_numpy())
+        assert [int(got[m + 8 * k + 64 * s]) + r.offset for s in range(stages) for k in range(8) for m in range(8)] \
+            == [4 * m + k % 4 + 32 * (k // 4) + 64 * s for s in range(stages) for k in range(8) for m in range(8)]
+
+
+def test_successive_epochs_on_successive_k_tiles_each_cover_their_own_k_width() -> None:
+    """A mainloop: epoch e writes k-tiles 2e and 2e + 1 (k 8e..8e+7) at L + 64 e and L + 64 e + 32 over a 32-wide
+    K.  Each epoch touches 8 k (its own range, not a neighbour's), so two k-tiles continue K: 4 stages of 8 x 8."""
+    lo = table(Layout((8, 4), (4, 1)))
+    epochs = [[(kt, 32, [x + 32 * kt for x in lo]) for kt in (2 * e, 2 * e + 1)] for e in range(4)]
+    recs = kernel_ktiles(epochs, 32)
+    assert len(recs) == 8
+    _assert_k_of_8_in_stages_of_64(recs, 4)
+
+
+def test_the_k_width_most_epochs_touch_decides_how_many_stages_continue_k() -> None:
+    """Three epochs write k 0..7 (two k-tiles), two more only k 0..3: 8 stages 32 apart; the common epoch width
+    is 8, so pairs of stages continue K (4 stages of 8 x 8), as in the even case."""
+    lo = table(Layout((8, 4), (4, 1)))
+    epochs = [[(0, 32, [x + 64 * e for x in lo]), (1, 32, [x + 64 * e + 32 for x in lo])] for e in range(3)] + \
+        [[(0, 32, [x + 192 + 32 * j for x in lo])] for j in range(2)]
+    recs = kernel_ktiles(epochs, 8)
+    assert len(recs) == 8
+    _assert_k_of_8_in_stages_of_64(recs, 4)
+
+
+def test_epochs_touching_part_of_a_k_tile_count_as_one_k_tile_wide() -> None:
+    """Three epochs write k 0..7, four more only k 0..1 (two) or k 0 (two): the partial ones each count as one
+    k-tile (4) wide, so 4 is the common width and all 10 stages stay pipeline stages."""
+    lo = table(Layout((8, 4), (4, 1)))
+    epochs = [[(0, 32, [x + 64 * e for x in lo]), (1, 32, [x + 64 * e + 32 for x in lo])] for e in range(3)] + \
+        [[(0, 16 if j < 2 else 8, [x + 192 + 32 * j for x in lo])] for j in range(4)]
+    recs = kernel_ktiles(epochs, 8)
+    assert len(recs) == 10
+    _assert_stages_of_32(recs, 10, lo)
+
+
 def test_a_k_tile_one_element_wide_is_recovered() -> None:
     """A is 32 x 1: every access holds k = 0 only, so the tile is 32 x 1."""
     body = [HEADER, ".visible .entry k(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
@@ -236,6 +320,28 @@ def test_a_tile_copied_twice_in_one_epoch_is_two_copies_each_with_its_base() -> 
     recs = check_mma(trace(parse_module(text), block=32), **specs).layouts()
     assert len(recs) == 2
     _assert_stages_of_32(recs, 2, lo)
+
+
+def copies_in_one_epoch(copies: list[int]) -> list:
+    """The recovered writes of a kernel whose epoch e stores the 8 x 4 tile ``copies[e]`` times, the j-th copy
+    overall (counting on across epochs) at L + 32 j (one store each)."""
+    lo = table(Layout((8, 4), (4, 1)))
+    store = "st.shared.u16 [%r7], %h1;"
+    parts = kernel([[x + 32 * sum(copies[:e]) for x in lo] for e in range(len(copies))], read=False) \
+        .replace("sm[4096]", "sm[8192]").split(store)
+    text = parts[0]
+    for e, count in enumerate(copies):
+        text += store + "".join(f"\nst.shared.u16 [%r7+{64 * j}], %h1;" for j in range(1, count)) + parts[e + 1]
+    return check_mma(trace(parse_module(text), block=32), **SPECS).layouts()
+
+
+@pytest.mark.parametrize("copies", [[64, 1], [65], [63, 2]], ids=str)
+def test_sixty_four_and_more_copies_of_a_tile_in_one_epoch_each_keep_their_own_base(copies: list[int]) -> None:
+    """65 copies 32 apart are 65 stages of one pooled fit however the barriers split them: the copies of one
+    epoch are told apart by count, past any fixed number of copies."""
+    recs = copies_in_one_epoch(copies)
+    assert len(recs) == 65 and not any(r.own for r in recs)
+    _assert_stages_of_32(recs, 65, table(Layout((8, 4), (4, 1))))
 
 
 def test_an_instruction_whose_own_accesses_fit_no_layout_says_its_own_reason_not_the_pooled_one() -> None:
@@ -358,6 +464,34 @@ def test_k_tiles_of_one_epoch_are_counted_apart_when_they_cover_the_tile_unevenl
     assert [r.offset for r in recs] == [0, 32, 96]
     for r in recs:
         assert r.layout == Layout((8, 4), (4, 1)) and r.tile == (8, 4) and not r.own
+
+
+def two_warp_k_tiles(distance: int) -> list:
+    """Two warps, one epoch, A of 8 x (distance + 4): warp 0's lanes 0..15 store their elements (m, k) = (l % 8,
+    l / 8) at L, warp 1 stores its elements (l % 8, distance + l / 8) twice, at L + 32 and L + 96 (l: lane)."""
+    lo = table(Layout((8, 4), (4, 1)))
+    cols = distance + 4
+    body = [HEADER, ".visible .entry k(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
+            ".reg .pred %p<4>;", ".reg .b16 %h<4>;", ".reg .b32 %r<16>;", ".reg .b64 %rd<8>;",
+            ".shared .align 16 .b8 sm[4096];", "ld.param.u64 %rd1, [pA];", "mov.u32 %r1, %laneid;",
+            "mov.u32 %r9, %tid.x;", "shr.u32 %r9, %r9, 5;", "and.b32 %r2, %r1, 7;", "shr.u32 %r3, %r1, 3;",
+            f"mad.lo.u32 %r3, %r9, {distance}, %r3;", f"mad.lo.u32 %r4, %r2, {cols}, %r3;", "mul.wide.u32 %rd2, %r4, 2;",
+            "add.s64 %rd3, %rd1, %rd2;", "ld.global.u16 %h1, [%rd3];", "mov.u32 %r6, sm;", *lane_table("%r5", lo),
+            "mad.lo.u32 %r7, %r5, 2, %r6;", "setp.eq.u32 %p3, %r9, 1;", "setp.lt.u32 %p2, %r1, 16;", "@%p3 bra W1;",
+            "@%p2 st.shared.u16 [%r7], %h1;", "bra DONE;", "W1:", "st.shared.u16 [%r7+64], %h1;",
+            "st.shared.u16 [%r7+192], %h1;", "DONE:", "bar.sync 0;", "ret;", "}", ""]
+    specs = {"a": f"pA@(8,{cols}):({cols},1)", "b": f"pB@({cols},8):(8,1)", "c": "pC@(8,8):(8,1)"}
+    return check_mma(trace(parse_module("\n".join(body)), block=64), **specs).layouts()
+
+
+@pytest.mark.parametrize("distance", [4, 1024, 4096], ids=str)
+def test_k_tiles_far_apart_in_one_epoch_are_counted_apart(distance: int) -> None:
+    """As the uneven k-tiles above, with the two k-tiles 1, 256 or 1024 k-tiles apart (warps of a split k): each
+    store keeps its own base, however far apart the k-tiles lie."""
+    recs = two_warp_k_tiles(distance)
+    assert [(r.offset, r.tile, r.own) for r in recs] == [(0, (8, 4), False), (32, (8, 4), False), (96, (8, 4), False)]
+    for r in recs:
+        assert r.layout == Layout((8, 4), (4, 1)) and r.note == "per-execution bases [0, 32, 96]"
 
 
 def test_a_b_tile_stored_beside_a_is_recovered_as_b_not_as_a() -> None:

@@ -1,4 +1,4 @@
-"""Warp-level instructions of the tracer (shfl, vote, activemask, match, redux, movmatrix refusal) against
+"""Warp-level instructions of the tracer (shfl, vote, activemask, match, redux, elect, movmatrix) against
 the PTX ISA's definitions (ISA 8.x, "Parallel Synchronization and Communication Instructions" and
 "Data Movement": shfl.sync), written here as Python ints per lane.
 
@@ -271,3 +271,27 @@ def test_redux_of_an_unknown_value_is_unknown_and_a_missing_operation_is_refused
 def test_movmatrix_other_than_m8n8_trans_b16_is_refused_naming_the_line():
     err, line = refusal("movmatrix.sync.aligned.m8n8.b16 %r1, %r30;", "movmatrix")
     assert err.line == line and "m8n8.trans.b16" in str(err)
+
+
+def fragment_word(mat, t: int) -> int:
+    """PTX ISA, movmatrix / the m8n8 b16 fragment: lane t holds row t / 4, columns 2 (t % 4) and 2 (t % 4) + 1
+    (low half first)."""
+    return mat(t // 4, 2 * (t % 4)) | (mat(t // 4, 2 * (t % 4) + 1) << 16)
+
+
+def test_movmatrix_trans_gives_each_lane_its_fragment_of_the_transpose_and_nothing_from_absent_lanes():
+    def ids(r: int, c: int) -> int:
+        return 0x100 * r + c + 1
+    inputs = [[fragment_word(ids, t % 32)] for t in range(64)]
+    active = [t != 37 for t in range(64)]  # warp 1's lane 5 (row 1, columns 2 and 3) does not take part
+    m = launch("movmatrix.sync.aligned.m8n8.trans.b16 %r1, %r30;", inputs, active)
+    want = [fragment_word(lambda r, c: ids(c, r), t % 32) for t in range(64)]
+    # M[1][2] and M[1][3] (the transpose's (2, 1), (3, 1)) are the high halves of lanes 8 and 12 of warp 1
+    assert lanes(m, "%r1") == [None if t in (37, 40, 44) else want[t] for t in range(64)]
+
+
+def test_elect_names_the_lowest_active_lane_to_all_and_is_true_only_there():
+    active = [t % 32 >= 3 and t != 36 for t in range(64)]  # warp 0 from lane 3, warp 1 from lane 3 but lane 4
+    m = launch("elect.sync %r1|%p1, 0xffffffff;\nselp.u32 %r2, 1, 0, %p1;", threads=64, active=active)
+    assert lanes(m, "%r1") == [3 if active[t] else None for t in range(64)]
+    assert lanes(m, "%r2") == [int(t % 32 == 3) if active[t] else None for t in range(64)]

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from layoutalg.errors import KernelError
 from layoutalg.kernel import trace
 from layoutalg.kernel.ptx import parse_module
 from layoutalg.kernel.sass import compare, merge_candidates, sass_inventory
@@ -51,3 +54,15 @@ def test_adjacent_accesses_ptxas_may_merge_are_noted() -> None:
     assert merge_candidates(module.entries["k"]) == [(9, 10)]
     t = trace(ptx, block=32)
     assert any("lines 9 and 10" in n for n in t.notes)
+
+
+def test_sass_check_refuses_an_untraced_cp_async_without_its_cp_size() -> None:
+    # the copy is branched over, so tracing never decodes it; the SASS comparison reads every instruction and
+    # must not count it at a guessed width (PTX ISA: cp-size is a mandatory constant; ptxas rejects the PTX)
+    ptx = (".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 g)\n{\n.reg .b32 %r<8>;\n"
+           ".reg .b64 %rd<4>;\n.shared .align 16 .b8 s[256];\nmov.u32 %r1, s;\nld.param.u64 %rd1, [g];\nbra DONE;\n"
+           "cp.async.ca.shared.global [%r1], [%rd1];\nDONE:\nld.shared.u32 %r2, [%r1];\nret;\n}\n")
+    assert [s.kind for s in trace(ptx, block=32).instructions] == ["ld"]
+    sass = "\n\tcode for sm_90\n\t\tFunction : k\n        /*0000*/                   LDS R2, [R1] ;\n"
+    with pytest.raises(KernelError, match=r"PTX line 12, .*immediate cp-size"):
+        trace(ptx, block=32, sass=sass)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from layoutalg.errors import KernelError
 from layoutalg.kernel.ptx.parser import parse_module
 from layoutalg.kernel.sass import Finding, compare, merge_candidates, ptx_inventory, sass_inventory
 
@@ -57,11 +58,21 @@ def test_ptx_widths_are_vector_count_times_element_bytes() -> None:
 def test_ptx_cp_async_width_is_its_copy_size_and_only_ca_cg_copies_count() -> None:
     f = fn(["cp.async.cg.shared.global [%r1], [%rd1], 16;", "cp.async.ca.shared.global [%r1], [%rd1], 8;",
             "cp.async.ca.shared.global [%r1], [%rd1], 4, %r3;", "cp.async.commit_group;", "cp.async.wait_all;",
-            "cp.async.ca.shared.global [%r1], [%rd1];"])
+            "cp.async.ca.shared.global [%r1], [%rd1], 16, %p1;"])
     inv, lines = ptx_inventory(f)
-    # a copy without its size operand counts as the 16 bytes .cg always copies
     assert inv == {("cp.async", 16): 2, ("cp.async", 8): 1, ("cp.async", 4): 1}
     assert lines == {"cp.async": [9, 10, 11, 14]}
+
+
+@pytest.mark.parametrize("copy", ["cp.async.ca.shared.global [%r1], [%rd1];", "cp.async.cg.shared.global [%r1], [%rd1];",
+                                  "cp.async.ca.shared.global [%r1], [%rd1], %r3;"])
+def test_ptx_cp_async_without_an_immediate_cp_size_is_refused_naming_its_line(copy: str) -> None:
+    # PTX ISA (cp.async): cp-size is a mandatory integer constant, so no width may be guessed for the copy
+    f = fn(["ld.shared.u32 %r2, [%r1];", copy])
+    with pytest.raises(KernelError, match=r"PTX line 10, cp\.async\.c[ag]\.shared\.global: .*immediate cp-size"):
+        ptx_inventory(f)
+    with pytest.raises(KernelError, match="immediate cp-size"):
+        compare(f, sass("k", "LDS R1, [R2]", "LDGSTS.E.BYPASS.128 [R2], desc[UR4][R4.64]"))
 
 
 def test_tensormap_replace_on_shared_memory_counts_as_its_lds_sts_words() -> None:

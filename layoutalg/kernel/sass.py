@@ -25,7 +25,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from layoutalg.kernel.ptx.nodes import TYPE_BYTES, Addr, Function, Instruction, Reg
+from layoutalg.errors import KernelError
+from layoutalg.kernel.ptx.nodes import TYPE_BYTES, Addr, Function, Imm, Instruction, Reg
 
 SASS_KINDS = {"LDS": "ld", "STS": "st", "LDSM": "ldmatrix", "STSM": "stmatrix", "LDGSTS": "cp.async"}
 _FUNC = re.compile(r"^\s*Function\s*:\s*(\S+)", re.M)
@@ -90,15 +91,18 @@ def _ptx_kind_width(ins: Instruction) -> tuple[str, int] | None:
     if root in ("ldmatrix", "stmatrix"):
         return root, 16
     if root == "cp" and "async" in parts and ("ca" in parts or "cg" in parts):
-        size = getattr(ins.operands[2], "value", 16) if len(ins.operands) > 2 else 16
-        return "cp.async", int(size)
+        # cp-size is a mandatory integer constant (PTX ISA, cp.async): without it ptxas emits no SASS to compare
+        if len(ins.operands) < 3 or not isinstance(ins.operands[2], Imm):
+            raise KernelError("cp.async needs an immediate cp-size (4, 8 or 16)", ins.line, ins.opcode)
+        return "cp.async", ins.operands[2].value
     return None
 
 
 def ptx_inventory(fn: Function) -> tuple[Counter[tuple[str, int]], dict[str, list[int]]]:
     """(Counter of (kind, bytes) over the function's shared-memory instructions, PTX lines per kind).
     A ``tensormap`` instruction on shared memory counts as the LDS/STS ptxas emits for it
-    (:mod:`layoutalg.kernel.interp.tensormap`)."""
+    (:mod:`layoutalg.kernel.interp.tensormap`).  A ``cp.async`` without an immediate cp-size (invalid PTX) is
+    refused with a :class:`KernelError` naming its line, not counted at a guessed width."""
     inv: Counter[tuple[str, int]] = Counter()
     lines: dict[str, list[int]] = {}
     for ins in fn.body:

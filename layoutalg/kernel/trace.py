@@ -210,7 +210,7 @@ def _model_text_of(ins: Any) -> str:
         width = TYPE_BYTES[element_type(ins)] * vector_count(ins)
         return f"{kind}.shared.{CANONICAL.get(width, 'b32')}"
     if kind == "cp.async":
-        size = getattr(ins.operands[2], "value", 16) if len(ins.operands) > 2 else 16
+        size = ins.operands[2].value  # an immediate: the interpreter refused any other cp-size when it decoded ins
         return "cp.async.cg.shared.global" if "cg" in ins.parts else f"cp.async.ca.shared.global, {size}"
     if kind in ("ldmatrix", "stmatrix"):
         count = next((p for p in ins.parts if p in ("x1", "x2", "x4")), "x1")

@@ -171,9 +171,9 @@ def _local(ds: list[_Decoded], geom: tuple[int, ...], role: str) -> tuple[Any, .
     x = np.concatenate([d.x for d in ds]) - o0
     y = np.concatenate([d.y for d in ds])
     epoch = np.concatenate([d.instance for d in ds])
-    group = epoch if role == "C" else epoch + (y // t1 << 32)  # one base per (k-tile, barrier epoch) ...
+    group = epoch if role == "C" else epoch + (y // t1 << 32)  # one base per (k-tile, barrier epoch, copy)
     y = y - o1 if role == "C" else y % t1
-    inst = group * 64 + np.minimum(_occurrence(group, x + t0 * y), 63)  # ... and per copy of an element
+    inst = np.unique(np.c_[group, _occurrence(group, x + t0 * y)], axis=0, return_inverse=True)[1].ravel()
     byte = np.concatenate([d.byte for d in ds]) - base
     es = ds[0].esize
     return x, y, inst, byte, es
@@ -184,13 +184,13 @@ def _occurrence(group: np.ndarray, index: np.ndarray) -> np.ndarray:
     epoch, an element read by two warps: each copy is a layer with its own base)."""
     if group.size == 0:
         return group
-    key = group * np.int64(1 << 24) + index
-    order = np.argsort(key, kind="stable")
-    k = key[order]
-    start = np.r_[True, k[1:] != k[:-1]]
-    run_start = np.maximum.accumulate(np.where(start, np.arange(k.size), 0))
+    order = np.lexsort((index, group))  # by (group, index), a stable sort: equal pairs keep the sample order
+    g, i = group[order], index[order]
+    k = np.arange(order.size)
+    start = np.r_[True, (g[1:] != g[:-1]) | (i[1:] != i[:-1])]
+    run_start = np.maximum.accumulate(np.where(start, k, 0))
     occ = np.empty_like(order)
-    occ[order] = np.arange(k.size) - run_start
+    occ[order] = k - run_start
     return occ
 
 

@@ -99,3 +99,18 @@ def test_each_cute_sm100_atom_executes_the_form_its_name_states_and_pairs_its_by
             reg, byte = cute_byte_source(atom.name, v // 4, v % 4)
             matrix, row, col = form.fragment_coord(lane, reg, byte)
             assert first[regs(lane, v)] == (form.row_address_lane(matrix, row), col), (lane, v)
+
+
+@pytest.mark.parametrize("atom", B8_COPY_ATOMS, ids=lambda a: a.name)
+def test_each_cute_sm100_atom_moves_every_byte_of_its_registers_once_to_or_from_its_rows(atom) -> None:  # type: ignore[no-untyped-def]
+    """A lane holds one 32-bit register per register of the form (PTX ISA: ``.x1/.x2/.x4``, two per m16n16
+    matrix); the register side names each of the 32 * 4 * num_regs bytes once, and the shared-memory
+    rows side names the same bytes (the whole tile, num matrices of rows x 16 bytes)."""
+    form = B8MatrixForm(*_form_named(atom.name))
+    typed = atom.bind(8)
+    regs, rows = ((typed.val_layout_dst, typed.val_layout_src) if form.kind == "ldmatrix"
+                  else (typed.val_layout_src, typed.val_layout_dst))
+    assert regs[1].size() == 4 * form.num_regs
+    reg_bytes = [regs(lane, v) for lane in range(32) for v in range(regs[1].size())]
+    assert len(set(reg_bytes)) == len(reg_bytes) == form.num * form.rows_per_matrix * 16
+    assert {rows(lane, e) for lane in range(32) for e in range(rows[1].size())} == set(reg_bytes)

@@ -9,8 +9,11 @@ import dataclasses
 
 import pytest
 
+from layoutalg.atoms import catalog
 from layoutalg.atoms.ldmatrix_b8 import B8_COPY_ATOMS, B8_FORMS, B8MatrixForm, all_forms, cute_byte_source, form_of
+from layoutalg.core.layout import Layout
 from layoutalg.errors import InstructionError
+from layoutalg.swizzle import notation as swizzle_notation
 
 
 def test_the_ptx_isa_defines_fifteen_forms() -> None:
@@ -114,3 +117,23 @@ def test_each_cute_sm100_atom_moves_every_byte_of_its_registers_once_to_or_from_
     reg_bytes = [regs(lane, v) for lane in range(32) for v in range(regs[1].size())]
     assert len(set(reg_bytes)) == len(reg_bytes) == form.num * form.rows_per_matrix * 16
     assert {rows(lane, e) for lane in range(32) for e in range(rows[1].size())} == set(reg_bytes)
+
+
+def _lay(text: str) -> Layout:
+    return swizzle_notation.parse(text)  # type: ignore[no-any-return]
+
+
+# cute/atom/copy_traits_sm100.hpp (CUTLASS 4.2), Copy_Traits<...>: (SrcLayout, DstLayout), in bits, as written there.
+_LDSM_N_TRAITS = {
+    1: ("((8,4),128):((128,0),1)", "(32,32):(32,1)"),
+    2: ("((16,2),128):((128,0),1)", "(32,(32,2)):(32,(1,1024))"),
+    4: ("(32,128):(128,1)", "(32,(32,4)):(32,(1,1024))"),
+}
+
+
+@pytest.mark.parametrize("bits", [4, 6])
+@pytest.mark.parametrize("num", [1, 2, 4])
+def test_the_sm100_ldsm_n_atoms_carry_cutes_traits_as_written(bits: int, num: int) -> None:
+    atom = catalog.get(f"SM100_SU{bits}_DU8x16_x{num}_LDSM_N")
+    src, dst = _LDSM_N_TRAITS[num]
+    assert (atom.thr_id, atom.src_layout, atom.dst_layout, atom.ref_layout) == (Layout(32), _lay(src), _lay(dst), _lay(dst))

@@ -137,3 +137,21 @@ def test_the_sm100_ldsm_n_atoms_carry_cutes_traits_as_written(bits: int, num: in
     atom = catalog.get(f"SM100_SU{bits}_DU8x16_x{num}_LDSM_N")
     src, dst = _LDSM_N_TRAITS[num]
     assert (atom.thr_id, atom.src_layout, atom.dst_layout, atom.ref_layout) == (Layout(32), _lay(src), _lay(dst), _lay(dst))
+
+
+# cute/atom/copy_traits_sm100.hpp: name -> (SrcLayout, DstLayout, RefLayout is the register side)
+_TRANSPOSED_TRAITS = {
+    "SM100_U8x8_LDSM_T": ("((2,2,4,2),128):((128,1024,256,0),1)", "((4,8),(8,2,2,2)):((256,8),(1,128,64,1024))"),
+    "SM100_U8x16_LDSM_T": ("((2,2,4,2),128):((128,1024,256,2048),1)", "((4,8),(8,2,2,4)):((256,8),(1,128,64,1024))"),
+    "SM100_U8x4_STSM_T": ("((4,8),(8,2,2)):((256,8),(1,128,64))", "((8,4),128):((128,0),1)"),
+    "SM100_U8x8_STSM_T": ("((4,8),(8,2,2,2)):((256,8),(1,128,64,1024))", "((16,2),128):((128,0),1)"),
+    "SM100_U8x16_STSM_T": ("((4,8),(8,2,2,4)):((256,8),(1,128,64,1024))", "(32,128):(128,1)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_TRANSPOSED_TRAITS))
+def test_the_sm100_transposed_atoms_carry_cutes_traits_as_written(name: str) -> None:
+    atom = catalog.get(name)
+    src, dst = (_lay(text) for text in _TRANSPOSED_TRAITS[name])
+    ref = dst if name.endswith("_LDSM_T") else src
+    assert (atom.thr_id, atom.src_layout, atom.dst_layout, atom.ref_layout) == (Layout(32), src, dst, ref)

@@ -4,7 +4,8 @@ one formula per family (tests/mma_fragment_oracle.py), and CuTe's names against 
 from __future__ import annotations
 
 import pytest
-from mma_fragment_oracle import check_fragments, check_name
+from cute_cpp_printout import traits_unlike_cute
+from mma_fragment_oracle import check_fragments, check_name, ptx_coord
 
 from layoutalg.atoms.mma import MMA_ATOMS
 
@@ -17,6 +18,20 @@ def test_every_value_of_every_operand_sits_where_the_ptx_fragment_formula_puts_i
 @pytest.mark.parametrize("atom", MMA_ATOMS, ids=lambda a: a.name)
 def test_the_cute_name_states_the_atoms_arch_shape_and_types_and_the_ptx_text_agrees(atom) -> None:  # type: ignore[no-untyped-def]
     check_name(atom)
+
+
+@pytest.mark.parametrize("atom", MMA_ATOMS, ids=lambda a: a.name)
+def test_fragment_coord_is_the_ptx_fragment_formula_at_every_lane_and_element(atom) -> None:  # type: ignore[no-untyped-def]
+    for op in "ABC":
+        got = {(lane, i): atom.fragment_coord(op, lane, i) for lane in range(32) for i in range(atom.num_elements(op))}
+        assert got == {key: ptx_coord(atom, op, *key) for key in got}, op
+
+
+@pytest.mark.parametrize("atom", MMA_ATOMS, ids=lambda a: a.name)
+def test_every_atom_carries_cutes_traits_as_cute_cpp_prints_them(atom) -> None:  # type: ignore[no-untyped-def]
+    """cute/atom/mma_traits_sm70/75/80/89.hpp as CuTe C++ prints them: the same shapes and strides, not only the
+    same functions (``SM80_8x4`` is ``((4,8),1):((8,1),0)``, an extent-1 mode at stride 0)."""
+    assert traits_unlike_cute(atom) == []
 
 
 def test_the_table_has_one_atom_per_cute_name() -> None:

@@ -49,6 +49,7 @@ def test_one_thread_dot_products_take_k_packed_values_of_a_and_b() -> None:
     assert by_name["SM61_DP4A"].shape_mnk == (1, 1, 4) and by_name["SM61_DP2A"].shape_mnk == (1, 1, 2)
     assert by_name["SM61_DP4A"].arch == by_name["SM61_DP2A"].arch == 61
     assert by_name["UniversalFMA"].shape_mnk == (1, 1, 1)
+    assert by_name["UniversalFMA"].arch == 50  # a plain C++ fma: the oldest arch CuTe's atoms name (SM50_...), as UniversalCopy
 
 
 @pytest.mark.parametrize("atom", MMA_EXT_ATOMS, ids=lambda a: a.name)

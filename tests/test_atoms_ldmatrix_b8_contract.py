@@ -122,3 +122,10 @@ def test_each_cute_sm100_atom_carries_cutes_traits_as_cute_cpp_prints_them(atom)
     """cute/atom/copy_traits_sm100.hpp as CuTe C++ prints it: the same shapes and strides, not only the same
     function (``(32,32):(32,1)`` for x1, not ``(32,(32,1)):(32,(1,1024))``)."""
     assert traits_unlike_cute(atom) == []
+
+
+def test_form_of_refuses_an_atom_that_is_not_an_sm100_8_bit_matrix_atom() -> None:
+    from layoutalg.atoms import catalog
+
+    with pytest.raises(InstructionError, match="^SM75_U32x1_LDSM_N is not one of CuTe's SM100 8-bit"):
+        form_of(catalog.get("SM75_U32x1_LDSM_N"))

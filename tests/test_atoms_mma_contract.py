@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 from cute_cpp_printout import traits_unlike_cute
-from mma_fragment_oracle import check_fragments, check_name, ptx_coord
+from mma_fragment_oracle import BITS, check_fragments, check_name, ptx_coord
 
+from layoutalg.atoms.catalog import ALL_MMA_ATOMS
 from layoutalg.atoms.mma import MMA_ATOMS
 
 
@@ -53,3 +54,15 @@ def test_an_atoms_arch_is_a_cute_generation_no_older_than_the_ptx_target_of_its_
     m, n, k = atom.shape_mnk
     assert atom.arch in (70, 75, 80, 89)
     assert atom.arch >= PTX_MIN_ARCH[(f"m{m}n{n}k{k}", atom.a_type)]
+
+
+def test_operand_bits_is_the_element_width_of_each_operand_type() -> None:
+    """PTX widths, and for CuTe's complex atoms the C++ element: complex<double> 128 bits, the Gauss-complex
+    accumulator (three doubles) 192; an element wider than a register takes one element per register."""
+    for atom in ALL_MMA_ATOMS:
+        for op, type_name in (("A", atom.a_type), ("B", atom.b_type), ("C", atom.c_type), ("D", atom.c_type)):
+            assert atom.operand_bits(op) == BITS[type_name], (atom.name, op)
+            assert atom.elements_per_register(op) == max(1, 32 // BITS[type_name])
+    complex_atoms = {a.name: a for a in ALL_MMA_ATOMS if "C64" in a.name}
+    assert complex_atoms["SM80_8x8x4_GC64C64C64GC64_TN"].operand_bits("C") == 192
+    assert complex_atoms["SM80_8x8x4_C64C64C64C64_TN"].operand_bits("A") == 128

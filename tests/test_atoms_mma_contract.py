@@ -3,6 +3,8 @@ one formula per family (tests/mma_fragment_oracle.py), and CuTe's names against 
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from cute_cpp_printout import traits_unlike_cute
 from mma_fragment_oracle import BITS, check_fragments, check_name, ptx_coord
@@ -66,3 +68,21 @@ def test_operand_bits_is_the_element_width_of_each_operand_type() -> None:
     complex_atoms = {a.name: a for a in ALL_MMA_ATOMS if "C64" in a.name}
     assert complex_atoms["SM80_8x8x4_GC64C64C64GC64_TN"].operand_bits("C") == 192
     assert complex_atoms["SM80_8x8x4_C64C64C64C64_TN"].operand_bits("A") == 128
+
+
+def test_an_mma_atom_is_an_immutable_value_equal_and_hashed_by_its_cute_facts() -> None:
+    """Frozen; equality and hash read CuTe's facts, not the formula callable (a derived function object), so a copy
+    carrying another function object of the same formula is the same atom; repr shows the facts, not the callable."""
+    atom = MMA_ATOMS[0]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        atom.arch = 80  # type: ignore[misc]
+    twin = dataclasses.replace(atom, formula=lambda op, lane, i: atom.formula(op, lane, i))
+    assert twin == atom and hash(twin) == hash(atom) and {atom: 1}[twin] == 1
+    assert dataclasses.replace(atom, arch=75) != atom
+    assert "formula" not in repr(atom) and repr(atom).startswith(f"MmaAtom(name='{atom.name}', ptx='{atom.ptx}'")
+
+
+@pytest.mark.parametrize("atom", MMA_ATOMS, ids=lambda a: a.name)
+def test_num_threads_is_the_threads_cute_runs_the_atom_on(atom) -> None:  # type: ignore[no-untyped-def]
+    """32 lanes, or for sm70 one quad pair (8 threads: lanes 0-3 and 16-19, CuTe's SM70_QuadPair)."""
+    assert atom.num_threads == (8 if atom.arch == 70 else 32)

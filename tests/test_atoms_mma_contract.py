@@ -11,6 +11,7 @@ from mma_fragment_oracle import BITS, check_fragments, check_name, ptx_coord
 
 from layoutalg.atoms.catalog import ALL_MMA_ATOMS
 from layoutalg.atoms.mma import MMA_ATOMS
+from layoutalg.errors import InstructionError
 
 
 @pytest.mark.parametrize("atom", MMA_ATOMS, ids=lambda a: a.name)
@@ -86,3 +87,42 @@ def test_an_mma_atom_is_an_immutable_value_equal_and_hashed_by_its_cute_facts() 
 def test_num_threads_is_the_threads_cute_runs_the_atom_on(atom) -> None:  # type: ignore[no-untyped-def]
     """32 lanes, or for sm70 one quad pair (8 threads: lanes 0-3 and 16-19, CuTe's SM70_QuadPair)."""
     assert atom.num_threads == (8 if atom.arch == 70 else 32)
+
+
+@pytest.mark.parametrize("atom", ALL_MMA_ATOMS, ids=lambda a: a.name)
+def test_fragment_coord_reg_takes_each_register_of_the_fragment_and_refuses_the_next(atom) -> None:  # type: ignore[no-untyped-def]
+    for op in "ABC":
+        e, n = atom.elements_per_register(op), atom.num_elements(op)
+        regs = n // e  # every catalog fragment fills whole registers
+        assert regs * e == n
+        for reg in range(regs):
+            assert atom.fragment_coord_reg(op, 0, reg, e - 1) == atom.fragment_coord(op, 0, reg * e + e - 1)
+        with pytest.raises(InstructionError, match=rf"^register for operand {op} must be in \[0, {regs}\), got {regs}$"):
+            atom.fragment_coord_reg(op, 0, regs, 0)
+
+
+def test_an_operand_narrower_than_a_register_is_held_in_register_zero() -> None:
+    """CuTe's UniversalFMA is generic in its types: with half_t operands each thread holds one 16-bit element of A,
+    in the low half of one register (register 0, element 0); element 1 of that register is not in the fragment."""
+    fma = next(a for a in ALL_MMA_ATOMS if a.name == "UniversalFMA")
+    half = dataclasses.replace(fma, a_type="f16", b_type="f16", c_type="f16", d_type="f16")
+    assert half.elements_per_register("A") == 2 and half.num_elements("A") == 1
+    assert half.fragment_coord_reg("A", 0, 0, 0) == (0, 0)
+    with pytest.raises(InstructionError, match="element index i for operand A must be in"):
+        half.fragment_coord_reg("A", 0, 0, 1)
+
+
+@pytest.mark.parametrize("atom", MMA_ATOMS, ids=lambda a: a.name)
+def test_ptx_mma_index_is_the_quad_pair_on_sm70_and_zero_elsewhere_for_lanes_0_to_31(atom) -> None:  # type: ignore[no-untyped-def]
+    assert [atom.ptx_mma_index(lane) for lane in range(32)] == [
+        (lane % 16) // 4 if atom.arch == 70 else 0 for lane in range(32)]
+    for lane in (-1, 32):
+        with pytest.raises(InstructionError, match=rf"^lane must be in \[0, 32\), got {lane}$"):
+            atom.ptx_mma_index(lane)
+
+
+def test_an_mma_atom_prints_its_names_shape_and_cute_layouts() -> None:
+    atom = next(a for a in MMA_ATOMS if a.name == "SM80_16x8x16_F32F16F16F32_TN")
+    assert str(atom) == ("SM80_16x8x16_F32F16F16F32_TN (mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32): 16x8x16, "
+                         "ThrID 32:1, A ((4,8),(2,2,2)):((32,1),(16,8,128)), B ((4,8),(2,2)):((16,1),(8,64)), "
+                         "C ((4,8),(2,2)):((32,1),(16,8))")

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s8": 8, "u8": 8, "e4m3": 8, "e5m2": 8,
-        "s4": 4, "u4": 4, "b1": 1, "s32": 32, "c64": 128, "gc64": 192}
+        "s4": 4, "u4": 4, "b1": 1, "s16": 16, "s32": 32, "c64": 128, "gc64": 192}
 
 
 def per_register(type_name: str) -> int:

@@ -145,3 +145,13 @@ def test_cp_async_defaults_to_the_16_byte_cache_all_levels_copy() -> None:
 def test_a_cp_async_cache_hint_other_than_ca_or_cg_is_refused_by_name(cache: object) -> None:
     with pytest.raises(InstructionError, match="^cache must be 'ca' or 'cg', got "):
         catalog.cp_async(16, cache)  # type: ignore[arg-type]
+
+
+def test_every_copy_atom_is_found_by_its_ptx_string_spaces_and_all() -> None:
+    """cp.async's PTX text holds spaces (``cp.async.ca.shared.global [dst], [src], 16``): the exact string
+    is looked up before the C++-spelling normalisation, which drops spaces."""
+    spaced = [atom for atom in catalog.ALL_COPY_ATOMS if " " in atom.ptx]
+    assert len(spaced) >= 4  # the four cp.async forms at least
+    for atom in catalog.ALL_COPY_ATOMS:
+        assert catalog.get(atom.ptx).ptx == atom.ptx
+        assert catalog.get(atom.name).name == atom.name

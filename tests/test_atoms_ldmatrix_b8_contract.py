@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from cute_cpp_printout import traits_unlike_cute
 
 from layoutalg.atoms.ldmatrix_b8 import B8_COPY_ATOMS, B8_FORMS, B8MatrixForm, all_forms, cute_byte_source, form_of
 from layoutalg.errors import InstructionError
@@ -99,3 +100,32 @@ def test_each_cute_sm100_atom_executes_the_form_its_name_states_and_pairs_its_by
             reg, byte = cute_byte_source(atom.name, v // 4, v % 4)
             matrix, row, col = form.fragment_coord(lane, reg, byte)
             assert first[regs(lane, v)] == (form.row_address_lane(matrix, row), col), (lane, v)
+
+
+@pytest.mark.parametrize("atom", B8_COPY_ATOMS, ids=lambda a: a.name)
+def test_each_cute_sm100_atom_moves_every_byte_of_its_registers_once_to_or_from_its_rows(atom) -> None:  # type: ignore[no-untyped-def]
+    """A lane holds one 32-bit register per register of the form (PTX ISA: ``.x1/.x2/.x4``, two per m16n16
+    matrix); the register side names each of the 32 * 4 * num_regs bytes once, and the shared-memory
+    rows side names the same bytes (the whole tile, num matrices of rows x 16 bytes)."""
+    form = B8MatrixForm(*_form_named(atom.name))
+    typed = atom.bind(8)
+    regs, rows = ((typed.val_layout_dst, typed.val_layout_src) if form.kind == "ldmatrix"
+                  else (typed.val_layout_src, typed.val_layout_dst))
+    assert regs[1].size() == 4 * form.num_regs
+    reg_bytes = [regs(lane, v) for lane in range(32) for v in range(regs[1].size())]
+    assert len(set(reg_bytes)) == len(reg_bytes) == form.num * form.rows_per_matrix * 16
+    assert {rows(lane, e) for lane in range(32) for e in range(rows[1].size())} == set(reg_bytes)
+
+
+@pytest.mark.parametrize("atom", B8_COPY_ATOMS, ids=lambda a: a.name)
+def test_each_cute_sm100_atom_carries_cutes_traits_as_cute_cpp_prints_them(atom) -> None:  # type: ignore[no-untyped-def]
+    """cute/atom/copy_traits_sm100.hpp as CuTe C++ prints it: the same shapes and strides, not only the same
+    function (``(32,32):(32,1)`` for x1, not ``(32,(32,1)):(32,(1,1024))``)."""
+    assert traits_unlike_cute(atom) == []
+
+
+def test_form_of_refuses_an_atom_that_is_not_an_sm100_8_bit_matrix_atom() -> None:
+    from layoutalg.atoms import catalog
+
+    with pytest.raises(InstructionError, match="^SM75_U32x1_LDSM_N is not one of CuTe's SM100 8-bit"):
+        form_of(catalog.get("SM75_U32x1_LDSM_N"))

@@ -5,7 +5,8 @@ dp4a/dp2a/fma) against the PTX ISA fragment formulas written as one formula per 
 from __future__ import annotations
 
 import pytest
-from mma_fragment_oracle import check_fragments, check_name
+from cute_cpp_printout import traits_unlike_cute
+from mma_fragment_oracle import check_fragments, check_name, ptx_coord
 
 from layoutalg.atoms.mma import MMA_ATOMS
 from layoutalg.atoms.mma_ext import MMA_EXT_ATOMS
@@ -48,3 +49,28 @@ def test_one_thread_dot_products_take_k_packed_values_of_a_and_b() -> None:
     assert by_name["SM61_DP4A"].shape_mnk == (1, 1, 4) and by_name["SM61_DP2A"].shape_mnk == (1, 1, 2)
     assert by_name["SM61_DP4A"].arch == by_name["SM61_DP2A"].arch == 61
     assert by_name["UniversalFMA"].shape_mnk == (1, 1, 1)
+    assert by_name["UniversalFMA"].arch == 50  # a plain C++ fma: the oldest arch CuTe's atoms name (SM50_...), as UniversalCopy
+
+
+@pytest.mark.parametrize("atom", MMA_EXT_ATOMS, ids=lambda a: a.name)
+def test_fragment_coord_is_the_ptx_fragment_formula_at_every_lane_and_element(atom) -> None:  # type: ignore[no-untyped-def]
+    lanes = range(atom.thr_id.size()) if atom.shape_mnk[:2] == (1, 1) else range(32)
+    for op in "ABC":
+        got = {(lane, i): atom.fragment_coord(op, lane, i) for lane in lanes for i in range(atom.num_elements(op))}
+        assert got == {key: ptx_coord(atom, op, *key) for key in got}, op
+
+
+#: CuTe 4.2's two defective trait families (tests/test_atoms_cute_cpp.py proves both on CuTe's printout), where the
+#: atom keeps the PTX ISA table: the int4 16x8x32 B layout and the binary 16x8x128 A layout.
+def _defective_trait(name: str) -> str | None:
+    if name.startswith("SM80_16x8x32_S32") and name.split("_")[2][3:5] in ("S4", "U4"):
+        return "b"
+    return "a" if name.startswith("SM80_16x8x128_S32U1U1S32_TN_") else None
+
+
+@pytest.mark.parametrize("atom", MMA_EXT_ATOMS, ids=lambda a: a.name)
+def test_every_atom_carries_cutes_traits_as_cute_cpp_prints_them_but_the_two_defective_ones(atom) -> None:  # type: ignore[no-untyped-def]
+    """cute/atom/mma_traits_sm61/75/80/90.hpp as CuTe C++ prints them: the same shapes and strides, not only the
+    same functions; the defective traits differ, and only they."""
+    defective = _defective_trait(atom.name)
+    assert [trait for trait, _, _ in traits_unlike_cute(atom)] == ([defective] if defective else [])

@@ -82,3 +82,35 @@ def test_a_partition_is_an_immutable_hashable_value() -> None:
         PART.thread = 0  # type: ignore[misc]
     same = Partition(4, (2, 3), PART.coords, PART.offsets)
     assert {PART: "x"}[same] == "x"
+
+
+@pytest.mark.parametrize("perm_m", [Layout(32), Layout((16, 2), (2, 1)), Layout((4, 2, 4), (2, 1, 8))])
+def test_a_tiled_mma_permutation_sends_each_tiled_row_to_the_permuted_row(perm_m: Layout) -> None:
+    """CuTe's TiledMMA logically divides the tile's M mode by its permutation P: the row the unpermuted tiling gives
+    a value, i, is row P(i) of the tensor (the identity P changes nothing); the K side and the offsets follow."""
+    atom, tensor = catalog.get("SM80_16x8x16_F32F16F16F32_TN"), Layout((32, 16), (16, 1))
+    plain = make_tiled_mma(atom, (2, 1, 1))
+    permuted = make_tiled_mma(atom, (2, 1, 1), (perm_m, None, None))
+    for thread in range(plain.size()):
+        want = plain.get_slice(thread).partition_A(tensor)
+        got = permuted.get_slice(thread).partition_A(tensor)
+        assert got.shape == want.shape
+        assert got.coords == tuple((perm_m(m), k) for m, k in want.coords)
+        assert got.offsets == tuple(tensor(c) for c in got.coords)
+
+
+def test_two_one_thread_fma_atoms_along_m_give_thread_t_row_t() -> None:
+    """TiledMMA<UniversalFMA, Layout<(2,1,1)>>: thread t computes C row t from A row t and the one B column; each
+    thread holds one value, a mode of extent 1 at stride 0 as CuTe writes it."""
+    tiled = make_tiled_mma(catalog.get("UniversalFMA"), (2, 1, 1))
+    a, b, c = tiled.get_layoutA_TV(), tiled.get_layoutB_TV(), tiled.get_layoutC_TV()
+    assert (a.values(), b.values(), c.values()) == ([0, 1], [0, 0], [0, 1])
+    assert (str(a), str(c)) == ("(2,1):(1,0)", "(2,1):(1,0)")
+
+
+def test_an_array_with_a_shape_but_no_layout_is_refused_as_a_tensor() -> None:
+    """A numpy array has ``.shape`` but is no layout (no offsets to read): refused, not an AttributeError."""
+    import numpy as np
+
+    with pytest.raises(ShapeError, match="partition_A tensor must be a Layout, a ComposedLayout or a shape"):
+        make_tiled_mma(catalog.get("SM80_16x8x16_F32F16F16F32_TN")).get_slice(0).partition_A(np.zeros((16, 16)))

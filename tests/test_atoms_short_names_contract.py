@@ -156,3 +156,22 @@ def test_a_wgmma_name_not_of_the_form_m64nNk16_d_a_b_is_refused(text: str) -> No
 def test_a_wgmma_of_two_input_types_is_refused_naming_both() -> None:
     with pytest.raises(InstructionError, match="take A and B of one type, got f16 and bf16"):
         mma_atom("wgmma.m64n64k16.f32.f16.bf16")
+
+
+@pytest.mark.parametrize("text, match", [
+    ("mma.m8n8k4.col.row", r"^'mma.m8n8k4.col.row': give one type \(A and B"),  # a layout and no type
+    ("mma.m8n8k4.row", r"^'mma.m8n8k4.row': 'row' is not an mma type"),  # half a layout is a (bad) type
+    ("mma.m8n8k4.f16.row", r"^'mma.m8n8k4.f16.row': 'row' is not an mma type"),  # a layout only right after the shape
+])
+def test_an_mma_layout_is_read_only_as_two_words_right_after_the_shape(text: str, match: str) -> None:
+    with pytest.raises(InstructionError, match=match):
+        mma_atom(text)
+    assert mma_atom("mma.m8n8k4.col.row.f16").name == "SM70_8x8x4_F32F16F16F32_NT"
+
+
+@pytest.mark.parametrize("spec, shown", [("x" * 201, "'" + "x" * 60 + "'..."), (" " * 61, "'" + " " * 60 + "'..."),
+                                         (" " * 60, "'" + " " * 60 + "'")])
+def test_a_refused_name_is_shown_by_its_first_60_characters_and_dots_only_past_them(spec: str, shown: str) -> None:
+    """Too long, or empty once stripped (blanks): the message shows at most 60 characters, '...' when cut."""
+    with pytest.raises(InstructionError, match=f"^copy {shown} is not an instruction name"):
+        copy_atom(spec)

@@ -91,3 +91,15 @@ def test_tile_to_shape_repeats_a_swizzled_atom_and_refuses_a_non_layout() -> Non
     assert all(plain((r, c)) == r % 2 + 2 * (c % 2) + 4 * (r // 2) + 8 * (c // 2) for r in range(4) for c in range(4))
     with pytest.raises(LayoutError, match="tile_to_shape takes a Layout or ComposedLayout atom, got 'x'"):
         tile_to_shape("x", (8, 8))  # type: ignore[arg-type]
+
+
+def test_one_bit_elements_give_cutlass_bits_atom() -> None:
+    """Width 1 is a power of two in [1, 128]: CUTLASS's Layout_K_SW128_Atom_Bits is
+    ComposedLayout<Swizzle<3,7,3>, smem_ptr_flag, Layout<Shape<_8,_1024>, Stride<_1024,_1>>> (cute/atom/mma_traits_sm90_gmma.hpp)."""
+    assert str(get_smem_atom("Layout_K_SW128_Atom", 1)) == "Sw<3,7,3> o _0 o (8,1024):(1024,1)"
+
+
+@pytest.mark.parametrize("name", ["Layout_X_SW128_Atom", "Layout_K_SW128_Atoms", "Layouts_K_SW128_Atom"])
+def test_a_gmma_atom_name_with_an_unknown_major_or_frame_is_refused_listing_the_names(name: str) -> None:
+    with pytest.raises(LayoutError, match=f"^unknown GMMA smem atom '{name}'; expected one of Layout_K_INTER_Atom"):
+        get_smem_atom(name, 16)

@@ -127,3 +127,70 @@ def test_a_tuple_tiler_with_more_modes_than_the_layout_is_refused_as_for_plain_l
         op(C, (2, None, 3))
     with pytest.raises(la.ShapeError, match="tiler of rank 3 has more modes than the rank-2 layout"):
         op(la.Layout((4, 8)), (2, None, 3))
+
+
+def _component(value: Any, path: tuple[int, ...]) -> int:
+    for i in path:
+        value = value[i] if isinstance(value, ArithTuple) else 0
+    return int(value)
+
+
+def _paths(cs: Any, path: tuple[int, ...] = ()) -> list[tuple[int, ...]]:
+    if isinstance(cs, tuple):
+        return [p for i, e in enumerate(cs) for p in _paths(e, path + (i,))]
+    return [path]
+
+
+def _at(cs: Any, path: tuple[int, ...]) -> int:
+    for i in path:
+        cs = cs[i]
+    return int(cs)
+
+
+COORDINATE = [
+    la.stride_layout((4, 8), (E(1), E(0))),
+    la.stride_layout((2, 3), (ArithTuple(1, 1), E(1))),
+    la.stride_layout((3, 2), (ArithTuple(1, 2), ArithTuple(0, 1))),
+    la.stride_layout((2, 3, 2), (E(0), 0, ScaledBasis(3, (1,)))),
+    la.stride_layout((2, 3), (ScaledBasis(2, (0,)), E(2))),
+]
+
+
+@pytest.mark.parametrize("a", COORDINATE, ids=str)
+def test_coshape_is_one_past_the_largest_value_on_each_codomain_axis(a: Any) -> None:
+    cs = coshape(a)
+    values = list(a.values())
+    for path in _paths(cs):
+        assert _at(cs, path) == 1 + max(_component(v, path) for v in values), (a, cs, path)
+
+
+def test_coshape_of_f2_strides_is_one_past_the_largest_xor_value() -> None:
+    a = la.stride_layout((2, 2, 2), (F2(1), F2(3), F2(6)))
+    assert coshape(a) == 1 + max(int(v) for v in a.values())
+
+
+def test_coshape_of_all_zero_basis_strides_is_one() -> None:
+    assert coshape(la.stride_layout((2, 3), (ScaledBasis(0, (1,)), 0))) == 1
+
+
+def test_coshape_of_plain_and_swizzled_layouts_is_their_cosize() -> None:
+    plain = la.Layout((2, 3), (3, 1))
+    assert coshape(plain) == 1 + max(plain(i) for i in range(plain.size()))
+    swizzled = la.composition(la.Swizzle(1, 0, 1), la.Layout(4, 1))
+    assert coshape(swizzled) == 1 + max(swizzled(i) for i in range(4))
+
+
+class _CosizeOnly:
+    def cosize(self) -> int:
+        return 7
+
+
+class _ShapeWithoutCosize:
+    shape = 4
+    cosize = 7
+
+
+@pytest.mark.parametrize("thing", [_CosizeOnly(), _ShapeWithoutCosize(), 5], ids=["cosize-no-shape", "cosize-not-callable", "int"])
+def test_coshape_refuses_what_is_not_a_layout(thing: Any) -> None:
+    with pytest.raises(la.ShapeError, match="coshape takes a layout"):
+        coshape(thing)

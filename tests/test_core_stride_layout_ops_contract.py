@@ -3,6 +3,8 @@ on every index against the definitions; requests with no layout answer are refus
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import layoutalg as la
@@ -74,3 +76,26 @@ def test_composition_by_coordinate_whose_values_are_no_layout_is_refused() -> No
     assert [a(((k % 2, k // 2), 0)) for k in range(3)] == [0, 1, 10]
     with pytest.raises(la.CompositionError, match="the values are not those of any layout of B's shape"):
         la.composition(a, SL(3, E(0)))
+
+
+COALESCE_CASES = [  # (layout, CuTe's coalesce, coalesce keeping the last leaf)
+    (la.stride_layout((2, 3), (E(0), ScaledBasis(2, (0,)))), "6:1@0", "6:1@0"),
+    (la.stride_layout((2, 1), (E(0), E(1))), "2:1@0", "(2,1):(1@0,1@1)"),
+    (la.stride_layout((1, 1), (E(0), E(1))), "1:0", "1:1@1"),
+    (la.stride_layout((2, 3, 2), (E(0), E(1), ScaledBasis(3, (1,)))), "(2,6):(1@0,1@1)", "(2,6):(1@0,1@1)"),
+    (la.stride_layout((3, 2), (F2(1), F2(3))), "(3,2):(F1,F3)", "(3,2):(F1,F3)"),  # 3 is no power of two: a carry
+    (la.stride_layout((2, 2, 2), (F2(1), F2(2), F2(4))), "8:F1", "8:F1"),
+    (la.stride_layout((4, 2), (F2(1), F2(4))), "8:F1", "8:F1"),
+]
+
+
+@pytest.mark.parametrize("layout, flat, kept", COALESCE_CASES, ids=lambda x: str(x))
+def test_coalesce_of_basis_and_f2_strides_merges_continuing_modes_keeping_every_value(
+        layout: Any, flat: str, kept: str) -> None:
+    from layoutalg.core.stride_layout_ops import coalesce, coalesce_z
+
+    c, z = coalesce(layout), coalesce_z(layout)
+    assert (str(c), str(z)) == (flat, kept)
+    n = layout.size()
+    assert c.size() == z.size() == n
+    assert [c(i) for i in range(n)] == [z(i) for i in range(n)] == [layout(i) for i in range(n)]

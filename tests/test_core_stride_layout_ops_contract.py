@@ -99,3 +99,34 @@ def test_coalesce_of_basis_and_f2_strides_merges_continuing_modes_keeping_every_
     n = layout.size()
     assert c.size() == z.size() == n
     assert [c(i) for i in range(n)] == [z(i) for i in range(n)] == [layout(i) for i in range(n)]
+
+
+
+A_2D = la.stride_layout((4, 6), (E(0), E(1)))
+A_3D = la.stride_layout((2, 3, 4), (E(1), ScaledBasis(2, (0,)), E(2)))
+A_F2 = la.stride_layout((4, 2, 2), (F2(1), F2(8), F2(4)))
+SPLIT_CASES = [(A_2D, b) for b in (la.Layout(6, 4), la.Layout(3, 8), la.Layout((2, 3), (2, 4)),
+                                   la.Layout((2, 2), (1, 4)), la.Layout(4, 2), la.Layout(2, 12),
+                                   la.Layout((3, 2), (8, 1)))] + [
+    (A_3D, la.Layout(2, 12)),
+    (A_F2, la.Layout(6, 4)), (A_F2, la.Layout(3, 8)), (A_F2, la.Layout((2, 2), (1, 4))), (A_F2, la.Layout(4, 2)),
+    (A_F2, la.Layout((3, 2), (8, 1))),
+]
+
+
+@pytest.mark.parametrize("a, b", SPLIT_CASES, ids=str)
+def test_composition_with_a_strided_int_layout_meeting_cutes_divisibility_is_a_of_b(a: Any, b: Any) -> None:
+    from layoutalg.core.stride_layout_ops import composition
+
+    c = composition(a, b)
+    assert c.size() == b.size()
+    assert [c(i) for i in range(b.size())] == [a(b(i)) for i in range(b.size())], (a, b, c)
+
+
+@pytest.mark.parametrize("a, b", [(A_2D, la.Layout((2, 6), (3, 2))), (A_3D, la.Layout(6, 4)),
+                                  (A_3D, la.Layout(4, 2))], ids=str)
+def test_composition_where_a_stride_of_b_and_a_shape_of_a_do_not_divide_is_refused(a: Any, b: Any) -> None:
+    from layoutalg.core.stride_layout_ops import composition
+
+    with pytest.raises(la.CompositionError, match="divisibility fails"):
+        composition(a, b)

@@ -64,3 +64,33 @@ def test_deeply_nested_tuples_are_passed_through_without_exhausting_the_stack() 
     for _ in range(12):
         nested_bool, nested_int = (nested_bool,), (nested_int,)
     assert (fn(nested_int), fn(nested_bool)) == ("tuple:int*1", "tuple:bool*1")
+
+
+def _nested(levels: int) -> Any:
+    x: Any = 1
+    for _ in range(levels):
+        x = (x,)
+    return x
+
+
+def test_tuples_nested_nine_deep_are_memoised_and_ten_deep_are_passed_through() -> None:
+    fn, calls = _make()
+    fn(_nested(9))
+    fn(_nested(9))
+    assert len(calls) == 1
+    fn(_nested(10))
+    fn(_nested(10))
+    assert len(calls) == 3
+
+
+def test_a_memo_holding_limit_entries_is_cleared_by_the_next_new_argument() -> None:
+    from layoutalg.core.memo import LIMIT
+
+    fn, calls = _make()
+    for i in range(LIMIT):
+        fn(i)
+    fn(0)
+    assert len(calls) == LIMIT  # still remembered with LIMIT entries
+    fn(LIMIT)  # a new argument at the limit clears the memo before it is stored
+    fn(0)
+    assert len(calls) == LIMIT + 2

@@ -64,3 +64,20 @@ def test_parsing_accepts_64_levels_of_nesting_and_refuses_65_naming_the_column()
     assert parse_layout(nested(64, "3") + ":" + nested(64, "1")).size() == 3
     with pytest.raises(ParseError, match="nesting deeper than 64 at column 65"):
         parse_layout(nested(65, "3") + ":" + nested(65, "1"))
+
+
+def test_an_empty_tuple_ends_right_after_its_closing_parenthesis() -> None:
+    from layoutalg.core.notation import parse_int_tuple, parse_int_tuple_at
+
+    assert parse_int_tuple_at("() x", 0) == ((), 2)
+    assert parse_int_tuple_at("((),3) x", 0) == (((), 3), 6)
+    assert parse_int_tuple("((),(3,()))") == ((), (3, ()))
+
+
+@pytest.mark.parametrize("text", ["0", "(2,0):(1,1)", "-2:1"])
+def test_a_bad_extent_is_reported_as_such_not_as_an_incongruent_stride(text: str) -> None:
+    from layoutalg.core.notation import parse_layout_at
+
+    with pytest.raises(ParseError) as err:
+        parse_layout_at(text, 0)
+    assert "must be a positive integer" in str(err.value) and "congruent" not in str(err.value)

@@ -81,3 +81,30 @@ def test_a_bad_extent_is_reported_as_such_not_as_an_incongruent_stride(text: str
     with pytest.raises(ParseError) as err:
         parse_layout_at(text, 0)
     assert "must be a positive integer" in str(err.value) and "congruent" not in str(err.value)
+
+
+def test_integers_strictly_inside_the_bit_limit_are_read_and_the_limits_refused() -> None:
+    from layoutalg.core.notation import _MAX_DIGITS, parse_integer_at
+
+    top = 1 << MAX_INT_BITS
+    for value in (top - 1, -(top - 1), 10 ** (_MAX_DIGITS - 1)):
+        assert parse_integer_at(str(value), 0) == (value, len(str(value)))
+    for value in (top, -top):
+        with pytest.raises(ParseError, match="too large"):
+            parse_integer_at(str(value), 0)
+
+
+def test_an_integer_far_into_the_text_is_read() -> None:
+    from layoutalg.core.notation import parse_integer_at
+
+    text = " " * 40 + "12345"
+    assert parse_integer_at(text, 0) == (12345, 45)
+
+
+@pytest.mark.parametrize("text, column", [("x", 1), ("-x", 2), ("_x", 2), ("  -_y", 5)])
+def test_a_missing_integer_is_reported_where_its_digits_should_start(text: str, column: int) -> None:
+    from layoutalg.core.notation import parse_integer_at
+
+    with pytest.raises(ParseError, match="expected an integer") as err:
+        parse_integer_at(text, 0)
+    assert f"at column {column}:" in str(err.value)

@@ -88,3 +88,23 @@ def test_repr_rebuilds_an_equal_layout() -> None:
     text = repr(A)
     assert text.startswith("StrideLayout((2, 3), ")
     assert eval(text, {"StrideLayout": StrideLayout, "ArithTuple": ArithTuple}) == A  # noqa: S307
+
+
+@pytest.mark.parametrize("shape, stride, message", [
+    ((2, 3), (1,), "is not congruent to shape (2, 3) at mode stride"),
+    ((2, 3), 1, "is not congruent to shape (2, 3) at mode stride"),
+    (4, "x", "stride leaf 'x' at mode stride is not an int"),
+], ids=str)
+def test_a_top_level_stride_error_names_the_mode_as_stride(shape: Any, stride: Any, message: str) -> None:
+    with pytest.raises(la.ShapeError) as err:
+        la.stride_layout(shape, stride)
+    assert message in str(err.value)
+
+
+def test_stride_layout_equality_is_false_for_other_objects_shapes_and_f2_against_int() -> None:
+    a = la.stride_layout(2, la.F2(1))
+    assert (a == 5) is False
+    assert (a == la.stride_layout(4, la.F2(1))) is False
+    assert (a == la.Layout(2, 1)) is False          # F2(1) is not the int 1
+    assert (a == la.stride_layout(2, la.F2(3))) is False
+    assert (a == la.stride_layout(2, la.F2(1))) is True

@@ -178,3 +178,9 @@ def test_mul_hi_u64_carries_between_partial_products_exactly() -> None:
     assert op("mul.hi.u64", [top, 2**32 + 1], 64) == top * (2**32 + 1) >> 64
     low = 2**32 - 1  # a product just below 2**64: its high half is 0 (no carry out of the low words)
     assert op("mul.hi.u64", [low, low], 64) == 0
+
+
+def test_div_rem_truncate_toward_zero_and_a_zero_divisor_gives_an_unknown_result() -> None:
+    assert op("div.u32", [7, 2]) == 3 and op("rem.u32", [7, 2]) == 1
+    assert op("div.s32", [2**32 - 7, 2]) == 2**32 - 3 and op("rem.s32", [2**32 - 7, 2]) == 2**32 - 1
+    assert op("div.u32", [7, 0]) is None and op("div.s32", [7, 0]) is None

@@ -215,3 +215,38 @@ def test_wmma_at_an_odd_shared_address_is_refused_as_misaligned():
     err, line = refusal("mov.u32 %r20, tile;\nadd.u32 %r20, %r20, 1;\ncvt.u64.u32 %rd1, %r20;\n" + WMMA_A,
                         "wmma.load", decls=SMEM)
     assert err.line == line and "misaligned shared-memory address" in str(err)
+
+
+# ----------------------------------------------------------------- sample survivors (kern20b)
+def test_bar_sync_with_only_a_barrier_id_waits_for_the_whole_cta():
+    body = ("mov.u64 %rd1, tile;\nsetp.eq.u32 %p1, %r39, 5;\n@%p1 st.shared.u32 [%rd1], %r30;\n"
+            "bar.sync 0;\nld.shared.u32 %r1, [%rd1];")
+    m = launch(body, [[100 + t] for t in range(64)], decls=SMEM)
+    assert lanes(m, "%r1") == [105] * 64
+
+
+def test_mma_in_divergent_code_leaves_the_inactive_threads_registers_as_they_were():
+    mma = ("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%r30, %r31, %r32, %r33}, {%r10, %r11, %r12, %r13}, "
+           "{%r14, %r15}, {%r30, %r31, %r32, %r33};")
+    m = launch(mma, [[200 + t] for t in range(32)], active=[t % 2 == 0 for t in range(32)])
+    assert lanes(m, "%r30") == [None if t % 2 == 0 else 200 + t for t in range(32)]
+
+
+def test_isspacep_windows_are_half_open_at_both_ends():
+    from layoutalg.kernel.interp.spaces import SHARED_WINDOW, WINDOW_SPAN
+
+    body = (f"mov.u64 %rd1, {SHARED_WINDOW - 1};\nmov.u64 %rd2, {SHARED_WINDOW};\n"
+            f"mov.u64 %rd3, {SHARED_WINDOW + WINDOW_SPAN - 1};\nmov.u64 %rd4, {SHARED_WINDOW + WINDOW_SPAN};\n"
+            "isspacep.global %p1, %rd1;\nisspacep.global %p2, %rd2;\nisspacep.shared %p3, %rd2;\n"
+            "isspacep.shared %p4, %rd3;\nisspacep.shared %p5, %rd4;")
+    m = launch(body)
+    for reg, want in (("%p1", 1), ("%p2", 0), ("%p3", 1), ("%p4", 1), ("%p5", 0)):
+        assert lanes(m, reg) == [want] * 32, reg
+
+
+def test_wmma_load_under_an_unknown_guard_keeps_shared_memory_known():
+    body = ("mov.u64 %rd1, tile;\nst.shared.u32 [%rd1], 41;\nld.global.u32 %r20, [%rd14];\n"
+            "setp.ne.u32 %p1, %r20, 0;\n@%p1 " + WMMA_A + "\nld.shared.u32 %r9, [%rd1];")
+    m = launch(body, decls=SMEM)
+    assert lanes(m, "%r9") == [41] * 32
+    assert lanes(m, "%r1") == [None] * 32

@@ -160,3 +160,27 @@ def test_16_bit_mad_wraps_the_low_and_high_halves_of_the_product() -> None:
     assert op("mad.lo.u16", [300, 300, 5], 16) == (300 * 300 + 5) % 65536
     assert op("mad.hi.u16", [300, 300, 5], 16) == (300 * 300 >> 16) + 5
     assert op("mad.lo.s16", [-3 & 0xFFFF, 7, 1], 16) == (-20) & 0xFFFF
+
+
+def test_32_bit_carry_chains_add_and_subtract_64_bit_numbers() -> None:
+    a, b = 0x1_FFFF_FFFF, 0x2_0000_0001  # the low words carry out of bit 31
+    lines = [f"mov.b32 %r1, {a & 0xFFFFFFFF};", f"mov.b32 %r2, {a >> 32};", f"mov.b32 %r3, {b & 0xFFFFFFFF};",
+             f"mov.b32 %r4, {b >> 32};"]
+    m = run_lines(lines + ["add.cc.u32 %r5, %r1, %r3;", "addc.u32 %r6, %r2, %r4;"])
+    assert (value(m, "%r5") or 0) | ((value(m, "%r6") or 0) << 32) == a + b
+    m = run_lines(lines + ["sub.cc.u32 %r5, %r3, %r1;", "subc.u32 %r6, %r4, %r2;"])
+    assert (value(m, "%r5") or 0) | ((value(m, "%r6") or 0) << 32) == b - a
+
+
+def test_mul_hi_u64_carries_between_partial_products_exactly() -> None:
+    top = 2**64 - 1
+    assert op("mul.hi.u64", [top, top], 64) == top * top >> 64
+    assert op("mul.hi.u64", [top, 2**32 + 1], 64) == top * (2**32 + 1) >> 64
+    low = 2**32 - 1  # a product just below 2**64: its high half is 0 (no carry out of the low words)
+    assert op("mul.hi.u64", [low, low], 64) == 0
+
+
+def test_div_rem_truncate_toward_zero_and_a_zero_divisor_gives_an_unknown_result() -> None:
+    assert op("div.u32", [7, 2]) == 3 and op("rem.u32", [7, 2]) == 1
+    assert op("div.s32", [2**32 - 7, 2]) == 2**32 - 3 and op("rem.s32", [2**32 - 7, 2]) == 2**32 - 1
+    assert op("div.u32", [7, 0]) is None and op("div.s32", [7, 0]) is None

@@ -96,3 +96,25 @@ def test_shared_accesses_are_recorded_under_the_bank_models_name_for_their_width
     launch(body, decls=SMEM, recorder=rec)
     assert [(r.kind, r.model_text) for r in rec.accesses] == [
         ("st", "st.shared.v4.b32"), ("ld", "ld.shared.b32"), ("ld", "ld.shared.b64"), ("ld", "ld.shared.u16")]
+
+
+def test_param_reads_reach_the_first_and_the_last_parameter_bytes():
+    # the table is 32 rows of 20 bytes (640 bytes): byte 0 is thread 0's first input, 636 thread 31's flag (1)
+    m = launch("ld.param.u32 %r1, [tab];\nld.param.u32 %r2, [tab+636];", [[7000 + t] for t in range(32)])
+    assert lanes(m, "%r1") == [7000] * 32
+    assert lanes(m, "%r2") == [1] * 32
+
+
+def test_local_accesses_reach_the_last_bytes_of_the_local_variables():
+    m = launch("mov.u64 %rd2, stack;\nst.local.u32 [%rd2+60], %r30;\nld.local.u32 %r1, [%rd2+60];",
+               [[500 + t] for t in range(32)], regs=LOCAL)
+    assert lanes(m, "%r1") == [500 + t for t in range(32)]
+
+
+def test_ldu_without_a_state_space_loads_from_global_memory_even_from_a_shared_window_address():
+    # PTX ISA: ldu's generic address must lie in the global window; the loaded value is unknown to the trace
+    body = ("mov.u64 %rd1, tile;\nst.shared.u32 [%rd1], 41;\ncvta.shared.u64 %rd2, %rd1;\n"
+            "ld.u32 %r1, [%rd2];\nldu.u32 %r2, [%rd2];")
+    m = launch(body, decls=SMEM)
+    assert lanes(m, "%r1") == [41] * 32
+    assert lanes(m, "%r2") == [None] * 32

@@ -69,3 +69,22 @@ def test_an_atom_without_its_element_width_is_refused_saying_how_to_bind_it() ->
 def test_fewer_threads_than_the_atom_needs_is_refused() -> None:
     with pytest.raises(LayoutError, match="TiledCopy uses too few thrs for selected CopyAtom: the tiled layout has 16"):
         make_tiled_copy(catalog.ldmatrix(4, False), Layout(16), Layout(8), bits=16)
+
+
+def test_a_tiled_copy_needs_a_bound_atom_and_a_thread_value_layout() -> None:
+    from layoutalg.atoms.tiled_copy import TiledCopy
+
+    bound = catalog.ld_shared(128).bind(16)
+    with pytest.raises(LayoutError, match="must be a TypedCopyAtom"):
+        TiledCopy(catalog.ld_shared(128), Layout((32, 8)), (4, 64))  # type: ignore[arg-type]
+    for bad in (Layout(32), "(32,8):(8,1)"):
+        with pytest.raises(LayoutError, match=r"must be a \(thread, value\) Layout"):
+            TiledCopy(bound, bad, (4, 64))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("thread", [32, 33, -1, True])
+def test_partitioning_for_a_thread_outside_the_tiled_copy_is_refused(thread: int) -> None:
+    tc = _rows_copy()
+    assert tc.size() == 32
+    with pytest.raises(LayoutError, match="out of range for a TiledCopy of 32 threads"):
+        tc.partition("S", Layout((4, 64), (64, 1)), thread)

@@ -88,3 +88,13 @@ def test_partitioning_for_a_thread_outside_the_tiled_copy_is_refused(thread: int
     assert tc.size() == 32
     with pytest.raises(LayoutError, match="out of range for a TiledCopy of 32 threads"):
         tc.partition("S", Layout((4, 64), (64, 1)), thread)
+
+
+def test_a_tiled_ldmatrix_with_two_atoms_per_thread_moves_every_tile_element_on_both_sides() -> None:
+    """Two x1 atoms along the values (16-bit: 2 register values, 8 address-side values a lane): the D side is the
+    tiled layout itself (each element once), the S side reaches every element of the same tile."""
+    tc = make_tiled_copy(catalog.ldmatrix(1, False), Layout(32), Layout((1, 4)), bits=16)
+    size = tc.tiler[0] * tc.tiler[1]
+    dst = list(tc.get_layoutD_TV().values())
+    assert sorted(dst) == list(range(size)) and tc.num_vals("D") == 4
+    assert set(tc.get_layoutS_TV().values()) == set(range(size)) and tc.num_vals("S") == 16

@@ -98,3 +98,16 @@ def test_a_tiled_ldmatrix_with_two_atoms_per_thread_moves_every_tile_element_on_
     dst = list(tc.get_layoutD_TV().values())
     assert sorted(dst) == list(range(size)) and tc.num_vals("D") == 4
     assert set(tc.get_layoutS_TV().values()) == set(range(size)) and tc.num_vals("S") == 16
+
+
+@pytest.mark.parametrize("ref, src, match", [
+    (Layout((1, (16, 2)), (0, (1, 0))), Layout((1, 32), (0, 1)), "reference layout .* is not injective"),
+    (Layout((1, 32), (0, 1)), Layout((1, 32), (0, 2)), r"S value \(0, \d+\) at \d+ is outside the reference layout"),
+])
+def test_a_hand_built_atom_whose_reference_cannot_index_its_values_is_refused(ref: Layout, src: Layout,
+                                                                              match: str) -> None:
+    from layoutalg.atoms.copy import CopyAtom
+
+    atom = CopyAtom("X", "x", 80, "ld.shared", Layout(1, 0), src, Layout((1, 32), (0, 1)), ref, vector_bits=32)
+    with pytest.raises(LayoutError, match=match):
+        make_tiled_copy(atom, Layout(1), Layout((1, 2)), bits=16).get_layoutS_TV()

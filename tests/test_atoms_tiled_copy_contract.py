@@ -111,3 +111,8 @@ def test_a_hand_built_atom_whose_reference_cannot_index_its_values_is_refused(re
     atom = CopyAtom("X", "x", 80, "ld.shared", Layout(1, 0), src, Layout((1, 32), (0, 1)), ref, vector_bits=32)
     with pytest.raises(LayoutError, match=match):
         make_tiled_copy(atom, Layout(1), Layout((1, 2)), bits=16).get_layoutS_TV()
+
+
+def test_make_tiled_copy_refuses_what_is_not_a_copy_atom() -> None:
+    with pytest.raises(LayoutError, match="needs a copy atom, got"):
+        make_tiled_copy(catalog.get("SM80_16x8x16_F32F16F16F32_TN"), Layout(32), 1, bits=16)

@@ -116,3 +116,14 @@ def test_a_hand_built_atom_whose_reference_cannot_index_its_values_is_refused(re
 def test_make_tiled_copy_refuses_what_is_not_a_copy_atom() -> None:
     with pytest.raises(LayoutError, match="needs a copy atom, got"):
         make_tiled_copy(catalog.get("SM80_16x8x16_F32F16F16F32_TN"), Layout(32), 1, bits=16)
+
+
+def test_a_tiled_copy_prints_its_tiler_tv_layout_and_atom_and_a_thread_retiles_its_fragment() -> None:
+    tc = _rows_copy()
+    text = str(tc)
+    assert text.startswith("TiledCopy\n") and "Tiler_MN: (4, 64)" in text
+    assert f"TiledLayout_TV: {tc.layout_tv}" in text and str(tc.atom) in text
+    fragment = Layout((8, 1, 1))  # one thread's 8 values of one 128-bit load
+    thr = tc.get_slice(5)
+    assert thr.retile_S(fragment) == thr.retile_D(fragment) == tc.retile(fragment)
+    assert sorted(thr.retile_S(fragment).values()) == list(range(8))

@@ -127,3 +127,14 @@ def test_a_tiled_copy_prints_its_tiler_tv_layout_and_atom_and_a_thread_retiles_i
     thr = tc.get_slice(5)
     assert thr.retile_S(fragment) == thr.retile_D(fragment) == tc.retile(fragment)
     assert sorted(thr.retile_S(fragment).values()) == list(range(8))
+
+
+def test_a_source_that_does_not_vectorize_is_refused_naming_the_access_and_the_thread_values() -> None:
+    tc = _rows_copy()  # 8 x 16-bit values a thread, one 128-bit load
+    with pytest.raises(LayoutError) as err:
+        tc.partition("S", Layout((4, 64), (1, 4)), 0)  # column-major: a thread's 8 values 4 apart
+    assert ("In CopyAtom, src layout doesn't vectorize: UniversalCopy<uint128_t> moves 8 x 16-bit values per thread "
+            "as one 128-bit access, but thread 0's values 0..7 sit at offsets [0, 4, 8, 12, 16, 20, 24, 28] "
+            "(not contiguous)") in str(err.value)
+    with pytest.raises(LayoutError, match=r"thread 8's values 0\.\.7 sit at offsets \[65, .*, 72\] \(not aligned to 8 "):
+        tc.partition("S", Layout((4, 64), (65, 1)), 8)  # rows 65 elements apart: row 1 starts off alignment

@@ -69,3 +69,72 @@ def test_an_atom_without_its_element_width_is_refused_saying_how_to_bind_it() ->
 def test_fewer_threads_than_the_atom_needs_is_refused() -> None:
     with pytest.raises(LayoutError, match="TiledCopy uses too few thrs for selected CopyAtom: the tiled layout has 16"):
         make_tiled_copy(catalog.ldmatrix(4, False), Layout(16), Layout(8), bits=16)
+
+
+def test_a_tiled_copy_needs_a_bound_atom_and_a_thread_value_layout() -> None:
+    from layoutalg.atoms.tiled_copy import TiledCopy
+
+    bound = catalog.ld_shared(128).bind(16)
+    with pytest.raises(LayoutError, match="must be a TypedCopyAtom"):
+        TiledCopy(catalog.ld_shared(128), Layout((32, 8)), (4, 64))  # type: ignore[arg-type]
+    for bad in (Layout(32), "(32,8):(8,1)"):
+        with pytest.raises(LayoutError, match=r"must be a \(thread, value\) Layout"):
+            TiledCopy(bound, bad, (4, 64))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("thread", [32, 33, -1, True])
+def test_partitioning_for_a_thread_outside_the_tiled_copy_is_refused(thread: int) -> None:
+    tc = _rows_copy()
+    assert tc.size() == 32
+    with pytest.raises(LayoutError, match="out of range for a TiledCopy of 32 threads"):
+        tc.partition("S", Layout((4, 64), (64, 1)), thread)
+
+
+def test_a_tiled_ldmatrix_with_two_atoms_per_thread_moves_every_tile_element_on_both_sides() -> None:
+    """Two x1 atoms along the values (16-bit: 2 register values, 8 address-side values a lane): the D side is the
+    tiled layout itself (each element once), the S side reaches every element of the same tile."""
+    tc = make_tiled_copy(catalog.ldmatrix(1, False), Layout(32), Layout((1, 4)), bits=16)
+    size = tc.tiler[0] * tc.tiler[1]
+    dst = list(tc.get_layoutD_TV().values())
+    assert sorted(dst) == list(range(size)) and tc.num_vals("D") == 4
+    assert set(tc.get_layoutS_TV().values()) == set(range(size)) and tc.num_vals("S") == 16
+
+
+@pytest.mark.parametrize("ref, src, match", [
+    (Layout((1, (16, 2)), (0, (1, 0))), Layout((1, 32), (0, 1)), "reference layout .* is not injective"),
+    (Layout((1, 32), (0, 1)), Layout((1, 32), (0, 2)), r"S value \(0, \d+\) at \d+ is outside the reference layout"),
+])
+def test_a_hand_built_atom_whose_reference_cannot_index_its_values_is_refused(ref: Layout, src: Layout,
+                                                                              match: str) -> None:
+    from layoutalg.atoms.copy import CopyAtom
+
+    atom = CopyAtom("X", "x", 80, "ld.shared", Layout(1, 0), src, Layout((1, 32), (0, 1)), ref, vector_bits=32)
+    with pytest.raises(LayoutError, match=match):
+        make_tiled_copy(atom, Layout(1), Layout((1, 2)), bits=16).get_layoutS_TV()
+
+
+def test_make_tiled_copy_refuses_what_is_not_a_copy_atom() -> None:
+    with pytest.raises(LayoutError, match="needs a copy atom, got"):
+        make_tiled_copy(catalog.get("SM80_16x8x16_F32F16F16F32_TN"), Layout(32), 1, bits=16)
+
+
+def test_a_tiled_copy_prints_its_tiler_tv_layout_and_atom_and_a_thread_retiles_its_fragment() -> None:
+    tc = _rows_copy()
+    text = str(tc)
+    assert text.startswith("TiledCopy\n") and "Tiler_MN: (4, 64)" in text
+    assert f"TiledLayout_TV: {tc.layout_tv}" in text and str(tc.atom) in text
+    fragment = Layout((8, 1, 1))  # one thread's 8 values of one 128-bit load
+    thr = tc.get_slice(5)
+    assert thr.retile_S(fragment) == thr.retile_D(fragment) == tc.retile(fragment)
+    assert sorted(thr.retile_S(fragment).values()) == list(range(8))
+
+
+def test_a_source_that_does_not_vectorize_is_refused_naming_the_access_and_the_thread_values() -> None:
+    tc = _rows_copy()  # 8 x 16-bit values a thread, one 128-bit load
+    with pytest.raises(LayoutError) as err:
+        tc.partition("S", Layout((4, 64), (1, 4)), 0)  # column-major: a thread's 8 values 4 apart
+    assert ("In CopyAtom, src layout doesn't vectorize: UniversalCopy<uint128_t> moves 8 x 16-bit values per thread "
+            "as one 128-bit access, but thread 0's values 0..7 sit at offsets [0, 4, 8, 12, 16, 20, 24, 28] "
+            "(not contiguous)") in str(err.value)
+    with pytest.raises(LayoutError, match=r"thread 8's values 0\.\.7 sit at offsets \[65, .*, 72\] \(not aligned to 8 "):
+        tc.partition("S", Layout((4, 64), (65, 1)), 8)  # rows 65 elements apart: row 1 starts off alignment

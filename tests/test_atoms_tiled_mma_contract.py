@@ -88,3 +88,17 @@ def test_a_tensor_extent_that_is_no_multiple_of_a_permutation_is_refused() -> No
     with pytest.raises(LayoutError, match=r"partition_A: the tensor's M extent 48 is not a multiple of the "
                                           r"permutation's size 32"):
         thr.partition_A(Layout((48, 16)))
+
+
+def test_a_tiled_mma_refuses_a_non_mma_atom_a_non_rank_3_atom_layout_and_malformed_permutations() -> None:
+    from layoutalg.atoms.tiled_mma import TiledMMA
+
+    atom, mnk = catalog.get(ATOM), Layout((1, 1, 1))
+    with pytest.raises(LayoutError, match="needs an MMA atom, got"):
+        TiledMMA(catalog.ld_shared(32), mnk, (None, None, None))  # type: ignore[arg-type]
+    for bad in (Layout((1, 1)), "(1,1,1)"):
+        with pytest.raises(LayoutError, match="atom_layout must be a rank-3"):
+            TiledMMA(atom, bad, (None, None, None))  # type: ignore[arg-type]
+    for perms in ((None, None), [None, None, None], (None, None, 16)):
+        with pytest.raises(LayoutError, match="permutations must be 3 entries"):
+            TiledMMA(atom, mnk, perms)  # type: ignore[arg-type]

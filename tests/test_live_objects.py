@@ -52,6 +52,16 @@ def values(x: Any) -> list[int]:
     return [int(v) for v in np.asarray(x.to_numpy()).reshape(-1)]
 
 
+def _bits16(atom):  # type: ignore[no-untyped-def]
+    """16-bit values where they split each thread's bits (CuTe's Copy_Atom<Op, half_t>), else the atom's bits."""
+    from layoutalg.errors import LayoutError
+
+    try:
+        return atom.bind(16).bits
+    except LayoutError:
+        return None
+
+
 def atom_tv_layouts() -> list[Layout]:
     """Every atom's TV layouts (MMA A/B/C, copy src/dst in 16-bit values), once each."""
     from layoutalg.atoms import catalog
@@ -61,7 +71,7 @@ def atom_tv_layouts() -> list[Layout]:
     for name in catalog.names():
         atom = catalog.get(name)
         for operand in (["A", "B", "C"] if hasattr(atom, "c_layout") else ["src", "dst"]):
-            tv = operand_tv(atom, operand, None if operand in "ABC" else 16)[0]
+            tv = operand_tv(atom, operand, None if operand in "ABC" else _bits16(atom))[0]
             seen.setdefault(str(tv), tv)
     return list(seen.values())
 

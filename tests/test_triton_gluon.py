@@ -38,6 +38,16 @@ def same_function(a: Any, b: Any) -> bool:
 # ----------------------------------------------------------------------------- every atom's TV layout
 
 
+def _bits16(atom):  # type: ignore[no-untyped-def]
+    """16-bit values where they split each thread's bits (CuTe's Copy_Atom<Op, half_t>), else the atom's bits."""
+    from layoutalg.errors import LayoutError
+
+    try:
+        return atom.bind(16).bits
+    except LayoutError:
+        return None
+
+
 def atom_tv_layouts() -> list[tuple[str, Any, tuple[int, int]]]:
     from layoutalg.atoms import catalog
     from layoutalg.atoms.tv import operand_tv
@@ -47,7 +57,7 @@ def atom_tv_layouts() -> list[tuple[str, Any, tuple[int, int]]]:
         atom = catalog.get(name)
         operands = ["A", "B", "C"] if hasattr(atom, "c_layout") else ["src", "dst"]
         for operand in operands:
-            tv, tile, _ = operand_tv(atom, operand, None if operands[0] == "A" else 16)
+            tv, tile, _ = operand_tv(atom, operand, None if operands[0] == "A" else _bits16(atom))
             out.append((f"{name}.{operand}", tv, tile))
     return out
 

@@ -2,7 +2,8 @@
 
 * MMA atoms: ``A -> (a_layout, (M, K))``, ``B -> (b_layout, (N, K))``, ``C``/``D`` -> ``(c_layout, (M, N))``;
   the index a TV layout returns is ``m + M*n`` in that tile (column-major), as CuTe's ``print_latex``.
-* Copy atoms: ``src``/``dst``/``ref`` in ``bits``-wide values (``bits=None`` keeps CuTe's bits).
+* Copy atoms: ``src``/``dst``/``ref`` in ``bits``-wide values (``bits=None`` keeps CuTe's bits); a width
+  binds as CuTe's ``Copy_Atom<Op, T>`` does, refused (LayoutError) where it does not split each thread's bits.
   The tile is ``(E, size // E)`` with ``E`` the values in one 128-bit matrix row for the
   matrix instructions (so column ``n`` is memory row ``n`` and row ``m`` the element in it),
   and ``(1, values)`` for the per-thread copies.
@@ -16,7 +17,6 @@ from __future__ import annotations
 from typing import Any
 
 from layoutalg.atoms.copy import CopyAtom, TypedCopyAtom
-from layoutalg.atoms.fragment import upcast_bits
 from layoutalg.atoms.gmma import GmmaAtom
 from layoutalg.atoms.ldmatrix_b8 import B8MatrixForm
 from layoutalg.atoms.mma import MmaAtom
@@ -45,7 +45,7 @@ def operand_tv(atom: Any, operand: str, bits: int | None = None) -> tuple[Layout
             raise InstructionError(f"{atom.name} has operands src, dst, ref; got {describe(operand)}")
         bit_layout = getattr(atom, f"{which}_layout")
         width = bits or 1
-        tv = upcast_bits(bit_layout, width) if bits else bit_layout
+        tv = getattr(atom.bind(bits), f"val_layout_{which}") if bits is not None else bit_layout  # CuTe's checks
         total = max(1, _codomain(bit_layout) // width)
         if atom.is_matrix or atom.kind.endswith(".b8"):
             per_row = max(1, 128 // width)

@@ -83,13 +83,21 @@ class TVLayout:
 
 
 def atom_panels(atom: Any) -> list[TVLayout]:
-    """One :class:`TVLayout` per operand of an MMA or copy atom (copy atoms in 16-bit values, as the CLI)."""
+    """One :class:`TVLayout` per operand of an MMA or copy atom (copy atoms in 16-bit values, as the CLI; in
+    their own bits where 16-bit values do not split each thread's bits, e.g. the 8-bit ldmatrix atoms)."""
     from layoutalg.atoms.tv import operand_tv
+    from layoutalg.errors import LayoutError
 
     operands = ["A", "B", "C"] if hasattr(atom, "c_layout") else ["src", "dst"]
+    bits: int | None = None
+    if operands[0] == "src" and hasattr(atom, "bind"):
+        try:
+            bits = atom.bind(16).bits
+        except LayoutError:
+            bits = None
     panels = []
     for operand in operands:
-        tv, tile, thr_id = operand_tv(atom, operand, None if operand in ("A", "B", "C") else 16)
+        tv, tile, thr_id = operand_tv(atom, operand, bits)
         panels.append(TVLayout(tv, tile, thr_id, f"{getattr(atom, 'name', atom)} {operand}"))
     return panels
 

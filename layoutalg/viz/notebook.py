@@ -92,9 +92,10 @@ def atom_panels(atom: Any) -> list[TVLayout]:
     bits: int | None = None
     if operands[0] == "src" and hasattr(atom, "bind"):
         try:
-            bits = atom.bind(16).bits
+            atom.bind(16)  # CuTe's Copy_Atom<Op, T> checks: do 16-bit values split each thread's bits?
+            bits = 16
         except LayoutError:
-            bits = None
+            pass
     panels = []
     for operand in operands:
         tv, tile, thr_id = operand_tv(atom, operand, bits)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "mutation"))
-from map_stamps import code_shape, digest, restamp  # noqa: E402
+from map_stamps import code_shape, date_from_git, digest, restamp  # noqa: E402
 
 MAPPED = b'''"""Module docstring,
 on two lines."""
@@ -95,3 +96,22 @@ def test_restamp_leaves_stale_a_mapped_version_git_does_not_have(tmp_path: Path)
     (map_dir / "tests__test_mod.py.json").write_text(json.dumps({"sources": {"pkg/mod.py": digest(unknown)}}))
     assert restamp(root, map_dir) == []
     assert stored_digest(map_dir) == digest(unknown)
+
+
+def test_date_from_git_dates_a_committed_test_file_by_its_commit_and_an_edited_one_by_now(tmp_path: Path) -> None:
+    root, map_dir = mapped_repository(tmp_path)
+    (root / "tests").mkdir()
+    for name in ("test_mod.py", "test_other.py"):
+        (root / "tests" / name).write_text("def test_x():\n    pass\n")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "tests", "--date=@1000000000")
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--amend", "--no-edit",
+                    "--date=@1000000000"], cwd=root, check=True, capture_output=True,
+                   env={"GIT_COMMITTER_DATE": "@1000000000", "PATH": "/usr/bin:/bin"})
+    (map_dir / "tests__test_other.py.json").write_text("{}")
+    (root / "tests" / "test_other.py").write_text("def test_x():\n    assert True\n")  # edited, not committed
+    before = time.time()
+    dated = date_from_git(root, map_dir, margin_s=3600)
+    assert dated["tests/test_mod.py"] == 1000000000 + 3600
+    assert (map_dir / "tests__test_mod.py.json").stat().st_mtime == 1000000000 + 3600
+    assert dated["tests/test_other.py"] >= before

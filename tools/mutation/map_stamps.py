@@ -15,7 +15,9 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import os
 import subprocess
+import time
 from pathlib import Path
 
 DOCSTRING_OWNERS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
@@ -83,3 +85,28 @@ def restamp(root: Path, map_dir: Path) -> list[str]:
         if changed:
             map_path.write_text(json.dumps(data))
     return sorted(restamped)
+
+
+def date_from_git(root: Path, map_dir: Path, margin_s: float) -> dict[str, float]:
+    """Date each map entry by when its test file last changed, so a fresh checkout's map re-judges fairly.
+
+    A survivor stored in a results file is re-judged only on the tests of files mapped after its verdict
+    (``judged_at``; the map's file times).  A map built today in a fresh checkout is newer than every stored
+    verdict, so each survivor would meet its whole covering set again (minutes each in core/), though only the
+    test files changed since its verdict can change it.  This sets each map entry's time to its test file's
+    last commit plus ``margin_s`` (a file committed shortly before a verdict may not have been mapped when
+    it was given; the margin re-runs those too), or to now where the file has uncommitted changes or no
+    commit.  Returns the times set, by test file.
+    """
+    dated: dict[str, float] = {}
+    now = time.time()
+    for map_path in sorted(map_dir.glob("*.json")):
+        test_file = map_path.name[:-len(".json")].replace("__", "/")
+        changed = subprocess.run(["git", "status", "--porcelain", "--", test_file], cwd=root, capture_output=True,
+                                 text=True, check=False).stdout.strip()
+        committed = subprocess.run(["git", "log", "-1", "--format=%ct", "--", test_file], cwd=root,
+                                   capture_output=True, text=True, check=False).stdout.strip()
+        when = now if changed or not committed else min(now, int(committed) + margin_s)
+        os.utime(map_path, (when, when))
+        dated[test_file] = when
+    return dated

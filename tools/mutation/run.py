@@ -1,6 +1,7 @@
 """Mutation testing of layoutalg: does the test suite notice a small wrong change?
 
     python tools/mutation/run.py map [TEST_FILE...] [--stale] [--budget-s T]
+    python tools/mutation/run.py map --date-from-git [--margin-h H]
     python tools/mutation/run.py run PATH... [--sample N] [--seed S] [--budget-s T] [--out FILE]
     python tools/mutation/run.py report [--out FILE]
 
@@ -51,7 +52,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from import_lines import import_lines  # noqa: E402
-from map_stamps import digest, restamp  # noqa: E402
+from map_stamps import date_from_git, digest, restamp  # noqa: E402
 from mutants import Mutant, find_mutants  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -636,6 +637,10 @@ def main() -> None:
     map_p.add_argument("tests", nargs="*", help="test files (default: those not mapped yet)")
     map_p.add_argument("--stale", action="store_true", help="re-map test files whose covered sources changed")
     map_p.add_argument("--budget-s", type=float, default=1200)
+    map_p.add_argument("--date-from-git", action="store_true",
+                       help="map nothing; date each map entry by its test file's last commit plus the margin "
+                            "(a fresh checkout's map, so stored survivors meet only test files changed since)")
+    map_p.add_argument("--margin-h", type=float, default=6.0)
     run_p = sub.add_parser("run")
     run_p.add_argument("paths", nargs="+")
     run_p.add_argument("--sample", type=int)
@@ -664,7 +669,10 @@ def main() -> None:
     rep.add_argument("--out", type=Path, default=STATE / "results.json")
     rep.add_argument("--by", choices=("package", "module"), default="package")
     args = parser.parse_args()
-    if args.command == "map":
+    if args.command == "map" and args.date_from_git:
+        dated = date_from_git(ROOT, MAP_DIR, args.margin_h * 3600)
+        print(f"dated {len(dated)} map entries by their test files' last commits (+{args.margin_h} h)")
+    elif args.command == "map":
         build_map(args.tests, args.stale, args.budget_s)
     elif args.command == "confirm":
         confirm_kills(args.paths, args.out, args.hangs)

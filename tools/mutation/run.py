@@ -324,6 +324,23 @@ class Job:
             self.tests = {t for t in self.tests if cmap.mapped_at.get(t.split("::")[0], 0.0) > judged_at}
 
 
+def sample_candidates(modules: list[str], sample: int | None, seed: int) -> list[tuple[Mutant, str, Any]]:
+    """Every mutant of ``modules`` (with its module's source and function spans), or a seeded sample of them.
+
+    The sample is drawn from every mutant, before a results file skips any, so running a sample again (after
+    new tests, or without ``--quick``) re-judges the same mutants instead of drawing others.
+    """
+    candidates = []
+    for path in modules:
+        source = (ROOT / path).read_text()
+        spans = function_spans(source)
+        candidates += [(mutant, source, spans) for mutant in find_mutants(path, source)]
+    if sample is not None:
+        random.Random(seed).shuffle(candidates)
+        candidates = candidates[:sample]
+    return candidates
+
+
 def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: Path, confirm: bool,
         new_only: bool = False, full: bool = False, quick: int | None = None,
         quick_s: float | None = None) -> None:
@@ -338,27 +355,22 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
     results: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {}
     jobs: list[Job] = []
     equivalent = load_equivalent()
-    for path in modules:
-        source = (ROOT / path).read_text()
-        spans = function_spans(source)
-        for mutant in find_mutants(path, source):
-            done = results.get(key_of(mutant))
-            if done is not None and (new_only or done["verdict"] not in ("survived", "uncovered", "error", "unresolved")
-                                     or mutant.ident in equivalent):
-                continue  # survivors (and tool errors) run again (tests may have been added since) unless --new-only
-            if done is not None and done["verdict"] == "unresolved" and quick is None:
-                judged_at = None  # a full judgment: every covering test
-            elif done is None or done["verdict"] not in ("survived", "unresolved") or full:
-                judged_at = None
-            else:
-                judged_at = done.get("judged_at")
-            job = Job(mutant, source, spans, cmap, judged_at)
-            if job.rejudge and not job.tests:
-                continue  # no test mapped since it survived: the verdict stands
-            jobs.append(job)
-    if sample is not None:
-        random.Random(seed).shuffle(jobs)
-        jobs = jobs[:sample]
+    candidates = sample_candidates(modules, sample, seed)
+    for mutant, source, spans in candidates:
+        done = results.get(key_of(mutant))
+        if done is not None and (new_only or done["verdict"] not in ("survived", "uncovered", "error", "unresolved")
+                                 or mutant.ident in equivalent):
+            continue  # survivors (and tool errors) run again (tests may have been added since) unless --new-only
+        if done is not None and done["verdict"] == "unresolved" and quick is None:
+            judged_at = None  # a full judgment: every covering test
+        elif done is None or done["verdict"] not in ("survived", "unresolved") or full:
+            judged_at = None
+        else:
+            judged_at = done.get("judged_at")
+        job = Job(mutant, source, spans, cmap, judged_at)
+        if job.rejudge and not job.tests:
+            continue  # no test mapped since it survived: the verdict stands
+        jobs.append(job)
     jobs.sort(key=lambda j: key_of(j.mutant) not in results)  # earlier survivors first, else in source order
     test_files = sorted({t.split("::")[0] for j in jobs for t in j.tests})
     print(f"{len(jobs)} mutants to run over {len(test_files)} test files", flush=True)

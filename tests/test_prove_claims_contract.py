@@ -183,3 +183,11 @@ def test_bijective_onto_refutes_by_count_when_the_domain_size_differs() -> None:
     assert r.refuted and r.method == "count"
     assert r.counterexample == {"domain_size": 4, "n": 8}
     assert 0 <= r.seconds <= elapsed
+
+
+@pytest.mark.parametrize("along", [var("i", lo=4, hi=12), var("i", 12, multiple_of=2), var("i", 16, pow2=True),
+                                   var("i", 10)], ids=["starts-at-4", "multiple-of-2", "power-of-two", "extent-10"])
+def test_contiguous_refuses_a_run_variable_that_is_not_a_plain_range_from_zero_divisible_by_n(along: object) -> None:
+    """Runs are ``n*run + elem`` over ``[0, hi)``: any other start, a constraint or a ragged end is refused, each alone."""
+    with pytest.raises(ProofError, match=r"^contiguous: i in \[.*must start at 0 and have an extent divisible by n=4$"):
+        contiguous(lambda i: i, 4, [along])

@@ -106,3 +106,19 @@ def test_the_enumeration_engine_honours_the_deadline_it_is_handed_and_otherwise_
     assert engine_enum.decide(problem, None, 1 << 22).status == "proved"
     with budget.limit(10.0):
         assert engine_enum.decide(problem, None, 1 << 22).status == "proved"
+
+
+
+def test_decide_without_a_limit_enumerates_up_to_the_configured_default_of_2_to_the_22_points():
+    """The engine's own default is the documented ``enum_limit`` (``prove.config``): 2**22 points."""
+    from layoutalg.prove import config
+    from layoutalg.prove.problem import NotApplicableError
+
+    assert config.current().enum_limit == 1 << 22
+    x, y = var("x", 1 << 11), var("y", 1 << 11)
+    outcome = engine_enum.decide(Forall((x, y), ex.lower(ex.as_pred(x + y >= 0))), budget.UNLIMITED)
+    assert outcome.status == "proved" and outcome.note == f"all {1 << 22} points"
+    z = var("z", (1 << 11) + 1)
+    with pytest.raises(NotApplicableError, match=f"domain has {(1 << 11) * ((1 << 11) + 1)} points, more than "
+                                                 f"the enumeration limit {1 << 22}"):
+        engine_enum.decide(Forall((x, z), ex.lower(ex.as_pred(x + z >= 0))), budget.UNLIMITED)

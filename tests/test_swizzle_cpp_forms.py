@@ -115,3 +115,9 @@ def test_to_cpp_writes_swizzles_and_composed_layouts_that_read_back() -> None:
 def test_to_cpp_refuses_what_has_no_cpp_type() -> None:
     with pytest.raises(LayoutError, match="to_cpp takes a Layout, Swizzle or ComposedLayout, got str"):
         to_cpp("(8,64):(64,1)")
+
+
+@pytest.mark.parametrize("text", ["Layout<Shape<", "Layout<Shape<_8, Shape<", "Layout<Shape<_8>, Stride<"])
+def test_a_cpp_type_cut_off_inside_a_tuple_is_a_parse_error_at_the_end_of_the_text(text: str) -> None:
+    with pytest.raises(ParseError, match=rf"^unexpected end of text at column {len(text) + 1}:"):
+        from_cpp(text)

@@ -8,6 +8,7 @@ layout ``outer o off o inner`` as ``outer(off + inner(i))``.
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -503,3 +504,10 @@ def test_recast_refuses_a_layout_outer_composed_layout_and_keeps_an_equal_width(
         downcast(a, 2)
     swizzled = ComposedLayout(Swizzle(2, 4, 3), 8, Layout(64, 1))
     assert recast(swizzled, 16, 16) == swizzled
+
+
+@pytest.mark.parametrize("ratio", [0, Fraction(-1, 2), 2.0, "x", True], ids=["zero", "negative", "float", "str", "bool"])
+def test_recast_of_a_swizzled_layout_by_one_ratio_refuses_anything_but_a_positive_int_or_fraction(ratio: object) -> None:
+    swizzled = ComposedLayout(Swizzle(3, 4, 3), 0, Layout((8, 64), (64, 1)))
+    with pytest.raises(LayoutError, match=r"^recast ratio must be a positive int or Fraction, got "):
+        recast(swizzled, ratio)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import copy
 import fcntl
 import json
 import os
@@ -312,6 +313,10 @@ class Job:
             if self.tests:
                 self.import_function = (inside[0][2], inside[0][3])
                 self.qualname, self.firstlineno = None, 0
+        self.also_at_import = bool(inside and self.tests and lines and cmap.runs_before_tests(mutant.path, lines))
+        """The line runs under tests and also at import (a helper that builds a module's tables and is called
+        again later): a survivor of the code swap is judged again as an import-time mutant, since the swap
+        leaves the tables built at import as they were."""
         if self.qualname is None and self.tests:
             # A module-level mutant (a decorator's argument, a table) is also judged by the module's own test
             # files: a dataclass's generated methods, for one, run no line of the module under coverage.
@@ -485,6 +490,12 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tupl
         reply["mode"] = "confirm"
     seconds = time.monotonic() - started
     code, mode, killer = reply["code"], reply.get("mode", "?"), reply.get("killer")
+    if code == 0 and mode == "code" and job.also_at_import:
+        at_import = _as_import_time(job, cmap)
+        verdict, more, killer, how = judge(server, at_import, cmap, killers, confirm, quick, quick_s, patience)
+        if verdict in ("killed", "timeout", "crash"):
+            return verdict, seconds + more, killer, how
+        return ("unresolved" if cut or verdict == "unresolved" else "survived"), seconds + more, None, mode
     if code == 0:
         return ("unresolved" if cut else "survived"), seconds, None, mode
     if code == 1 or (mode != "code" and code == 2):  # 2: the mutated module failed to import during collection
@@ -496,6 +507,17 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tupl
     if code < 0:
         return "crash", seconds, None, mode
     return "error", seconds, None, mode
+
+
+def _as_import_time(job: Job, cmap: CoverageMap) -> Job:
+    """``job`` judged as a mutant of the module's import-time data: every test of the module, no code swap."""
+    at_import = copy.copy(job)
+    at_import.import_function = (job.qualname or "", job.firstlineno)
+    at_import.qualname, at_import.firstlineno = None, 0
+    at_import.tests = (cmap.tests(job.mutant.path, None)
+                       | {t for t in cmap.seconds if names_module(t, job.mutant.path)}) - cmap.broken
+    at_import.rejudge, at_import.also_at_import = False, False
+    return at_import
 
 
 CONTROL_PASSES: dict[tuple[str, str], bool] = {}

@@ -8,7 +8,8 @@ its stdout (pytest's own output goes to ``.mutation/server.log``).  Every reques
 forks a child, so nothing a test or a mutant does survives into the next one.
 
 ``{"op": "map", "tests": [nodeid...], "out": path}``
-    runs the tests under coverage, one dynamic context per test, and writes
+    runs the tests under coverage, one dynamic context per test, each starting with empty caches (as a judged
+    fork has them: ``functools`` caches and computed ``cached_property`` values), and writes
     ``{"tests": {nodeid: {"seconds", "outcome", "fixture_setup", "fixtures"}}, "fixture_seconds": {fixture:
     seconds}, "lines": {file: {line: [nodeid...]}}}`` to ``out``: the per-test durations and the unmutated
     outcome (the baseline).  A module- or session-scoped fixture is set up by the first test that needs it
@@ -20,7 +21,7 @@ forks a child, so nothing a test or a mutant does survives into the next one.
     applies the mutated ``source`` of ``module`` *in process*: the live function
     ``qualname`` (defined at ``firstlineno``) gets the mutated code object
     (``__code__`` swap, so every reference to it, ``from x import f`` included,
-    runs the mutant), every ``functools`` cache is cleared, and the collected
+    runs the mutant), every ``functools`` cache and computed ``cached_property`` is cleared, and the collected
     items ``tests`` run in order through pytest's ``runtestprotocol``, stopping at
     the first failure.  With ``qualname`` null (a module-level mutant) or when
     the function cannot be found, the child instead drops ``layoutalg`` and the
@@ -50,6 +51,7 @@ import signal
 import sys
 import time
 import types
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -114,9 +116,49 @@ def _functions_of(namespace: dict[str, Any], module_name: str, seen: set[int]) -
     return out
 
 
+OWN_PACKAGES = ("layoutalg",)
+"""Packages whose caches a judge clears: their ``functools`` caches, and every ``cached_property`` they computed."""
+
+_COMPUTED: list[tuple[Any, str]] = []
+"""(reference to the instance, attribute name) of each cached_property of our packages computed so far."""
+
+
+def track_cached_properties() -> None:
+    """Record every ``functools.cached_property`` our packages compute, so :func:`_clear_caches` can drop it.
+
+    A cached property lives in its instance's ``__dict__`` and is computed once: an atom's layout fitted while
+    the tests were collected (before any fork) would hide a mutant of the fitting code from every judge, and a
+    layout fitted by one test would leave the next one's coverage without the fitting lines.  The descriptor's
+    ``__get__`` runs only when the value is computed (a stored value shadows it), so wrapping it records
+    exactly the computations.
+    """
+    compute = functools.cached_property.__get__
+    if getattr(compute, "tracked", False):
+        return
+
+    def tracked(self: Any, instance: Any, owner: Any = None) -> Any:
+        value = compute(self, instance, owner)
+        if instance is not None and type(instance).__module__.split(".")[0] in OWN_PACKAGES:
+            try:
+                ref: Any = weakref.ref(instance)
+            except TypeError:
+                ref = functools.partial(lambda kept: kept, instance)
+            _COMPUTED.append((ref, self.attrname))
+        return value
+
+    tracked.tracked = True  # type: ignore[attr-defined]
+    functools.cached_property.__get__ = tracked  # type: ignore[method-assign]
+
+
 def _clear_caches() -> None:
+    """Empty every ``functools`` cache of our modules and drop every cached property they computed."""
+    for ref, name in _COMPUTED:
+        instance = ref()
+        if instance is not None:
+            vars(instance).pop(name, None)
+    _COMPUTED.clear()
     for name, module in list(sys.modules.items()):
-        if not (name == "layoutalg" or name.startswith("layoutalg.")) or module is None:
+        if name.split(".")[0] not in OWN_PACKAGES or module is None:
             continue
         for value in list(vars(module).values()):
             targets = [value] + (list(vars(value).values()) if isinstance(value, type) else [])
@@ -424,6 +466,9 @@ class Server:
                                   "fixture_setup": round(self.wide_setup, 4), "fixtures": wide_fixtures(item)}
 
         def before(item: Any) -> None:
+            # each test starts with empty caches, as in a judged fork: a line that an earlier test's cached
+            # result would skip is still recorded as this test's
+            _clear_caches()
             self.wide_setup = 0.0
             cov.switch_context(item.nodeid)
 
@@ -500,6 +545,7 @@ def main() -> None:
     os.chdir(ROOT)
     sys.path.insert(0, str(ROOT))
     _hypothesis_profile()
+    track_cached_properties()
     pytest.main(["-q", "-p", "no:cacheprovider", *sys.argv[1:]], plugins=[Server(requests, replies)])
 
 

@@ -140,3 +140,12 @@ def test_a_register_a_operand_is_the_ptx_a_fragment_and_smem_operands_are_whole_
     # smem A and B: every thread of the warpgroup names the whole tile, column-major (CuTe ABLayout<MN, K>)
     for lay, mn in ((ss.a_layout, 64), (ss.b_layout, 64), (rs.b_layout, 64)):
         assert lay == Layout((128, (mn, k)), (0, (1, mn)))
+
+
+@pytest.mark.parametrize("n", [n for n in GMMA_NS if (n // 2) % 8 == 4])
+def test_the_fitted_accumulator_layout_of_an_n_with_4_times_odd_registers_holds_exactly_n_over_2_values(n: int) -> None:
+    """PTX ISA (wgmma D fragments): each of the 128 threads holds N/2 f32 accumulators; for N/2 = 4 * odd the
+    fitted ``(thread, value)`` layout is not a power of two in its values and must not round them up."""
+    layout = make_gmma(n).ptx_layout("C")
+    assert layout.size() == 128 * (n // 2)
+    assert Layout(layout.shape[1]).size() == n // 2  # type: ignore[index]

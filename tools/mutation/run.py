@@ -485,6 +485,11 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tupl
             reply = server.ask(dict(request, timeout=min(MAX_TIMEOUT_S, timeout + 60)))
     else:
         reply = server.ask(request)
+    if reply["code"] not in (0, 1, -9, 124) and reply.get("mode") in ("code", None):
+        # the swapped process failed outside any test (a mutant of a helper that pytest's hooks or our plugin
+        # call, such as ``describe``): no verdict from the swap, so a fresh import decides (a package that no
+        # longer imports is a kill there)
+        reply = dict(server.ask(dict(request, qualname=None, timeout=min(MAX_TIMEOUT_S, timeout + 60))), mode="reimport")
     if confirm and reply["code"] == 0 and reply.get("mode") == "code":  # a survivor of the swap: a fresh import
         reply = server.ask(dict(request, qualname=None, timeout=min(MAX_TIMEOUT_S, timeout + 60)))
         reply["mode"] = "confirm"

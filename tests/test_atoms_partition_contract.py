@@ -128,3 +128,19 @@ def test_a_thread_value_map_that_is_no_layout_is_refused_listing_its_first_sixte
     with pytest.raises(LayoutError) as err:
         tc.get_layoutS_TV()
     assert str(err.value) == f"TiledCopy S TV layout is not a layout: values {firsts + firsts}... follow no shape:stride"
+
+
+def test_a_thread_value_map_that_carries_across_threads_and_values_is_refused() -> None:
+    """A hand-built 2-thread atom over a 3 x 2 tile, C = (2,2):(1,2): lane 1's second value is tile index 3, which
+    wraps to (0, 1).  Two such atoms along M (a 6 x 2 tile): lane 0 holds indices 0 and 2, lane 1 holds 1 and
+    0 + 6 * 1 = 6, not 1 + 2; no (thread, value) layout gives that."""
+    import dataclasses
+
+    atom = dataclasses.replace(catalog.get("UniversalFMA"), name="X", shape_mnk=(3, 2, 1), thr_id=Layout(2),
+                               c_layout=Layout((2, 2), (1, 2)))
+    tiled = make_tiled_mma(atom, (2, 1, 1))
+    assert tiled.get_slice(0).partition_C((6, 2)).coords == ((0, 0), (2, 0))
+    assert tiled.get_slice(1).partition_C((6, 2)).coords == ((1, 0), (0, 1))
+    with pytest.raises(LayoutError, match=r"^TiledMMA C TV layout: the \(thread, value\) map is not additive across "
+                                          r"threads and values$"):
+        tiled.get_layoutC_TV()

@@ -167,6 +167,8 @@ def test_a_fragment_of_a_rank_1_or_scalar_partition_is_compact() -> None:
 
     four = fragment_of(Partition(0, (4,), tuple((2 * i,) for i in range(4)), (0, 2, 4, 6))).layout
     assert four.size() == 4 and four.values() == [0, 1, 2, 3]
+    # CuTe's make_fragment_like of a rank-1 layout is make_layout(shape): the one mode stays a rank-1 tuple
+    assert four == Layout((4,), (1,)) and str(four) == "(4):(1)"
     scalar = fragment_of(Partition(0, (), ((),), (7,))).layout
     assert scalar.size() == 1 and scalar.values() == [0]
 

@@ -98,3 +98,15 @@ def test_a_barrier_orders_the_other_warps_store_before_the_accumulators() -> Non
     assert r.verdict == "refuted" and r.counterexample["kind"] == "store"
     r = check(gemm(tail=("bar.sync 0;",), warp1=("bar.sync 0;",) + W1_STORE), block=64)  # both after: unordered
     assert r.verdict == "refuted" and r.counterexample["kind"] == "global race"
+
+
+def test_a_global_race_names_the_lane_of_each_store() -> None:
+    # warp 1 stores only from lanes 3.. (thread 32 + l stores C[l], as lane l of warp 0 does): C[0..2] keep warp 0's
+    # accumulators, and the first unordered unit is lane 3's C(0, 3) at bytes 12..13
+    text = gemm(warp1=("setp.ge.u32 %p4, %r2, 3;", "@%p4 bra W1S;", "bra END;", "W1S:") + W1_STORE)
+    r = check(text, block=64)
+    first, second = line_of(text, "st.global.f32 [%rd5], %f31;"), line_of(text, "st.global.f32 [%rd5], %f50;")
+    assert r.verdict == "refuted" and r.counterexample["kind"] == "global race"
+    assert r.reason == (f"bytes 12..13 of C are stored by PTX line {first} (CTA (0, 0, 0) warp 0 lane 3) and by PTX "
+                        f"line {second} (CTA (0, 0, 0) warp 1 lane 3) with different values and nothing ordering "
+                        "the two stores")

@@ -241,3 +241,18 @@ def test_prmt_modes_move_whole_units_only_where_their_byte_table_does(mode: str,
 def test_cvt_between_integer_and_float_is_a_computation_not_a_move(cvt: str) -> None:
     got = lane_units(LD2[:1] + ["mov.b32 %f3, %r2;"] + cvt.split("\n") + [ST])
     assert all(row == [UNMODELLED, UNMODELLED] for row in got), got[:1]
+
+
+@pytest.mark.parametrize("ins,expect", [
+    ("shl.b64 %rd10, %r2, 16;", lambda t: ["zero", a(t, 0), a(t, 2)]),
+    ("shr.u64 %rd10, %r2, 16;", lambda t: [a(t, 2)]),
+    ("or.b64 %rd10, %r2, 0;", lambda t: [a(t, 0), a(t, 2)]),
+    ("and.b64 %rd10, %r2, -1;", lambda t: [a(t, 0), a(t, 2)]),
+])
+def test_a_32_bit_register_read_by_a_64_bit_shift_or_mask_brings_only_its_own_two_units(ins: str, expect) -> None:
+    # ptxas rejects a .b32 operand of a .b64 instruction, layoutalg reads it zero-extended: the register's two units
+    # move as in a 64-bit value whose units 2 and 3 are zero, and no unit above them holds data of A
+    got = lane_units(LD2 + [ins, "st.global.u64 [%rd5], %rd10;"], units=4)
+    for t, row in enumerate(got):
+        n = len(expect(t))
+        assert row[:n] == expect(t) and all(x in ("zero", "none") for x in row[n:]), (t, row)

@@ -219,3 +219,15 @@ def test_zipped_divide_with_none_entries_is_the_plain_zipped_divide(tiler: Any) 
             got, want = at(r, v), op(at(a, v), plain_tiler)
             assert got.rank() == want.rank() and same_function(got, want), (op, tiler, v, r)
             assert all(same_function(got[i], want[i]) for i in range(want.rank())), (op, tiler, v, r)
+
+
+@pytest.mark.parametrize("tiler", [((2, 2), None), ((2, None), 2), ((2,), X), (((2,),), None)])
+def test_zipped_divide_by_a_nested_tiler_unzips_like_the_plain_zipped_divide(tiler: Any) -> None:
+    a = la.symbolic_layout(((2, 4), X))  # a tuple entry splits its mode again by mode (CuTe's zip2_by)
+    r = la.zipped_divide(a, tiler)
+    for v in VALUES:
+        plain_tiler = tuple(t.subs({X: v}) if isinstance(t, sympy.Expr) else t for t in tiler)
+        got, want = at(r, v), la.zipped_divide(at(a, v), plain_tiler)
+        for i in range(2):  # the tiles, then the rests, mode by mode
+            assert got[i].rank() == want[i].rank() and same_function(got[i], want[i]), (tiler, v, r)
+            assert all(same_function(got[i][j], want[i][j]) for j in range(want[i].rank())), (tiler, v, r)

@@ -284,12 +284,10 @@ def zipped_divide(a: Any, tiler: Any) -> Any:
     divided = as_symbolic(logical_divide(a, tiler), "zipped_divide")
     if not isinstance(tiler, (tuple, list)):
         return divided
-    n = len(tiler)
-    modes = [divided[i] for i in range(divided.rank())]
-    tiles = [m if t is None else m[0] for m, t in zip(modes, tiler)]  # a None entry's tile is the whole mode
-    rests = [sy.make(1, 0) if t is None else m[1] for m, t in zip(modes, tiler)] + modes[n:]
-    return sy.make((tuple(t.shape for t in tiles), tuple(r.shape for r in rests)),
-                   (tuple(t.stride for t in tiles), tuple(r.stride for r in rests)))
+    from layoutalg.core.divide_product import _zip2  # CuTe's zip2_by: tuple entries nest, None keeps a mode whole
+
+    (ts, td), (rs, rd) = _zip2(divided.shape, divided.stride, tiler)
+    return sy.make((ts, rs), (td, rd))
 
 
 __all__ = ["coalesce", "coalesce_z", "complement", "composition", "logical_divide", "make_layout_like",

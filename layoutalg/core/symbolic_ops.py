@@ -150,7 +150,7 @@ def composition(a: Any, b: Any) -> Any:
         modes += [a_s[i] for i in range(len(b), a_s.rank())]
         return sy.make(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
     a_s, b_s = as_symbolic(a, "composition A"), as_symbolic(b, "composition B")
-    a_pairs = _coalesce_pairs(a_s.pairs(), keep_last=True)
+    a_pairs = _coalesce_pairs(a_s.pairs(), keep_last=True) or [(1, 0)]  # an empty A is 0 everywhere: 1:0
     shapes: list[Any] = []
     strides: list[Any] = []
     for s, d in b_s.pairs():
@@ -260,12 +260,14 @@ def _tile_layout(t: Any) -> Any:
 
     if isinstance(t, (Layout, SymbolicLayout)):
         return t
-    return sy.make(t, 1) if not isinstance(t, tuple) else sy.make(t, sy.prefix_product(sy.norm_tuple(t, "tile")))
+    return sy.make(sy.norm(t, "logical_divide tiler"), 1)  # a tuple tiler was split by mode before this
 
 
 def logical_divide(a: Any, tiler: Any) -> Any:
     """CuTe ``logical_divide``: ``A o (B, complement(B, size(A)))``, by mode for a tuple tiler."""
     a_s = as_symbolic(a, "logical_divide layout")
+    if tiler is None:  # as for plain layouts: no tiler keeps A
+        return a_s
     if isinstance(tiler, (tuple, list)):
         if len(tiler) > a_s.rank():
             raise ShapeError(f"logical_divide tiler {tiler} has more modes than {a_s}")
@@ -282,12 +284,10 @@ def zipped_divide(a: Any, tiler: Any) -> Any:
     divided = as_symbolic(logical_divide(a, tiler), "zipped_divide")
     if not isinstance(tiler, (tuple, list)):
         return divided
-    n = len(tiler)
-    modes = [divided[i] for i in range(divided.rank())]
-    tiles = [m[0] for m in modes[:n]]
-    rests = [m[1] for m in modes[:n]] + modes[n:]
-    return sy.make((tuple(t.shape for t in tiles), tuple(r.shape for r in rests)),
-                   (tuple(t.stride for t in tiles), tuple(r.stride for r in rests)))
+    from layoutalg.core.divide_product import _zip2  # CuTe's zip2_by: tuple entries nest, None keeps a mode whole
+
+    (ts, td), (rs, rd) = _zip2(divided.shape, divided.stride, tiler)
+    return sy.make((ts, rs), (td, rd))
 
 
 __all__ = ["coalesce", "coalesce_z", "complement", "composition", "logical_divide", "make_layout_like",

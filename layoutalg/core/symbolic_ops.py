@@ -26,6 +26,8 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
+import sympy
+
 from layoutalg.core import symbolic as sy
 from layoutalg.core.symbolic import SymbolicLayout
 from layoutalg.errors import CompositionError, ShapeError
@@ -43,10 +45,12 @@ def as_symbolic(x: Any, what: str) -> SymbolicLayout:
 
 
 def cosize(layout: Any) -> Any:
-    """``1 + sum((s - 1) * d)`` over the leaves (CuTe ``cosize`` for non-negative strides)."""
+    """One past the largest offset, ``1 + sum((s - 1) * max(d, 0))`` over the leaves, as the plain
+    :meth:`Layout.cosize` (a negative stride lowers offsets below 0, never the largest one; CuTe's
+    ``L(size-1) + 1`` misses that).  A symbolic stride of unknown sign stays ``Max(d, 0)``."""
     total: Any = 1
     for s, d in as_symbolic(layout, "cosize layout").pairs():
-        total = total + (s - 1) * d
+        total = total + (s - 1) * (max(d, 0) if isinstance(d, numbers.Integral) else sympy.Max(d, 0))
     return sy.simplify(total)
 
 

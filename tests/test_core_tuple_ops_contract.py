@@ -102,7 +102,7 @@ def test_a_function_that_cannot_take_one_argument_per_tuple_is_refused_naming_th
     with pytest.raises(ShapeError, match=r"^transform_leaf: fn .* cannot take 1 positional argument\(s\)$"):
         transform_leaf(lambda a, b: a, (1, 2))
     with pytest.raises(ShapeError, match=r"^transform_apply_leaf: combine .* cannot take 1 positional argument\(s\)$"):
-        transform_apply_leaf(_two_args, abs, (1, 2))
+        transform_apply_leaf(_two_args, abs, (1, 2))  # type: ignore[arg-type]
     with pytest.raises(ShapeError, match=r"^transform_apply_leaf: fn .* cannot take 2 positional argument\(s\)$"):
         transform_apply_leaf(sum, abs, (1, 2), (3, 4))
 

@@ -208,3 +208,17 @@ def test_make_fragment_like_of_a_tensor_keeps_its_dtype_unless_one_is_given() ->
     assert make_fragment_like(t, np.float32).engine.dtype == np.float32
     assert make_fragment_like(la.Layout((3, 4))).engine.dtype == np.float64
     assert make_fragment_like(la.Layout((3, 4)), np.int8).engine.dtype == np.int8
+
+
+@pytest.mark.parametrize("shape,stride,want", [
+    ((4, 2, 3), (1, "1@1", 0), (1, 4, 8)),  # basis and 0 tie: kept in position order
+    ((4, 3, 2), (1, 1, "1@1"), (1, 8, 4)),  # the basis mode sorts before the stride-1 mode
+])
+def test_a_basis_stride_in_a_rest_mode_orders_like_a_broadcast_mode_in_the_fragment(shape: Any, stride: Any,
+                                                                                      want: Any) -> None:
+    from layoutalg.core.stride_layout import StrideLayout
+    from layoutalg.core.stride_scalars import E
+    from layoutalg.core.tensor import fragment_layout
+
+    strides = tuple(E(1) if d == "1@1" else d for d in stride)
+    assert fragment_layout(StrideLayout(shape, strides)) == la.Layout(shape, want)

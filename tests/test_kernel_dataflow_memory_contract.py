@@ -171,3 +171,15 @@ def test_a_generic_store_that_faults_reports_no_unit_of_its_global_lanes(window:
     with pytest.raises(KernelError, match="outside"):
         flow(launch_of(parse_module(kernel(body)), block=32), rec)
     assert rec.units == {}
+
+
+def test_a_vector_byte_store_writes_byte_j_at_offset_j_in_shared_local_and_global_memory() -> None:
+    """PTX ``st.v4.u8 [a], {w, x, y, z}`` writes bytes a .. a+3 (two 16-bit units), ``st.v2.u8`` bytes a, a+1 (one)."""
+    got = lane_units([LD] + SMEM + ["st.shared.u32 [%r11], %r2;", "st.shared.v4.u8 [%r11], {%r1, %r1, %r1, %r1};",
+                                    "ld.shared.u32 %r4, [%r11];", ST])
+    assert all(row == [op(tg.W_BYTE), op(tg.W_BYTE)] for row in got)
+    got = lane_units([LD, "st.local.v2.u32 [loc+8], {%r2, %r2};", "st.local.v2.u8 [loc+8], {%r1, %r1};",
+                      "ld.local.v2.u32 {%r4, %r5}, [loc+8];", "st.global.v2.u32 [%rd5], {%r4, %r5};"], units=4)
+    assert all(row == [op(tg.W_BYTE), a(t, 2), a(t, 0), a(t, 2)] for t, row in enumerate(got))
+    got = lane_units([LD, "st.global.v4.u8 [%rd5], {%r2, %r2, %r2, %r2};"], units=4)
+    assert all(row == [op(tg.W_BYTE), op(tg.W_BYTE), None, None] for row in got)  # 4 bytes: 2 units, no more

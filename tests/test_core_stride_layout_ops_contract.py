@@ -3,12 +3,17 @@ on every index against the definitions; requests with no layout answer are refus
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 import layoutalg as la
 from layoutalg import F2, ArithTuple, E, ScaledBasis
+from layoutalg.core.layout import Layout
+from layoutalg.errors import ShapeError
+from layoutalg.swizzle.composed import ComposedLayout
+from layoutalg.swizzle.swizzle import Swizzle
 
 SL = la.stride_layout
 A = SL((2, 3), (E(0), E(1)))
@@ -236,3 +241,18 @@ def test_a_composition_by_coordinate_that_is_not_additive_names_the_exact_sum_pa
     with pytest.raises(la.CompositionError, match=rf"at coordinate \(1, 1\) A\(B\(c\)\) = 1, but the modes' values "
                                                   rf"sum to {d + d}\)"):
         la.composition(a, b)
+
+
+@pytest.mark.parametrize("b,hint", [("x", ""), (2.5, ""), (0, ""), (True, ""),
+                                    (ComposedLayout(Swizzle(3, 4, 3), 0, Layout((8, 64), (64, 1))), ".inner"),
+                                    (Swizzle(3, 4, 3), "")])
+def test_composing_a_basis_strided_layout_with_no_layout_is_a_shape_error_naming_b(b: Any, hint: str) -> None:
+    with pytest.raises(ShapeError, match=r"^composition B of a basis- or F2-strided layout must be a Layout, a "
+                                         r"StrideLayout or a positive int, got .*" + re.escape(hint)):
+        la.composition(SL(16, E(0)), b)
+
+
+def test_composing_a_basis_strided_layout_with_an_int_reads_it_as_a_compact_extent() -> None:
+    a = SL((4, 4), (E(0), E(1)))
+    got = la.composition(a, 8)
+    assert [got(i) for i in range(8)] == [a(i) for i in range(8)]

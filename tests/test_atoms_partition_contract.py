@@ -114,3 +114,33 @@ def test_an_array_with_a_shape_but_no_layout_is_refused_as_a_tensor() -> None:
 
     with pytest.raises(ShapeError, match="partition_A tensor must be a Layout, a ComposedLayout or a shape"):
         make_tiled_mma(catalog.get("SM80_16x8x16_F32F16F16F32_TN")).get_slice(0).partition_A(np.zeros((16, 16)))
+
+
+def test_a_thread_value_map_that_is_no_layout_is_refused_listing_its_first_sixteen_thread_values() -> None:
+    """ldmatrix.x1 (16-bit) reads, for lane t, row t % 8 of the matrix: its first value is the register value
+    of lane 4 * (t % 8) (the reference is the destination).  A hand-given TV layout whose 96 threads run as
+    (6, 16):(16, 1) sends that lane to 16 * (lane % 6) + lane // 6, which no shape:stride follows."""
+    from layoutalg.atoms.tiled_copy import TiledCopy
+
+    tc = TiledCopy(catalog.ldmatrix(1, bits=16), Layout(((6, 16), 2), ((16, 1), 384)), (768,))  # type: ignore[arg-type]
+    firsts = [16 * (4 * t % 6) + 4 * t // 6 for t in range(8)]
+    assert firsts == [0, 64, 33, 2, 66, 35, 4, 68]
+    with pytest.raises(LayoutError) as err:
+        tc.get_layoutS_TV()
+    assert str(err.value) == f"TiledCopy S TV layout is not a layout: values {firsts + firsts}... follow no shape:stride"
+
+
+def test_a_thread_value_map_that_carries_across_threads_and_values_is_refused() -> None:
+    """A hand-built 2-thread atom over a 3 x 2 tile, C = (2,2):(1,2): lane 1's second value is tile index 3, which
+    wraps to (0, 1).  Two such atoms along M (a 6 x 2 tile): lane 0 holds indices 0 and 2, lane 1 holds 1 and
+    0 + 6 * 1 = 6, not 1 + 2; no (thread, value) layout gives that."""
+    import dataclasses
+
+    atom = dataclasses.replace(catalog.get("UniversalFMA"), name="X", shape_mnk=(3, 2, 1), thr_id=Layout(2),
+                               c_layout=Layout((2, 2), (1, 2)))
+    tiled = make_tiled_mma(atom, (2, 1, 1))
+    assert tiled.get_slice(0).partition_C((6, 2)).coords == ((0, 0), (2, 0))
+    assert tiled.get_slice(1).partition_C((6, 2)).coords == ((1, 0), (0, 1))
+    with pytest.raises(LayoutError, match=r"^TiledMMA C TV layout: the \(thread, value\) map is not additive across "
+                                          r"threads and values$"):
+        tiled.get_layoutC_TV()

@@ -138,3 +138,70 @@ def test_a_source_that_does_not_vectorize_is_refused_naming_the_access_and_the_t
             "(not contiguous)") in str(err.value)
     with pytest.raises(LayoutError, match=r"thread 8's values 0\.\.7 sit at offsets \[65, .*, 72\] \(not aligned to 8 "):
         tc.partition("S", Layout((4, 64), (65, 1)), 8)  # rows 65 elements apart: row 1 starts off alignment
+
+
+def _matrix_copy(make):  # type: ignore[no-untyped-def]
+    """One 8 x 8 matrix of 16-bit values: lane t holds row t // 4, columns 2 (t % 4) + {0, 1} (the PTX ldmatrix /
+    stmatrix register fragment); on the shared-memory side lane r < 8 addresses row r, 8 values (128 bits)."""
+    return make_tiled_copy(make(1), Layout((8, 4), (4, 1)), Layout((1, 2)), bits=16)
+
+
+ROW_MAJOR_8X8 = Layout((8, 8), (8, 1))
+PAIRS_16_APART = Layout((8, (2, 4)), (2, (1, 16)))  # a row's 8 values: pairs 0,1 16,17 32,33 48,49: not one access
+
+
+def test_ldmatrix_checks_its_shared_memory_source_rows_as_one_128_bit_access() -> None:
+    tc = _matrix_copy(catalog.ldmatrix)
+    assert tc.get_slice(0).partition_S(ROW_MAJOR_8X8).offsets == tuple(range(8))
+    with pytest.raises(LayoutError) as err:
+        tc.get_slice(0).partition_S(PAIRS_16_APART)
+    assert ("src layout doesn't vectorize: SM75_U32x1_LDSM_N moves 8 x 16-bit values per thread as one 128-bit "
+            "access, but thread 0's values 0..7 sit at offsets [0, 1, 16, 17, 32, 33, 48, 49] (not contiguous)"
+            ) in str(err.value)
+    # the destination is registers: any layout of them is accepted
+    assert tc.get_slice(0).partition_D(PAIRS_16_APART).offsets == (0, 1)
+
+
+def test_stmatrix_checks_its_shared_memory_destination_rows_as_one_128_bit_access() -> None:
+    tc = _matrix_copy(catalog.stmatrix)
+    assert tc.get_slice(0).partition_S(PAIRS_16_APART).offsets == (0, 1)  # registers
+    assert tc.get_slice(3).partition_D(ROW_MAJOR_8X8).offsets == tuple(range(24, 32))
+    with pytest.raises(LayoutError, match=r"dst layout doesn't vectorize: SM90_U32x1_STSM_N moves 8 x 16-bit values "
+                                          r"per thread as one 128-bit access, but thread 0's values 0\.\.7 sit at "
+                                          r"offsets \[0, 1, 16, 17, 32, 33, 48, 49\] \(not contiguous\)"):
+        tc.get_slice(0).partition_D(PAIRS_16_APART)
+
+
+def test_a_shared_memory_store_checks_its_destination_and_not_its_register_source() -> None:
+    tc = make_tiled_copy(catalog.st_shared(128), Layout((4, 8), (8, 1)), Layout((1, 8)), bits=16)
+    column_major = Layout((4, 64), (1, 4))  # a thread's 8 values 4 apart
+    assert tc.get_slice(0).partition_S(column_major).offsets == tuple(range(0, 32, 4))
+    with pytest.raises(LayoutError, match=r"dst layout doesn't vectorize: UniversalCopy<uint128_t> moves 8 x 16-bit "
+                                          r"values .* offsets \[0, 4, 8, 12, 16, 20, 24, 28\] \(not contiguous\)"):
+        tc.get_slice(0).partition_D(column_major)
+
+
+def test_a_register_to_register_movmatrix_is_checked_on_neither_side() -> None:
+    tc = _matrix_copy(lambda n: catalog.movmatrix())
+    column_major = Layout((8, 8), (1, 8))  # a lane's two values 8 apart: no memory access to vectorise
+    assert tc.get_slice(0).partition_S(column_major).offsets == (0, 8)
+    assert tc.get_slice(0).partition_D(column_major).offsets == (0, 8)
+
+
+def _cp_async_columns():  # type: ignore[no-untyped-def]
+    """8 x 16 threads (column-major), 8 x 1 values each: 128 threads x 8 values, one 16-byte cp.async (8 halves)."""
+    return make_tiled_copy(catalog.cp_async(16), Layout((8, 16)), Layout((8, 1)), bits=16)
+
+
+def test_a_fragment_too_small_for_the_copy_is_refused_naming_threads_values_and_atom() -> None:
+    with pytest.raises(LayoutError) as err:
+        _cp_async_columns().retile(Layout((3, 4), (1, 8)))
+    assert str(err.value).startswith("retile: a fragment of 3 values per thread does not fit this tiled copy "
+                                     "(128 threads x 8 values, atom of 8): ")
+
+
+def test_a_fragment_whose_retiled_values_are_not_its_own_is_refused() -> None:
+    """One value per (1, 3) block where the copy moves 8 a thread: CuTe's retile composes the fragment past its
+    3 values, which is no reordering of them."""
+    with pytest.raises(LayoutError, match=r"retile: the result .* does not reorder the fragment \(1,3\):\(1,1\)"):
+        _cp_async_columns().retile(Layout((1, 3), (1, 1)))

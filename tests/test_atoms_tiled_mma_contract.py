@@ -102,3 +102,93 @@ def test_a_tiled_mma_refuses_a_non_mma_atom_a_non_rank_3_atom_layout_and_malform
     for perms in ((None, None), [None, None, None], (None, None, 16)):
         with pytest.raises(LayoutError, match="permutations must be 3 entries"):
             TiledMMA(atom, mnk, perms)  # type: ignore[arg-type]
+
+
+def test_a_tiled_mma_prints_cutes_thread_layout_padded_with_1_0_permutations_tile_and_atom() -> None:
+    """CuTe: ThrLayoutVMNK = tiled_product(ThrID 32:1, AtomLayoutMNK), the (2, 2) atom layout padded to rank 3
+    with 1:0 (make_tiled_mma's append<3>); complement(32:1, 32 * 4) = 4:32 composed with (2,2,1):(1,2,0)."""
+    tiled = make_tiled_mma(catalog.get(ATOM), (2, 2))
+    assert tiled.thr_layout_vmnk == Layout((32, 2, 2, 1), (1, 32, 64, 0))
+    text = str(tiled)
+    assert text.startswith("TiledMMA\n  ThrLayoutVMNK: (32,2,2,1):(1,32,64,0)\n  PermutationMNK: (None, None, None)\n"
+                           "  Tile: (32, 16, 16)\n  Atom: SM80_16x8x16_F32F16F16F32_TN")
+
+
+def test_eight_sm70_quad_pair_atoms_take_the_threads_the_complement_of_the_quad_pair_leaves() -> None:
+    """SM70 ThrID (4,2):(1,16) uses lanes 0-3 and 16-19; tiled_product with (2,4,1) atoms takes the complement of
+    ThrID in 8 * 8 = 64 threads, (4,2):(4,32): M atom 1 at +4, N atoms at +8, +32, +40."""
+    tiled = make_tiled_mma(catalog.get("SM70_8x8x4_F32F16F16F32_TN"), (2, 4, 1))
+    assert tiled.size() == 64
+    assert tiled.thr_layout_vmnk == Layout(((4, 2), 2, (2, 2), 1), ((1, 16), 4, (8, 32), 0))
+    # thread 32 computes atom (0, 2): columns 16..23 of the 16 x 32 accumulator tile, rows 0..7
+    coords = tiled.get_slice(32).partition_C((16, 32)).coords
+    assert {c[1] // 8 for c in coords} == {2} and {c[0] // 8 for c in coords} == {0}
+
+
+@pytest.mark.parametrize("mode", [0, 2])
+def test_a_permutation_reaching_exactly_its_size_is_refused(mode: int) -> None:
+    perms: list[Layout | None] = [None, None, None]
+    perms[mode] = Layout((2, 8), (16, 0))  # 16 values, the odd ones sent to 16: one past the 16-wide tile
+    tiled = make_tiled_mma(catalog.get(ATOM), (1, 1, 1), tuple(perms))
+    # A holds rows lane // 4 (+ 8) and columns 2 (lane % 4) (+ 1, + 8): lane 4 has row 1, lane 0 column 1
+    sent = r"\(1, 0\) to \(16, 0\)" if mode == 0 else r"\(0, 1\) to \(0, 16\)"
+    with pytest.raises(LayoutError, match=rf"partition_A: the permutations send {sent}, outside the 16 x 16 tensor"):
+        tiled.get_layoutA_TV()
+
+
+def test_a_one_thread_tiled_mma_has_the_atoms_own_tv_layouts() -> None:
+    """CuTe SM61_DP4A: ThrID 1, Shape 1x1x4, A and B (1,4) compact (size-1 modes stride 0), C (1,1)."""
+    tiled = make_tiled_mma(catalog.get("SM61_DP4A"))
+    assert tiled.size() == 1
+    assert tiled.get_layoutA_TV() == tiled.get_layoutB_TV() == Layout((1, 4), (0, 1))
+    assert tiled.get_layoutC_TV() == Layout((1, 1), (0, 0))
+
+
+def test_an_atom_layout_with_a_gap_between_its_atoms_threads_is_refused_for_tv_layouts() -> None:
+    tiled = make_tiled_mma(catalog.get(ATOM), Layout((2, 1, 1), (2, 0, 0)))  # atoms at thread 0 and 64: none at 32
+    with pytest.raises(LayoutError, match=r"thr_layout_vmnk \(32,2,1,1\):\(1,64,0,0\) is not invertible: give "
+                                          r"atom_layout compact strides"):
+        tiled.get_layoutC_TV()
+
+
+def test_a_fragment_keeps_every_rest_mode_of_a_rank_2_copy_partition() -> None:
+    """A 1-D copy of 32 threads x 2 values (tile 64) over 128 elements: a thread holds (2 values, 2 tiles)."""
+    from layoutalg.atoms.tiled_copy import make_tiled_copy
+    from layoutalg.atoms.tiled_mma import fragment_of
+
+    part = make_tiled_copy(catalog.ld_shared(32), Layout(32), Layout(2), bits=16).get_slice(3).partition_S(Layout(128))
+    assert part.shape == (2, 2) and part.offsets == (6, 7, 70, 71)
+    assert fragment_of(part).layout == Layout((2, 2), (1, 2))
+
+
+def test_a_fragment_of_a_rank_1_or_scalar_partition_is_compact() -> None:
+    from layoutalg.atoms.partition import Partition
+    from layoutalg.atoms.tiled_mma import fragment_of
+
+    four = fragment_of(Partition(0, (4,), tuple((2 * i,) for i in range(4)), (0, 2, 4, 6))).layout
+    assert four.size() == 4 and four.values() == [0, 1, 2, 3]
+    # CuTe's make_fragment_like of a rank-1 layout is make_layout(shape): the one mode stays a rank-1 tuple
+    assert four == Layout((4,), (1,)) and str(four) == "(4):(1)"
+    scalar = fragment_of(Partition(0, (), ((),), (7,))).layout
+    assert scalar.size() == 1 and scalar.values() == [0]
+
+
+def test_a_single_block_mode_orders_before_a_rest_mode_one_element_apart() -> None:
+    """M as (16,2):(2,1): the second 16-row block starts 1 element on.  CuTe's partition_A has rest modes
+    (2,1):(1,0) (its single K block has stride 0), so make_ordered_layout puts K (order 0) before M (order 1):
+    K takes the running product after the 8 values, 8 (layoutalg keeps the running product on size-1 modes, as
+    pycute does; CuTe C++ writes 0 there), and M, after K's single block, 8 as well."""
+    thr = make_tiled_mma(catalog.get(ATOM)).get_slice(5)
+    tensor = Layout(((16, 2), 16), ((2, 1), 32))
+    assert thr.partition_A(tensor).shape == (8, 2, 1)
+    assert thr.partition_fragment_A(tensor).layout == Layout((8, 2, 1), (1, 8, 8))
+
+
+def test_a_fragment_of_a_broadcast_tile_is_the_same_for_every_thread() -> None:
+    """CuTe's partitioned tensors of two threads differ only in their start, so make_fragment_like gives each the
+    same layout.  A tile broadcast along M (stride 0) has rest modes (2,1):(0,0) for every thread, although each
+    thread starts at its own column; the tie is broken by position: M, then K."""
+    tiled = make_tiled_mma(catalog.get(ATOM))
+    tensor = Layout((32, 16), (0, 1))
+    frags = {tiled.get_slice(t).partition_fragment_A(tensor).layout for t in range(32)}
+    assert frags == {Layout((8, 2, 1), (1, 8, 16))}

@@ -150,3 +150,21 @@ def test_a_contiguous_image_of_more_indices_than_the_enumeration_limit_is_refuse
         with pytest.raises(CompositionError, match=r"undecided; its strides do not chain, and a search over its "
                                                    rf"{4 * extent} offsets would pass the search's bound"):
             left_inverse(Layout((2, 2, extent), (1, 1, 0)))
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    (la.Layout((2, 2, 2), (1, 8, 12)), la.Layout((6, 2), (1, 4))),  # A o right_inverse(B) is no layout
+    (la.Layout((3, 2), (1, 1)), la.Layout((2, 2, 2), (1, 4, 2))),
+], ids=str)
+def test_max_common_vector_keeps_a_prefix_whose_length_divides_the_inverse_where_no_layout_composes(
+        a: la.Layout, b: la.Layout) -> None:
+    # Brute force: B's offset i is reached at index j (the first such); the common vector is the longest run of
+    # offsets i = 0, 1, ... that A sends there too (here 2 of 6, and 4 of 8: each divides size(right_inverse(B))).
+    where: dict[int, int] = {}
+    for j in range(b.size()):
+        where.setdefault(b(j), j)
+    n = 0
+    while n in where and a(where[n]) == n:
+        n += 1
+    assert la.right_inverse(b).size() % n == 0
+    assert la.max_common_vector(a, b) == n

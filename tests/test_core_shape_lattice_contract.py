@@ -3,8 +3,11 @@ kept; an int shape is itself; a layout stands for its shape."""
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 import layoutalg as la
-from layoutalg.core.shape_lattice import product_each
+from layoutalg.core.shape_lattice import compatible, product_each
 
 
 def test_product_each_of_an_int_shape_is_the_int() -> None:
@@ -15,3 +18,11 @@ def test_product_each_of_an_int_shape_is_the_int() -> None:
 def test_product_each_multiplies_each_top_level_mode_of_a_shape_or_layout() -> None:
     assert product_each(((2, 3), 4)) == (6, 4)
     assert product_each(la.Layout(((2, 3), 4), ((1, 2), 6))) == (6, 4)
+
+
+def test_a_numpy_array_is_no_layout_its_own_shape_is_not_taken_for_one() -> None:
+    # a layout (shape and stride) stands for its shape; an array has a .shape of its own, which is not a layout's
+    with pytest.raises(la.ShapeError, match="compatible a must be an int or a tuple of ints, got a numpy array"):
+        compatible(np.array([2, 3]), (2, 3))
+    with pytest.raises(la.ShapeError, match="got a numpy array"):
+        compatible(np.array([6]), 6)

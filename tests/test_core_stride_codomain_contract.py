@@ -194,3 +194,66 @@ class _ShapeWithoutCosize:
 def test_coshape_refuses_what_is_not_a_layout(thing: Any) -> None:
     with pytest.raises(la.ShapeError, match="coshape takes a layout"):
         coshape(thing)
+
+
+def _on_axes(v: Any, n: int) -> tuple[int, ...]:
+    """A coordinate value read on its first ``n`` codomain axes (0 where it has no entry)."""
+    return tuple(int(v[k]) for k in range(n)) if isinstance(v, ArithTuple) else (int(v),) + (0,) * (n - 1)
+
+
+@pytest.mark.parametrize("a", [
+    la.stride_layout((2, 4), (ScaledBasis(2, (0,)), E(1))),
+    la.stride_layout((2, 4, 3), (ScaledBasis(2, (0,)), E(1), 0)),  # a stride-0 mode changes nothing
+], ids=str)
+def test_right_inverse_of_a_coordinate_layout_covers_each_axis_it_reaches_in_unit_steps(a: Any) -> None:
+    # Brute force: axis 1 is reached at 0..3 with axis 0 at 0; axis 0 only at 0 and 2 (never 1).  Taken axis
+    # by axis (CuTe's right_inverse of each axis), R's domain is 1 x 4 coordinates, each mapped back exactly.
+    reached = {_on_axes(a(i), 2) for i in range(a.size())}
+    extents = tuple(next(n for n in itertools.count(1) if tuple(n if k == j else 0 for k in range(2)) not in reached)
+                    for j in range(2))
+    assert extents == (1, 4)
+    r = la.right_inverse(a)
+    assert r.shape == extents
+    for c in coords(r.shape):
+        assert _on_axes(a(r(c)), 2) == c, (a, r, c)
+
+
+def test_inverses_of_an_f2_layout_with_a_stride_0_mode() -> None:
+    # XOR values of (F1, 0, F2): indices 0..7 give 0,1,0,1,2,3,2,3, so L's image is 0..3
+    a = la.stride_layout((2, 2, 2), (F2(1), 0, F2(2)))
+    values = [a(i) for i in range(8)]
+    assert values == [F2(v) for v in (0, 1, 0, 1, 2, 3, 2, 3)]
+    r = la.right_inverse(a)
+    assert r.size() == 4 and [a(r(i)) for i in range(4)] == [F2(i) for i in range(4)]
+    left = la.left_inverse(a)
+    assert all(a(left(v)) == v for v in values)
+
+
+def _tiles_box(a: Any, r: Any, box: tuple[int, int]) -> bool:
+    """``{A(i) + R(j)}`` is the whole box, each point once: A's distinct values times R's size is the box's size."""
+    image = {_on_axes(a(i), 2) for i in range(a.size())}
+    rest = [_on_axes(r(j), 2) for j in range(r.size())]
+    sums = {(x + u, y + v) for x, y in image for u, v in rest}
+    return sums == set(itertools.product(range(box[0]), range(box[1]))) and len(image) * len(rest) == box[0] * box[1]
+
+
+@pytest.mark.parametrize("a", [
+    la.stride_layout((2, 4), (E(0), E(1))),
+    la.stride_layout((2, 3, 4), (E(0), 0, E(1))),  # a stride-0 mode: skipped, not refused
+    la.stride_layout((2, 1, 4), (E(0), ArithTuple(1, 1), E(1))),  # an extent-1 mode: its stride is never used
+], ids=str)
+def test_weak_complement_with_a_cotarget_tiles_the_cotarget_box(a: Any) -> None:
+    r = la.weak_complement(a, (4, 8))
+    assert _tiles_box(a, r, (4, 8)), (a, r)
+
+
+def test_weak_complement_refuses_an_f2_basis_stride_naming_it() -> None:
+    with pytest.raises(la.ShapeError, match=r"stride F1@0 is not a single basis vector"):
+        la.weak_complement(la.stride_layout((2, 4), (ScaledBasis(F2(1), (0,)), E(1))))
+
+
+def test_identity_divided_by_a_tuple_tiler_with_a_stride_0_mode_keeps_its_tile_values() -> None:
+    # PyCuTe's logical_divide(None, (T0, T1)): mode i walks T_i on axis i; T0 = (2,2):(1,0) visits 0,1,0,1
+    d = la.logical_divide(None, (la.Layout((2, 2), (1, 0)), 4))
+    assert [_on_axes(d((j, 0)), 2) for j in range(4)] == [(0, 0), (1, 0), (0, 0), (1, 0)]
+    assert [_on_axes(d((0, k)), 2) for k in range(4)] == [(0, k) for k in range(4)]

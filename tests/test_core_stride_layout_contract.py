@@ -108,3 +108,19 @@ def test_stride_layout_equality_is_false_for_other_objects_shapes_and_f2_against
     assert (a == la.Layout(2, 1)) is False          # F2(1) is not the int 1
     assert (a == la.stride_layout(2, la.F2(3))) is False
     assert (a == la.stride_layout(2, la.F2(1))) is True
+
+
+@pytest.mark.parametrize("shape,stride,mode", [((2, 3), (1, 1 << 5000), r"\[1\]"), (4, 1 << 5000, "stride"),
+                                               (((2, 2), 3), ((1, -(1 << 5000)), 2), r"\[0\]\[1\]")])
+def test_a_stride_leaf_past_the_integer_limit_is_refused_naming_its_mode(shape: Any, stride: Any, mode: str) -> None:
+    with pytest.raises(la.LayoutError, match=f"stride leaf at mode {mode} has 5001 bits"):
+        StrideLayout(shape, stride)
+
+
+@pytest.mark.parametrize("f2_stride,int_stride", [(F2(1), 1), ((F2(2), 4), (2, 4)), ((E(0), F2(3)), (E(0), 3))])
+def test_an_f2_stride_is_not_equal_to_the_int_of_its_bits(f2_stride: Any, int_stride: Any) -> None:
+    shape = (2, 2) if isinstance(f2_stride, tuple) else 2
+    f2, ints = StrideLayout(shape, f2_stride), StrideLayout(shape, int_stride)
+    assert f2 != ints and ints != f2
+    assert not f2 == ints and not ints == f2  # noqa: SIM201
+    assert f2 == StrideLayout(shape, f2_stride)

@@ -3,12 +3,17 @@ on every index against the definitions; requests with no layout answer are refus
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 import layoutalg as la
 from layoutalg import F2, ArithTuple, E, ScaledBasis
+from layoutalg.core.layout import Layout
+from layoutalg.errors import ShapeError
+from layoutalg.swizzle.composed import ComposedLayout
+from layoutalg.swizzle.swizzle import Swizzle
 
 SL = la.stride_layout
 A = SL((2, 3), (E(0), E(1)))
@@ -130,3 +135,124 @@ def test_composition_where_a_stride_of_b_and_a_shape_of_a_do_not_divide_is_refus
 
     with pytest.raises(la.CompositionError, match="divisibility fails"):
         composition(a, b)
+
+
+def _coordinate(v: Any, rank: int) -> Any:
+    """A basis value as the plain coordinate tuple of a rank-``rank`` shape (brute force, no layoutalg)."""
+    if isinstance(v, int):
+        return v if rank == 1 else (v,) + (0,) * (rank - 1)
+    return v[0] if rank == 1 else tuple(v[k] for k in range(rank))
+
+
+def test_composing_f2_values_where_cutes_split_carries_is_refused_not_answered_wrongly() -> None:
+    # 12:F1 maps i -> F(i); B = 4:3 asks for F0, F3, F6, F9.  CuTe's split gives 4:F3, whose value at 3 is
+    # clmul(3, 3) = F5, not F9: no F2 layout of shape 4 has these values, so the composition is refused.
+    a, b = SL(12, F2(1)), la.Layout(4, 3)
+    assert [a(b(i)) for i in range(4)] == [F2(0), F2(3), F2(6), F2(9)]
+    assert int(F2(3) * 3) == 5
+    with pytest.raises(la.CompositionError, match="no layout of this form has the function"):
+        la.composition(a, b)
+
+
+@pytest.mark.parametrize("b, want", [(la.Layout(2, 1), "2:1@0"), (la.Layout(6, 4), "6:1@1"),
+                                     (la.Layout(3, 8), "3:2@1"), (la.Layout(8, 1), "(4,2):(1@0,1@1)"),
+                                     (la.Layout((2, 3), (2, 4)), "(2,3):(2@0,1@1)")], ids=str)
+def test_composition_with_an_int_layout_is_cutes_layout_rank_for_rank(b: Any, want: str) -> None:
+    # CuTe on (4,6):(1@0,1@1): a leaf s:r divides r out of the leading modes, then takes s along what is left;
+    # a leaf that lands in one mode is a single mode (an int shape), not a rank-1 tuple
+    r = la.composition(A_2D, b)
+    assert str(r) == want
+    assert [r(i) for i in range(b.size())] == [A_2D(b(i)) for i in range(b.size())]
+
+
+def test_a_size_one_mode_of_b_composes_whatever_its_stride() -> None:
+    # B's mode 1:4 only ever reads A(0): no division of 4 by A's shapes (2,3,...) is needed
+    b = la.Layout((2, 1), (12, 4))
+    r = la.composition(A_3D, b)
+    assert r.shape == (2, 1)
+    assert [r(i) for i in range(2)] == [A_3D(b(i)) for i in range(2)] == [0, ScaledBasis(2, (2,))]
+
+
+def test_composition_into_a_rank_zero_layout_is_zero_everywhere() -> None:
+    from layoutalg.core.stride_layout import StrideLayout
+
+    a = StrideLayout((), ())  # the constant function 0 (CuTe's Layout<Shape<>, Stride<>>)
+    r = la.composition(a, la.Layout(2, 1))
+    assert r.size() == 2
+    assert [r(i) for i in range(2)] == [a(0), a(1)] == [0, 0]
+
+
+@pytest.mark.parametrize("a", [SL((8, 8), (E(0), E(1))), SL((8, 8), (ScaledBasis(-1, (0,)), E(1))),
+                               SL((8, 8), (ScaledBasis(-1, (0,)), ScaledBasis(-3, (1,))))], ids=str)
+def test_composition_by_coordinate_with_components_past_one_is_a_of_b(a: Any) -> None:
+    # B addresses A at coordinates (3k, 5j); A's values have components up to 15 in size, of either sign
+    b = SL((2, 2), (ScaledBasis(3, (0,)), ScaledBasis(5, (1,))))
+    r = la.composition(a, b)
+    assert [r(i) for i in range(4)] == [a(_coordinate(b(i), 2)) for i in range(4)]
+    assert r.shape == (2, 2)
+
+
+def test_composition_by_coordinate_that_is_not_additive_over_bs_modes_says_so() -> None:
+    a = la.Layout(((2, 2), 3), ((1, 10), 2))  # along mode 0: 0, 1, 10, 11 (an int coordinate unfolds in (2,2))
+    b = SL((2, 2), (E(0), E(0)))  # both modes walk mode 0 of A: A(0), A(1), A(1), A(2) = 0, 1, 1, 10
+    assert [a(((k % 2, k // 2), 0)) for k in (0, 1, 1, 2)] == [0, 1, 1, 10]  # 10 != 1 + 1: not additive
+    with pytest.raises(la.CompositionError, match=r"not a sum of per-mode functions over B's modes \[2, 2\]"):
+        la.composition(a, b)
+
+
+def test_tiler_to_layout_puts_mode_i_of_a_tuple_tiler_on_axis_i() -> None:
+    t = la.tiler_to_layout((4, 5))
+    assert t == SL((4, 5), (E(0), E(1)))
+    assert [t(i) for i in range(20)] == [ArithTuple(i % 4, i // 4) for i in range(20)]
+
+
+def test_tiler_to_layout_of_a_nested_tuple_tiler_gives_nested_coordinates() -> None:
+    t = la.tiler_to_layout(((2, 3), 4))  # mode 0 is itself tiled by (2, 3): its coordinate is a pair
+    assert t.shape == ((2, 3), 4)
+    assert [t(i) for i in range(24)] == [ArithTuple(ArithTuple(i % 2, i // 2 % 3), i // 6) for i in range(24)]
+
+
+def test_tiler_to_layout_keeps_an_int_layouts_strides_on_its_axis() -> None:
+    t = la.tiler_to_layout((la.Layout(2, 3), la.Layout(2, 0)))  # a stride-0 tile mode stays 0
+    assert [t(i) for i in range(4)] == [ArithTuple(3 * (i % 2), 0) for i in range(4)]
+
+
+@pytest.mark.parametrize("tiler", ["x", 1.5, None, True], ids=repr)
+def test_tiler_to_layout_refuses_what_is_no_tiler_naming_it(tiler: Any) -> None:
+    with pytest.raises(la.ShapeError, match="a tiler is an int, a layout or a tuple of tilers, got"):
+        la.tiler_to_layout(tiler)
+
+
+@pytest.mark.parametrize("layout", [SL((3, 2), (F2(1), 3)), SL((3, 2), (1, F2(3)))], ids=str)
+def test_coalesce_keeps_an_f2_mode_pair_apart_when_the_first_extent_is_no_power_of_two(layout: Any) -> None:
+    # one stride F2: the index carries between the modes unless the first extent is a power of two,
+    # so (3,2) never merges into 6 even where the other stride has the continuing bits
+    from layoutalg.core.stride_layout_ops import coalesce
+
+    assert str(coalesce(layout)) == str(layout)
+
+
+@pytest.mark.parametrize("d", [2**62, 3 * 2**61], ids=["2**62", "3*2**61"])
+def test_a_composition_by_coordinate_that_is_not_additive_names_the_exact_sum_past_int64(d: int) -> None:
+    # B walks mode 0 of A twice: A(B((1,1))) is A's value at 2 (the stride 1), but the modes each give d
+    a = la.Layout(((2, 2), 3), ((d, 1), 5))
+    b = SL((2, 2), (E(0), E(0)))
+    assert [a(((k % 2, k // 2), 0)) for k in (1, 2)] == [d, 1]
+    with pytest.raises(la.CompositionError, match=rf"at coordinate \(1, 1\) A\(B\(c\)\) = 1, but the modes' values "
+                                                  rf"sum to {d + d}\)"):
+        la.composition(a, b)
+
+
+@pytest.mark.parametrize("b,hint", [("x", ""), (2.5, ""), (0, ""), (True, ""),
+                                    (ComposedLayout(Swizzle(3, 4, 3), 0, Layout((8, 64), (64, 1))), ".inner"),
+                                    (Swizzle(3, 4, 3), "")])
+def test_composing_a_basis_strided_layout_with_no_layout_is_a_shape_error_naming_b(b: Any, hint: str) -> None:
+    with pytest.raises(ShapeError, match=r"^composition B of a basis- or F2-strided layout must be a Layout, a "
+                                         r"StrideLayout or a positive int, got .*" + re.escape(hint)):
+        la.composition(SL(16, E(0)), b)
+
+
+def test_composing_a_basis_strided_layout_with_an_int_reads_it_as_a_compact_extent() -> None:
+    a = SL((4, 4), (E(0), E(1)))
+    got = la.composition(a, 8)
+    assert [got(i) for i in range(8)] == [a(i) for i in range(8)]

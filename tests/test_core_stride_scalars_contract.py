@@ -98,3 +98,45 @@ def test_basis_paths_are_bounded_by_max_basis_index() -> None:
     assert len(top) == MAX_BASIS_INDEX and list(top)[-1] == 1
     with pytest.raises(ShapeError, match=r"mode indices in \[0, 4096\)"):
         E(MAX_BASIS_INDEX)
+
+
+@pytest.mark.parametrize("value", [-1, -8, "x", 1.5, True], ids=repr)
+def test_an_f2_of_a_negative_or_non_integer_value_is_refused_naming_it(value: object) -> None:
+    with pytest.raises(ShapeError, match=f"F2 takes a non-negative int, got {value!r}"):
+        F2(value)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("entry", [True, False, 1.5, "x", None], ids=repr)
+def test_an_arith_tuple_entry_that_is_no_int_f2_or_tuple_is_refused_naming_it(entry: object) -> None:
+    with pytest.raises(ShapeError, match=f"an ArithTuple holds ints, F2 values and tuples, got {entry!r}"):
+        ArithTuple((1, entry))
+
+
+def test_an_arith_tuple_of_one_scalar_is_the_scalar_and_of_one_arith_tuple_nests_it() -> None:
+    assert type(ArithTuple(5)) is int and ArithTuple(5) == 5
+    assert isinstance(ArithTuple(F2(5)), F2) and ArithTuple(F2(5)).value == 5
+    inner = ArithTuple(1, 2)
+    nested = ArithTuple(inner)  # CuTe's make_arithmetic_tuple(t): a tuple of one element, the tuple t
+    assert isinstance(nested, ArithTuple) and nested[0] == inner
+    assert nested.terms() == [(1, (0, 0)), (2, (0, 1))] != inner.terms()
+
+
+@pytest.mark.parametrize("other", [3, F2(1), -1], ids=repr)
+def test_an_arith_tuple_adds_a_nonzero_scalar_by_refusal(other: object) -> None:
+    with pytest.raises(ShapeError, match="a tuple adds only tuples \\(or 0\\)"):
+        ArithTuple(1, 2) + other
+    assert ArithTuple(1, 2) + 0 == ArithTuple(1, 2) == ArithTuple(1, 2) + F2(0)
+
+
+@pytest.mark.parametrize("k", [ArithTuple(1, 2), True, 1.5, "x"], ids=repr)
+def test_an_arith_tuple_scales_only_by_an_int_or_f2(k: object) -> None:
+    with pytest.raises(ShapeError, match="an ArithTuple scales only by an int \\(or an F2 leaf\\), got"):
+        ArithTuple(1, 2) * k
+
+
+def test_a_zero_arith_tuple_equals_the_int_zero_but_not_false_or_a_float_zero() -> None:
+    zero = ArithTuple(0, 0)
+    assert zero == 0 and zero == F2(0)
+    assert (zero == False) is False  # noqa: E712 - a bool is no stride
+    assert (zero == 0.0) is False
+    assert zero != False and zero != 0.0  # noqa: E712

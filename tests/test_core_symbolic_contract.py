@@ -5,6 +5,7 @@ evaluator); leaves are ints (numpy's too) or integer sympy expressions, and anyt
 from __future__ import annotations
 
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -167,3 +168,106 @@ def test_a_foreign_leaf_or_index_whose_repr_fails_is_refused_as_a_shape_error() 
         la.symbolic_layout((_HostileRepr(), X))
     with pytest.raises(la.ShapeError, match="must be a non-negative int"):
         la.symbolic_layout((2, X))(_HostileRepr())
+
+
+# -- provable equality of leaves (the oracle: both sides substitute to the same plain layout) ------------------
+
+FACT_RATIO = sympy.factorial(X + 1) / sympy.factorial(X)  # X + 1 for every X, proved by simplify, not by expand
+
+
+@pytest.mark.parametrize("leaf,same", [
+    ((X + 1) ** 2 - X ** 2 - 2 * X, 1),  # expand proves it
+    (FACT_RATIO - X, 1),  # only simplify proves it
+    (FACT_RATIO, X + 1),
+])
+def test_leaves_equal_for_every_value_make_equal_layouts_in_either_order(leaf: Any, same: Any) -> None:
+    a = la.SymbolicLayout((2, X), (leaf, 2 * X))
+    b = la.SymbolicLayout((2, X), (same, 2 * X))
+    for v in VALUES:
+        assert plain(a, v) == plain(b, v)
+    assert a == b and b == a
+    assert la.SymbolicLayout(leaf, 3) == la.SymbolicLayout(same, 3) and la.SymbolicLayout(same, 3) == la.SymbolicLayout(leaf, 3)
+
+
+@pytest.mark.parametrize("leaf,other", [(X + 1, X), (X, X + 1), (FACT_RATIO, X), (X + 2, X), (2 * X, X)])
+def test_leaves_that_differ_for_some_value_make_unequal_layouts(leaf: Any, other: Any) -> None:
+    a, b = la.SymbolicLayout((2, X), (1, leaf)), la.SymbolicLayout((2, X), (1, other))
+    assert any(plain(a, v) != plain(b, v) for v in VALUES)
+    assert a != b and b != a and not a == b
+    assert la.SymbolicLayout(leaf, 1) != la.SymbolicLayout(other, 1)
+
+
+def test_equality_with_a_foreign_object_is_a_bool_or_the_other_sides_answer() -> None:
+    a = la.SymbolicLayout(X, 2)
+    assert (a == 3) is False and (3 == a) is False
+    assert a == mock.ANY and mock.ANY == a  # an object that equals anything gets asked (NotImplemented)
+
+    class Layout:  # a foreign layout class named like PyCuTe's, whose stride is not a number
+        shape = X
+        stride = None
+
+    assert (a == Layout()) is False and a != Layout()
+
+
+def test_an_object_of_another_class_with_the_same_shape_and_stride_is_not_equal() -> None:
+    a = la.SymbolicLayout((2, X), (X, 1))
+
+    class Shaped:
+        shape = (2, X)
+        stride = (X, 1)
+
+    assert a != Shaped() and (a == Shaped()) is False
+
+
+def test_a_foreign_layout_with_array_modes_is_unequal_without_raising() -> None:
+    a = la.SymbolicLayout((2, X), (1, 2))
+
+    class Layout:  # modes held in numpy arrays, not tuples
+        shape = np.array([2, 4])
+        stride = np.array([1, 2])
+
+    assert (a == Layout()) is False and a != Layout()
+
+
+# -- provable divisibility (the oracle: the complement of every substituted layout) ----------------------------
+
+
+def test_a_symbol_without_assumptions_counts_as_an_integer_stride() -> None:
+    n = sympy.Symbol("N")  # PyCuTe's symbols are positive integers; a bare one is taken as an integer too
+    a: Any = la.SymbolicLayout(4, n)
+    r: Any = la.weak_complement(a)
+    for v in VALUES:
+        got, want = r.subs({n: v}), la.weak_complement(a.subs({n: v}))  # N = 1 keeps an extent-1 mode N:1
+        assert [got(i) for i in range(40)] == [ref.evaluate(want.shape, want.stride, i) for i in range(40)]
+
+
+def test_a_stride_that_the_previous_extent_divides_only_for_some_values_is_refused() -> None:
+    a: Any = la.SymbolicLayout((2, 3), (1, X))  # 2 divides X for even X only
+    with pytest.raises(la.CompositionError, match="stride X is not provably a multiple of 2"):
+        la.complement(a, 12 * X)
+    with pytest.raises(la.CompositionError):
+        la.complement(plain(a, 3), 36)  # X = 3: the plain complement fails too
+
+
+def test_a_leaf_equal_to_a_constant_for_every_value_divides_like_that_constant() -> None:
+    two = 2 * (FACT_RATIO - X)  # 2 for every X, proved by simplify
+    a: Any = la.SymbolicLayout((two, 4), (1, 2))
+    r: Any = la.weak_complement(a)
+    for v in VALUES:
+        got = r.subs({X: v}) if isinstance(r, SymbolicLayout) else r
+        assert got == la.weak_complement(plain(a, v))
+
+
+def test_a_complement_rest_extent_is_pycutes_ceil_div_and_counts_up_to_the_cotarget() -> None:
+    pycute = pytest.importorskip("pycute")
+    cases: list[tuple[Any, Any]] = [(la.Layout(4, 1), X), (la.SymbolicLayout(4, X), 100), (la.SymbolicLayout(X, 1), 10)]
+    for layout, cotarget in cases:
+        want = pycute.complement(pycute.Layout(layout.shape, layout.stride), cotarget)  # (M + c - 1) // c
+        got: Any = la.complement(layout, cotarget)
+        assert got == la.SymbolicLayout(want.shape, want.stride), (layout, cotarget, got, want)
+        for v in VALUES:
+            env = {X: v}
+            c = layout.subs(env) if isinstance(layout, SymbolicLayout) else layout
+            m = int(cotarget.subs(env)) if isinstance(cotarget, sympy.Expr) else cotarget
+            g = got.subs(env)
+            assert [g(i) for i in range(g.size())] == [la.complement(c, m)(i) for i in range(g.size())]

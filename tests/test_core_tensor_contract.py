@@ -4,11 +4,13 @@ immutable (its values are not), equal exactly when engine (the same object), lay
 
 from __future__ import annotations
 
+from typing import Any, Iterator
+
 import numpy as np
 import pytest
 
 import layoutalg as la
-from layoutalg.core.tensor import CountingEngine, Tensor, make_tensor
+from layoutalg.core.tensor import CountingEngine, Tensor, make_fragment_like, make_identity_tensor, make_tensor
 from tests.oracles import reference as ref
 
 L = la.Layout((2, 3), (3, 1))
@@ -100,3 +102,123 @@ def test_a_dtype_numpy_cannot_read_is_refused_as_a_shape_error_naming_it(dtype: 
     with pytest.raises(la.ShapeError, match="make_tensor: dtype .* is not a numpy dtype"):
         make_tensor(L, dtype)
     assert make_tensor(L, "int8").engine.dtype == np.int8
+
+
+@pytest.mark.parametrize("bad", ["(2,3):(3,1)", (2, 3), None, np.zeros(4)])
+def test_a_tensor_of_something_other_than_a_layout_is_refused_naming_it(bad: object) -> None:
+    with pytest.raises(la.ShapeError, match="a tensor's layout must be a Layout or StrideLayout, got "):
+        Tensor(np.zeros(6), bad)
+
+
+@pytest.mark.parametrize("crd", [(1, None), (None, 2), (None, None), ((1, None), None), ((None, 0), 2), ((1, 1), 2)])
+def test_a_slice_is_the_layouts_own_slice_with_its_single_kept_mode_unwrapped(crd: object) -> None:
+    lay = la.Layout(((2, 2), 3), ((1, 6), 2))
+    t = Tensor(np.arange(20.0), lay, 1)
+    s = t.slice(crd)
+    assert s.layout == la.slice_layout(lay, crd)  # "a slice with a single kept mode returns that mode unwrapped"
+    kept = [c for c in ref.flat(crd) if c is None]
+
+    def fill(c: object, parts: Iterator[object]) -> object:
+        return tuple(fill(x, parts) for x in c) if isinstance(c, tuple) else (next(parts) if c is None else c)
+
+    for i in range(s.size()):  # index i of the slice is the full coordinate with its Nones filled in order
+        sub: Any = la.idx2crd(i, s.shape)
+        assert s[i] == t[fill(crd, iter([sub] if len(kept) == 1 else list(sub)))]
+
+
+def test_repr_names_the_engine_type_the_offset_and_the_layout() -> None:
+    assert repr(Tensor(np.zeros(6), L, 2)) == f"Tensor(ndarray + 2, {L})"
+    assert repr(Tensor(CountingEngine(), la.Layout(4, 1))) == "Tensor(CountingEngine + 0, 4:1)"
+
+
+@pytest.mark.parametrize("shape", [5, (5,), (2, 3), ((2, 2), 3)])
+def test_an_identity_tensor_holds_each_coordinate(shape: object) -> None:
+    t = make_identity_tensor(shape)
+    n = ref.size(shape)
+    assert t.size() == n
+    for i in range(n):
+        crd = la.idx2crd(i, shape)
+        assert t[crd] == crd
+        assert t[i] == crd
+
+
+def _fragment_expected(shape: tuple, stride: tuple) -> la.Layout:
+    """CuTe C++ make_fragment_like: mode 0 compact column-major with its stride-0 leaves kept at 0; the other
+    modes' leaves after it, compact in the order of their strides (written out again here)."""
+    leaves0, strides0 = ref.flat(shape[0]), ref.flat(stride[0])
+    out0, run = [], 1
+    for s, d in zip(leaves0, strides0):
+        out0.append(0 if d == 0 else run)
+        run *= 1 if d == 0 else s
+    rest_leaves = [(d, k, s) for k, (s, d) in enumerate(zip(ref.flat(shape[1:]), ref.flat(stride[1:])))]
+    new = {}
+    for _d, k, s in sorted(rest_leaves):
+        new[k] = run
+        run *= s
+    it_ = iter([new[k] for k in range(len(rest_leaves))])
+
+    def rebuild(t: object) -> object:
+        return tuple(rebuild(x) for x in t) if isinstance(t, tuple) else next(it_)
+
+    def rebuild0(t: object, vals: list[int]) -> object:
+        v = iter(vals)
+
+        def go(x: object) -> object:
+            return tuple(go(y) for y in x) if isinstance(x, tuple) else next(v)
+        return go(t)
+
+    return la.Layout(shape, (rebuild0(shape[0], out0),) + tuple(rebuild(m) for m in shape[1:]))
+
+
+@pytest.mark.parametrize("shape,stride", [
+    ((4, 3), (0, 1)),                  # a rank-2 layout: its stride-0 mode 0 is kept
+    ((4, 3), (3, 1)),
+    (((2, 4), 3), ((0, 1), 8)),        # a stride-0 leaf inside mode 0 takes no room
+    (((4, 2), 3), ((1, 0), 8)),
+    ((4, (2, 3)), (1, (24, 4))),       # a nested later mode, ordered by its strides
+    ((2, 3, 5), (15, 5, 1)),
+])
+def test_make_fragment_like_builds_cutes_fragment_layout(shape: tuple, stride: tuple) -> None:
+    lay = la.Layout(shape, stride)
+    want = _fragment_expected(shape, stride)
+    assert make_fragment_like(lay).layout == want
+    assert make_fragment_like(Tensor(np.zeros(lay.cosize()), lay)).layout == want
+
+
+@pytest.mark.parametrize("lay", [la.Layout((4,), (0,)), la.Layout((4,), (3,)), la.Layout(4, 0), la.Layout(6, 2)])
+def test_make_fragment_like_of_a_rank_1_layout_is_compact(lay: la.Layout) -> None:
+    assert make_fragment_like(lay).layout == la.Layout(lay.shape)
+
+
+@pytest.mark.parametrize("bad", [(4, 2), "4:1", 7])
+def test_make_fragment_like_of_something_other_than_a_layout_or_tensor_is_refused_naming_its_type(bad: object) -> None:
+    with pytest.raises(la.ShapeError, match=rf"^make_fragment_like takes a Layout or a Tensor, got {type(bad).__name__}$"):
+        make_fragment_like(bad)
+
+
+def test_make_fragment_like_of_a_swizzled_layout_points_to_its_inner_layout() -> None:
+    sw = la.composition(la.Swizzle(2, 0, 2), la.Layout((4, 4)))
+    with pytest.raises(la.ShapeError, match=r"got \w+ \(a swizzled layout: use its .inner\)$"):
+        make_fragment_like(sw)
+
+
+def test_make_fragment_like_of_a_tensor_keeps_its_dtype_unless_one_is_given() -> None:
+    t = Tensor(np.zeros(12, dtype=np.int16), la.Layout((3, 4)))
+    assert make_fragment_like(t).engine.dtype == np.int16
+    assert make_fragment_like(t, np.float32).engine.dtype == np.float32
+    assert make_fragment_like(la.Layout((3, 4))).engine.dtype == np.float64
+    assert make_fragment_like(la.Layout((3, 4)), np.int8).engine.dtype == np.int8
+
+
+@pytest.mark.parametrize("shape,stride,want", [
+    ((4, 2, 3), (1, "1@1", 0), (1, 4, 8)),  # basis and 0 tie: kept in position order
+    ((4, 3, 2), (1, 1, "1@1"), (1, 8, 4)),  # the basis mode sorts before the stride-1 mode
+])
+def test_a_basis_stride_in_a_rest_mode_orders_like_a_broadcast_mode_in_the_fragment(shape: Any, stride: Any,
+                                                                                      want: Any) -> None:
+    from layoutalg.core.stride_layout import StrideLayout
+    from layoutalg.core.stride_scalars import E
+    from layoutalg.core.tensor import fragment_layout
+
+    strides = tuple(E(1) if d == "1@1" else d for d in stride)
+    assert fragment_layout(StrideLayout(shape, strides)) == la.Layout(shape, want)

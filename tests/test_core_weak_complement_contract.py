@@ -127,3 +127,55 @@ def test_a_symbolic_layout_without_cotarget_keeps_its_rest_mode() -> None:
     for v in (1, 2, 5):
         c = r.subs({x: v})
         assert c == la.weak_complement(la.Layout(4, 2 * v))
+
+
+@pytest.mark.parametrize("a", [la.Layout(4, 0), la.Layout(1, 3), la.Layout(1, 0), la.Layout((1,), (3,)),
+                               la.Layout((4,), (0,)), la.Layout((4, 1), (0, 5))])
+def test_stride_0_and_size_1_modes_are_ignored_leaving_the_rest_mode_1_to_1(a: la.Layout) -> None:
+    # with no mode left, the construction has no gap and the rest mode 1:1 (cur = 1) fills 0, 1, 2, ...
+    r = la.weak_complement(a)
+    assert r == la.Layout(1, 1)
+    assert values(r, 20) == list(range(20))
+
+
+def test_a_cotarget_of_more_than_4096_bits_is_refused_naming_it() -> None:
+    assert la.weak_complement(la.Layout(4, 2), (1 << 4096) - 1).size() == -(-((1 << 4096) - 1) // 8) * 2
+    with pytest.raises(la.LayoutError, match="weak_complement cotarget has 4097 bits"):
+        la.weak_complement(la.Layout(4, 2), 1 << 4096)
+
+
+LIMIT = 1 << 20  # the enumeration limit of the general (enumerating) complement checks
+
+
+@pytest.mark.parametrize("a", [la.Layout((1 << 21,), (1,)), la.Layout((2, 1 << 21), (1, 4)),
+                               la.Layout((1 << 11, 1 << 11), (1 << 11, 1))])
+def test_chained_layouts_of_any_size_are_complemented_without_a_refusal(a: la.Layout) -> None:
+    # chained: the bijection needs no check, so no enumeration limit applies
+    r = la.weak_complement(a)
+    shape: Any = a.shape
+    stride: Any = a.stride
+    pairs = sorted((d, s) for s, d in zip(shape, stride))
+    gaps = [(d // cur, cur) for (d, _), cur in zip(pairs, [1] + [s * d for d, s in pairs]) if d // cur > 1]
+    top = pairs[-1][0] * pairs[-1][1]
+    want = gaps + [(1, top)]
+    assert r == (la.Layout(*want[0]) if len(want) == 1 else la.Layout(tuple(s for s, _ in want), tuple(d for _, d in want)))
+
+
+def test_unchained_layouts_keep_the_enumeration_limit_of_the_general_check() -> None:
+    # (4, n):(1, 5): 5 // 4 floors to 1, so not chained; A's size 4n is checked against the limit
+    assert la.weak_complement(la.Layout((4, LIMIT // 4), (1, 5))) == la.Layout(1, 5 * (LIMIT // 4))
+    with pytest.raises(la.CompositionError, match="weak_complement check: cannot be proved without enumerating"):
+        la.weak_complement(la.Layout((4, LIMIT // 2), (1, 5)))
+
+
+def test_unchained_rest_modes_up_to_the_enumeration_limit_are_accepted_and_larger_ones_refused() -> None:
+    # (4,2):(1,5): R is only the rest mode at stride 10; its check covers rest + 1 periods
+    a = la.Layout((4, 2), (1, 5))
+    assert la.weak_complement(a, 10 * (LIMIT - 1)) == la.Layout(LIMIT - 1, 10)  # rest + 1 == LIMIT
+    with pytest.raises(la.CompositionError, match="weak_complement check"):
+        la.weak_complement(a, 10 * LIMIT)  # rest + 1 == LIMIT + 1
+    # with a gap of 3 below stride 12 (not chained: 13 // 4 == 3 leaves 1): r_size 3 multiplies the rest's count
+    b = la.Layout((4, 2), (1, 13))
+    assert la.weak_complement(b, 26 * (LIMIT // 3 - 1)) == la.Layout((3, LIMIT // 3 - 1), (4, 26))
+    with pytest.raises(la.CompositionError, match="weak_complement check"):
+        la.weak_complement(b, 26 * (LIMIT // 3))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_dataflow_contract_harness import lane_units
+from kernel_dataflow_contract_harness import lane_units, what
 
 from layoutalg.kernel.dataflow import tags as tg
 from layoutalg.kernel.dataflow.arith import acc_units, classify, elementwise
@@ -173,3 +173,91 @@ def test_or_with_a_widened_converted_value_does_not_claim_the_other_words_high_u
                       "ld.global.u32 %r5, [%rd4+4];", "and.b32 %r7, %r5, -65536;", "or.b32 %r6, %r4, %r7;",
                       "st.global.u32 [%rd5], %r6;"])
     assert all(row[1][0] == "opaque" for row in got), got[:2]
+
+
+def test_classify_a_32_bit_accumulator_needs_its_low_part_first_and_a_loaded_one_4_byte_alignment() -> None:
+    hi = acc(5, 6, 7, 1, 1)  # the high unit of a 32-bit accumulator, twice: no element starts with a high part
+    assert cls([[hi, hi], [g(1, 1), g(1, 3)], [g(1, 2), g(1, 4)]]) == [(False, False, False)] * 3  # offsets 1, 2: unaligned
+
+
+def test_a_loaded_element_through_two_float_ops_stays_that_load_derived() -> None:
+    # 2 * (2 * x) of one loaded element: still that element (alpha * beta * C), still marked derived
+    got = lane_units(LD + ["mul.f32 %f4, %f1, 0f40000000;", "mul.f32 %f3, %f4, 0f40000000;", ST])
+    assert all(row == [a(t, 0, "derived"), a(t, 2, "derived")] for t, row in enumerate(got))
+    assert ew([[[g(2, 8) | DER, g(2, 10) | DER]], [[-1, -1]]], 2) == [[g(2, 8) | DER, g(2, 10) | DER]]
+
+
+def test_a_float_op_reading_a_register_narrower_than_its_type_reads_the_missing_units_as_untagged() -> None:
+    # (no valid PTX does this; the model must not fail): the f32 reads one loaded unit and an untagged one, which
+    # is no loaded element -> OPAQUE; the f64 reads an f32 register's two loaded units and two untagged ones
+    got = lane_units(["ld.global.u16 %h1, [%rd4];", "mul.f32 %f3, %h1, 0f40000000;", ST])
+    assert all(row == [("opaque", tg.W_MIX)] * 2 for row in got)
+    got = lane_units(LD + ["mul.f64 %fd2, %f1, 0d4000000000000000;", "st.global.f64 [%rd5], %fd2;"], units=4)
+    assert all(row == [("opaque", tg.W_MIX)] * 4 for row in got)
+    # an f16x2 reading a 16-bit register: its low half is the loaded element, its high half (absent) untagged
+    got = lane_units(["ld.global.u16 %h1, [%rd4];", "mov.b32 %r3, 1006648320;", "mul.f16x2 %r6, %h1, %r3;",
+                      "st.global.u32 [%rd5], %r6;"])
+    assert all(row == [a(t, 0, "derived"), "none"] for t, row in enumerate(got))
+
+
+def test_a_cvt_to_f16x2_from_one_16_bit_value_is_not_followed() -> None:
+    # PTX has no cvt.f16x2.f16 (f16x2 comes from two f32 sources): the default rule, OPAQUE "not followed"
+    got = lane_units(["ld.global.u16 %h1, [%rd4];", "cvt.rn.f16x2.f16 %r6, %h1;", "st.global.u32 [%rd5], %r6;"])
+    assert all(row == [("opaque", tg.W_UNMODELLED)] * 2 for row in got)
+
+
+def test_an_mma_without_a_consumer_makes_its_results_opaque_and_leaves_its_sources() -> None:
+    from kernel_dataflow_contract_harness import kernel
+
+    from layoutalg.kernel.dataflow import flow, launch_of
+    from layoutalg.kernel.ptx import parse_module
+
+    body = ["ld.global.v4.u32 {%r2, %r3, %r4, %r5}, [%rd4];", "ld.global.v2.u32 {%r6, %r7}, [%rd4];",
+            "mov.f32 %f1, 0f00000000;",
+            "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f2, %f3, %f4, %f5}, {%r2, %r3, %r4, %r5}, "
+            "{%r6, %r7}, {%f1, %f1, %f1, %f1};",
+            "shl.b32 %r8, %r1, 4;", "mov.u32 %r9, sm;", "add.u32 %r10, %r9, %r8;",
+            "st.shared.v4.f32 [%r10], {%f2, %f3, %f4, %f5};", "st.shared.v4.u32 [%r10+512], {%r2, %r3, %r4, %r5};"]
+    res = flow(launch_of(parse_module(kernel(body)), block=32))
+    mma = next(i for i, x in enumerate(res.fn.body) if x.opcode.startswith("mma"))
+    d_store, a_store = sorted(res.samples)
+    _w, _i, _u, d_tags = res.samples[d_store].arrays()
+    _w, _i, units, a_tags = res.samples[a_store].arrays()
+    assert {what(int(t)) for t in d_tags} == {("opaque", tg.W_UNMODELLED)}
+    assert {int(tg.opaque_fields(int(t))[0]) for t in d_tags} == {mma}
+    # thread t stored its A registers (A bytes 16 t .. 16 t + 7, as loaded) at shared bytes 512 + 16 t
+    assert all(what(int(t)) == ("A", int(u) * 2 - 512) for u, t in zip(units, a_tags))
+
+
+def gemm_check(text: str):
+    from kernel_dataflow_contract_harness import SPECS
+
+    from layoutalg.kernel import check_mma, trace
+    from layoutalg.kernel.ptx import parse_module
+
+    return check_mma(trace(parse_module(text), block=32), **SPECS)
+
+
+def test_an_accumulator_plus_a_scaled_operand_element_is_not_the_accumulator() -> None:
+    # C = A B + 2 A(m, 1): the scaled A element is still an operand element (A is an mma operand), so the sum
+    # mixes the accumulator with it -- OPAQUE, never the accumulator "derived" (which would prove C = A B)
+    from kernel_dataflow_contract_harness import gemm
+
+    r = gemm_check(gemm(tail=("mul.f32 %f40, %f11, 0f40000000;", "add.f32 %f41, %f31, %f40;"),
+                        store="st.global.f32 [%rd5], %f41;"))
+    assert r.verdict == "unknown"
+    assert "(add.f32) through element-wise arithmetic that mixes accumulators or operand elements" in r.reason
+
+
+def test_fma_lanes_that_are_no_k_product_follow_the_element_wise_rule() -> None:
+    # the k = 1 fma multiplies A(m, 1) by B(1, n) in lanes 0..15 only; lanes 16..31 multiply it by 1.0: A(m, 1) +
+    # acc, an operand element mixed in (OPAQUE), not some accumulator -- C(2, 0) (lane 16) is the first such
+    from kernel_dataflow_contract_harness import gemm
+
+    fma = "fma.rn.f32 %f31, %f11, %f21, %f30;"
+    text = gemm().replace(fma, "setp.lt.u32 %p5, %r2, 16;\nselp.f32 %f25, %f21, 0f3F800000, %p5;\n"
+                          "fma.rn.f32 %f31, %f11, %f25, %f30;")
+    r = gemm_check(text)
+    assert r.verdict == "unknown" and r.reason.startswith("C(2, 0) receives a value derived at PTX line")
+    assert "(fma.rn.f32) through element-wise arithmetic that mixes accumulators or operand elements" in r.reason
+    assert "warp 0 lane 16)" in r.reason

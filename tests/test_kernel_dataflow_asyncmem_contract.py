@@ -86,3 +86,22 @@ def test_every_warp_of_every_cta_waits_for_its_own_copies(grid: int, block: int)
                  block=block, grid=grid)
     assert {r.kind for r in res.races} == {"read of a cp.async not yet waited for"}
     assert {(r.cta, r.first_warp) for r in res.races} <= {(c, w) for c in range(grid) for w in range(block // 32)}
+
+
+@pytest.mark.parametrize("copy", ["cp.async.bulk.global.shared::cta.bulk_group [%rd5], [%r11], 16;",
+                                  "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd5], [%r11], 16;"])
+def test_a_bulk_copy_from_shared_to_global_memory_is_an_unknown_store(copy: str) -> None:
+    # PTX ISA cp{.reduce}.async.bulk.dst.src: .global.shared::cta writes global memory (dst first)
+    rec, res = run(S + [copy])
+    assert list(res.unknown_stores) == list(res.sync_unmodelled) and len(res.unknown_stores) == 1
+    assert list(res.sync_unmodelled.values()) == [copy.split(" ")[0]] and not rec.units
+
+
+def test_a_bulk_copy_from_global_to_shared_memory_is_no_global_store_and_makes_shared_memory_opaque() -> None:
+    # .shared::cluster.global: the destination is shared memory, the global source is only read
+    copy = "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r11], [%rd4], 16, [%r10];"
+    body = S + ["ld.global.v4.u32 {%r4, %r5, %r6, %r7}, [%rd4];", "st.shared.v4.u32 [%r11], {%r4, %r5, %r6, %r7};",
+                copy, "bar.sync 0;"] + RD
+    _, res = run(body)
+    assert not res.unknown_stores and list(res.sync_unmodelled.values()) == [copy.split(" ")[0]]
+    assert all(row == [("opaque", tg.W_SMEM_WRITE)] * 8 for row in lane_units(body, units=8))

@@ -66,6 +66,17 @@ def test_a_start_value_known_to_be_zero_in_one_lane_only_refutes_the_other_lanes
     assert cex["kind"] == "fma" and cex["lane"] == 1 and cex["expected"] == "the accumulator of C(0, 1) or 0"
 
 
+def test_a_start_value_chosen_by_loaded_data_between_zero_and_one_is_refuted() -> None:
+    # %f0 = A(m, 1) > 0 ? 1.0 : 0 (the 0 is %f10 & 0): nonzero for some data, so the proof must not hold
+    for order in ("0x3F800000, %r42", "%r42, 0x3F800000"):
+        start = ("mov.b32 %r41, %f10;\nand.b32 %r42, %r41, 0;\nsetp.gt.f32 %p5, %f11, 0f00000000;\n"
+                 f"selp.b32 %r43, {order}, %p5;\nmov.b32 %f0, %r43;\n")
+        r = check(gemm().replace(FMA0, start + FMA0))
+        assert r.verdict == "refuted", order
+        cex = r.counterexample
+        assert (cex["kind"], cex["lane"], cex["expected"]) == ("fma", 0, "the accumulator of C(0, 0) or 0"), order
+
+
 def test_accumulating_into_a_matrix_element_is_refuted_naming_it() -> None:
     text = gemm().replace(FMA0, "fma.rn.f32 %f30, %f10, %f20, %f10;")
     cex = check(text).counterexample

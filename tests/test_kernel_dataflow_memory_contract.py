@@ -5,10 +5,15 @@ addresses and re-loads of memory the launch wrote are OPAQUE with their reason; 
 
 from __future__ import annotations
 
-import pytest
-from kernel_dataflow_contract_harness import lane_units, run
+import re
 
+import pytest
+from kernel_dataflow_contract_harness import StoreRecorder, kernel, lane_units, run
+
+from layoutalg.errors import KernelError
+from layoutalg.kernel.dataflow import flow, launch_of
 from layoutalg.kernel.dataflow import tags as tg
+from layoutalg.kernel.ptx import parse_module
 
 LD = "ld.global.u32 %r2, [%rd4];"
 ST = "st.global.u32 [%rd5], %r4;"
@@ -135,3 +140,46 @@ def test_generic_addresses_reach_shared_local_and_global_memory() -> None:
     assert all(row == [a(t, 0), a(t, 2)] for t, row in enumerate(got))
     got = lane_units([LD, "st.u32 [%rd5+4], %r2;", "ld.global.u32 %r4, [%rd4+4];", "st.u32 [%rd5], %r4;"])
     assert all(row == [a(t, 4), a(t, 6)] for t, row in enumerate(got))
+
+
+@pytest.mark.parametrize("body,message", [
+    (["ld.local.u32 %r4, [loc+62];"], "local-memory address outside the 64 bytes of .local variables"),
+    (["mov.u64 %rd10, loc;", "cvta.local.u64 %rd11, %rd10;", "ld.u32 %r4, [%rd11+64];"],
+     "local-memory address outside the 64 bytes of .local variables"),
+    (["mov.u32 %r10, sm;", "st.shared.u32 [%r10+1024], %r2;"],
+     "shared-memory address 2048 (4 bytes) is outside the CTA's shared memory [1024, 2048)"),
+    (["mov.u32 %r10, sm;", "mad.lo.u32 %r11, %r1, 4, %r10;", "st.shared.u32 [%r11+1000], %r2;"],
+     "shared-memory address 2148 (4 bytes) is outside the CTA's shared memory [1024, 2048)"),
+    (["mov.u64 %rd10, sm;", "cvta.shared.u64 %rd11, %rd10;", "st.u32 [%rd11+1024], %r2;"],
+     "shared-memory address 2048 (4 bytes) is outside the CTA's shared memory [1024, 2048)"),
+])
+def test_an_access_past_the_local_or_shared_variables_is_an_error_naming_the_bounds(body: list[str],
+                                                                                    message: str) -> None:
+    # loc is 64 bytes, sm 1024 bytes placed at 1024: [loc+62] reads bytes 62..65, sm+1024 is one past its end,
+    # lane 31's sm + 4 * 31 + 1000 = sm + 1124 too
+    with pytest.raises(KernelError, match=re.escape(message)):
+        run([LD, *body, ST])
+
+
+@pytest.mark.parametrize("window", [["mov.u64 %rd10, sm;", "cvta.shared.u64 %rd11, %rd10;", "add.s64 %rd12, %rd11, 1024;"],
+                                    ["mov.u64 %rd10, loc;", "cvta.local.u64 %rd11, %rd10;", "add.s64 %rd12, %rd11, 64;"]])
+def test_a_generic_store_that_faults_reports_no_unit_of_its_global_lanes(window: list[str]) -> None:
+    # lanes 0..15 store to their C word, lanes 16..31 one past the end of sm (or loc): the instruction faults, so the
+    # launch ends with the error and the consumer is told of no store by it
+    body = [LD, *window, "setp.lt.u32 %p1, %r1, 16;", "selp.b64 %rd13, %rd5, %rd12, %p1;", "st.u32 [%rd13], %r2;"]
+    rec = StoreRecorder()
+    with pytest.raises(KernelError, match="outside"):
+        flow(launch_of(parse_module(kernel(body)), block=32), rec)
+    assert rec.units == {}
+
+
+def test_a_vector_byte_store_writes_byte_j_at_offset_j_in_shared_local_and_global_memory() -> None:
+    """PTX ``st.v4.u8 [a], {w, x, y, z}`` writes bytes a .. a+3 (two 16-bit units), ``st.v2.u8`` bytes a, a+1 (one)."""
+    got = lane_units([LD] + SMEM + ["st.shared.u32 [%r11], %r2;", "st.shared.v4.u8 [%r11], {%r1, %r1, %r1, %r1};",
+                                    "ld.shared.u32 %r4, [%r11];", ST])
+    assert all(row == [op(tg.W_BYTE), op(tg.W_BYTE)] for row in got)
+    got = lane_units([LD, "st.local.v2.u32 [loc+8], {%r2, %r2};", "st.local.v2.u8 [loc+8], {%r1, %r1};",
+                      "ld.local.v2.u32 {%r4, %r5}, [loc+8];", "st.global.v2.u32 [%rd5], {%r4, %r5};"], units=4)
+    assert all(row == [op(tg.W_BYTE), a(t, 2), a(t, 0), a(t, 2)] for t, row in enumerate(got))
+    got = lane_units([LD, "st.global.v4.u8 [%rd5], {%r2, %r2, %r2, %r2};"], units=4)
+    assert all(row == [op(tg.W_BYTE), op(tg.W_BYTE), None, None] for row in got)  # 4 bytes: 2 units, no more

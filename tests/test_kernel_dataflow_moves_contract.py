@@ -79,6 +79,25 @@ def test_selp_on_a_predicate_of_loaded_data_is_opaque() -> None:
     assert all(row == [GUARD, GUARD] for row in got)
 
 
+@pytest.mark.parametrize("setp", ["setp.lt.u32 %p1, %r3, 16;", "setp.ge.u32 %p1, %r3, 16;"])
+def test_selp_on_a_predicate_of_loaded_data_between_zero_and_a_constant_is_not_zero(setp: str) -> None:
+    # %r7 = %r2 & 0 is zero in every unit; selp picks it or 5 by loaded data, so the result is 0 on some
+    # threads and 5 on others: not a zero by construction (the predicate's trace-time bits mean nothing)
+    zero = ["and.b32 %r7, %r2, 0;", setp]
+    for sel in ("selp.b32 %r6, %r7, 5, %p1;", "selp.b32 %r6, 5, %r7, %p1;"):
+        assert all(row == ["none", "none"] for row in lane_units(LD2 + zero + [sel, ST])), sel
+    assert all(row == ["zero", "zero"] for row in lane_units(LD2 + zero + ["selp.b32 %r6, %r7, %r7, %p1;", ST]))
+
+
+@pytest.mark.parametrize("base", [0x3210, 0x7654])
+def test_prmt_with_a_selector_of_loaded_data_over_zero_and_a_constant_is_not_zero(base: int) -> None:
+    # the selector %r8 = %r3 | base is unknown at trace time: its bytes may pick %r7's zero bytes or 5's
+    zero = ["and.b32 %r7, %r2, 0;", f"or.b32 %r8, %r3, {base};"]
+    for sel in ("prmt.b32 %r6, %r7, 5, %r8;", "prmt.b32 %r6, 5, %r7, %r8;"):
+        assert all(row == ["none", "none"] for row in lane_units(LD2 + zero + [sel, ST])), sel
+    assert all(row == ["zero", "zero"] for row in lane_units(LD2 + zero + ["prmt.b32 %r6, %r7, %r7, %r8;", ST]))
+
+
 @pytest.mark.parametrize("sel", [0x3210, 0x5410, 0x7654, 0x1032, 0x7632, 0x3276, 0x1054])
 def test_prmt_with_whole_unit_selectors_moves_the_selected_units(sel: int) -> None:
     # PTX ISA prmt default mode: result byte k = byte (sel >> 4k) & 7 of {b, a} (a = bytes 0..3, b = 4..7)
@@ -222,3 +241,18 @@ def test_prmt_modes_move_whole_units_only_where_their_byte_table_does(mode: str,
 def test_cvt_between_integer_and_float_is_a_computation_not_a_move(cvt: str) -> None:
     got = lane_units(LD2[:1] + ["mov.b32 %f3, %r2;"] + cvt.split("\n") + [ST])
     assert all(row == [UNMODELLED, UNMODELLED] for row in got), got[:1]
+
+
+@pytest.mark.parametrize("ins,expect", [
+    ("shl.b64 %rd10, %r2, 16;", lambda t: ["zero", a(t, 0), a(t, 2)]),
+    ("shr.u64 %rd10, %r2, 16;", lambda t: [a(t, 2)]),
+    ("or.b64 %rd10, %r2, 0;", lambda t: [a(t, 0), a(t, 2)]),
+    ("and.b64 %rd10, %r2, -1;", lambda t: [a(t, 0), a(t, 2)]),
+])
+def test_a_32_bit_register_read_by_a_64_bit_shift_or_mask_brings_only_its_own_two_units(ins: str, expect) -> None:
+    # ptxas rejects a .b32 operand of a .b64 instruction, layoutalg reads it zero-extended: the register's two units
+    # move as in a 64-bit value whose units 2 and 3 are zero, and no unit above them holds data of A
+    got = lane_units(LD2 + [ins, "st.global.u64 [%rd5], %rd10;"], units=4)
+    for t, row in enumerate(got):
+        n = len(expect(t))
+        assert row[:n] == expect(t) and all(x in ("zero", "none") for x in row[n:]), (t, row)

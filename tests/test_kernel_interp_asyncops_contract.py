@@ -198,3 +198,153 @@ def test_a_64_bit_shared_atomic_adds_across_all_eight_bytes():
     m = launch(body, decls=SMEM)
     assert lanes(m, "%rd2") == [2**64 - 1] * 32
     assert lanes(m, "%rd6") == [1] * 32
+
+
+# ----------------------------------------------------------------- addresses unknown at trace time
+UNKNOWN_PTR = "ld.param.u64 %rd3, [buf0];\nld.global.u64 %rd4, [%rd3];\n"  # %rd4: loaded, unknown to the trace
+
+
+def test_a_generic_atomic_with_an_unknown_address_may_write_shared_memory():
+    # a generic address loaded from global memory may lie in the shared window (ISA "Generic Addressing"):
+    # whether the atomic writes shared memory is data-dependent, as for a generic st
+    rec = Recorder()
+    m = launch(SETUP + UNKNOWN_PTR + "atom.add.u32 %r1, [%rd4], 5;\nld.shared.u32 %r2, [%rd1];",
+               [[t] for t in range(32)], decls=SMEM, buffers=1, recorder=rec)
+    assert lanes(m, "%r1") == [None] * 32 and lanes(m, "%r2") == [None] * 32
+    (inc,) = rec.data_dependent.values()
+    assert (inc.opcode, inc.scope, inc.count, inc.lanes) == ("atom.add.u32", "execution", 1, 32)
+
+
+def test_a_shared_atomic_with_an_unknown_address_forgets_the_ctas_shared_memory():
+    rec = Recorder()
+    m = launch(SETUP + UNKNOWN_PTR + "cvt.u32.u64 %r5, %rd4;\nred.shared.add.u32 [%r5], 5;\nld.shared.u32 %r2, [%rd1];",
+               [[t] for t in range(32)], decls=SMEM, buffers=1, recorder=rec)
+    assert lanes(m, "%r2") == [None] * 32
+    (inc,) = rec.data_dependent.values()
+    assert (inc.opcode, inc.scope, inc.count, inc.lanes) == ("red.shared.add.u32", "address", 1, 32)
+
+
+def test_shared_atomic_records_say_whether_the_address_was_generic():
+    rec = Recorder()
+    launch(SETUP + "cvta.shared.u64 %rd2, %rd1;\natom.add.u32 %r1, [%rd2], 1;\natom.shared.add.u32 %r2, [%rd1], 1;",
+           [[t] for t in range(32)], decls=SMEM, recorder=rec)
+    atoms = [(r.opcode, r.generic) for r in rec.accesses if r.opcode.startswith("atom")]
+    assert atoms == [("atom.add.u32", True), ("atom.shared.add.u32", False)]
+
+
+def test_a_generic_reduction_on_global_addresses_leaves_shared_memory_alone():
+    m = launch(SETUP + "ld.param.u64 %rd3, [buf0];\nred.add.u32 [%rd3], 1;\nld.shared.u32 %r2, [%rd1];",
+               [[t] for t in range(32)], decls=SMEM, buffers=1)
+    assert lanes(m, "%r2") == list(range(32))
+
+
+def test_a_predicated_off_lane_keeps_its_generic_atomics_destination():
+    body = (SETUP + "mov.u32 %r1, 77;\nld.param.u64 %rd3, [buf0];\nsetp.lt.u32 %p1, %r39, 16;\n"
+            "@%p1 atom.add.u32 %r1, [%rd3], 5;")
+    m = launch(body, [[t] for t in range(32)], decls=SMEM, buffers=1)
+    assert lanes(m, "%r1") == [None] * 16 + [77] * 16  # global results are unknown; lanes 16.. did not run
+
+
+def test_an_atomic_on_a_word_of_unknown_value_stores_an_unknown_value():
+    body = ("mov.u32 %r39, %tid.x;\nshl.b32 %r38, %r39, 2;\nmov.u32 %r37, tile;\nadd.u32 %r37, %r37, %r38;\n"
+            "atom.shared.add.u32 %r1, [%r37], 5;\nld.shared.u32 %r2, [%r37];\n"  # never written: unknown
+            + UNKNOWN_PTR + "cvt.u32.u64 %r6, %rd4;\nst.shared.u32 [%r37+128], 9;\n"
+            "atom.shared.add.u32 %r3, [%r37+128], %r6;\nld.shared.u32 %r4, [%r37+128];")
+    m = launch(body, decls=SMEM, buffers=1)
+    assert lanes(m, "%r1") == [None] * 32 and lanes(m, "%r2") == [None] * 32
+    assert lanes(m, "%r3") == [9] * 32 and lanes(m, "%r4") == [None] * 32
+
+
+def test_shared_atomics_of_two_ctas_on_the_same_offset_are_exact():
+    # each CTA has its own shared memory: the same offset in two CTAs is two words
+    from kernel_interp_harness import ptx_text
+
+    from layoutalg.kernel.interp.geometry import Geometry
+    from layoutalg.kernel.interp.program import build_image, run
+    from layoutalg.kernel.ptx.parser import parse_module
+
+    body = ("mov.u32 %r39, %tid.x;\nshl.b32 %r38, %r39, 2;\nmov.u32 %r37, tile;\nadd.u32 %r37, %r37, %r38;\n"
+            "mov.u32 %r36, %ctaid.x;\nadd.u32 %r35, %r39, %r36;\nst.shared.u32 [%r37], %r35;\n"
+            "atom.shared.add.u32 %r1, [%r37], 100;\nld.shared.u32 %r2, [%r37];")
+    module = parse_module(ptx_text(body, 32, SMEM))
+    table = b"".join((0).to_bytes(4, "little") * 4 + (1).to_bytes(4, "little") for _ in range(32))
+    image = build_image(module, module.entries["k"], table, {"tab": 0}, 0, 0)
+    m = run(image, Geometry((2, 1, 1), (32, 1, 1), [(0, 0, 0), (1, 0, 0)]), Recorder(), 100_000)
+    assert lanes(m, "%r1") == [t + c for c in range(2) for t in range(32)]
+    assert lanes(m, "%r2") == [t + c + 100 for c in range(2) for t in range(32)]
+
+
+def test_vector_atomics_are_refused_by_either_sign_of_a_vector():
+    for text in ("red.global.add.v2.f32 [%rd1], %r3;", "red.global.add.f32 [%rd1], {%r3, %r4};"):
+        err, line = refusal("mov.u64 %rd1, 0;\n" + text, "red.global")
+        assert err.line == line and "vector atomics" in str(err), text
+
+
+# ----------------------------------------------------------------- cp.async, more forms
+def test_cp_async_data_dependence_counts_warps_and_lanes_of_two_warps():
+    rec = Recorder()
+    launch(CP + "ld.global.u64 %rd7, [%rd3];\nld.global.u32 %r7, [%rd3];\n"
+           "cp.async.ca.shared.global [%rd1], [%rd7], 4;\ncp.async.ca.shared.global [%rd1+4], [%rd3], 4, %r7;",
+           [[5] for _ in range(64)], decls=".shared .align 16 .b8 tile[2048];", buffers=1, recorder=rec)
+    found = sorted((inc.reason.split(" unknown")[0], inc.count, inc.lanes) for inc in rec.data_dependent.values())
+    assert found == [("cp.async global source address", 2, 64), ("cp.async src-size", 2, 64)]
+
+
+def test_cp_async_from_an_unknown_source_leaves_its_zero_tail_unknown_too():
+    m = launch(CP + "ld.global.u64 %rd7, [%rd3];\ncp.async.ca.shared.global [%rd1], [%rd7], 8, 4;\n"
+               "ld.shared.u32 %r1, [%rd1+4];", [[5] for _ in range(32)], decls=SMEM, buffers=1)
+    assert lanes(m, "%r1") == [None] * 32
+
+
+def test_cp_async_with_an_undefined_src_size_register_is_data_dependent():
+    rec = Recorder()
+    m = launch(CP + "cp.async.ca.shared.global [%rd1], [%rd3], 8, %r9;\nld.shared.u32 %r1, [%rd1+4];",
+               [[5] for _ in range(32)], decls=SMEM, buffers=1, recorder=rec)
+    assert lanes(m, "%r1") == [None] * 32
+    assert [inc.reason.split(" unknown")[0] for inc in rec.data_dependent.values()] == ["cp.async src-size"]
+
+
+def test_cp_async_lanes_predicated_off_write_no_zero_tail():
+    body = (CP + "ld.global.u32 %r7, [%rd3];\nsetp.lt.u32 %p1, %r39, 16;\nselp.b32 %r8, %r7, 4, %p1;\n"
+            "setp.ne.u32 %p2, %r39, 20;\n@%p2 cp.async.ca.shared.global [%rd1], [%rd3], 8, %r8;\n"
+            "ld.shared.u32 %r1, [%rd1+4];")
+    m = launch(body, [[5] for _ in range(32)], decls=SMEM, buffers=1)
+    # lane 0..15: src-size unknown, so the CTA's shared memory is unknown; lane 20 did not run: no zeros
+    got = lanes(m, "%r1")
+    assert got[20] is None and got[:16] == [None] * 16
+
+
+def test_cp_async_ignore_src_copies_zeros_into_every_byte():
+    m = launch(CP + "setp.eq.u32 %p1, %r39, %r39;\ncp.async.ca.shared.global [%rd1], [%rd3], 16, %p1;\n"
+               "ld.shared.u32 %r1, [%rd1];\nld.shared.u32 %r2, [%rd1+12];", [[5] for _ in range(32)],
+               decls=SMEM, buffers=1)
+    assert lanes(m, "%r1") == [0] * 32 and lanes(m, "%r2") == [0] * 32
+
+
+# ----------------------------------------------------------------- outside the LSU pipe, guarded
+GUARD = "ld.param.u64 %rd3, [buf0];\nld.global.u32 %r9, [%rd3];\nsetp.eq.u32 %p3, %r9, 0;\n"  # %p3 unknown
+
+
+def test_a_red_async_under_an_unknown_guard_forgets_the_ctas_shared_memory():
+    body = (SETUP + GUARD + "mov.u32 %r5, 0;\n@%p3 red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes"
+            ".add.u32 [%r37], %r5, [%r37];\nld.shared.u32 %r2, [%rd1];")
+    m = launch(body, [[t] for t in range(32)], decls=SMEM, buffers=1)
+    assert lanes(m, "%r2") == [None] * 32
+
+
+def test_an_mbarrier_wait_under_an_unknown_guard_leaves_its_predicate_unknown():
+    body = ("mov.u32 %r37, tile;\nmbarrier.init.shared.b64 [%r37], 32;\nmov.u64 %rd2, 0;\nsetp.eq.u32 %p1, 1, 1;\n"
+            + GUARD + "@%p3 mbarrier.try_wait.shared.b64 %p1, [%r37], %rd2;")
+    m = launch(body, decls=SMEM, buffers=1)
+    assert lanes(m, "%p1") == [None] * 32
+
+
+def test_wgmma_results_are_unknown_and_its_descriptors_unchanged():
+    body = ("mov.b32 %r1, 0;\nmov.b32 %r2, 0;\nmov.b32 %r3, 0;\nmov.b32 %r4, 0;\nmov.b64 %rd1, 7;\nmov.b64 %rd2, 9;\n"
+            "wgmma.fence.sync.aligned;\n"
+            "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r1, %r2, %r3, %r4}, %rd1, %rd2, 1, 1, 1, 0, 0;\n"
+            "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;")
+    m = launch(body, threads=128)
+    for r in ("%r1", "%r2", "%r3", "%r4"):
+        assert lanes(m, r) == [None] * 128, r
+    assert lanes(m, "%rd1") == [7] * 128 and lanes(m, "%rd2") == [9] * 128

@@ -167,3 +167,126 @@ def test_bfi_matches_the_isa(a: int, b: int, c: int, d: int) -> None:
 def test_bfi_inserts_odd_length_fields() -> None:
     assert op("bfi.b32", [0b10110, 0, 3, 5]) == 0b10110 << 3
     assert op("bfi.b32", [M32, 0, 0x104, 0x101]) == 0x10  # pos and len are their low bytes
+
+
+# ------------------------------------------------------------- many instructions per kernel
+PREFIX = {16: "%h", 32: "%r", 64: "%rd"}
+
+
+def batch(text: str, src_widths: list[int], cases: list[list[int]], dest_width: int = 32) -> list[int | None]:
+    """``text d, s1, s2, ...`` for every case, all in one kernel (sources moved in as immediates of their widths)."""
+    count = {16: 0, 32: 0, 64: 0}
+
+    def fresh(w: int) -> str:
+        count[w] += 1
+        return f"{PREFIX[w]}{count[w] - 1}"
+
+    lines, dests = [], []
+    for case in cases:
+        names = []
+        for w, v in zip(src_widths, case):
+            r = fresh(w)
+            lines.append(f"mov.b{w} {r}, {v};")
+            names.append(r)
+        d = fresh(dest_width)
+        dests.append(d)
+        lines.append(f"{text} {d}, {', '.join(names)};")
+    regs = " ".join(f".reg .b{w} {PREFIX[w]}<{max(count[w], 1)}>;" for w in (16, 32, 64))
+    m = run_lines(lines, regs)
+    return [value(m, d) for d in dests]
+
+
+def shift_ref(root: str, kind: str, w: int, a: int, n: int) -> int:
+    """ISA shl/shr: the amount is the .u32 b; past the width, shl/shr.u give 0 and shr.s the sign fill."""
+    mask = (1 << w) - 1
+    if root == "shl":
+        return (a << n) & mask if n < w else 0
+    if kind == "s":
+        s = a - (1 << w) if a >> (w - 1) else a
+        return (s >> n) & mask  # Python's >> of a negative int fills with the sign for any n
+    return a >> n if n < w else 0
+
+
+SHIFT_AMOUNTS = [0, 1, 2, 14, 15, 16, 17, 30, 31, 32, 33, 62, 63, 64, 65, 255, 256, 0x80000000, 0x80000001,
+                 0xFFFFFFFF]
+
+
+@pytest.mark.parametrize("w", [16, 32, 64])
+@pytest.mark.parametrize("form", ["shl.b", "shr.u", "shr.s", "shr.b"])
+def test_shifts_clamp_amounts_past_the_width_as_the_isa_says(form: str, w: int) -> None:
+    root, kind = form.split(".")
+    values = [0, 1, 3, 1 << (w - 2), 1 << (w - 1), (1 << (w - 1)) | 1, (1 << w) - 1, 0x5A5A5A5A5A5A5A5A & ((1 << w) - 1)]
+    cases = [[a, n] for a in values for n in SHIFT_AMOUNTS]
+    got = batch(f"{form}{w}", [w, 32], cases, w)
+    want = [shift_ref(root, kind, w, a, n) for a, n in cases]
+    bad = [(hex(a), n, g, x) for (a, n), g, x in zip(cases, got, want) if g != x]
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("form", ["shl.b32", "shr.u32", "shr.s32"])
+def test_an_immediate_shift_amount_is_converted_to_the_u32_operand_type(form: str) -> None:
+    # PTX ISA "Integer Constants": a literal is converted to the size of the instruction type at its use
+    a = 0x80000011
+    m = run_lines([f"mov.b32 %r1, {a};", f"{form} %r7, %r1, 0x100000004;", f"{form} %r6, %r1, 0x100000000;"])
+    root, kind = form[:3], form[4]
+    assert value(m, "%r7") == shift_ref(root, kind, 32, a, 4)
+    assert value(m, "%r6") == a
+
+
+def bfind_ref(a: int, w: int, signed: bool, shiftamt: bool) -> int:
+    """ISA bfind: position of the most significant 1 (signed: of the most significant non-sign bit), else
+    0xffffffff; .shiftamt: the left shift that moves that bit to the msb, w - 1 - pos."""
+    if signed and a >> (w - 1):
+        a = ~a & ((1 << w) - 1)
+    if a == 0:
+        return 0xFFFFFFFF
+    pos = a.bit_length() - 1
+    return w - 1 - pos if shiftamt else pos
+
+
+@pytest.mark.parametrize("w", [32, 64])
+@pytest.mark.parametrize("t", ["u", "s"])
+@pytest.mark.parametrize("shiftamt", [False, True])
+def test_bfind_and_its_shift_amount_follow_the_isa(w: int, t: str, shiftamt: bool) -> None:
+    values = [0, 1, 2, 3, 0x80, (1 << (w - 2)), (1 << (w - 1)), (1 << (w - 1)) | 1, (1 << w) - 1, (1 << w) - 2,
+              0x5A5A5A5A5A5A5A5A & ((1 << w) - 1), 1 << (w // 2)]
+    text = f"bfind{'.shiftamt' if shiftamt else ''}.{t}{w}"
+    got = batch(text, [w], [[a] for a in values], 32)
+    assert got == [bfind_ref(a, w, t == "s", shiftamt) for a in values], text
+
+
+def test_64_bit_bit_counts_read_every_byte() -> None:
+    values = [0, 1, 0xFF << 56, 1 << 63, (1 << 64) - 1, 0x0123456789ABCDEF, 0x8000000000000001, 1 << 40]
+    cases = [[a] for a in values]
+    assert batch("popc.b64", [64], cases) == [bin(a).count("1") for a in values]
+    assert batch("clz.b64", [64], cases) == [64 - a.bit_length() for a in values]
+    assert batch("brev.b64", [64], cases, 64) == [int(f"{a:064b}"[::-1], 2) for a in values]
+
+
+EDGE = [0, 1, 2, 4, 8, 30, 31, 32, 33, 36, 63, 64, 255, 0x80000000, 0xFFFFFFFF]
+
+
+@pytest.mark.parametrize("clamp", [False, True])
+def test_bmsk_over_edge_positions_and_widths(clamp: bool) -> None:
+    cases = [[a, b] for a in EDGE for b in EDGE]
+    got = batch(f"bmsk.{'clamp' if clamp else 'wrap'}.b32", [32, 32], cases)
+    assert got == [bmsk_ref(a, b, clamp) for a, b in cases]
+
+
+@pytest.mark.parametrize("clamp", [False, True])
+@pytest.mark.parametrize("is_signed", [False, True])
+def test_szext_over_edge_values_and_widths(clamp: bool, is_signed: bool) -> None:
+    values = [0, 1, 2, 3, 0x40000000, 0x80000000, 0xC0000000, 0x7FFFFFFF, M32, 0x12345678, 0x0000FF80]
+    cases = [[a, b] for a in values for b in EDGE]
+    got = batch(f"szext.{'clamp' if clamp else 'wrap'}.{'s32' if is_signed else 'u32'}", [32, 32], cases)
+    want = [szext_ref(a, b, clamp, is_signed) for a, b in cases]
+    bad = [(hex(a), b, g, x) for (a, b), g, x in zip(cases, got, want) if g != x]
+    assert not bad, bad
+
+
+@pytest.mark.parametrize("mode", sorted(PRMT_TABLE))
+def test_prmt_mode_written_before_the_type_is_the_same_mode(mode: str) -> None:
+    # ptxas accepts prmt.f4e.b32 as prmt.b32.f4e (checked with ptxas 13.0); the mode is honoured either way
+    a, b = 0x33221100, 0x77665544
+    for c in range(4):
+        assert op(f"prmt.{mode}.b32", [a, b, c]) == prmt_mode_ref(a, b, c, mode), (mode, c)

@@ -250,3 +250,95 @@ def test_wmma_load_under_an_unknown_guard_keeps_shared_memory_known():
     m = launch(body, decls=SMEM)
     assert lanes(m, "%r9") == [41] * 32
     assert lanes(m, "%r1") == [None] * 32
+
+
+# ----------------------------------------------------------------- survivors (kernel_full sweep, control.py)
+def test_getctarank_makes_its_destination_unknown_and_leaves_its_address_operand_known():
+    m = launch("mov.u32 %r3, 5;\nmov.u64 %rd1, tile;\ngetctarank.shared::cluster.u32 %r3, %rd1;", decls=SMEM)
+    assert lanes(m, "%r3") == [None] * 32  # a value known before the instruction is overwritten
+    assert None not in lanes(m, "%rd1")
+
+
+def test_wmma_load_overwrites_known_fragment_registers_with_unknown_values():
+    body = ("mov.u32 %r20, tile;\ncvt.u64.u32 %rd1, %r20;\n"
+            + "".join(f"mov.u32 %r{k}, {k};\n" for k in range(1, 9)) + WMMA_A)
+    m = launch(body, decls=SMEM)
+    for k in range(1, 9):
+        assert lanes(m, f"%r{k}") == [None] * 32, k
+    assert None not in lanes(m, "%rd1")
+
+
+UNKNOWN_GUARD = "ld.global.u32 %r20, [%rd14];\nsetp.ne.u32 %p1, %r20, 0;\n"
+
+
+def test_wmma_store_to_shared_under_an_unknown_guard_makes_shared_memory_unknown():
+    """Whether the store happens is data-dependent, so what shared memory holds afterwards is unknown."""
+    body = ("mov.u64 %rd1, tile;\nst.shared.u32 [%rd1], 41;\n" + UNKNOWN_GUARD + "@%p1 " + WMMA_D
+            + "\nld.shared.u32 %r9, [%rd1];")
+    m = launch(body, decls=SMEM)
+    assert lanes(m, "%r9") == [None] * 32
+
+
+def test_wmma_on_shared_under_an_unknown_guard_is_reported_data_dependent_but_on_global_is_not():
+    rec = Recorder()
+    launch("mov.u64 %rd1, tile;\n" + UNKNOWN_GUARD + "@%p1 " + WMMA_A, decls=SMEM, recorder=rec)
+    scopes = [inc.scope for inc in rec.data_dependent.values() if inc.opcode.startswith("wmma")]
+    assert scopes == ["execution"]
+    rec = Recorder()
+    launch("mov.u64 %rd1, tile;\n" + UNKNOWN_GUARD + "@%p1 " + WMMA_A.replace(".shared", ".global"),
+           decls=SMEM, recorder=rec)
+    assert not [inc for inc in rec.data_dependent.values() if inc.opcode.startswith("wmma")]
+
+
+def test_wmma_on_shared_predicated_off_for_a_whole_warp_is_counted_but_on_global_is_not():
+    guard = "setp.ge.u32 %p1, %r39, 32;\n"  # false on every lane of warp 0
+    rec = Recorder()
+    launch("mov.u64 %rd1, tile;\n" + guard + "@%p1 " + WMMA_A, threads=64, decls=SMEM, recorder=rec)
+    assert list(rec.predicated_off.values()) == [1]
+    rec = Recorder()
+    launch("mov.u64 %rd1, tile;\n" + guard + "@%p1 " + WMMA_A.replace(".shared", ".global"), threads=64,
+           decls=SMEM, recorder=rec)
+    assert rec.predicated_off == {}
+
+
+def test_wmma_at_an_unknown_shared_address_forgets_shared_memory_on_store_only():
+    """An unknown address: a store may have written anywhere in the CTA's shared memory, a load has not."""
+    before = "mov.u64 %rd2, tile;\nst.shared.u32 [%rd2], 41;\nld.global.u64 %rd1, [%rd14];\n"
+    m = launch(before + WMMA_A + "\nld.shared.u32 %r9, [%rd2];", decls=SMEM)
+    assert lanes(m, "%r9") == [41] * 32
+    m = launch(before + WMMA_D + "\nld.shared.u32 %r9, [%rd2];", decls=SMEM)
+    assert lanes(m, "%r9") == [None] * 32
+
+
+def test_wmma_at_the_last_byte_of_shared_memory_is_refused_as_outside_it():
+    err, line = refusal("mov.u32 %r20, tile;\nadd.u32 %r20, %r20, 1023;\ncvt.u64.u32 %rd1, %r20;\n" + WMMA_A,
+                        "wmma.load", decls=SMEM)
+    assert err.line == line and "outside the CTA's shared memory" in str(err)
+
+
+BYTE_EDGES = [0xFF000000, 0x80000000, 0x7F000000, 0x00FF0000, 0x0000FF00, 0x000000FF, 0xFFFFFFFF, 0x80808080,
+              0x7F7F7F7F, 0x01020304]
+
+
+def test_dp4a_and_dp2a_use_every_byte_and_half_of_their_operands():
+    """Edge operands with the top byte (dp4a's fourth product, dp2a's .hi bytes) set, each signedness."""
+    for sa in (False, True):
+        for sb in (False, True):
+            ta, tb = ("s32" if sa else "u32"), ("s32" if sb else "u32")
+            inputs = [[a, b, 0x80000001] for a in BYTE_EDGES for b in BYTE_EDGES]
+            m = launch(f"dp4a.{ta}.{tb} %r1, %r30, %r31, %r32;\ndp2a.lo.{ta}.{tb} %r2, %r30, %r31, %r32;\n"
+                       f"dp2a.hi.{ta}.{tb} %r3, %r30, %r31, %r32;", inputs)
+            assert lanes(m, "%r1") == [dp4a_ref(a, b, c, sa, sb) for a, b, c in inputs]
+            assert lanes(m, "%r2") == [dp2a_ref(a, b, c, sa, sb, False) for a, b, c in inputs]
+            assert lanes(m, "%r3") == [dp2a_ref(a, b, c, sa, sb, True) for a, b, c in inputs]
+
+
+def test_dp4a_and_dp2a_read_immediate_operands_as_32_bit_values():
+    """A PTX immediate -1 of a .u32/.s32 operand is 0xFFFFFFFF: only its four bytes (two halves) take part."""
+    m = launch("dp4a.u32.u32 %r1, -1, -1, 0;\ndp4a.s32.s32 %r2, -1, -1, 0;\n"
+               "dp2a.lo.u32.u32 %r3, -1, -1, 0;\ndp2a.hi.s32.s32 %r4, -1, -1, 0;", threads=1)
+    ones = 0xFFFFFFFF
+    assert lanes(m, "%r1") == [dp4a_ref(ones, ones, 0, False, False)] == [4 * 255 * 255]
+    assert lanes(m, "%r2") == [dp4a_ref(ones, ones, 0, True, True)] == [4]
+    assert lanes(m, "%r3") == [dp2a_ref(ones, ones, 0, False, False, False)] == [2 * 65535 * 255]
+    assert lanes(m, "%r4") == [dp2a_ref(ones, ones, 0, True, True, True)] == [2]

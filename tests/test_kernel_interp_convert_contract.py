@@ -230,3 +230,114 @@ def test_saturating_int_conversion_clamps_to_the_signed_destination_range() -> N
                    "mov.b32 %r3, 100;", "cvt.sat.s8.s32 %r4, %r3;", "mov.b32 %r5, -300;", "cvt.sat.s8.s32 %r6, %r5;"])
     assert value(m, "%h1") == 20000 and value(m, "%h2") == 0x7FFF
     assert value(m, "%r4") == 100 and value(m, "%r6") == (-128) & 0xFFFFFFFF
+
+
+# ----------------------------------------------------------------- survivors (kernel_full sweep, convert.py)
+UNSIGNED_CMP_TYPES = ["u16", "u32", "u64", "b16", "b32", "b64"]
+
+
+@pytest.mark.parametrize("t", UNSIGNED_CMP_TYPES)
+@pytest.mark.parametrize("cmp", ["eq", "ne", "lt", "le", "gt", "ge"])
+def test_setp_on_unsigned_and_bit_types_compares_unsigned(t: str, cmp: str) -> None:
+    """ISA setp: .u and .b types compare as unsigned integers (the top bit is no sign)."""
+    w = int(t[1:])
+    samples = [0, 1, 1 << (w - 1), (1 << w) - 1]
+    for a in samples:
+        for b in samples:
+            want = {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}[cmp]
+            assert op(f"setp.{cmp}.{t}", [a, b], w, dest="%p1") == int(want), (hex(a), hex(b))
+
+
+def test_selp_under_an_unknown_predicate_is_known_only_where_both_choices_agree() -> None:
+    from kernel_interp_harness import lanes, launch
+
+    m = launch("ld.global.u32 %r20, [%rd14];\nsetp.ne.u32 %p1, %r20, 0;\n"
+               "selp.u32 %r1, 7, 7, %p1;\nselp.u32 %r2, 7, 9, %p1;\nselp.u32 %r3, %r20, 7, %p1;")
+    assert lanes(m, "%r1") == [7] * 32
+    assert lanes(m, "%r2") == [None] * 32
+    assert lanes(m, "%r3") == [None] * 32
+
+
+def int_cvt_ref(bits: int, atype: str, dtype: str, sat: bool) -> int:
+    """ISA cvt int->int: the source read as atype; .sat clamps to dtype's MININT..MAXINT, else the low bits."""
+    aw, dw = int(atype[1:]), int(dtype[1:])
+    x = bits & ((1 << aw) - 1)
+    if atype[0] == "s" and x >> (aw - 1):
+        x -= 1 << aw
+    if sat:
+        lo, hi = (-(1 << (dw - 1)), (1 << (dw - 1)) - 1) if dtype[0] == "s" else (0, (1 << dw) - 1)
+        x = min(max(x, lo), hi)
+    return x & ((1 << dw) - 1)
+
+
+EDGE_INTS = sorted({v for k in (7, 8, 15, 16, 31, 32, 63, 64) for v in ((1 << k) - 1, 1 << k, (1 << k) + 1)}
+                   | {0, 1, 2, 100})
+
+
+@pytest.mark.parametrize("atype", INT_TYPES)
+@pytest.mark.parametrize("dtype", INT_TYPES)
+def test_cvt_int_to_int_saturates_to_the_destination_range(dtype: str, atype: str) -> None:
+    aw, dw = int(atype[1:]), int(dtype[1:])
+    width = 64 if aw == 64 else 32
+    dest = "%rd7" if dw == 64 else "%r7"
+    mask = (1 << aw) - 1
+    for v in sorted({v & mask for v in EDGE_INTS} | {(-v) & mask for v in EDGE_INTS}):
+        for sat in (True, False):
+            got = op(f"cvt{'.sat' if sat else ''}.{dtype}.{atype}", [v], width, dest=dest)
+            assert got is not None
+            assert got & ((1 << dw) - 1) == int_cvt_ref(v, atype, dtype, sat), (hex(v), sat)
+
+
+HALF_SOURCES = {
+    "f16": [0x0000, 0x8000, 0x3C00, 0x7C00, 0xFC00, 0x7E00, 0x3C01, 0xBC03, 0x7BFF, 0x0001, 0x8001, 0x3C02],
+    "bf16": [0x0000, 0x8000, 0x3F80, 0x7F80, 0xFF80, 0x7FC0, 0x3F81, 0x4780, 0xC780, 0x477F, 0x3380, 0x3300,
+             0x33C0, 0x0001, 0x8001],
+}
+
+
+@pytest.mark.parametrize(("dtype", "atype"), [("bf16", "f16"), ("f16", "bf16"), ("f32", "f16"), ("f32", "bf16")])
+@pytest.mark.parametrize("mode", ["rn", "rz", "rm", "rp"])
+def test_cvt_between_half_formats_rounds_and_directed_modes_are_known_only_when_exact(
+        dtype: str, atype: str, mode: str) -> None:
+    """bf16 <-> f16 neither holds the other (range vs precision): .rn rounds to nearest even (overflow to
+    infinity, ties to even), a directed rounding of an inexact value is documented as unknown."""
+    dest = "%r7" if dtype == "f32" else "%h7"
+    for bits in HALF_SOURCES[atype]:
+        x = decode_float(bits, atype)
+        got = op(f"cvt.{mode}.{dtype}.{atype}", [bits], 16, dest=dest)
+        if math.isnan(x):
+            assert got is not None and math.isnan(decode_float(got, dtype)), hex(bits)
+            continue
+        if math.isinf(x):
+            want = encode_float(x, dtype)
+            exact = True
+        else:
+            want = round_rne(Fraction(x), dtype, negative_zero=math.copysign(1.0, x) < 0)
+            exact = decode_float(want, dtype) == x
+        if mode == "rn" or exact:
+            assert got == want, (hex(bits), hex(want), got)
+        else:
+            assert got is None, hex(bits)
+
+
+F32_MIN_NORMAL = 2.0 ** -126
+
+
+@pytest.mark.parametrize("x", [1.0, -1.5, 2.0 ** -20, -(2.0 ** -24), 2.0 ** -130, -(2.0 ** -140), 0.0, -0.0,
+                               F32_MIN_NORMAL, math.inf])
+def test_cvt_ftz_flushes_f32_subnormals_only_source_to_f16_and_result_from_f64(x: float) -> None:
+    """ISA cvt .ftz: .f32 subnormal inputs and results become sign-preserving zero; other formats' subnormals
+    (an f16 result such as 2**-20) are kept."""
+    def flushed(v: float) -> float:
+        return math.copysign(0.0, v) if v != 0 and abs(v) < F32_MIN_NORMAL else v
+
+    f32_bits = encode_float(x, "f32") if x == 0 or abs(x) >= 2.0 ** -149 else None
+    if f32_bits is not None and decode_float(f32_bits, "f32") == x:
+        src = flushed(x)
+        want16 = round_rne(Fraction(src), "f16", math.copysign(1.0, src) < 0) if math.isfinite(src) \
+            else encode_float(src, "f16")
+        assert op("cvt.rn.ftz.f16.f32", [f32_bits], dest="%h7") == want16
+    # f64 -> f32: the rounded f32 result is flushed when subnormal
+    want32 = round_rne(Fraction(x), "f32", math.copysign(1.0, x) < 0) if math.isfinite(x) else encode_float(x, "f32")
+    want32 = encode_float(flushed(decode_float(want32, "f32")), "f32")
+    assert op("cvt.rn.ftz.f32.f64", [encode_float(x, "f64")], 64, dest="%r7") == want32

@@ -32,6 +32,18 @@ def test_float_literals_are_converted_to_the_instructions_format():
     assert lanes(m, "%r3") == [f32_bits(1.0)]
 
 
+def test_a_0d_literal_of_a_64_bit_integer_or_bit_instruction_keeps_its_exact_bits():
+    # PTX ISA "Floating-Point Literals": 0d gives the exact 64-bit pattern; a .b64/.u64/.s64 instruction takes it
+    # as it is (no conversion), the sign bit and a NaN payload included
+    body = ("mov.b64 %rd1, 0d400921FB54442D18;\nmov.u64 %rd2, 0dC000000000000001;\n"
+            "mov.s64 %rd3, 0d7FF0000000000001;\nadd.s64 %rd4, %rd1, 0d0000000000000001;")
+    m = launch(body, threads=1, regs=REGS)
+    assert lanes(m, "%rd1") == [f64_bits(3.141592653589793)]
+    assert lanes(m, "%rd2") == [0xC000000000000001]
+    assert lanes(m, "%rd3") == [0x7FF0000000000001]
+    assert lanes(m, "%rd4") == [f64_bits(3.141592653589793) + 1]
+
+
 def test_literals_of_the_wrong_kind_are_refused_naming_the_line():
     cases = [("add.rn.f32 %r2, %r1, 1;", "integer literal 1 where a .f32"),
              ("add.u16 %rs2, %rs1, 0f3FC00000;", "float literal used as .u16")]

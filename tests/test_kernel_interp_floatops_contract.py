@@ -288,6 +288,15 @@ def test_missing_operands_and_testp_without_a_test_are_refused_naming_the_line()
     assert e.value.line == 8
 
 
+@pytest.mark.parametrize("root", ["ex2", "lg2", "sin", "cos", "tanh", "rsqrt"])
+def test_an_approximate_function_without_its_source_operand_is_refused_naming_the_line(root: str) -> None:
+    # PTX ISA: ex2/lg2/sin/cos/tanh/rsqrt take one source (``ex2.approx.f32 d, a``); the result is unknown, but
+    # a missing source is still an error
+    with pytest.raises(KernelError, match="expects 1 source operands") as e:
+        run_lines(["mov.b32 %r1, 0;", f"{root}.approx.f32 %r2;"])
+    assert e.value.line == 8
+
+
 def test_f64_fma_recovers_the_rounding_error_of_the_product() -> None:
     # fma(a, b, -fl(a*b)) is exactly a*b - fl(a*b) (representable): the tracer knows it and gets every bit
     a = 1.5 + 2.0**-30

@@ -83,6 +83,18 @@ def test_file_and_loc_give_instruction_locations() -> None:
     assert str(second.site) == "k.cu:10"
 
 
+def test_a_triton_loc_comment_takes_the_outermost_call_site_of_its_nested_chain() -> None:
+    # Triton writes the inlining chain as a comment, innermost first: "standard.py:170:27 @[ standard.py:191:40
+    # @[ tri.py:26:19 ] ]" -- the user's line is the last (outermost) one, tri.py:26
+    body = (".loc 2 170 27 // standard.py:170:27 @[ standard.py:191:40 @[ tri.py:26:19 ] ]\nmov.b32 %r1, 1;\n"
+            ".loc 2 191 40 // standard.py:191:40 @[ tri.py:30:5 ]\nmov.b32 %r1, 2;")
+    files = '.file 1 "/home/u/tri.py"\n.file 2 "/lib/triton/language/standard.py"\n'
+    m = parse_module(HEAD + files + entry(".reg .b32 %r<2>;\n" + body)[len(HEAD):])
+    first, second = m.entries["k"].body[:2]
+    assert (str(first.loc), str(first.site)) == ("/lib/triton/language/standard.py:170", "/home/u/tri.py:26")
+    assert (str(second.loc), str(second.site)) == ("/lib/triton/language/standard.py:191", "/home/u/tri.py:30")
+
+
 @pytest.mark.parametrize(("ptx", "line", "message"), [
     (HEAD + ".global .align x .b32 a;\n", 4, ".align needs a positive integer"),
     (HEAD + ".global .align 0 .b32 a;\n", 4, ".align needs a positive integer"),

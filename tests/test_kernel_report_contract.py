@@ -62,6 +62,14 @@ def test_source_names_without_a_folder_are_shown_whole_and_long_ones_cut_to_28()
     assert table == {"3": "kern.cu:9", "4": "n" * 28}
 
 
+def test_instructions_longer_than_the_44_wide_instruction_column_are_cut_to_44() -> None:
+    long = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+    fits = "x" * 44
+    text = render(trace([stats(3, 1, 1, opcode=long), stats(4, 1, 1, opcode=fits)]))
+    table = {r[0]: r[2] for r in rows(text) if r and r[0] in ("3", "4")}
+    assert table == {"3": "cp.async.bulk.tensor.2d.shared::cluster.glob", "4": fits}
+
+
 def test_top_keeps_the_instructions_with_the_most_excess() -> None:
     ins = [stats(1, 5, 4), stats(2, 9, 1), stats(3, 6, 2), stats(4, 2, 2)]
     table = [r[0] for r in rows(render(trace(ins), top=2)) if r and r[0].isdigit()]

@@ -128,6 +128,15 @@ def test_a_data_dependent_guard_leaves_the_instruction_counters_incomplete_too()
     assert t.incomplete_counters[cn.INST_ST] == ["PTX line 16 st.shared.u32: data-dependent execution"]
 
 
+def test_a_data_dependent_branch_feeds_no_counter_kind_and_leaves_every_counter_incomplete() -> None:
+    body = ["ld.global.u32 %r4, [%rd1];", "setp.eq.u32 %p1, %r4, 0;", "@%p1 bra END;", "END:"]
+    t = trace(kernel(body), block=32)
+    [d] = t.data_dependent
+    assert (d.line, d.opcode, d.scope) == (14, "bra", "control")
+    assert d.counter_kind == ""  # Incident.counter_kind is a str: "" where the instruction feeds no counter
+    assert set(t.incomplete_counters) == set(cn.ALL_COUNTERS)
+
+
 def test_a_block_over_maxntid_is_refused() -> None:
     src = kernel(STRIDED, ".maxntid 32, 2, 1")
     assert trace(src, block=(32, 2, 1)).instructions[0].executions == 2

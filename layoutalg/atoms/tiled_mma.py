@@ -256,8 +256,8 @@ def fragment_of(part: Partition, dtype: Any = None) -> Any:
     from layoutalg.core.tensor import make_fragment_like
 
     shape = tuple(part.shape)
-    if len(shape) < 2:
-        return make_fragment_like(Layout(shape[0] if shape else 1), dtype)
+    if not shape:  # a rank-1 partition keeps its one mode, as CuTe's make_layout(shape) does: (4):(1)
+        return make_fragment_like(Layout(1), dtype)
     base = part(*([0] * len(shape)))
     steps = []
     for j in range(1, len(shape)):

@@ -123,7 +123,7 @@ def composition(a: Any, b: Any) -> Any:
     """``A o B`` for basis or F2 strides on either side (see the module docstring), checked on B's domain."""
     if isinstance(b, StrideLayout):
         return _by_coordinate(a, b)
-    flat_a = _coalesce_pairs(_pairs(a), keep_last=True) or [(1, 0)]
+    flat_a, b = _coalesce_pairs(_pairs(a), keep_last=True) or [(1, 0)], _inner_operand(b)
     want = [a(int(j)) for j in _values(b)]
 
     def walk(shape: Any, stride: Any) -> tuple[Any, Any]:
@@ -280,3 +280,15 @@ def tiler_to_layout(tiler: Any) -> Any:
 
 __all__ = ["coalesce", "coalesce_z", "composition", "layout_add", "nullspace", "make_layout_like",
            "tiler_to_layout"]
+
+
+def _inner_operand(b: Any) -> Layout:
+    """B of ``A o B`` with A of basis or F2 strides: a Layout, or an int extent ``n`` read as ``n:1`` (CuTe's
+    tiler reading); a StrideLayout took the coordinate path before."""
+    if isinstance(b, int) and not isinstance(b, bool) and b > 0:
+        return Layout(b)
+    if not isinstance(b, Layout):
+        raise ShapeError(f"composition B of a basis- or F2-strided layout must be a Layout, a StrideLayout or a "
+                         f"positive int, got {describe(b)}"
+                         + (" (a swizzled layout: compose with its .inner)" if hasattr(b, "inner") else ""))
+    return b

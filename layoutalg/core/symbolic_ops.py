@@ -26,6 +26,8 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
+import sympy
+
 from layoutalg.core import symbolic as sy
 from layoutalg.core.symbolic import SymbolicLayout
 from layoutalg.errors import CompositionError, ShapeError
@@ -43,10 +45,12 @@ def as_symbolic(x: Any, what: str) -> SymbolicLayout:
 
 
 def cosize(layout: Any) -> Any:
-    """``1 + sum((s - 1) * d)`` over the leaves (CuTe ``cosize`` for non-negative strides)."""
+    """One past the largest offset, ``1 + sum((s - 1) * max(d, 0))`` over the leaves, as the plain
+    :meth:`Layout.cosize` (a negative stride lowers offsets below 0, never the largest one; CuTe's
+    ``L(size-1) + 1`` misses that).  A symbolic stride of unknown sign stays ``Max(d, 0)``."""
     total: Any = 1
     for s, d in as_symbolic(layout, "cosize layout").pairs():
-        total = total + (s - 1) * d
+        total = total + (s - 1) * (max(d, 0) if isinstance(d, numbers.Integral) else sympy.Max(d, 0))
     return sy.simplify(total)
 
 
@@ -150,7 +154,7 @@ def composition(a: Any, b: Any) -> Any:
         modes += [a_s[i] for i in range(len(b), a_s.rank())]
         return sy.make(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
     a_s, b_s = as_symbolic(a, "composition A"), as_symbolic(b, "composition B")
-    a_pairs = _coalesce_pairs(a_s.pairs(), keep_last=True)
+    a_pairs = _coalesce_pairs(a_s.pairs(), keep_last=True) or [(1, 0)]  # an empty A is 0 everywhere: 1:0
     shapes: list[Any] = []
     strides: list[Any] = []
     for s, d in b_s.pairs():
@@ -260,12 +264,14 @@ def _tile_layout(t: Any) -> Any:
 
     if isinstance(t, (Layout, SymbolicLayout)):
         return t
-    return sy.make(t, 1) if not isinstance(t, tuple) else sy.make(t, sy.prefix_product(sy.norm_tuple(t, "tile")))
+    return sy.make(sy.norm(t, "logical_divide tiler"), 1)  # a tuple tiler was split by mode before this
 
 
 def logical_divide(a: Any, tiler: Any) -> Any:
     """CuTe ``logical_divide``: ``A o (B, complement(B, size(A)))``, by mode for a tuple tiler."""
     a_s = as_symbolic(a, "logical_divide layout")
+    if tiler is None:  # as for plain layouts: no tiler keeps A
+        return a_s
     if isinstance(tiler, (tuple, list)):
         if len(tiler) > a_s.rank():
             raise ShapeError(f"logical_divide tiler {tiler} has more modes than {a_s}")
@@ -282,12 +288,10 @@ def zipped_divide(a: Any, tiler: Any) -> Any:
     divided = as_symbolic(logical_divide(a, tiler), "zipped_divide")
     if not isinstance(tiler, (tuple, list)):
         return divided
-    n = len(tiler)
-    modes = [divided[i] for i in range(divided.rank())]
-    tiles = [m[0] for m in modes[:n]]
-    rests = [m[1] for m in modes[:n]] + modes[n:]
-    return sy.make((tuple(t.shape for t in tiles), tuple(r.shape for r in rests)),
-                   (tuple(t.stride for t in tiles), tuple(r.stride for r in rests)))
+    from layoutalg.core.divide_product import _zip2  # CuTe's zip2_by: tuple entries nest, None keeps a mode whole
+
+    (ts, td), (rs, rd) = _zip2(divided.shape, divided.stride, tiler)
+    return sy.make((ts, rs), (td, rd))
 
 
 __all__ = ["coalesce", "coalesce_z", "complement", "composition", "logical_divide", "make_layout_like",

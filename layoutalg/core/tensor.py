@@ -199,7 +199,7 @@ def fragment_layout(layout: Any) -> Layout:
 def _order(d: Any) -> Any:
     if isinstance(d, tuple):
         return tuple(_order(x) for x in d)
-    return d if isinstance(d, int) else 0
+    return d if isinstance(d, int) else 0  # a basis stride (1@1) has no int order (CuTe has none): sorts as 0
 
 
 def make_fragment_like(x: Any, dtype: Any = None) -> Tensor:

@@ -15,14 +15,16 @@ Both need ``size(src) == size(dst)`` (ShapeError otherwise).  The walk is over t
 ``Ptr(buffer)``: a typed pointer into an object with the buffer protocol (``array.array``,
 numpy arrays, ``bytearray``, ctypes arrays): ``p[i]`` reads element ``i`` past it, ``p + k``
 steps ``k`` elements, every access bounds-checked (CoordinateError).  A bare integer address
-is refused: it carries neither a type nor bounds, so reading through it could not be checked.
+(a numpy integer too) is refused: it carries neither a type nor bounds, so reading through it could not be checked.
 """
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 from layoutalg.core.tensor import Tensor
+from layoutalg.core.validate import is_bool
 from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 
 
@@ -67,7 +69,7 @@ class Ptr:
     __slots__ = ("owner", "view", "index")
 
     def __init__(self, owner: Any, index: int = 0) -> None:
-        if isinstance(owner, int) and not isinstance(owner, bool):
+        if isinstance(owner, numbers.Integral) and not is_bool(owner):  # numpy integers too (they have a buffer)
             raise ShapeError("Ptr of a bare address: it has no element type and no bounds; give the buffer itself")
         try:
             view = memoryview(owner)

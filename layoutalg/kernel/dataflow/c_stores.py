@@ -21,8 +21,8 @@ class CStores(CheckerBase):
         th = threads[to_c]
         o = offs[to_c]
         v = vals[to_c]
-        unit = o >> 1
-        inside = (unit >= 0) & (unit < self.c_units) & (o % 2 == 0)
+        unit = o >> 1  # a byte store to an odd address writes the high byte of unit o >> 1 (its unit's tag goes)
+        inside = (unit >= 0) & (unit < self.c_units)
         self.c_outside += int((~inside).sum())
         g = self.state.geom
         ctas = np.array(g.ctas, dtype=np.int64)[g.cta_index[th]]
@@ -32,7 +32,8 @@ class CStores(CheckerBase):
         sel = inside.reshape(-1)
         units, vals, whos = u_flat[sel], v_flat[sel], np.repeat(who, u, axis=0)[sel]
         cta_i, warp_i = np.repeat(g.cta_index[th], u)[sel], np.repeat(g.warpid[th], u)[sel]
-        self._unordered_stores(op, units, vals, whos, cta_i, warp_i)
+        if ew > 1:  # two byte stores may write the two bytes of one unit: no race, and no accumulator either way
+            self._unordered_stores(op, units, vals, whos, cta_i, warp_i)
         self.c_tag[units] = vals
         self.c_op[units] = op.index
         self.c_who[units] = whos
@@ -121,7 +122,7 @@ class CStores(CheckerBase):
                 msg = f"C({r}, {c}) is never written"
                 fields["held"] = "nothing (never written)"
             else:
-                u0 = int(elem_units[e, 0])
+                u0 = int(elem_units[e, np.argmax(self.c_op[elem_units[e]] >= 0)])  # its first unit a store wrote
                 ins = self.fn.body[int(self.c_op[u0])]
                 cx, cy, cz, w, lane = (int(x) for x in self.c_who[u0])
                 held = self.describe_group(tags[e], ue)

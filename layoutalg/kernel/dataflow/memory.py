@@ -228,11 +228,11 @@ def st_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
             f.shared.forget(op.index, f.geom.cta_index[lanes & ~ok], tg.W_SMEM_WRITE)
         if th.size == 0:
             return True
-        if ew == 1:  # a byte store: its unit becomes OPAQUE if either byte was tagged
-            units = (a[th] - SMEM_BASE) // 2
-            old = f.shared.tag[f.geom.cta_index[th], units]
-            new = np.where((old >= 0) | (vals[th, 0] >= 0), tg.opaque(op.index, tg.W_BYTE), tg.NONE)
-            store_units(m, op, th, a[th] & ~1, new[:, None])
+        if ew == 1:  # byte j at a + j: its unit becomes OPAQUE if that unit or the byte was tagged
+            for j in range(count):
+                old = f.shared.tag[f.geom.cta_index[th], (a[th] + j - SMEM_BASE) // 2]
+                new = np.where((old >= 0) | (vals[th, j] >= 0), tg.opaque(op.index, tg.W_BYTE), tg.NONE)
+                store_units(m, op, th, (a[th] + j) & ~1, new[:, None])
             return True
         store_units(m, op, th, a[th], vals[th])
         return True
@@ -244,10 +244,12 @@ def st_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
         th = np.flatnonzero(ok)
         if th.size and (a[th].min() < 0 or a[th].max() + ew * count > m.local.size):
             return False
-        if th.size:
-            units = a[th][:, None] // 2 + np.arange(vals.shape[1])[None, :]
-            f.local_tags()[th[:, None], units] = vals[th] if ew >= 2 else np.where(
-                vals[th] >= 0, tg.opaque(op.index, tg.W_BYTE), tg.NONE)
+        if th.size and ew >= 2:
+            f.local_tags()[th[:, None], a[th][:, None] // 2 + np.arange(vals.shape[1])[None, :]] = vals[th]
+        for j in range(count if th.size and ew == 1 else 0):  # byte j at a + j, as in shared memory
+            tags, units = f.local_tags(), (a[th] + j) // 2
+            tags[th, units] = np.where((tags[th, units] >= 0) | (vals[th, j] >= 0), tg.opaque(op.index, tg.W_BYTE),
+                                       tg.NONE)
         return True
 
     def global_part(m: Any, lanes: np.ndarray, v: Any, vals: np.ndarray) -> None:
@@ -256,7 +258,7 @@ def st_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
         th = np.flatnonzero(ok)
         buf, off = decode_global(a[th].astype(np.uint64))
         u = vals.shape[1]
-        offs = off[:, None] + 2 * np.arange(u)[None, :]
+        offs = off[:, None] + (np.arange(u) if ew == 1 else 2 * np.arange(u))[None, :]  # byte j at + j
         if f.launch.writes.loaded_by_others(np.repeat(buf, u), offs.reshape(-1), np.repeat(f.launch_thread[th], u)):
             f.launch.read_then_written(op)
         f.launch.writes.add(np.repeat(buf, u), offs.reshape(-1))

@@ -120,6 +120,7 @@ def selp_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
         out = np.where(pick[:, None], fa, fb)
         if cv.known is not True:
             unknown = ~np.broadcast_to(np.asarray(cv.known), (m.n,))
+            out = np.where(unknown[:, None] & (fa != fb), tg.NONE, out)  # ZERO only if zero whichever is picked
             out = np.where(unknown[:, None] & ((fa >= 0) | (fb >= 0)), tg.opaque(op.index, tg.W_GUARD), out)
         m.flow.regs.put(dest.name, out, mask)
     _ = m_units
@@ -164,6 +165,8 @@ def prmt_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
         if cv.known is not True:
             unknown = np.logical_not(np.broadcast_to(np.asarray(cv.known, dtype=bool), (m.n,)))
             hit = np.logical_and(unknown, (units >= 0).any(axis=1))
+            zero = (units == tg.ZERO).all(axis=1)  # an unknown selector picks zero bytes only if all four are zero
+            out = np.where(unknown[:, None], np.where(zero, tg.ZERO, tg.NONE)[:, None], out)
             out = np.where(hit[:, None], tg.opaque(op.index, tg.W_SPLIT), out)
         m.flow.regs.put(dest.name, out, mask)
     return run

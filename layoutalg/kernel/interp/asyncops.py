@@ -186,8 +186,8 @@ def build_atom(ins: Instruction, ctx: Context, idx: int) -> Op:
         if space is None:
             from layoutalg.kernel.interp.spaces import SHARED_WINDOW, classify_generic
 
-            bits = full(addr.bits, m.n)
-            in_shared = classify_generic(bits) == 1
+            bits = full(addr.bits, m.n)  # an unknown address may lie in the shared window: checked below
+            in_shared = (classify_generic(bits) == 1) | ~np.broadcast_to(np.asarray(addr.known), (m.n,))
             if (lanes & ~in_shared).any() and dest_w:
                 dest_w[0](m, U64(0), False, lanes & ~in_shared)
             lanes = lanes & in_shared

@@ -101,6 +101,7 @@ class LaunchImage:
 
 def build_image(module: Module, fn: Function, params: bytes, param_offsets: dict[str, int], n_buffers: int,
                 dynamic_smem: int) -> LaunchImage:
+    check_variables(module.variables + fn.variables)
     shared = shared_layout(module, fn, dynamic_smem)
     symbols: dict[str, int] = dict(param_offsets)
     symbols.update(shared.addresses)
@@ -184,7 +185,8 @@ def run(image: LaunchImage, geometry: Geometry, recorder: Recorder, step_budget:
 def check_variables(variables: list[Variable]) -> None:
     for v in variables:
         if v.space == "shared" and v.count == 0 and not v.extern:
-            raise KernelError(f"shared array {v.name}[] without .extern", v.line)
+            raise KernelError(f"shared array {v.name}[] without .extern (ptxas: a non-external variable of "
+                              "incomplete type); only the .extern array takes its size from dynamic_smem", v.line)
 
 
 __all__ = ["build_image", "run", "shared_layout", "LaunchImage", "_OP_MODULES"]

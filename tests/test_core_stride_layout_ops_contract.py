@@ -256,3 +256,10 @@ def test_composing_a_basis_strided_layout_with_an_int_reads_it_as_a_compact_exte
     a = SL((4, 4), (E(0), E(1)))
     got = la.composition(a, 8)
     assert [got(i) for i in range(8)] == [a(i) for i in range(8)]
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_composing_a_basis_strided_layout_with_any_positive_int_takes_its_first_n_values(n: int) -> None:
+    a = SL((4, 4), (E(0), E(1)))
+    got = la.composition(a, n)
+    assert got.size() == n and [got(i) for i in range(n)] == [a(i) for i in range(n)]

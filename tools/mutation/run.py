@@ -348,7 +348,7 @@ def sample_candidates(modules: list[str], sample: int | None, seed: int) -> list
 
 def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: Path, confirm: bool,
         new_only: bool = False, full: bool = False, quick: int | None = None,
-        quick_s: float | None = None) -> None:
+        quick_s: float | None = None, judged_only: bool = False) -> None:
     cmap = CoverageMap()
     if not cmap.lines:
         raise SystemExit("no coverage map: run `python tools/mutation/run.py map` first")
@@ -363,6 +363,8 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
     candidates = sample_candidates(modules, sample, seed)
     for mutant, source, spans in candidates:
         done = results.get(key_of(mutant))
+        if done is None and judged_only:
+            continue  # a re-judgment of earlier verdicts only: no new mutant
         if done is not None and (new_only or done["verdict"] not in ("survived", "uncovered", "error", "unresolved")
                                  or mutant.ident in equivalent):
             continue  # survivors (and tool errors) run again (tests may have been added since) unless --new-only
@@ -689,6 +691,8 @@ def main() -> None:
     run_p.add_argument("--confirm", action="store_true",
                        help="judge every survivor of the code swap again by a fresh import (twice the time)")
     run_p.add_argument("--new-only", action="store_true", help="skip mutants already judged, survivors included")
+    run_p.add_argument("--judged-only", action="store_true",
+                       help="judge again only mutants the results file holds (survivors on new tests): no new mutant")
     run_p.add_argument("--quick", type=int, metavar="K",
                        help="judge each mutant on its K cheapest covering tests (after those that killed a "
                             "neighbour); one that passes them is 'unresolved', counted as not killed until a "
@@ -717,7 +721,7 @@ def main() -> None:
         confirm_kills(args.paths, args.out, args.hangs)
     elif args.command == "run":
         run(args.paths, args.sample, args.seed, args.budget_s, args.out, args.confirm, args.new_only, args.full, args.quick,
-            args.quick_s)
+            args.quick_s, args.judged_only)
     else:
         report(args.out, args.by)
 

@@ -104,11 +104,17 @@ def test_a_global_race_names_the_lane_of_each_store() -> None:
     # warp 1 stores only from lanes 3.. (thread 32 + l stores C[l], as lane l of warp 0 does): C[0..2] keep warp 0's
     # accumulators, and the first unordered unit is lane 3's C(0, 3) at bytes 12..13
     text = gemm(warp1=("setp.ge.u32 %p4, %r2, 3;", "@%p4 bra W1S;", "bra END;", "W1S:") + W1_STORE)
+    assert_global_race(text, "12..13", ("warp 0 lane 3", "warp 1 lane 3"))
+
+
+def assert_global_race(text: str, byte_range: str, by: tuple[str, str]) -> None:
+    """``text`` (two warps, 64 threads) is refuted by a global race on C's bytes ``byte_range``, stored first by the
+    accumulator store (``%f31``) of ``by[0]`` and then by the store of ``%f50`` of ``by[1]``."""
     r = check(text, block=64)
     first, second = line_of(text, "st.global.f32 [%rd5], %f31;"), line_of(text, "st.global.f32 [%rd5], %f50;")
     assert r.verdict == "refuted" and r.counterexample["kind"] == "global race"
-    assert r.reason == (f"bytes 12..13 of C are stored by PTX line {first} (CTA (0, 0, 0) warp 0 lane 3) and by PTX "
-                        f"line {second} (CTA (0, 0, 0) warp 1 lane 3) with different values and nothing ordering "
+    assert r.reason == (f"bytes {byte_range} of C are stored by PTX line {first} (CTA (0, 0, 0) {by[0]}) and by PTX "
+                        f"line {second} (CTA (0, 0, 0) {by[1]}) with different values and nothing ordering "
                         "the two stores")
 
 
@@ -126,12 +132,7 @@ def test_a_barrier_only_the_second_warp_takes_orders_nothing_before_it() -> None
     # warp 1 stores its accumulators; warp 0 passes barrier 1 alone (32 threads: PTX bar.sync a, b with b = the
     # warp's own threads) and stores A(0, lane / 2) values: nothing orders the two stores -- a race, first by warp 1
     text = warp1_computes(gemm(warp1=("bar.sync 1, 32;",) + W1_STORE))
-    r = check(text, block=64)
-    first, second = line_of(text, "st.global.f32 [%rd5], %f31;"), line_of(text, "st.global.f32 [%rd5], %f50;")
-    assert r.verdict == "refuted" and r.counterexample["kind"] == "global race"
-    assert r.reason == (f"bytes 0..1 of C are stored by PTX line {first} (CTA (0, 0, 0) warp 1 lane 0) and by PTX "
-                        f"line {second} (CTA (0, 0, 0) warp 0 lane 0) with different values and nothing ordering "
-                        "the two stores")
+    assert_global_race(text, "0..1", ("warp 1 lane 0", "warp 0 lane 0"))
 
 
 # 512 x 8 x 65535 = 268 431 360 products > 2**27: the products are counted as sorted keys, checked at the end

@@ -480,21 +480,21 @@ def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tupl
         by_rerun = _judge_by_rerun(server, job, request, killers)
         if by_rerun is not None:
             return by_rerun[0], time.monotonic() - started, by_rerun[1], "rerun"
+    fresh_import = dict(request, qualname=None, timeout=min(MAX_TIMEOUT_S, timeout + 60))  # every covering test
     if job.qualname is None and len(ordered) > REIMPORT_FIRST:
         # a fresh import collects every test file it is given: try the cheapest tests alone first
         reply = server.ask(dict(request, tests=ordered[:REIMPORT_FIRST]))
         if reply["code"] == 0:
-            reply = server.ask(dict(request, timeout=min(MAX_TIMEOUT_S, timeout + 60)))
+            reply = server.ask(fresh_import)
     else:
         reply = server.ask(request)
     if reply["code"] not in (0, 1, -9, 124) and reply.get("mode") in ("code", None):
         # the swapped process failed outside any test (a mutant of a helper that pytest's hooks or our plugin
         # call, such as ``describe``): no verdict from the swap, so a fresh import decides (a package that no
         # longer imports is a kill there)
-        reply = dict(server.ask(dict(request, qualname=None, timeout=min(MAX_TIMEOUT_S, timeout + 60))), mode="reimport")
+        reply = dict(server.ask(fresh_import), mode="reimport")
     if confirm and reply["code"] == 0 and reply.get("mode") == "code":  # a survivor of the swap: a fresh import
-        reply = server.ask(dict(request, qualname=None, timeout=min(MAX_TIMEOUT_S, timeout + 60)))
-        reply["mode"] = "confirm"
+        reply = dict(server.ask(fresh_import), mode="confirm")
     seconds = time.monotonic() - started
     code, mode, killer = reply["code"], reply.get("mode", "?"), reply.get("killer")
     if code == 0 and mode == "code" and job.also_at_import:

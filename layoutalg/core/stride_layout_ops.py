@@ -278,10 +278,6 @@ def tiler_to_layout(tiler: Any) -> Any:
     raise ShapeError(f"a tiler is an int, a layout or a tuple of tilers, got {describe(tiler)}")
 
 
-__all__ = ["coalesce", "coalesce_z", "composition", "layout_add", "nullspace", "make_layout_like",
-           "tiler_to_layout"]
-
-
 def _inner_operand(b: Any) -> Layout:
     """B of ``A o B`` with A of basis or F2 strides: a Layout, or an int extent ``n`` read as ``n:1`` (CuTe's
     tiler reading); a StrideLayout took the coordinate path before."""
@@ -292,3 +288,7 @@ def _inner_operand(b: Any) -> Layout:
                          f"positive int, got {describe(b)}"
                          + (" (a swizzled layout: compose with its .inner)" if hasattr(b, "inner") else ""))
     return b
+
+
+__all__ = ["coalesce", "coalesce_z", "composition", "layout_add", "nullspace", "make_layout_like",
+           "tiler_to_layout"]

@@ -342,3 +342,59 @@ def test_dp4a_and_dp2a_read_immediate_operands_as_32_bit_values():
     assert lanes(m, "%r2") == [dp4a_ref(ones, ones, 0, True, True)] == [4]
     assert lanes(m, "%r3") == [dp2a_ref(ones, ones, 0, False, False, False)] == [2 * 65535 * 255]
     assert lanes(m, "%r4") == [dp2a_ref(ones, ones, 0, True, True, True)] == [2]
+
+
+# ------------------------------------------- wmma on shared memory: the whole matrix must be inside it
+# (shape, element type) pairs of the PTX ISA's wmma.load/wmma.store forms, with the fragments each allows
+WMMA_FORMS = [("m16n16k16", "f16", "abcd"), ("m32n8k16", "bf16", "ab"), ("m8n32k16", "f32", "cd"),
+              ("m16n16k8", "tf32", "ab"), ("m8n8k4", "f64", "abcd"), ("m16n16k16", "s8", "ab"),
+              ("m8n8k32", "s4", "ab"), ("m8n8k128", "b1", "ab"), ("m8n8k32", "s32", "cd")]
+BIG_SMEM_BYTES = 16384
+
+
+def brute_force_span_bytes(shape: str, fragment: str, layout: str, bits: int, stride: int | None) -> int:
+    """One past the last byte of the matrix: every element's bit offset enumerated (PTX ISA 9.7.14.4.2)."""
+    m, n, k = (int(x) for x in shape[1:].replace("n", " ").replace("k", " ").split())
+    rows, cols = {"a": (m, k), "b": (k, n), "c": (m, n), "d": (m, n)}[fragment]
+    line_length = cols if layout == "row" else rows
+    step = line_length if stride is None else stride
+    last_bit = max(((r * step + c) if layout == "row" else (c * step + r)) * bits + bits
+                   for r in range(rows) for c in range(cols))
+    return -(-last_bit // 8)
+
+
+@settings(max_examples=40, deadline=None, phases=[Phase.generate])
+@given(form=st.sampled_from(WMMA_FORMS), pick=st.integers(0, 3), layout=st.sampled_from(["row", "col"]),
+       extra_stride=st.one_of(st.none(), st.integers(0, 24)), stride_in_register=st.booleans())
+def test_a_wmma_fragment_reaching_past_shared_memory_is_refused_and_one_ending_at_its_end_is_not(
+        form: tuple[str, str, str], pick: int, layout: str, extra_stride: int | None,
+        stride_in_register: bool) -> None:
+    shape, etype, fragments = form
+    fragment = fragments[pick % len(fragments)]
+    bits = {"f16": 16, "bf16": 16, "f32": 32, "tf32": 32, "f64": 64, "s8": 8, "s4": 4, "b1": 1, "s32": 32}[etype]
+    m, n, k = (int(x) for x in shape[1:].replace("n", " ").replace("k", " ").split())
+    rows, cols = {"a": (m, k), "b": (k, n), "c": (m, n), "d": (m, n)}[fragment]
+    line_length = cols if layout == "row" else rows
+    stride = None if extra_stride is None else line_length + extra_stride
+    span = brute_force_span_bytes(shape, fragment, layout, bits, stride)
+    verb = "load" if fragment in "abc" else "store"
+    regs = "{%r1, %r2}"
+    memory = f"[%rd1]{'' if stride is None else ', %r30' if stride_in_register else f', {stride}'}"
+    operands = f"{regs}, {memory}" if verb == "load" else f"{memory.split(', ')[0]}, {regs}" + (
+        memory[len("[%rd1]"):])
+    wmma = f"wmma.{verb}.{fragment}.sync.aligned.{layout}.{shape}.shared.{etype} {operands};"
+    decls = f".shared .align 16 .b8 big[{BIG_SMEM_BYTES}];"
+
+    def body(offset: int) -> str:
+        return (f"mov.u32 %r20, big;\nadd.u32 %r20, %r20, {offset};\ncvt.u64.u32 %rd1, %r20;\n"
+                f"mov.u32 %r30, {stride or 0};\n" + wmma)
+
+    fits = BIG_SMEM_BYTES - span - (BIG_SMEM_BYTES - span) % 2  # the last 2-byte-aligned base that fits
+    launch(body(fits), decls=decls)
+    error, _ = refusal(body(fits + 2), "wmma", decls=decls)
+    assert "outside the CTA's shared memory" in str(error)
+
+
+def test_a_wmma_load_with_no_shape_is_refused_naming_what_it_needs():
+    error, line = refusal("mov.u64 %rd1, 0;\nwmma.load.a.sync.aligned.row.shared.f16 {%r1, %r2}, [%rd1];", "wmma")
+    assert error.line == line and "shape" in str(error)

@@ -6,7 +6,8 @@
 ``bar.arrive``/``barrier.arrive`` only arrive (the machine implements both); ``bar.warp.sync``,
 ``fence``, ``membar``, ``prefetch``, ``nanosleep`` and similar have no effect on what is traced.
 ``mma``/``wmma.mma`` results are unknown (tensor-core arithmetic is not evaluated); ``wmma.load``
-/ ``wmma.store`` on shared memory are recorded and listed as unmodelled by the bank model.
+/ ``wmma.store`` on shared memory are recorded and listed as unmodelled by the bank model, and the whole
+matrix they span (``wmma_footprint``) must lie inside the CTA's shared memory.
 Calls to ``.func`` bodies and indirect branches are not supported (a :class:`KernelError` names
 them); ``vprintf`` and ``__assertfail`` calls have no traced effect.
 """
@@ -23,6 +24,7 @@ from layoutalg.kernel.interp.memops import state_space
 from layoutalg.kernel.interp.memory import address_reader, checked_shared_lanes, record
 from layoutalg.kernel.interp.spaces import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SPAN
 from layoutalg.kernel.interp.values import U64, Value
+from layoutalg.kernel.interp.wmma_footprint import footprint_bytes, matrix_extent
 from layoutalg.kernel.ptx.nodes import Instruction, Reg, Sym, Vec
 
 NO_EFFECT = {"membar", "fence", "prefetch", "prefetchu", "nanosleep", "griddepcontrol", "setmaxnreg", "discard",
@@ -129,11 +131,14 @@ def _wmma_memory(ins: Instruction, ctx: Context, idx: int) -> Op:
     writers = [ctx.writer(x, ins) for x in items]
     op = Op(idx, ins, dests=[n for _, ds in writers for n in ds], shared=space == "shared",
             writes_shared=not load and space == "shared")
+    extent = matrix_extent(ins.parts, ins.line, ins.opcode)
+    read_stride = ctx.reader(ins.operands[2], "u32", ins) if len(ins.operands) > 2 else None
 
     def run(m: Any, mask: Any) -> None:
         lanes = m.active(mask)
         if space == "shared":
-            ok, a = checked_shared_lanes(m, op, read_addr(m), lanes, 2, 2, not load, "wmma")
+            width = _wmma_width(m, extent, read_stride, lanes)
+            ok, a = checked_shared_lanes(m, op, read_addr(m), lanes, width, 2, not load, "wmma")
             record(m, op, "wmma", ins.opcode, 16, ok, a)
             if not load:
                 m.smem.forget_rows(m.geom.cta_index[ok])
@@ -141,6 +146,19 @@ def _wmma_memory(ins: Instruction, ctx: Context, idx: int) -> Op:
             w(m, U64(0), False, mask)
     op.run = run
     return op
+
+
+def _wmma_width(m: Any, extent: tuple[int, int, int], read_stride: Any, lanes: np.ndarray) -> int:
+    """Bytes the fragment spans from its base (``wmma_footprint``), with the widest stride any active lane
+    holds; a stride unknown at trace time counts as packed lines (the least the fragment can span)."""
+    if read_stride is None:
+        return footprint_bytes(*extent, None)
+    stride = read_stride(m)
+    known = np.broadcast_to(np.asarray(stride.known), (m.n,)) & lanes
+    if not known.any():
+        return footprint_bytes(*extent, None)
+    widest = int(np.broadcast_to(np.asarray(stride.bits, dtype=np.int64), (m.n,))[known].max())
+    return footprint_bytes(*extent, widest)
 
 
 @builder("isspacep")

@@ -192,3 +192,20 @@ def test_a_fragment_of_a_broadcast_tile_is_the_same_for_every_thread() -> None:
     tensor = Layout((32, 16), (0, 1))
     frags = {tiled.get_slice(t).partition_fragment_A(tensor).layout for t in range(32)}
     assert frags == {Layout((8, 2, 1), (1, 8, 16))}
+
+
+def test_a_fragment_orders_a_negative_rest_stride_by_its_signed_value_as_cute_does() -> None:
+    """CuTe's make_fragment_like puts V first and orders the rest modes with make_ordered_layout over their strides,
+    compared as signed values: rest strides (4, -8) put the -8 mode first (stride 2 after V's 2 values), the +4
+    mode after it (stride 4).  Ordering by magnitude would give (1,2,4).  (CuTe DSL 4.8.1's make_fragment_like of
+    (2,2,2):(1,4,-8) gives (2,2,2):(1,4,2), of (2,2,2):(1,4,8) gives (2,2,2):(1,2,4).)"""
+    from layoutalg.atoms.partition import Partition
+    from layoutalg.atoms.tiled_mma import fragment_of
+
+    values = [(v, a, b) for b in range(2) for a in range(2) for v in range(2)]  # colexicographic over (2,2,2)
+    offsets = tuple(32 + v + 4 * a - 8 * b for v, a, b in values)
+    part = Partition(0, (2, 2, 2), tuple((o,) for o in offsets), offsets)
+    assert fragment_of(part).layout == Layout((2, 2, 2), (1, 4, 2))
+    positive = tuple(32 + v + 4 * a + 8 * b for v, a, b in values)  # the same magnitudes, both positive
+    assert fragment_of(Partition(0, (2, 2, 2), tuple((o,) for o in positive), positive)).layout == \
+        Layout((2, 2, 2), (1, 2, 4))

@@ -251,7 +251,7 @@ class ThrMMA:
 
 def fragment_of(part: Partition, dtype: Any = None) -> Any:
     """CuTe ``make_fragment_like`` of a partitioned tensor ``(V, Rest...)``: fresh storage, ``V`` compact first,
-    the rest modes ordered by their strides in the partitioned tensor (each the offset step of that mode, as
+    the rest modes ordered by their signed strides in the partitioned tensor (each the offset step of that mode, as
     :func:`layoutalg.core.tensor.fragment_layout` orders them)."""
     from layoutalg.core.tensor import make_fragment_like
 
@@ -263,7 +263,7 @@ def fragment_of(part: Partition, dtype: Any = None) -> Any:
     for j in range(1, len(shape)):
         unit = [0] * len(shape)
         unit[j] = 1  # read only when shape[j] > 1 (next line)
-        steps.append(abs(part(*unit) - base) if shape[j] > 1 else 0)
+        steps.append(part(*unit) - base if shape[j] > 1 else 0)
     return make_fragment_like(Layout(shape, (1, *steps)), dtype)
 
 

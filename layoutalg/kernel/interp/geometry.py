@@ -101,7 +101,8 @@ def check_ctas(ctas: Sequence[int | Sequence[int]], grid: Dim3) -> list[Dim3]:
     """Validated CTA indices ``(x, y, z)`` (missing trailing coordinates are 0), each inside ``grid``."""
     out: list[Dim3] = []
     for c in ctas:
-        items = [c] if isinstance(c, (int, np.integer)) else list(c)
+        items = ([c] if isinstance(c, (int, np.integer)) else list(c)
+                 if isinstance(c, (tuple, list)) or isinstance(c, np.ndarray) and c.ndim == 1 else [])
         if not 1 <= len(items) <= 3 or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in items):
             raise KernelError(f"a CTA index must be 1 to 3 integers (x, y, z), got {describe(c)}")
         items += [0] * (3 - len(items))

@@ -117,3 +117,11 @@ def test_a_cta_index_that_is_neither_an_integer_nor_a_sequence_is_refused_as_a_k
             check_ctas([bad], (4, 1, 1))  # type: ignore[list-item]
     # rows of an integer array are CTA indices
     assert check_ctas(list(np.array([[1, 0], [3, 0]])), (4, 1, 1)) == [(1, 0, 0), (3, 0, 0)]
+
+
+@pytest.mark.parametrize("whole", [5, np.int64(2), "12", None, 1.5])
+def test_ctas_that_is_not_a_list_of_cta_indices_is_refused_as_a_kernel_error(whole: object) -> None:
+    with pytest.raises(KernelError, match="ctas must be a list of CTA indices"):
+        check_ctas(whole, (4, 1, 1))  # type: ignore[arg-type]
+    assert check_ctas(range(2), (4, 1, 1)) == [(0, 0, 0), (1, 0, 0)]  # any iterable of indices is a list
+    assert check_ctas((c for c in [3]), (4, 1, 1)) == [(3, 0, 0)]

@@ -15,7 +15,7 @@ assumes this.  ``%nwarpid`` is the sm_80/sm_90 maximum, 64.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -97,8 +97,10 @@ def all_ctas(grid: Dim3, block: Dim3 = (1, 1, 1)) -> list[Dim3]:
     return [(x, y, z) for z in range(gz) for y in range(gy) for x in range(gx)]
 
 
-def check_ctas(ctas: Sequence[int | Sequence[int]], grid: Dim3) -> list[Dim3]:
+def check_ctas(ctas: Iterable[int | Sequence[int]], grid: Dim3) -> list[Dim3]:
     """Validated CTA indices ``(x, y, z)`` (missing trailing coordinates are 0), each inside ``grid``."""
+    if not isinstance(ctas, Iterable) or isinstance(ctas, (str, bytes)):
+        raise KernelError(f"ctas must be a list of CTA indices (each 1 to 3 integers), got {describe(ctas)}")
     out: list[Dim3] = []
     for c in ctas:
         items = ([c] if isinstance(c, (int, np.integer)) else list(c)

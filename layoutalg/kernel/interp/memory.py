@@ -16,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from layoutalg.errors import KernelError
-from layoutalg.kernel.interp.decode import UNDEFINED, Context, Op
+from layoutalg.kernel.interp.decode import Context, Op
 from layoutalg.kernel.interp.values import U64, Value
 from layoutalg.kernel.ptx.nodes import Addr, Instruction, Operand, Reg, Sym
 from layoutalg.kernel.records import AccessRecord
@@ -181,7 +181,3 @@ def store_shared(m: Any, lanes: np.ndarray, addr: np.ndarray, width: int, bits: 
         if differ.any():
             hit = order[1:][differ]
             m.smem.forget(rows[hit], a[hit], width)
-
-
-def reg_value(m: Any, name: str) -> Value:
-    return m.regs.get(name, UNDEFINED)

@@ -61,3 +61,47 @@ def test_every_f32_nan_rounds_to_a_bf16_nan_of_its_sign() -> None:
     for f32, bf16 in zip(nans, out):
         assert (bf16 >> 7) & 0xFF == 0xFF and bf16 & 0x7F != 0, (hex(int(f32)), hex(bf16))
         assert bf16 >> 15 == int(f32) >> 31
+
+
+def _f32_grid() -> list[int]:
+    """f32 bit patterns around every bf16 rounding decision: low 16 bits below, at and above the tie, with an even
+    and an odd bf16 last bit, both signs, normal/subnormal/largest exponents, plus zeros and infinities."""
+    lows = [0x0000, 0x0001, 0x7FFE, 0x7FFF, 0x8000, 0x8001, 0xFFFE, 0xFFFF]
+    out = [0x00000000, 0x80000000, 0x7F800000, 0xFF800000]
+    for sign in (0, 0x80000000):
+        for exp in (0, 1, 100, 126, 127, 128, 200, 254):
+            for top in (0x00, 0x01, 0x40, 0x41, 0x7E, 0x7F):
+                out += [sign | exp << 23 | top << 16 | low for low in lows]
+    return out
+
+
+def test_bf16_from_f32_bits_rounds_every_f32_to_nearest_even_and_keeps_infinities():
+    """IEEE 754 roundTiesToEven from f32 to bf16 (the rational oracle), overflow of the largest finite values to
+    infinity, infinities and zeros unchanged."""
+    grid = _f32_grid()
+    got = [int(b) for b in bf16_from_f32_bits(np.array(grid, dtype=np.uint32))]
+    for f32, bf16 in zip(grid, got):
+        x = decode_float(f32, "f32")
+        want = (0x7F80 | (f32 >> 16 & 0x8000)) if math.isinf(x) else round_rne(Fraction(x), "bf16", f32 >> 31 == 1)
+        assert bf16 == want, (hex(f32), hex(bf16), hex(want))
+
+
+def test_encode_bf16_rounds_once_around_every_tie_also_off_the_f32_grid():
+    """encode(x, "bf16") equals the single RNE rounding of x (rational oracle), for x on the f32 grid above and for
+    x one float64 ulp either side of it -- where rounding to f32 first would round twice."""
+    xs = []
+    for f32 in _f32_grid():
+        x = decode_float(f32, "f32")
+        if math.isfinite(x) and x != 0:
+            xs += [x, math.nextafter(x, math.inf), math.nextafter(x, -math.inf), x * (1 + 2.0**-40)]
+    got = [int(b) for b in encode(np.array(xs), "bf16")]
+    for x, bf16 in zip(xs, got):
+        want = round_rne(Fraction(x), "bf16")
+        assert bf16 == want, (x.hex(), hex(bf16), hex(want))
+
+
+def test_a_signalling_f32_nan_becomes_a_quiet_bf16_nan():
+    """IEEE 754 (7.2): converting a signalling NaN delivers a quiet NaN (the top mantissa bit set)."""
+    snans = np.array([0x7F800001, 0x7F810000, 0xFFBFFFFF, 0x7F800100], dtype=np.uint32)
+    for f32, bf16 in zip(snans, bf16_from_f32_bits(snans)):
+        assert int(bf16) & 0x7FC0 == 0x7FC0 and int(bf16) >> 15 == int(f32) >> 31, (hex(int(f32)), hex(int(bf16)))

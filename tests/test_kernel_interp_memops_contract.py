@@ -118,3 +118,113 @@ def test_ldu_without_a_state_space_loads_from_global_memory_even_from_a_shared_w
     m = launch(body, decls=SMEM)
     assert lanes(m, "%r1") == [41] * 32
     assert lanes(m, "%r2") == [None] * 32
+
+
+# ------------------------------------------------------------------ vector elements, extension, unknown addresses
+def test_vector_loads_and_stores_access_consecutive_elements_in_shared_and_local_memory():
+    """ISA ld/st .v2/.v4: element j is at the address plus j * the element size, in every state space."""
+    body = ("mov.u64 %rd1, tile;\nst.shared.v4.u32 [%rd1], {%r30, %r31, %r32, %r33};\n"
+            "ld.shared.u32 %r1, [%rd1];\nld.shared.u32 %r2, [%rd1+4];\nld.shared.u32 %r3, [%rd1+8];\n"
+            "ld.shared.u32 %r4, [%rd1+12];\nst.shared.u32 [%rd1+16], %r33;\nst.shared.u32 [%rd1+20], %r32;\n"
+            "ld.shared.v2.u32 {%r5, %r6}, [%rd1+16];\n"
+            "mov.u64 %rd2, stack;\nst.local.v4.u32 [%rd2], {%r30, %r31, %r32, %r33};\n"
+            "ld.local.u32 %r7, [%rd2+4];\nld.local.u32 %r8, [%rd2+12];\nld.local.v2.u32 {%r9, %r10}, [%rd2+8];\n"
+            "cvta.local.u64 %rd3, %rd2;\nld.v2.u32 {%r11, %r12}, [%rd3+4];")
+    inputs = [[100, 200, 300, 400]] * 32
+    m = launch(body, inputs, decls=SMEM, regs=LOCAL)
+    got = [lanes(m, f"%r{k}")[0] for k in range(1, 13)]
+    assert got == [100, 200, 300, 400, 400, 300, 200, 400, 300, 400, 200, 300]
+
+
+def test_vector_param_loads_read_consecutive_elements_at_uniform_and_per_lane_addresses():
+    """The parameter table is 20-byte rows (four words and a flag) per thread; .v2 reads two consecutive words."""
+    inputs = [[1000 * t + w for w in range(4)] for t in range(32)]
+    flat = [x for row in inputs for x in row + [1]]
+    body = ("ld.param.v2.u32 {%r1, %r2}, [tab+8];\n"
+            "and.b32 %r5, %r39, 7;\nshl.b32 %r5, %r5, 3;\ncvt.u64.u32 %rd1, %r5;\nmov.u64 %rd2, tab;\n"
+            "add.u64 %rd2, %rd2, %rd1;\nld.param.v2.u32 {%r3, %r4}, [%rd2];\n"
+            "cvta.param.u64 %rd3, %rd2;\nld.v2.u32 {%r6, %r7}, [%rd3];")
+    m = launch(body, inputs)
+    assert lanes(m, "%r1") == [flat[2]] * 32 and lanes(m, "%r2") == [flat[3]] * 32
+    assert lanes(m, "%r3") == [flat[2 * (t % 8)] for t in range(32)]
+    assert lanes(m, "%r4") == [flat[2 * (t % 8) + 1] for t in range(32)]
+    assert lanes(m, "%r6") == lanes(m, "%r3") and lanes(m, "%r7") == lanes(m, "%r4")
+
+
+def test_narrow_loads_zero_extend_unsigned_and_untyped_elements_and_sign_extend_signed_ones():
+    """ISA ld: a narrower element loaded into a wider register is sign-extended for .s types, zero-extended
+    otherwise."""
+    body = ("mov.u64 %rd1, tile;\nst.shared.u32 [%rd1], -2;\nld.shared.u8 %r1, [%rd1];\nld.shared.b8 %r2, [%rd1];\n"
+            "ld.shared.u16 %r3, [%rd1];\nld.shared.s8 %r4, [%rd1];\nld.shared.s16 %r5, [%rd1];\n"
+            "ld.shared.u32 %r6, [%rd1];\nld.shared.s32 %r7, [%rd1];\nld.shared.u8 %rd5, [%rd1];")
+    m = launch(body, decls=SMEM)
+    got = [lanes(m, f"%r{k}")[0] for k in range(1, 8)] + [lanes(m, "%rd5")[0]]
+    assert got == [0xFE, 0xFE, 0xFFFE, 0xFFFFFFFE, 0xFFFFFFFE, 0xFFFFFFFE, 0xFFFFFFFE, 0xFE]
+
+
+def test_an_unknown_shared_address_forgets_shared_memory_on_a_store_but_not_on_a_load():
+    body = ("mov.u64 %rd1, tile;\nst.shared.u32 [%rd1+512], 41;\nld.global.u64 %rd5, [%rd14];\n"
+            "and.b64 %rd5, %rd5, 12;\nadd.u64 %rd5, %rd5, %rd1;\nld.shared.u32 %r2, [%rd5];\n"
+            "ld.shared.u32 %r1, [%rd1+512];\nst.shared.u32 [%rd5], %r30;\nld.shared.u32 %r3, [%rd1+512];")
+    m = launch(body, decls=SMEM)
+    assert lanes(m, "%r2") == [None] * 32
+    assert lanes(m, "%r1") == [41] * 32  # a load with an unknown address changes nothing
+    assert lanes(m, "%r3") == [None] * 32  # a store with one may have hit any word
+
+
+def test_a_store_under_an_unknown_guard_forgets_shared_memory_only_when_it_can_reach_shared_memory():
+    for store, forgets in [("st.shared.u32 [%rd1], 5;", True), ("st.u32 [%rd1], 5;", True),
+                           ("st.global.u32 [%rd14], 5;", False)]:
+        body = ("mov.u64 %rd1, tile;\nst.shared.u32 [%rd1+512], 41;\nld.global.u32 %r9, [%rd14];\n"
+                "setp.eq.u32 %p1, %r9, 1;\n" + ("cvta.shared.u64 %rd1, %rd1;\n" if store.startswith("st.u32") else "")
+                + "@%p1 " + store + "\nmov.u64 %rd1, tile;\nld.shared.u32 %r1, [%rd1+512];")
+        m = launch(body, decls=SMEM)
+        assert lanes(m, "%r1") == ([None] if forgets else [41]) * 32, store
+
+
+def test_local_and_generic_accesses_ignore_the_unknown_addresses_of_inactive_threads():
+    """Threads that skip the access neither make a local access refused (their address register was never
+    written) nor receive a loaded value (their generic address is known)."""
+    body = ("mov.u64 %rd2, stack;\nst.local.u32 [%rd2], %r30;\ncvta.local.u64 %rd4, %rd2;\nbar.sync 0;\n"
+            "setp.ge.u32 %p1, %r39, 16;\n@%p1 bra SKIP;\nmov.u64 %rd3, stack;\nld.local.u32 %r1, [%rd3];\n"
+            "setp.eq.u32 %p2, %r39, 5;\nld.global.u64 %rd6, [%rd14];\n@%p2 mov.u64 %rd4, %rd6;\n"
+            "SKIP:\n@!%p1 ld.u32 %r2, [%rd4];")
+    m = launch(body, [[10 + t] for t in range(32)], regs=LOCAL)
+    assert lanes(m, "%r1") == [10 + t for t in range(16)] + [None] * 16
+    assert lanes(m, "%r2") == [10 + t if t != 5 else None for t in range(16)] + [None] * 16
+
+
+def test_st_async_and_st_bulk_are_listed_outside_the_lsu_under_their_own_names():
+    for text, name in [("st.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%rd1], %r30, [%rd1+8];",
+                        "st.async"), ("st.bulk.weak.shared::cta [%rd1], 64, 0;", "st.bulk")]:
+        rec = Recorder()
+        launch("mov.u64 %rd1, tile;\n" + text, decls=SMEM, recorder=rec)
+        (inc,) = rec.not_lsu.values()
+        assert inc.reason.startswith(name + ":"), (text, inc.reason)
+
+
+def test_an_address_register_never_written_is_an_unknown_address():
+    """A register no instruction wrote holds no known value: a local access through it is refused, a generic one is
+    recorded as data-dependent for every lane."""
+    err, line = refusal("ld.local.u32 %r1, [%rd9];", "ld.local", regs=LOCAL)
+    assert err.line == line and "unknown at trace time" in str(err)
+    rec = Recorder()
+    m = launch("ld.u32 %r1, [%rd9];", recorder=rec)
+    (inc,) = rec.data_dependent.values()
+    assert (inc.lanes, inc.scope) == (32, "execution")
+    assert lanes(m, "%r1") == [None] * 32
+
+
+def test_a_per_lane_param_read_outside_the_parameter_bytes_is_refused_but_not_for_threads_that_skip_it():
+    """As for one address: a lane reading past the 640 parameter bytes gets no made-up value.  Threads that skip
+    the read (guarded off) may hold any address."""
+    addr = "mov.u64 %rd2, tab;\nmul.wide.u32 %rd3, %r39, 20;\nadd.u64 %rd2, %rd2, %rd3;\n"
+    err, line = refusal(addr + "ld.param.u32 %r1, [%rd2+628];", "ld.param.u32 %r1")
+    assert err.line == line and "outside the 640 parameter bytes" in str(err)
+    cvta = addr + "cvta.param.u64 %rd4, %rd2;\n"
+    err, line = refusal(cvta + "ld.v2.u32 {%r1, %r2}, [%rd4+632];", "ld.v2")
+    assert err.line == line and "outside the 640 parameter bytes" in str(err)
+    m = launch(addr + "setp.eq.u32 %p1, %r39, 0;\n@%p1 ld.param.u64 %rd5, [%rd2+632];\n"
+               "@%p1 ld.param.u64 %rd6, [%rd2+600];", [[t] for t in range(32)])
+    assert lanes(m, "%rd5")[0] == 1 << 32  # thread 31's last word (0) and its flag (1)
+    assert lanes(m, "%rd6")[0] == 30

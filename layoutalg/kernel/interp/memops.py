@@ -103,7 +103,7 @@ def build_ld(ins: Instruction, ctx: Context, idx: int) -> Op:
         if space == "shared":
             from_shared(m, lanes, addr, False, mask)
         elif space == "param":
-            put(m, lanes, lambda j: _param(m, addr, j * ew, ew, ins))
+            put(m, lanes, lambda j: _param(m, addr, j * ew, ew, ins, lanes))
         elif space == "local":
             put(m, lanes, lambda j: _local_load(m, lanes, addr, j * ew, ew, ins))
         elif space in ("global", "const"):
@@ -111,7 +111,7 @@ def build_ld(ins: Instruction, ctx: Context, idx: int) -> Op:
         else:
             generic_dispatch(m, lanes, addr, from_shared,
                              local=lambda ln, ad: put(m, ln, lambda j: _local_load(m, ln, ad, j * ew, ew, ins)),
-                             param=lambda ln, ad: put(m, ln, lambda j: _param(m, ad, j * ew, ew, ins)),
+                             param=lambda ln, ad: put(m, ln, lambda j: _param(m, ad, j * ew, ew, ins, ln)),
                              other=lambda ln: put(m, ln, lambda j: (np.zeros(m.n, np.uint64), np.zeros(m.n, bool))))
 
     op.run = run
@@ -148,7 +148,9 @@ def generic_dispatch(m: Any, lanes: np.ndarray, addr: Value, shared: Any, local:
         other(rest)
 
 
-def _param(m: Any, addr: Value, extra: int, width: int, ins: Instruction) -> tuple[Any, Any]:
+def _param(m: Any, addr: Value, extra: int, width: int, ins: Instruction, lanes: np.ndarray) -> tuple[Any, Any]:
+    """Bytes ``extra..extra+width`` past each address; a read by a lane in ``lanes`` outside the parameters is
+    refused (other lanes' addresses may be anything: they read zeros)."""
     params = m.params
     a = np.asarray(addr.bits, dtype=np.uint64)
     if a.ndim == 0:
@@ -159,6 +161,10 @@ def _param(m: Any, addr: Value, extra: int, width: int, ins: Instruction) -> tup
         return U64(int.from_bytes(params[off: off + width], "little")), addr.known
     buf = np.frombuffer(params + bytes(8), dtype=np.uint8)
     offs = a.astype(np.int64) + extra
+    outside = lanes & ((offs < 0) | (offs + width > len(params)))
+    if outside.any():
+        raise KernelError(f"parameter read at byte {int(offs[outside][0])} is outside the {len(params)} parameter "
+                          "bytes", ins.line, ins.opcode)
     offs = np.clip(offs, 0, len(params))
     out = np.zeros(a.shape, dtype=np.uint64)
     for k in range(width):

@@ -6,7 +6,9 @@ the counterexample names the lane, the element held and the one required."""
 
 from __future__ import annotations
 
-from kernel_dataflow_contract_harness import SPECS, gemm
+import pytest
+from dataflow_synth import MmaCase, mma_kernel
+from kernel_dataflow_contract_harness import HEADER, SPECS, STORE, gemm
 
 from layoutalg.kernel import check_mma, trace
 from layoutalg.kernel.ptx import parse_module
@@ -139,3 +141,162 @@ def test_reading_a_matrix_as_elements_of_two_sizes_is_unknown() -> None:
     r = check(text)
     assert r.verdict == "unknown"
     assert f"A is read as 4-byte and as 2-byte elements (PTX line {line_of(text, f16[-1])})" in r.reason
+
+
+def test_an_fma_with_a_constant_factor_is_element_wise_not_a_product() -> None:
+    # 1.0 * B(0, n) + 0: one factor is no matrix element, so the fma is arithmetic on B, and the next fma's C
+    # input is that derived value (unknown), never a product or a crash
+    text = gemm().replace(FMA0, "fma.rn.f32 %f30, 0f3F800000, %f20, %f0;")
+    r = check(text)
+    assert r.verdict == "unknown" and "no products" in r.claim
+    assert r.reason.startswith(f"PTX line {line_of(text, FMA1)}: lane 0 accumulates into a value derived at PTX line "
+                               f"{line_of(text, 'fma.rn.f32 %f30, 0f3F800000, %f20, %f0;')} (fma.rn.f32)")
+
+
+# C 4x16 (f16) = A 4x2 . B 2x16: lane l computes C(l / 8, 2 (l % 8)) and the next column with one fma.rn.f16x2
+# per k: A(m, k) in both halves times B(k, n0), B(k, n0 + 1) (one b32 load), plus the packed start value
+F16_SPECS = {"a": "pA@(4,2):(2,1)", "b": "pB@(2,16):(16,1)", "c": "pC@(4,16):(16,1)"}
+
+
+def gemm_f16x2(start: str = "0") -> str:
+    lines = [HEADER, ".visible .entry g(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
+             ".reg .b16 %h<8>;", ".reg .b32 %r<64>;", ".reg .b64 %rd<64>;",
+             "ld.param.u64 %rd1, [pA];", "ld.param.u64 %rd2, [pB];", "ld.param.u64 %rd3, [pC];",
+             "mov.u32 %r1, %tid.x;", "shr.u32 %r3, %r1, 3;", "and.b32 %r4, %r1, 7;", "shl.b32 %r5, %r4, 1;",
+             f"mov.b32 %r20, {start};"]
+    for k in range(2):
+        lines += [f"mad.lo.u32 %r10, %r3, 2, {k};", "mul.wide.u32 %rd6, %r10, 2;", "add.s64 %rd7, %rd1, %rd6;",
+                  f"ld.global.b16 %h{1 + k}, [%rd7];", f"mov.b32 %r{30 + k}, {{%h{1 + k}, %h{1 + k}}};",
+                  f"add.u32 %r11, %r5, {16 * k};", "mul.wide.u32 %rd8, %r11, 2;", "add.s64 %rd9, %rd2, %rd8;",
+                  f"ld.global.b32 %r{40 + k}, [%rd9];", f"fma.rn.f16x2 %r{21 + k}, %r{30 + k}, %r{40 + k}, %r{20 + k};"]
+    lines += ["mad.lo.u32 %r12, %r3, 16, %r5;", "mul.wide.u32 %rd10, %r12, 2;", "add.s64 %rd11, %rd3, %rd10;",
+              "st.global.b32 [%rd11], %r22;", "ret;", "}", ""]
+    return "\n".join(lines)
+
+
+def test_a_packed_f16x2_gemm_is_proved_with_both_halves_counted() -> None:
+    r = check_mma(trace(parse_module(gemm_f16x2()), block=32), **F16_SPECS)
+    assert r.verdict == "proved" and "128 scalar A x B fma products" in r.claim  # 32 lanes x 2 halves x 2 k
+
+
+@pytest.mark.parametrize("word", ["0x00010000", "0x40000000", "0x3C000000"])  # high half: least denormal, 2.0, 1.0
+def test_a_nonzero_high_half_of_a_packed_start_value_is_refuted_at_the_second_column(word: str) -> None:
+    text = gemm_f16x2(word)
+    r = check_mma(trace(parse_module(text), block=32), **F16_SPECS)
+    cex = r.counterexample or {}
+    assert r.verdict == "refuted" and (cex["kind"], cex["lane"]) == ("fma", 0)
+    assert cex["line"] == line_of(text, "fma.rn.f16x2 %r21, %r30, %r40, %r20;")
+    assert cex["expected"] == "the accumulator of C(0, 1) or 0"  # the high half is lane 0's second column
+
+
+def test_a_packed_start_value_of_two_negative_zeros_is_a_zero() -> None:
+    r = check_mma(trace(parse_module(gemm_f16x2("0x80008000")), block=32), **F16_SPECS)
+    assert r.verdict == "proved"
+
+
+def test_lanes_that_skip_a_refuted_fma_are_not_counted_as_products() -> None:
+    # lanes 0..15 run the first fma with B's row 1 (refuted); lanes 16..31 do not run it: no product is counted
+    text = gemm().replace("add.u32 %r11, %r4, 0;", "add.u32 %r11, %r4, 8;").replace(
+        FMA0, "setp.lt.u32 %p2, %r2, 16;\n@%p2 " + FMA0)
+    r = check(text)
+    assert r.verdict == "refuted" and (r.counterexample["kind"], r.counterexample["lane"]) == ("fma", 0)
+    assert "no products receive" in r.claim
+
+
+def test_an_accumulator_of_a_column_past_2_to_the_19_is_its_own() -> None:
+    # C is 1 x (2**19 + 32); lane l accumulates C(0, 2**19 + l) over k = 0, 1 (n uses tag bits 20..39): both
+    # fma of every lane are products; the check refutes only the C elements no lane writes
+    n = 2**19 + 32
+    text = gemm().replace("shr.u32 %r3, %r2, 3;", "mov.u32 %r3, 0;")
+    text = text.replace("and.b32 %r4, %r2, 7;", "mov.u32 %r4, %r2;")
+    text = text.replace("add.u32 %r11, %r4, 0;", f"add.u32 %r11, %r4, {2**19};").replace(
+        "add.u32 %r11, %r4, 8;", f"add.u32 %r11, %r4, {n + 2**19};")
+    text = text.replace("mul.wide.u32 %rd4, %r2, 4;", f"add.u32 %r5, %r2, {2**19};\nmul.wide.u32 %rd4, %r5, 4;")
+    r = check_mma(trace(parse_module(text), block=32), a="pA@(1,2):(2,1)", b=f"pB@(2,{n}):({n},1)",
+                  c=f"pC@(1,{n}):({n},1)")
+    assert "64 scalar A x B fma products" in r.claim
+    cex = r.counterexample or {}
+    assert r.verdict == "refuted" and (cex.get("kind"), cex.get("element")) == ("store", [0, 0])
+
+
+def test_an_f16_fma_repeating_a_product_of_an_f16_mma_is_a_duplicate() -> None:
+    # the mma reads A and B as 2-byte elements, and so does fma.rn.f16: A(0, 0) * B(0, 0) is then counted twice
+    text = mma_kernel(MmaCase()).replace("  ret;", "  ld.global.b16 %h120, [%rd1];\n  ld.global.b16 %h121, [%rd2];\n"
+                                         "  mov.b16 %h122, 0;\n  fma.rn.f16 %h123, %h120, %h121, %h122;\n  ret;")
+    r = check_mma(trace(parse_module(text), block=32), a="pA@(16,32):(32,1)", b="pB@(32,8):(8,1)",
+                  c="pC@(16,8):(8,1)")
+    assert r.verdict == "refuted"
+    assert r.reason == (f"PTX line {line_of(text, 'fma.rn.f16 %h123, %h120, %h121, %h122;')}: the product "
+                        "A(0, 0) * B(0, 0) is accumulated a second time (into C(0, 0))")
+
+
+def test_a_product_of_elements_read_at_a_second_size_is_an_unproved_product() -> None:
+    # after the f32 GEMM, lane 0 multiplies A(0, 0) by B(0, 0) as f16 elements and stores the result over C(0, 0):
+    # C then holds a product the check could not prove, not element-wise arithmetic on operand elements
+    tail = ("ld.global.b16 %h3, [%rd1];", "ld.global.b16 %h4, [%rd2];", "mov.b16 %h6, 0;",
+            "fma.rn.f16 %h5, %h3, %h4, %h6;", "setp.eq.u32 %p2, %r2, 0;")
+    text = gemm(tail=tail, store=STORE + "\nmov.b32 %r50, {{%h5, %h5}};\n@%p2 st.global.b32 [%rd3], %r50;")
+    r = check(text)
+    assert r.verdict == "unknown"
+    assert [f.message for f in r.findings if f.kind == "store"] == [
+        f"C(0, 0) receives a value derived at PTX line {line_of(text, tail[3])} (fma.rn.f16) through an mma or fma "
+        f"whose operands were not all proved (see the counterexample) (stored at PTX line "
+        f"{line_of(text, '@%p2 st.global.b32 [%rd3], %r50;')} by CTA (0, 0, 0) warp 0 lane 0), not the accumulator "
+        f"of C(0, 0) after 2 k-products"]
+
+
+def gemm_f64() -> str:
+    """The scalar GEMM with 8-byte elements (ld/fma/st .f64; A, B and C as in SPECS, in doubles)."""
+    text = gemm(store="st.global.f64 [%rd5], {acc};").replace(".reg .f32 %f<64>;", ".reg .f64 %f<64>;")
+    text = text.replace("mov.f32 %f0, 0f00000000;", "mov.f64 %f0, 0d0000000000000000;")
+    text = text.replace("ld.global.f32", "ld.global.f64").replace("fma.rn.f32", "fma.rn.f64")
+    for r in ("%rd6, %r10", "%rd8, %r11", "%rd4, %r2"):
+        text = text.replace(f"mul.wide.u32 {r}, 4;", f"mul.wide.u32 {r}, 8;")
+    return text
+
+
+def test_a_correct_f64_scalar_gemm_is_not_refuted() -> None:
+    # tags model 16- and 32-bit accumulators only: a right double-precision GEMM is unknown (never refuted),
+    # the reason naming the first f64 k-product
+    text = gemm_f64()
+    r = check(text)
+    assert r.verdict == "unknown" and r.counterexample is None
+    assert r.reason == (f"PTX line {line_of(text, 'fma.rn.f64 %f30, %f10, %f20, %f0;')}: fma.rn.f64 multiplies A "
+                        "and B elements of 8 bytes; 64-bit accumulators are not modelled")
+
+
+def tf32_mma(tail: tuple[str, ...] = ()) -> str:
+    """One warp, one m16n8k8 tf32 mma (A 16x8, B 8x8, C 16x8 row-major f32), fragments per the PTX ISA: with
+    g = lane / 4 and t = lane % 4, a0..a3 = A(g, t), A(g+8, t), A(g, t+4), A(g+8, t+4); b0, b1 = B(t, g),
+    B(t+4, g); c0..c3 = C(g, 2t), C(g, 2t+1), C(g+8, 2t), C(g+8, 2t+1); then ``tail``."""
+    body = ["ld.param.u64 %rd1, [pA];", "ld.param.u64 %rd2, [pB];", "ld.param.u64 %rd3, [pC];", "mov.u32 %r1, %laneid;",
+            "shr.u32 %r2, %r1, 2;", "and.b32 %r3, %r1, 3;", "shl.b32 %r4, %r2, 3;", "add.u32 %r5, %r4, 64;"]
+    ld = ["mul.wide.u32 %rd20, %r9, 4;", "add.s64 %rd21, {base}, %rd20;", "ld.global.f32 {dst}, [%rd21];"]
+    for i, (row, plus) in enumerate([("%r4", 0), ("%r5", 0), ("%r4", 4), ("%r5", 4)]):
+        body += [f"add.u32 %r9, {row}, %r3;", f"add.u32 %r9, %r9, {plus};",
+                 *(x.format(base="%rd1", dst=f"%f{10 + i}") for x in ld)]
+    for i, plus in enumerate((0, 32)):
+        body += ["shl.b32 %r9, %r3, 3;", "add.u32 %r9, %r9, %r2;", f"add.u32 %r9, %r9, {plus};",
+                 *(x.format(base="%rd2", dst=f"%f{20 + i}") for x in ld)]
+    body += [f"mov.f32 %f{k}, 0f00000000;" for k in range(4)]
+    body += ["mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f4, %f5, %f6, %f7}, {%f10, %f11, %f12, %f13}, "
+             "{%f20, %f21}, {%f0, %f1, %f2, %f3};"]
+    for i, (row, plus) in enumerate([("%r4", 0), ("%r4", 1), ("%r5", 0), ("%r5", 1)]):
+        body += ["shl.b32 %r9, %r3, 1;", f"add.u32 %r9, %r9, {row};", f"add.u32 %r9, %r9, {plus};",
+                 "mul.wide.u32 %rd20, %r9, 4;", "add.s64 %rd21, %rd3, %rd20;", f"st.global.f32 [%rd21], %f{4 + i};"]
+    return "\n".join([HEADER, ".visible .entry t(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
+                      ".reg .b32 %r<32>;", ".reg .f32 %f<64>;", ".reg .b64 %rd<32>;", *body, *tail, "ret;", "}", ""])
+
+
+TF32_SPECS = {"a": "pA@(16,8):(8,1)", "b": "pB@(8,8):(8,1)", "c": "pC@(16,8):(8,1)"}
+
+
+def test_an_f32_fma_repeating_a_product_of_a_tf32_mma_is_a_duplicate() -> None:
+    # the tf32 mma reads A and B as 4-byte elements, and so does fma.rn.f32
+    assert check_mma(trace(parse_module(tf32_mma()), block=32), **TF32_SPECS).verdict == "proved"
+    fma = "fma.rn.f32 %f42, %f40, %f41, %f0;"
+    text = tf32_mma(("ld.global.f32 %f40, [%rd1];", "ld.global.f32 %f41, [%rd2];", fma))
+    r = check_mma(trace(parse_module(text), block=32), **TF32_SPECS)
+    assert r.verdict == "refuted"
+    assert r.reason == (f"PTX line {line_of(text, fma)}: the product A(0, 0) * B(0, 0) is accumulated a second time "
+                        "(into C(0, 0))")

@@ -7,11 +7,15 @@ register each) names the register and what it holds."""
 from __future__ import annotations
 
 import itertools
+import re
 import struct
 
 import numpy as np
+import pytest
 from dataflow_synth import MmaCase, mma_kernel
+from kernel_dataflow_contract_harness import HEADER, SPECS, gemm
 
+from layoutalg.errors import LayoutError
 from layoutalg.kernel import check_mma, trace
 from layoutalg.kernel.dataflow.mma_check import pack_origin, unpack_origin
 from layoutalg.kernel.ptx import parse_module
@@ -62,3 +66,180 @@ def test_a_constant_f32_c_input_is_reported_with_its_exact_bits() -> None:
     assert r.verdict == "refuted" and cex["kind"] == "accumulator"
     assert (cex["lane"], cex["element"], cex["register"]) == (0, 1, "%f1")
     assert cex["held"] == f"the constant {value!r} (bits 0x3f800001), not loaded from A or B"
+
+
+def test_problems_past_the_tag_fields_are_rejected_naming_the_limits() -> None:
+    # tags hold m, n in 20 bits and the depth in 16: M, N < 2**20 and K <= 65535 (the scalar GEMM kernel serves)
+    t = trace(parse_module(gemm()), block=32)
+
+    def specs(m: int, n: int, k: int) -> dict[str, str]:
+        return {"a": f"pA@({m},{k}):({k},1)", "b": f"pB@({k},{n}):({n},1)", "c": f"pC@({m},{n}):({n},1)"}
+
+    for m, n, k in ((1, 2**20, 1), (2**20, 1, 1), (1, 1, 65536)):
+        with pytest.raises(LayoutError, match=rf"problem {m} x {n} x {k}: the check tags M, N < 1048576 and "
+                                              r"K <= 65535"):
+            check_mma(t, **specs(m, n, k))
+    assert check_mma(t, **specs(1, 1, 65535)).verdict == "refuted"  # at the limit: checked (B's row 1 is A's k)
+
+
+def test_racing_stores_past_the_end_of_c_are_not_checked() -> None:
+    # C is 4 x 8 f32 (bytes 0..127): warp 0's lane 0 also stores its accumulator at byte 128 and warp 1 stores 0
+    # there with no barrier; that word is not C, so the GEMM stays proved -- and the same pair on C's last element
+    # is a race
+    def kernel(byte: int) -> str:
+        return gemm(tail=("setp.eq.u32 %p2, %r2, 0;", f"@%p2 st.global.f32 [%rd3+{byte}], %f31;"),
+                    warp1=("mov.f32 %f50, 0f00000000;", f"st.global.f32 [%rd3+{byte}], %f50;"))
+
+    assert check_mma(trace(parse_module(kernel(128)), block=64), **SPECS).verdict == "proved"
+    r = check_mma(trace(parse_module(kernel(124)), block=64), **SPECS)
+    assert r.verdict == "refuted" and (r.counterexample or {}).get("kind") == "global race"
+
+
+def _fragment_from(text: str, role: str, other: str) -> str:
+    """``role``'s loads read the other operand's buffer (same offsets)."""
+    src, dst = {"A": "%rd1", "B": "%rd2"}[role], {"A": "%rd1", "B": "%rd2"}[other]
+    return re.sub(rf"add\.s64 (%rd\d+), {src},", rf"add.s64 \1, {dst},", text)
+
+
+def _mma_registers(text: str, i: int, role: str) -> list[str]:
+    line = [x for x in text.split("\n") if "mma.sync" in x][i]
+    groups = re.findall(r"\{([^}]*)\}", line)
+    return [x.strip() for x in groups[{"D": 0, "A": 1, "B": 2, "C": 3}[role]].split(",")]
+
+
+@pytest.mark.parametrize("role, held, position", [
+    # PTX ISA m16n8k16 .f16: a0 of lane 0 is A(0, 0), read from B's buffer at offset 0 = B(0, 0) (a1: B(0, 1),
+    # lane 1's a0: B(0, 2)); b0 of lane 0 is B(0, 0), offset 0 = A(0, 0) (b1: A(0, 8), lane 1's b0: A(0, 16))
+    ("A", "B(0, 0)", "(0, 0)"), ("B", "A(0, 0)", "(0, 0)")])
+def test_a_fragment_without_any_element_of_its_matrix_is_refuted_at_lane_0s_first_half(role: str, held: str,
+                                                                                         position: str) -> None:
+    text = _fragment_from(mma_kernel(MmaCase()), role, "B" if role == "A" else "A")
+    r = check_synth(text)
+    cex = r.counterexample
+    reg = _mma_registers(text, 0, role)[0]
+    assert r.verdict == "refuted" and (cex["kind"], cex["operand"], cex["warp"], cex["lane"]) == ("operand", role, 0, 0)
+    assert (cex["register"], cex["element"], cex["half"], cex["held"]) == (reg, 0, 0, held)
+    assert cex["expected"] == f"an element of {role} (at fragment position {position} of the tile)"
+    assert r.reason.endswith(f"no {role} element in any lane of this mma, so its tile cannot be derived (lane 0 "
+                             f"register {reg} ({role.lower()}0) holds {held})")
+
+
+def test_a_fragment_without_any_a_element_in_the_second_warp_names_that_warp() -> None:
+    # warp 1 (threads 32..63) reads its A fragment from B's buffer; warp 0 is right
+    text = mma_kernel(MmaCase()).replace("ld.param.u64 %rd3, [pC];", "ld.param.u64 %rd3, [pC];\n  mov.u32 %r2, "
+                                         "%tid.x;\n  setp.ge.u32 %p7, %r2, 32;\n  @%p7 mov.b64 %rd1, %rd2;")
+    r = check_mma(trace(parse_module(text), block=64), **SYNTH)
+    cex = r.counterexample or {}
+    assert r.verdict == "refuted" and (cex["kind"], cex["operand"], cex["warp"], cex["lane"]) == ("operand", "A", 1, 0)
+
+
+def test_an_element_the_tile_places_past_the_matrix_edge_must_be_zero() -> None:
+    # A is 16 x 24 (row stride 32): the second mma's A tile covers k = 16..31, and lane 0's a4 is A(0, 24)
+    r = check_mma(
+        trace(parse_module(mma_kernel(MmaCase())), block=32), a="pA@(16,24):(32,1)", b="pB@(24,8):(8,1)",
+        c="pC@(16,8):(8,1)")
+    cex = r.counterexample or {}
+    assert r.verdict == "refuted" and (cex["operand"], cex["lane"], cex["element"]) == ("A", 0, 4)
+    assert cex["expected"] == "0 (its position A(0, 24) lies outside the 16 x 24 matrix)"
+
+
+def test_a_b_fragment_of_another_k_tile_is_judged_against_the_a_fragments_tile() -> None:
+    # every B element of the first mma is moved one row down (k tile origin 1, A's is 0)
+    text = mma_kernel(MmaCase(mutations=[("B", 0, lane, i, 8) for lane in range(32) for i in range(4)]))
+    cex = check_synth(text).counterexample
+    assert (cex["kind"], cex["operand"], cex["lane"], cex["element"], cex["held"]) == ("operand", "B", 0, 0, "B(1, 0)")
+    assert cex["expected"] == ("B(0, 0) (the A fragment is the tile at k = 0; most B elements here are from the "
+                               "tile at k = 1)")
+
+
+def test_an_uninitialised_c_input_is_named_as_unknown_at_trace_time() -> None:
+    r = check_synth(mma_kernel(MmaCase()).replace("mov.f32 %f1, 0f00000000;", ""))
+    cex = r.counterexample
+    assert r.verdict == "refuted" and (cex["kind"], cex["lane"], cex["element"], cex["register"]) == \
+        ("accumulator", 0, 1, "%f1")
+    assert cex["held"] == "an untagged value unknown at trace time (uninitialised, or computed from such a value)"
+
+
+@pytest.mark.parametrize("c01, c23, element, where", [("0x3C010000", "0", 1, "C(0, 1)"),
+                                                      ("0", "0x00003C01", 2, "C(8, 0)")])
+def test_a_constant_f16_c_input_is_named_with_the_bits_of_its_half(c01: str, c23: str, element: int,
+                                                                     where: str) -> None:
+    # an f16-accumulating mma (c0, c1 in the first C register, low half first; c2, c3 in the second) whose C
+    # holds 0x3C01 (1.0009765625) in one half and zeros elsewhere
+    base = mma_kernel(MmaCase())
+    first = [x for x in base.split("\n") if "mma.sync" in x][0]
+    a, b = ("{" + ", ".join(_mma_registers(base, 0, x)) + "}" for x in "AB")
+    text = base.replace(first, f"  mov.b32 %r1000, {c01};\n  mov.b32 %r1001, {c23};\n  mma.sync.aligned.m16n8k16.row."
+                               f"col.f16.f16.f16.f16 {{%r1002, %r1003}}, {a}, {b}, {{%r1000, %r1001}};")
+    r = check_synth(text.replace(".reg .b32 %r<1024>;", ".reg .b32 %r<1100>;"))
+    cex = r.counterexample
+    assert r.verdict == "refuted" and (cex["kind"], cex["lane"], cex["element"]) == ("accumulator", 0, element)
+    assert cex["register"] == ("%r1000" if element < 2 else "%r1001")
+    assert cex["held"] == f"the constant {1 + 2**-10!r} (bits 0x3c01)"
+    assert cex["expected"] == f"the accumulator of {where}, its old value or 0"
+
+
+def test_an_accumulator_plus_an_operand_element_is_not_an_accumulator() -> None:
+    # acc + A(m, 1) mixes an accumulator with an A element: not the accumulator (alpha * acc would be one)
+    text = gemm(tail=("add.f32 %f40, %f31, %f11;",), store="st.global.f32 [%rd5], %f40;")
+    r = check_mma(trace(parse_module(text), block=32), **SPECS)
+    assert r.verdict == "unknown"
+    line = text.split("\n").index("add.f32 %f40, %f31, %f11;") + 1
+    assert r.reason == (f"C receives a value derived at PTX line {line} (add.f32) through element-wise arithmetic "
+                        "that mixes accumulators or operand elements and no accumulator the data flow followed")
+    scaled = gemm(tail=("mul.f32 %f40, %f31, 0f40000000;",), store="st.global.f32 [%rd5], %f40;")
+    assert check_mma(trace(parse_module(scaled), block=32), **SPECS).verdict == "proved"
+
+
+def test_the_result_of_an_mma_with_a_wrong_element_is_no_accumulator() -> None:
+    # lane 3's a2 of the first mma is moved one column: that mma is refuted, and the second mma's C input is its
+    # unproved result, not an accumulator
+    text = mma_kernel(MmaCase(mutations=[("A", 0, 3, 2, 1)]))
+    first, second = (i + 1 for i, x in enumerate(text.split("\n")) if "mma.sync" in x)
+    r = check_synth(text)
+    assert r.verdict == "refuted" and (r.counterexample["kind"], r.counterexample["line"]) == ("operand", first)
+    c_inputs = [f for f in r.findings if f.kind == "accumulator"]
+    assert [(f.verdict, f.fields["line"], f.fields["held"]) for f in c_inputs] == [
+        ("unknown", second, f"a value derived at PTX line {first} (mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32) "
+                            "through an mma or fma whose operands were not all proved (see the counterexample)")]
+
+
+def test_a_thread_overwriting_a_half_word_it_stored_is_no_race_in_ctas_off_the_origin() -> None:
+    # grid 3 x 3 x 3 of one-warp CTAs, CTAs (1, 1, 1) and (2, 2, 2) traced: each thread stores a 16-bit zero to
+    # C word x (x = ctaid.x), then a loaded f32 over the whole word -- the same thread in program order, so no race
+    # (and no product at all: nothing to check)
+    text = "\n".join([HEADER, ".visible .entry g(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
+                      ".reg .b16 %h<4>;", ".reg .b32 %r<16>;", ".reg .f32 %f<4>;", ".reg .b64 %rd<16>;",
+                      "ld.param.u64 %rd1, [pA];", "ld.param.u64 %rd3, [pC];", "mov.u32 %r1, %ctaid.x;",
+                      "mul.wide.u32 %rd4, %r1, 4;", "add.s64 %rd5, %rd3, %rd4;", "mov.b16 %h1, 0;",
+                      "st.global.b16 [%rd5], %h1;", "ld.global.f32 %f1, [%rd1];", "st.global.f32 [%rd5], %f1;", "ret;",
+                      "}", ""])
+    r = check_mma(trace(parse_module(text), grid=(3, 3, 3), block=32, ctas=[(1, 1, 1), (2, 2, 2)]), **SPECS)
+    assert r.verdict == "unknown" and [f.kind for f in r.findings] == ["no products"]
+
+
+def test_a_wrong_c_input_in_the_second_warp_names_its_thread_register_and_element() -> None:
+    # threads 33..63 (warp 1, lanes 1..31) start c3 at 1.0: the first is lane 1, whose c3 is C(8, 2 * 1 + 1)
+    text = mma_kernel(MmaCase()).replace("mov.f32 %f3, 0f00000000;", "mov.f32 %f3, 0f00000000;\n  mov.u32 %r2, "
+                                         "%tid.x;\n  setp.ge.u32 %p7, %r2, 33;\n  @%p7 mov.f32 %f3, 0f3F800000;")
+    r = check_mma(trace(parse_module(text), block=64), **SYNTH)
+    cex = r.counterexample or {}
+    assert r.verdict == "refuted" and (cex["kind"], cex["warp"], cex["lane"]) == ("accumulator", 1, 1)
+    assert (cex["element"], cex["register"]) == (3, "%f3")
+    assert cex["held"] == "the constant 1.0 (bits 0x3f800000), not loaded from A or B"
+    assert cex["expected"] == "the accumulator of C(8, 3), its old value or 0"
+
+
+def test_a_c_input_whose_low_half_the_model_cannot_follow_is_unknown() -> None:
+    # c0's low 16 bits come from popc of loaded data (not followed), its high 16 bits are a known zero
+    text = mma_kernel(MmaCase()).replace("mov.f32 %f0, 0f00000000;", "ld.global.u32 %r3, [%rd1];\n  popc.b32 %r3, %r3;"
+                                         "\n  mov.b32 {%h100, %h101}, %r3;\n  mov.b16 %h101, 0;\n  mov.b32 %f0, "
+                                         "{%h100, %h101};")
+    r = check_synth(text)
+    lines = text.split("\n")
+    popc = lines.index("  popc.b32 %r3, %r3;") + 1
+    first = [i + 1 for i, x in enumerate(lines) if "mma.sync" in x][0]
+    assert r.verdict == "unknown" and r.counterexample is None
+    assert r.reason == (f"PTX line {first}: the C input of element c0 in lane 0 is a value derived at PTX line {popc} "
+                        "(popc.b32) through an instruction the data-flow model does not follow, not the accumulator "
+                        "of C(0, 0), its old value or 0")

@@ -51,8 +51,8 @@ class FmaProducts(ProductCounts):
         prod = straight | swapped
         if not prod.any():
             return None
-        if not (self._element_size("A", 2 * ue, op) and self._element_size("B", 2 * ue, op)):
-            return np.full((m.n, ue), tg.opaque(op.index, tg.W_MMA), dtype=np.int64), prod
+        if not (self._element_size("A", 2 * ue, op) and self._element_size("B", 2 * ue, op)) or self._wide(op, ue):
+            return np.full((m.n, ue), tg.opaque(op.index, tg.W_UNMODELLED if ue > 2 else tg.W_MMA)), prod
         mm, k1 = np.where(straight, ra, ra2), np.where(straight, ca, ca2)
         k2, nn = np.where(straight, rb, rb2), np.where(straight, cb, cb2)
         cv = c_reader(m)
@@ -96,3 +96,10 @@ class FmaProducts(ProductCounts):
         self._find(verdict, "fma", op.index, f"PTX line {op.ins.line}: lane {int(m.flow.geom.laneid[th])} " + msg,
                    line=op.ins.line, opcode=op.ins.opcode, **self._where(th), held=held, expected=expected)
 
+    def _wide(self, op: Any, ue: int) -> bool:
+        """An f64 product (4 units an element) is unknown: accumulator tags hold 16- and 32-bit values only
+        (:func:`~layoutalg.kernel.dataflow.arith.classify` never reads 4 units as one accumulator)."""
+        if ue > 2:
+            self._find("unknown", "unsupported", op.index, f"PTX line {op.ins.line}: {op.ins.opcode} multiplies A "
+                       "and B elements of 8 bytes; 64-bit accumulators are not modelled", line=op.ins.line)
+        return ue > 2

@@ -305,3 +305,59 @@ def test_f64_fma_recovers_the_rounding_error_of_the_product() -> None:
     assert exact != 0
     bits = [encode_float(v, "f64") for v in (a, a, c)]
     assert op("fma.rn.f64", bits, 64) == round_rne(exact, "f64")
+
+
+# ----------------------------------------------------------------- .sat with an inexact sum, fma.f64 error terms
+def test_sat_of_a_negative_inexact_result_is_plus_zero() -> None:
+    # PTX ISA .sat: the result is clamped to [0.0, 1.0] (libdevice __nv_saturatef: +0.0 for x < 0); -1 - 2**-149 is
+    # not a float64, so the sum carries a rounding error that must not survive the clamp as a -0.0
+    assert op("add.sat.f32", [ONE | NEG0, SUB32 | NEG0]) == 0
+    assert op("fma.rn.sat.f32", [ONE | NEG0, ONE, SUB32 | NEG0]) == 0
+
+
+def test_sat_of_a_result_inside_zero_one_rounds_the_exact_value_once() -> None:
+    # a*b + c = 0.5 + 2**-24 + 2**-25 - 2**-71: just below the f32 tie between 0.5 + 2**-24 (odd) and 0.5 + 2**-23,
+    # while its float64 sum is the tie itself; .sat must not lose the error term that breaks the false tie
+    a, b, c = encode_float(2.0**-25 * (1 + 2.0**-23), "f32"), encode_float(1 - 2.0**-23, "f32"), \
+        encode_float(0.5 + 2.0**-24, "f32")
+    exact = q(a, "f32") * q(b, "f32") + q(c, "f32")
+    assert round_rne(exact, "f32") == encode_float(0.5 + 2.0**-24, "f32")
+    assert op("fma.rn.sat.f32", [a, b, c]) == round_rne(exact, "f32")
+
+
+def test_min_max_of_a_zero_and_a_number_and_of_two_minus_zeros() -> None:
+    assert op("max.f32", [0, TWO]) == TWO
+    assert op("max.f32", [TWO | NEG0, 0]) == 0
+    assert op("min.f32", [0, TWO | NEG0]) == TWO | NEG0
+    assert op("min.f32", [TWO, NEG0]) == NEG0
+    assert op("min.f32", [NEG0, NEG0]) == NEG0
+    assert op("max.f32", [NEG0, NEG0]) == NEG0
+
+
+def test_f64_fma_of_a_product_with_a_large_rounding_error_is_exact() -> None:
+    # fma(a, b, -fl(a*b)) = a*b - fl(a*b) exactly; a is near 2**41, so the product's error is near 2**-12
+    a, b = float.fromhex("0x1.f72dea34889d9p+40"), float.fromhex("0x1.01f80dbc0915ap+0")
+    c = -(a * b)
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    assert exact != 0
+    assert op("fma.rn.f64", [encode_float(v, "f64") for v in (a, b, c)], 64) == round_rne(exact, "f64")
+
+
+def test_f64_fma_whose_float64_steps_round_twice_is_not_reported_wrong() -> None:
+    # 3 * b is a tie in float64 (b * 2**53 = 2 mod 4) and fl(3b) + c drops a half-ulp too: the two halves land on
+    # an odd float64, while the exact a*b + c rounds to its even neighbour.  Known only if right.
+    k = int(0.7 * 2**53)
+    k += (2 - k % 4) % 4
+    a, b, c = 3.0, k * 2.0**-53, -(0.75 + 2.0**-53)
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    got = op("fma.rn.f64", [encode_float(v, "f64") for v in (a, b, c)], 64)
+    assert got is None or got == round_rne(exact, "f64")
+
+
+def test_a_float_instruction_with_more_sources_than_the_tracer_reads_is_refused_naming_the_line() -> None:
+    # PTX ISA 8.8 / sm_100: min.f32 and max.f32 take a third source (d = min(a, b, c)); read as a two-source min
+    # it would be known and wrong (min(2, 3) = 2, not 1), so the tracer refuses the form it does not model
+    for text in ("min.f32 %r7, %r1, %r2, %r3;", "max.NaN.f32 %r7, %r1, %r2, %r3;", "add.f32 %r7, %r1, %r2, %r3;"):
+        with pytest.raises(KernelError, match="expects 2 source operands") as e:
+            run_lines([f"mov.b32 %r1, {TWO};", "mov.b32 %r2, 0x40400000;", f"mov.b32 %r3, {ONE};", text])
+        assert e.value.line == 10, text

@@ -184,3 +184,23 @@ def test_div_rem_truncate_toward_zero_and_a_zero_divisor_gives_an_unknown_result
     assert op("div.u32", [7, 2]) == 3 and op("rem.u32", [7, 2]) == 1
     assert op("div.s32", [2**32 - 7, 2]) == 2**32 - 3 and op("rem.s32", [2**32 - 7, 2]) == 2**32 - 1
     assert op("div.u32", [7, 0]) is None and op("div.s32", [7, 0]) is None
+
+
+def test_integer_arithmetic_on_a_never_written_register_is_unknown() -> None:
+    # %r2 is declared but never written: its value is undefined, so no result computed from it is known
+    for text in ("add.u32 %r7, %r1, %r2;", "mul.lo.u32 %r7, %r1, %r2;", "neg.s32 %r7, %r2;"):
+        m = run_lines(["mov.b32 %r1, 0;", text])
+        assert value(m, "%r7") is None, text
+
+
+def test_mul_hi_s64_treats_only_bit_63_as_the_sign() -> None:
+    for a, b in ((2**62, 4), (4, 2**62), (2**62 + 12345, 2**62 + 7), (2**63 + 2**62, 6), (2**63 - 1, 2**63 - 1)):
+        assert op("mul.hi.s64", [a, b], 64) == (signed(a, 64) * signed(b, 64) >> 64) % 2**64, (a, b)
+
+
+def test_mad_hi_sat_reads_the_high_half_and_the_addend_as_32_bit_signed_values() -> None:
+    # (-2**31)**2 = 2**62: the high half 0x40000000 is positive, bit 30 set; so is the addend 0x40000000
+    for a, b, c in ((1, 1, 0x40000000), (0x10000, 0x10000, 0x7FFFFFFF), (3, 5, 0x40000001), (1, 1, 0xC0000000),
+                    (0x80000000, 0x80000000, 0), (0x80000000, 0x80000000, 5), (0x80000000, 0x80000000, 0x40000000)):
+        want = clamp32((signed(a, 32) * signed(b, 32) >> 32) + signed(c, 32))
+        assert op("mad.hi.sat.s32", [a, b, c]) == want, (a, b, c)

@@ -295,3 +295,68 @@ def test_elect_names_the_lowest_active_lane_to_all_and_is_true_only_there():
     m = launch("elect.sync %r1|%p1, 0xffffffff;\nselp.u32 %r2, 1, 0, %p1;", threads=64, active=active)
     assert lanes(m, "%r1") == [3 if active[t] else None for t in range(64)]
     assert lanes(m, "%r2") == [int(t % 32 == 3) if active[t] else None for t in range(64)]
+
+
+# ----------------------------------------------------------------- inactive lanes, one unknown lane
+UNKNOWN_IN_LANE_7 = "setp.eq.u32 %p5, %r39, 7;\nmov.u32 %r5, 0;\n@%p5 ld.global.u32 %r5, [%rd14];\n"
+
+
+def test_vote_all_is_true_when_every_active_lane_votes_true():
+    m = launch("setp.ne.u32 %p1, %r30, 0;\nvote.sync.all.pred %p2, %p1, 0xffffffff;",
+               [[1]] * 32, [t != 3 for t in range(32)])
+    assert lanes(m, "%p2") == [None if t == 3 else 1 for t in range(32)]
+
+
+def test_vote_of_a_predicate_known_on_every_active_lane_is_known_whatever_the_inactive_lanes_hold():
+    # %p15 (the harness's "inactive" flag) is known in every lane: false where the lane runs the body
+    active = [t % 4 != 0 for t in range(32)]
+    m = launch("vote.sync.any.pred %p2, %p15, 0xffffffff;\nvote.sync.ballot.b32 %r1, %p15, 0xffffffff;",
+               active=active)
+    assert lanes(m, "%p2") == [0 if a else None for a in active]
+    assert lanes(m, "%r1") == [0 if a else None for a in active]
+
+
+def test_a_vote_match_or_redux_over_one_unknown_lane_is_unknown_in_every_lane_of_its_warp():
+    # the result of each depends on every participating lane's value (ISA), so lane 7's unknown reaches all
+    body = UNKNOWN_IN_LANE_7 + ("setp.ne.u32 %p1, %r5, 0;\nvote.sync.any.pred %p2, %p1, 0xffffffff;\n"
+                                "match.any.sync.b32 %r1, %r5, 0xffffffff;\nredux.sync.add.u32 %r2, %r5, 0xffffffff;")
+    m = launch(body, threads=64)
+    assert lanes(m, "%p2") == [None] * 32 + [0] * 32
+    assert lanes(m, "%r1") == [None] * 32 + [0xFFFFFFFF] * 32
+    assert lanes(m, "%r2") == [None] * 32 + [0] * 32
+
+
+def test_match_all_compares_only_the_lanes_that_take_part():
+    # PTX ISA match.sync: broadcast and compare across the threads in membermask (here: the active lanes);
+    # lanes 16..31 hold another value but branch around the instruction
+    inputs = [[5] if t < 16 else [7] for t in range(32)]
+    active = [t < 16 for t in range(32)]
+    m = launch("activemask.b32 %r9;\nmatch.all.sync.b32 %r2|%p1, %r30, %r9;", inputs, active)
+    assert lanes(m, "%r2") == [0xFFFF] * 16 + [None] * 16
+    assert lanes(m, "%p1") == [1] * 16 + [None] * 16
+
+
+def test_match_all_decides_each_warp_on_its_own_lanes():
+    # warp 0 agrees (all 5), warp 1 does not (lane 40 holds 6); lanes 20 and 50 do not take part
+    inputs = [[6] if t == 40 else [5] for t in range(64)]
+    active = [t not in (20, 50) for t in range(64)]
+    m = launch("activemask.b32 %r9;\nmatch.all.sync.b32 %r2|%p1, %r30, %r9;", inputs, active)
+    assert lanes(m, "%r2") == [None if not active[t] else (0xFFFFFFFF & ~(1 << 20)) if t < 32 else 0
+                               for t in range(64)]
+    assert lanes(m, "%p1") == [None if not active[t] else int(t < 32) for t in range(64)]
+
+
+def test_redux_max_and_and_ignore_the_lanes_that_do_not_take_part():
+    # every active lane holds a negative odd value; inactive lanes hold 0 (and would win a max or clear bit 0)
+    active = [t % 3 != 0 for t in range(32)]
+    inputs = [[(-(t + 1) & 0xFFFFFFFF) | 1 if active[t] else 0] for t in range(32)]
+    m = launch("redux.sync.max.s32 %r1, %r30, 0xffffffff;\nredux.sync.and.b32 %r2, %r30, 0xffffffff;",
+               inputs, active)
+    vals = [signed32(inputs[t][0]) for t in range(32) if active[t]]
+    want_and = 0xFFFFFFFF
+    for t in range(32):
+        if active[t]:
+            want_and &= inputs[t][0]
+    assert want_and & 1
+    assert lanes(m, "%r1") == [max(vals) & 0xFFFFFFFF if a else None for a in active]
+    assert lanes(m, "%r2") == [want_and if a else None for a in active]

@@ -44,11 +44,11 @@ def _split(t: str) -> tuple[str, int]:
 
 def float_op(ins: Instruction, ctx: Context, idx: int, t: str, nsrc: int, compute: Compute,
              always_unknown: bool = False) -> Op:
-    """An op over ``nsrc`` float sources of type ``t`` (packed types per half)."""
+    """An op over exactly ``nsrc`` float sources of type ``t`` (packed types per half; another count is refused)."""
     elem, lanes = _split(t)
     width = 16 if lanes == 2 else (64 if elem == "f64" else (32 if elem in ("f32", "tf32") else 16))
     write, dests = ctx.writer(ins.operands[0], ins)
-    readers = [ctx.reader(op, t, ins) for op in ins.operands[1: 1 + nsrc]]
+    readers = [ctx.reader(op, t, ins) for op in ins.operands[1:]]  # every source: an extra one is refused
     if len(readers) != nsrc:
         raise KernelError(f"expects {nsrc} source operands", ins.line, ins.opcode)
     ftz = "ftz" in ins.parts and elem == "f32"

@@ -148,7 +148,7 @@ def build_match(ins: Instruction, ctx: Context, idx: int) -> Op:
         bits = (same.astype(np.uint64) << LANE.astype(np.uint64)[None, None, :]).sum(axis=2).astype(np.uint64)
         if is_all:
             actmask = (act.astype(np.uint64) << LANE.astype(np.uint64)).sum(axis=1, keepdims=True).astype(np.uint64)
-            allsame = (bits == actmask)
+            allsame = (bits == actmask) | ~act  # a lane that does not take part does not compare
             bits = np.where(allsame.all(axis=1, keepdims=True), actmask, U64(0))
             if wp is not None:
                 wp(m, np.broadcast_to(allsame.all(axis=1, keepdims=True), act.shape).reshape(-1),

@@ -120,7 +120,7 @@ def build_float_arith(ins: Instruction, ctx: Context, idx: int) -> Op:
         approx = "approx" in parts or "full" in parts
         return float_op(ins, ctx, idx, t, 2, lambda a, b: (a / b, None, True), always_unknown=approx or directed)
     if root in ("min", "max"):
-        return float_op(ins, ctx, idx, t, 2, _min_max(root == "min", "NaN" in ins.parts))
+        return float_op(ins, ctx, idx, t, 2, _with_modifiers(_min_max(root == "min", "NaN" in parts), parts))
     if root == "neg":
         return _sign_bit_op(ins, ctx, idx, t, flip=True)
     if root == "abs":
@@ -231,3 +231,21 @@ def build_testp(ins: Instruction, ctx: Context, idx: int) -> Op:
 def _tiny(t: str) -> float:
     return {"f32": float(np.finfo(np.float32).tiny), "f64": float(np.finfo(np.float64).tiny),
             "f16": float(np.finfo(np.float16).tiny), "bf16": float(np.finfo(np.float32).tiny)}[t]
+
+
+def _with_modifiers(pick: Compute, parts: set[str]) -> Compute:
+    """min/max's ``.xorsign.abs`` and ``.relu`` (PTX ISA, min/max; sm_86+ and sm_80+): ``.xorsign.abs`` compares
+    ``|a|`` and ``|b|`` and gives the result the XOR of a's and b's sign bits; ``.relu`` clamps a negative result
+    to +0.  Where an input is NaN the result is left unknown (which NaN the modified forms give is not stated)."""
+    xorsign, relu = "xorsign" in parts, "relu" in parts
+    if not (xorsign or relu):
+        return pick
+
+    def f(a: Any, b: Any) -> tuple[Any, Any, Any]:
+        res, err, _ = pick(np.abs(a), np.abs(b)) if xorsign else pick(a, b)
+        if xorsign:
+            res = np.where(np.signbit(a) ^ np.signbit(b), -np.abs(res), np.abs(res))
+        if relu:
+            res = np.where(np.signbit(res) & ~np.isnan(res), 0.0, res)
+        return res, err, ~(np.isnan(a) | np.isnan(b))
+    return f

@@ -220,6 +220,16 @@ def test_a_deep_inline_chain_keeps_its_outermost_call_site() -> None:
     assert _sites(locs)[-2:] == [("k.cu:70", "k.cu:1"), ("k.cu:200", "k.cu:1")]
 
 
+def test_a_later_call_from_an_earlier_inlined_function_reaches_the_outermost_site() -> None:
+    # 64 levels L1..L64 (line d), two calls from L64 (lines 100, 101), a new statement, then a call from line 101:
+    # its chain is 101 -> 64 -> ... -> 1, so the site is line 1
+    locs = [".loc 1 1 1"] + [f".loc 1 {d + 1} 1, function_name $f, inlined_at 1 {d} 1" for d in range(1, 63)]
+    locs += [".loc 1 100 1, function_name $g, inlined_at 1 63 1", ".loc 1 101 1, function_name $g, inlined_at 1 63 1",
+             ".loc 1 500 1", ".loc 1 600 1, function_name $h, inlined_at 1 101 1"]
+    assert _sites(locs)[-4:] == [("k.cu:100", "k.cu:1"), ("k.cu:101", "k.cu:1"), ("k.cu:500", "k.cu:500"),
+                                 ("k.cu:600", "k.cu:1")]
+
+
 def test_a_triton_site_takes_the_file_whose_path_ends_with_the_comment_name() -> None:
     files = '.file 1 "/lib/triton/language/standard.py"\n.file 2 "/home/u/tri.py"\n.file 3 "tri2.py"\n'
     locs = [".loc 1 191 40 // standard.py:191:40 @[ tri.py:30:5 ]", ".loc 1 191 40 // standard.py:191:40 @[ tri2.py:7:1 ]"]

@@ -34,3 +34,27 @@ def test_a_long_unterminated_statement_is_quoted_to_60_characters() -> None:
     with pytest.raises(KernelError) as e:
         split_statements("{\n" + body + "\n}\n")
     assert repr(body[:60]) in str(e.value) and repr(body[:61]) not in str(e.value)
+
+
+def test_statements_are_immutable_hashable_values() -> None:
+    first, again = split_statements("ret;"), split_statements("ret;")
+    assert {first[0]} == {again[0]}
+    with pytest.raises(AttributeError):
+        first[0].text = "exit"  # type: ignore[misc]
+
+
+def test_a_statement_over_several_lines_is_reported_at_its_first_line_and_comments_inside_are_dropped() -> None:
+    out = split_statements("add.s32 %r1, // dest\n  %r2,\n  1;  \nret;\n")
+    assert [(s.kind, s.text, s.line) for s in out] == [("stmt", "add.s32 %r1, \n  %r2,\n  1", 1), ("stmt", "ret", 4)]
+
+
+def test_a_double_colon_in_an_opcode_is_kept_and_is_not_a_label() -> None:
+    out = split_statements("L1: ld.shared::cta.b32 %r1, [%rd1];\n")
+    assert [(s.kind, s.text, s.line) for s in out] == [("label", "L1", 1), ("stmt", "ld.shared::cta.b32 %r1, [%rd1]", 1)]
+
+
+def test_an_initializer_is_not_a_function_block_even_after_an_entry_header() -> None:
+    # "= {" opens an initializer (ISA "Variables"), never a body: the text stays one statement and lacks its ';'
+    with pytest.raises(KernelError, match="is missing its ';'") as e:
+        split_statements(".version 8.0\n.visible .entry k() = {\nret;\n}\n")
+    assert e.value.line == 2

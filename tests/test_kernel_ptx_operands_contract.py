@@ -64,6 +64,8 @@ def test_inline_asm_registers_without_percent_are_registers_only_when_declared()
     ("smem+x", "cannot read operand"),
     ("1..2", "cannot read operand"),
     ("@@", "cannot read operand"),
+    ("{%r1", "cannot read operand '{%r1'"),
+    ("[%rd1", "cannot read operand '\\[%rd1'"),
 ])
 def test_malformed_operands_raise_naming_the_line(text: str, message: str) -> None:
     with pytest.raises(KernelError, match=message) as e:
@@ -82,3 +84,32 @@ def test_split_top_splits_only_outside_brackets() -> None:
     assert split_top("a, {b, c}, [d, e], (f, g)") == ["a", "{b, c}", "[d, e]", "(f, g)"]
     assert split_top("") == []
     assert split_top("a,") == ["a", ""]
+
+
+@pytest.mark.parametrize("prefix", ["", "0x", "0X", "0b", "0B"])
+def test_a_literal_may_have_128_significant_digits_in_any_base_and_leading_zeros_do_not_count(prefix: str) -> None:
+    # documented bound (MAX_LITERAL_DIGITS): 128 significant digits are read, 129 are refused
+    digits = "1" * 128
+    base = {"": 10, "0x": 16, "0X": 16, "0b": 2, "0B": 2}[prefix]
+    assert parse_int(prefix + digits) == int(digits, base)
+    assert parse_int("-" + prefix + "0" * 50 + digits + "U") == -int(digits, base if prefix else 8)  # 0... is octal
+    with pytest.raises(KernelError, match="an integer literal of 129 digits"):
+        parse_int(prefix + "1" + digits)
+
+
+def test_a_refused_literal_is_quoted_by_its_first_20_characters() -> None:
+    text = "1234567890" * 13
+    with pytest.raises(KernelError) as e:
+        parse_int(text)
+    assert f"of 130 digits ({text[:20]}...)" in str(e.value)
+
+
+def test_a_negated_operand_that_is_not_a_register_is_named_without_its_bang() -> None:
+    with pytest.raises(KernelError, match="not '5'$"):
+        parse_operand("!5", 2)
+
+
+def test_split_top_keeps_a_single_bracketed_piece() -> None:
+    assert split_top("[%rd1]") == ["[%rd1]"]
+    assert split_top("{a, b}") == ["{a, b}"]
+    assert split_top("{a},") == ["{a}", ""]

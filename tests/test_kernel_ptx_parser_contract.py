@@ -122,6 +122,16 @@ def test_a_triton_loc_comment_takes_the_outermost_call_site_of_its_nested_chain(
     (entry("9mov.b32 %r1, 1;"), 6, "cannot read instruction"),
     (entry("mov.b32 %r1, 1;"), 6, "register %r1 is not declared"),
     (entry(".reg .b32 q;\nmov.b32 q, q+4;"), 7, r"register q cannot take an offset \(q\+4\)"),
+    (HEAD + ".global .b32 a[2] = {1, 2} = {3};\n", 4, r"initializer element '2\s+=\s+3'"),
+    (HEAD + ".global .b32 .align;\n", 4, ".align needs a positive integer"),
+    (HEAD + ".extern .b32 a;\n", 4, "cannot read declaration"),
+    (HEAD + ".visible .entry k() .entry\n{\nret;\n}\n", 4, "unknown function directive .entry"),
+    (HEAD + ".visible .entry (.param .b32 r) k()\n{\nret;\n}\n", 4, "cannot read the function name"),
+    (entry(".param .b32 r0;\ncall.uni (r0), f);"), 7, "cannot read operand 'f\\)'"),
+    (entry(".reg .pred %p<3>;\nsetp.eq.s32 %p0|%p1|%p2, 1, 0;"), 7, "not declared"),
+    (entry(".reg .pred %p<2>;\n@!%p2 ret;"), 7, "guard register %p2 is not declared"),
+    (entry("{\n.reg .pred p;\n}\n@p ret;"), 9, "guard register p is not declared"),
+    (entry(".extern .func (.param .b32 r) f (.param .b32 a);"), 6, "unknown directive .extern in a function body"),
 ])
 def test_malformed_ptx_raises_naming_the_line(ptx: str, line: int, message: str) -> None:
     with pytest.raises(KernelError, match=message) as e:
@@ -165,3 +175,98 @@ def test_an_unexpected_block_is_named_by_its_first_60_characters() -> None:
         parse_module(entry(text + "\n{\nret;\n}"))
     msg = str(info.value)
     assert f"unexpected block {text[:60]!r} inside function k" in msg, msg
+
+
+def test_a_plain_variable_is_not_extern() -> None:
+    m = parse_module(HEAD + ".global .b32 a;\n.extern .global .b32 b;\n")
+    assert [(v.name, v.extern) for v in m.variables] == [("a", False), ("b", True)]
+
+
+def test_a_bad_function_name_is_quoted_to_80_characters() -> None:
+    text = ".visible .entry 9" + "x" * 100 + "()"
+    with pytest.raises(KernelError) as e:
+        parse_module(HEAD + text + "\n{\nret;\n}\n")
+    assert repr(text[:80]) in str(e.value) and repr(text[:81]) not in str(e.value)
+
+
+def test_a_directive_right_after_the_parameter_list_is_read() -> None:
+    m = parse_module(HEAD + ".visible .entry k(.param .b32 n).maxntid 128\n{\nret;\n}\n")
+    assert m.entries["k"].directives == {"maxntid": (128,)}
+    assert [p.name for p in m.entries["k"].params] == ["n"]
+
+
+def _sites(locs: list[str], files: str = '.file 1 "k.cu"\n') -> list[tuple[str, str]]:
+    body = ".reg .b32 %r<2>;\n" + "".join(f"{loc}\nmov.b32 %r1, {k};\n" for k, loc in enumerate(locs))
+    fn = parse_module(HEAD + files + entry(body)[len(HEAD):]).entries["k"]
+    return [(str(i.loc), str(i.site)) for i in fn.body if i.root == "mov"]
+
+
+def test_an_inline_chain_of_three_levels_keeps_the_outermost_call_site() -> None:
+    # nvcc: ".loc F L C, function_name f, inlined_at F' L' C'" -- the site is the outermost caller
+    assert _sites([".loc 1 10 3", ".loc 1 20 5, function_name $a, inlined_at 1 10 3",
+                   ".loc 1 30 7, function_name $b, inlined_at 1 20 5"]) == [
+        ("k.cu:10", "k.cu:10"), ("k.cu:20", "k.cu:10"), ("k.cu:30", "k.cu:10")]
+
+
+def test_a_call_site_seen_for_the_first_time_is_the_site() -> None:
+    assert _sites([".loc 1 20 5, function_name $a, inlined_at 1 10 3"]) == [("k.cu:20", "k.cu:10")]
+    assert _sites([".loc 1 5 1", ".loc 1 20 5, function_name $a, inlined_at 1 10 3"]) == [
+        ("k.cu:5", "k.cu:5"), ("k.cu:20", "k.cu:10")]
+
+
+def test_a_deep_inline_chain_keeps_its_outermost_call_site() -> None:
+    locs = [".loc 1 1 1"] + [f".loc 1 {d + 1} 1, function_name $f, inlined_at 1 {d} 1" for d in range(1, 70)]
+    locs.append(".loc 1 200 1, function_name $g, inlined_at 1 69 1")  # a second call from level 69
+    assert _sites(locs)[-2:] == [("k.cu:70", "k.cu:1"), ("k.cu:200", "k.cu:1")]
+
+
+def test_a_later_call_from_an_earlier_inlined_function_reaches_the_outermost_site() -> None:
+    # 64 levels L1..L64 (line d), two calls from L64 (lines 100, 101), a new statement, then a call from line 101:
+    # its chain is 101 -> 64 -> ... -> 1, so the site is line 1
+    locs = [".loc 1 1 1"] + [f".loc 1 {d + 1} 1, function_name $f, inlined_at 1 {d} 1" for d in range(1, 63)]
+    locs += [".loc 1 100 1, function_name $g, inlined_at 1 63 1", ".loc 1 101 1, function_name $g, inlined_at 1 63 1",
+             ".loc 1 500 1", ".loc 1 600 1, function_name $h, inlined_at 1 101 1"]
+    assert _sites(locs)[-4:] == [("k.cu:100", "k.cu:1"), ("k.cu:101", "k.cu:1"), ("k.cu:500", "k.cu:500"),
+                                 ("k.cu:600", "k.cu:1")]
+
+
+def test_a_triton_site_takes_the_file_whose_path_ends_with_the_comment_name() -> None:
+    files = '.file 1 "/lib/triton/language/standard.py"\n.file 2 "/home/u/tri.py"\n.file 3 "tri2.py"\n'
+    locs = [".loc 1 191 40 // standard.py:191:40 @[ tri.py:30:5 ]", ".loc 1 191 40 // standard.py:191:40 @[ tri2.py:7:1 ]"]
+    assert _sites(locs, files) == [("/lib/triton/language/standard.py:191", "/home/u/tri.py:30"),
+                                   ("/lib/triton/language/standard.py:191", "tri2.py:7")]
+
+
+def test_a_file_directive_after_the_function_still_names_its_locations() -> None:
+    m = parse_module(entry(".reg .b32 %r1;\n.loc 1 10 3\nmov.b32 %r1, 1;") + '.file 1 "late.cu"\n')
+    assert str(m.entries["k"].body[0].loc) == "late.cu:10"
+
+
+def test_an_address_of_a_module_variable_keeps_its_symbol() -> None:
+    m = parse_module(HEAD + ".shared .b32 g[4];\n" + entry(".reg .b32 %r1;\nld.shared.b32 %r1, [g+4];")[len(HEAD):])
+    assert m.entries["k"].body[0].operands[1] == Addr(Sym("g"), 4)
+
+
+def test_body_prototypes_and_pragmas_are_ignored() -> None:
+    body = ('.pragma "nounroll";\n.alias f, g;\nprototype_0 : .callprototype ()_ (.param .b32 _, .param .b64 _);\n'
+            ".reg .b32 %r1;\nmov.b32 %r1, 1;")
+    fn = parse_module(entry(body)).entries["k"]
+    assert fn.directives == {} and fn.variables == []
+    assert [i.root for i in fn.body] == ["mov", "ret"]
+
+
+def test_sibling_scopes_get_their_own_names_and_labels() -> None:
+    body = ("{\n.reg .pred p;\nL: setp.eq.s32 p, 1, 0;\n@p bra L;\n}\n"
+            "{\n.reg .pred p;\nL: setp.eq.s32 p, 1, 0;\n@p bra L;\n}\nM: bra M;")
+    fn = parse_module(entry(body)).entries["k"]
+    s1, b1, s2, b2, b3 = fn.body[:5]
+    assert (s1.operands[0], b1.guard, b1.operands) == (Reg("p#1"), ("p#1", False), (Sym("L#1"),))
+    assert (s2.operands[0], b2.guard, b2.operands) == (Reg("p#2"), ("p#2", False), (Sym("L#2"),))
+    assert b3.operands == (Sym("M"),)
+    assert fn.labels == {"L#1": 0, "L#2": 2, "M": 4}
+
+
+def test_every_function_of_a_module_is_read() -> None:
+    m = parse_module(HEAD + ".visible .entry a()\n{\nret;\n}\n.visible .entry b()\n{\nret;\n}\n"
+                     ".global .b32 g;\n")
+    assert list(m.entries) == ["a", "b"] and [v.name for v in m.variables] == ["g"]

@@ -281,9 +281,9 @@ def _instruction(body: _Body, text: str, line: int) -> Instruction:
         m = re.match(r"@(!?)\s*([%\w$]+)\s+", t)
         if not m:
             raise KernelError(f"cannot read the guard of {text!r}", line)
-        reg = body.resolve(m.group(2)) or m.group(2)
-        guard = (reg, bool(m.group(1)))
-        t = t[m.end():]
+        if (reg := body.resolve(m.group(2))) is None:  # ptxas refuses an undeclared guard, like any register
+            raise KernelError(f"guard register {m.group(2)} is not declared", line)
+        guard, t = (reg, bool(m.group(1))), t[m.end():]
     m = re.match(r"([A-Za-z_][\w.:]*)\s*(.*)$", t, re.S)
     if not m:
         raise KernelError(f"cannot read instruction {text!r}", line)

@@ -361,3 +361,32 @@ def test_a_float_instruction_with_more_sources_than_the_tracer_reads_is_refused_
         with pytest.raises(KernelError, match="expects 2 source operands") as e:
             run_lines([f"mov.b32 %r1, {TWO};", "mov.b32 %r2, 0x40400000;", f"mov.b32 %r3, {ONE};", text])
         assert e.value.line == 10, text
+
+
+# ----------------------------------------------------------------- min/max .xorsign.abs and .relu
+@SETTINGS
+@given(st.integers(0, 0x7FFFFFFF), st.integers(0, 0x7FFFFFFF), st.booleans(), st.booleans(),
+       st.sampled_from(["min", "max"]))
+def test_xorsign_abs_picks_by_magnitude_and_signs_the_result_with_the_xor_of_the_signs(
+        magnitude_a: int, magnitude_b: int, negative_a: bool, negative_b: bool, root: str) -> None:
+    """PTX ISA min/max ``.xorsign.abs`` (sm_86): min/max of |a| and |b|, sign bit = sign(a) XOR sign(b); a NaN input
+    leaves the result unknown (the ISA does not say which NaN).  Signs are drawn apart from magnitudes so that
+    every sign pair occurs."""
+    a, b = magnitude_a | (negative_a << 31), magnitude_b | (negative_b << 31)
+    got = op(f"{root}.xorsign.abs.f32", [a, b])
+    x, y = decode_float(a, "f32"), decode_float(b, "f32")
+    if math.isnan(x) or math.isnan(y):
+        assert got is None
+        return
+    magnitudes = sorted([(abs(x), a & 0x7FFFFFFF), (abs(y), b & 0x7FFFFFFF)], key=lambda pair: pair[0])
+    picked = (magnitudes[0] if root == "min" else magnitudes[1])[1]
+    assert got == picked | ((a ^ b) & 0x80000000)
+
+
+def test_xorsign_abs_examples_and_relu_clamps_negative_halves_to_plus_zero() -> None:
+    three, minus = 0x40400000, 0x80000000
+    assert op("min.xorsign.abs.f32", [TWO, 0x40400000 | minus]) == TWO | minus  # min(2, -3) -> -2
+    assert op("max.xorsign.abs.f32", [TWO | minus, three | minus]) == three  # max(-2, -3) -> +3
+    # f16x2 halves (-1.0, 2.0) and (-3.0, 1.0): max is (-1.0, 2.0), .relu makes the -1.0 +0
+    assert op("max.relu.f16x2", [0x4000BC00, 0x3C00C200]) == 0x40000000
+    assert op("min.relu.bf16x2", [0x3F80BF80, 0x4000C040]) == 0x3F800000  # min(-1, -3) -> 0, min(1, 2) -> 1

@@ -6,9 +6,11 @@ same lanes (buffers must never share a line), and every warp the model does not 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import layoutalg.banks as banks
 from layoutalg.banks.vector import pairing_undecided
+from layoutalg.errors import LayoutError
 from layoutalg.kernel.costing import PAIRING_REASON, ZERO_FILL_REASON, cost_record, cost_records
 from layoutalg.kernel.records import AccessRecord
 
@@ -130,3 +132,52 @@ def test_partial_wide_loads_whose_lane_pairing_is_undecided_are_unmodelled() -> 
     modelled, wf, _, reasons, _ = costs_of(r)
     assert modelled == [False, True, True] and reasons == {PAIRING_REASON: 1} and wf[0] == 0
     assert wf[2] == banks.report("ld.shared.b64", a.tolist()).wavefronts
+
+
+def test_an_atomic_is_unmodelled_with_the_bank_model_s_refusal_of_its_mnemonic() -> None:
+    text = "atom.shared.add.u32"
+    with pytest.raises(LayoutError) as refusal:
+        banks.report(text, (4 * LANES).tolist())
+    why = str(refusal.value)
+    r = rec([4 * LANES, 4 * LANES], kind="atom", text=text, active=[np.ones(32, bool), LANES < 3])
+    assert costs_of(r) == ([False, False], [0, 0], [0, 0], {why: 2}, 0) and "unknown mnemonic 'atom'" in why
+
+
+def test_a_record_of_an_unmodelled_kind_is_never_costed_even_when_its_mnemonic_is_modelled() -> None:
+    # the record's kind (an atomic) decides, not the mnemonic handed to the bank model
+    r = rec([4 * LANES, 4 * LANES], kind="red", text="st.shared.b32")
+    assert costs_of(r) == ([False, False], [0, 0], [0, 0], {"red on shared memory is not modelled": 2}, 0)
+
+
+def test_a_partial_warp_of_a_wide_load_the_model_refuses_is_unmodelled_with_the_model_s_reason() -> None:
+    # 32 bytes a lane: the model refuses the instruction, so the lanes' pairing is never asked for
+    text = "ld.shared.v8.b32"
+    r = rec([32 * LANES, 32 * LANES], text=text, nbytes=32, active=[LANES < 16, np.ones(32, bool)])
+    modelled, _, _, reasons, _ = costs_of(r)
+    assert modelled == [False, False] and list(reasons.values()) == [2]
+    assert "32 bytes per lane" in next(iter(reasons))
+
+
+def test_a_dropped_partial_wide_load_is_data_dependent_and_never_refused_for_its_pairing() -> None:
+    rng = np.random.default_rng(0)
+    while True:
+        a = rng.integers(0, 16, 32).astype(np.int64) * 8
+        act = rng.random(32) < 0.5
+        if pairing_undecided("ld.shared.b64", a[None], act[None])[0]:
+            break
+    r = rec([a, 8 * LANES], text="ld.shared.b64", nbytes=8, active=[act, np.ones(32, bool)],
+            dropped=np.array([True, False]))
+    # warp 1: 64-bit loads at an 8-byte stride, two conflict-free half-warp phases over 256 bytes: 2 of an ideal 2
+    assert costs_of(r) == ([False, True], [0, 2], [0, 2], {}, 1)
+
+
+def test_cp_async_lanes_of_two_buffers_in_one_shared_row_read_two_global_lines() -> None:
+    # .cg groups lanes by (global 128-byte line, shared 128-byte row): each shared row here is filled by lanes 0-3
+    # from buffer 0 and lanes 4-7 from buffer 1 at offsets inside one 128-byte span; buffers never share a line
+    text = "cp.async.cg.shared.global"
+    smem = 16 * LANES
+    buf = (LANES // 4) % 2
+    off = 16 * (LANES % 8) + 128 * (LANES // 8)
+    apart = banks.report(text, smem.tolist(), global_byte_addresses=(buf * 4096 + off).tolist()).wavefronts
+    r = rec([smem], "cp.async", text, 16, global_buffer=buf[None], global_offset=off[None])
+    assert costs_of(r)[1] == [apart] == [8]  # 8 (line, row) groups, each a straight sector map: 1 wavefront

@@ -8,7 +8,7 @@ memory are OPAQUE, global ones are unknown stores."""
 from __future__ import annotations
 
 import pytest
-from kernel_dataflow_contract_harness import lane_units, run
+from kernel_dataflow_contract_harness import lane_units, run, what
 
 from layoutalg.kernel.dataflow import tags as tg
 
@@ -105,3 +105,28 @@ def test_a_bulk_copy_from_global_to_shared_memory_is_no_global_store_and_makes_s
     _, res = run(body)
     assert not res.unknown_stores and list(res.sync_unmodelled.values()) == [copy.split(" ")[0]]
     assert all(row == [("opaque", tg.W_SMEM_WRITE)] * 8 for row in lane_units(body, units=8))
+
+
+def test_a_cp_async_to_an_unknown_address_in_one_cta_leaves_the_other_cta_s_shared_memory_known() -> None:
+    # every CTA fills its own shared memory from A; only CTA 1 then copies to an address unknown at trace time
+    body = S + ["ld.global.v4.u32 {%r4, %r5, %r6, %r7}, [%rd4];", "st.shared.v4.u32 [%r11], {%r4, %r5, %r6, %r7};",
+                "mov.u32 %r25, %ctaid.x;", "setp.eq.u32 %p3, %r25, 1;",
+                "ld.global.u32 %r20, [%rd4];", "and.b32 %r21, %r20, 0;", "add.u32 %r22, %r11, %r21;",
+                "@%p3 cp.async.cg.shared.global [%r22], [%rd4], 16;"] + WAIT + [
+                "ld.shared.v4.u32 {%r4, %r5, %r6, %r7}, [%r11];",
+                "mul.wide.u32 %rd6, %r25, 512;", "add.s64 %rd7, %rd5, %rd6;",  # CTA c stores to C bytes 512 c + 16 t
+                "st.global.v4.u32 [%rd7], {%r4, %r5, %r6, %r7};"]
+    rec, _ = run(body, grid=2)
+    for t in range(32):
+        assert [what(rec.units.get((1, 16 * t + 2 * u))) for u in range(8)] == [("A", 16 * t + 2 * u) for u in range(8)]
+        assert [what(rec.units.get((1, 512 + 16 * t + 2 * u))) for u in range(8)] == [("opaque", tg.W_SMEM_WRITE)] * 8
+
+
+@pytest.mark.parametrize("prefetch", ["cp.async.bulk.prefetch.L2.global [%rd4], 16;",
+                                      "cp.async.bulk.prefetch.L2.global.L2::cache_hint [%rd4], 16, %rd6;"])
+def test_a_bulk_prefetch_into_l2_is_no_global_store(prefetch: str) -> None:
+    # PTX ISA cp.async.bulk.prefetch.L2.src: .global names the source; the prefetch writes no memory
+    body = ["mov.u64 %rd6, 0;", prefetch, "ld.global.u32 %r2, [%rd4];", "st.global.u32 [%rd5], %r2;"]
+    _, res = run(body)
+    assert not res.unknown_stores
+    assert all(row == [("A", 16 * t), ("A", 16 * t + 2)] for t, row in enumerate(lane_units(body)))

@@ -5,11 +5,15 @@ an unknown global store makes a wrong C unknown rather than refuted; a Trace wit
 
 from __future__ import annotations
 
+import time
+
 import pytest
+from dataflow_synth import MmaCase, mma_kernel
 from kernel_dataflow_contract_harness import SPECS, STORE, gemm
 
 from layoutalg.errors import LayoutError
 from layoutalg.kernel import check_mma, trace
+from layoutalg.kernel.dataflow.checker_base import Finding
 from layoutalg.kernel.ptx import parse_module
 
 
@@ -104,3 +108,76 @@ def test_a_branch_on_loaded_data_makes_the_check_unknown_naming_the_branch() -> 
     assert r.verdict == "unknown" and r.counterexample is None
     assert r.reason.startswith(f"PTX line {line_of(text, '@%p2 bra END;')} (bra): branch predicate depends on a value "
                                "unknown at trace time")
+
+
+def test_a_duplicate_product_is_reported_before_a_shared_race() -> None:
+    # the product A(m, 0) * B(0, n) is accumulated twice, and warp 1 writes a shared word warp 0 reads unordered
+    r = check(with_shared(gemm(k_products=(0, 0, 1), tail=SH_W0, warp1=SH_W1)), block=64)
+    assert r.verdict == "refuted" and r.counterexample["kind"] == "duplicate"
+    assert r.flow.races and r.reason == r.counterexample["message"]
+
+
+def test_a_shared_race_is_reported_before_a_global_race() -> None:
+    # warp 1 also stores into C (a global race with warp 0's stores), after the unordered shared write
+    w1 = ("mul.wide.u32 %rd20, %r2, 4;", "add.s64 %rd21, %rd1, %rd20;", "ld.global.f32 %f50, [%rd21];",
+          "st.global.f32 [%rd5], %f50;")
+    r = check(with_shared(gemm(tail=SH_W0, warp1=SH_W1 + w1)), block=64)
+    assert any(f.kind == "global race" and f.verdict == "refuted" for f in r.findings)
+    assert r.verdict == "refuted" and r.counterexample["kind"] == "race"
+
+
+def test_the_result_dict_gives_seconds_to_the_millisecond_and_at_most_20_findings() -> None:
+    r = check(gemm())
+    r.seconds = 1.23456
+    r.findings = [Finding("refuted", "store", f"finding {i}", {"i": i}) for i in range(25)]
+    d = r.as_dict()
+    assert d["seconds"] == 1.235
+    assert [f["message"] for f in d["findings"]] == [f"finding {i}" for i in range(20)]
+    assert d["findings"][0] == {"verdict": "refuted", "kind": "store", "message": "finding 0", "i": 0}
+
+
+def test_the_result_times_the_check_itself() -> None:
+    t0 = time.perf_counter()
+    r = check(gemm())
+    elapsed = time.perf_counter() - t0
+    assert 0 < r.seconds <= elapsed
+
+
+SYNTH = {"a": "pA@(16,32):(32,1)", "b": "pB@(32,8):(8,1)", "c": "pC@(16,8):(8,1)"}
+C1_NOT_ZERO = ("mov.f32 %f1, 0f00000000;", "mov.f32 %f1, 0f3F800001;")  # the first mma's c1 starts as 1.0000001
+
+
+def check_synth(text: str):
+    return check_mma(trace(parse_module(text), block=32), **SYNTH)
+
+
+def findings_of(r) -> list[tuple[str, str]]:
+    return [(f.verdict, f.kind) for f in r.findings if f.verdict == "refuted"]
+
+
+def test_a_wrong_operand_is_reported_before_a_wrong_accumulator_found_earlier() -> None:
+    # tests/dataflow_synth.py's two chained m16n8k16 mma: the first one's C input is not zero, the second one's
+    # A element 0 of lane 0 is moved by one column
+    r = check_synth(mma_kernel(MmaCase(mutations=[("A", 1, 0, 0, 1)])).replace(*C1_NOT_ZERO))
+    assert findings_of(r) == [("refuted", "accumulator"), ("refuted", "operand")]
+    assert r.verdict == "refuted" and r.counterexample["kind"] == "operand"
+
+
+def test_a_scalar_fma_of_mismatched_k_is_reported_before_a_wrong_accumulator_found_earlier() -> None:
+    # after the mma: A(0, 0) * B(1, 0) (f16, B row 1 at byte 16), k 0 against k 1
+    fma = ("  .reg .b16 %q<4>;\n  ld.global.b16 %q0, [%rd1];\n  ld.global.b16 %q1, [%rd2+16];\n  mov.b16 %q2, 0;\n"
+           "  fma.rn.f16 %q3, %q0, %q1, %q2;\n  ret;")
+    r = check_synth(mma_kernel(MmaCase()).replace(*C1_NOT_ZERO).replace("  ret;", fma))
+    assert findings_of(r) == [("refuted", "accumulator"), ("refuted", "fma")]
+    assert r.verdict == "refuted" and r.counterexample["kind"] == "fma"
+    assert "multiplies A(0, 0) by B(1, 0)" in r.reason
+
+
+def test_a_wrong_accumulator_is_reported_before_a_duplicate_product_found_earlier() -> None:
+    # a scalar fma A(0, 0) * B(0, 0) before the mma, whose first tile counts that product again; the second mma
+    # reads its accumulators 1 and 2 swapped
+    fma = ("  ld.param.u64 %rd3, [pC];\n  .reg .b16 %q<4>;\n  ld.global.b16 %q0, [%rd1];\n  ld.global.b16 %q1, [%rd2];\n"
+           "  mov.b16 %q2, 0;\n  fma.rn.f16 %q3, %q0, %q1, %q2;")
+    r = check_synth(mma_kernel(MmaCase(mutations=[("chain", 1, 2)])).replace("  ld.param.u64 %rd3, [pC];", fma))
+    assert findings_of(r)[0] == ("refuted", "duplicate") and ("refuted", "accumulator") in findings_of(r)
+    assert r.verdict == "refuted" and r.counterexample["kind"] == "accumulator"

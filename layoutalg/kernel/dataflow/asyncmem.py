@@ -91,7 +91,7 @@ def forget_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
     space = state_space(ins)
     spaces = [p.split("::")[0] for p in ins.parts[2:] if p.split("::")[0] in ("shared", "global")]
     writes_global = (ins.root in ("atom", "red") and space in ("global", None)) or \
-        (ins.root == "cp" and "bulk" in ins.parts and spaces[:1] == ["global"])
+        (ins.root == "cp" and "bulk" in ins.parts and spaces[:1] == ["global"] and "prefetch" not in ins.parts)
     def run(m: Any, mask: Any) -> None:
         f = m.flow
         lanes = f.lanes(m, mask)

@@ -89,7 +89,7 @@ class CheckerBase:
                     if ok[0]:
                         return f"{s.role}({int(r[0])}, {int(c[0])}){tail}"
                     return f"element {off // (2 * ue)} of {s.role}'s buffer (outside its layout){tail}"
-            name = self.buffer_names[buf] if 0 <= buf < len(self.buffer_names) else f"buffer {buf}"
+            name = self.buffer_names[buf] if 0 <= buf < len(self.buffer_names) else f"{buf} (no parameter or variable)"
             return f"bytes {off}..{off + 2 * ue - 1} of buffer {name}{tail}"
         if tg.kind(t) == tg.K_OPAQUE:
             op, why = (int(x) for x in tg.opaque_fields(t))

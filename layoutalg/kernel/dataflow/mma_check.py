@@ -39,6 +39,8 @@ class MmaChecker(FmaProducts, CStores):
         self.buffer_names = list(params.buffers)
         for s in (self.a, self.b, self.c):
             resolve(s, fn, self.buffer_names)
+        # the module's .global / .const variables are the launch's next buffers, in order (interp build_image)
+        self.buffer_names += [v.name for v in launch.module.variables if v.space in ("global", "const")]
         self.M, self.N, self.K = check_shapes(self.a, self.b, self.c)
         if max(self.M, self.N) >= tg.MAX_DIM or self.K > tg.MAX_DEPTH:
             raise LayoutError(f"problem {self.M} x {self.N} x {self.K}: the check tags M, N < {tg.MAX_DIM} and "

@@ -47,7 +47,7 @@ import random
 import subprocess
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -387,7 +387,7 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
     started = time.monotonic()
     deadline = started + budget_s
     server = Server(test_files) if test_files else None
-    killers: dict[tuple[str, str | None], list[str]] = defaultdict(list)
+    killers = stored_killers(results, jobs)
     counts: dict[str, int] = defaultdict(int)
     try:
         for job in jobs:
@@ -440,6 +440,45 @@ def _fitting(tests: list[str], cmap: CoverageMap, budget_s: float, at_least_one:
             break
         count += 1
     return count
+
+
+def stored_killers(results: dict[str, Any], jobs: list[Job]) -> dict[tuple[str, str | None], list[str]]:
+    """Per (module, function) of the jobs, the tests that killed a mutant of that function in an earlier run, as
+    the results file stores them, most frequent first.  ``judge`` runs them before the cheapest tests and past a
+    quick cut, so a survivor of a quick cut that a neighbour's killer would kill is judged on that test without
+    running its whole covering set."""
+    killers: dict[tuple[str, str | None], list[str]] = defaultdict(list)
+    wanted = {(job.mutant.path, job.qualname) for job in jobs}
+    functions: dict[str, list[tuple[int, int, str]]] = {}
+    tally: dict[tuple[str, str | None], Counter[str]] = defaultdict(Counter)
+    for entry in results.values():
+        path, killer = entry.get("path"), entry.get("killer")
+        if entry.get("verdict") != "killed" or not killer or not any(path == p for p, _ in wanted):
+            continue
+        if path not in functions:
+            functions[path] = function_lines((ROOT / path).read_text())
+        inside = [name for first, last, name in functions[path] if first <= entry["line"] <= last]
+        place = (path, inside[0] if inside else None)
+        if place in wanted:
+            tally[place][killer] += 1
+    for place, counted in tally.items():
+        killers[place] = [test for test, _ in counted.most_common()]
+    return killers
+
+
+def function_lines(source: str) -> list[tuple[int, int, str]]:
+    """(first body line, last line, qualname) of every def at module or class level (``function_spans`` by line)."""
+    out: list[tuple[int, int, str]] = []
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, prefix + node.name + ".")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append((node.body[0].lineno, node.end_lineno or node.lineno, prefix + node.name))
+
+    visit(ast.parse(source).body, "")
+    return out
 
 
 def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tuple[str, str | None], list[str]],

@@ -180,8 +180,10 @@ class Machine:
                     return
                 masked = np.where(runnable, pcs, big)
                 cur = int(masked.min())
-                if cur >= n_ops:
+                if cur >= n_ops:  # ran off the end: an implicit exit, which can complete a phase as exit does
                     live &= ~(runnable & (pcs >= n_ops))
+                    if self.bar_open:
+                        self._settle(sorted(self.bar_open), blocked)
                     continue
                 if not blocked.any() and int(np.where(live, pcs, -1).max()) == cur:
                     converged = True
@@ -389,15 +391,20 @@ class Machine:
     def _check_converged_count(self, op: Op) -> None:
         """Every live thread arrived together.  Arrival is counted per warp (ISA "barrier": the count is a
         multiple of the warp size and the instruction marks its warp's arrival), so a sync waiting for more
-        than 32 x the CTA's live warps never completes."""
+        than 32 x the CTA's live warps, plus the arrivals its open phase already holds (a producer warp's
+        ``bar.arrive`` before it exited), never completes."""
         count = self._barrier_count(op)
         if op.barrier_mode == "arrive":
             return
+        g = self.geom
         warps = self.live.reshape(-1, 32).any(axis=1)
-        per_cta = 32 * np.bincount(self.geom.cta_index[::32][warps], minlength=self.geom.n_ctas)
-        if (count > per_cta[per_cta > 0]).any():
+        have = (32 * np.bincount(g.cta_index[::32][warps], minlength=g.n_ctas))[g.cta_index]  # per thread
+        if self.bar_open:
+            ids = np.where(self.live, self._barrier_ids(op, self.live), 0)
+            have = have + self.bar_arrivals[g.cta_index, ids]
+        if (count > have[self.live]).any():
             raise KernelError(f"barrier never completes: it waits for {count} threads but the CTA has only "
-                              f"{int(per_cta[per_cta > 0].min())} in live warps", op.ins.line, op.ins.opcode)
+                              f"{int(have[self.live].min())} in live warps", op.ins.line, op.ins.opcode)
 
     def _deadlock(self, blocked: np.ndarray, pcs: np.ndarray) -> None:
         waiting = sorted({int(p) - 1 for p in np.unique(pcs[blocked])})

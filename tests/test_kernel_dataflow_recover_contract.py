@@ -523,3 +523,123 @@ def test_a_swizzled_write_of_half_the_tile_keeps_its_base_as_offset() -> None:
     for r in recs:
         assert isinstance(r.layout, ComposedLayout) and not r.own
         assert_same_function(r, [x + r.offset for x in lo], lo=0)
+
+
+def test_a_write_whose_accesses_the_pooled_fit_splits_across_bases_gets_its_own_fit_and_says_it_differs() -> None:
+    """One epoch: threads 0..15 store k = 0, 1 of the tile at L, then every thread stores the whole tile at L + 32.
+    Pooled by copy, the second store's k = 0, 1 are a second copy and its k = 2, 3 a first one: the pooled fit puts
+    them at different bases, so the second store is fitted alone (L at offset 32) and says it differs."""
+    lo = table(Layout((8, 4), (4, 1)))
+    store = "st.shared.u16 [%r7], %h1;"
+    first, rest = kernel([lo], read=False).split(store)
+    text = first + "setp.lt.u32 %p2, %r1, 16;\n@%p2 " + store + "\nst.shared.u16 [%r7+64], %h1;" + rest
+    recs = check_mma(trace(parse_module(text), block=32), **SPECS).layouts()
+    second = recs[1]
+    assert (second.own, second.note, second.offset, second.layout) == \
+        (True, "differs from the other writes of A", 32, Layout((8, 4), (4, 1)))
+
+
+def test_an_a_tile_across_an_aligned_row_block_does_not_fit_one_tile() -> None:
+    """A is 16 x 4 and the kernel reads rows 1..8: 8 rows make an 8-row tile, but rows 1..8 straddle the aligned
+    blocks 0..7 and 8..15 (row 8 is one past the block of row 1), so no 8-row tile holds them and the recovery says so."""
+    text = kernel([table(Layout((8, 4), (4, 1)))]).replace("ld.param.u64 %rd1, [pA];",
+                                                            "ld.param.u64 %rd1, [pA];\nadd.s64 %rd1, %rd1, 8;")
+    recs = check_mma(trace(parse_module(text), block=32), **{**SPECS, "a": "pA@(16,4):(4,1)", "c": "pC@(16,8):(8,1)"}).layouts()
+    assert [(r.matrix, r.layout, r.note) for r in recs] == [("A", None, "the accesses do not fit one tile")] * 2
+
+
+def test_a_c_tile_across_an_aligned_column_block_does_not_fit_one_tile() -> None:
+    """Only C's columns 1..4 are staged: four columns, but they straddle the aligned 4-column blocks 0..3, 4..7."""
+    from kernel_dataflow_contract_harness import SPECS as GEMM_SPECS
+    from kernel_dataflow_contract_harness import gemm
+
+    lay = Layout((4, 8), (8, 1))
+    offsets = [int(lay(m + 4 * n)) for m, n in ((lane // 8, lane % 8) for lane in range(32))]
+    tail = ("mov.u32 %r41, %tid.x;", *[x.replace("%r1,", "%r41,").replace("%p1", "%p3") for x in lane_table("%r42", offsets)],
+            "mov.u32 %r43, sm;", "mad.lo.u32 %r44, %r42, 4, %r43;", "setp.ge.u32 %p4, %r4, 1;",
+            "setp.lt.u32 %p5, %r4, 5;", "and.pred %p4, %p4, %p5;", "@%p4 st.shared.f32 [%r44], %f31;")
+    text = gemm(tail=tail).replace(".reg .b64 %rd<64>;", ".reg .b64 %rd<64>;\n.shared .align 16 .b8 sm[256];")
+    (r,) = check_mma(trace(parse_module(text), block=32), **GEMM_SPECS).layouts()
+    assert (r.matrix, r.layout, r.note) == ("C", None, "the accesses do not fit one tile")
+
+
+def test_a_write_of_part_of_the_tile_at_a_base_sharing_bits_with_the_layout_keeps_that_base_as_offset() -> None:
+    """L = (8,4):(4,1) written whole at base 0, only for k = 2, 3 at base 34, whole at base 96 (uneven: no stage
+    mode): the part write's offset is 34 (its elements sit at L(m, k) + 34), not a value read off its least element."""
+    lo = table(Layout((8, 4), (4, 1)))
+    store = "st.shared.u16 [%r7], %h1;"
+    first, second, third, rest = kernel([lo, [x + 34 for x in lo], [x + 96 for x in lo]], read=False).split(store)
+    text = first + store + second + "setp.ge.u32 %p2, %r1, 16;\n@%p2 " + store + third + store + rest
+    recs = check_mma(trace(parse_module(text), block=32), **SPECS).layouts()
+    assert [(r.offset, r.layout, r.own) for r in recs] == [(b, Layout((8, 4), (4, 1)), False) for b in (0, 34, 96)]
+
+
+def test_an_instruction_moving_no_matrix_element_is_reported_as_such_in_16_bit_units() -> None:
+    """A store of untagged data (the thread index) to shared memory: no matrix, no layout, 32 lanes x one unit."""
+    text = kernel([table(Layout((8, 4), (4, 1)))], read=False).replace("st.shared.u16 [%r7], %h1;",
+                                                                       "cvt.u16.u32 %h3, %r1;\nst.shared.u16 [%r7], %h3;")
+    (r,) = check_mma(trace(parse_module(text), block=32), **SPECS).layouts()
+    assert r.as_dict() == {"line": r.line, "opcode": "st.shared.u16", "direction": "write", "atom": r.atom,
+                           "matrix": None, "element_bits": 16, "tile": [], "layout": None, "offset": 0,
+                           "own_fit": False, "note": "its accesses carry no element of A, B or C", "samples": 32}
+
+
+def test_the_k_tile_width_counts_every_access_of_the_execution_the_first_one_included() -> None:
+    """Thread 0 stores (0, 0) and threads 8..15 store (m, 1): one warp execution touches k 0..1, a 2-wide k-tile
+    (the only access at k = 0 is the execution's first): the tile is 8 x 2 at L = (8,4):(4,1) restricted to it."""
+    store = "st.shared.u16 [%r7], %h1;"
+    guard = ["setp.eq.u32 %p2, %r1, 0;", "setp.ge.u32 %p3, %r1, 8;", "setp.lt.u32 %p1, %r1, 16;",
+             "and.pred %p3, %p3, %p1;", "or.pred %p2, %p2, %p3;", "@%p2 " + store]
+    text = kernel([table(Layout((8, 4), (4, 1)))], read=False).replace(store, "\n".join(guard))
+    (r,) = check_mma(trace(parse_module(text), block=32), **SPECS).layouts()
+    assert (r.tile, r.layout, r.offset) == ((8, 2), Layout((8, 2), (4, 1)), 0)
+
+
+def test_one_store_of_two_warps_on_k_tiles_far_apart_keeps_each_warp_s_k_tile_width() -> None:
+    """Both warps run one store in one epoch: warp w stores its A elements (l % 8, 8 w + l / 8) (k-tiles 0 and 2 of a
+    12-wide K) at L + 64 w.  Each warp execution touches a 4-wide k-tile, so the tile is 8 x 4 and the two k-tiles
+    are two bases 64 apart (the epoch's 16-wide k block is no whole number of 2 bases: no K continuation)."""
+    lo = table(Layout((8, 4), (4, 1)))
+    body = [HEADER, ".visible .entry k(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
+            ".reg .pred %p<4>;", ".reg .b16 %h<4>;", ".reg .b32 %r<16>;", ".reg .b64 %rd<8>;",
+            ".shared .align 16 .b8 sm[4096];", "ld.param.u64 %rd1, [pA];", "mov.u32 %r1, %laneid;",
+            "mov.u32 %r9, %tid.x;", "shr.u32 %r9, %r9, 5;", "and.b32 %r2, %r1, 7;", "shr.u32 %r3, %r1, 3;",
+            "mad.lo.u32 %r3, %r9, 8, %r3;", "mad.lo.u32 %r4, %r2, 12, %r3;", "mul.wide.u32 %rd2, %r4, 2;",
+            "add.s64 %rd3, %rd1, %rd2;", "ld.global.u16 %h1, [%rd3];", "mov.u32 %r6, sm;", *lane_table("%r5", lo),
+            "mad.lo.u32 %r5, %r9, 64, %r5;", "mad.lo.u32 %r7, %r5, 2, %r6;", "st.shared.u16 [%r7], %h1;",
+            "bar.sync 0;", "ret;", "}", ""]
+    specs = {"a": "pA@(8,12):(12,1)", "b": "pB@(12,8):(8,1)", "c": "pC@(8,8):(8,1)"}
+    (r,) = check_mma(trace(parse_module("\n".join(body)), block=64), **specs).layouts()
+    assert (r.tile, r.layout, r.offset, r.note) == ((8, 4, 2), Layout((8, 4, 2), (4, 1, 64)), 0, "stages 2 x 64")
+
+
+def test_an_instruction_fitted_alone_counts_epochs_touching_part_of_a_k_tile_as_one_k_tile_wide() -> None:
+    """A 8 x 8, two warps, one store in a 7-iteration loop with a barrier each: iterations 0..2 have warp w store
+    k-tile w (k 4w..4w+3), iterations 3, 4 have warp 0's lanes 0..7 store k = 0 and iterations 5, 6 its lanes 0..15
+    store k = 0, 1; the g-th copy sits at L + 32 g (L = (8,4):(4,1)).  A column-major store of warp 0 after the loop
+    keeps the pooled fit from existing, so the loop's store is fitted alone.  Three epochs span 8 k, four touch part
+    of one k-tile (each counts 4 wide): 4 is the common width, so all 10 copies stay pipeline stages."""
+    lo, col = table(Layout((8, 4), (4, 1))), table(Layout((8, 4), (1, 8)))
+    body = [HEADER, ".visible .entry k(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
+            ".reg .pred %p<8>;", ".reg .b16 %h<4>;", ".reg .b32 %r<32>;", ".reg .b64 %rd<8>;",
+            ".shared .align 16 .b8 sm[4096];", "ld.param.u64 %rd1, [pA];", "mov.u32 %r1, %laneid;",
+            "mov.u32 %r9, %tid.x;", "shr.u32 %r9, %r9, 5;", "mov.u32 %r6, sm;", *lane_table("%r5", lo),
+            *[x.replace("%p1", "%p5") for x in lane_table("%r27", col)],
+            "mov.u32 %r20, 0;", "LOOP:",  # %r20: iteration e; %r23: copy g; %r24: k-tile; %p3: the storing lanes
+            "setp.lt.u32 %p1, %r20, 3;", "mad.lo.u32 %r21, %r20, 2, %r9;", "add.u32 %r22, %r20, 3;",
+            "selp.b32 %r23, %r21, %r22, %p1;", "selp.b32 %r24, %r9, 0, %p1;",
+            "setp.lt.u32 %p2, %r20, 5;", "selp.b32 %r25, 8, 16, %p2;", "setp.lt.u32 %p3, %r1, %r25;",
+            "setp.eq.u32 %p2, %r9, 0;", "and.pred %p3, %p3, %p2;", "or.pred %p3, %p3, %p1;",
+            "shr.u32 %r3, %r1, 3;", "mad.lo.u32 %r3, %r24, 4, %r3;", "and.b32 %r2, %r1, 7;",
+            "mad.lo.u32 %r4, %r2, 8, %r3;", "mul.wide.u32 %rd2, %r4, 2;", "add.s64 %rd3, %rd1, %rd2;",
+            "ld.global.u16 %h1, [%rd3];", "mad.lo.u32 %r26, %r23, 32, %r5;", "mad.lo.u32 %r7, %r26, 2, %r6;",
+            "@%p3 st.shared.u16 [%r7], %h1;", "bar.sync 0;", "add.u32 %r20, %r20, 1;", "setp.lt.u32 %p1, %r20, 7;",
+            "@%p1 bra LOOP;",
+            "shr.u32 %r3, %r1, 3;", "and.b32 %r2, %r1, 7;", "mad.lo.u32 %r4, %r2, 8, %r3;", "mul.wide.u32 %rd2, %r4, 2;",
+            "add.s64 %rd3, %rd1, %rd2;", "ld.global.u16 %h1, [%rd3];", "add.u32 %r28, %r27, 1024;",
+            "mad.lo.u32 %r7, %r28, 2, %r6;", "setp.eq.u32 %p2, %r9, 0;", "@%p2 st.shared.u16 [%r7], %h1;",
+            "ret;", "}", ""]
+    specs = {"a": "pA@(8,8):(8,1)", "b": "pB@(8,8):(8,1)", "c": "pC@(8,8):(8,1)"}
+    loop, after = check_mma(trace(parse_module("\n".join(body)), block=64), **specs).layouts()
+    assert (loop.own, loop.tile, loop.layout, loop.offset) == (True, (8, 4, 10), Layout((8, 4, 10), (4, 1, 32)), 0)
+    assert (after.own, after.layout, after.offset) == (True, Layout((8, 4), (1, 8)), 1024)

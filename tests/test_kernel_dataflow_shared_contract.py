@@ -86,3 +86,64 @@ def test_each_cta_has_its_own_shared_memory() -> None:
     assert all(row == [("A", 16 * t + 2 * j) for j in range(6)] for t, row in enumerate(got))
     _, res = run(body, grid=3)
     assert res.races == []
+
+
+LANE0 = ["setp.eq.u32 %p2, %r12, 0;", "and.pred %p3, %p1, %p2;", "not.pred %p4, %p1;", "and.pred %p4, %p4, %p2;"]
+# %p3: lane 0 of warp 0 (thread 0); %p4: lane 0 of warp 1 (thread 32)
+
+
+def test_one_unit_accessed_by_two_warps_without_a_barrier_is_a_race() -> None:
+    """Thread 0 stores one 16-bit unit, thread 32 (warp 1) then loads it: one race of one unit access."""
+    _, res = run(P + LANE0 + ["@%p3 st.shared.u16 [%r11], %h1;", "@%p4 ld.shared.u16 %h2, [%r11];"], block=64)
+    assert [(r.kind, r.first_warp, r.second_warp, r.address, r.count) for r in res.races] == \
+        [("read after write (no barrier between)", 0, 1, SMEM_BASE, 1)]
+
+
+def test_a_write_by_another_warp_after_warp_0_s_write_is_a_race() -> None:
+    """Warp 0 writes the words first, warp 1 overwrites them with no barrier: a write after write race."""
+    _, res = run(P + ["@%p1 st.shared.u32 [%r11], %r2;", "@!%p1 st.shared.u32 [%r11], %r2;"], block=64)
+    assert [(r.kind, r.first_warp, r.second_warp, r.count) for r in res.races] == \
+        [("write after write (no barrier between)", 0, 1, 64)]
+
+
+def test_two_lanes_of_two_warps_writing_one_unit_in_one_step_race() -> None:
+    """Only threads 0 and 32 store, both to sm's first unit, in one step: two accesses, one race."""
+    _, res = run(P + LANE0 + ["or.pred %p5, %p3, %p4;", "@%p5 st.shared.u16 [%r10], %h1;"], block=64)
+    assert [(r.kind, {r.first_warp, r.second_warp}, r.address) for r in res.races] == \
+        [("write after write (no barrier between)", {0, 1}, SMEM_BASE)]
+
+
+def test_two_lanes_of_one_warp_writing_different_tags_to_one_unit_leave_it_opaque() -> None:
+    """Lanes 0 and 1 store their own (different) A units to sm's first unit in one step; every lane reads it back."""
+    got = lane_units(["ld.global.u16 %h1, [%rd4];", "mov.u32 %r10, sm;", "setp.lt.u32 %p2, %r1, 2;",
+                      "@%p2 st.shared.u16 [%r10], %h1;", "ld.shared.u16 %h2, [%r10];", "st.global.u16 [%rd5], %h2;"],
+                     units=1)
+    assert all(row == [("opaque", tg.W_CONFLICT)] for row in got)
+
+
+CP = ["mov.u32 %r10, sm;", "mad.lo.u32 %r11, %r1, 16, %r10;", "cp.async.cg.shared.global [%r11], [%rd4], 16;",
+      "cp.async.commit_group;"]  # one warp: each thread copies 16 bytes to its own shared bytes, group 0
+READ_BACK = ["ld.shared.v4.u32 {%r4, %r5, %r6, %r7}, [%r11];", "st.global.v4.u32 [%rd5], {%r4, %r5, %r6, %r7};"]
+
+
+def test_a_store_over_the_warp_s_own_first_cp_async_not_yet_waited_for_is_a_race() -> None:
+    _, res = run(CP + ["st.shared.u32 [%r11], %r1;"])
+    assert [(r.kind, r.first_warp, r.second_warp) for r in res.races] == \
+        [("write over a cp.async not yet waited for", 0, 0)]
+    _, res = run(CP + ["cp.async.wait_group 0;", "st.shared.u32 [%r11], %r1;"])
+    assert res.races == []
+
+
+def test_waiting_for_an_older_group_leaves_a_newer_copy_to_the_same_bytes_pending() -> None:
+    """Group 0 and group 1 both copy to the same bytes; wait_group 1 completes group 0 only, so reading the bytes
+    still reads group 1's copy before it is waited for (as well as group 1 overwriting group 0 racing)."""
+    _, res = run(CP + ["cp.async.cg.shared.global [%r11], [%rd4], 16;", "cp.async.commit_group;",
+                       "cp.async.wait_group 1;"] + READ_BACK)
+    assert [r.kind for r in res.races] == ["write over a cp.async not yet waited for",
+                                           "read of a cp.async not yet waited for"]
+
+
+def test_a_race_of_two_warps_in_one_step_names_the_first_unit_s_address() -> None:
+    """Both warps store the same 32 words in one step: the race's example is sm's first unit, warp 0 before warp 1."""
+    _, res = run(P + ["st.shared.u32 [%r11], %r2;"], block=64)
+    assert [(r.address, r.cta, r.first_warp, r.second_warp, r.count) for r in res.races] == [(SMEM_BASE, 0, 0, 1, 64)]

@@ -114,3 +114,14 @@ def test_check_shapes_reads_m_n_k_and_refuses_disagreeing_shapes() -> None:
         check_shapes(a, b, resolved("C", "2@(8,16):(16,1)"))
     with pytest.raises(LayoutError, match=r"C is 16 x 4 but A and B make it 16 x 8"):
         check_shapes(a, b, resolved("C", "2@(16,4):(4,1)"))
+
+
+def test_parse_spec_splits_at_the_first_at_sign_and_the_layout_parser_refuses_the_rest() -> None:
+    with pytest.raises(LayoutError, match="unexpected text after the layout"):
+        parse_spec("A", "pA@(4,8):(8,1)@x")
+
+
+@pytest.mark.parametrize("value", ["0@(4,8):(-8,1)", "0@(4,8):(1,-4)"])
+def test_resolve_refuses_a_layout_with_negative_offsets_naming_the_matrix(value: str) -> None:
+    with pytest.raises(LayoutError, match=r"^A: the layout \(4,8\):\(.*\) gives negative offsets"):
+        resolved("A", value)

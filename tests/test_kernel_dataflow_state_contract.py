@@ -88,3 +88,19 @@ def test_samples_record_cta_0s_shared_accesses_unit_by_unit() -> None:
     assert all(tag[i] == (1 << 60) | (unit[i] * 2) // 4 * 16 + unit[i] % 2 * 2 for i in range(len(unit)))
     warp, epoch, unit, tag = (x.tolist() for x in ld.arrays())
     assert sorted(zip(unit, warp, epoch)) == [(2 * t + 1, t // 32, 1) for t in range(64)]  # after one barrier
+
+
+@pytest.mark.parametrize("guarded", ["@%p3 mov.b32 %r6, %r2;", "@%p3 ld.global.u32 %r6, [%rd4+8];",
+                                     "mov.u32 %r10, sm;\n@%p3 st.shared.u32 [%r10], %r2;"])
+def test_an_instruction_under_an_unknown_guard_that_stores_no_global_memory_is_no_unknown_store(guarded: str) -> None:
+    rec, res = run(GUARD + guarded.split("\n") + ["st.global.u32 [%rd5], %r2;"])
+    assert not res.unknown_stores
+    assert len(rec.units) == 64
+
+
+@pytest.mark.parametrize("offset", [0, 28, 60])
+def test_a_local_round_trip_keeps_tags_anywhere_in_the_local_window(offset: int) -> None:
+    """The harness declares 64 local bytes: a word stored and reloaded at any aligned offset keeps its A units."""
+    got = lane_units(["ld.global.u32 %r2, [%rd4];", f"st.local.u32 [loc+{offset}], %r2;",
+                      f"ld.local.u32 %r4, [loc+{offset}];", "st.global.u32 [%rd5], %r4;"])
+    assert all(row == [("A", 16 * t), ("A", 16 * t + 2)] for t, row in enumerate(got))

@@ -117,3 +117,17 @@ def test_units_of_bits_counts_16_bit_units_with_one_for_a_byte(bits: int, units:
 def test_any_tagged_is_true_when_some_plane_exists() -> None:
     assert tg.any_tagged([None, np.zeros((1, 1))]) is True
     assert tg.any_tagged([None, None]) is False and tg.any_tagged([]) is False
+
+
+def test_acc_defaults_to_part_0_of_a_narrow_value_not_derived() -> None:
+    assert int(tg.acc(1, 2, 3)) == packed_acc(1, 2, 3, 0, 0, 0)
+
+
+def test_set_derived_twice_keeps_the_mark() -> None:
+    """Element-wise arithmetic on a value already derived leaves it derived (two epilogue steps stay marked)."""
+    tags = np.array([packed_acc(1, 2, 3), packed_acc(1, 2, 3, 1, 1, 1)])
+    assert tg.set_derived(tg.set_derived(tags)).tolist() == [packed_acc(1, 2, 3, 0, 0, 1), packed_acc(1, 2, 3, 1, 1, 1)]
+
+
+def test_describe_shows_a_tag_of_kind_0_in_hex_not_as_untagged() -> None:
+    assert tg.describe(0) == "tag 0x0"

@@ -163,3 +163,9 @@ def test_a_list_may_end_with_a_one_byte_partial_word() -> None:
     params = [var("s", "b8", 5)]
     assert pack_params(params, {"s": [0x04030201, 0x05]}).data == bytes([1, 2, 3, 4, 5])
     refused(params, {"s": [1, 0x100]}, "the last element 256 has bits beyond the 1 remaining byte(s)")
+
+
+def test_a_list_may_end_with_a_three_byte_partial_word() -> None:
+    params = [var("s", "b8", 7)]
+    assert pack_params(params, {"s": [0x04030201, 0x070605]}).data == bytes([1, 2, 3, 4, 5, 6, 7])
+    refused(params, {"s": [1, 0x1000000]}, "the last element 16777216 has bits beyond the 3 remaining byte(s)")

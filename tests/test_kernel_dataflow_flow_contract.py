@@ -47,3 +47,36 @@ def test_a_launch_of_some_ctas_traces_those_and_says_it_is_not_the_whole_grid() 
     every = [(x, y, z) for z in range(2) for y in range(3) for x in range(2)]
     res = flow(launch_of(module, grid=(2, 3, 2), block=64, ctas=every))
     assert res.whole_grid and [r.count for r in res.races] == [64 * 12]
+
+
+class _BatchStarts:
+    """A flow consumer keeping the first CTA index of every batch it is handed."""
+
+    def __init__(self) -> None:
+        self.firsts: list[int] = []
+
+    def begin(self, fn: object, params: object, launch: object) -> None:
+        pass
+
+    def batch(self, state: object, first: int) -> None:
+        self.firsts.append(first)
+
+    def end(self) -> None:
+        pass
+
+    def operand_buffers(self) -> set:
+        return set()
+
+
+@pytest.mark.parametrize(("block", "batch_threads", "per_batch"), [
+    ((1, 2, 64), 384, 3),  # 128 threads: 4 whole warps a CTA, 384 // 128 = 3 CTAs a batch
+    ((32, 1, 1), 62, 1),  # one warp a CTA: 62 // 32 = 1
+    ((5, 3, 2), 64, 2),  # 30 threads occupy one whole warp: 64 // 32 = 2
+])
+def test_a_batch_holds_as_many_ctas_as_batch_threads_fit_whole_warps(block: tuple[int, int, int], batch_threads: int,
+                                                                       per_batch: int) -> None:
+    from layoutalg.kernel.dataflow import launch_of
+
+    starts = _BatchStarts()
+    flow(launch_of(parse_module(kernel([])), grid=12, block=block), consumer=starts, batch_threads=batch_threads)
+    assert starts.firsts == list(range(0, 12, per_batch))

@@ -91,3 +91,23 @@ def test_value_groups_find_known_zeros_of_either_sign() -> None:
     zero, vals = value_groups([v], threads, 6, 1)  # f16 halves: each half +-0 on its own
     assert zero.tolist() == [[True, True], [True, True], [True, False], [False, True], [True, True], [False, False]]
     assert vals[:, 0].tolist() == [[0, 0], [0, 0x8000], [0, 0x3F80], [1, 0], [0x8000, 0x8000], [0, 1]]
+
+
+def test_an_mma_whose_layout_is_not_row_col_is_refused() -> None:
+    # PTX ISA: the m16n8k16 f16 mma takes only .row.col (A row-major, B column-major)
+    with pytest.raises(LayoutError, match=r"^mma\.sync.*no atom for this mma"):
+        mma(f"mma.sync.aligned.m16n8k16.col.row.f32.f16.f16.f32 {F4}, {R4}, {R2}, {F4};")
+
+
+def test_an_mma_operand_that_is_not_registers_is_refused_naming_it() -> None:
+    with pytest.raises(LayoutError, match=r"^mma\.sync.*operand C is not a list of registers"):
+        mma(f"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {F4}, {R4}, {R2}, "
+            "{%f1, %f2, %f3, 0f00000000};")
+
+
+def test_value_groups_a_high_f16_half_of_one_ulp_is_not_zero() -> None:
+    # f16 0x0001 is the least subnormal (not zero); 0x8000 is -0
+    v = SimpleNamespace(bits=np.array([0x00010000, 0x80000001, 0x40000000], dtype=np.uint64),
+                        known=np.array([True, True, True]))
+    zero, _ = value_groups([v], np.arange(3), 3, 1)
+    assert zero.tolist() == [[True, False], [False, True], [True, False]]

@@ -79,3 +79,15 @@ def test_hit_is_false_past_the_stored_range_and_for_unknown_buffers() -> None:
     gw.add(np.array([1]), np.array([10]))
     assert gw.hit(np.array([1, 1, 1, 0, 1]), np.array([10, 11, 12, 10, 1000])).tolist() == \
         [True, True, False, False, False]
+
+
+def test_every_unit_two_threads_load_in_one_instruction_has_both_loaders_not_only_the_lowest_unit() -> None:
+    # one instruction: thread 3 loads unit 0, threads 1 and 3 both load unit 5 (bytes 10 and 11)
+    gw = GlobalWrites()
+    gw.note_loads(np.array([0, 0, 0]), np.array([0, 10, 11]), np.array([3, 1, 3]))
+    model = Model()
+    model.note_loads([0, 0, 0], [0, 10, 11], [3, 1, 3])
+    for t in (1, 3, 4):
+        for off in (0, 10):
+            assert gw.loaded_by_others(np.array([0]), np.array([off]), np.array([t])) == \
+                model.loaded_by_others([0], [off], [t]), (t, off)

@@ -143,3 +143,34 @@ def test_half_sources_are_the_fragment_rule_as_arrays() -> None:
 def test_other_shapes_are_refused_not_guessed(ins: str) -> None:
     with pytest.raises(KernelError, match=r"only the \.m8n8 \.b16 shape|exactly one of \.x1 \.x2 \.x4"):
         run(STAGE + ROW_ADDR + [ins])
+
+
+def test_ldmatrix_of_rows_its_own_warp_stored_is_no_race_in_any_warp() -> None:
+    """Each thread stores shared row t, then each warp's ldmatrix reads only its own 32 rows: no other warp
+    touched them, so no barrier is needed (in warp 1 as in warp 0)."""
+    body = ["mov.u32 %r10, sm;", "mad.lo.u32 %r11, %r1, 16, %r10;", "ld.global.v4.u32 {%r4, %r5, %r6, %r7}, [%rd4];",
+            "st.shared.v4.u32 [%r11], {%r4, %r5, %r6, %r7};",
+            f"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {REGS}, [%r11];", *OUT]
+    _, res = run(body, block=64)
+    assert res.races == []
+    # the other warp's rows: warp w reads the rows of warp 1 - w with no barrier, a race
+    other = ["xor.b32 %r12, %r1, 32;", "mad.lo.u32 %r13, %r12, 16, %r10;"]
+    _, res = run(body[:4] + other + [f"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {REGS}, [%r13];", *OUT], block=64)
+    assert res.races != []
+
+
+@pytest.mark.parametrize(("count", "lane"), [(1, 7), (2, 15), (4, 31)])
+def test_ldmatrix_with_the_last_used_row_address_unknown_is_opaque(count: int, lane: int) -> None:
+    """.xN reads the row addresses of lanes 0..8N-1: the last of them unknown makes every result opaque."""
+    regs = "{" + ", ".join(f"%r{20 + j}" for j in range(count)) + "}"
+    body = STAGE + ROW_ADDR + [f"setp.eq.u32 %p1, %r1, {lane};", "@%p1 ld.global.u32 %r13, [%rd4];",
+                               f"ldmatrix.sync.aligned.m8n8.x{count}.shared.b16 {regs}, [%r13];"]
+    assert lane_units(body + OUT, units=2) == [[("opaque", tg.W_GLOBAL_ADDR)] * 2] * 32
+
+
+@pytest.mark.parametrize(("extra", "words"), [("add.u32 %r13, %r13, 8;", "misaligned shared-memory address"),
+                                              ("add.u32 %r13, %r13, 1008;", "outside the CTA's shared memory")])
+def test_ldmatrix_of_a_misaligned_or_outside_row_is_refused_naming_the_line(extra: str, words: str) -> None:
+    body = STAGE + ROW_ADDR + [extra, f"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {REGS}, [%r13];"]
+    with pytest.raises(KernelError, match=f"PTX line \\d+, ldmatrix.*{words}"):
+        run(body + OUT)

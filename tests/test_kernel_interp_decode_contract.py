@@ -68,3 +68,12 @@ def test_bad_operands_are_refused_naming_the_line():
     for text, words in cases:
         err, line = refusal(text, text, regs=REGS)
         assert err.line == line and words in str(err), text
+
+
+def test_type_bits_are_the_ptx_widths_and_a_predicate_is_one_bit():
+    from layoutalg.kernel.interp.decode import type_bits
+
+    # PTX ISA "Fundamental Types": .pred is a 1-bit predicate; the others are 8, 16, 32 or 64 bits wide
+    assert type_bits("pred") == 1
+    assert [type_bits(t) for t in ("b8", "u16", "f16", "bf16", "s32", "f32", "tf32", "b64", "f64")] == \
+        [8, 16, 16, 16, 32, 32, 32, 64, 64]

@@ -67,3 +67,21 @@ def test_broadcasts_give_one_entry_per_thread_and_keep_arrays():
 def test_value_repr_shows_bits_and_knownness():
     text = repr(Value(np.uint64(5), False))
     assert text.startswith("Value(") and "5" in text and "known=False" in text
+
+
+def test_known_and_with_a_scalar_unknown_is_unknown() -> None:
+    assert known_and(True, False) is False
+    assert known_and(np.array([True, False]), False) is False
+    assert known_and(False, np.array([True, True])) is False
+
+
+def test_as_u_keeps_the_low_width_bits_and_as_s_reads_them_as_twos_complement() -> None:
+    from layoutalg.kernel.interp.values import as_s, as_u
+
+    top = np.uint64(0x8000000000000001)
+    assert int(as_u(top, 63)) == 1 and int(as_u(top, 64)) == 0x8000000000000001
+    for width in (8, 16, 32, 63):
+        for x in (0, 1, (1 << (width - 1)) - 1, 1 << (width - 1), (1 << width) - 1):
+            want = x - (1 << width) if x >> (width - 1) else x
+            assert int(as_s(np.uint64(x), width)) == want, (width, x)
+            assert int(as_s(np.uint64(x | (1 << width) | (1 << 63)), width)) == want, (width, x)  # high bits ignored

@@ -119,3 +119,63 @@ def test_each_field_word_access_is_at_its_offset_in_the_map() -> None:
     at = {r.part: int(r.smem[r.active][0]) for r in t.accesses if r.opcode.startswith("tensormap.replace")}
     assert set(at) == {"STS +0x10", "LDS +0x1c", "STS +0x1c"}
     assert at["LDS +0x1c"] == at["STS +0x1c"] == at["STS +0x10"] + 0xC
+
+
+def test_the_ordinal_range_in_the_refusal_is_zero_to_rank_minus_one() -> None:
+    with pytest.raises(ValueError, match=r"box_dim needs an ordinal 0\.\.4$"):
+        field_accesses("box_dim", 5)  # PTX ISA: a tensor-map has at most 5 dimensions
+    with pytest.raises(ValueError, match=r"global_dim needs an ordinal 0\.\.4$"):
+        field_accesses("global_dim", None)
+
+
+def test_a_rank_five_map_has_four_global_strides_the_last_at_ordinal_three() -> None:
+    # PTX ISA: global_stride has rank - 1 entries (the innermost dimension is contiguous), so ordinals 0..3
+    # of a rank-5 map; each is a whole low word at 0xc + 4i and a read-modify-write of the high-bits word 0x1c.
+    for i in range(4):
+        assert field_accesses("global_stride", i) == [(0xC + 4 * i, 4, False), (0x1C, 4, True)]
+
+
+def _tm_kernel(line: str, block: int = 32) -> str:
+    return (".version 8.5\n.target sm_90a\n.address_size 64\n.extern .shared .align 128 .b8 smem[];\n"
+            ".visible .entry k(.param .u64 g)\n{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<3>;\n"
+            "\tmov.u32 %r1, smem;\n\tmov.u32 %r2, %tid.x;\n\tld.param.u64 %rd1, [g];\n"
+            f"\t{line}\n\tret;\n}}\n")
+
+
+def test_an_unknown_tensormap_instruction_is_refused_naming_the_line() -> None:
+    for line in ("tensormap.foo [%r1];", "tensormap [%r1];"):
+        with pytest.raises(KernelError, match="line 12.*unknown tensormap instruction"):
+            trace(_tm_kernel(line), block=32, dynamic_smem=128, args={"g": "buf"})
+
+
+def test_a_replace_without_a_field_is_refused_as_not_modelled() -> None:
+    for line in ("tensormap.replace [%r1], 1;", "tensormap.replace.tile [%r1], 1;"):
+        with pytest.raises(KernelError, match="line 12.*tensormap.replace: .*needs an ordinal.*is not modelled"):
+            trace(_tm_kernel(line), block=32, dynamic_smem=128, args={"g": "buf"})
+
+
+def test_a_replace_with_generic_addressing_is_refused() -> None:
+    line = "tensormap.replace.tile.global_address [%r1], %rd1;"
+    with pytest.raises(KernelError, match="line 12.*without .shared::cta or .global .generic addressing"):
+        trace(_tm_kernel(line), block=32, dynamic_smem=128, args={"g": "buf"})
+
+
+CP = "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu"
+
+
+def test_a_descriptor_copy_without_sync_aligned_or_its_operands_is_refused() -> None:
+    for line in (f"{CP}.sync [%rd1], [%r1], 128;", f"{CP}.sync.aligned [%rd1], [%r1];"):
+        with pytest.raises(KernelError, match="line 12.*expected .sync.aligned .dst., .src., size"):
+            trace(_tm_kernel(line), block=32, dynamic_smem=128, args={"g": "buf"})
+
+
+def test_a_descriptor_copy_of_other_than_128_bytes_is_refused() -> None:
+    with pytest.raises(KernelError, match="line 12.*copies 128 bytes"):
+        trace(_tm_kernel(f"{CP}.sync.aligned [%rd1], [%r1], 64;"), block=32, dynamic_smem=128, args={"g": "buf"})
+
+
+def test_a_descriptor_copy_whose_lanes_name_different_maps_is_refused() -> None:
+    # .sync.aligned: every lane of the warp executes it on one tensor-map; lane i's map at smem + 128 i is not that
+    line = f"shl.b32 %r3, %r2, 7;\n\tadd.u32 %r3, %r1, %r3;\n\t{CP}.sync.aligned [%rd1], [%r3], 128;"
+    with pytest.raises(KernelError, match="line 14.*lanes of one warp name different tensor-maps"):
+        trace(_tm_kernel(line), block=32, dynamic_smem=128 * 32, args={"g": "buf"})

@@ -77,7 +77,10 @@ def test_atom_is_measured_red_is_assumed_alike_and_wmma_is_never_counted() -> No
     assert set(wmma.conflicts) == {cn.LD_CONFLICTS, cn.ST_CONFLICTS, cn.LDSM_CONFLICTS}
     assert set(wmma.executions) == {cn.INST_LD, cn.INST_ST, cn.INST_LDSM, cn.INST_SASS_LDSM}
     assert set(cn.COUNTER_MAP) == {"ld", "st", "ldmatrix", "stmatrix", "cp.async.ca", "cp.async.cg", "atom", "red",
-                                   "wmma"}
+                                   "wmma", "tensormap"}
+    # tensormap.replace becomes an STS and, for a read-modify-write field, an LDS (never LDSM or LDGSTS)
+    tmap = cn.COUNTER_MAP["tensormap"]
+    assert set(tmap.all) == set(cn.COUNTER_MAP["ld"].all) | set(cn.COUNTER_MAP["st"].all)
 
 
 def test_predicated_off_warps_are_not_issued_instructions() -> None:

@@ -122,6 +122,27 @@ def test_no_example_without_excess_or_for_an_unreportable_instruction() -> None:
     assert example(bad) is None
 
 
+def test_warp_zero_as_the_worst_warp_is_reported_as_warp_zero() -> None:
+    s = stats()
+    s.add(record([STRIDE8], warps=[0]), costs([True], [2], [1]))
+    assert s.worst_warp == 0 and s.as_dict()["worst_warp"] == 0
+
+
+# recorded on an H200 (tests/data/h200_cp_async_cg_round6.json, "r6 tile 64B rows ld64 g0=0 smem pad16"): 32 lanes
+# copy 16 contiguous bytes each into 64-byte rows padded by 16 bytes: 15 wavefronts; 32 distinct 16-byte
+# destinations need 4 (8 per 128-byte wavefront)
+CG_SMEM = [0, 16, 32, 48, 80, 96, 112, 128, 160, 176, 192, 208, 240, 256, 272, 288, 320, 336, 352, 368, 400, 416, 432,
+           448, 480, 496, 512, 528, 560, 576, 592, 608]
+CG_GLOBAL = [16 * i for i in range(32)]
+
+
+def test_a_cp_async_cg_example_gives_the_worst_warp_s_wavefronts_and_ideal_without_a_bank() -> None:
+    s = stats(kind="cp.async", text="cp.async.cg.shared.global")
+    s.add(record([CG_SMEM], glob=[CG_GLOBAL]), costs([True], [15], [4]))
+    assert example(s) == {"wavefronts": 15, "ideal": 4}
+    assert s.as_dict()["example"] == {"wavefronts": 15, "ideal": 4}
+
+
 def test_as_dict_reports_the_instruction_and_where_it_was_inlined_from() -> None:
     site, loc = Loc("/src/kern.cu", 12), Loc("/inc/helper.h", 40)
     s = stats(kind="st", text="st.shared.b32", site=site, loc=loc, part="", suggestion="try X",

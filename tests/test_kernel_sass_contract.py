@@ -4,6 +4,8 @@ functions: SASS widths from the opcode modifiers (LDS.U8 1 B, .S16 2 B, none 4 B
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from layoutalg.errors import KernelError
@@ -117,6 +119,27 @@ def test_compare_refuses_sass_without_the_function_naming_those_it_has() -> None
         compare(f, sass("a", "LDS R1, [R2]") + sass("b"))
     with pytest.raises(ValueError, match=r"no function k \(it has: none\)"):
         compare(f, "nothing here")
+
+
+def test_the_last_function_s_instructions_are_not_counted_in_the_one_before() -> None:
+    text = sass("first", "LDS R1, [R2]") + sass("second", "STS [R2], R1") + sass("third", "LDS.128 R4, [R2]")
+    assert sass_inventory(text) == {"first": {("ld", 4): 1}, "second": {("st", 4): 1}, "third": {("ld", 16): 1}}
+
+
+def test_a_missing_function_error_lists_the_first_300_characters_of_the_names() -> None:
+    names = [f"kern_{i:04d}" for i in range(40)]  # 9 characters and ", " each: 438 characters joined
+    listed = ", ".join(names)[:300]
+    assert listed.endswith("kern_0026, ker")  # 27 whole names, then 3 characters of the 28th
+    f = fn(["ld.shared.u32 %r2, [%r1];"])
+    with pytest.raises(ValueError) as info:
+        compare(f, "".join(sass(name, "LDS R1, [R2]") for name in names))
+    assert str(info.value) == f"the SASS has no function k (it has: {listed})"
+
+
+def test_findings_are_immutable() -> None:
+    found = Finding("ld", {4: 2}, {8: 1}, (9, 10))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        found.kind = "st"  # type: ignore[misc]
 
 
 def test_merge_candidates_pair_adjacent_aligned_equal_width_accesses_of_one_base() -> None:

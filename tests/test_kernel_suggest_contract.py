@@ -9,7 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from layoutalg.kernel import trace
-from layoutalg.kernel.suggest import best_swizzle
+from layoutalg.kernel.records import AccessRecord
+from layoutalg.kernel.result import InstructionStats, Trace
+from layoutalg.kernel.suggest import annotate_suggestions, best_swizzle
 
 LANES = np.arange(32, dtype=np.int64)
 COLUMN = 128 * LANES
@@ -99,3 +101,46 @@ def test_only_the_three_costliest_instructions_get_a_suggestion() -> None:
     ins = trace(kernel(body), block=32).instructions
     assert [s.excess for s in ins] == [31, 15, 7, 3]
     assert [s.suggested_swizzle is not None for s in ins] == [True, True, True, False]
+
+
+def test_a_4_way_conflict_takes_two_row_bits_into_the_two_free_bank_bits() -> None:
+    # lane i at 128 (i mod 4) + 4 (i div 4): 8 words in banks 0..7 (address bits 2..4), 4 rows (bits 7, 8): 4-way.
+    # One bit can at most halve it; two bits reach the ideal only by XORing bits 7, 8 into the free bank bits 5, 6
+    rows = 128 * (LANES % 4) + 4 * (LANES // 4)
+    assert best_swizzle("ld.shared.b32", rows[None], 4) == (2, 5, 2, 1)
+
+
+def test_the_least_shift_wins_over_the_first_found_position() -> None:
+    # lanes 2k, 2k+1 share a word: 8 words (bits 2..4) in two rows 384 bytes apart (bits 7, 8): 2-way.  Bit 7 XORed
+    # into bit 5 (S = 2) or bit 6 (S = 1) both reach the ideal; the smaller shift wins though M = 5 comes first
+    rows = 4 * ((LANES % 16) // 2) + 384 * (LANES // 16)
+    assert best_swizzle("ld.shared.b32", rows[None], 4) == (1, 6, 1, 1)
+
+
+def test_on_a_conflict_free_access_every_one_bit_swizzle_of_bank_bits_ties_and_the_least_m_wins() -> None:
+    # Swizzle<1,M,1> for M = 2..5 only permutes banks (bit M+1 into bit M): the ideal stays; M = 2 is the least.
+    # For 2-byte accesses M = 1 would move halves within a word; a swizzle never goes below the 4-byte word
+    assert best_swizzle("ld.shared.b32", (4 * LANES)[None], 4) == (1, 2, 1, 1)
+    assert best_swizzle("ld.shared.u16", (2 * LANES)[None], 2) == (1, 2, 1, 1)
+
+
+def test_a_2_way_conflict_with_excess_one_gets_a_suggestion() -> None:
+    # lane i at 4 (i mod 16) + 384 (i div 16): lanes i and i + 16 share a bank with different words (bits 7, 8);
+    # bank bit 4 (address bit 6) is free, and bit 7 XORed into it (Swizzle<1,6,1>) reaches the ideal
+    body = ["and.b32 %r4, %r2, 15;", "shr.u32 %r5, %r2, 4;", "shl.b32 %r4, %r4, 2;", "mul.lo.u32 %r5, %r5, 384;",
+            "add.u32 %r4, %r4, %r5;", "add.u32 %r4, %r1, %r4;", "ld.shared.u32 %r6, [%r4];"]
+    s = trace(kernel(body), block=32).instructions[0]
+    assert (s.wavefronts, s.ideal) == (2, 1) and s.suggested_swizzle == (1, 6, 1)
+
+
+def test_the_suggestion_is_searched_on_the_first_4096_full_warps() -> None:
+    # 4095 conflict-free warps, then an 8-way warp (needs Swizzle<3,4,3>, which leaves the first ones ideal), then
+    # a 32-way warp in address bits 12..16 (no swizzle in the searched range): the search sees the first 4096
+    rows = np.stack([4 * LANES] * 4095 + [EIGHT_ROWS, 4096 * LANES])
+    rec = AccessRecord(0, 5, "ld.shared.u32", "ld", 4, "ld.shared.b32", 0, np.arange(len(rows)),
+                       np.ones(rows.shape, dtype=bool), rows)
+    stats = InstructionStats(0, 5, "ld.shared.u32", "ld", "ld.shared.b32", None, None, executions=len(rows),
+                             modelled_executions=len(rows), wavefronts=4095 + 8 + 32, ideal=len(rows))
+    t = Trace("k", (4097, 1, 1), (32, 1, 1), None, [stats], [], [], [rec], {}, 0, {}, [], 0)
+    annotate_suggestions(t)
+    assert stats.suggested_swizzle == (3, 4, 3)

@@ -6,6 +6,7 @@ guard was false on every lane, data-dependent accesses naming the counters they 
 from __future__ import annotations
 
 import gc
+import time
 from pathlib import Path
 
 import pytest
@@ -135,6 +136,53 @@ def test_a_data_dependent_branch_feeds_no_counter_kind_and_leaves_every_counter_
     assert (d.line, d.opcode, d.scope) == (14, "bra", "control")
     assert d.counter_kind == ""  # Incident.counter_kind is a str: "" where the instruction feeds no counter
     assert set(t.incomplete_counters) == set(cn.ALL_COUNTERS)
+
+
+TMAP_HEAD = ".version 8.3\n.target sm_90a\n.address_size 64\n"
+GLOBAL_ADDRESS = "tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%r1], %rd1;"
+ELEMTYPE = "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r1], 1;"
+
+
+def tmap_kernel(body: list[str]) -> str:
+    return kernel(body).replace(HEAD, TMAP_HEAD)
+
+
+def test_a_data_dependent_guard_on_tensormap_replace_leaves_its_sts_and_lds_counters_incomplete() -> None:
+    # ptxas turns tensormap.replace of global_address into one STS.64, and a read-modify-write field (elemtype,
+    # in the flag word) into an LDS then an STS (interp.tensormap, pinned by the committed SASS of
+    # triton_matmul_tma_sm90): whether they execute is unknown, so the st counters (and ld) are not exact
+    for replace in (GLOBAL_ADDRESS, ELEMTYPE):
+        body = ["ld.global.u32 %r4, [%rd1];", "setp.eq.u32 %p1, %r4, 0;", "@%p1 " + replace]
+        t = trace(tmap_kernel(body), block=32)
+        assert [(d.line, d.scope) for d in t.data_dependent] == [(14, "execution")]
+        inc = t.incomplete_counters
+        for name in (cn.INST_ST, cn.ST_WAVEFRONTS, cn.SASS_ST_WAVEFRONTS, cn.ST_CONFLICTS, cn.INST_LD,
+                     cn.LD_WAVEFRONTS):
+            assert inc[name] == [f"PTX line 14 {replace.split()[0]}: data-dependent execution"]
+        assert cn.INST_LDSM not in inc and cn.INST_LDGSTS not in inc and not t.complete
+
+
+def test_a_one_step_budget_traces_a_kernel_of_one_instruction() -> None:
+    src = HEAD + ".visible .entry k()\n{\nret;\n}\n"
+    assert trace(src, block=32, step_budget=1).steps == 1
+
+
+def test_a_kernel_without_instructions_takes_no_steps() -> None:
+    assert trace(HEAD + ".visible .entry k()\n{\n}\n", block=32).steps == 0
+
+
+def test_a_batch_smaller_than_one_cta_still_traces_one_cta_at_a_time() -> None:
+    whole = trace(kernel(STRIDED), grid=3, block=64)
+    for batch in (1, 63):
+        t = trace(kernel(STRIDED), grid=3, block=64, batch_threads=batch)
+        assert t.as_dict()["instructions"] == whole.as_dict()["instructions"] and t.counters == whole.counters
+
+
+def test_seconds_is_the_wall_time_of_the_trace_itself() -> None:
+    start = time.perf_counter()
+    t = trace(kernel(STRIDED), block=32)
+    elapsed = time.perf_counter() - start
+    assert 0 < t.seconds <= elapsed
 
 
 def test_a_block_over_maxntid_is_refused() -> None:

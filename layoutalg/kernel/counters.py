@@ -91,7 +91,7 @@ class CounterMap:
 _ATOMS = ((ATOM_WAVEFRONTS, SASS_ATOM_WAVEFRONTS), (ATOM_CONFLICTS,), (INST_ATOM,))
 
 #: kind (``ld``, ``st``, ``ldmatrix``, ``stmatrix``, ``cp.async.ca``, ``cp.async.cg``, ``atom``, ``red``,
-#: ``wmma``) -> counters.  ``measured``: the corpus pins the row (module doc).
+#: ``wmma``, ``tensormap``) -> counters.  ``measured``: the corpus pins the row (module doc).
 COUNTER_MAP: dict[str, CounterMap] = {
     "ld": CounterMap((LD_WAVEFRONTS, SASS_LD_WAVEFRONTS), (LD_CONFLICTS,), (INST_LD,), True),
     "st": CounterMap((ST_WAVEFRONTS, SASS_ST_WAVEFRONTS), (ST_CONFLICTS,), (INST_ST,), True),
@@ -107,6 +107,10 @@ COUNTER_MAP: dict[str, CounterMap] = {
     "wmma": CounterMap((LD_WAVEFRONTS, ST_WAVEFRONTS, SASS_LD_WAVEFRONTS, SASS_LDSM_WAVEFRONTS, SASS_ST_WAVEFRONTS),
                        (LD_CONFLICTS, ST_CONFLICTS, LDSM_CONFLICTS), (INST_LD, INST_ST, INST_LDSM, INST_SASS_LDSM),
                        False, counted=False),
+    # tensormap.replace (a data-dependent incident's key only: its traced accesses are costed as their ld/st
+    # parts): the STS ptxas emits for it and, for a read-modify-write field, the LDS (kernel.interp.tensormap)
+    "tensormap": CounterMap((LD_WAVEFRONTS, SASS_LD_WAVEFRONTS, ST_WAVEFRONTS, SASS_ST_WAVEFRONTS),
+                            (LD_CONFLICTS, ST_CONFLICTS), (INST_LD, INST_ST), True),
 }
 
 

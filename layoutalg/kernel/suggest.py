@@ -27,7 +27,7 @@ def _swizzle(a: np.ndarray, b: int, m: int, s: int) -> np.ndarray:
 
 
 def best_swizzle(text: str, rows: np.ndarray, access_bytes: int) -> tuple[int, int, int, int] | None:
-    """(B, M, S, wavefronts) of the cheapest byte-address swizzle reaching the ideal, or None."""
+    """(B, M, S, wavefronts) of a byte swizzle reaching the ideal (fewest bits B, least S, then least M), or None."""
     _, ideal = banks.wavefronts_many(text, rows)
     target = int(np.asarray(ideal).sum())
     lo = max(2, int(access_bytes).bit_length() - 1)
@@ -45,7 +45,7 @@ def best_swizzle(text: str, rows: np.ndarray, access_bytes: int) -> tuple[int, i
 
 
 def annotate_suggestions(trace: Any) -> None:
-    """Attach ``suggestion`` to the worst instructions (needs the trace's access records)."""
+    """Attach ``suggestion`` to the worst instructions (from the first MAX_ROWS full warps of their access records)."""
     worst = sorted((s for s in trace.instructions if s.excess > 0 and s.kind in ("ld", "st", "ldmatrix", "stmatrix")),
                    key=lambda s: -s.excess)[:TOP]
     for stats in worst:

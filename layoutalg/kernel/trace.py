@@ -190,7 +190,7 @@ def _counter_kind_of(ins: Any) -> str:
     if ins.root not in ("ld", "st", "ldu", "ldmatrix", "stmatrix", "cp", "atom", "red", "wmma", "tensormap"):
         return ""
     if ins.root == "tensormap":
-        return "ld"
+        return "ld" if "cp_fenceproxy" in ins.parts else "tensormap"  # one LDS; an STS (+ an LDS if RMW)
     return counter_kind(_kind_of(ins), _model_text_of(ins))
 
 

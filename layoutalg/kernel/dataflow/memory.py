@@ -154,6 +154,11 @@ def ld_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
         got[lanes & ~ok] = tg.opaque(op.index, tg.W_GLOBAL_ADDR)
         return True
 
+    def global_part(m: Any, lanes: np.ndarray, v: Any) -> np.ndarray:
+        """(n, eu * count) tags of a global load: byte j of a byte access lies in unit j // 2 (put makes it OPAQUE)."""
+        got = global_tags(m, op, lanes, v, ew * count)
+        return got[:, np.arange(count) // 2] if ew == 1 else got
+
     def run(m: Any, mask: Any) -> None:
         f = m.flow
         lanes = f.lanes(m, mask)
@@ -166,9 +171,7 @@ def ld_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
             if not local_part(m, lanes, v, 0, got):
                 return
         elif space in ("global", "const"):
-            got = global_tags(m, op, lanes, v, ew * count)
-            if ew == 1:
-                got = got[:, :1]
+            got = global_part(m, lanes, v)
         elif space is None:
             bits = np.broadcast_to(np.asarray(v.bits, dtype=np.uint64), (m.n,))
             cls = classify_generic(bits)
@@ -179,8 +182,7 @@ def ld_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
                     return
             glob = lanes & kn & (cls == 0)
             if glob.any():
-                gt = global_tags(m, op, glob, v, ew * count)
-                got = np.where(glob[:, None], gt[:, :got.shape[1]], got)
+                got = np.where(glob[:, None], global_part(m, glob, v), got)
             got[lanes & ~kn] = tg.opaque(op.index, tg.W_GLOBAL_ADDR)
             _ = PARAM_WINDOW
         put(m, got, lanes, mask)

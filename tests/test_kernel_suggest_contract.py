@@ -117,11 +117,17 @@ def test_the_least_shift_wins_over_the_first_found_position() -> None:
     assert best_swizzle("ld.shared.b32", rows[None], 4) == (1, 6, 1, 1)
 
 
-def test_on_a_conflict_free_access_every_one_bit_swizzle_of_bank_bits_ties_and_the_least_m_wins() -> None:
-    # Swizzle<1,M,1> for M = 2..5 only permutes banks (bit M+1 into bit M): the ideal stays; M = 2 is the least.
-    # For 2-byte accesses M = 1 would move halves within a word; a swizzle never goes below the 4-byte word
-    assert best_swizzle("ld.shared.b32", (4 * LANES)[None], 4) == (1, 2, 1, 1)
-    assert best_swizzle("ld.shared.u16", (2 * LANES)[None], 2) == (1, 2, 1, 1)
+def test_an_access_already_at_its_ideal_gets_no_swizzle() -> None:
+    # every Swizzle<1,M,1> with M = 2..5 only permutes banks and keeps the ideal, but nothing needs fixing
+    assert best_swizzle("ld.shared.b32", (4 * LANES)[None], 4) is None
+    assert best_swizzle("ld.shared.u16", (2 * LANES)[None], 2) is None
+
+
+def test_a_conflict_only_the_lowest_bank_bit_can_fix_gets_m_2() -> None:
+    # 4-byte words: lanes 0..15 at 8 i use bank bits 3..6 (even banks); lanes 16..31 add 1024 (bit 10): a 2-way
+    # conflict per bank.  Only bank bit 2 is free, so only bit 10 XORed into bit 2 (Swizzle<1,2,8>) reaches the ideal
+    rows = np.where(LANES < 16, 8 * (LANES % 16), 8 * (LANES % 16) + 1024)[None]
+    assert best_swizzle("ld.shared.b32", rows, 4) == (1, 2, 8, 1)
 
 
 def test_a_2_way_conflict_with_excess_one_gets_a_suggestion() -> None:

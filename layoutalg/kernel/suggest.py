@@ -27,9 +27,12 @@ def _swizzle(a: np.ndarray, b: int, m: int, s: int) -> np.ndarray:
 
 
 def best_swizzle(text: str, rows: np.ndarray, access_bytes: int) -> tuple[int, int, int, int] | None:
-    """(B, M, S, wavefronts) of a byte swizzle reaching the ideal (fewest bits B, least S, then least M), or None."""
-    _, ideal = banks.wavefronts_many(text, rows)
+    """(B, M, S, wavefronts) of a byte swizzle reaching the ideal (fewest bits B, least S, then least M), or None:
+    none reaches it, or the rows already cost their ideal (no swizzle is needed, so none is suggested)."""
+    unswizzled, ideal = banks.wavefronts_many(text, rows)
     target = int(np.asarray(ideal).sum())
+    if int(np.asarray(unswizzled).sum()) == target:
+        return None
     lo = max(2, int(access_bytes).bit_length() - 1)
     best: tuple[int, int, int, int] | None = None
     for b in (1, 2, 3, 4, 5):

@@ -304,3 +304,17 @@ def test_two_warps_storing_the_two_bytes_of_one_unit_do_not_race() -> None:
     r = check(gemm(store=store, warp1=warp1), block=64)
     assert r.verdict == "unknown" and [f.kind for f in r.findings] == ["store"]
     assert r.reason.startswith("C(0, 0) receives")
+
+
+def test_a_wrong_element_of_a_vector_byte_store_names_a_register_whose_bytes_it_holds() -> None:
+    # f16 C: every lane stores its accumulator; then lane 0 stores the four bytes {%q0, %q1, %q2, %q3} over C bytes
+    # 0..3 (PTX st.v4.u8: element j to byte j) and stores C(0, 0) again: C(0, 1) = bytes 2, 3 holds %q2 and %q3
+    store = "st.global.b16 [%rd5], %h6;"
+    v4 = "@%p5 st.global.v4.u8 [%rd5], {%q0, %q1, %q2, %q3};"
+    text = F16_GEMM.replace(store, "setp.eq.u32 %p5, %r1, 0;\nmov.u16 %q0, 1;\nmov.u16 %q1, 2;\nmov.u16 %q2, 3;\n"
+                            "mov.u16 %q3, 4;\n" + store + "\n" + v4 + "\n@%p5 " + store)
+    text = text.replace(".reg .b16 %h<8>;", ".reg .pred %p<8>;\n.reg .b16 %h<8>;\n.reg .b16 %q<4>;")
+    r = check(text)
+    cex = r.counterexample
+    assert r.verdict == "refuted" and cex["element"] == [0, 1]
+    assert (cex["line"], cex["lane"]) == (line_of(text, v4), 0) and cex["register"] in ("%q2", "%q3")

@@ -106,7 +106,7 @@ def test_prmt_with_whole_unit_selectors_moves_the_selected_units(sel: int) -> No
         assert row == [a(t, 2 * (((sel >> (8 * k)) & 7) // 2)) for k in range(2)], (hex(sel), row)
 
 
-@pytest.mark.parametrize("sel", [0x2100, 0x3201, 0x3210 | 0x8000, 0x3210 | 0x0800, 0x4321])
+@pytest.mark.parametrize("sel", [0x2100, 0x3201, 0x3210 | 0x8000, 0x3210 | 0x0800, 0x4321, 0x1810])
 def test_prmt_that_splits_a_unit_or_replicates_a_sign_makes_it_opaque(sel: int) -> None:
     got = lane_units(LD2 + [f"prmt.b32 %r6, %r2, %r3, {sel};", ST])
     for row in got:
@@ -200,7 +200,8 @@ def isa_shfl_source(mode: str, lane: int, b: int, c: int) -> int:
 
 @pytest.mark.parametrize("mode,b,c", [("up", 1, 0), ("up", 5, 0), ("down", 1, 31), ("down", 3, 31),
                                       ("bfly", 1, 31), ("bfly", 6, 31), ("idx", 5, 31), ("idx", 3, 0x1807),
-                                      ("down", 1, 0x1807), ("up", 2, 0x1800), ("bfly", 4, 0x1007)])
+                                      ("down", 1, 0x1807), ("up", 2, 0x1800), ("bfly", 4, 0x1007),
+                                      ("idx", 31, 31), ("idx", 7, 0x1807)])
 def test_shfl_moves_each_lane_the_units_of_the_isa_source_lane(mode: str, b: int, c: int) -> None:
     got = lane_units(LD2[:1] + [f"shfl.sync.{mode}.b32 %r6, %r2, {b}, {c}, -1;", ST])
     for t, row in enumerate(got):
@@ -256,3 +257,62 @@ def test_a_32_bit_register_read_by_a_64_bit_shift_or_mask_brings_only_its_own_tw
     for t, row in enumerate(got):
         n = len(expect(t))
         assert row[:n] == expect(t) and all(x in ("zero", "none") for x in row[n:]), (t, row)
+
+
+def test_selp_between_two_loaded_values_on_a_predicate_of_loaded_data_is_opaque() -> None:
+    # either side may be picked, by data the trace does not know: the result is neither A's bytes 0.. nor 4..
+    got = lane_units(LD2 + ["setp.lt.u32 %p1, %r3, 16;", "selp.b32 %r6, %r2, %r3, %p1;", ST])
+    assert all(row == [GUARD, GUARD] for row in got), got[:1]
+
+
+def test_selp_on_a_never_written_predicate_is_opaque() -> None:
+    # %p7 is read before any instruction writes it: its value is undefined, so is the side selp picks
+    got = lane_units(LD2 + ["selp.b32 %r6, %r2, %r3, %p7;", ST])
+    assert all(row == [GUARD, GUARD] for row in got), got[:1]
+
+
+def test_cvt_to_an_fp8_pair_is_a_computation_not_a_move() -> None:
+    # cvt.rn.satfinite.e4m3x2.f32 d, a, b packs two rounded 8-bit floats into d's low 16 bits (PTX ISA cvt):
+    # computed from the loaded bits of a and b, not a copy of any loaded unit
+    got = lane_units(LD2 + ["mov.b32 %f1, %r2;", "mov.b32 %f2, %r3;", "cvt.rn.satfinite.e4m3x2.f32 %h1, %f1, %f2;",
+                            "cvt.u32.u16 %r6, %h1;", ST])
+    assert all(row == [UNMODELLED, "zero"] for row in got), got[:1]
+
+
+@pytest.mark.parametrize("sel,expect", [
+    (0x5410, lambda t: [a(t, 0), a(t, 4)]),   # result = {b.lo, a.lo}
+    (0x1054, lambda t: [a(t, 4), a(t, 0)]),   # result = {a.lo, b.lo}
+    (0x3210, lambda t: [a(t, 0), None]),      # a's bytes 2, 3: above the 16-bit register, no data of A
+])
+def test_prmt_reading_a_16_bit_register_sees_its_one_unit_and_nothing_of_a_above_it(sel: int, expect) -> None:
+    # ptxas rejects a .b16 operand of prmt.b32; layoutalg reads it zero-extended (as the 64-bit shift test above)
+    got = lane_units(LD2 + ["ld.global.u16 %h1, [%rd4];", f"prmt.b32 %r6, %h1, %r3, {sel};", ST])
+    for t, row in enumerate(got):
+        want = expect(t)
+        assert row[0] == want[0] and (row[1] == want[1] if want[1] is not None else row[1] in ("zero", "none")), \
+            (hex(sel), t, row)
+
+
+def test_prmt_reading_a_64_bit_register_sees_only_its_low_two_units() -> None:
+    # ptxas rejects a .b64 operand of prmt.b32; layoutalg reads its low 32 bits: %rd9's units are A bytes 0..7,
+    # so a = A bytes 0..3 and b = %r2 = A bytes 0..3 again; 0x5410 picks {b.lo, a.lo}
+    got = lane_units(LD2 + ["ld.global.u64 %rd9, [%rd4];", "prmt.b32 %r6, %rd9, %r2, 0x5410;", ST])
+    assert all(row == [a(t, 0), a(t, 0)] for t, row in enumerate(got)), got[:1]
+    got = lane_units(LD2 + ["ld.global.u64 %rd9, [%rd4];", "prmt.b32 %r6, %r3, %rd9, 0x5410;", ST])
+    assert all(row == [a(t, 4), a(t, 0)] for t, row in enumerate(got)), got[:1]
+
+
+def test_shfl_in_a_two_warp_block_reads_from_its_own_warp() -> None:
+    # PTX ISA shfl.sync: lanes exchange within their warp; idx 0 gives every lane its own warp's lane 0
+    got = lane_units(LD2[:1] + ["shfl.sync.idx.b32 %r6, %r2, 0, 31, -1;", ST], block=64)
+    assert all(row == [a(32 * (t // 32), 0), a(32 * (t // 32), 2)] for t, row in enumerate(got)), got[32]
+    got = lane_units(LD2[:1] + ["shfl.sync.bfly.b32 %r6, %r2, 1, 31, -1;", ST], block=64)
+    assert all(row == [a(t ^ 1, 0), a(t ^ 1, 2)] for t, row in enumerate(got)), got[32]
+
+
+@pytest.mark.parametrize("ins", ["selp.b32 _, %r2, %r3, %p1;", "and.b32 _, %r2, 65535;", "or.b32 _, %r2, %r3;",
+                                 "shfl.sync.bfly.b32 _, %r2, 1, 31, -1;"])
+def test_a_move_into_the_sink_writes_no_register(ins: str) -> None:
+    # PTX's sink `_` discards the result: %r2 and %r3 keep A's units and the later copy of %r2 stores them
+    got = lane_units(LD2 + ["setp.lt.u32 %p1, %r1, 16;", ins, "mov.b32 %r6, %r2;", ST])
+    assert all(row == [a(t, 0), a(t, 2)] for t, row in enumerate(got)), got[:1]

@@ -135,6 +135,9 @@ def test_cnot_is_one_exactly_for_zero(a: int, want: int) -> None:
     ("shf.l.b32 %r7, %r1, %r1, %r1;", "shf needs .wrap or .clamp"),
     ("lop3.b32 %r7, %r1, %r1, %r1;", "lop3 needs d, a, b, c, immLut"),
     ("lop3.b32 %r7, %r1, %r1, %r1, %r1;", "lop3 needs d, a, b, c, immLut"),
+    ("prmt.b32 %r7, %r1, %r1, 0x5410, %r1;", "expects 3 source operands"),  # an extra operand is not ignored
+    ("shl.b32 %r7, %r1, 16, %r1;", "expects 2 source operands"),
+    ("and.b32 %r7, %r1, %r1, %r1;", "expects 2 source operands"),
 ])
 def test_malformed_bit_forms_are_refused_naming_the_line(line: str, message: str) -> None:
     with pytest.raises(KernelError, match=message) as e:

@@ -218,6 +218,8 @@ def test_cvta_round_trips_between_shared_and_generic() -> None:
     ("slct.u32 %r7, %r1, %r1, %r1;", "slct needs .dtype.ctype"),
     ("setp.f32 %p1, %r1, %r1;", "no comparison operator"),
     ("setp.lt.f16x2 %p1, %r1, %r1;", "packed half comparisons"),
+    ("selp.b32 %r7, %r1, %r1, %p1, %r1;", "selp expects d, a, b, c"),  # an extra operand is not ignored
+    ("selp.b32 %r7, %r1, %r1;", "selp expects d, a, b, c"),
 ])
 def test_malformed_comparisons_and_conversions_are_refused_naming_the_line(line: str, message: str) -> None:
     with pytest.raises(KernelError, match=message) as e:

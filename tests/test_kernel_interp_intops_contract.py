@@ -149,6 +149,8 @@ def test_64_and_16_bit_abs_min_max() -> None:
     ("mul.u32 %r7, %r1, %r1;", "needs .lo, .hi or .wide"),
     ("rem.f32 %r7, %r1, %r1;", "rem has no float form"),
     ("add.u32 %r7, %r1;", "expects 2 source operands"),
+    ("add.u32 %r7, %r1, %r1, %r1;", "expects 2 source operands"),  # ptxas: too many operands; none ignored
+    ("mad.lo.u32 %r7, %r1, %r1, %r1, %r1;", "expects 3 source operands"),
 ])
 def test_malformed_integer_forms_are_refused_naming_the_line(line: str, message: str) -> None:
     with pytest.raises(KernelError, match=message) as e:

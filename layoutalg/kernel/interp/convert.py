@@ -127,6 +127,8 @@ def build_set(ins: Instruction, ctx: Context, idx: int) -> Op:
 @builder("selp")
 def build_selp(ins: Instruction, ctx: Context, idx: int) -> Op:
     t = instr_type(ins)
+    if len(ins.operands) != 4:
+        raise KernelError("selp expects d, a, b, c (3 source operands)", ins.line, ins.opcode)
     write, dests = ctx.writer(ins.operands[0], ins)
     ra, rb = ctx.reader(ins.operands[1], t, ins), ctx.reader(ins.operands[2], t, ins)
     rc = ctx.reader(ins.operands[3], "pred", ins)

@@ -30,7 +30,7 @@ def int_op(ins: Instruction, ctx: Context, idx: int, types: list[str],
     ``result_bits``: the widest result ``compute`` can produce (no re-masking when the register holds it)."""
     write, dests = ctx.writer(ins.operands[0], ins, result_bits)
     readers = [ctx.reader(op, t, ins) for op, t in zip(ins.operands[1:], types)]
-    if len(readers) != len(types):
+    if len(ins.operands) != len(types) + 1:  # zip stops at the shorter: compare the operands, not readers
         raise KernelError(f"expects {len(types)} source operands", ins.line, ins.opcode)
 
     def run(m: Any, mask: Any) -> None:

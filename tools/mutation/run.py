@@ -275,6 +275,12 @@ def load_equivalent() -> dict[str, str]:
     return out
 
 
+def listing(equivalent: dict[str, str], key: str) -> str | None:
+    """The reason ``equivalent.txt`` gives for a mutant's key (``ident replacement``: that replacement alone) or
+    its ident (every replacement of it), or None when it is not listed."""
+    return equivalent.get(key, equivalent.get(key.split(" ")[0]))
+
+
 def modules_under(paths: list[str]) -> list[str]:
     files: list[str] = []
     for given in paths:
@@ -366,7 +372,7 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
         if done is None and judged_only:
             continue  # a re-judgment of earlier verdicts only: no new mutant
         if done is not None and (new_only or done["verdict"] not in ("survived", "uncovered", "error", "unresolved")
-                                 or mutant.ident in equivalent):
+                                 or listing(equivalent, key_of(mutant)) is not None):
             continue  # survivors (and tool errors) run again (tests may have been added since) unless --new-only
         if done is not None and done["verdict"] == "unresolved" and quick is None:
             judged_at = None  # a full judgment: every covering test
@@ -677,12 +683,12 @@ def report(out: Path, by: str = "package") -> None:
     for key, r in results.items():
         group = r["path"] if by == "module" else "/".join(r["path"].split("/")[:2])
         verdict = "killed" if r["verdict"] in KILLED else r["verdict"]
-        ident = key.split(" ")[0]
-        if ident in equivalent and r["verdict"] != "killed":
+        reason = listing(equivalent, key)
+        if reason is not None and r["verdict"] != "killed":
             # A test failure is a kill (an ident's listing may be meant for a sibling replacement).  A timeout
             # or crash of a listed equivalent is not trusted: the machine's load, or a wrong listing to check.
             if verdict == "killed":
-                contradictions.append(f"- {key}  ({r['verdict']}; listed: {equivalent[ident]})")
+                contradictions.append(f"- {key}  ({r['verdict']}; listed: {reason})")
             verdict = "equivalent"
         table[group][verdict] += 1
         table[group]["total"] += 1

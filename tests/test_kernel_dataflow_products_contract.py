@@ -219,3 +219,30 @@ def test_a_tile_reaching_before_k_0_with_zeros_counts_only_the_problems_products
     assert r.verdict == "proved" and "each (m, n, k) of the 16x8x31 problem is accumulated once" in r.claim
     (dup,) = duplicate_findings(zero_filled_before_k0(placed_mma_kernel(monkeypatch, 64, 16, shift, 1)), specs)
     assert dup.fields["element"] == [0, 0, 15]
+
+
+def zero_filled_at_k15_of_step_1(text: str) -> str:
+    """The kernel with the elements its second step's tile has at local k = 15 masked to zeros, as a
+    bounds-checked load leaves them: the high halves of the registers packing A's a5 and a7 and B's b3 in the
+    lanes with lane % 4 == 3 (PTX ISA m16n8k16 fragments, as zero_filled_before_k0: A column 6 + 1 + 8 = 15,
+    B row 6 + 1 + 8 = 15)."""
+    lines = text.split("\n")
+    start = lines.index("  mov.u32 %r1, %laneid;") + 1
+    lines[start:start] = ["  and.b32 %r1022, %r1, 3;", "  setp.eq.u32 %p6, %r1022, 3;"]
+    loads = [x.split()[1].rstrip(",") for x in lines if "ld.global.u16" in x]
+    for half in (loads[12 + 5], loads[12 + 7], loads[12 + 8 + 3]):  # step 1: A's a5, a7, then B's b3
+        at = next(i for i, x in enumerate(lines) if x.startswith("  mov.b32 ") and f", {half}}};" in x)
+        packed = lines[at].split()[1].rstrip(",")
+        lines.insert(at + 1, f"  @%p6 and.b32 {packed}, {packed}, 65535;")
+    return "\n".join(lines)
+
+
+def test_a_tile_reaching_past_the_last_k_with_zeros_counts_only_the_problems_products(monkeypatch) -> None:
+    # A 16 x 30, B 30 x 8, C 16 x 8; A's and B's pointers one k back: the tiles cover k = -1..14 and 15..30,
+    # the k = -1 and k = 30 (= K) elements being zeros.  The products at k = K lie outside the problem: counted,
+    # (m, n, K) would land on (m, n + 1, 0) (key (m N + n) K + K) or past the counter
+    specs = {"a": "pA@(16,30):(64,1)", "b": "pB@(30,8):(16,1)", "c": "pC@(16,8):(16,1)"}
+    shift = {"A": -1, "B": -16}
+    text = zero_filled_at_k15_of_step_1(zero_filled_before_k0(placed_mma_kernel(monkeypatch, 64, 16, shift, None)))
+    r = check_mma(trace(parse_module(text), block=32), **specs)
+    assert r.verdict == "proved" and "each (m, n, k) of the 16x8x30 problem is accumulated once" in r.claim

@@ -398,3 +398,25 @@ def test_a_wmma_fragment_reaching_past_shared_memory_is_refused_and_one_ending_a
 def test_a_wmma_load_with_no_shape_is_refused_naming_what_it_needs():
     error, line = refusal("mov.u64 %rd1, 0;\nwmma.load.a.sync.aligned.row.shared.f16 {%r1, %r2}, [%rd1];", "wmma")
     assert error.line == line and "shape" in str(error)
+
+
+def test_a_wmma_stride_unknown_at_trace_time_counts_as_packed_lines_and_inactive_lanes_strides_are_ignored():
+    # m16n16k16 row f16 A: 16 lines of 16 halves; packed (stride 16) it spans 512 bytes (PTX ISA 9.7.14.4.2)
+    span = brute_force_span_bytes("m16n16k16", "a", "row", 16, None)
+    assert span == 512
+    decls = f".shared .align 16 .b8 big[{BIG_SMEM_BYTES}];"
+    wmma = "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%r1, %r2}, [%rd1], %r30;"
+
+    def body(offset: int, stride: str) -> str:
+        return (f"mov.u32 %r20, big;\nadd.u32 %r20, %r20, {offset};\ncvt.u64.u32 %rd1, %r20;\n" + stride + wmma)
+
+    unknown = "ld.param.u64 %rd2, [buf0];\nld.global.u32 %r30, [%rd2];\n"  # global memory: unknown at trace time
+    launch(body(BIG_SMEM_BYTES - span, unknown), decls=decls, buffers=1)
+    error, _ = refusal(body(BIG_SMEM_BYTES - span + 2, unknown), "wmma", decls=decls, buffers=1)
+    assert "outside the CTA's shared memory" in str(error)
+    # lanes 1..31 branch past the wmma holding a stride of 64 halves; lane 0's packed stride 16 fits
+    inputs = [[16]] + [[64]] * 31
+    active = [True] + [False] * 31
+    launch(body(BIG_SMEM_BYTES - span, ""), inputs=inputs, active=active, decls=decls)
+    error, _ = refusal(body(BIG_SMEM_BYTES - span + 2, ""), "wmma", inputs=inputs, active=active, decls=decls)
+    assert "outside the CTA's shared memory" in str(error)

@@ -130,3 +130,13 @@ def test_a_bulk_prefetch_into_l2_is_no_global_store(prefetch: str) -> None:
     _, res = run(body)
     assert not res.unknown_stores
     assert all(row == [("A", 16 * t), ("A", 16 * t + 2)] for t, row in enumerate(lane_units(body)))
+
+
+
+@pytest.mark.parametrize("low", [1, 5, 9])
+def test_a_src_size_unknown_at_trace_time_makes_every_unit_opaque_whatever_its_known_low_bits(low: int) -> None:
+    # src-size = (loaded data) | low: at least ``low`` bytes come from global memory and the rest may be zeros
+    # or copied, so no unit's content is known (PTX ISA cp.async: the first src-size bytes are copied)
+    got = copied(["ld.global.u32 %r20, [%rd4];", f"or.b32 %r21, %r20, {low};",
+                  "cp.async.cg.shared.global [%r11], [%rd4], 16, %r21;"])
+    assert all(row == [SRC] * 8 for row in got), got[:1]

@@ -316,3 +316,24 @@ def test_a_move_into_the_sink_writes_no_register(ins: str) -> None:
     # PTX's sink `_` discards the result: %r2 and %r3 keep A's units and the later copy of %r2 stores them
     got = lane_units(LD2 + ["setp.lt.u32 %p1, %r1, 16;", ins, "mov.b32 %r6, %r2;", ST])
     assert all(row == [a(t, 0), a(t, 2)] for t, row in enumerate(got)), got[:1]
+
+
+def test_shfl_from_lane_0_gives_its_units_only_while_lane_0_takes_part() -> None:
+    # PTX ISA shfl.sync: a lane reading an inactive source lane gets an undefined value; idx 0 reads lane 0
+    body = LD2[:1] + ["mov.b32 %r6, 0;", "setp.ne.u32 %p3, %r1, 1;",
+                      "@%p3 shfl.sync.idx.b32 %r6, %r2, 0, 31, -3;", ST]  # lane 1 sits out (membermask ~2)
+    got = lane_units(body)
+    assert all(row == [a(0, 0), a(0, 2)] for t, row in enumerate(got) if t != 1), got[:3]
+    body = LD2[:1] + ["mov.b32 %r6, 0;", "setp.ne.u32 %p3, %r1, 0;",
+                      "@%p3 shfl.sync.idx.b32 %r6, %r2, 0, 31, -2;", ST]  # lane 0 sits out (membermask ~1)
+    got = lane_units(body)
+    assert all(row == ["none", "none"] for row in got), got[:3]
+
+
+
+def test_or_with_a_zero_filled_register_keeps_the_other_sides_units() -> None:
+    # cp.async with src-size 0 zero-fills its 4 shared bytes (PTX ISA): %r7 is zero, and x | 0 == x bit for bit
+    zero = ["mov.u32 %r10, sm;", "mad.lo.u32 %r11, %r1, 4, %r10;", "cp.async.ca.shared.global [%r11], [%rd4], 4, 0;",
+            "cp.async.commit_group;", "cp.async.wait_group 0;", "ld.shared.u32 %r7, [%r11];"]
+    got = lane_units(LD2 + zero + ["or.b32 %r6, %r2, %r7;", ST])
+    assert all(row == [a(t, 0), a(t, 2)] for t, row in enumerate(got)), got[:2]

@@ -91,3 +91,15 @@ def test_every_unit_two_threads_load_in_one_instruction_has_both_loaders_not_onl
         for off in (0, 10):
             assert gw.loaded_by_others(np.array([0]), np.array([off]), np.array([t])) == \
                 model.loaded_by_others([0], [off], [t]), (t, off)
+
+
+def test_a_unit_thread_0_and_another_thread_load_in_one_instruction_is_loaded_by_others_for_thread_0() -> None:
+    # one instruction: threads 0 and 5 both load unit 3 (bytes 6 and 7); thread 0 storing it meets thread 5's load
+    for threads in ([0, 5], [5, 0]):
+        gw = GlobalWrites()
+        gw.note_loads(np.array([0, 0]), np.array([6, 7]), np.array(threads))
+        model = Model()
+        model.note_loads([0, 0], [6, 7], threads)
+        for t in (0, 5, 1):
+            assert gw.loaded_by_others(np.array([0]), np.array([6]), np.array([t])) == \
+                model.loaded_by_others([0], [6], [t]) is True, (threads, t)

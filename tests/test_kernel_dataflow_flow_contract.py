@@ -80,3 +80,20 @@ def test_a_batch_holds_as_many_ctas_as_batch_threads_fit_whole_warps(block: tupl
     starts = _BatchStarts()
     flow(launch_of(parse_module(kernel([])), grid=12, block=block), consumer=starts, batch_threads=batch_threads)
     assert starts.firsts == list(range(0, 12, per_batch))
+
+
+def test_a_batch_keeps_its_shared_memory_tag_state_within_max_shared_state() -> None:
+    # one warp per CTA with the sm_90 maximum of 227 KiB dynamic shared memory: the shared state each CTA needs
+    # (per 2-byte unit BYTES_PER_UNIT, plus BYTES_PER_UNIT_AND_WARP per warp, shared.py) caps a batch well below
+    # DEFAULT_BATCH_THREADS / 32 CTAs; every CTA is still traced
+    from layoutalg.kernel.dataflow.flow import MAX_SHARED_STATE, launch_of
+    from layoutalg.kernel.dataflow.shared import BYTES_PER_UNIT, BYTES_PER_UNIT_AND_WARP
+
+    smem = 227 * 1024
+    ptx = (".version 8.0\n.target sm_90\n.address_size 64\n.extern .shared .align 16 .b8 dyn[];\n"
+           ".visible .entry k()\n{\nret;\n}\n")
+    grid = 80
+    res = flow(launch_of(ptx, grid=grid, block=32, dynamic_smem=smem))
+    per_cta = (smem // 2) * (BYTES_PER_UNIT + BYTES_PER_UNIT_AND_WARP * 1)
+    assert res.geometry.n_ctas * per_cta <= MAX_SHARED_STATE < grid * per_cta
+    assert res.whole_grid and len(res.traced_ctas) == grid

@@ -121,13 +121,18 @@ def test_cp_async_costs_match_the_bank_model_on_the_same_global_lines_in_any_buf
     assert costs_of(split)[1] == [sep] and costs_of(one)[1] == [same]
 
 
-def test_partial_wide_loads_whose_lane_pairing_is_undecided_are_unmodelled() -> None:
+def lanes_with_undecided_pairing() -> tuple[np.ndarray, np.ndarray]:
+    """(byte addresses, active lanes) of a partial 64-bit load whose lane pairing the bank model cannot decide."""
     rng = np.random.default_rng(0)
     while True:
         a = rng.integers(0, 16, 32).astype(np.int64) * 8
         act = rng.random(32) < 0.5
         if pairing_undecided("ld.shared.b64", a[None], act[None])[0]:
-            break
+            return a, act
+
+
+def test_partial_wide_loads_whose_lane_pairing_is_undecided_are_unmodelled() -> None:
+    a, act = lanes_with_undecided_pairing()
     r = rec([a, 8 * LANES, a], text="ld.shared.b64", nbytes=8, active=[act, act, np.ones(32, bool)])
     modelled, wf, _, reasons, _ = costs_of(r)
     assert modelled == [False, True, True] and reasons == {PAIRING_REASON: 1} and wf[0] == 0
@@ -159,12 +164,7 @@ def test_a_partial_warp_of_a_wide_load_the_model_refuses_is_unmodelled_with_the_
 
 
 def test_a_dropped_partial_wide_load_is_data_dependent_and_never_refused_for_its_pairing() -> None:
-    rng = np.random.default_rng(0)
-    while True:
-        a = rng.integers(0, 16, 32).astype(np.int64) * 8
-        act = rng.random(32) < 0.5
-        if pairing_undecided("ld.shared.b64", a[None], act[None])[0]:
-            break
+    a, act = lanes_with_undecided_pairing()
     r = rec([a, 8 * LANES], text="ld.shared.b64", nbytes=8, active=[act, np.ones(32, bool)],
             dropped=np.array([True, False]))
     # warp 1: 64-bit loads at an 8-byte stride, two conflict-free half-warp phases over 256 bytes: 2 of an ideal 2

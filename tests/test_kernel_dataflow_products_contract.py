@@ -196,14 +196,22 @@ def zero_filled_before_k0(text: str) -> str:
     at k = -1 masked to zeros, as a bounds-checked load leaves them: the low halves of the registers packing A's
     a0 and a2 and B's b0 in the lanes with lane % 4 == 0 (PTX ISA m16n8k16 fragments: A column 2 (l % 4) + i % 2
     + 8 (i / 4), B row 2 (l % 4) + i % 2 + 8 (i / 2))."""
+    return zero_filled_halves(text, 0, (0, 2, 8), high_half=False, scratch="%r1023", predicate="%p7")
+
+
+def zero_filled_halves(text: str, lane_residue: int, load_indices: tuple[int, ...], high_half: bool, scratch: str,
+                       predicate: str) -> str:
+    """The kernel with the halves loaded by the ``ld.global.u16`` number ``load_indices`` zeroed, in the lanes
+    with ``lane % 4 == lane_residue``, in the register each is packed into (its low or its high half)."""
     lines = text.split("\n")
     start = lines.index("  mov.u32 %r1, %laneid;") + 1
-    lines[start:start] = ["  and.b32 %r1023, %r1, 3;", "  setp.eq.u32 %p7, %r1023, 0;"]
+    lines[start:start] = [f"  and.b32 {scratch}, %r1, 3;", f"  setp.eq.u32 {predicate}, {scratch}, {lane_residue};"]
     loads = [x.split()[1].rstrip(",") for x in lines if "ld.global.u16" in x]
-    for half in (loads[0], loads[2], loads[8]):  # step 0: A's a0, a2, then B's b0
-        at = next(i for i, x in enumerate(lines) if x.startswith("  mov.b32 ") and f"{{{half}, " in x)
+    for half in (loads[i] for i in load_indices):
+        place = f", {half}}};" if high_half else f"{{{half}, "
+        at = next(i for i, x in enumerate(lines) if x.startswith("  mov.b32 ") and place in x)
         packed = lines[at].split()[1].rstrip(",")
-        lines.insert(at + 1, f"  @%p7 and.b32 {packed}, {packed}, -65536;")
+        lines.insert(at + 1, f"  @{predicate} and.b32 {packed}, {packed}, {65535 if high_half else -65536};")
     return "\n".join(lines)
 
 
@@ -226,15 +234,8 @@ def zero_filled_at_k15_of_step_1(text: str) -> str:
     bounds-checked load leaves them: the high halves of the registers packing A's a5 and a7 and B's b3 in the
     lanes with lane % 4 == 3 (PTX ISA m16n8k16 fragments, as zero_filled_before_k0: A column 6 + 1 + 8 = 15,
     B row 6 + 1 + 8 = 15)."""
-    lines = text.split("\n")
-    start = lines.index("  mov.u32 %r1, %laneid;") + 1
-    lines[start:start] = ["  and.b32 %r1022, %r1, 3;", "  setp.eq.u32 %p6, %r1022, 3;"]
-    loads = [x.split()[1].rstrip(",") for x in lines if "ld.global.u16" in x]
-    for half in (loads[12 + 5], loads[12 + 7], loads[12 + 8 + 3]):  # step 1: A's a5, a7, then B's b3
-        at = next(i for i, x in enumerate(lines) if x.startswith("  mov.b32 ") and f", {half}}};" in x)
-        packed = lines[at].split()[1].rstrip(",")
-        lines.insert(at + 1, f"  @%p6 and.b32 {packed}, {packed}, 65535;")
-    return "\n".join(lines)
+    # step 1: A's a5, a7, then B's b3
+    return zero_filled_halves(text, 3, (12 + 5, 12 + 7, 12 + 8 + 3), high_half=True, scratch="%r1022", predicate="%p6")
 
 
 def test_a_tile_reaching_past_the_last_k_with_zeros_counts_only_the_problems_products(monkeypatch) -> None:

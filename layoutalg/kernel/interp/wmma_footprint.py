@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import re
 
+from layoutalg.core.dtypes import dtype_bits
 from layoutalg.errors import KernelError
 
-#: element width in bits of every wmma element type (PTX ISA, wmma.load's ``.atype``/``.btype``/``.ctype``)
-ELEMENT_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "s32": 32, "f64": 64, "s8": 8, "u8": 8,
-                "s4": 4, "u4": 4, "b1": 1}
+#: every wmma element type (PTX ISA, wmma.load's ``.atype``/``.btype``/``.ctype``); widths from the dtype table
+ELEMENT_TYPES = frozenset({"f16", "bf16", "tf32", "f32", "s32", "f64", "s8", "u8", "s4", "u4", "b1"})
 _SHAPE = re.compile(r"m(\d+)n(\d+)k(\d+)")
 
 
@@ -28,14 +28,14 @@ def matrix_extent(parts: tuple[str, ...] | list[str], line: int, opcode: str) ->
     shapes = [found for found in (_SHAPE.fullmatch(p) for p in parts) if found is not None]
     fragments = [p for p in parts if p in ("a", "b", "c", "d")]
     layouts = [p for p in parts if p in ("row", "col")]
-    types = [p for p in parts if p in ELEMENT_BITS]
+    types = [p for p in parts if p in ELEMENT_TYPES]
     if len(shapes) != 1 or len(fragments) != 1 or len(layouts) != 1 or not types:
         raise KernelError("wmma.load/wmma.store needs one fragment (.a/.b/.c/.d), one layout (.row/.col), one "
                           "shape (.mMnNkK) and an element type", line, opcode)
     m, n, k = (int(g) for g in shapes[0].groups())
     rows, cols = {"a": (m, k), "b": (k, n), "c": (m, n), "d": (m, n)}[fragments[0]]
     lines, line_length = (rows, cols) if layouts[0] == "row" else (cols, rows)
-    return lines, line_length, ELEMENT_BITS[types[-1]]
+    return lines, line_length, dtype_bits(types[-1])
 
 
 def footprint_bytes(lines: int, line_length: int, element_bits: int, stride: int | None) -> int:

@@ -4,6 +4,7 @@ isspacep, mapa, calls, dp4a/dp2a (the dot-product formulas written here with Pyt
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 from kernel_interp_harness import REGS, lanes, launch, refusal
@@ -395,9 +396,11 @@ def test_a_wmma_fragment_reaching_past_shared_memory_is_refused_and_one_ending_a
     assert "outside the CTA's shared memory" in str(error)
 
 
-def test_a_wmma_load_with_no_shape_is_refused_naming_what_it_needs():
-    error, line = refusal("mov.u64 %rd1, 0;\nwmma.load.a.sync.aligned.row.shared.f16 {%r1, %r2}, [%rd1];", "wmma")
-    assert error.line == line and "shape" in str(error)
+@pytest.mark.parametrize("form", ["wmma.load.a.sync.aligned.row.shared.f16", "wmma.load.a.sync.aligned.row.m16n16k16.shared",
+                                  "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16.f32"])
+def test_a_wmma_load_without_one_shape_and_one_element_type_is_refused_naming_what_it_needs(form: str) -> None:
+    error, line = refusal(f"mov.u64 %rd1, 0;\n{form} {{%r1, %r2}}, [%rd1];", "wmma")
+    assert error.line == line and "one shape (.mMnNkK) and one element type" in str(error)
 
 
 def test_a_wmma_stride_unknown_at_trace_time_counts_as_packed_lines_and_inactive_lanes_strides_are_ignored():

@@ -29,13 +29,13 @@ def matrix_extent(parts: tuple[str, ...] | list[str], line: int, opcode: str) ->
     fragments = [p for p in parts if p in ("a", "b", "c", "d")]
     layouts = [p for p in parts if p in ("row", "col")]
     types = [p for p in parts if p in ELEMENT_TYPES]
-    if len(shapes) != 1 or len(fragments) != 1 or len(layouts) != 1 or not types:
+    if len(shapes) != 1 or len(fragments) != 1 or len(layouts) != 1 or len(types) != 1:
         raise KernelError("wmma.load/wmma.store needs one fragment (.a/.b/.c/.d), one layout (.row/.col), one "
-                          "shape (.mMnNkK) and an element type", line, opcode)
+                          "shape (.mMnNkK) and one element type", line, opcode)
     m, n, k = (int(g) for g in shapes[0].groups())
     rows, cols = {"a": (m, k), "b": (k, n), "c": (m, n), "d": (m, n)}[fragments[0]]
     lines, line_length = (rows, cols) if layouts[0] == "row" else (cols, rows)
-    return lines, line_length, dtype_bits(types[-1])
+    return lines, line_length, dtype_bits(types[0])
 
 
 def footprint_bytes(lines: int, line_length: int, element_bits: int, stride: int | None) -> int:

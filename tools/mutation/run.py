@@ -137,8 +137,9 @@ def stale_test_files() -> list[str]:
         if not path.exists():
             continue
         sources = json.loads(path.read_text()).get("sources", {})
-        if any(not (ROOT / src).exists() or sha(src) != digest for src, digest in sources.items()):
-            stale.append(test_file)
+        if test_file not in sources or any(not (ROOT / src).exists() or sha(src) != digest
+                                           for src, digest in sources.items()):
+            stale.append(test_file)  # a covered source changed, or the test file itself (tests added to it)
     return stale
 
 
@@ -170,7 +171,7 @@ def build_map(test_files: list[str], stale: bool, budget_s: float) -> None:
                 print(f"map of {test_file} failed (code {reply['code']}); not stored")
                 continue
             data = json.loads(scratch.read_text())
-            data["sources"] = {src: sha(src) for src in data["lines"]}
+            data["sources"] = {src: sha(src) for src in [*data["lines"], test_file]}
             map_file(test_file).write_text(json.dumps(data))
             failed = [t for t, info in data["tests"].items() if info["outcome"] == "failed"]
             print(f"mapped {test_file}: {len(data['tests'])} tests in {time.monotonic() - started:.0f} s"

@@ -233,9 +233,23 @@ class CoverageMap:
 
 # ---- the run ----------------------------------------------------------------------------------------------------
 
+def module_functions(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]]:
+    """Every def at module or class level with its qualname (``Class.method``)."""
+    found: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]] = []
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, prefix + node.name + ".")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.append((node, prefix + node.name))
+
+    visit(tree.body, "")
+    return found
+
+
 def function_spans(source: str) -> list[tuple[int, int, str, int]]:
     """(body start, end offset, qualname, first line) of every def at module or class level."""
-    tree = ast.parse(source)
     starts = [0]
     for text in source.splitlines(keepends=True):
         starts.append(starts[-1] + len(text.encode("utf-8")))
@@ -244,20 +258,10 @@ def function_spans(source: str) -> list[tuple[int, int, str, int]]:
     def offset(line: int, col: int) -> int:
         return len(raw[: starts[line - 1] + col].decode("utf-8", "replace"))
 
-    spans: list[tuple[int, int, str, int]] = []
-
-    def visit(body: list[ast.stmt], prefix: str) -> None:
-        for node in body:
-            if isinstance(node, ast.ClassDef):
-                visit(node.body, prefix + node.name + ".")
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-                spans.append((offset(node.body[0].lineno, node.body[0].col_offset),
-                              offset(node.end_lineno or node.lineno, node.end_col_offset or 0),
-                              prefix + node.name, first))
-
-    visit(tree.body, "")
-    return spans
+    return [(offset(node.body[0].lineno, node.body[0].col_offset),
+             offset(node.end_lineno or node.lineno, node.end_col_offset or 0),
+             name, min([node.lineno] + [d.lineno for d in node.decorator_list]))
+            for node, name in module_functions(ast.parse(source))]
 
 
 def module_name(path: str) -> str:
@@ -475,17 +479,8 @@ def stored_killers(results: dict[str, Any], jobs: list[Job]) -> dict[tuple[str, 
 
 def function_lines(source: str) -> list[tuple[int, int, str]]:
     """(first body line, last line, qualname) of every def at module or class level (``function_spans`` by line)."""
-    out: list[tuple[int, int, str]] = []
-
-    def visit(body: list[ast.stmt], prefix: str) -> None:
-        for node in body:
-            if isinstance(node, ast.ClassDef):
-                visit(node.body, prefix + node.name + ".")
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                out.append((node.body[0].lineno, node.end_lineno or node.lineno, prefix + node.name))
-
-    visit(ast.parse(source).body, "")
-    return out
+    return [(node.body[0].lineno, node.end_lineno or node.lineno, name)
+            for node, name in module_functions(ast.parse(source))]
 
 
 def judge(server: Server | None, job: Job, cmap: CoverageMap, killers: dict[tuple[str, str | None], list[str]],

@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "mutation"))
 from mutants import find_mutants  # noqa: E402
-from run import Job, _as_import_time, function_spans  # noqa: E402
+from run import Job, _as_import_time, confirmation_job, function_spans  # noqa: E402
 
 SOURCE = '''def build(n):
     return [i * 2 for i in range(n)]
@@ -52,3 +52,15 @@ def test_a_helper_line_that_also_runs_at_import_is_judged_again_as_import_time_d
 
 def test_a_helper_line_that_runs_only_under_tests_is_judged_by_the_code_swap_alone() -> None:
     assert not job_for(at_import={5}).also_at_import
+
+
+def test_a_kill_of_import_time_data_is_confirmed_as_import_time_data_on_its_killer_alone() -> None:
+    stub = StubMap({2, 5})
+    again = confirmation_job(job_for(at_import={2, 5}), {"mode": "rerun", "killer": "t::test_table"}, stub)  # type: ignore[arg-type]
+    assert again.qualname is None and again.import_function == ("build", 1) and again.tests == {"t::test_table"}
+
+
+def test_a_kill_by_the_code_swap_is_confirmed_by_the_code_swap_on_its_killer_alone() -> None:
+    stub = StubMap({2, 5})
+    again = confirmation_job(job_for(at_import={2, 5}), {"mode": "code", "killer": "t::test_build"}, stub)  # type: ignore[arg-type]
+    assert again.qualname == "build" and again.tests == {"t::test_build"}

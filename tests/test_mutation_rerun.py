@@ -6,10 +6,11 @@ import importlib
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "mutation"))
-from rerun import covers_line, data_statements, rerun_data  # noqa: E402
+from rerun import MovedElementsError, check_in_place, covers_line, data_statements, rerun_data  # noqa: E402
 
 TABLES = '''"""Tables built at import."""
 from dataclasses import dataclass
@@ -64,14 +65,35 @@ def test_data_statements_are_the_top_level_code_that_is_no_definition_import_or_
 def test_a_mutated_table_reaches_the_module_and_every_module_that_copied_it(fakepkg) -> None:
     tables, user, root = fakepkg
     old_atoms, atom_class = tables.ATOMS, tables.Atom
-    mutated = TABLES.replace("ATOMS = tuple(_build())", "ATOMS = tuple(_build())[::-1]")
+    mutated = TABLES.replace("ATOMS = tuple(_build())", "ATOMS = (_build()[0], Atom('b', 24))")
     rebuild = rerun_data(tables, mutated, str(root / "fakepkg" / "tables.py"), root, package="fakepkg")
-    assert [atom.width for atom in tables.ATOMS] == [16, 8]
-    assert user.ATOMS is tables.ATOMS and user.WIDTHS == (16, 8)
+    assert [atom.width for atom in tables.ATOMS] == [8, 24]
+    assert user.ATOMS is tables.ATOMS and user.WIDTHS == (8, 24)
     assert tables.Atom is atom_class and all(type(atom) is atom_class for atom in tables.ATOMS)
     assert rebuild.renew(old_atoms[1]) is tables.ATOMS[1]  # a test parametrized over the old table
+    assert rebuild.renew(old_atoms[0]) is tables.ATOMS[0]
     assert rebuild.renew(old_atoms) is tables.ATOMS
     assert rebuild.renew("unrelated") == "unrelated"
+
+
+def test_a_table_whose_elements_moved_is_refused_so_no_test_is_handed_another_element(fakepkg) -> None:
+    # paired by position, a test parametrized over atom "b" would be given atom "a" and fail for that reason
+    tables, _, root = fakepkg
+    mutated = TABLES.replace("ATOMS = tuple(_build())", "ATOMS = tuple(_build())[::-1]")
+    with pytest.raises(MovedElementsError):
+        rerun_data(tables, mutated, str(root / "fakepkg" / "tables.py"), root, package="fakepkg")
+
+
+def test_moved_elements_are_told_from_elements_changed_in_place() -> None:
+    check_in_place((1, 2, 3), (1, 5, 3))  # one element changed in place
+    check_in_place((1, 2, 3), (7, 8, 9))  # every element changed in place, none equal to another's old value
+    with pytest.raises(MovedElementsError):
+        check_in_place((1, 2, 3), (2, 1, 3))
+    with pytest.raises(MovedElementsError):
+        check_in_place((1, 2, 3), (1, 3, 4))  # 3 moved to position 1
+    check_in_place((1, np.arange(3)), (1, np.arange(4)))  # only the last position may have changed
+    with pytest.raises(MovedElementsError):  # two positions not known equal and not known different: refused
+        check_in_place((np.arange(2), np.arange(3)), (np.arange(3), np.arange(2)))
 
 
 def test_the_unmutated_source_rebuilds_equal_tables(fakepkg) -> None:

@@ -13,7 +13,10 @@ second, in the forked judge that already holds the collected tests:
    TABLE``) is given the new value, and a layoutalg module that held one, or held a re-run module itself,
    re-runs its own data statements in turn (at most ``MAX_RERUNS`` times each);
 4. the caller gives each collected test's parameters their new values (``_Rebuild.renew``: the elements of a
-   replaced table are paired with the new table's by position).
+   replaced table are paired with the new table's by position, where that pairs each unchanged element with
+   itself; a table whose elements moved (a mutant that reorders a sorted catalogue) raises
+   :class:`MovedElementsError`, and the fresh import judges the mutant: paired by position, a test parametrized over
+   one atom would be handed its neighbour and fail for a reason the mutant does not cause).
 
 Soundness.  A value kept some other way (inside a container of an untouched module, a test's parameters,
 fixed at collection) only makes this judgment miss a kill: a pass here is no verdict, and the fresh import
@@ -32,6 +35,9 @@ from pathlib import Path
 MAX_RERUNS = 3
 """How often one module's data statements may run again in one judgment (a module reached twice by the
 propagation, before and after one of its own dependencies was rebuilt)."""
+
+MAX_CHANGED_PAIRS = 256
+"""The most changed positions of one table checked for moved elements (a pair test each); more is refused."""
 
 CONTAINER_DEPTH = 2
 """How deep into a replaced tuple, list or dict its elements are paired with the new one's, by position or key."""
@@ -65,6 +71,35 @@ def _is_test_module(module: types.ModuleType, tests_root: Path) -> bool:
     return (getattr(module, "__file__", None) or "").startswith(str(tests_root))
 
 
+class MovedElementsError(Exception):
+    """A rebuilt table holds an old element at another position: pairing by position would be wrong."""
+
+
+def _equal(a: object, b: object) -> bool | None:
+    """``a == b``, or None where the comparison raises or is no truth value (numpy arrays inside)."""
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - any failure to compare is "unknown"
+        return None
+
+
+def check_in_place(old: tuple[object, ...] | list[object], new: tuple[object, ...] | list[object]) -> None:
+    """Raise :class:`MovedElementsError` unless ``new`` is ``old`` changed in place (same length assumed).
+
+    The changed positions are those whose old and new elements are not known equal.  One changed position is an
+    element changed in place.  With more, an old element equal (or not known unequal) to the new element at
+    another changed position has moved, or may have: the pairing is refused."""
+    changed = [i for i, (a, b) in enumerate(zip(old, new)) if _equal(a, b) is not True]
+    if len(changed) <= 1:
+        return
+    if len(changed) > MAX_CHANGED_PAIRS:
+        raise MovedElementsError(f"{len(changed)} positions changed; more than {MAX_CHANGED_PAIRS} are not checked")
+    for i in changed:
+        for j in changed:
+            if i != j and _equal(old[i], new[j]) is not False:
+                raise MovedElementsError(f"the element at {i} may now be at {j}")
+
+
 class _Rebuild:
     """The values replaced so far, each with the generation (the count of re-runs) that replaced it."""
 
@@ -89,13 +124,15 @@ class _Rebuild:
 
     def pair(self, old: object, new: object, depth: int) -> None:
         """Record ``old -> new``, and the elements of equally shaped containers position by position (a test
-        parametrized over a table holds its elements, not the table)."""
+        parametrized over a table holds its elements, not the table); :class:`MovedElementsError` where elements
+        moved."""
         if old is new or isinstance(old, (int, float, str, bytes, bool, type(None))):
             return
         self.replaced[id(old)] = (old, new, self.generation)
         if depth == 0:
             return
         if isinstance(old, (tuple, list)) and isinstance(new, (tuple, list)) and len(old) == len(new):
+            check_in_place(old, new)
             for old_item, new_item in zip(old, new):
                 self.pair(old_item, new_item, depth - 1)
         elif isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
@@ -129,7 +166,8 @@ def rerun_data(module: types.ModuleType, source: str, path: str, root: Path, pac
     """Re-run ``module``'s data statements from ``source`` and carry the new values to every module that
     copied the old ones (see the module docstring; ``package``'s modules are re-run, those under ``root/tests``
     only given the new values); the record of what was replaced (``renew`` gives a test
-    parameter its new value).  Raises whatever a re-run statement raises."""
+    parameter its new value).  Raises whatever a re-run statement raises, and
+    :class:`MovedElementsError` where a rebuilt table's elements moved (the caller then judges by a fresh import)."""
     rebuild = _Rebuild()
     rebuild.run_data(module, source, path)
     runs = {module.__name__: 1}

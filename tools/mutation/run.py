@@ -264,6 +264,28 @@ def function_spans(source: str) -> list[tuple[int, int, str, int]]:
             for node, name in module_functions(ast.parse(source))]
 
 
+def code_digest(source: str, mutant: Mutant, spans: list[tuple[int, int, str, int]]) -> str:
+    """A digest of the code a verdict on ``mutant`` was judged with: the body of the def holding it (its
+    qualname included), or the whole module for a module-level mutant.
+
+    Verdicts are keyed by place (``path:line:col:operator replacement``); when a fix moves or rewrites lines,
+    another expression can come to sit at a stored key.  A stored verdict whose digest differs from the current
+    code's is not reused (``run`` judges the mutant afresh, ``report`` counts it as stale)."""
+    inside = [s for s in spans if s[0] <= mutant.start < s[1]]
+    text = f"{inside[0][2]}\n{source[inside[0][0]:inside[0][1]]}" if inside else source
+    return digest(text.encode("utf-8"))
+
+
+def stored_verdict(results: dict[str, Any], mutant: Mutant, source: str,
+                   spans: list[tuple[int, int, str, int]]) -> dict[str, Any] | None:
+    """The stored verdict on ``mutant`` in its current ``source``; None where there is none, or where it was
+    judged on other code (its function, or its module for a module-level mutant, changed since)."""
+    done = results.get(key_of(mutant))
+    if done is not None and done.get("code", None) not in (None, code_digest(source, mutant, spans)):
+        return None
+    return done
+
+
 def module_name(path: str) -> str:
     parts = path[: -len(".py")].split("/")
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -311,6 +333,8 @@ class Job:
         self.mutated = mutant.apply(source)
         self.import_function: tuple[str, int] | None = None
         """(qualname, first line) of the function holding a mutant whose line runs only at import."""
+        self.code = code_digest(source, mutant, spans)
+        """The digest of the code this judgment sees (:func:`code_digest`), stored with the verdict."""
         inside = [s for s in spans if s[0] <= mutant.start < s[1]]
         self.qualname: str | None = inside[0][2] if inside else None
         self.firstlineno = inside[0][3] if inside else 0
@@ -373,8 +397,8 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
     equivalent = load_equivalent()
     candidates = sample_candidates(modules, sample, seed)
     for mutant, source, spans in candidates:
-        done = results.get(key_of(mutant))
-        if done is None and judged_only:
+        done = stored_verdict(results, mutant, source, spans)
+        if done is None and judged_only and key_of(mutant) not in results:
             continue  # a re-judgment of earlier verdicts only: no new mutant
         if done is not None and (new_only or done["verdict"] not in ("survived", "uncovered", "error", "unresolved")
                                  or listing(equivalent, key_of(mutant)) is not None):
@@ -411,7 +435,8 @@ def run(paths: list[str], sample: int | None, seed: int, budget_s: float, out: P
             m = job.mutant
             results[key_of(m)] = {"path": m.path, "line": m.line, "operator": m.operator, "original": m.original,
                                   "replacement": m.replacement, "verdict": verdict, "seconds": round(seconds, 2),
-                                  "tests": job.all_tests, "killer": killer, "mode": mode, "judged_at": cmap.loaded_at}
+                                  "tests": job.all_tests, "killer": killer, "mode": mode, "judged_at": cmap.loaded_at,
+                                  "code": job.code}
             counts[verdict] += 1
             print(f"{verdict:9s} {seconds:6.1f}s {mode:8s} {m.describe()}", flush=True)
             store(out, {key_of(m): results[key_of(m)]})
@@ -595,16 +620,30 @@ def _judge_by_rerun(server: Server, job: Job, request: dict[str, Any],
     return ("killed" if code == 1 else "timeout"), killer
 
 
-def confirm_kills(paths: list[str], out: Path, hangs_only: bool = False) -> None:
+def confirmation_job(job: Job, done: dict[str, Any], cmap: CoverageMap) -> Job:
+    """``job`` judged again on the test that killed it (``done``, its stored verdict), alone and the way it was
+    killed: a kill of import-time data (mode ``global``, ``rerun`` or ``reimport``) as import-time data, which the
+    code swap alone would not reach."""
+    if done.get("mode") not in ("code", None) and job.qualname is not None:
+        job = _as_import_time(job, cmap)
+    job.tests = {done["killer"]}
+    return job
+
+
+def confirm_kills(paths: list[str], out: Path, hangs_only: bool = False, kills_only: bool = False) -> None:
     """Judge every mutant killed by a failing test again on that test alone, in a fresh fork of the server.
 
     A test that failed under a loaded machine or after an earlier test changed shared state would credit a kill
     the mutant does not cause; a kill that does not reproduce becomes ``unresolved`` (not killed), and the next
-    run judges it again.  A hang (``timeout``) is judged again on the test that was running when it was stopped
+    run judges it again.  A kill of import-time data (mode ``global``, ``rerun`` or ``reimport``) is judged again
+    as import-time data, on that test alone (the code swap alone would not reach the data).  A confirmed verdict
+    stores the digest of the code it was confirmed on (:func:`code_digest`); one confirmed on other code is
+    confirmed again.  A hang (``timeout``) is judged again on the test that was running when it was stopped
     (on its 30 cheapest covering tests if that is not known), alone, with ``HANG_PATIENCE`` times the sweep's
     limits: on a loaded machine a slow test passes its limit without any hang, and a mutant that only slows a
     test (a fast path disabled) is not a kill; only a failure or a second timeout at that patience confirms it.
-    Until then ``report`` counts it apart.  Crashes are not re-run.  ``hangs_only`` confirms the timeouts only.
+    Until then ``report`` counts it apart.  Crashes are not re-run.  ``hangs_only`` confirms the timeouts only,
+    ``kills_only`` the kills by a failing test only (a hang costs up to ``HANG_PATIENCE`` times its limits).
     """
     cmap = CoverageMap()
     results: dict[str, Any] = json.loads(out.read_text())
@@ -617,12 +656,12 @@ def confirm_kills(paths: list[str], out: Path, hangs_only: bool = False) -> None
         spans = function_spans(source)
         for mutant in find_mutants(path, source):
             done = results.get(key_of(mutant))
+            if done and done.get("code", None) not in (None, code_digest(source, mutant, spans)):
+                done = dict(done, confirmed=False)  # confirmed on other code: confirmed again on this one
             if (done and done["verdict"] == "killed" and done.get("killer") and not done.get("confirmed")
                     and not hangs_only):
-                job = Job(mutant, source, spans, cmap)
-                job.tests = {done["killer"]}
-                jobs.append((key_of(mutant), job))
-            elif done and done["verdict"] == "timeout" and not done.get("confirmed"):
+                jobs.append((key_of(mutant), confirmation_job(Job(mutant, source, spans, cmap), done, cmap)))
+            elif done and done["verdict"] == "timeout" and not done.get("confirmed") and not kills_only:
                 job = Job(mutant, source, spans, cmap)
                 if done.get("killer") and done["killer"] in job.tests:
                     job.tests = {done["killer"]}
@@ -637,6 +676,7 @@ def confirm_kills(paths: list[str], out: Path, hangs_only: bool = False) -> None
             hang = results[key]["verdict"] == "timeout"
             verdict, seconds, killer, mode = judge(server, job, cmap, defaultdict(list), False, 30 if hang else None,
                                                    patience=HANG_PATIENCE if hang else 1.0)
+            results[key]["code"] = job.code  # judged now, on the current code
             if verdict in KILLED:
                 results[key]["confirmed"] = True
                 counts["confirmed"] += 1
@@ -662,13 +702,17 @@ def report(out: Path, by: str = "package") -> None:
 
     A ``timeout`` counts as killed in the first rate; ``hangs?`` counts those not confirmed by ``confirm`` (a
     second timeout at ``HANG_PATIENCE`` times the limits, on the stopped test alone), and the second rate counts
-    them as not killed: on a loaded machine a test can pass its limit without any hang.
+    them as not killed: on a loaded machine a test can pass its limit without any hang.  A verdict stored with
+    another code digest than the current code's (:func:`code_digest`) is ``stale``, not killed; ``unstamped``
+    counts verdicts stored before digests were (trusted as they are until ``confirm`` or a run stamps them).
     """
     results = json.loads(out.read_text())
-    current: set[str] = set()
+    current: dict[str, str] = {}
     for path in sorted({r["path"] for r in results.values()}):
         if (ROOT / path).exists():
-            current.update(key_of(m) for m in find_mutants(path, (ROOT / path).read_text()))
+            source = (ROOT / path).read_text()
+            spans = function_spans(source)
+            current.update((key_of(m), code_digest(source, m, spans)) for m in find_mutants(path, source))
     results = {key: r for key, r in results.items() if key in current}  # mutants of an older source are dropped
     equivalent = load_equivalent()
     table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -679,6 +723,10 @@ def report(out: Path, by: str = "package") -> None:
     for key, r in results.items():
         group = r["path"] if by == "module" else "/".join(r["path"].split("/")[:2])
         verdict = "killed" if r["verdict"] in KILLED else r["verdict"]
+        if r.get("code", None) is None:
+            table[group]["unstamped"] += 1
+        elif r["code"] != current[key]:
+            verdict = "stale"  # judged on other code: not a verdict on this one (``run`` judges it again)
         reason = listing(equivalent, key)
         if reason is not None and r["verdict"] != "killed":
             # A test failure is a kill (an ident's listing may be meant for a sibling replacement).  A timeout
@@ -692,17 +740,18 @@ def report(out: Path, by: str = "package") -> None:
             table[group]["hangs?"] += 1
             hangs.append(f"- {key}  (stopped in {r.get('killer')})")
         seconds[group] += r.get("seconds", 0.0)
-        if verdict in ("survived", "uncovered", "error", "unresolved"):
+        if verdict in ("survived", "uncovered", "error", "unresolved", "stale"):
             survivors.append(f"- {key}  ({r['original']!r} -> {r['replacement']!r}, {verdict})")
-    print(f"| {by} | mutants | killed | equivalent | survived | unresolved | uncovered | error "
-          "| kill rate (non-equivalent) | hangs? | rate, hangs? not killed | time (s) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print(f"| {by} | mutants | killed | equivalent | survived | unresolved | uncovered | error | stale "
+          "| kill rate (non-equivalent) | hangs? | rate, hangs? not killed | unstamped | time (s) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for group, c in sorted(table.items()):
         live = c["total"] - c["equivalent"]
         rate = 100.0 * c["killed"] / live if live else 100.0
         strict = 100.0 * (c["killed"] - c["hangs?"]) / live if live else 100.0
         print(f"| {group} | {c['total']} | {c['killed']} | {c['equivalent']} | {c['survived']} | {c['unresolved']} | "
-              f"{c['uncovered']} | {c['error']} | {rate:.1f}% | {c['hangs?']} | {strict:.1f}% | {seconds[group]:.0f} |")
+              f"{c['uncovered']} | {c['error']} | {c['stale']} | {rate:.1f}% | {c['hangs?']} | {strict:.1f}% | "
+              f"{c['unstamped']} | {seconds[group]:.0f} |")
     if survivors:
         print("\nsurvivors:\n" + "\n".join(sorted(survivors)))
     if hangs:
@@ -749,6 +798,7 @@ def main() -> None:
     con.add_argument("paths", nargs="*")
     con.add_argument("--out", type=Path, default=STATE / "results.json")
     con.add_argument("--hangs", action="store_true", help="confirm only the timeouts")
+    con.add_argument("--kills", action="store_true", help="confirm only the kills by a failing test")
     rep = sub.add_parser("report")
     rep.add_argument("--out", type=Path, default=STATE / "results.json")
     rep.add_argument("--by", choices=("package", "module"), default="package")
@@ -759,7 +809,7 @@ def main() -> None:
     elif args.command == "map":
         build_map(args.tests, args.stale, args.budget_s)
     elif args.command == "confirm":
-        confirm_kills(args.paths, args.out, args.hangs)
+        confirm_kills(args.paths, args.out, args.hangs, args.kills)
     elif args.command == "run":
         run(args.paths, args.sample, args.seed, args.budget_s, args.out, args.confirm, args.new_only, args.full, args.quick,
             args.quick_s, args.judged_only)

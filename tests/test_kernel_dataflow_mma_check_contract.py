@@ -12,7 +12,7 @@ import struct
 
 import numpy as np
 import pytest
-from dataflow_synth import MmaCase, mma_kernel
+from dataflow_synth import MmaCase, mma_kernel, mma_truth
 from kernel_dataflow_contract_harness import HEADER, SPECS, gemm
 
 from layoutalg.errors import LayoutError
@@ -243,3 +243,16 @@ def test_a_c_input_whose_low_half_the_model_cannot_follow_is_unknown() -> None:
     assert r.reason == (f"PTX line {first}: the C input of element c0 in lane 0 is a value derived at PTX line {popc} "
                         "(popc.b32) through an instruction the data-flow model does not follow, not the accumulator "
                         "of C(0, 0), its old value or 0")
+
+
+def test_an_a_fragment_with_both_a_stray_a_element_and_a_non_a_element_is_refuted_at_the_stray_one() -> None:
+    # first mma, lane 0's a0 reads A(0, 1) (PTX ISA m16n8k16: it must be A(0, 0)) and lane 1's a0 reads element
+    # 2 + 600 of A's buffer, past the 16 x 32 matrix: one warp whose A elements disagree and which holds a non-A one
+    case = MmaCase(mutations=[("A", 0, 0, 0, 1), ("A", 0, 1, 0, 600)])
+    assert not mma_truth(case)
+    text = mma_kernel(case)
+    r = check_synth(text)
+    cex = r.counterexample or {}
+    assert r.verdict == "refuted" and (cex["kind"], cex["operand"], cex["warp"], cex["lane"], cex["element"]) == \
+        ("operand", "A", 0, 0, 0)
+    assert (cex["register"], cex["held"], cex["expected"]) == (_mma_registers(text, 0, "A")[0], "A(0, 1)", "A(0, 0)")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from kernel_dataflow_contract_harness import lane_units
+from kernel_interp_harness import lanes, launch
 
 from layoutalg.kernel.dataflow import tags as tg
 
@@ -141,6 +142,18 @@ def test_prmt_with_a_selector_unknown_at_trace_time_is_opaque() -> None:
 ])
 def test_shifts_by_multiples_of_16_move_whole_units(ins: str, expect) -> None:
     got = lane_units(LD2 + [ins, ST])
+    assert all(row == expect(t) for t, row in enumerate(got)), got[:2]
+
+
+@pytest.mark.parametrize("ins,signed", [("shr.s32.x %r6, %r2, 16;", True), ("shr.s32.b32 %r6, %r2, 16;", False)])
+def test_a_shift_with_a_trailing_suffix_is_signed_by_the_type_the_tracer_decodes(ins: str, signed: bool) -> None:
+    # the tracer reads an instruction's type as its last type suffix (s32, then b32 here); PTX ISA shr.s32 fills
+    # the vacated bits with the sign (0x80000000 >> 16 is 0xffff8000: the top unit is not zero), shr.b32 with 0
+    x = 0x80000000
+    isa = ((x - (1 << 32)) >> 16) & 0xFFFFFFFF if signed else x >> 16
+    assert lanes(launch("mov.u32 %r2, 0x80000000;\n" + ins.replace("%r6", "%r1")), "%r1") == [isa] * 32
+    got = lane_units(LD2 + [ins, ST])
+    expect = (lambda t: [UNMODELLED, UNMODELLED]) if signed else (lambda t: [a(t, 2), "zero"])
     assert all(row == expect(t) for t, row in enumerate(got)), got[:2]
 
 

@@ -42,6 +42,17 @@ def test_an_access_past_shared_memory_by_some_lanes_is_refused_naming_the_last_a
     assert err.line == line and "shared-memory address 1020 (4 bytes) is outside" in str(err)
 
 
+def test_a_variable_address_below_zero_wraps_as_64_bit_arithmetic_like_a_register_address():
+    # PTX addresses are 64-bit (.address_size 64): tile (1024) - 2000 is 2**64 - 976, -976 as a signed int64, both
+    # for [tile+-2000] and for [%rd1+-2000] with %rd1 = tile
+    for body in ("ld.shared.u32 %r1, [tile+-2000];", "mov.u64 %rd1, tile;\nld.shared.u32 %r1, [%rd1+-2000];"):
+        err, line = refusal(body, "ld.shared", decls=SMEM)
+        assert err.line == line and f"shared-memory address {1024 - 2000} (4 bytes) is outside" in str(err), body
+    # 2**63 past tile is far outside shared memory, not tile itself
+    err, line = refusal(f"ld.shared.u32 %r1, [tile+{2**63}];", "ld.shared", decls=SMEM)
+    assert err.line == line and f"shared-memory address {1024 + 2**63 - 2**64} (4 bytes) is outside" in str(err)
+
+
 def test_a_misaligned_access_is_refused_naming_the_first_misaligned_address():
     # lane t reads word t; lane 5 (only) adds 2 bytes: 1024 + 20 + 2 = 1046 is not 4-byte aligned
     body = ADDR + "setp.eq.u32 %p1, %r39, 5;\n@%p1 add.u32 %r36, %r36, 2;\nld.shared.u32 %r1, [%r36];"

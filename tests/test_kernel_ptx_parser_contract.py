@@ -270,3 +270,9 @@ def test_every_function_of_a_module_is_read() -> None:
     m = parse_module(HEAD + ".visible .entry a()\n{\nret;\n}\n.visible .entry b()\n{\nret;\n}\n"
                      ".global .b32 g;\n")
     assert list(m.entries) == ["a", "b"] and [v.name for v in m.variables] == ["g"]
+
+
+def test_a_loc_naming_an_undeclared_file_index_is_located_in_file_and_that_index() -> None:
+    # only file 1 is declared: file index 3 has no name, so its lines read "file3:<line>" (not the line or column)
+    assert _sites([".loc 3 10 7"]) == [("file3:10", "file3:10")]
+    assert _sites([".loc 3 20 5, function_name $a, inlined_at 1 10 3"]) == [("file3:20", "k.cu:10")]

@@ -184,7 +184,7 @@ def _units2(p: np.ndarray | None, n: int) -> np.ndarray:
 def shift_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
     """A shift by a uniform known multiple of 16 moves whole units; others are the default rule."""
     dest, a, b = ins.operands[:3]
-    if not isinstance(dest, Reg) or not isinstance(b, Imm) or b.value % 16 or ins.parts[-1][0] == "s" and \
+    if not isinstance(dest, Reg) or not isinstance(b, Imm) or b.value % 16 or instr_type(ins)[0] == "s" and \
             ins.root == "shr":
         return default_rule(ins, ctx, op)
     u = tg.units_of_bits(type_bits(instr_type(ins)))

@@ -207,6 +207,9 @@ def _documented_search(shape: tuple[int, int], dtype: str, accesses: list[Access
     ((64, 48), "f16", tile_access(LDSM_X4, (64, 48), "f16"), 48, 8),
     ((32, 24), "f32", Access.from_fn("ld.shared.b32", lambda lane, c: (lane, c), c=24), 24, 1),
     ((32, 32), "f32", Access.from_fn("ld.shared.b32", lambda lane, c: (lane, c), c=32), 36, 1),
+    # one row padded to 2**8 + 1 elements: offset bit 8 lies inside the padded span, so the swizzles reading it
+    # (the identity on this row's offsets, still costed) are tried before Swizzle<3,0,5> breaks the 8-way conflict
+    ((1, 256), "f32", Access.from_fn("ld.shared.b32", lambda lane: (0, 32 * (lane % 8) + 8 * (lane // 8))), 257, 1),
 ])
 def test_the_first_conflict_free_swizzle_in_the_documented_order_wins(
         shape: tuple[int, int], dtype: str, access: Access, pitch: int, vec: int) -> None:

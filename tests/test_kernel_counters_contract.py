@@ -5,6 +5,7 @@ SASS opcode, LDGSTS conflicts from ``.ca`` only, STSM in no instruction counter)
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import pytest
 
@@ -100,3 +101,14 @@ def test_counter_kind_splits_cp_async_by_cache_mode_and_keeps_other_kinds() -> N
     assert cn.counter_kind("cp.async", "cp.async.ca.shared.global, 4") == "cp.async.ca"
     for kind in ("ld", "st", "ldmatrix", "stmatrix", "atom", "red", "wmma"):
         assert cn.counter_kind(kind, "x.cg.y") == kind
+
+
+def test_the_tensormap_row_is_measured_by_the_corpus_kernel_that_issues_it() -> None:
+    # triton_matmul_tma_sm90 writes its TMA descriptors with tensormap.replace on shared::cta and has ncu runs
+    # (measured.json): the module doc's "the corpus pins every row except red and wmma" includes this row
+    kdir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "kernels", "triton_matmul_tma_sm90")
+    with open(os.path.join(kdir, "kernel.ptx")) as f:
+        assert "tensormap.replace.tile.global_address.shared::cta" in f.read()
+    assert os.path.exists(os.path.join(kdir, "measured.json"))
+    tmap = cn.COUNTER_MAP["tensormap"]
+    assert tmap.measured and tmap.counted

@@ -58,3 +58,11 @@ def test_an_initializer_is_not_a_function_block_even_after_an_entry_header() -> 
     with pytest.raises(KernelError, match="is missing its ';'") as e:
         split_statements(".version 8.0\n.visible .entry k() = {\nret;\n}\n")
     assert e.value.line == 2
+
+
+@pytest.mark.parametrize("head", [".visible .global", ".weak .global", ".extern .shared"])
+def test_a_brace_after_a_variable_header_stays_in_the_statement(head: str) -> None:
+    # only a .entry/.func header, an empty header (nested scope) or .section opens a block (module doc, ISA
+    # "Syntax"); a brace after a linkage-qualified variable belongs to that statement, whatever it holds
+    out = split_statements(f"{head} .b32 a[2] {{1, 2}};\nret;\n")
+    assert [(s.kind, s.text, s.line) for s in out] == [("stmt", f"{head} .b32 a[2] {{1, 2}}", 1), ("stmt", "ret", 2)]

@@ -276,3 +276,51 @@ def test_a_loc_naming_an_undeclared_file_index_is_located_in_file_and_that_index
     # only file 1 is declared: file index 3 has no name, so its lines read "file3:<line>" (not the line or column)
     assert _sites([".loc 3 10 7"]) == [("file3:10", "file3:10")]
     assert _sites([".loc 3 20 5, function_name $a, inlined_at 1 10 3"]) == [("file3:20", "k.cu:10")]
+
+
+def test_an_alignment_of_one_byte_is_accepted() -> None:
+    # ISA "Variables": .align takes a power of two; 1 is the smallest
+    fn = parse_module(entry(".shared .align 1 .b8 s[3];")).entries["k"]
+    assert [(v.name, v.align, v.count) for v in fn.variables] == [("s", 1, 3)]
+    m = parse_module(HEAD + ".global .align 1 .b8 g[5];\n")
+    assert [(v.name, v.align, v.count) for v in m.variables] == [("g", 1, 5)]
+
+
+@pytest.mark.parametrize(("decl", "message"), [
+    (".reg .b32;", "cannot read register declaration"),  # no name (ISA: .reg .type name)
+    (".reg xb32 %r1;", "cannot read register declaration"),  # the type must be a dotted .type
+    (".reg b32 %r1;", "cannot read register declaration"),
+])
+def test_a_register_declaration_without_a_dotted_type_and_a_name_is_refused(decl: str, message: str) -> None:
+    with pytest.raises(KernelError, match=message) as e:
+        parse_module(entry(decl))
+    assert e.value.line == 6
+
+
+def test_a_bare_register_of_a_closed_scope_does_not_hide_a_module_symbol_of_its_name() -> None:
+    # ISA "Scope": names declared in a { } block are visible only inside it; after the block, p is the global p
+    ptx = HEAD + (".global .align 4 .b32 p;\n.visible .entry k()\n{\n.reg .b64 %rd<2>;\n"
+                  "{\n.reg .pred p;\nsetp.eq.u32 p, 1, 1;\n}\nmov.u64 %rd1, p;\nret;\n}\n")
+    setp, mov, _ = parse_module(ptx).entries["k"].body
+    assert setp.operands[0] == Reg("p#1")
+    assert mov.operands == (Reg("%rd1"), Sym("p"))
+
+
+def test_a_call_from_the_chain_s_first_entry_cuts_the_chain_there() -> None:
+    # chains (outermost first), by the rule "inlined_at names an entry of the current chain: cut after it":
+    # [10], [30], [30, 10], [30, 10, 30], [30, 10, 50] (inlined_at 10: entry 1), then inlined_at 30 names entry 0
+    # only: [30, 60], site line 30.  The recorded callers of 30 and 10 (each other's, from lines 3 and 4) must not
+    # replace the current chain.
+    locs = [".loc 1 10 0", ".loc 1 30 0", ".loc 1 10 0, function_name $g, inlined_at 1 30 0",
+            ".loc 1 30 0, function_name $h, inlined_at 1 10 0", ".loc 1 50 0, function_name $f, inlined_at 1 10 0",
+            ".loc 1 60 0, function_name $f, inlined_at 1 30 0"]
+    assert _sites(locs) == [("k.cu:10", "k.cu:10"), ("k.cu:30", "k.cu:30"), ("k.cu:10", "k.cu:30"),
+                            ("k.cu:30", "k.cu:30"), ("k.cu:50", "k.cu:30"), ("k.cu:60", "k.cu:30")]
+
+
+def test_a_later_call_from_a_level_past_64_still_reaches_the_outermost_site() -> None:
+    # 70 levels L1..L70 (line d), a new statement, then a call from line 70: its chain is 70 -> 69 -> ... -> 1
+    # (each level was inlined at the one before), so the site is line 1 however deep the chain is
+    locs = [".loc 1 1 1"] + [f".loc 1 {d + 1} 1, function_name $f, inlined_at 1 {d} 1" for d in range(1, 70)]
+    locs += [".loc 1 500 1", ".loc 1 600 1, function_name $h, inlined_at 1 70 1"]
+    assert _sites(locs)[-2:] == [("k.cu:500", "k.cu:500"), ("k.cu:600", "k.cu:1")]

@@ -254,12 +254,9 @@ def _loc(body: _Body, text: str, line: int) -> None:
                 chain = chain[: k + 1] + [here]
                 break
         else:  # not in the current chain: follow the call sites recorded for earlier .loc lines
-            up = [parent]
-            while body.parent_of.get(up[-1]) is not None and len(up) < 64:
-                nxt = body.parent_of[up[-1]]
-                assert nxt is not None
-                if nxt in up:
-                    break
+            up, seen = [parent], {parent}  # to the outermost recorded caller, however deep; a cycle stops it
+            while (nxt := body.parent_of.get(up[-1])) is not None and nxt not in seen:
+                seen.add(nxt)
                 up.append(nxt)
             chain = list(reversed(up)) + [here]
     body.parent_of[here] = None if im is None else chain[-2]

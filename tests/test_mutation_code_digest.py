@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "mutation"))
 from mutants import find_mutants  # noqa: E402
-from run import ROOT, code_digest, function_spans, key_of, report, stored_verdict  # noqa: E402
+from run import ROOT, code_digest, function_spans, key_of, listing, load_equivalent, report, stored_verdict  # noqa: E402
 
 SOURCE = '''TABLE = (1, 2)
 
@@ -74,5 +74,10 @@ def test_the_report_counts_a_kill_judged_on_other_code_as_stale_not_killed(tmp_p
     report(out)
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| layoutalg/core"))
     cells = [cell.strip() for cell in row.strip("|").split("|")]
-    assert cells[1:3] == ["3", "2"]  # mutants, killed: the stale one is not a kill
-    assert cells[8] == "1" and cells[9] == "66.7%" and cells[12] == "1"  # stale, rate, unstamped
+    every = len(find_mutants(path, source))
+    assert cells[1:3] == [str(every), "2"]  # every current mutant counts; the stale one is not a kill
+    assert cells[8] == "1" and cells[13] == "1"  # stale, unstamped
+    listed = load_equivalent()
+    unlisted = sum(1 for m in find_mutants(path, source)[3:] if listing(listed, key_of(m)) is None)
+    assert cells[9] == str(unlisted)  # the mutants without any verdict are unjudged (unless listed equivalent)
+    assert float(cells[10].rstrip("%")) < 100.0

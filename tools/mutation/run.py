@@ -705,6 +705,8 @@ def report(out: Path, by: str = "package") -> None:
     them as not killed: on a loaded machine a test can pass its limit without any hang.  A verdict stored with
     another code digest than the current code's (:func:`code_digest`) is ``stale``, not killed; ``unstamped``
     counts verdicts stored before digests were (trusted as they are until ``confirm`` or a run stamps them).
+    A current mutant of a module the file covers that has no verdict (a fix moved its line) is ``unjudged``,
+    not killed: the rate falls until a run judges it.
     """
     results = json.loads(out.read_text())
     current: dict[str, str] = {}
@@ -714,6 +716,10 @@ def report(out: Path, by: str = "package") -> None:
             spans = function_spans(source)
             current.update((key_of(m), code_digest(source, m, spans)) for m in find_mutants(path, source))
     results = {key: r for key, r in results.items() if key in current}  # mutants of an older source are dropped
+    for key in current.keys() - results.keys():  # a mutant of a covered module with no verdict: a line moved
+        path = key.split(":", 1)[0]
+        results[key] = {"path": path, "verdict": "unjudged", "original": "?", "replacement": key.rsplit(" ", 1)[1],
+                        "code": current[key]}
     equivalent = load_equivalent()
     table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     survivors = []
@@ -740,17 +746,18 @@ def report(out: Path, by: str = "package") -> None:
             table[group]["hangs?"] += 1
             hangs.append(f"- {key}  (stopped in {r.get('killer')})")
         seconds[group] += r.get("seconds", 0.0)
-        if verdict in ("survived", "uncovered", "error", "unresolved", "stale"):
+        if verdict in ("survived", "uncovered", "error", "unresolved", "stale", "unjudged"):
             survivors.append(f"- {key}  ({r['original']!r} -> {r['replacement']!r}, {verdict})")
-    print(f"| {by} | mutants | killed | equivalent | survived | unresolved | uncovered | error | stale "
+    print(f"| {by} | mutants | killed | equivalent | survived | unresolved | uncovered | error | stale | unjudged "
           "| kill rate (non-equivalent) | hangs? | rate, hangs? not killed | unstamped | time (s) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for group, c in sorted(table.items()):
         live = c["total"] - c["equivalent"]
         rate = 100.0 * c["killed"] / live if live else 100.0
         strict = 100.0 * (c["killed"] - c["hangs?"]) / live if live else 100.0
         print(f"| {group} | {c['total']} | {c['killed']} | {c['equivalent']} | {c['survived']} | {c['unresolved']} | "
-              f"{c['uncovered']} | {c['error']} | {c['stale']} | {rate:.1f}% | {c['hangs?']} | {strict:.1f}% | "
+              f"{c['uncovered']} | {c['error']} | {c['stale']} | {c['unjudged']} | {rate:.1f}% | {c['hangs?']} | "
+              f"{strict:.1f}% | "
               f"{c['unstamped']} | {seconds[group]:.0f} |")
     if survivors:
         print("\nsurvivors:\n" + "\n".join(sorted(survivors)))

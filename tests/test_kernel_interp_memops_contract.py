@@ -228,3 +228,21 @@ def test_a_per_lane_param_read_outside_the_parameter_bytes_is_refused_but_not_fo
                "@%p1 ld.param.u64 %rd6, [%rd2+600];", [[t] for t in range(32)])
     assert lanes(m, "%rd5")[0] == 1 << 32  # thread 31's last word (0) and its flag (1)
     assert lanes(m, "%rd6")[0] == 30
+
+
+V8 = "{%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}"
+
+
+def test_a_32_byte_access_outside_global_memory_is_refused_naming_the_line():
+    # PTX's 256-bit ld/st (.v8.b32, .v4.b64) exist only for .global; elsewhere the text is no PTX, and a
+    # 32-byte shared access has no bank-model form (it used to crash with KeyError: 32)
+    decls = ".shared .align 32 .b8 tile[1024];"
+    for line in (f"ld.shared.v8.b32 {V8}, [tile];", f"st.shared.v8.b32 [tile], {V8};",
+                 "ld.shared.v4.b64 {%rd1, %rd2, %rd3, %rd4}, [tile];", f"ld.v8.b32 {V8}, [%rd14];"):
+        err, at = refusal(line, line.split(" ")[0], decls=decls)
+        assert err.line == at and "32-byte" in str(err) and ".global" in str(err), line
+
+
+def test_a_32_byte_global_load_traces_as_global_memory_outside_the_bank_model():
+    machine = launch(f"ld.param.u64 %rd3, [buf0];\nld.global.v8.b32 {V8}, [%rd3];", buffers=1)
+    assert lanes(machine, "%r8") == [None] * 32  # global memory holds no values the trace knows

@@ -54,8 +54,12 @@ def vector_count(ins: Instruction) -> int:
     return 1
 
 
-def model_text(kind: str, width: int) -> str:
-    return f"{kind}.shared.{CANONICAL[width]}"
+def model_text(kind: str, width: int, space: str | None, ins: Instruction) -> str:
+    """The bank model's name of a ``width``-byte shared access; a 32-byte access (``.v8.b32``, ``.v4.b64``) is
+    refused outside ``.global``, the only state space the PTX ISA gives 256-bit ``ld``/``st`` (sm_100)."""
+    if width not in CANONICAL and space != "global":
+        raise KernelError(f"a {width}-byte {kind} exists only for .global memory in PTX", ins.line, ins.opcode)
+    return f"{kind}.shared.{CANONICAL.get(width, 'v8.b32')}"
 
 
 def _items(op: Any, n: int, ins: Instruction) -> list[Any]:
@@ -85,7 +89,7 @@ def build_ld(ins: Instruction, ctx: Context, idx: int) -> Op:
     writers = [ctx.writer(d, ins) for d in dests]
     read_addr = address_reader(ctx, ins.operands[1], ins)
     op = Op(idx, ins, dests=[d for _, ds in writers for d in ds], shared=space in ("shared", None))
-    text = model_text("ld", width)
+    text = model_text("ld", width, space, ins)
 
     def put(m: Any, lanes: Any, get: Any) -> None:
         for j, (w, _) in enumerate(writers):
@@ -212,7 +216,7 @@ def build_st(ins: Instruction, ctx: Context, idx: int) -> Op:
     srcs = _items(ins.operands[1], count, ins)
     readers = [None if isinstance(s, Sink) else ctx.reader(s, t, ins) for s in srcs]
     op = Op(idx, ins, shared=space in ("shared", None), writes_shared=space in ("shared", None))
-    text = model_text("st", width)
+    text = model_text("st", width, space, ins)
 
     def values(m: Any) -> list[tuple[Any, Any]]:
         out: list[tuple[Any, Any]] = []

@@ -348,3 +348,47 @@ def test_wgmma_results_are_unknown_and_its_descriptors_unchanged():
     for r in ("%r1", "%r2", "%r3", "%r4"):
         assert lanes(m, r) == [None] * 128, r
     assert lanes(m, "%rd1") == [7] * 128 and lanes(m, "%rd2") == [9] * 128
+
+
+# ----------------------------------------------------------------- cp.async, partial warps and unknown operands
+def test_cp_async_under_a_guard_changes_only_the_bytes_of_its_executing_lanes():
+    # odd lanes copy: 4 global bytes (unknown) at +0, 8 zero bytes (src-size 0) at +8; even lanes keep the stored 7
+    m = launch(CP + "and.b32 %r5, %r39, 1;\nsetp.eq.u32 %p1, %r5, 1;\n@%p1 cp.async.ca.shared.global [%rd1], [%rd3], 4;\n"
+               "@%p1 cp.async.ca.shared.global [%rd1+8], [%rd3], 8, 0;\nld.shared.u32 %r1, [%rd1];\n"
+               "ld.shared.u32 %r2, [%rd1+8];\nld.shared.u32 %r3, [%rd1+4];", [[7] for _ in range(32)], decls=SMEM,
+               buffers=1)
+    assert lanes(m, "%r1") == [None if t % 2 else 7 for t in range(32)]
+    assert lanes(m, "%r2") == [0 if t % 2 else 7 for t in range(32)]
+    assert lanes(m, "%r3") == [7] * 32  # between the two copies: untouched
+
+
+def test_cp_async_to_an_unknown_shared_address_forgets_the_ctas_shared_memory():
+    rec = Recorder()
+    m = launch(CP + "ld.global.u32 %r7, [%rd3];\ncvt.u64.u32 %rd7, %r7;\ncp.async.ca.shared.global [%rd7], [%rd3], 4;\n"
+               "ld.shared.u32 %r1, [%rd1];", [[7] for _ in range(32)], decls=SMEM, buffers=1, recorder=rec)
+    assert lanes(m, "%r1") == [None] * 32  # the copy may have landed on any lane's word
+    found = [(inc.reason.split(" depends")[0], inc.count, inc.lanes) for inc in rec.data_dependent.values()]
+    assert found == [("cp.async destination address", 1, 32)]
+
+
+def test_cp_async_from_a_never_written_source_register_is_data_dependent():
+    rec = Recorder()
+    m = launch(CP + "cp.async.ca.shared.global [%rd1], [%rd9], 4;\nld.shared.u32 %r1, [%rd1+4];",
+               [[7] for _ in range(32)], decls=SMEM, buffers=1, recorder=rec)
+    found = [(inc.reason.split(" unknown")[0], inc.count, inc.lanes) for inc in rec.data_dependent.values()]
+    assert found == [("cp.async global source address", 1, 32)]
+    assert lanes(m, "%r1") == [None] * 32  # the CTA's shared memory is forgotten
+
+
+def test_cp_async_under_an_unknown_guard_is_recorded_data_dependent():
+    rec = Recorder()
+    m = launch(CP + "ld.global.u32 %r9, [%rd3];\nsetp.eq.u32 %p3, %r9, 0;\n@%p3 cp.async.ca.shared.global [%rd1], [%rd3], 4;\n"
+               "ld.shared.u32 %r1, [%rd1+4];", [[7] for _ in range(32)], decls=SMEM, buffers=1, recorder=rec)
+    found = [(inc.reason.split(" unknown")[0], inc.count, inc.lanes) for inc in rec.data_dependent.values()]
+    assert found == [("guard predicate", 1, 32)]
+    assert lanes(m, "%r1") == [None] * 32
+
+
+def test_cp_async_without_a_cp_size_operand_is_refused_naming_the_line():
+    err, line = refusal("cp.async.ca.shared.global [%rd1], [%rd3];", "cp.async")
+    assert err.line == line and "immediate cp-size" in str(err)

@@ -390,3 +390,21 @@ def test_xorsign_abs_examples_and_relu_clamps_negative_halves_to_plus_zero() -> 
     # f16x2 halves (-1.0, 2.0) and (-3.0, 1.0): max is (-1.0, 2.0), .relu makes the -1.0 +0
     assert op("max.relu.f16x2", [0x4000BC00, 0x3C00C200]) == 0x40000000
     assert op("min.relu.bf16x2", [0x3F80BF80, 0x4000C040]) == 0x3F800000  # min(-1, -3) -> 0, min(1, 2) -> 1
+
+
+def test_abs_keeps_a_positive_value_and_clears_only_negative_signs() -> None:
+    """PTX ISA abs: |a| -- a positive operand is unchanged, in every half of a packed operand."""
+    assert op("abs.f32", [ONE]) == ONE
+    assert op("abs.f32", [NAN32]) == NAN32  # abs changes the sign bit only
+    assert op("abs.f16x2", [0x3C00BC00]) == 0x3C003C00  # halves (-1.0, 1.0) -> (1.0, 1.0)
+    assert op("abs.f64", [encode_float(2.0, "f64")], 64) == encode_float(2.0, "f64")
+
+
+def test_xorsign_abs_and_relu_leave_the_result_unknown_when_either_or_both_inputs_are_nan() -> None:
+    """The modified min/max forms: which NaN (or number) a NaN operand gives is not stated, so the result is
+    unknown whether one input or both are NaN."""
+    for text in ("min.xorsign.abs.f32", "max.xorsign.abs.f32", "min.relu.f32", "max.relu.f32"):
+        assert op(text, [NAN32, TWO]) is None, text
+        assert op(text, [TWO, NAN32]) is None, text
+        assert op(text, [NAN32, NAN32 | NEG0]) is None, text
+    assert op("max.relu.f32", [TWO, ONE]) == TWO  # both numbers: known

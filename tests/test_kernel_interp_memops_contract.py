@@ -4,8 +4,11 @@ elements, a sink element stores an unknown value, and unsupported forms are refu
 
 from __future__ import annotations
 
+import pytest
 from kernel_interp_harness import REGS, lanes, launch, refusal
 
+from layoutalg.errors import KernelError
+from layoutalg.kernel import trace
 from layoutalg.kernel.records import Recorder
 
 SMEM = ".shared .align 16 .b8 tile[1024];"
@@ -246,3 +249,21 @@ def test_a_32_byte_access_outside_global_memory_is_refused_naming_the_line():
 def test_a_32_byte_global_load_traces_as_global_memory_outside_the_bank_model():
     machine = launch(f"ld.param.u64 %rd3, [buf0];\nld.global.v8.b32 {V8}, [%rd3];", buffers=1)
     assert lanes(machine, "%r8") == [None] * 32  # global memory holds no values the trace knows
+
+def test_a_per_lane_param_read_running_past_the_last_byte_is_refused_naming_that_lanes_first_byte():
+    """Only thread 0 reads past the end: 8 bytes from byte 636 of 640 (bytes 636..643); the others read in range."""
+    body = ("mov.u64 %rd2, tab;\nmul.wide.u32 %rd3, %r39, 20;\nsub.u64 %rd2, %rd2, %rd3;\n"
+            "ld.param.u64 %rd5, [%rd2+636];")
+    err, line = refusal(body, "ld.param.u64 %rd5")
+    assert err.line == line and "parameter read at byte 636 is outside the 640 parameter bytes" in str(err)
+
+
+def test_a_per_lane_param_read_below_a_parameter_space_smaller_than_the_read_is_refused():
+    """4 parameter bytes, an 8-byte read at byte -1 by every lane: it starts before the first byte (and ends past the
+    last), so it is refused."""
+    src = (".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u32 x)\n{\n"
+           ".reg .b32 %r<8>;\n.reg .b64 %rd<8>;\nmov.u32 %r1, %tid.x;\nand.b32 %r2, %r1, 0;\ncvt.u64.u32 %rd1, %r2;\n"
+           "mov.u64 %rd2, x;\nadd.u64 %rd3, %rd2, %rd1;\nld.param.u64 %rd4, [%rd3+-1];\nret;\n}\n")
+    with pytest.raises(KernelError, match=r"parameter read at byte -1 is outside the 4 parameter bytes") as info:
+        trace(src, block=32, args={"x": 5})
+    assert info.value.line == 13

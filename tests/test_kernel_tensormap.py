@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from kernel_interp_harness import lanes, launch
 
 from layoutalg.errors import KernelError
 from layoutalg.kernel import trace
@@ -179,3 +180,54 @@ def test_a_descriptor_copy_whose_lanes_name_different_maps_is_refused() -> None:
     line = f"shl.b32 %r3, %r2, 7;\n\tadd.u32 %r3, %r1, %r3;\n\t{CP}.sync.aligned [%rd1], [%r3], 128;"
     with pytest.raises(KernelError, match="line 14.*lanes of one warp name different tensor-maps"):
         trace(_tm_kernel(line), block=32, dynamic_smem=128 * 32, args={"g": "buf"})
+
+
+def test_a_bare_cp_fenceproxy_is_refused_as_a_malformed_copy_not_an_unknown_instruction() -> None:
+    with pytest.raises(KernelError, match="line 12.*expected .sync.aligned .dst., .src., size"):
+        trace(_tm_kernel("tensormap.cp_fenceproxy [%rd1], [%r1], 128;"), block=32, dynamic_smem=128, args={"g": "buf"})
+
+
+def test_a_tensor_map_not_8_byte_aligned_is_refused_for_its_8_byte_word() -> None:
+    # the map's first field is one STS.64 at byte 0 (the corpus SASS), so the map must be 8-byte aligned
+    for line in ("tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r3], 1;",
+                 f"{CP}.sync.aligned [%rd1], [%r3], 128;"):
+        with pytest.raises(KernelError, match=r"line 13.*misaligned shared-memory address \d+ for a 8-byte access"):
+            trace(_tm_kernel("add.u32 %r3, %r1, 4;\n\t" + line), block=32, dynamic_smem=256, args={"g": "buf"})
+
+
+def test_field_writes_and_the_copy_are_recorded_with_the_width_and_mnemonic_of_their_sass_access() -> None:
+    # corpus SASS: global_address is one STS.64 at byte 0; a whole-word field one STS; a flag field LDS + STS
+    # (32-bit); the copy a 32-bit LDS per lane
+    body = ("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%r1], %rd1;\n\t"
+            "tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%r1], 0, 5;\n\t"
+            "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r1], 1;\n\t"
+            f"{CP}.sync.aligned [%rd1], [%r1], 128;")
+    t = trace(_tm_kernel(body), block=32, dynamic_smem=128, args={"g": "buf"})
+    widths = {(r.part, r.access_bytes) for r in t.accesses}
+    assert widths == {("STS +0x0", 8), ("STS +0x20", 4), ("LDS +0x8", 4), ("STS +0x8", 4), ("LDS (copy to global)", 4)}
+    texts = {s.part: s.model_text for s in t.instructions}
+    assert texts == {"STS +0x0": "st.shared.b64", "STS +0x20": "st.shared.b32", "LDS +0x8": "ld.shared.b32",
+                     "STS +0x8": "st.shared.b32", "LDS (copy to global)": "ld.shared.b32"}
+
+
+TM_SMEM = ".shared .align 128 .b8 tile[512];"
+UNKNOWN = "ld.param.u64 %rd3, [buf0];\nld.global.u32 %r9, [%rd3];\n"  # %r9: loaded from global, unknown
+
+
+def test_a_field_write_makes_exactly_its_word_unknown() -> None:
+    # map at tile + 128; the flag word is map + 8; the word 8 bytes before the map is not the map's
+    body = ("mov.u32 %r37, tile;\nadd.u32 %r36, %r37, 128;\nst.shared.u32 [%r37+120], 5;\nst.shared.u32 [%r37+136], 6;\n"
+            "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r36], 1;\n"
+            "ld.shared.u32 %r1, [%r37+120];\nld.shared.u32 %r2, [%r37+136];")
+    m = launch(body, threads=32, decls=TM_SMEM)
+    assert lanes(m, "%r1") == [5] * 32 and lanes(m, "%r2") == [None] * 32
+
+
+def test_a_field_write_to_an_unknown_address_forgets_the_ctas_shared_memory_and_a_copy_forgets_nothing() -> None:
+    keep = "mov.u32 %r37, tile;\nst.shared.u32 [%r37+256], 7;\n" + UNKNOWN + "add.u32 %r8, %r37, %r9;\n"
+    m = launch(keep + "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r8], 1;\nld.shared.u32 %r1, [%r37+256];",
+               threads=32, decls=TM_SMEM, buffers=1)
+    assert lanes(m, "%r1") == [None] * 32  # the write may have hit any byte
+    m = launch(keep + f"{CP}.sync.aligned [%rd3], [%r8], 128;\nld.shared.u32 %r1, [%r37+256];",
+               threads=32, decls=TM_SMEM, buffers=1)
+    assert lanes(m, "%r1") == [7] * 32  # the copy only reads shared memory

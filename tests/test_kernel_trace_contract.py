@@ -286,3 +286,19 @@ def test_the_launch_kept_for_a_rerun_names_only_ctas_that_were_chosen() -> None:
     assert chosen.launch.ctas == [(1, 0, 0)]
     whole = trace(kernel(STRIDED), grid=3, block=64)
     assert whole.launch.ctas is None and whole.launch.grid == (3, 1, 1)
+
+
+def test_an_executed_cp_async_ca_counts_as_cache_access_and_cg_as_cache_bypass() -> None:
+    # lane t copies to s + size * t from g + size * t: contiguous, so 4 bytes x 32 lanes = 1 wavefront (128 B),
+    # 16 bytes x 32 lanes = 4 wavefronts, no bank conflict; .ca goes through L1 (LDGSTS cache access), .cg bypasses it
+    for text, size, mnemonic, mode, wavefronts in (
+            ("cp.async.ca.shared.global", 4, "cp.async.ca.shared.global, 4", "access", 1),
+            ("cp.async.cg.shared.global", 16, "cp.async.cg.shared.global", "bypass", 4)):
+        body = [f"mul.lo.u32 %r4, %r2, {size};", "add.u32 %r5, %r1, %r4;", "cvt.u64.u32 %rd2, %r4;",
+                "add.u64 %rd3, %rd1, %rd2;", f"{text} [%r5], [%rd3], {size};"]
+        t = trace(kernel(body), block=32)
+        (s,) = t.instructions
+        assert (s.model_text, s.executions, s.wavefronts) == (mnemonic, 1, wavefronts)
+        other = "bypass" if mode == "access" else "access"
+        assert t.counters[f"smsp__sass_inst_executed_op_ldgsts_cache_{mode}.sum"] == 1
+        assert t.counters.get(f"smsp__sass_inst_executed_op_ldgsts_cache_{other}.sum", 0) == 0

@@ -19,6 +19,10 @@ from typing import Any
 import numpy as np
 
 U64 = np.uint64
+#: The NaN every f16/bf16 NaN result is on the GPU, whatever the NaN operand's sign and payload (recorded on an
+#: H100: cvt.rn.f16.f32, cvt.rn.bf16.f32, cvt.rn.bf16x2.f32, add.rn.bf16, mul.rn.bf16, add.f16;
+#: tests/data/h100_half_nan.json): the canonical NaN 0x7FFF (CUDA's CUDART_NAN_FP16 / CUDART_NAN_BF16).
+HALF_NAN = 0x7FFF
 
 
 def decode(bits: Any, t: str) -> np.ndarray:
@@ -75,20 +79,20 @@ def encode(x: Any, t: str, err: Any = None) -> Any:
         if t in ("f32", "tf32"):
             return x.astype(np.float32).view(np.uint32).astype(np.uint64)
         if t == "f16":
-            return x.astype(np.float16).view(np.uint16).astype(np.uint64)
+            return np.where(np.isnan(x), U64(HALF_NAN), x.astype(np.float16).view(np.uint16).astype(np.uint64))
         if t == "bf16":
             return bf16_from_f32_bits(_f32_round_to_odd(x))
     raise ValueError(t)
 
 
 def bf16_from_f32_bits(bits32: np.ndarray) -> np.ndarray:
-    """Round f32 bit patterns to bf16 (RNE; NaN stays a quiet NaN)."""
+    """Round f32 bit patterns to bf16 (RNE; a NaN becomes the canonical :data:`HALF_NAN`, as on the GPU)."""
     b = np.asarray(bits32, dtype=np.uint32).astype(np.uint64)
     nan = ((b >> U64(23)) & U64(0xFF)) == U64(0xFF)
     nan &= (b & U64(0x7FFFFF)) != 0
     lsb = (b >> U64(16)) & U64(1)
     rounded = ((b + U64(0x7FFF) + lsb) >> U64(16)) & U64(0xFFFF)
-    return np.where(nan, ((b >> U64(16)) | U64(0x40)) & U64(0xFFFF), rounded)
+    return np.where(nan, U64(HALF_NAN), rounded)
 
 
 def flush_subnormal(x: np.ndarray) -> np.ndarray:

@@ -293,3 +293,61 @@ def test_prmt_mode_written_before_the_type_is_the_same_mode(mode: str) -> None:
     a, b = 0x33221100, 0x77665544
     for c in range(4):
         assert op(f"prmt.{mode}.b32", [a, b, c]) == prmt_mode_ref(a, b, c, mode), (mode, c)
+
+
+# ------------------------------------------------------------- operand conversion and field edges
+@pytest.mark.parametrize("mode", ["l.wrap", "l.clamp", "r.wrap", "r.clamp"])
+def test_funnel_shift_amount_is_the_u32_value_of_an_immediate_or_register(mode: str) -> None:
+    # PTX ISA "Integer Constants": a 64-bit literal is converted to the .u32 operand type at its use, so
+    # 0x100000000 shifts by 0 and 0x180000000 by 0x80000000 (clamped to 32 / wrapped to 0)
+    a, b = 0x89ABCDEF, 0x01234567
+    left, clamp = mode[0] == "l", mode.endswith("clamp")
+    lines = ["mov.b32 %r1, 0x89ABCDEF;", "mov.b32 %r2, 0x01234567;", "mov.b32 %r3, 0x80000000;",
+             f"shf.{mode}.b32 %r4, %r1, %r2, %r3;"]
+    imms = [0x100000000, 0x100000001, 0x180000000, 0x10000001F]
+    lines += [f"shf.{mode}.b32 %r{8 + k}, %r1, %r2, {c};" for k, c in enumerate(imms)]
+    m = run_lines(lines)
+    assert value(m, "%r4") == shf_isa(a, b, 0x80000000, left, clamp)
+    got = [value(m, f"%r{8 + k}") for k in range(len(imms))]
+    assert got == [shf_isa(a, b, c & M32, left, clamp) for c in imms]
+
+
+def test_prmt_reads_the_u32_value_of_an_immediate_first_source() -> None:
+    # PTX ISA "Integer Constants": the literal 0x133221100 used as prmt's .b32 a is 0x33221100; selector
+    # nibbles 0, 1, 4, 5 pick a.b0, a.b1, b.b0, b.b1 (bit 32 of the literal must not reach b.b0)
+    m = run_lines(["mov.b32 %r2, 0x77665544;", "prmt.b32 %r7, 0x133221100, %r2, 0x5410;"])
+    assert value(m, "%r7") == 0x55441100
+
+
+def bfe_ref(a: int, b: int, c: int, w: int, signed: bool) -> int:
+    """PTX ISA bfe, line by line: pos = b & 0xff, len = c & 0xff; sbit = 0 for .u or len == 0, else
+    a[min(pos + len - 1, msb)]; d[i] = (i < len && pos + i <= msb) ? a[pos + i] : sbit."""
+    msb = w - 1
+    pos, ln = b & 0xFF, c & 0xFF
+    sbit = 0 if (not signed or ln == 0) else (a >> min(pos + ln - 1, msb)) & 1
+    d = 0
+    for i in range(w):
+        bit = (a >> (pos + i)) & 1 if (i < ln and pos + i <= msb) else sbit
+        d |= bit << i
+    return d
+
+
+@pytest.mark.parametrize("w", [32, 64])
+@pytest.mark.parametrize("t", ["u", "s"])
+def test_bfe_at_position_and_length_edges_matches_the_isa(w: int, t: str) -> None:
+    values = [1, 2, 0b10, 0b01 | (1 << (w - 1)), 1 << (w - 1), (1 << (w - 1)) | (1 << (w - 2)), (1 << w) - 1,
+              0x5A5A5A5A5A5A5A5A & ((1 << w) - 1)]
+    edges = [0, 1, 2, w - 2, w - 1, w, w + 1, 255, 256, 257]
+    cases = [[a, p, n] for a in values for p in edges for n in [0, 1, 2, 3, w - 1, w, 255, 256, 257]]
+    got = batch(f"bfe.{t}{w}", [w, 32, 32], cases, w)
+    want = [bfe_ref(a, p, n, w, t == "s") for a, p, n in cases]
+    bad = [(hex(a), p, n, g, x) for (a, p, n), g, x in zip(cases, got, want) if g != x]
+    assert not bad, bad
+
+
+def test_bfe_sign_fills_from_the_single_extracted_bit() -> None:
+    # ISA: for bfe.s32 with pos = 0, len = 1 the sign bit is a[min(0 + 1 - 1, 31)] = a[0]
+    assert op("bfe.s32", [1, 0, 1]) == M32
+    assert op("bfe.s32", [2, 0, 1]) == 0
+    # ...and for bfe.u32 the field's top bit may be bit 31 itself (pos + i <= msb)
+    assert op("bfe.u32", [0x80000000, 31, 1]) == 1

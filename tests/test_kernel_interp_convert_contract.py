@@ -220,6 +220,8 @@ def test_cvta_round_trips_between_shared_and_generic() -> None:
     ("setp.lt.f16x2 %p1, %r1, %r1;", "packed half comparisons"),
     ("selp.b32 %r7, %r1, %r1, %p1, %r1;", "selp expects d, a, b, c"),  # an extra operand is not ignored
     ("selp.b32 %r7, %r1, %r1;", "selp expects d, a, b, c"),
+    ("cvt.rm.tf32.f32 %r7, %r1;", "cvt to .tf32 needs .rna, .rn or .rz"),  # the ISA's tf32 roundings
+    ("cvt.rna.tf32.f16 %r7, %h1;", "cvt to .tf32 needs .rna, .rn or .rz and an .f32 source"),
 ])
 def test_malformed_comparisons_and_conversions_are_refused_naming_the_line(line: str, message: str) -> None:
     with pytest.raises(KernelError, match=message) as e:
@@ -343,3 +345,68 @@ def test_cvt_ftz_flushes_f32_subnormals_only_source_to_f16_and_result_from_f64(x
     want32 = round_rne(Fraction(x), "f32", math.copysign(1.0, x) < 0) if math.isfinite(x) else encode_float(x, "f32")
     want32 = encode_float(flushed(decode_float(want32, "f32")), "f32")
     assert op("cvt.rn.ftz.f32.f64", [encode_float(x, "f64")], 64, dest="%r7") == want32
+
+
+TF32_MAX = (2 - Fraction(1, 2**10)) * Fraction(2) ** 127
+
+
+def tf32_ref(bits: int, mode: str, satfinite: bool = False) -> int:
+    """PTX ISA cvt to .tf32 (1 sign, 8 exponent, 10 fraction bits, held as an f32): the f32 value rounded to
+    10 fraction bits at its exponent (subnormals at 2**-136), .rna ties away, .rn ties to even, .rz toward
+    zero; past the largest tf32 it overflows to infinity, .satfinite clamps to the largest finite."""
+    sign = -1 if bits >> 31 else 1
+    exp = (bits >> 23) & 0xFF
+    if exp == 0xFF:  # infinity (NaN is not asked)
+        return (bits & 0x80000000) | 0x7F7FE000 if satfinite else bits
+    a = abs(Fraction(to_fraction(bits, "f32")))  # finite here
+    quantum = Fraction(2) ** ((exp - 127 if exp else -126) - 10)
+    q = a / quantum
+    n = math.floor(q)
+    rest = q - n
+    if mode == "rna":
+        n += rest >= Fraction(1, 2)
+    elif mode == "rn":
+        n += rest > Fraction(1, 2) or (rest == Fraction(1, 2) and n % 2 == 1)
+    r = n * quantum
+    if r > TF32_MAX:
+        if satfinite or mode == "rz":
+            r = TF32_MAX
+        else:
+            return (bits & 0x80000000) | 0x7F800000
+    return encode_float(float(sign * r), "f32") if r else bits & 0x80000000
+
+
+TF32_EDGES = [0, NEG0, ONE, 0x3F800FFF, 0x3F801000, 0x3F801001, 0x3F802000, 0x3F803000, 0x3F801FFF, 0xBF801000,
+              0xBF803000, 0x7F7FFFFF, 0x7F7FF000, 0x7F7FEFFF, 0x7F7FE000, 0xFF7FFFFF, 0x7F800000, 0xFF800000,
+              0x00000001, 0x00001000, 0x00001001, 0x00003000, 0x807FFFFF, 0x007FF000, 0x007FFFFF, 0x00800FFF]
+
+
+@pytest.mark.parametrize("form", ["rna", "rn", "rz", "rna.satfinite"])
+def test_cvt_to_tf32_rounds_away_the_low_13_fraction_bits(form: str) -> None:
+    mode, satfinite = form.split(".")[0], form.endswith("satfinite")
+    lines = [f"mov.b32 %r{2 * k}, {x};\ncvt.{form}.tf32.f32 %r{2 * k + 1}, %r{2 * k};" for k, x in enumerate(TF32_EDGES)]
+    m = run_lines(lines, f".reg .b32 %r<{2 * len(TF32_EDGES)}>;")
+    got = [value(m, f"%r{2 * k + 1}") for k in range(len(TF32_EDGES))]
+    want = [tf32_ref(x, mode, satfinite) for x in TF32_EDGES]
+    bad = [(hex(x), g and hex(g), hex(w)) for x, g, w in zip(TF32_EDGES, got, want) if g != w]
+    assert not bad, bad
+
+
+@SETTINGS
+@given(st.integers(0, 2**32 - 1).filter(lambda b: (b >> 23) & 0xFF != 0xFF), st.sampled_from(["rna", "rn", "rz"]))
+def test_cvt_to_tf32_matches_the_isa_rounding(bits: int, mode: str) -> None:
+    assert op(f"cvt.{mode}.tf32.f32", [bits]) == tf32_ref(bits, mode)
+
+
+def test_cvt_to_tf32_matches_recorded_h100_results() -> None:
+    # recorded on an H100 (sm_90): input, then cvt.rna / .rn / .rz / .rna.satfinite .tf32.f32
+    rows = [(0x3F801000, 0x3F802000, 0x3F800000, 0x3F800000, 0x3F802000),
+            (0x3F803000, 0x3F804000, 0x3F804000, 0x3F802000, 0x3F804000),
+            (0x7F7FF000, 0x7F800000, 0x7F800000, 0x7F7FE000, 0x7F7FE000),
+            (0xFF800000, 0xFF800000, 0xFF800000, 0xFF800000, 0xFF7FE000),
+            (0x00001000, 0x00002000, 0x00000000, 0x00000000, 0x00002000),
+            (0x807FFFFF, 0x80800000, 0x80800000, 0x807FE000, 0x80800000),
+            (0xDA49A04F, 0xDA49A000, 0xDA49A000, 0xDA49A000, 0xDA49A000)]
+    for x, *want in rows:
+        got = [op(f"cvt.{form}.tf32.f32", [x]) for form in ("rna", "rn", "rz", "rna.satfinite")]
+        assert got == want, hex(x)

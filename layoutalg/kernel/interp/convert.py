@@ -247,6 +247,29 @@ def _float_to_int(dtype: str, mode: str) -> Callable[[Any], tuple[Any, Any]]:
     return f
 
 
+def _f32_to_tf32(mode: str, relu: bool, satfinite: bool) -> Callable[[Any], tuple[Any, Any]]:
+    """``cvt.mode{.satfinite}{.relu}.tf32.f32``: the f32 rounded to tf32's 10 fraction bits, held in f32 format
+    with the low 13 bits zero (subnormals too: tf32 has f32's exponent range).  ``.rna`` rounds ties away,
+    ``.rn`` ties to even, ``.rz`` truncates; a finite value past tf32's largest rounds to infinity
+    (``.rz`` to the largest), and ``.satfinite`` clamps to the largest finite.  NaN bits are not
+    specified: unknown; so are ``.relu`` results with the sign bit set (negative values give 0)."""
+    def f(b: Any) -> tuple[Any, Any]:
+        x = np.asarray(as_u(b, 32), dtype=np.uint64)
+        sign, mag = x & U64(0x80000000), x & U64(0x7FFFFFFF)
+        if mode == "rna":
+            mag = mag + U64(0x1000)
+        elif mode == "rn":
+            mag = mag + U64(0xFFF) + ((mag >> U64(13)) & U64(1))
+        mag = mag & U64(0x7FFFE000)  # an infinity stays one; the largest finite can round to it
+        if satfinite:
+            mag = np.minimum(mag, U64(0x7F7FE000))
+        known = (x & U64(0x7FFFFFFF)) <= U64(0x7F800000)  # not NaN
+        if relu:
+            known = known & (sign == 0)
+        return sign | mag, known
+    return f
+
+
 @builder("cvt")
 def build_cvt(ins: Instruction, ctx: Context, idx: int) -> Op:
     types = [p for p in ins.parts[1:] if p in INT_TYPES | FLOAT_TYPES or p in ("e4m3x2", "e5m2x2", "e2m1x2")]
@@ -278,6 +301,11 @@ def build_cvt(ins: Instruction, ctx: Context, idx: int) -> Op:
         return Op(idx, ins, lambda m, mask: (read_any(m), write(m, U64(0), False, mask))[1], dests=dests)
     read = ctx.reader(ins.operands[1], atype, ins)
     ftz = "ftz" in parts
+    if dtype == "tf32":  # f32 -> tf32 keeps the f32 format: it rounds away the low 13 fraction bits
+        if atype != "f32" or len(frnd) != 1 or frnd[0] not in ("rna", "rn", "rz"):
+            raise KernelError("cvt to .tf32 needs .rna, .rn or .rz and an .f32 source", ins.line, ins.opcode)
+        h = _f32_to_tf32(frnd[0], "relu" in parts, "satfinite" in parts)
+        return Op(idx, ins, lambda m, mask: _apply(m, mask, read, write, h), dests=dests)
     if dtype in INT_TYPES and atype in INT_TYPES:
         f = _int_convert(dtype, atype, sat)
         return Op(idx, ins, lambda m, mask: _apply(m, mask, read, write, lambda b: (f(b), True)), dests=dests)

@@ -73,6 +73,22 @@ def test_wmma_load_from_shared_is_recorded_keeps_memory_and_gives_unknown_fragme
     assert wmma[0].smem.tolist() == [[base] * 32]
 
 
+def test_a_wmma_load_of_an_f16_a_fragment_records_16_bytes_per_lane():
+    # PTX ISA "Matrix Fragments for WMMA": an m16n16k16 .f16 a fragment is eight .f16x2 registers per thread,
+    # 8 x 4 = 16 bytes (16 x 16 halves = 512 bytes over 32 lanes)
+    rec = Recorder()
+    launch("mov.u32 %r20, tile;\ncvt.u64.u32 %rd1, %r20;\n" + WMMA_A, recorder=rec, decls=SMEM)
+    assert [r.access_bytes for r in rec.accesses if r.kind == "wmma"] == [16]
+
+
+def test_a_wmma_load_into_a_bare_register_is_refused_naming_the_line():
+    # ptxas 13.0: "Vector expected for argument 0"; traced, the register would keep its old known value
+    bare = "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 %r1, [%rd1], 16;"
+    err, line = refusal("mov.u32 %r1, 3;\nmov.u32 %r20, tile;\ncvt.u64.u32 %rd1, %r20;\n" + bare, "wmma.load",
+                        decls=SMEM)
+    assert err.line == line and "needs a vector destination" in str(err)
+
+
 def test_wmma_store_to_shared_makes_shared_memory_unknown():
     rec = Recorder()
     body = ("mov.u32 %r20, tile;\ncvt.u64.u32 %rd1, %r20;\nmov.u32 %r21, 77;\nst.shared.u32 [tile+512], %r21;\n"

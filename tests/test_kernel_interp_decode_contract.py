@@ -77,3 +77,15 @@ def test_type_bits_are_the_ptx_widths_and_a_predicate_is_one_bit():
     assert type_bits("pred") == 1
     assert [type_bits(t) for t in ("b8", "u16", "f16", "bf16", "s32", "f32", "tf32", "b64", "f64")] == \
         [8, 16, 16, 16, 32, 32, 32, 64, 64]
+
+
+def test_a_symbol_plus_or_minus_an_offset_is_its_address_moved_by_the_offset_modulo_2_to_the_64():
+    # PTX ISA "Addresses as Operands": var+imm is var's address plus imm, in 64-bit address arithmetic; tab is
+    # the kernel's first parameter and tile the first static shared variable (SMEM_BASE = 1024, spaces.py)
+    body = "mov.u64 %rd1, tab;\nmov.u64 %rd2, tab+24;\nmov.u64 %rd3, tab-8;\nmov.u64 %rd4, tile;\nmov.u64 %rd5, tile+100;"
+    m = launch(body, threads=1, decls=".shared .align 16 .b8 tile[1024];")
+    tab = lanes(m, "%rd1")[0]
+    assert tab is not None
+    assert lanes(m, "%rd2") == [tab + 24]
+    assert lanes(m, "%rd3") == [(tab - 8) % (1 << 64)]
+    assert lanes(m, "%rd4") == [1024] and lanes(m, "%rd5") == [1124]

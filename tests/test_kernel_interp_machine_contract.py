@@ -212,10 +212,10 @@ def test_a_barrier_waiting_for_more_than_the_live_warps_names_both_counts():
     assert err.line == line and "waits for 96 threads but the CTA has only 64 in live warps" in str(err)
 
 
-def _launch_ctas(body: str, threads: int, ctas: int) -> Any:
+def _launch_ctas(body: str, threads: int, ctas: int, decls: str = "") -> Any:
     """``body`` on ``ctas`` CTAs of ``threads`` threads (grid ctas x 1 x 1), every one traced."""
     table = b"".join((0).to_bytes(4, "little") * 4 + (1).to_bytes(4, "little") for _ in range(threads))
-    module = parse_module(ptx_text(body, threads))
+    module = parse_module(ptx_text(body, threads, decls))
     image = build_image(module, module.entries["k"], table, {"tab": 0}, 0, 0)
     geometry = Geometry((ctas, 1, 1), (threads, 1, 1), [(c, 0, 0) for c in range(ctas)])
     return run(image, geometry, Recorder(), 100_000)
@@ -268,3 +268,85 @@ def test_a_producer_warps_arrive_before_it_exits_counts_toward_the_consumers_syn
     body += "\nsetp.eq.u32 %p2, %r5, 1;\n@%p2 bra DONE;\nbar.sync 1, 64;"
     err, line = refusal(body, "bar.sync 1, 64", threads=96)
     assert err.line == line and "barrier never completes" in str(err)
+
+
+# ----------------------------------------------------------------- named-barrier phases (PTX ISA "bar, barrier")
+WARP = "shr.u32 %r5, %r39, 5;\n"  # %r5: the thread's warp in its CTA
+
+
+def test_a_sync_counting_past_the_live_warps_counts_an_exited_producers_arrival_once_per_warp():
+    # warp 2 arrives at barrier 1 and exits; warps 0 and 1 then sync for 128: 32 arrived + 64 live = 96 < 128
+    body = WARP + "setp.eq.u32 %p1, %r5, 2;\n@!%p1 bra SYNC;\nbar.arrive 1, 128;\nexit;\nSYNC:\nbar.sync 1, 128;"
+    err, line = refusal(body, "bar.sync 1, 128", threads=96)
+    assert err.line == line and "waits for 128 threads but the CTA has only 96 in live warps" in str(err)
+
+
+def test_a_completed_phase_holds_no_arrivals_when_another_barrier_is_open():
+    # warp 2 arrives at barrier 2 and exits (barrier 2 stays open); warps 0 and 1 complete a phase of barrier 1
+    # apart; their converged sync for 96 then has only its own 64 threads (the finished phase counts nothing)
+    body = (WARP + "setp.eq.u32 %p1, %r5, 2;\nsetp.eq.u32 %p2, %r5, 1;\n@!%p1 bra PAIR;\nbar.arrive 2, 96;\nexit;\n"
+            "PAIR:\n@%p2 bra SECOND;\nbar.sync 1, 64;\nbra.uni BOTH;\nSECOND:\nbar.sync 1, 64;\nBOTH:\nbar.sync 1, 96;")
+    err, line = refusal(body, "bar.sync 1, 96", threads=96)
+    assert err.line == line and "waits for 96 threads but the CTA has only 64 in live warps" in str(err)
+
+
+def test_producer_and_consumer_warps_of_33_ctas_traced_together_meet_at_their_barrier():
+    # 66 warps in one batch: each CTA's warp 1 stores and arrives, its warp 0 syncs and then reads that store
+    body = (WARP + "setp.eq.u32 %p1, %r5, 1;\nmov.u32 %r6, buf;\nand.b32 %r7, %r39, 31;\nshl.b32 %r7, %r7, 2;\n"
+            "add.u32 %r6, %r6, %r7;\n@%p1 bra PRODUCE;\nbar.sync 1, 64;\nld.shared.u32 %r1, [%r6];\nbra.uni DONE;\n"
+            "PRODUCE:\nadd.u32 %r8, %r39, 100;\nst.shared.u32 [%r6], %r8;\nbar.arrive 1, 64;")
+    m = _launch_ctas(body, 64, 33, decls=".shared .align 4 .b8 buf[128];")
+    got = lanes(m, "%r1")
+    assert [got[64 * c: 64 * c + 32] for c in range(33)] == [[t + 100 for t in range(32, 64)]] * 33
+
+
+def test_waiters_at_one_barrier_stay_blocked_when_another_barrier_completes():
+    # warp 0 waits at barrier 1 for 64 threads that never come; warps 1 and 2 complete barrier 2 meanwhile
+    body = (WARP + "setp.ne.u32 %p1, %r5, 0;\n@%p1 bra OTHER;\nbar.sync 1, 64;\nmov.u32 %r1, 1;\nbra.uni DONE;\n"
+            "OTHER:\nbar.sync 2, 64;")
+    err, line = refusal(body, "bar.sync 1, 64", threads=96)
+    assert err.line == line and "barrier never completes" in str(err)
+
+
+def test_a_countless_barrier_phase_reached_apart_does_not_count_toward_the_next_phase():
+    # phase 1 of barrier 0: warps 0 and 1 arrive at different instructions.  Phase 2: warp 1 syncs first and must
+    # wait until warp 0 has stored and arrived, so it reads warp 0's values
+    body = (WARP + "setp.eq.u32 %p1, %r5, 1;\nmov.u32 %r6, buf;\nand.b32 %r7, %r39, 31;\nshl.b32 %r7, %r7, 2;\n"
+            "add.u32 %r6, %r6, %r7;\n@%p1 bra W1;\nbar.sync 0;\nbra.uni AFTER;\nW1:\nbar.sync 0;\nAFTER:\n"
+            "@!%p1 bra PRODUCE;\nbar.sync 0;\nld.shared.u32 %r1, [%r6];\nbra.uni DONE;\n"
+            "PRODUCE:\nadd.u32 %r8, %r39, 100;\nst.shared.u32 [%r6], %r8;\nbar.sync 0;")
+    m = launch(body, threads=64, decls=".shared .align 4 .b8 buf[128];")
+    assert lanes(m, "%r1")[32:] == [t + 100 for t in range(32)]
+
+
+def test_an_exit_completes_a_ctas_countless_phase_after_another_cta_completed_its_own():
+    # CTA 1's warp 0 waits at barrier 0; CTA 0 then completes its phase; CTA 1's warp 1 exits last, which
+    # leaves CTA 1's waiter the only live thread not yet arrived: its phase completes (ISA "exit")
+    body = ("mov.u32 %r5, %ctaid.x;\nsetp.eq.u32 %p2, %r5, 1;\n" + WARP + "setp.eq.u32 %p1, %r5, 1;\n"
+            "@!%p2 bra CTA0;\n@%p1 bra LEAVE;\nbar.sync 0;\nmov.u32 %r1, 7;\nbra.uni DONE;\n"
+            "CTA0:\nbar.sync 0;\nmov.u32 %r1, 8;\nbra.uni DONE;\nLEAVE:\nexit;")
+    m = _launch_ctas(body, 64, 2)
+    got = lanes(m, "%r1")
+    assert got[:64] == [8] * 64 and got[64:96] == [7] * 32
+
+
+def test_a_converged_arrive_counts_toward_a_later_sync_of_the_same_phase():
+    # both warps arrive together (64 of 128); warp 0 then syncs: ISA counts every warp's arrival, so 96 of 128
+    # and warp 1's later sync completes it
+    body = (WARP + "setp.eq.u32 %p1, %r5, 1;\nbar.arrive 1, 128;\n@%p1 bra LATE;\nbar.sync 1, 128;\n"
+            "mov.u32 %r1, 1;\nbra.uni DONE;\nLATE:\nbar.sync 1, 128;\nmov.u32 %r1, 2;")
+    m = launch(body, threads=64)
+    assert lanes(m, "%r1") == [1] * 32 + [2] * 32
+
+
+@pytest.mark.parametrize("count", ["0", "%r9"])
+def test_a_sync_with_thread_count_zero_waits_for_every_thread_of_the_cta(count):
+    # recorded on an H100 (CUDA 13.0, sm_90): warp 0 syncs first with count 0 (immediate, or a register holding
+    # 0), warp 1 spins 2 * 10^8 cycles, stores 42 and syncs with count 0; warp 0 then read 42 in both forms (ptxas
+    # turns the immediate into a countless BAR.SYNC 0x1): count 0 is "every thread", not "complete at once"
+    body = (WARP + "mov.u32 %r9, 0;\nsetp.eq.u32 %p1, %r5, 1;\nmov.u32 %r6, buf;\nand.b32 %r7, %r39, 31;\n"
+            "shl.b32 %r7, %r7, 2;\nadd.u32 %r6, %r6, %r7;\n@%p1 bra PRODUCE;\n"
+            f"bar.sync 1, {count};\nld.shared.u32 %r1, [%r6];\nbra.uni DONE;\n"
+            f"PRODUCE:\nadd.u32 %r8, %r39, 100;\nst.shared.u32 [%r6], %r8;\nbar.sync 1, {count};")
+    m = launch(body, threads=64, decls=".shared .align 4 .b8 buf[128];")
+    assert lanes(m, "%r1")[:32] == [t + 100 for t in range(32, 64)]

@@ -126,7 +126,7 @@ def _wmma_memory(ins: Instruction, ctx: Context, idx: int) -> Op:
     space = state_space(ins)
     addr_op = ins.operands[1] if load else ins.operands[0]
     read_addr = address_reader(ctx, addr_op, ins)
-    d = ins.operands[0]
+    d = _load_fragment(ins) if load else ins.operands[0]
     items = list(d.items) if load and isinstance(d, Vec) else []
     writers = [ctx.writer(x, ins) for x in items]
     op = Op(idx, ins, dests=[n for _, ds in writers for n in ds], shared=space == "shared",
@@ -235,3 +235,12 @@ def build_dot(ins: Instruction, ctx: Context, idx: int) -> Op:
                 acc = acc + elem(a, types[0], k, 16) * elem(b, types[1], k + (2 if hi else 0), 8)
         return np.asarray(acc).astype(np.int64).astype(np.uint64) & U64(0xFFFFFFFF)
     return int_op(ins, ctx, idx, ["b32", "b32", "b32"], f)
+
+
+def _load_fragment(ins: Instruction) -> Vec:
+    """wmma.load's destination: a vector of registers (ptxas 13.0 refuses a bare register, "Vector expected for
+    argument 0"); anything else is refused, never traced as a load that writes nothing."""
+    d = ins.operands[0] if ins.operands else None
+    if not isinstance(d, Vec):
+        raise KernelError(f"{ins.opcode} needs a vector destination {{...}}, got {d!r}", ins.line, ins.opcode)
+    return d

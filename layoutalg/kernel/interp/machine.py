@@ -323,7 +323,7 @@ class Machine:
             return
         g = self.geom
         ids = self._barrier_ids(op, arrive)
-        count = self._barrier_count(op) if op.barrier[1] is not None else -1
+        count = (self._barrier_count(op) or -1) if op.barrier[1] is not None else -1  # 0: all (H100 waits)
         for barrier in (int(b) for b in np.unique(ids[arrive])):
             lanes = arrive & (ids == barrier)
             if op.barrier_mode != "arrive":

@@ -184,9 +184,9 @@ def run(image: LaunchImage, geometry: Geometry, recorder: Recorder, step_budget:
 
 def check_variables(variables: list[Variable]) -> None:
     for v in variables:
-        if v.space == "shared" and v.count == 0 and not v.extern:
-            raise KernelError(f"shared array {v.name}[] without .extern (ptxas: a non-external variable of "
-                              "incomplete type); only the .extern array takes its size from dynamic_smem", v.line)
+        if v.count == 0 and (not v.extern or v.space in ("local", "param")):  # ptxas: .extern .local is no syntax
+            raise KernelError(f"{v.space} array {v.name}[] without .extern (ptxas: a non-external variable of incomplete "
+                              "type); only the .extern .shared array takes its size from dynamic_smem", v.line)
 
 
 __all__ = ["build_image", "run", "shared_layout", "LaunchImage", "_OP_MODULES"]

@@ -256,3 +256,122 @@ def test_an_a_fragment_with_both_a_stray_a_element_and_a_non_a_element_is_refute
     assert r.verdict == "refuted" and (cex["kind"], cex["operand"], cex["warp"], cex["lane"], cex["element"]) == \
         ("operand", "A", 0, 0, 0)
     assert (cex["register"], cex["held"], cex["expected"]) == (_mma_registers(text, 0, "A")[0], "A(0, 1)", "A(0, 0)")
+
+
+@pytest.mark.parametrize("element, held, expected, reg_i, half", [
+    # PTX ISA m16n8k16 .f16 A fragment, lane 0: a1 is A(0, 1) (the high half of a0's register), a2 is A(8, 0)
+    # (the low half of the second register); each load is moved one column to the right
+    (1, "A(0, 2)", "A(0, 1)", 0, 1), (2, "A(8, 1)", "A(8, 0)", 1, 0)])
+def test_a_stray_f16_element_names_its_register_and_half(element: int, held: str, expected: str, reg_i: int,
+                                                         half: int) -> None:
+    text = mma_kernel(MmaCase(mutations=[("A", 0, 0, element, 1)]))
+    r = check_synth(text)
+    cex = r.counterexample or {}
+    assert r.verdict == "refuted" and (cex["kind"], cex["operand"], cex["warp"], cex["lane"]) == ("operand", "A", 0, 0)
+    assert (cex["element"], cex["half"], cex["held"], cex["expected"]) == (element, half, held, expected)
+    assert cex["register"] == _mma_registers(text, 0, "A")[reg_i]
+
+
+def _tf32_kernel(moved: tuple[int, int] | None = None) -> str:
+    """m16n8k8 tf32 mma of A 16 x 8 and B 8 x 8 (row-major f32) into C 16 x 8 (row-major f32), fragments per the
+    PTX ISA (g = lane / 4, t = lane % 4): a_i = A(g + 8 (i % 2), t + 4 (i / 2)), b_j = B(t + 4 j, g), c0, c1 =
+    C(g, 2t), C(g, 2t + 1), c2, c3 the same 8 rows down.  ``moved`` = (thread, i): that thread's a_i load reads
+    one column to the right."""
+    thread, moved_i = moved if moved is not None else (-1, -1)
+    out = [HEADER, ".visible .entry tf32(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
+           ".reg .pred %p<4>;", ".reg .b32 %r<64>;", ".reg .f32 %f<32>;", ".reg .b64 %rd<64>;",
+           "ld.param.u64 %rd1, [pA];", "ld.param.u64 %rd2, [pB];", "ld.param.u64 %rd3, [pC];",
+           "mov.u32 %r1, %laneid;", "mov.u32 %r9, %tid.x;", "shr.u32 %r2, %r1, 2;", "and.b32 %r3, %r1, 3;",
+           f"setp.eq.u32 %p1, %r9, {max(thread, 0)};",
+           "mad.lo.u32 %r4, %r2, 8, %r3;", "mul.wide.u32 %rd4, %r4, 4;", "add.s64 %rd5, %rd1, %rd4;"]
+    for i in range(4):
+        out.append(f"add.s64 %rd{10 + i}, %rd5, {256 * (i % 2) + 16 * (i // 2)};")
+        if i == moved_i:
+            out.append(f"@%p1 add.s64 %rd{10 + i}, %rd{10 + i}, 4;")
+        out.append(f"ld.global.b32 %r{10 + i}, [%rd{10 + i}];")
+    out += ["mad.lo.u32 %r5, %r3, 8, %r2;", "mul.wide.u32 %rd6, %r5, 4;", "add.s64 %rd7, %rd2, %rd6;",
+            "ld.global.b32 %r20, [%rd7];", "ld.global.b32 %r21, [%rd7+128];"]
+    out += [f"mov.f32 %f{k}, 0f00000000;" for k in range(4)]
+    out += ["mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%f4, %f5, %f6, %f7}, {%r10, %r11, %r12, %r13}, "
+            "{%r20, %r21}, {%f0, %f1, %f2, %f3};",
+            "shl.b32 %r6, %r3, 1;", "mad.lo.u32 %r7, %r2, 8, %r6;", "mul.wide.u32 %rd8, %r7, 4;",
+            "add.s64 %rd9, %rd3, %rd8;", "st.global.f32 [%rd9], %f4;", "st.global.f32 [%rd9+4], %f5;",
+            "st.global.f32 [%rd9+256], %f6;", "st.global.f32 [%rd9+260], %f7;", "ret;", "}", ""]
+    return "\n".join(out)
+
+
+TF32 = {"a": "pA@(16,8):(8,1)", "b": "pB@(8,8):(8,1)", "c": "pC@(16,8):(8,1)"}
+
+
+@pytest.mark.parametrize("thread, i, warp, lane, held, expected", [
+    # thread 0 (g = 0, t = 0): a1 is A(8, 0); thread 37 is warp 1's lane 5 (g = 1, t = 1): a3 is A(9, 5)
+    (0, 1, 0, 0, "A(8, 1)", "A(8, 0)"), (37, 3, 1, 5, "A(9, 6)", "A(9, 5)")])
+def test_a_stray_tf32_element_names_its_warp_lane_and_own_register(thread: int, i: int, warp: int, lane: int,
+                                                                   held: str, expected: str) -> None:
+    # one 32-bit register per tf32 element: a_i is the i-th A register, and no half is named
+    assert check_mma(trace(parse_module(_tf32_kernel()), block=32), **TF32).verdict == "proved"
+    r = check_mma(trace(parse_module(_tf32_kernel((thread, i))), block=64 if thread >= 32 else 32), **TF32)
+    cex = r.counterexample or {}
+    assert r.verdict == "refuted" and (cex["kind"], cex["operand"], cex["warp"], cex["lane"]) == \
+        ("operand", "A", warp, lane)
+    assert (cex["element"], cex["register"], cex["half"]) == (i, f"%r{10 + i}", None)
+    assert (cex["held"], cex["expected"]) == (held, expected)
+
+
+def _f16_kernel(a: str = "load", b: str = "load", c: str = "zero") -> str:
+    """m16n8k16 f16 mma with an f16 accumulator: A 16 x 16 row-major, B 16 x 8 column-major, C 16 x 8 row-major
+    (all f16), fragments per the PTX ISA (g = lane / 4, t = lane % 4): A register j holds A(g + 8 (j % 2),
+    2t + 8 (j / 2)) and the next column, B register j B(2t + 8j, g) and the next row, C register j C(g + 8j, 2t)
+    and the next column -- each one aligned 32-bit load.  ``a`` / ``b``: "load" or a constant word;
+    ``c``: "zero", "old" (C's own elements, loaded), "shifted" (the elements one row down) or a constant word."""
+    out = [HEADER, ".visible .entry f16(.param .u64 pA, .param .u64 pB, .param .u64 pC)", "{",
+           ".reg .b32 %r<64>;", ".reg .b64 %rd<64>;",
+           "ld.param.u64 %rd1, [pA];", "ld.param.u64 %rd2, [pB];", "ld.param.u64 %rd3, [pC];",
+           "mov.u32 %r1, %laneid;", "shr.u32 %r2, %r1, 2;", "and.b32 %r3, %r1, 3;", "shl.b32 %r4, %r3, 1;",
+           "mad.lo.u32 %r5, %r2, 16, %r4;", "mul.wide.u32 %rd4, %r5, 2;", "add.s64 %rd5, %rd1, %rd4;",
+           "add.s64 %rd6, %rd2, %rd4;", "mad.lo.u32 %r6, %r2, 8, %r4;", "mul.wide.u32 %rd7, %r6, 2;",
+           "add.s64 %rd8, %rd3, %rd7;"]
+    for j in range(4):
+        out.append(f"ld.global.b32 %r{10 + j}, [%rd5+{256 * (j % 2) + 16 * (j // 2)}];" if a == "load" else
+                   f"mov.b32 %r{10 + j}, {a};")
+    for j in range(2):
+        out.append(f"ld.global.b32 %r{20 + j}, [%rd6+{16 * j}];" if b == "load" else f"mov.b32 %r{20 + j}, {b};")
+    for j in range(2):
+        if c in ("old", "shifted"):
+            out.append(f"ld.global.b32 %r{30 + j}, [%rd8+{128 * j + (16 if c == 'shifted' else 0)}];")
+        else:
+            out.append(f"mov.b32 %r{30 + j}, {0 if c == 'zero' else c};")
+    out += ["mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%r40, %r41}, {%r10, %r11, %r12, %r13}, "
+            "{%r20, %r21}, {%r30, %r31};",
+            "st.global.b32 [%rd8], %r40;", "st.global.b32 [%rd8+128], %r41;", "ret;", "}", ""]
+    return "\n".join(out)
+
+
+F16 = {"a": "pA@(16,16):(16,1)", "b": "pB@(16,8):(1,16)", "c": "pC@(16,8):(8,1)"}
+
+
+def check_f16(**kw: str):
+    return check_mma(trace(parse_module(_f16_kernel(**kw)), block=32), **F16)
+
+
+def test_an_f16_c_input_loaded_from_its_own_c_elements_starts_the_chain() -> None:
+    # D = A B + C with C's old f16 values: c0, c1 of lane 0 are C(0, 0), C(0, 1) at bytes 0 and 2 of C
+    assert check_f16().verdict == "proved"
+    assert check_f16(c="old").verdict == "proved"
+    # the elements one row down are another element's old value
+    r = check_f16(c="shifted")
+    cex = r.counterexample or {}
+    assert r.verdict == "refuted" and (cex["kind"], cex["lane"], cex["element"], cex["register"]) == \
+        ("accumulator", 0, 0, "%r30")
+    assert cex["expected"] == "the accumulator of C(0, 0), its old value or 0"
+
+
+def test_the_c_input_of_an_mma_refuted_for_its_a_fragment_and_with_zero_b_is_not_judged() -> None:
+    # A holds the constant 1.0 (0x3C00) in every half: no A element, so the mma is refuted at A; B is all zeros
+    # (no product) and C holds 1.0 too: the one finding of that mma is A's, not C's as well
+    r = check_f16(a="0x3C003C00", b="0", c="0x3C003C00")
+    assert r.verdict == "refuted" and (r.counterexample or {}).get("operand") == "A"
+    assert [f for f in r.findings if f.kind == "accumulator"] == []
+    # with B loaded, C's constant is judged as well
+    r = check_f16(c="0x3C003C00")
+    assert [(f.fields["lane"], f.fields["element"]) for f in r.findings if f.kind == "accumulator"] == [(0, 0)]

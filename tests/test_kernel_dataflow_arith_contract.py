@@ -261,3 +261,17 @@ def test_fma_lanes_that_are_no_k_product_follow_the_element_wise_rule() -> None:
     assert r.verdict == "unknown" and r.reason.startswith("C(2, 0) receives a value derived at PTX line")
     assert "(fma.rn.f32) through element-wise arithmetic that mixes accumulators or operand elements" in r.reason
     assert "warp 0 lane 16)" in r.reason
+
+
+def test_integer_add_of_a_loaded_value_is_not_followed() -> None:
+    # add.u32 shares the root "add" with the float ops but is no float element-wise op: its result depends on the
+    # loaded word, so it is OPAQUE (the default rule), never left untagged
+    got = lane_units(["ld.global.u32 %r2, [%rd4];", "add.u32 %r3, %r2, 1;", "st.global.u32 [%rd5], %r3;"])
+    assert all(row == [("opaque", tg.W_UNMODELLED)] * 2 for row in got)
+
+
+def test_a_16_bit_float_result_in_a_32_bit_register_has_a_zero_high_half() -> None:
+    # (a wider destination than the type: the 16-bit result fills the low half, the high half is zero) -- the high
+    # unit is the known zero, no untagged unknown value
+    got = lane_units(["ld.global.u16 %h1, [%rd4];", "mov.b16 %h2, 0x3C00;", "mul.f16 %r6, %h1, %h2;", "st.global.u32 [%rd5], %r6;"])
+    assert all(row == [a(t, 0, "derived"), "zero"] for t, row in enumerate(got)), got[:2]

@@ -140,3 +140,13 @@ def test_a_src_size_unknown_at_trace_time_makes_every_unit_opaque_whatever_its_k
     got = copied(["ld.global.u32 %r20, [%rd4];", f"or.b32 %r21, %r20, {low};",
                   "cp.async.cg.shared.global [%r11], [%rd4], 16, %r21;"])
     assert all(row == [SRC] * 8 for row in got), got[:1]
+
+
+def test_a_wait_group_completes_only_the_copies_of_the_warp_that_waits() -> None:
+    # PTX ISA cp.async.wait_group: the executing thread waits for its own groups.  Warp 1 waits, warp 0 does not:
+    # warp 0's reads of its copies are still racing them, warp 1's are not
+    body = S + ["cp.async.cg.shared.global [%r11], [%rd4], 16;", "cp.async.commit_group;",
+                "setp.lt.u32 %p3, %r1, 32;", "@%p3 bra SKIP;", "cp.async.wait_group 0;", "SKIP:"] + RD
+    _, res = run(body, block=64)
+    assert {r.kind for r in res.races} == {"read of a cp.async not yet waited for"}
+    assert {(r.cta, r.first_warp) for r in res.races} == {(0, 0)}

@@ -318,3 +318,16 @@ def test_a_wrong_element_of_a_vector_byte_store_names_a_register_whose_bytes_it_
     cex = r.counterexample
     assert r.verdict == "refuted" and cex["element"] == [0, 1]
     assert (cex["line"], cex["lane"]) == (line_of(text, v4), 0) and cex["register"] in ("%q2", "%q3")
+
+
+def test_an_element_whose_only_store_is_the_kernels_first_instruction_names_that_store() -> None:
+    # the first instruction stores %h1 (never set: untagged) to the absolute address of C's bytes 2..3 (C, the
+    # kernel's third parameter, is the launch's buffer 2, based at 3 * 2**44): the high half of C(0, 0), which lane
+    # 0 (its only other writer) skips -- the report names that first store, at its own line
+    first = f"st.global.b16 [{3 * 2 ** 44 + 2}], %h1;"
+    text = gemm(store="setp.ne.u32 %p5, %r2, 0;\n@%p5 st.global.f32 [%rd5], {acc};")
+    text = text.replace("ld.param.u64 %rd1, [pA];", first + "\nld.param.u64 %rd1, [pA];")
+    r = check(text)
+    cex = r.counterexample
+    assert r.verdict == "refuted" and cex["kind"] == "store" and cex["element"] == [0, 0], r.reason
+    assert cex["line"] == line_of(text, first) and cex["opcode"] == "st.global.b16"

@@ -77,3 +77,18 @@ def test_a_c_input_loaded_past_every_buffer_is_named_by_its_buffer_number() -> N
     assert r.verdict == "refuted"
     assert r.reason.endswith("lane 0 accumulates into bytes 8..11 of buffer 3 (no parameter or variable), "
                              "not the accumulator of C(0, 0) or zero")
+
+
+def test_a_16_bit_c_element_holding_an_a_element_outside_as_layout_is_named_by_its_element_index() -> None:
+    # f16 GEMM (2-byte elements): lane 13 stores the half at A's byte 20 = element 20 / 2 = 10 (A 4 x 2 has 8)
+    from test_kernel_dataflow_c_stores_contract import F16_GEMM
+
+    store = "st.global.b16 [%rd5], %h6;"
+    text = F16_GEMM.replace(store, "setp.eq.u32 %p3, %r1, 13;\nld.global.b16 %h7, [%rd1+20];\n"
+                            "selp.b16 %h6, %h7, %h6, %p3;\n" + store)
+    text = text.replace(".reg .b16 %h<8>;", ".reg .pred %p<8>;\n.reg .b16 %h<8>;")
+    r = check_mma(trace(parse_module(text), block=32), **SPECS)
+    cex = r.counterexample
+    assert r.verdict == "refuted" and cex is not None and cex["element"] == [1, 5]
+    assert cex["held"] == "element 10 of A's buffer (outside its layout)"
+

@@ -111,3 +111,11 @@ def test_value_groups_a_high_f16_half_of_one_ulp_is_not_zero() -> None:
                         known=np.array([True, True, True]))
     zero, _ = value_groups([v], np.arange(3), 3, 1)
     assert zero.tolist() == [[True, False], [False, True], [True, False]]
+
+
+def test_an_mma_operand_of_the_wrong_register_count_is_refused_naming_the_isa_count() -> None:
+    # PTX ISA m16n8k16 .f16: A is 8 halves in 4 .f16x2 registers, B 4 halves in 2 -- the message names 4 and 2
+    with pytest.raises(LayoutError, match=r"operand A has 2 registers, the atom \S+ 4$"):
+        mma(f"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {F4}, {R2}, {R2}, {F4};")
+    with pytest.raises(LayoutError, match=r"operand B has 4 registers, the atom \S+ 2$"):
+        mma(f"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {F4}, {R4}, {R4}, {F4};")

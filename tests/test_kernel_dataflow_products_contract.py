@@ -247,3 +247,38 @@ def test_a_tile_reaching_past_the_last_k_with_zeros_counts_only_the_problems_pro
     text = zero_filled_at_k15_of_step_1(zero_filled_before_k0(placed_mma_kernel(monkeypatch, 64, 16, shift, None)))
     r = check_mma(trace(parse_module(text), block=32), **specs)
     assert r.verdict == "proved" and "each (m, n, k) of the 16x8x30 problem is accumulated once" in r.claim
+
+
+def zeroed_in_last_group(text: str, operand: int, regs: tuple[int, ...]) -> str:
+    """The kernel with registers ``regs`` of mma operand ``operand`` (1 = A, 2 = B) set to zero in lanes 28..31
+    (groupID 7) just before each mma, as a bounds-checked load leaves them."""
+    lines = text.split("\n")
+    start = lines.index("  mov.u32 %r1, %laneid;") + 1
+    lines[start:start] = ["  setp.ge.u32 %p5, %r1, 28;"]
+    out = []
+    for x in lines:
+        if "mma.sync" in x:
+            names = x.split("{")[operand + 1].split("}")[0].split(", ")
+            out += [f"  @%p5 mov.b32 {names[i]}, 0;" for i in regs]
+        out.append(x)
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("axis", ["m", "n"])
+def test_a_tile_reaching_one_past_the_last_row_or_column_with_zeros_counts_only_the_problems_products(
+        monkeypatch, axis: str) -> None:
+    # A 16 x 32 (rows 64 apart), B 32 x 8 and C 16 x 8 (rows 16 apart).  m: A and C one row on, the tiles cover
+    # rows 1..16; row 16 = M (PTX ISA m16n8k16: A rows groupID + 8 in a2, a3 / a6, a7 = registers 1 and 3,
+    # groupID 7 = lanes 28..31) is zeros.  n: B and C one column on, columns 1..8; column 8 = N (B column groupID,
+    # every B register) is zeros.  Row 0 / column 0 of C is never written; no product is counted twice -- the
+    # products at m = M or n = N lie outside the problem (counted, (m, N, k) would land on (m + 1, 0, k) and
+    # (M, n, k) past the counter)
+    specs = {"a": "pA@(16,32):(64,1)", "b": "pB@(32,8):(16,1)", "c": "pC@(16,8):(16,1)"}
+    shift = {"A": 64, "C": 16} if axis == "m" else {"B": 1, "C": 1}
+    text = placed_mma_kernel(monkeypatch, 64, 16, shift, None)
+    text = zeroed_in_last_group(text, 1, (1, 3)) if axis == "m" else zeroed_in_last_group(text, 2, (0, 1))
+    r = check_mma(trace(parse_module(text), block=32), **specs)
+    cex = r.counterexample
+    assert r.verdict == "refuted" and cex is not None and cex["kind"] == "store" and cex["element"] == [0, 0]
+    assert "C(0, 0) is never written" in r.reason
+    assert [f for f in r.findings if f.kind in ("duplicate", "operand")] == []

@@ -643,3 +643,32 @@ def test_an_instruction_fitted_alone_counts_epochs_touching_part_of_a_k_tile_as_
     loop, after = check_mma(trace(parse_module("\n".join(body)), block=64), **specs).layouts()
     assert (loop.own, loop.tile, loop.layout, loop.offset) == (True, (8, 4, 10), Layout((8, 4, 10), (4, 1, 32)), 0)
     assert (after.own, after.layout, after.offset) == (True, Layout((8, 4), (1, 8)), 1024)
+
+
+def test_a_c_tile_one_column_wide_is_a_one_column_tile() -> None:
+    # only column n = 0 is staged: C's tile is 4 x 1 (one column, not rounded up to two)
+    lay = Layout((4, 8), (1, 4))
+    (r,) = staged_accumulators(lay, "lt 1")
+    assert (r.matrix, r.tile) == ("C", (4, 1)) and r.layout is not None, r.note
+    got = np.asarray(r.layout.to_numpy())
+    assert [int(got[m]) + r.offset for m in range(4)] == [int(lay(m)) for m in range(4)]
+
+
+@pytest.mark.parametrize("lay", [Layout((4, 8), (8, 1)), Layout((4, 8), (1, 4))], ids=str)
+def test_16_bit_accumulators_staged_in_shared_memory_give_cs_layout_in_16_bit_elements(lay: Layout) -> None:
+    """The f16 GEMM (lane l = 8 m + n holds the f16 accumulator of C(m, n)) stores it to shared element L(m, n)
+    of 2 bytes."""
+    from kernel_dataflow_contract_harness import SPECS as GEMM_SPECS
+    from test_kernel_dataflow_c_stores_contract import F16_GEMM
+
+    offsets = [int(lay(m + 4 * n)) for m, n in ((lane // 8, lane % 8) for lane in range(32))]
+    tail = [*lane_table("%r12", offsets),
+            "mov.u32 %r13, sm;", "mad.lo.u32 %r14, %r12, 2, %r13;", "st.shared.b16 [%r14], %h6;"]
+    store = "st.global.b16 [%rd5], %h6;"
+    text = F16_GEMM.replace(store, store + "\n" + "\n".join(tail))
+    text = text.replace(".reg .b16 %h<8>;", ".reg .pred %p<4>;\n.reg .b16 %h<8>;\n.shared .align 16 .b8 sm[256];")
+    (r,) = check_mma(trace(parse_module(text), block=32), **GEMM_SPECS).layouts()
+    assert (r.matrix, r.element_bytes, r.tile, r.direction) == ("C", 2, (4, 8), "write"), r.note
+    got = np.asarray(r.layout.to_numpy())
+    assert [int(got[m + 4 * n]) + r.offset for m in range(4) for n in range(8)] == \
+        [int(lay(m + 4 * n)) for m in range(4) for n in range(8)]

@@ -125,3 +125,11 @@ def test_parse_spec_splits_at_the_first_at_sign_and_the_layout_parser_refuses_th
 def test_resolve_refuses_a_layout_with_negative_offsets_naming_the_matrix(value: str) -> None:
     with pytest.raises(LayoutError, match=r"^A: the layout \(4,8\):\(.*\) gives negative offsets"):
         resolved("A", value)
+
+
+def test_a_one_element_matrix_reads_every_other_offset_as_outside_it() -> None:
+    # (1,1):(1,1): only element offset 0 is the matrix's (its (0, 0)); offsets before and past it are invalid
+    s = resolved("A", "0@(1,1):(1,1)")
+    r, c, ok = s.coordinate(np.array([-3, -1, 0, 1, 2]))
+    assert ok.tolist() == [False, False, True, False, False]
+    assert (int(r[2]), int(c[2])) == (0, 0)

@@ -300,3 +300,41 @@ def test_an_f32_fma_repeating_a_product_of_a_tf32_mma_is_a_duplicate() -> None:
     assert r.verdict == "refuted"
     assert r.reason == (f"PTX line {line_of(text, fma)}: the product A(0, 0) * B(0, 0) is accumulated a second time "
                         "(into C(0, 0))")
+
+
+def test_a_4_byte_product_of_elements_read_at_a_second_size_is_an_unproved_product() -> None:
+    # after the f16x2 GEMM (2-byte elements), lane 0 multiplies A(0, 0..1) by B(0, 0..1) as one f32 each and stores
+    # the result over C(0, 0..1): C then holds a product the check could not prove (as for 2-byte elements after
+    # a 4-byte GEMM), not an instruction the model does not follow
+    tail = ["ld.global.b32 %r50, [%rd1];", "ld.global.b32 %r51, [%rd2];", "mov.b32 %r52, 0;",
+            "fma.rn.f32 %r53, %r50, %r51, %r52;", "setp.eq.u32 %p2, %r1, 0;", "@%p2 st.global.b32 [%rd3], %r53;"]
+    text = gemm_f16x2().replace(".reg .b16 %h<8>;", ".reg .pred %p<4>;\n.reg .b16 %h<8>;").replace(
+        "st.global.b32 [%rd11], %r22;", "st.global.b32 [%rd11], %r22;\n" + "\n".join(tail))
+    r = check_mma(trace(parse_module(text), block=32), **F16_SPECS)
+    assert r.verdict == "unknown"
+    assert f"A is read as 2-byte and as 4-byte elements (PTX line {line_of(text, tail[3])})" in r.reason
+    stores = [f.message for f in r.findings if f.kind == "store"]
+    assert stores and all(f"derived at PTX line {line_of(text, tail[3])} (fma.rn.f32) through an mma or fma whose "
+                          "operands were not all proved" in s for s in stores), stores
+
+
+def test_a_factor_register_narrower_than_the_fma_type_is_no_k_product() -> None:
+    # fma.rn.f32 reading a 16-bit register holding A's first 2 bytes: the factor is not the 4-byte A element
+    # (the register holds half of it), so the fma is no k-product and the GEMM is never proved
+    text = gemm().replace("ld.global.f32 %f10, [%rd7];", "ld.global.b16 %h1, [%rd7];").replace(
+        FMA0, "fma.rn.f32 %f30, %h1, %f20, %f0;")
+    r = check(text)
+    assert r.verdict != "proved"
+    assert "64 scalar A x B fma products" not in r.claim
+
+
+def test_a_start_value_made_of_the_sign_bits_of_loaded_data_is_not_a_zero() -> None:
+    # cvt.s32.s16 into a 64-bit register sign-extends to all 64 bits (PTX ISA, operand wider than the type):
+    # the high word is 0 or 0xFFFFFFFF (a NaN as f32) by the sign of A's first 2 bytes, never a known zero
+    start = ["ld.global.b16 %h1, [%rd1];", "cvt.s32.s16 %rd40, %h1;", "mov.b64 {%r40, %r41}, %rd40;",
+             "mov.b32 %f0, %r41;"]
+    text = gemm().replace("mov.f32 %f0, 0f00000000;", "\n".join(start))
+    r = check(text)
+    assert r.verdict != "proved"
+    assert r.reason.startswith(f"PTX line {line_of(text, FMA0)}: lane 0 accumulates into a value derived at PTX line "
+                               f"{line_of(text, start[1])} (cvt.s32.s16)"), r.reason

@@ -144,6 +144,7 @@ def test_generic_addresses_reach_shared_local_and_global_memory() -> None:
 
 @pytest.mark.parametrize("body,message", [
     (["ld.local.u32 %r4, [loc+62];"], "local-memory address outside the 64 bytes of .local variables"),
+    (["ld.local.v2.u32 {%r4, %r5}, [loc+60];"], "local-memory address outside the 64 bytes of .local variables"),
     (["mov.u64 %rd10, loc;", "cvta.local.u64 %rd11, %rd10;", "ld.u32 %r4, [%rd11+64];"],
      "local-memory address outside the 64 bytes of .local variables"),
     (["mov.u32 %r10, sm;", "st.shared.u32 [%r10+1024], %r2;"],
@@ -335,3 +336,32 @@ def test_a_generic_store_through_a_register_never_written_forgets_shared_memory(
     rec, res = run([LD] + SMEM + ["st.shared.u32 [%r11], %r2;", "st.u32 [%rd9], %r1;", "ld.shared.u32 %r4, [%r11];", ST])
     assert all(what(rec.units[(1, 16 * t + 2 * u)]) == op(tg.W_SMEM_WRITE) for t in range(32) for u in range(2))
     assert len(res.unknown_stores) == 1
+
+
+def test_a_signed_load_into_a_wider_register_extends_the_sign_of_the_elements_high_unit() -> None:
+    # PTX ISA ld: a signed load into a wider register is sign-extended from the element's most significant bit,
+    # which lies in its highest 16-bit unit.  Here the low unit holds A data and the high unit is a zero
+    # extension, so the sign bit is 0 and the extended units carry no data (untagged or zero, never OPAQUE).
+    body = ["ld.global.u16 %r2, [%rd4];"] + SMEM + ["st.shared.u32 [%r11], %r2;", "ld.shared.s32 %rd6, [%r11];",
+                                                   "st.global.u64 [%rd5], %rd6;"]
+    got = lane_units(body, units=4)
+    assert all(row[:2] == [a(t, 0), "zero"] and set(row[2:]) <= {"none", "zero"} for t, row in enumerate(got))
+    # a high unit of A data: the extension is data bits of A, OPAQUE
+    got = lane_units(["ld.global.s32 %rd6, [%rd4];", "st.global.u64 [%rd5], %rd6;"], units=4)
+    assert all(row == [a(t, 0), a(t, 2), op(tg.W_SPLIT), op(tg.W_SPLIT)] for t, row in enumerate(got))
+
+
+def test_a_predicated_load_leaves_the_register_of_lanes_that_do_not_execute_it() -> None:
+    # PTX ISA: a guarded instruction whose predicate is false does nothing; odd lanes keep the first load
+    body = [LD, "and.b32 %r3, %r1, 1;", "setp.eq.u32 %p1, %r3, 0;", "mov.u32 %r4, %r2;",
+            "@%p1 ld.global.u32 %r4, [%rd4+4];", ST]
+    got = lane_units(body)
+    assert all(row == ([a(t, 4), a(t, 6)] if t % 2 == 0 else [a(t, 0), a(t, 2)]) for t, row in enumerate(got))
+
+
+def test_a_local_vector_byte_load_reads_byte_j_at_offset_j() -> None:
+    # bytes loc+8 .. loc+11 (a 4-byte aligned v4.u8): the first two lie in the untagged unit at loc+8, the last
+    # two in the unit at loc+10 that holds A data
+    got = lane_units([LD, "st.local.u16 [loc+10], %r2;", "ld.local.v4.u8 {%r4, %r5, %r6, %r7}, [loc+8];",
+                      "st.global.v4.u32 [%rd5], {%r4, %r5, %r6, %r7};"], units=8)
+    assert all(row == ["none", "zero", "none", "zero", op(tg.W_BYTE), "zero", op(tg.W_BYTE), "zero"] for row in got)

@@ -214,7 +214,7 @@ def isa_shfl_source(mode: str, lane: int, b: int, c: int) -> int:
 @pytest.mark.parametrize("mode,b,c", [("up", 1, 0), ("up", 5, 0), ("down", 1, 31), ("down", 3, 31),
                                       ("bfly", 1, 31), ("bfly", 6, 31), ("idx", 5, 31), ("idx", 3, 0x1807),
                                       ("down", 1, 0x1807), ("up", 2, 0x1800), ("bfly", 4, 0x1007),
-                                      ("idx", 31, 31), ("idx", 7, 0x1807)])
+                                      ("idx", 31, 31), ("idx", 7, 0x1807), ("idx", 1, 0x1F1F), ("bfly", 1, 0x1F1F)])
 def test_shfl_moves_each_lane_the_units_of_the_isa_source_lane(mode: str, b: int, c: int) -> None:
     got = lane_units(LD2[:1] + [f"shfl.sync.{mode}.b32 %r6, %r2, {b}, {c}, -1;", ST])
     for t, row in enumerate(got):
@@ -350,3 +350,76 @@ def test_or_with_a_zero_filled_register_keeps_the_other_sides_units() -> None:
             "cp.async.commit_group;", "cp.async.wait_group 0;", "ld.shared.u32 %r7, [%r11];"]
     got = lane_units(LD2 + zero + ["or.b32 %r6, %r2, %r7;", ST])
     assert all(row == [a(t, 0), a(t, 2)] for t, row in enumerate(got)), got[:2]
+
+
+def test_a_signed_cvt_to_a_wider_integer_extends_the_sign_of_the_sources_high_unit() -> None:
+    # PTX ISA cvt.s64.s32: the high 32 bits repeat bit 31, which lies in unit 1 of the source.  A zero-extended
+    # u16 has unit 1 zero: the extension carries no data; a source with A data in unit 1 extends data bits.
+    got = lane_units(["ld.global.u16 %r2, [%rd4];", "cvt.s64.s32 %rd6, %r2;", "st.global.u64 [%rd5], %rd6;"],
+                     units=4)
+    assert all(row[:2] == [a(t, 0), "zero"] and set(row[2:]) <= {"none", "zero"} for t, row in enumerate(got))
+    got = lane_units(LD2[:1] + ["cvt.s64.s32 %rd6, %r2;", "st.global.u64 [%rd5], %rd6;"], units=4)
+    assert all(row == [a(t, 0), a(t, 2), SPLIT, SPLIT] for t, row in enumerate(got))
+
+
+@pytest.mark.parametrize("cvt,units,expect", [
+    # PTX ISA "Operand Size Exceeding Instruction-Type Size": a destination register wider than the cvt's
+    # destination type is sign-extended when that type is signed.  Sign bits of A data are data, never zero.
+    ("cvt.s32.s16 %rd6, %h1;", 4, lambda t: [a(t, 0), SPLIT, SPLIT, SPLIT]),
+    ("cvt.s32.s32 %rd6, %r2;", 4, lambda t: [a(t, 0), a(t, 2), SPLIT, SPLIT]),
+    ("cvt.s16.s32 %r6, %r2;", 2, lambda t: [a(t, 0), SPLIT]),
+    ("cvt.s16.s16 %r6, %h1;", 2, lambda t: [a(t, 0), SPLIT]),
+    ("cvt.s8.s32 %r6, %r2;", 2, lambda t: [BYTE, SPLIT]),
+    ("cvt.s32.s8 %r6, %c1;", 2, lambda t: [BYTE, SPLIT]),       # s8 -> s32 sign-extends the byte
+    ("cvt.u32.s8 %r6, %c1;", 2, lambda t: [BYTE, SPLIT]),       # signed source: extended to 32 bits
+    ("cvt.u32.s16 %rd6, %h1;", 4, lambda t: [a(t, 0), SPLIT, "zero", "zero"]),  # then zero to the register
+    ("cvt.s32.u16 %rd6, %h1;", 4, lambda t: [a(t, 0), "zero", "zero", "zero"]),  # bit 31 of a zero extension
+    ("cvt.u16.s32 %r6, %r2;", 2, lambda t: [a(t, 0), "zero"]),
+    ("cvt.u16.s8 %r6, %c1;", 2, lambda t: [BYTE, "zero"]),     # s8 -> u16 sign-extends within unit 0 only
+])
+def test_a_cvt_into_a_register_wider_than_its_type_sign_extends_only_signed_values(cvt: str, units: int,
+                                                                                   expect) -> None:
+    pre = LD2[:1] + ["mov.b32 {%h1, %h2}, %r2;", "cvt.u8.u16 %c1, %h1;"]
+    store = "st.global.u64 [%rd5], %rd6;" if units == 4 else ST
+    got = lane_units(pre + [cvt, store], units=units)
+    assert all(row == expect(t) for t, row in enumerate(got)), got[:2]
+
+
+def test_prmt_keeps_a_whole_unit_next_to_a_sign_replicated_byte_of_the_other_unit() -> None:
+    # PTX ISA prmt default mode, selector 0x1090: byte 0 = a.byte0, byte 1 = sign of a.byte1 (nibble 9),
+    # bytes 2, 3 = a.byte0, a.byte1: unit 0 mixes a byte with sign bits, unit 1 is a's unit 0 moved whole
+    got = lane_units(LD2 + ["prmt.b32 %r6, %r2, %r3, 0x1090;", ST])
+    assert all(row == [SPLIT, a(t, 0)] for t, row in enumerate(got))
+
+
+def test_shfl_from_an_inactive_lane_31_delivers_no_data() -> None:
+    # lanes 0..30 run shfl.bfly 1; lane 30's source is lane 31, which does not run it: PTX ISA leaves the value
+    # undefined, so lane 30 receives no A data (lanes 0..29 receive their partner's)
+    body = LD2[:1] + ["mov.u32 %r6, 0;", "setp.lt.u32 %p1, %r1, 31;",
+                      "@%p1 shfl.sync.bfly.b32 %r6, %r2, 1, 31, 0x7fffffff;", ST]
+    got = lane_units(body)
+    assert all(got[t] == [a(t ^ 1, 0), a(t ^ 1, 2)] for t in range(30))
+    assert all(x in ("none", "zero") for x in got[30]), got[30]
+
+
+def test_shfl_reading_a_64_bit_register_moves_only_its_low_two_units() -> None:
+    # ptxas rejects a .b64 operand of shfl.sync.b32; layoutalg reads its low 32 bits (as prmt above): %rd9's units
+    # are A bytes 0..7 of the source lane, lane t ^ 1 for bfly 1
+    got = lane_units(["ld.global.u64 %rd9, [%rd4];", "shfl.sync.bfly.b32 %r6, %rd9, 1, 31, -1;", ST])
+    assert all(row == [a(t ^ 1, 0), a(t ^ 1, 2)] for t, row in enumerate(got)), got[:2]
+
+
+def test_shfl_reading_a_16_bit_register_moves_its_one_unit_zero_extended() -> None:
+    # ptxas rejects a .b16 operand of shfl.sync.b32; layoutalg reads it zero-extended: the source lane's A bytes
+    # 0, 1 and a zero unit above them
+    got = lane_units(["ld.global.u16 %h1, [%rd4];", "shfl.sync.bfly.b32 %r6, %h1, 1, 31, -1;", ST])
+    assert all(row[0] == a(t ^ 1, 0) and row[1] in ("zero", "none") for t, row in enumerate(got)), got[:2]
+
+
+def test_mov_unpacking_into_registers_wider_than_the_elements_gives_each_only_its_element() -> None:
+    # mov.b32 {d0, d1}, a: d0 = bits 0..15 of a, d1 = bits 16..31 (PTX ISA mov); a 32-bit d0 holds its 16-bit
+    # element and nothing of d1's above it
+    got = lane_units(LD2[:1] + ["mov.b32 {%r6, %r7}, %r2;", ST])
+    assert all(row[0] == a(t, 0) and row[1] in ("zero", "none") for t, row in enumerate(got)), got[:2]
+    got = lane_units(LD2[:1] + ["mov.b32 {%r7, %r6}, %r2;", ST])
+    assert all(row[0] == a(t, 2) and row[1] in ("zero", "none") for t, row in enumerate(got)), got[:2]

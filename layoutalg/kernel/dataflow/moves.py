@@ -79,20 +79,20 @@ def cvt_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
         dw, aw = type_bits(dtype), type_bits(atype)
         src = ins.operands[1]
         keep = tg.units_of_bits(min(dw, aw)) if min(dw, aw) >= 16 else 0
-        signed_ext = atype[0] == "s" and dw > aw
+        signed_ext = atype[0] == "s" and dw > aw or dtype[0] == "s" and dw <= aw  # a sign bit of the data fills
 
         def int_cvt(m: Any, mask: Any) -> None:
             p = _plane(m, src)
             if p is None:
                 m.flow.regs.put(name, None, mask)
                 return
-            if keep == 0:
-                out = np.where((p >= 0).any(axis=1), tg.opaque(op.index, tg.W_BYTE), tg.NONE)[:, None]
-            else:
-                out = p[:, :keep]
-                if signed_ext:  # the high units repeat the sign bit: data-dependent
-                    top = np.where((out[:, -1:] >= 0), tg.opaque(op.index, tg.W_SPLIT), tg.NONE)
-                    out = np.concatenate([out, np.repeat(top, tg.units_of_bits(dw) - keep, axis=1)], axis=1)
+            out = p[:, :keep] if keep else \
+                np.where((p >= 0).any(axis=1), tg.opaque(op.index, tg.W_BYTE), tg.NONE)[:, None]
+            if signed_ext:  # the high units repeat the sign bit (PTX ISA: to a wider register for a signed dtype)
+                wide = m.flow.regs.units_of(name) if dtype[0] == "s" else tg.units_of_bits(dw)
+                top = np.where((out[:, -1:] >= 0), tg.opaque(op.index, tg.W_SPLIT), tg.NONE)
+                ext = np.repeat(top, max(0, wide - out.shape[1]), axis=1)
+                out = np.concatenate([out, ext], axis=1)
             m.flow.regs.put(name, out, mask)
         return int_cvt
     from layoutalg.kernel.dataflow.arith import float_convert_rule

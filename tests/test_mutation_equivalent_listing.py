@@ -47,6 +47,5 @@ def test_the_report_counts_a_replacement_listing_as_equivalent_and_its_sibling_a
     run.report(out)
     row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| layoutalg/core"))
     cells = [cell.strip() for cell in row.strip("|").split("|")]
-    every = len(run.find_mutants(path, (run.ROOT / path).read_text()))
-    assert cells[1:5] == [str(every), "0", "1", "1"]  # mutants, killed, equivalent, survived
-    assert cells[9] == str(every - 2)  # the module's other mutants have no verdict here: unjudged
+    assert cells[1:5] == ["2", "0", "1", "1"]  # mutants, killed, equivalent, survived
+    assert cells[9] == "0"  # two verdicts of a whole module are a sample: its other mutants are not unjudged

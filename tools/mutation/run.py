@@ -705,8 +705,9 @@ def report(out: Path, by: str = "package") -> None:
     them as not killed: on a loaded machine a test can pass its limit without any hang.  A verdict stored with
     another code digest than the current code's (:func:`code_digest`) is ``stale``, not killed; ``unstamped``
     counts verdicts stored before digests were (trusted as they are until ``confirm`` or a run stamps them).
-    A current mutant of a module the file covers that has no verdict (a fix moved its line) is ``unjudged``,
-    not killed: the rate falls until a run judges it.
+    In a module whose current mutants the file judged at least half of (a sweep, not a sample), a current
+    mutant without a verdict (a fix moved its line) is ``unjudged``, not killed: the rate falls until a run
+    judges it.
     """
     results = json.loads(out.read_text())
     current: dict[str, str] = {}
@@ -716,10 +717,16 @@ def report(out: Path, by: str = "package") -> None:
             spans = function_spans(source)
             current.update((key_of(m), code_digest(source, m, spans)) for m in find_mutants(path, source))
     results = {key: r for key, r in results.items() if key in current}  # mutants of an older source are dropped
-    for key in current.keys() - results.keys():  # a mutant of a covered module with no verdict: a line moved
+    judged_in: dict[str, int] = defaultdict(int)
+    current_in: dict[str, int] = defaultdict(int)
+    for key in current:
+        current_in[key.split(":", 1)[0]] += 1
+        judged_in[key.split(":", 1)[0]] += key in results
+    for key in current.keys() - results.keys():  # a swept module's mutant with no verdict: its line moved
         path = key.split(":", 1)[0]
-        results[key] = {"path": path, "verdict": "unjudged", "original": "?", "replacement": key.rsplit(" ", 1)[1],
-                        "code": current[key]}
+        if 2 * judged_in[path] >= current_in[path]:  # a sample judges a few mutants of a module, a sweep all
+            results[key] = {"path": path, "verdict": "unjudged", "original": "?",
+                            "replacement": key.rsplit(" ", 1)[1], "code": current[key]}
     equivalent = load_equivalent()
     table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     survivors = []

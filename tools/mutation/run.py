@@ -276,12 +276,18 @@ def code_digest(source: str, mutant: Mutant, spans: list[tuple[int, int, str, in
     return digest(text.encode("utf-8"))
 
 
+def judged_on_other_code(verdict: dict[str, Any], code: str) -> bool:
+    """Whether a stored ``verdict`` carries another digest than ``code``, the current code's (an unstamped
+    verdict, stored before digests were, is taken as it is)."""
+    return verdict.get("code", None) not in (None, code)
+
+
 def stored_verdict(results: dict[str, Any], mutant: Mutant, source: str,
                    spans: list[tuple[int, int, str, int]]) -> dict[str, Any] | None:
     """The stored verdict on ``mutant`` in its current ``source``; None where there is none, or where it was
     judged on other code (its function, or its module for a module-level mutant, changed since)."""
     done = results.get(key_of(mutant))
-    if done is not None and done.get("code", None) not in (None, code_digest(source, mutant, spans)):
+    if done is not None and judged_on_other_code(done, code_digest(source, mutant, spans)):
         return None
     return done
 
@@ -656,7 +662,7 @@ def confirm_kills(paths: list[str], out: Path, hangs_only: bool = False, kills_o
         spans = function_spans(source)
         for mutant in find_mutants(path, source):
             done = results.get(key_of(mutant))
-            if done and done.get("code", None) not in (None, code_digest(source, mutant, spans)):
+            if done and judged_on_other_code(done, code_digest(source, mutant, spans)):
                 done = dict(done, confirmed=False)  # confirmed on other code: confirmed again on this one
             if (done and done["verdict"] == "killed" and done.get("killer") and not done.get("confirmed")
                     and not hangs_only):
@@ -738,7 +744,7 @@ def report(out: Path, by: str = "package") -> None:
         verdict = "killed" if r["verdict"] in KILLED else r["verdict"]
         if r.get("code", None) is None:
             table[group]["unstamped"] += 1
-        elif r["code"] != current[key]:
+        elif judged_on_other_code(r, current[key]):
             verdict = "stale"  # judged on other code: not a verdict on this one (``run`` judges it again)
         reason = listing(equivalent, key)
         if reason is not None and r["verdict"] != "killed":
@@ -764,8 +770,7 @@ def report(out: Path, by: str = "package") -> None:
         strict = 100.0 * (c["killed"] - c["hangs?"]) / live if live else 100.0
         print(f"| {group} | {c['total']} | {c['killed']} | {c['equivalent']} | {c['survived']} | {c['unresolved']} | "
               f"{c['uncovered']} | {c['error']} | {c['stale']} | {c['unjudged']} | {rate:.1f}% | {c['hangs?']} | "
-              f"{strict:.1f}% | "
-              f"{c['unstamped']} | {seconds[group]:.0f} |")
+              f"{strict:.1f}% | {c['unstamped']} | {seconds[group]:.0f} |")
     if survivors:
         print("\nsurvivors:\n" + "\n".join(sorted(survivors)))
     if hangs:

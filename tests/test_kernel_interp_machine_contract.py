@@ -272,6 +272,9 @@ def test_a_producer_warps_arrive_before_it_exits_counts_toward_the_consumers_syn
 
 # ----------------------------------------------------------------- named-barrier phases (PTX ISA "bar, barrier")
 WARP = "shr.u32 %r5, %r39, 5;\n"  # %r5: the thread's warp in its CTA
+#: %p1: the thread is in warp 1; %r6: its lane's word of ``buf``
+WARP_1_SLOT = (WARP + "setp.eq.u32 %p1, %r5, 1;\nmov.u32 %r6, buf;\nand.b32 %r7, %r39, 31;\nshl.b32 %r7, %r7, 2;\n"
+               "add.u32 %r6, %r6, %r7;\n")
 
 
 def test_a_sync_counting_past_the_live_warps_counts_an_exited_producers_arrival_once_per_warp():
@@ -292,8 +295,7 @@ def test_a_completed_phase_holds_no_arrivals_when_another_barrier_is_open():
 
 def test_producer_and_consumer_warps_of_33_ctas_traced_together_meet_at_their_barrier():
     # 66 warps in one batch: each CTA's warp 1 stores and arrives, its warp 0 syncs and then reads that store
-    body = (WARP + "setp.eq.u32 %p1, %r5, 1;\nmov.u32 %r6, buf;\nand.b32 %r7, %r39, 31;\nshl.b32 %r7, %r7, 2;\n"
-            "add.u32 %r6, %r6, %r7;\n@%p1 bra PRODUCE;\nbar.sync 1, 64;\nld.shared.u32 %r1, [%r6];\nbra.uni DONE;\n"
+    body = (WARP_1_SLOT + "@%p1 bra PRODUCE;\nbar.sync 1, 64;\nld.shared.u32 %r1, [%r6];\nbra.uni DONE;\n"
             "PRODUCE:\nadd.u32 %r8, %r39, 100;\nst.shared.u32 [%r6], %r8;\nbar.arrive 1, 64;")
     m = _launch_ctas(body, 64, 33, decls=".shared .align 4 .b8 buf[128];")
     got = lanes(m, "%r1")
@@ -311,8 +313,7 @@ def test_waiters_at_one_barrier_stay_blocked_when_another_barrier_completes():
 def test_a_countless_barrier_phase_reached_apart_does_not_count_toward_the_next_phase():
     # phase 1 of barrier 0: warps 0 and 1 arrive at different instructions.  Phase 2: warp 1 syncs first and must
     # wait until warp 0 has stored and arrived, so it reads warp 0's values
-    body = (WARP + "setp.eq.u32 %p1, %r5, 1;\nmov.u32 %r6, buf;\nand.b32 %r7, %r39, 31;\nshl.b32 %r7, %r7, 2;\n"
-            "add.u32 %r6, %r6, %r7;\n@%p1 bra W1;\nbar.sync 0;\nbra.uni AFTER;\nW1:\nbar.sync 0;\nAFTER:\n"
+    body = (WARP_1_SLOT + "@%p1 bra W1;\nbar.sync 0;\nbra.uni AFTER;\nW1:\nbar.sync 0;\nAFTER:\n"
             "@!%p1 bra PRODUCE;\nbar.sync 0;\nld.shared.u32 %r1, [%r6];\nbra.uni DONE;\n"
             "PRODUCE:\nadd.u32 %r8, %r39, 100;\nst.shared.u32 [%r6], %r8;\nbar.sync 0;")
     m = launch(body, threads=64, decls=".shared .align 4 .b8 buf[128];")

@@ -53,3 +53,44 @@ def test_solve_integer_sets_an_unknown_no_equation_fixes_to_0() -> None:
     assert solve_integer([], [], 3) == [0, 0, 0]
     assert solve_integer([[2, 0, 0]], [6], 3) == [3, 0, 0]
     assert solve_integer([[2, 0, 0], [4, 0, 0]], [6, 12], 3) == [3, 0, 0]  # a dependent second row
+
+
+def _box_solution(rows: list[list[int]], rhs: list[int], width: int, bound: int) -> bool:
+    """Whether some integer x in [-bound, bound]^width solves every equation (brute force)."""
+    import itertools
+
+    return any(
+        all(sum(r * v for r, v in zip(row, x)) == b for row, b in zip(rows, rhs))
+        for x in itertools.product(range(-bound, bound + 1), repeat=width)
+    )
+
+
+def test_integer_solution_solves_every_equation_and_is_none_only_when_brute_force_finds_none() -> None:
+    """Both routes: a kept unique rational solution (asked for by fixes_a_fraction) and the Hermite elimination
+    on the used columns, the unknowns no equation uses set to 0; judged on every equation added, dependent ones
+    included, and against a brute-force search of a box for any integer solution."""
+    rng = random.Random(29)
+    seen = {"unique": 0, "hermite": 0, "none": 0}
+    for trial in range(800):
+        active = rng.randint(1, 3)
+        space, rows, rhs = RowSpace(5), [], []
+        for _ in range(rng.randint(1, 4)):
+            row = [rng.randint(-3, 3) for _ in range(active)] + [0] * (5 - active)
+            b = rng.randint(-5, 5)
+            if not space.add(row, b, active):
+                break
+            rows.append(row)
+            rhs.append(b)
+        else:
+            unique = sympy.Matrix([r[:active] for r in rows]).rank() == active
+            if trial % 2:
+                space.fixes_a_fraction(active)  # keeps the rational solution where it is unique
+            found = space.integer_solution()
+            if found is None:
+                seen["none"] += 1
+                assert not _box_solution([r[:active] for r in rows], rhs, active, 8), (rows, rhs)
+            else:
+                seen["unique" if unique and trial % 2 else "hermite"] += 1
+                assert len(found) == 5 and found[active:] == [0] * (5 - active)
+                assert all(sum(r * v for r, v in zip(row, found)) == b for row, b in zip(rows, rhs)), (rows, rhs)
+    assert min(seen.values()) >= 20, seen

@@ -117,8 +117,22 @@ class RowSpace:
         return numerators, denominator
 
     def integer_solution(self) -> list[int] | None:
-        """An integer solution of every equation added so far, or None when none exists."""
-        return solve_integer([r[:-1] for r in self.kept], [r[-1] for r in self.kept], self.ncols)
+        """An integer solution of every equation added so far, or None when none exists.
+
+        Where the equations fix the unknowns they mention (a kept rational solution: every equation is zero
+        past its ``active`` columns and the echelon has full rank there), that solution is the only one on
+        those columns, so it answers when its numerators are multiples of the denominator and otherwise
+        nothing does; the remaining unknowns are free (0).  Else the Hermite elimination decides."""
+        solution = self._solution
+        if solution is not None:
+            _, numerators, denominator = solution
+            if any(n % denominator for n in numerators):
+                return None
+            return [n // denominator for n in numerators]
+        # Columns past the last one any equation uses are free (0): the elimination runs on the used ones only.
+        used = max((max((k for k, c in enumerate(r[:-1]) if c), default=-1) for r in self.kept), default=-1) + 1
+        found = solve_integer([r[:used] for r in self.kept], [r[-1] for r in self.kept], used)
+        return None if found is None else found + [0] * (self.ncols - used)
 
 
 def solve_integer(rows: Sequence[Sequence[int]], rhs: Sequence[int], ncols: int) -> list[int] | None:

@@ -135,14 +135,21 @@ def _left_inverse(layout: Layout) -> Layout:
         s, d = flat[k]
         chained = d % prev == 0 and (pos + 1 == len(order) or flat[order[pos + 1]][1] >= s * d)
         if not chained:
-            read = _contiguous_left_inverse(flat)
-            return _searched_left_inverse(layout) if read is None else read
+            return _unchained_left_inverse(layout)
         out.append((d // prev, 0 if pos == 0 else index_strides[order[pos - 1]]))
         prev = d
     if order:
         last = order[-1]
         out.append((flat[last][0], index_strides[last]))
     return from_pairs(coalesce_pairs(out))
+
+
+@memoized
+def _unchained_left_inverse(layout: Layout) -> Layout:
+    """The left inverse where the strides do not chain: read off the offsets when they are exactly ``0..V``,
+    else searched (both remembered, as the work is far more than the chained construction's)."""
+    read = _contiguous_left_inverse(_coalesced_with_index_strides(layout)[0])
+    return _searched_left_inverse(layout) if read is None else read
 
 
 def _contiguous_left_inverse(flat: Pairs) -> Layout | None:

@@ -19,9 +19,30 @@ SL = la.stride_layout
 A = SL((2, 3), (E(0), E(1)))
 
 
-def test_composing_into_f2_values_by_coordinate_is_refused() -> None:
-    with pytest.raises(la.CompositionError, match="A's values are F2; compose through the index domain instead"):
-        la.composition(SL(4, F2(1)), SL(2, E(0)))
+def test_composing_into_f2_values_by_coordinate_reads_the_f2_layout_off_the_values() -> None:
+    a, b = SL(4, F2(1)), SL((2, 2), (E(0), ScaledBasis(2, (0,))))
+    r = la.composition(a, b)  # coordinates 0, 1, 2, 3 of A: the values F0, F1, F2, F3, linear in the index bits
+    assert [r(i) for i in range(4)] == [a(b(i)[0]) for i in range(4)]
+    assert isinstance(r.stride[0], F2)
+
+
+def test_f2_values_not_linear_in_the_index_bits_have_no_f2_layout() -> None:
+    # (4,2):(F1,F1) at offsets 0, 6, 12, 18 is F0, F3, F3, F6: F3 ^ F3 != F6, so no F2 strides give it
+    with pytest.raises(la.CompositionError, match="not GF.2.-linear in the index bits"):
+        la.composition(SL((4, 2), (F2(1), F2(1))), la.Layout(4, 6))
+    with pytest.raises(la.CompositionError, match="extent 3 is not a power of two"):
+        la.composition(SL((4, 2), (F2(1), F2(1))), la.Layout(3, 6))
+
+
+def test_cute_divisibility_failure_with_basis_strides_reads_the_layout_off_the_values() -> None:
+    """CuTe's division of B's leaf 4:6 by A's extents fails, yet A o B is (2,2):(3@1,3@1) (values 0, 3, 3, 6 on
+    axis 1), as the int-stride composition answers (2,2):(3,3); judged on every index."""
+    a = SL((4, 2), (E(1), E(1)))
+    r = la.composition(a, la.Layout(4, 6))
+    assert [r(i) for i in range(4)] == [a(6 * i) for i in range(4)]
+    assert la.composition(la.Layout((4, 2), (1, 1)), la.Layout(4, 6)) == la.Layout((2, 2), (3, 3))
+    with pytest.raises(la.CompositionError, match=r"no layout of B's shape \(2,4\) has the function"):
+        la.composition(SL((5, 6), (E(2), ScaledBasis(2, (2,)))), la.Layout((2, 4), (0, 2)))  # axis 2: 0, 2, 4, 3
 
 
 def test_a_basis_value_outside_a_shapes_modes_is_not_a_coordinate() -> None:
@@ -130,10 +151,11 @@ def test_composition_with_a_strided_int_layout_meeting_cutes_divisibility_is_a_o
 
 @pytest.mark.parametrize("a, b", [(A_2D, la.Layout((2, 6), (3, 2))), (A_3D, la.Layout(6, 4)),
                                   (A_3D, la.Layout(4, 2))], ids=str)
-def test_composition_where_a_stride_of_b_and_a_shape_of_a_do_not_divide_is_refused(a: Any, b: Any) -> None:
+def test_composition_where_divisibility_fails_and_no_layout_has_the_values_is_refused(a: Any, b: Any) -> None:
+    """CuTe's division fails here, and the values read off every index fit no layout of B's shape."""
     from layoutalg.core.stride_layout_ops import composition
 
-    with pytest.raises(la.CompositionError, match="divisibility fails"):
+    with pytest.raises(la.CompositionError, match="no layout of B's shape .* has the function"):
         composition(a, b)
 
 
@@ -150,7 +172,7 @@ def test_composing_f2_values_where_cutes_split_carries_is_refused_not_answered_w
     a, b = SL(12, F2(1)), la.Layout(4, 3)
     assert [a(b(i)) for i in range(4)] == [F2(0), F2(3), F2(6), F2(9)]
     assert int(F2(3) * 3) == 5
-    with pytest.raises(la.CompositionError, match="no layout of this form has the function"):
+    with pytest.raises(la.CompositionError, match="no layout with F2 strides of B's shape 4 has the function"):
         la.composition(a, b)
 
 

@@ -28,8 +28,31 @@ def test_fresh_random_cases_of_each_operation_meet_its_definition_or_are_refused
             src = gen(r)
             status, note = judge.classify({"file": "fresh", "line": 0, "kind": "call", "src": src})
             assert status in ("match", "refused"), f"{src}: {status} {note}"
+            if status == "refused" and op == "composition":
+                assert not fresh.composition_answer_exists(src), f"{src}: refused, yet a layout has it ({note})"
             checked += status == "match"
         assert checked >= 8, op  # most inputs have an answer
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.sampled_from([1, 2, 3, 4, 5, 6, 8]), st.integers(0, 3), st.integers(0, 2)),
+                min_size=1, max_size=3),
+       st.lists(st.tuples(st.sampled_from([1, 2, 3, 4, 6]), st.sampled_from([0, 1, 2, 3, 4, 5, 6, 8, 16])),
+                min_size=1, max_size=2),
+       st.sampled_from(["E", "F2", "int"]))
+def test_composition_answers_exactly_when_a_layout_of_bs_shape_has_the_function(a_modes, b_modes, kind):
+    """Basis, F2 and int strides for A, an int B: the answer is A(B(i)) on every index, and a refusal only where
+    brute force finds no layout whose shape refines B's with that function (the fresh cases' judge)."""
+    def stride(scale, axis):
+        return {"E": f"{scale}*E({axis})", "F2": f"F2({scale + 4 * axis})", "int": str(scale + 5 * axis)}[kind]
+
+    a = f"Layout(({', '.join(str(s) for s, _, _ in a_modes)},), ({', '.join(stride(d, x) for _, d, x in a_modes)},))"
+    b = f"Layout(({', '.join(str(s) for s, _ in b_modes)},), ({', '.join(str(d) for _, d in b_modes)},))"
+    src = f"composition({a}, {b})"
+    status, note = judge.classify({"file": "fresh", "line": 0, "kind": "call", "src": src})
+    assert status in ("match", "refused"), f"{src}: {status} {note}"
+    if status == "refused":
+        assert not fresh.composition_answer_exists(src), f"{src}: refused, yet a layout has it ({note})"
 
 
 @SETTINGS

@@ -120,52 +120,116 @@ def _split_leaf(flat_a: Pairs, s: int, r: int) -> Pairs | None:
 
 
 def composition(a: Any, b: Any) -> Any:
-    """``A o B`` for basis or F2 strides on either side (see the module docstring), checked on B's domain."""
+    """``A o B`` for basis or F2 strides on either side (see the module docstring), checked on B's domain.
+
+    Where CuTe's construction fails (a division of B's leaf by A's extents does not go through) or gives
+    another function (a carry between A's modes), the layout of B's shape is read off the values
+    ``A(B(i))``, as :func:`layoutalg.core.composition.composition` does for int strides: ``(4,2):(1@1,1@1) o
+    4:6`` is ``(2,2):(3@1,3@1)``.  A refusal then says that no layout of B's shape has the function."""
     if isinstance(b, StrideLayout):
         return _by_coordinate(a, b)
     flat_a, b = _coalesce_pairs(_pairs(a), keep_last=True) or [(1, 0)], _inner_operand(b)
     want = [a(int(j)) for j in _values(b)]
+    what = f"{a} o {b}"
 
-    def walk(shape: Any, stride: Any) -> tuple[Any, Any]:
+    def walk(shape: Any, stride: Any) -> tuple[Any, Any] | None:
         if isinstance(shape, tuple):
             parts = [walk(s, d) for s, d in zip(shape, stride)]
-            return tuple(p[0] for p in parts), tuple(p[1] for p in parts)
+            if any(p is None for p in parts):
+                return None
+            return tuple(p[0] for p in parts if p), tuple(p[1] for p in parts if p)
         if stride == 0 or shape == 1:
             return shape, 0
         if stride < 0:
             raise CompositionError(f"composition with a negative stride {stride} of B into {a}")
         pairs = _split_leaf(flat_a, shape, stride)
         if pairs is None:
-            raise CompositionError(f"{a} o {b}: CuTe's divisibility fails at B's leaf {shape}:{stride}")
+            return None  # CuTe's divisibility fails at this leaf of B
         if len(pairs) == 1:
             return pairs[0]
         return (tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)) if pairs else (1, 0)
 
-    shape, stride = walk(b.shape, b.stride)
-    return _checked(stride_layout(shape, stride), want, f"{a} o {b}")
+    walked = walk(b.shape, b.stride)
+    if walked is not None:
+        candidate = stride_layout(*walked)
+        if _values(candidate) == want:
+            return candidate
+    return _read_values(b.shape, want, what)
 
 
 def _by_coordinate(a: Any, b: StrideLayout) -> Any:
-    """``A o B`` where B's values are coordinates of A: the values ``A(B(i))`` read as a layout of B's shape
-    (coordinate values are numbered in a radix larger than any component, read, and the strides decoded)."""
+    """``A o B`` where B's values are coordinates of A: the values ``A(B(i))`` read as a layout of B's shape."""
     values = [a(_as_coordinate(v, a.shape)) for v in _values(b)]
-    what = f"{a} o {b}"
+    return _read_values(b.shape, values, f"{a} o {b}")
+
+
+def _read_values(shape: Any, values: list[Any], what: str) -> Any:
+    """The layout of ``shape`` (its modes refined as needed) whose function is ``values``, or CompositionError.
+
+    Int values are read by :func:`layoutalg.core.composition._synth_tuple`'s exact synthesis.  Basis values
+    are numbered first: each path one balanced digit in a radix larger than twice any component, a map that
+    is linear and one-to-one on the values and on the strides that could produce them (a stride is a value
+    at one coordinate), so a basis layout has the function exactly when the numbered values are an int
+    layout's, whose strides decode back; the result is checked on every index."""
     if all(isinstance(v, int) for v in values):
-        return _checked(_read_ints(b.shape, values, what), values, what)
-    if any(isinstance(v, F2) or (isinstance(v, ArithTuple) and any(isinstance(x, F2) for x, _ in v.terms()))
-           for v in values):
-        raise CompositionError(f"{what}: A's values are F2; compose through the index domain instead")
-    paths = sorted({p for v in values if isinstance(v, ArithTuple) for _, p in v.terms()})
-    top = max([abs(x) for v in values if isinstance(v, ArithTuple) for x, _ in v.terms()] + [1])
+        return _checked(_read_ints(shape, values, what), values, what)
+    if any(isinstance(v, ArithTuple) and any(isinstance(x, F2) for x, _ in v.terms()) for v in values):
+        raise CompositionError(f"{what}: its values are basis vectors with F2 components; no layout is read off "
+                               "such values (compose through the index domain)")
+    if any(isinstance(v, F2) for v in values):
+        return _read_f2(shape, values, what)
+    paths = sorted({p for v in values if isinstance(v, ArithTuple) for _, p in v.terms()}
+                   | {() for v in values if isinstance(v, int) and v})
+    top = max([abs(x) for v in values if isinstance(v, ArithTuple) for x, _ in v.terms()]
+              + [abs(v) for v in values if isinstance(v, int)] + [1])
     radix = 2 * top + 1
 
     def number(v: Any) -> int:
         terms = v.terms() if isinstance(v, ArithTuple) else ([(v, ())] if v else [])
         return sum(x * radix ** paths.index(p) for x, p in terms)
 
-    ints = _read_ints(b.shape, [number(v) for v in values], what)
+    try:
+        ints = _read_ints(shape, [number(v) for v in values], what)
+    except CompositionError:
+        raise CompositionError(f"{what}: no layout of B's shape {_fmt_shape(shape)} has the function "
+                               f"(its values begin {', '.join(map(str, values[:8]))})") from None
     decoded = it.unflatten([_decode(d, paths, radix) for d in it.flatten(ints.stride)], ints.shape)
     return _checked(stride_layout(ints.shape, decoded), values, what)
+
+
+def _fmt_shape(shape: Any) -> str:
+    return str(shape).replace(" ", "").replace(",)", ")")
+
+
+def _read_f2(shape: Any, values: list[Any], what: str) -> Any:
+    """The F2-stride layout of ``shape`` (each leaf split into its index bits) whose function is ``values``.
+
+    An F2 leaf of a power-of-two extent is GF(2)-linear in its coordinate's bits (``clmul``), and a
+    power-of-two extent splits only into power-of-two leaves, so a layout with F2 strides refining
+    ``shape`` has the function exactly when it is linear in the index bits: bit ``b`` of leaf ``k`` then
+    has the stride ``values[P_k << b]`` (``P_k`` the leaf's index stride), and adjacent bits merge where
+    CuTe's coalesce allows.  Checked on every index; a non-power-of-two extent is refused (the index
+    carries between its bits, and no reading is attempted)."""
+    leaves = list(it.flatten(shape)) if isinstance(shape, tuple) else [shape]
+    parts: list[tuple[Any, Any]] = []
+    running = 1
+    for m in leaves:
+        if m & (m - 1):
+            raise CompositionError(f"{what}: its values are F2 and B's extent {m} is not a power of two, so no "
+                                   "layout is read off them (the index carries between the extent's bits)")
+        bits = [(2, F2(int(values[running << b]))) for b in range(m.bit_length() - 1)]
+        merged = _coalesce_pairs(bits, keep_last=False) or [(1, 0)]
+        parts.append(merged[0] if len(merged) == 1 else (tuple(x for x, _ in merged), tuple(d for _, d in merged)))
+        running *= m
+    leaf_shapes, leaf_strides = [x for x, _ in parts], [d for _, d in parts]
+    if isinstance(shape, tuple):
+        result = stride_layout(it.unflatten(leaf_shapes, shape), it.unflatten(leaf_strides, shape))
+    else:
+        result = stride_layout(leaf_shapes[0], leaf_strides[0])
+    if _values(result) != values:
+        raise CompositionError(f"{what}: no layout with F2 strides of B's shape {_fmt_shape(shape)} has the "
+                               "function (it is not GF(2)-linear in the index bits)")
+    return result
 
 
 def _decode(n: int, paths: list[tuple[int, ...]], radix: int) -> Any:

@@ -128,7 +128,7 @@ def test_a_triton_loc_comment_takes_the_outermost_call_site_of_its_nested_chain(
     (HEAD + ".visible .entry k() .entry\n{\nret;\n}\n", 4, "unknown function directive .entry"),
     (HEAD + ".visible .entry (.param .b32 r) k()\n{\nret;\n}\n", 4, "cannot read the function name"),
     (entry(".param .b32 r0;\ncall.uni (r0), f);"), 7, "cannot read operand 'f\\)'"),
-    (entry(".reg .pred %p<3>;\nsetp.eq.s32 %p0|%p1|%p2, 1, 0;"), 7, "not declared"),
+    (entry(".reg .pred %p<3>;\nsetp.eq.s32 %p0|%p1|%p2, 1, 0;"), 7, "must name exactly two registers"),
     (entry(".reg .pred %p<2>;\n@!%p2 ret;"), 7, "guard register %p2 is not declared"),
     (entry("{\n.reg .pred p;\n}\n@p ret;"), 9, "guard register p is not declared"),
     (entry(".extern .func (.param .b32 r) f (.param .b32 a);"), 6, "unknown directive .extern in a function body"),

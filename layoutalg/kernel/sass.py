@@ -114,16 +114,16 @@ def ptx_inventory(fn: Function) -> tuple[Counter[tuple[str, int]], dict[str, lis
 
 
 def _tensormap_accesses(ins: Instruction) -> list[tuple[str, int] | None]:
-    from layoutalg.kernel.interp.tensormap import field_accesses
+    from layoutalg.kernel.interp.tensormap import field_accesses, replace_form
 
     if not any(p.split("::")[0] == "shared" for p in ins.parts):
         return []
     if len(ins.parts) > 1 and ins.parts[1] == "cp_fenceproxy":
         return [("ld", 4)]
-    ordinal = getattr(ins.operands[1], "value", None) if len(ins.operands) == 3 else None
     try:
-        accesses = field_accesses(ins.parts[3] if len(ins.parts) > 3 else "", ordinal)
-    except ValueError:
+        field, space, ordinal = replace_form(ins)
+        accesses = field_accesses(field, ordinal) if space == "shared::cta" else []
+    except (KernelError, ValueError):
         return []  # the trace refuses it, naming the line
     out: list[tuple[str, int] | None] = []
     for _off, width, rmw in accesses:

@@ -68,13 +68,13 @@ def shared_layout(module: Module, fn: Function, dynamic_smem: int) -> SharedLayo
     layout = SharedLayout()
     at = SMEM_BASE
     for v in candidates:
-        if v.extern or v.count == 0:
+        if v.extern and v.count == 0:  # the dynamic array; a sized .extern is static (ptxas: "ignoring extern")
             continue
         at = align_up(at, v.align)
         layout.addresses[v.name] = at
         at += v.size
     layout.static_end = at
-    externs = [v for v in candidates if v.extern or v.count == 0]
+    externs = [v for v in candidates if v.extern and v.count == 0]
     align = max([16] + [v.align for v in externs])
     layout.dynamic_base = align_up(at, align) if externs or dynamic_smem else at
     for v in externs:

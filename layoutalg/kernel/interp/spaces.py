@@ -15,9 +15,11 @@ arithmetic a kernel does (adds, multiplies, masks for alignment) is traced exact
 reserves the first 1 KiB of every CTA's shared memory (``cudaDevAttrReservedSharedMemoryPerBlock``),
 and the bank-model probe read its dynamic shared-memory base back as 1024.  Static
 ``.shared`` variables the kernel uses follow in declaration order, each aligned to its
-``.align``; the dynamic (``.extern``) array follows them, aligned to ``max(16, its
-.align)``.  This placement is an assumption about ptxas (it matters only modulo 128
-bytes for banks); ``Trace.shared_layout`` reports it so it can be checked against the SASS.
+``.align``; the dynamic array (an ``.extern .shared`` array of no size) follows them, aligned
+to ``max(16, its .align)``.  A sized ``.extern .shared`` variable is a static one: ptxas
+(whole-program) warns "ignoring extern qualifier" and counts it in the static shared memory.
+This placement is an assumption about ptxas (it matters only modulo 128 bytes for banks);
+``Trace.shared_layout`` reports it so it can be checked against the SASS.
 """
 
 from __future__ import annotations

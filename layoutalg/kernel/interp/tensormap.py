@@ -21,18 +21,20 @@ follow the same packing.  The counts depend only on whether a word is written wh
 read-modified-written, and an offset moves every lane of an instruction alike, so the bank costs
 do not depend on it either.  ``swizzle_atomicity`` (sm_100) is not in the corpus and is refused.
 The written bytes become unknown (the tracer does not model the descriptor's encoding).
+Both instructions are read by their ISA syntax (:func:`replace_form`, :func:`check_copy_form`),
+modifiers in any order as ptxas reads them; any other form is refused, naming the line.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, NoReturn
 
 import numpy as np
 
 from layoutalg.errors import KernelError
 from layoutalg.kernel.interp.decode import Context, Op, builder
 from layoutalg.kernel.interp.memory import address_reader, checked_shared_lanes, full, record
-from layoutalg.kernel.ptx.nodes import Imm, Instruction
+from layoutalg.kernel.ptx.nodes import Addr, Imm, Instruction
 
 TENSORMAP_BYTES = 128
 FLAG_WORD = 0x8
@@ -61,12 +63,102 @@ def field_accesses(field: str, ordinal: int | None) -> list[Access]:
     raise ValueError(f"tensormap field {field}" + (f" ordinal {ordinal}" if ordinal is not None else ""))
 
 
-def _space(ins: Instruction) -> str | None:
-    for p in ins.parts:
-        base = p.split("::")[0]
-        if base in ("shared", "global"):
-            return base
-    return None
+#: field -> (its .type, whether it takes an ordinal, whether its value must be an immediate): the ISA's
+#: ``.field1`` (no ordinal), ``.field2`` (``[addr], ord, new_val``) and ``.field3`` (immediate values)
+REPLACE_FIELDS: dict[str, tuple[str, bool, bool]] = {
+    "global_address": ("b64", False, False), "rank": ("b32", False, False),
+    "box_dim": ("b32", True, False), "global_dim": ("b32", True, False), "global_stride": ("b64", True, False),
+    "element_stride": ("b32", True, False), "elemtype": ("b32", False, True),
+    "interleave_layout": ("b32", False, True), "swizzle_mode": ("b32", False, True),
+    "swizzle_atomicity": ("b32", False, True), "fill_mode": ("b32", False, True),
+}
+REPLACE_SYNTAX = "tensormap.replace.tile.field{.global|.shared::cta}.b1024.type [addr], {ord,} new_val"
+COPY_SCOPES = ("cta", "cluster", "gpu", "sys")
+COPY_SYNTAX = "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned [dst], [src], 128"
+_SPACE_NAMES = ("global", "shared", "local", "const", "param")
+
+
+def _modifiers(ins: Instruction, syntax: str) -> tuple[list[str], Callable[[str], NoReturn]]:
+    """The modifiers after ``tensormap.<op>`` and a function refusing the instruction with a reason.  ptxas
+    reads them as a set (any order) and refuses one given twice ("Multiple .x modifiers specified")."""
+    mods = list(ins.parts[2:])
+
+    def refuse(why: str) -> NoReturn:
+        raise KernelError(f"{ins.parts[0]}.{ins.parts[1]}: {why} (ISA: {syntax})", ins.line, ins.opcode)
+
+    for m in mods:
+        if mods.count(m) > 1:
+            refuse(f".{m} is given twice")
+    return mods, refuse
+
+
+def replace_form(ins: Instruction) -> tuple[str, str | None, int | None]:
+    """(field, state space or None for generic addressing, ordinal) of a ``tensormap.replace``.
+
+    PTX ISA "tensormap.replace": ``.tile``, one field, at most one of ``.global``/``.shared::cta``,
+    ``.b1024`` and the field's type (``.b64`` for global_address and global_stride, ``.b32`` otherwise);
+    ``[addr], new_val``, with an immediate ordinal 0..4 before new_val for box_dim, global_dim,
+    global_stride and element_stride, and an immediate new_val for the ``.field3`` fields.  ptxas 13.0
+    accepts these modifiers in any order and refuses everything else (tests/data/ptxas_reader_verdicts.json)."""
+    mods, refuse = _modifiers(ins, REPLACE_SYNTAX)
+    fields = [m for m in mods if m in REPLACE_FIELDS]
+    spaces = [m for m in mods if m.split("::")[0] in _SPACE_NAMES]
+    types = [m for m in mods if m in ("b32", "b64")]
+    for m in mods:
+        if m not in fields + spaces + types + ["tile", "b1024"]:
+            refuse(f"unknown modifier .{m}")
+    for need, what in (("tile", ".tile"), ("b1024", ".b1024")):
+        if need not in mods:
+            refuse(f"{what} is required")
+    if len(fields) != 1 or len(types) != 1:
+        refuse(f"one field and one type are required, not {len(fields)} and {len(types)}")
+    field = fields[0]
+    type_ = REPLACE_FIELDS[field][0]
+    if types[0] != type_:
+        refuse(f".{field} is .{type_}, not .{types[0]}")
+    if len(spaces) > 1 or (spaces and spaces[0] not in ("global", "shared::cta")):
+        refuse(f"state space {'.' + '.'.join(spaces)}: the map is in .global or .shared::cta (or generic)")
+    return field, (spaces[0] if spaces else None), _replace_ordinal(ins, field, refuse)
+
+
+def _replace_ordinal(ins: Instruction, field: str, refuse: Callable[[str], NoReturn]) -> int | None:
+    """The ordinal of a ``tensormap.replace`` of ``field`` (None if it takes none), its operands checked."""
+    _, takes_ordinal, immediate = REPLACE_FIELDS[field]
+    if len(ins.operands) != (3 if takes_ordinal else 2):
+        refuse(f".{field} takes {'[addr], ord, new_val' if takes_ordinal else '[addr], new_val'}")
+    if immediate and not isinstance(ins.operands[-1], Imm):
+        refuse(f"the value of .{field} must be an immediate")
+    if not takes_ordinal:
+        return None
+    if not isinstance(ins.operands[1], Imm):
+        refuse("the ordinal must be an immediate")
+    if not 0 <= ins.operands[1].value < MAX_RANK:
+        refuse(f"ordinal {ins.operands[1].value} is not in 0..{MAX_RANK - 1}")
+    return ins.operands[1].value
+
+
+def check_copy_form(ins: Instruction) -> None:
+    """Refuse a ``tensormap.cp_fenceproxy`` that is not the ISA's one form (see :data:`COPY_SYNTAX`): to
+    ``.global`` from ``.shared::cta``, in that order, with ``.tensormap::generic``, ``.release``, one scope,
+    ``.sync`` and ``.aligned`` (ptxas 13.0 accepts these last in any order), copying 128 bytes."""
+    mods, refuse = _modifiers(ins, COPY_SYNTAX)
+    spaces = [m for m in mods if m.split("::")[0] in _SPACE_NAMES]
+    if spaces != ["global", "shared::cta"]:
+        refuse(f"the state spaces are .global.shared::cta (to global from shared::cta); got "
+               f"{'.' + '.'.join(spaces) if spaces else 'none'}")
+    for m in mods:
+        if m not in spaces + ["tensormap::generic", "release", "sync", "aligned", *COPY_SCOPES]:
+            refuse(f"unknown modifier .{m}")
+    for need in ("tensormap::generic", "release", "sync", "aligned"):
+        if need not in mods:
+            refuse(f".{need} is required")
+    if len([m for m in mods if m in COPY_SCOPES]) != 1:
+        refuse("one scope (.cta, .cluster, .gpu or .sys) is required")
+    if len(ins.operands) != 3 or not all(isinstance(op, Addr) for op in ins.operands[:2]):
+        refuse("expected [dst], [src], size")
+    size = ins.operands[2]
+    if not isinstance(size, Imm) or size.value != TENSORMAP_BYTES:
+        refuse(f"the copy is of {TENSORMAP_BYTES} bytes")
 
 
 @builder("tensormap")
@@ -79,23 +171,17 @@ def build_tensormap(ins: Instruction, ctx: Context, idx: int) -> Op:
 
 
 def _replace(ins: Instruction, ctx: Context, idx: int) -> Op:
-    field = ins.parts[3] if len(ins.parts) > 3 else ""
-    ordinal = None
-    if len(ins.operands) == 3:
-        if not isinstance(ins.operands[1], Imm):
-            raise KernelError("tensormap.replace: the ordinal must be an immediate", ins.line, ins.opcode)
-        ordinal = ins.operands[1].value
+    field, space, ordinal = replace_form(ins)
     try:
         accesses = field_accesses(field, ordinal)
     except ValueError as exc:
         raise KernelError(f"tensormap.replace: {exc} is not modelled (module layoutalg.kernel.interp.tensormap)",
                           ins.line, ins.opcode) from None
-    space = _space(ins)
-    if space not in ("shared", "global"):
+    if space is None:
         raise KernelError("tensormap.replace without .shared::cta or .global (generic addressing) is not supported",
                           ins.line, ins.opcode)
     read_addr = address_reader(ctx, ins.operands[0], ins)
-    shared = space == "shared"
+    shared = space == "shared::cta"
     op = Op(idx, ins, shared=shared, writes_shared=shared)
 
     def run(m: Any, mask: Any) -> None:
@@ -116,19 +202,12 @@ def _replace(ins: Instruction, ctx: Context, idx: int) -> Op:
 
 
 def _copy_out(ins: Instruction, ctx: Context, idx: int) -> Op:
-    if "aligned" not in ins.parts or len(ins.operands) < 3:
-        raise KernelError("tensormap.cp_fenceproxy: expected .sync.aligned [dst], [src], size", ins.line, ins.opcode)
-    size = ins.operands[2]
-    if not isinstance(size, Imm) or size.value != TENSORMAP_BYTES:
-        raise KernelError("tensormap.cp_fenceproxy copies 128 bytes", ins.line, ins.opcode)
-    src_shared = any(p.split("::")[0] == "shared" for p in ins.parts)
+    check_copy_form(ins)
     read_src = address_reader(ctx, ins.operands[1], ins)
-    op = Op(idx, ins, shared=src_shared)
+    op = Op(idx, ins, shared=True)
     lane_offsets = 4 * np.arange(32, dtype=np.int64)
 
     def run(m: Any, mask: Any) -> None:
-        if not src_shared:
-            return
         lanes = m.active(mask)
         ok, a = checked_shared_lanes(m, op, read_src(m), lanes, TENSORMAP_BYTES, 8, False, "tensormap copy")
         warps_lanes = lanes.reshape(-1, 32)

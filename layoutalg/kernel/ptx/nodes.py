@@ -192,11 +192,17 @@ class Function:
 
 @dataclass
 class Module:
-    """A whole PTX file: header, ``.file`` table, module-scope variables, entries and functions."""
+    """A whole PTX file: header, ``.file`` table, module-scope variables, entries and functions.
+
+    ``address_size`` is 32 when ``.address_size`` is omitted (PTX ISA ".address_size": "defaults to 32").
+    Nothing reads it: the tracer's addresses are 64-bit.  ptxas 13.0 (sm_90) compiles a module without the
+    directive whose addresses are 64-bit, and refuses one with 32-bit addressing ("32-Bit ABI ... is not
+    supported on sm_90 or higher"), as it refuses an explicit ``.address_size 32``, which the parser refuses.
+    """
 
     version: str = ""
     target: str = ""
-    address_size: int = 64
+    address_size: int = 32
     files: dict[int, str] = field(default_factory=dict)
     variables: list[Variable] = field(default_factory=list)
     entries: dict[str, Function] = field(default_factory=dict)

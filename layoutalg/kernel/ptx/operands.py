@@ -120,9 +120,11 @@ def parse_operand(text: str, line: int, registers: frozenset[str] | set[str] = f
         if not isinstance(inner, Reg):
             raise KernelError(f"'!' applies to a predicate register, not {t[1:]!r}", line)
         return Not(inner)
-    if "|" in t:
-        a, b = (x.strip() for x in t.split("|", 1))
-        return PredPair(Reg(a), Reg(b))
+    if "|" in t:  # ISA setp: "p[|q]", two destinations; ptxas refuses "%p|%q|%r" and an empty name
+        names = [x.strip() for x in t.split("|")]
+        if len(names) != 2 or not all(_IDENT.match(x) for x in names):
+            raise KernelError(f"predicate pair {t!r} must name exactly two registers (setp's p|q)", line)
+        return PredPair(Reg(names[0]), Reg(names[1]))
     if t.startswith("%"):
         if not _IDENT.match(t):
             raise KernelError(f"bad register name {t!r}", line)

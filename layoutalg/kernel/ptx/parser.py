@@ -356,8 +356,10 @@ def _body_statement(body: _Body, st: Statement) -> None:
             fn.registers[body.declare(n)] = type_
     elif head == ".loc":
         _loc(body, text, line)
-    elif head in (".shared", ".local", ".param", ".global", ".const") or (
-            head in _LINKAGE and any(s in text.split() for s in _SPACES)):
+    elif head in _LINKAGE and any(s in text.split() for s in _SPACES):
+        raise KernelError(f"{head} variable inside a function body: a variable with a linkage directive (.extern, "
+                          ".visible, .weak, .common) is declared at module scope (ptxas: syntax error)", line, head)
+    elif head in (".shared", ".local", ".param", ".global", ".const"):
         for v in parse_variable(text, line):
             unique = body.declare(v.name, register=False)
             fn.variables.append(Variable(unique, v.space, v.type, v.align, v.count, v.extern, v.initializer,

@@ -1,0 +1,117 @@
+"""The PTX reader agrees with ptxas: tests/data/ptxas_reader_verdicts.json (tools/ptxas_reader_verdicts.py).
+
+Every case is a module ptxas 13.0 compiled (``ptxas -v -arch=ARCH``).  A module ptxas refuses must be refused by
+``trace`` with a KernelError naming the line ptxas names; one it accepts must trace, except the few valid forms
+the tracer does not model (``NOT_MODELLED``: refused with a message saying so); where ptxas reports the static
+shared memory of a sized ``.extern .shared`` case, the traced layout takes as many bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from layoutalg.errors import KernelError
+from layoutalg.kernel import trace
+from layoutalg.kernel.ptx.operands import parse_operand
+from layoutalg.kernel.ptx.parser import parse_module
+from layoutalg.kernel.sass import ptx_inventory
+
+DATA = json.loads((Path(__file__).parent / "data" / "ptxas_reader_verdicts.json").read_text())
+CASES = {c["id"]: c for c in DATA["cases"]}
+
+#: valid PTX (ptxas accepts it) that the tracer refuses as outside its model, with the reason it gives
+NOT_MODELLED = {
+    "body_extern_func": r"unknown directive \.extern in a function body",
+    "tensormap_04": r"generic addressing\) is not supported",  # tensormap.replace without a state space
+    "tensormap_38": r"global_stride ordinal 4 is not modelled",
+    "tensormap_51": r"swizzle_atomicity.* is not modelled",
+}
+
+
+def _trace(case: dict[str, Any]) -> Any:
+    dynamic_smem = 128 if case["item"] == "tensormap" else 0  # the tensor-map is the dynamic array
+    return trace(case["ptx"], kernel="k", block=32, args={"g": "buf"}, dynamic_smem=dynamic_smem)
+
+
+def test_the_recording_names_its_ptxas_and_holds_both_verdicts() -> None:
+    assert "cuda_13.0" in DATA["meta"]["ptxas"]
+    assert {c["ptxas_rc"] != 0 for c in DATA["cases"]} == {True, False}
+    assert set(NOT_MODELLED) <= {cid for cid, c in CASES.items() if c["ptxas_rc"] == 0}
+
+
+@pytest.mark.parametrize("cid", sorted(c["id"] for c in DATA["cases"] if c["ptxas_rc"] != 0))
+def test_what_ptxas_refuses_is_refused_naming_its_line(cid: str) -> None:
+    case = CASES[cid]
+    with pytest.raises(KernelError) as e:
+        _trace(case)
+    if case["ptxas_error_line"] is not None:
+        assert e.value.line == case["ptxas_error_line"], (str(e.value), case["ptxas_error"])
+
+
+@pytest.mark.parametrize("cid", sorted(c["id"] for c in DATA["cases"] if c["ptxas_rc"] == 0))
+def test_what_ptxas_accepts_traces_or_is_refused_as_not_modelled(cid: str) -> None:
+    case = CASES[cid]
+    if cid in NOT_MODELLED:
+        with pytest.raises(KernelError, match=NOT_MODELLED[cid]):
+            _trace(case)
+        return
+    t = _trace(case)
+    if case["item"] == "extern" and "[]" not in case["ptx"]:  # no dynamic array: the layout is the static bytes
+        assert t.shared_bytes == case["smem_bytes"]
+
+
+# ----------------------------------------------------------------------------- item by item
+def test_a_linkage_qualified_variable_in_a_function_body_is_refused_naming_its_line() -> None:
+    with pytest.raises(KernelError, match=r"\.extern variable inside a function body.*module scope") as e:
+        _trace(CASES["body_extern_shared_unsized"])
+    assert e.value.line == 8
+
+
+def test_a_sized_extern_shared_variable_is_static_and_placed_in_declaration_order() -> None:
+    # ptxas: "ignoring extern qualifier"; 208 bytes smem = t[64] + s[128] + u[16], so s is between t and u
+    t = _trace(CASES["module_extern_sized_between_statics"])
+    assert t.shared_layout == {"t": 1024, "s": 1088, "u": 1216}
+    assert t.shared_bytes == CASES["module_extern_sized_between_statics"]["smem_bytes"] == 208
+
+
+def test_a_replace_with_its_state_space_before_its_field_traces_as_the_isa_order_does() -> None:
+    # ptxas 13.0 reads the modifiers as a set: tensormap_01 (space first) and tensormap_02 (reversed) compile
+    accesses = []
+    for cid in ("tensormap_00", "tensormap_01", "tensormap_02"):
+        t = _trace(CASES[cid])
+        accesses.append([(r.part, r.access_bytes) for r in t.accesses])
+    assert accesses[0] == accesses[1] == accesses[2] == [("STS +0x0", 8)]
+
+
+def test_the_sass_inventory_counts_a_space_first_replace_as_the_isa_order() -> None:
+    # kernel.sass compares the PTX's shared accesses with the SASS: the same STS.64 whatever the modifier order
+    for cid in ("tensormap_00", "tensormap_01", "tensormap_02"):
+        inventory, _ = ptx_inventory(parse_module(CASES[cid]["ptx"]).entries["k"])
+        assert inventory == {("st", 8): 1}
+
+
+def test_a_four_part_replace_is_refused_for_its_missing_size_and_type() -> None:
+    with pytest.raises(KernelError, match=r"line 13.*tensormap.replace: \.b1024 is required \(ISA: "):
+        _trace(CASES["tensormap_03"])
+
+
+def test_a_descriptor_copy_without_its_shared_cta_source_is_refused() -> None:
+    with pytest.raises(KernelError, match=r"line 13.*state spaces are \.global\.shared::cta .*got \.global \(ISA"):
+        _trace(CASES["tensormap_60"])
+
+
+def test_a_predicate_pair_of_three_names_is_refused_naming_the_operand() -> None:
+    with pytest.raises(KernelError, match=re.escape("predicate pair '%p|%q|%r' must name exactly two registers")):
+        parse_operand("%p|%q|%r", 3)
+
+
+def test_an_omitted_address_size_is_32_and_the_module_traces_with_64_bit_pointers() -> None:
+    # PTX ISA ".address_size": omitted means 32; ptxas 13.0 compiles this module (its pointers are 64-bit)
+    case = CASES["omitted_64_bit_pointers"]
+    assert parse_module(case["ptx"]).address_size == 32
+    assert _trace(case).shared_layout == {"s": 1024}

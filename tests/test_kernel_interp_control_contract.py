@@ -73,12 +73,13 @@ def test_wmma_load_from_shared_is_recorded_keeps_memory_and_gives_unknown_fragme
     assert wmma[0].smem.tolist() == [[base] * 32]
 
 
-def test_a_wmma_load_of_an_f16_a_fragment_records_16_bytes_per_lane():
+def test_a_wmma_load_of_an_f16_a_fragment_records_32_bytes_per_lane():
     # PTX ISA "Matrix Fragments for WMMA": an m16n16k16 .f16 a fragment is eight .f16x2 registers per thread,
-    # 8 x 4 = 16 bytes (16 x 16 halves = 512 bytes over 32 lanes)
+    # 8 x 4 = 32 bytes (16 halves: more than the lane's share of the matrix, 16 x 16 halves over 32 lanes;
+    # every form: test_kernel_interp_wmma_fragments.py)
     rec = Recorder()
     launch("mov.u32 %r20, tile;\ncvt.u64.u32 %rd1, %r20;\n" + WMMA_A, recorder=rec, decls=SMEM)
-    assert [r.access_bytes for r in rec.accesses if r.kind == "wmma"] == [16]
+    assert [r.access_bytes for r in rec.accesses if r.kind == "wmma"] == [32]
 
 
 def test_a_wmma_load_into_a_bare_register_is_refused_naming_the_line():

@@ -1,5 +1,10 @@
 """Stores to C: the last store of each unit wins (two unordered stores of different values race), and at
-the end every C element must hold its own accumulator after all K products."""
+the end every C element must hold its own accumulator after all K products.
+
+The race check is per byte of C (``c_last``: the last store of each byte): a data race needs two stores of
+the same byte (PTX ISA 8.x, 8.2.1 "Overlap", 8.7.1 "Conflict and Data-races"), so two warps storing the two
+bytes of one 16-bit unit (``st.global.u8``) do not race, while two unordered stores of different values to one
+byte do, byte stores included."""
 
 from __future__ import annotations
 
@@ -32,32 +37,36 @@ class CStores(CheckerBase):
         sel = inside.reshape(-1)
         units, vals, whos = u_flat[sel], v_flat[sel], np.repeat(who, u, axis=0)[sel]
         cta_i, warp_i = np.repeat(g.cta_index[th], u)[sel], np.repeat(g.warpid[th], u)[sel]
-        if ew > 1:  # two byte stores may write the two bytes of one unit: no race, and no accumulator either way
-            self._unordered_stores(op, units, vals, whos, cta_i, warp_i)
+        byte, entry = _bytes_of(units, o.reshape(-1)[sel], ew)  # the bytes of C the stored units cover
+        self._unordered_stores(op, byte, entry, vals, whos, cta_i, warp_i, ew)
         self.c_tag[units] = vals
         self.c_op[units] = op.index
         self.c_who[units] = whos
-        self.c_clock[units] = self.state.clocks.vc[cta_i, warp_i, warp_i]
         self.c_item[units] = np.tile(np.arange(u) // max(1, ew // 2), k)[sel]
 
-    def _unordered_stores(self, op: Any, units: np.ndarray, vals: np.ndarray, whos: np.ndarray, cta_i: np.ndarray,
-                          warp_i: np.ndarray) -> None:
-        """Two stores of different values to one unit of C with nothing ordering them (other CTAs, or warps
-        of one CTA with no barrier between): the final value is whichever lands last."""
-        prev = self.c_op[units] >= 0
-        differ = prev & (self.c_tag[units] != vals)
-        if not differ.any():
-            return
-        old = self.c_who[units]
+    def _unordered_stores(self, op: Any, byte: np.ndarray, entry: np.ndarray, vals: np.ndarray, whos: np.ndarray,
+                          cta_i: np.ndarray, warp_i: np.ndarray, ew: int) -> None:
+        """Two stores of different values to one byte of C with nothing ordering them (other CTAs, or warps
+        of one CTA with no barrier between): the final value is whichever lands last.  ``byte``: the bytes of
+        C the stored units cover, ``entry``: the stored unit each belongs to; ``c_last`` then holds them."""
+        vals, whos, cta_i, warp_i = vals[entry], whos[entry], cta_i[entry], warp_i[entry]
+        last = self.c_last[byte]
+        differ = (last[:, 1] >= 0) & (last[:, 0] != vals)
+        old = last[:, 3:]
         other_cta = (old[:, :3] != whos[:, :3]).any(axis=1)
         same_cta_other_warp = ~other_cta & (old[:, 3] != whos[:, 3])
         knows = self.state.clocks.knows(cta_i, warp_i, np.where(same_cta_other_warp, old[:, 3], -1))
-        unordered = differ & (other_cta | (same_cta_other_warp & ~(knows > self.c_clock[units])))
+        unordered = differ & (other_cta | (same_cta_other_warp & ~(knows > last[:, 2])))
+        clock = self.state.clocks.vc[cta_i, warp_i, warp_i]  # the storing warp's clock (see .ordering)
+        self.c_last[byte] = np.concatenate([vals[:, None], np.full((byte.size, 1), op.index), clock[:, None], whos],
+                                           axis=1)
         if unordered.any():
             j = int(np.flatnonzero(unordered)[0])
-            first = self.fn.body[int(self.c_op[units[j]])]
+            first = self.fn.body[int(last[j, 1])]
+            lo = int(byte[j]) & ~1
+            span = f"bytes {lo}..{lo + 1} of C are" if ew > 1 else f"byte {int(byte[j])} of C is"
             self._find("refuted", "global race", op.index,
-                       f"bytes {2 * int(units[j])}..{2 * int(units[j]) + 1} of C are stored by PTX line {first.line} "
+                       f"{span} stored by PTX line {first.line} "
                        f"(CTA {tuple(int(x) for x in old[j, :3])} warp {int(old[j, 3])} lane {int(old[j, 4])}) and by "
                        f"PTX line {op.ins.line} (CTA {tuple(int(x) for x in whos[j, :3])} warp {int(whos[j, 3])} lane "
                        f"{int(whos[j, 4])}) with different values and nothing ordering the two stores",
@@ -140,6 +149,15 @@ class CStores(CheckerBase):
             out.append(Finding("unknown", "store", "the traced CTAs store no element of C"))
         return out
 
+
+
+def _bytes_of(units: np.ndarray, offs: np.ndarray, ew: int) -> tuple[np.ndarray, np.ndarray]:
+    """(bytes of C, index of the stored unit each belongs to): a byte store (``ew`` 1) writes the byte at its
+    offset, a wider store both bytes of each unit."""
+    if ew == 1:
+        return offs, np.arange(offs.size)
+    entry = np.repeat(np.arange(units.size), 2)
+    return 2 * units[entry] + np.tile(np.arange(2), units.size), entry
 
 
 def _store_register(ins: Any, item: int) -> str | None:

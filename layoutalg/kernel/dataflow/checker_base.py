@@ -35,8 +35,8 @@ class CheckerBase:
     c_tag: np.ndarray
     c_op: np.ndarray
     c_who: np.ndarray
-    c_clock: np.ndarray
     c_item: np.ndarray
+    c_last: np.ndarray
     c_outside: int
     c_checked: int
 

@@ -49,22 +49,24 @@ def shared_ok(m: Any, addr: np.ndarray, nbytes: int) -> bool:
     return lo >= m.smem.base and hi + nbytes <= m.smem.base + m.smem.size and not (addr % min(nbytes, 2)).any()
 
 
-def load_units(m: Any, op: Op, threads: np.ndarray, addr: np.ndarray, nbytes: int) -> np.ndarray:
-    """Tags (k, nbytes // 2) of shared loads by ``threads`` at window addresses ``addr`` (race-checked)."""
+def load_units(m: Any, op: Op, threads: np.ndarray, addr: np.ndarray, nbytes: int, byte: bool = False) -> np.ndarray:
+    """Tags (k, nbytes // 2) of shared loads by ``threads`` at window addresses ``addr`` (race-checked; ``byte``:
+    a byte load, race-checked on the byte at ``addr`` alone)."""
     f = m.flow
     g = f.geom
     u = nbytes // 2
     units = (addr[:, None] - SMEM_BASE) // 2 + np.arange(u)[None, :]
     cta = np.repeat(g.cta_index[threads], u)
     warp = np.repeat(g.warpid[threads], u)
-    got = f.shared.read(op.index, cta, warp, units.reshape(-1)).reshape(-1, u)
+    got = f.shared.read(op.index, cta, warp, units.reshape(-1), (addr - SMEM_BASE) % 2 if byte else None).reshape(-1, u)
     f.sample(op.index, threads, units, got)
     return got
 
 
 def store_units(m: Any, op: Op, threads: np.ndarray, addr: np.ndarray, tags: np.ndarray,
-                group: np.ndarray | None = None) -> None:
-    """Write tags (k, u) at shared window addresses ``addr`` for ``threads`` (race-checked)."""
+                group: np.ndarray | None = None, byte: np.ndarray | None = None) -> None:
+    """Write tags (k, u) at shared window addresses ``addr`` for ``threads`` (race-checked; ``byte``: a byte
+    store, (k,) 0 or 1, race-checked on that byte of its unit alone)."""
     f = m.flow
     g = f.geom
     u = tags.shape[1]
@@ -73,7 +75,7 @@ def store_units(m: Any, op: Op, threads: np.ndarray, addr: np.ndarray, tags: np.
     warp = np.repeat(g.warpid[threads], u)
     grp = None if group is None else np.repeat(group, u)
     flat = tags.reshape(-1).copy()
-    f.shared.write(op.index, cta, warp, units.reshape(-1), flat, grp)
+    f.shared.write(op.index, cta, warp, units.reshape(-1), flat, grp, byte)
     f.sample(op.index, threads, units, flat.reshape(-1, u))
     if group is not None:
         for c, w in set(zip(g.cta_index[threads].tolist(), g.warpid[threads].tolist())):
@@ -136,7 +138,7 @@ def ld_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
             got[th] = load_units(m, op, th, a[th], ew * count)
         else:  # byte j is half of the unit at (a + j) & ~1: read (and race-check) that unit; put makes it OPAQUE
             for j in range(count):
-                got[th, j] = load_units(m, op, th, a[th] + j, 2)[:, 0]
+                got[th, j] = load_units(m, op, th, a[th] + j, 2, byte=True)[:, 0]
         got[lanes & ~ok] = tg.opaque(op.index, tg.W_GLOBAL_ADDR)
         return True
 
@@ -234,7 +236,7 @@ def st_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
             for j in range(count):
                 old = f.shared.tag[f.geom.cta_index[th], (a[th] + j - SMEM_BASE) // 2]
                 new = np.where((old >= 0) | (vals[th, j] >= 0), tg.opaque(op.index, tg.W_BYTE), tg.NONE)
-                store_units(m, op, th, (a[th] + j) & ~1, new[:, None])
+                store_units(m, op, th, (a[th] + j) & ~1, new[:, None], byte=(a[th] + j) & 1)
             return True
         store_units(m, op, th, a[th], vals[th])
         return True

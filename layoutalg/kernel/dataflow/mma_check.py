@@ -51,8 +51,8 @@ class MmaChecker(FmaProducts, CStores):
         self.c_tag = np.full(self.c_units, tg.NONE, dtype=np.int64)
         self.c_op = np.full(self.c_units, -1, dtype=np.int64)
         self.c_who = np.full((self.c_units, 5), -1, dtype=np.int64)  # cta x, y, z, warp, lane
-        self.c_clock = np.zeros(self.c_units, dtype=np.int64)  # the storing warp's clock (see .ordering)
         self.c_item = np.full(self.c_units, -1, dtype=np.int64)  # which source register of the store
+        self.c_last = np.full((2 * self.c_units, 8), -1, dtype=np.int64)  # per byte: tag, op, warp clock, who
         self.c_outside = 0
 
     def batch(self, state: Any, first: int) -> None:

@@ -25,6 +25,7 @@ from layoutalg.kernel.interp.memory import address_reader, checked_shared_lanes,
 from layoutalg.kernel.interp.spaces import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SPAN
 from layoutalg.kernel.interp.values import U64, Value
 from layoutalg.kernel.interp.wmma_footprint import footprint_bytes, matrix_extent
+from layoutalg.kernel.interp.wmma_fragment import fragment_bytes
 from layoutalg.kernel.ptx.nodes import Instruction, Reg, Sym, Vec
 
 NO_EFFECT = {"membar", "fence", "prefetch", "prefetchu", "nanosleep", "griddepcontrol", "setmaxnreg", "discard",
@@ -132,6 +133,7 @@ def _wmma_memory(ins: Instruction, ctx: Context, idx: int) -> Op:
     op = Op(idx, ins, dests=[n for _, ds in writers for n in ds], shared=space == "shared",
             writes_shared=not load and space == "shared")
     extent = matrix_extent(ins.parts, ins.line, ins.opcode)
+    lane_bytes = fragment_bytes(ins)  # the fragment a lane holds (PTX ISA 9.7.14.4.1), not a fixed width
     read_stride = ctx.reader(ins.operands[2], "u32", ins) if len(ins.operands) > 2 else None
 
     def run(m: Any, mask: Any) -> None:
@@ -139,7 +141,7 @@ def _wmma_memory(ins: Instruction, ctx: Context, idx: int) -> Op:
         if space == "shared":
             width = _wmma_width(m, extent, read_stride, lanes)
             ok, a = checked_shared_lanes(m, op, read_addr(m), lanes, width, 2, not load, "wmma")
-            record(m, op, "wmma", ins.opcode, 16, ok, a)
+            record(m, op, "wmma", ins.opcode, lane_bytes, ok, a)
             if not load:
                 m.smem.forget_rows(m.geom.cta_index[ok])
         for w, _ in writers:

@@ -239,6 +239,19 @@ def test_tiler_to_layout_keeps_an_int_layouts_strides_on_its_axis() -> None:
     assert [t(i) for i in range(4)] == [ArithTuple(3 * (i % 2), 0) for i in range(4)]
 
 
+def test_tiler_to_layout_reads_an_int_or_a_layout_on_the_unit_e() -> None:
+    """PyCuTe's ``tiler_to_layout(tiler, e)``: ``N -> N:e``; a layout's strides ``d -> e * d`` (an F2 unit
+    multiplies carry-less: ``F2(3) * 3 == F2(0b11 ^ 0b110) == F2(5)``); a tuple's modes go on their own axes."""
+    assert la.tiler_to_layout(3, E(1)) == SL(3, E(1))
+    assert la.tiler_to_layout(3, 2) == la.Layout(3, 2)
+    t = la.tiler_to_layout(la.Layout((2, 3), (1, 3)), F2(3))
+    assert t.shape == (2, 3) and t.stride == (F2(3), F2(5))
+    assert [t(i) for i in range(6)] == [F2(3) * (i % 2) + F2(5) * (i // 2) for i in range(6)]
+    assert la.tiler_to_layout((4, 5), E(1)) == la.tiler_to_layout((4, 5))
+    with pytest.raises(la.ShapeError, match="tiler_to_layout unit e must be a stride scalar"):
+        la.tiler_to_layout(3, 2.5)
+
+
 @pytest.mark.parametrize("tiler", ["x", 1.5, None, True], ids=repr)
 def test_tiler_to_layout_refuses_what_is_no_tiler_naming_it(tiler: Any) -> None:
     with pytest.raises(la.ShapeError, match="a tiler is an int, a layout or a tuple of tilers, got"):

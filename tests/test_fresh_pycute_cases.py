@@ -34,6 +34,29 @@ def test_fresh_random_cases_of_each_operation_meet_its_definition_or_are_refused
         assert checked >= 8, op  # most inputs have an answer
 
 
+def test_fresh_cases_of_the_shape_tiler_and_prefix_operations_are_checked_or_refused_only_without_an_answer():
+    """greatest_common_domain, the shape lattice, product_each, prefix_product, tiler_to_layout, tile_to_shape and
+    nested coalesce_z: every answer meets its brute-force definition (none unchecked), every refusal has no answer
+    by brute force."""
+    r = random.Random(2027)
+    for op, exists in fresh.ANSWER_EXISTS.items():
+        if op == "composition":
+            continue
+        for _ in range(25):
+            src = fresh.GENERATORS[op](r)
+            status, note = judge.classify({"file": "fresh", "line": 0, "kind": "call", "src": src})
+            assert (status, note) == ("match", "checked") or status == "refused" and not exists(src), \
+                f"{src}: {status} {note}"
+
+
+def test_pycute_coalesce_z_with_a_none_profile_is_the_layout_itself():
+    """PyCuTe's ``coalesce_z(A, None)`` is a no-op (its default profile is 1, the whole layout)."""
+    from tests.oracles.pycute_names import evaluate
+
+    assert evaluate("coalesce_z(Layout((2, (1, 6)), (1, (6, 2))), None)") == la.Layout((2, (1, 6)), (1, (6, 2)))
+    assert evaluate("coalesce_z(Layout((2, (1, 6)), (1, (6, 2))))") == la.Layout(12, 1)
+
+
 @SETTINGS
 @given(st.lists(st.tuples(st.sampled_from([1, 2, 3, 4, 5, 6, 8]), st.integers(0, 3), st.integers(0, 2)),
                 min_size=1, max_size=3),

@@ -164,8 +164,8 @@ def tiler_layout(x: Any) -> Any:
     return tiler_to_layout(x)
 
 
-def tiler_to_layout(x: Any) -> Any:
-    return need("tiler_to_layout")(x)
+def tiler_to_layout(x: Any, e: Any = 1) -> Any:
+    return need("tiler_to_layout")(x) if type(e) is int and e == 1 else need("tiler_to_layout")(x, e)
 
 
 def _shape_of(x: Any) -> Any:
@@ -306,7 +306,7 @@ NAMES: dict[str, Any] = {
     "Swizzle": Swizzle, "Fraction": Fraction,
     "composition": ModeOp(_composition, "transform"),
     "coalesce": ModeOp(_coalesce, "transform"),
-    "coalesce_z": ModeOp(lambda a, profile=None: need("coalesce_z")(a, profile), "transform"),
+    "coalesce_z": ModeOp(lambda a, profile=1: a if profile is None else need("coalesce_z")(a, profile), "transform"),
     "logical_divide": ModeOp(_divide("logical_divide"), "transform"),
     "zipped_divide": ModeOp(_divide("zipped_divide"), "transform"),
     "logical_product": ModeOp(_product_op("logical_product"), "transform"),
@@ -322,6 +322,7 @@ NAMES: dict[str, Any] = {
     "make_layout_like": lambda a: need("make_layout_like")(a),
     "make_ordered_layout": lambda s, o: need("make_ordered_layout")(s, o),
     "tiler_to_layout": tiler_to_layout,
+    "tile_to_shape": lambda block, shape, order=None: need("tile_to_shape")(block, shape, order),
     "recast": _recast,
     "compatible": lambda a, b: need("compatible")(_shape_of(a), _shape_of(b)),
     "common_refinement": lambda a, b: need("common_refinement")(a, b),

@@ -252,6 +252,25 @@ def test_tiler_to_layout_reads_an_int_or_a_layout_on_the_unit_e() -> None:
         la.tiler_to_layout(3, 2.5)
 
 
+def test_coalesce_with_a_tuple_profile_coalesces_a_basis_f2_or_symbolic_layout_mode_by_mode() -> None:
+    """PyCuTe's ``coalesce(A, profile)`` whatever the strides: ``(2,3):(E0,2E0)`` merges to ``6:E0``, a ``None``
+    mode is kept, modes past the profile are kept; ``(2,2):(F2(1),F2(2))`` merges to ``4:F2(1)``."""
+    import sympy
+
+    a = SL(((2, 3), (2, 2), (1, 3)), ((E(0), 2 * E(0)), (E(1), 2 * E(1)), (E(0), E(1))))
+    got = la.coalesce(a, (1, None))
+    assert got.shape == (6, (2, 2), (1, 3)) and got.stride == (E(0), (E(1), 2 * E(1)), (E(0), E(1)))
+    f = SL(((2, 2), 3), ((F2(1), F2(2)), F2(4)))
+    got = la.coalesce(f, (1, 1))
+    assert got.shape == (4, 3) and got.stride == (F2(1), F2(4))
+    x = sympy.Symbol("X", positive=True, integer=True)
+    s = la.symbolic_layout(((2, 2), 3), ((x, 2 * x), 5))
+    got = la.coalesce(s, (1,))
+    assert got.shape == (4, 3) and got.stride == (x, 5)
+    with pytest.raises(la.ShapeError, match="coalesce profile"):
+        la.coalesce(f, (1, 1, 1))
+
+
 @pytest.mark.parametrize("tiler", ["x", 1.5, None, True], ids=repr)
 def test_tiler_to_layout_refuses_what_is_no_tiler_naming_it(tiler: Any) -> None:
     with pytest.raises(la.ShapeError, match="a tiler is an int, a layout or a tuple of tilers, got"):

@@ -49,12 +49,15 @@ def test_fresh_cases_of_the_shape_tiler_and_prefix_operations_are_checked_or_ref
                 f"{src}: {status} {note}"
 
 
-def test_pycute_coalesce_z_with_a_none_profile_is_the_layout_itself():
-    """PyCuTe's ``coalesce_z(A, None)`` is a no-op (its default profile is 1, the whole layout)."""
+def test_pycute_coalesce_and_coalesce_z_with_a_none_profile_are_the_layout_itself():
+    """PyCuTe's ``coalesce(A, None)`` and ``coalesce_z(A, None)`` are no-ops (the default profile is 1, the whole
+    layout)."""
     from tests.oracles.pycute_names import evaluate
 
     assert evaluate("coalesce_z(Layout((2, (1, 6)), (1, (6, 2))), None)") == la.Layout((2, (1, 6)), (1, (6, 2)))
     assert evaluate("coalesce_z(Layout((2, (1, 6)), (1, (6, 2))))") == la.Layout(12, 1)
+    assert evaluate("coalesce(Layout((2, (1, 6)), (1, (6, 2))), None)") == la.Layout((2, (1, 6)), (1, (6, 2)))
+    assert evaluate("coalesce(Layout((2, (1, 6)), (1, (6, 2))))") == la.Layout(12, 1)
 
 
 @SETTINGS

@@ -388,6 +388,14 @@ def _coalesce_z_nested(r: random.Random) -> str:
     return f"coalesce_z({layout})"
 
 
+def _coalesce_by_mode(r: random.Random) -> str:
+    from tests.oracles.pycute_names import evaluate
+
+    kind = r.choice(["int", "int", "E", "F2", "sym"])
+    layout = _nested_layout(r, kind, symbolic_extent=kind in ("int", "sym") and r.random() < 0.15)
+    return f"coalesce({layout}, {_profile(r, len(evaluate(layout).shape))})"
+
+
 GENERATORS.update({
     "greatest_common_domain": _gcd_case,
     "common_refinement": _pair_call("common_refinement"),
@@ -400,6 +408,7 @@ GENERATORS.update({
         f"{r.choice(['2', '3', 'E(1)', '2*E(0)', 'F2(3)', 'F2(1)', 'F2(6)'])})"),
     "tile_to_shape": _tile_to_shape_case,
     "coalesce_z nested": _coalesce_z_nested,
+    "coalesce by mode": _coalesce_by_mode,
 })
 
 
@@ -456,7 +465,7 @@ ANSWER_EXISTS: dict[str, Callable[[str], bool]] = {
     "tile_to_shape": _tile_to_shape_answer_exists,
     "prefix_product": _prefix_answer_exists,
     **{op: (lambda src: True) for op in ("greatest_common_domain", "compatible", "product_each", "tiler_to_layout",
-                                         "coalesce_z nested")},
+                                         "coalesce_z nested", "coalesce by mode")},
 }
 
 

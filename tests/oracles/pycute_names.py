@@ -221,8 +221,9 @@ def _composition(a: Any, b: Any) -> Any:
     return la.composition(tiler_layout(a), b)
 
 
-def _coalesce(a: Any, profile: Any = None) -> Any:
-    return la.coalesce(a, profile)
+def _coalesce(a: Any, profile: Any = 1) -> Any:
+    """PyCuTe's default profile 1 is the whole layout; ``None`` is a no-op."""
+    return a if profile is None else la.coalesce(a, profile)
 
 
 def _coordinate(i: Any, shape: Any) -> Any:

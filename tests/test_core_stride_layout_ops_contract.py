@@ -317,3 +317,18 @@ def test_composing_a_basis_strided_layout_with_any_positive_int_takes_its_first_
     a = SL((4, 4), (E(0), E(1)))
     got = la.composition(a, n)
     assert got.size() == n and [got(i) for i in range(n)] == [a(i) for i in range(n)]
+
+
+def test_tiler_to_layout_of_a_symbolic_extent_or_unit_is_symbolic() -> None:
+    """PyCuTe: ``tiler_to_layout(N) == N:1``, ``tiler_to_layout(4, X) == 4:X``, a symbolic layout is itself."""
+    import sympy
+
+    n, x = sympy.symbols("N X", positive=True, integer=True)
+    t: Any = la.tiler_to_layout(n)
+    assert t.shape == n and t.stride == 1
+    t = la.tiler_to_layout(4, x)
+    assert t.shape == 4 and t.stride == x
+    t = la.tiler_to_layout(la.Layout((2, 3), (1, 2)), x)
+    assert t.shape == (2, 3) and t.stride == (x, 2 * x)
+    s = la.symbolic_layout((n, 2), (x, 1))
+    assert la.tiler_to_layout(s) == s

@@ -176,7 +176,7 @@ def _refine(r: random.Random, s: Any) -> Any:
     """A random refinement of ``s`` (``compatible(s, result)``): some int leaves become shapes of their size."""
     if isinstance(s, tuple):
         return tuple(_refine(r, m) for m in s)
-    return _refactor(r, s) if r.random() < 0.5 else s
+    return _refactor(r, s) if type(s) is int and r.random() < 0.5 else s
 
 
 def _coarsen(r: random.Random, s: Any) -> Any:
@@ -232,8 +232,35 @@ def _shape_pair(r: random.Random) -> tuple[Any, Any]:
     return pair if r.random() < 0.5 else (pair[1], pair[0])
 
 
+def _symbolic(r: random.Random, s: Any) -> Any:
+    """``s`` with some leaves (at least one) made the symbol ``N`` or ``M`` (PyCuTe's sympy extents)."""
+    import sympy
+
+    names = [sympy.Symbol(n, positive=True, integer=True) for n in ("N", "M")]
+    flat = _flat(s)
+    pick = {r.randrange(len(flat))} | {k for k in range(len(flat)) if r.random() < 0.2}
+    leaves = iter([r.choice(names) if k in pick else x for k, x in enumerate(flat)])
+
+    def rebuild(t: Any) -> Any:
+        return tuple(rebuild(m) for m in t) if isinstance(t, tuple) else next(leaves)
+
+    return rebuild(s)
+
+
+def _symbolic_pair(r: random.Random) -> tuple[Any, Any]:
+    """Two related shapes with symbolic leaves (a refinement / coarsening of one shape, two of them): their sizes
+    agree wherever they are compared, so substituting values for the symbols cannot make a size match by chance."""
+    s = _symbolic(r, _nested(r))
+    c = _coarsen(r, s)
+    pair = r.choice([(s, _refine(r, s)), (c, s), (c, _coarsen(r, s)), (_refine(r, c), _refine(r, c))])
+    return pair if r.random() < 0.5 else (pair[1], pair[0])
+
+
 def _pair_call(op: str) -> Callable[[random.Random], str]:
     def gen(r: random.Random) -> str:
+        if r.random() < 0.1:
+            a, b = _symbolic_pair(r)
+            return f"{op}({a!r}, {b!r})"
         a, b = _shape_pair(r)
         return f"{op}({_as_arg(r, a)}, {_as_arg(r, b)})"
     return gen
@@ -401,9 +428,13 @@ GENERATORS.update({
     "common_refinement": _pair_call("common_refinement"),
     "common_coarsening": _pair_call("common_coarsening"),
     "compatible": _pair_call("compatible"),
-    "product_each": lambda r: f"product_each({_nested(r, 3, 4)!r})" if r.random() < 0.9 else f"product_each({r.randint(1, 9)})",
+    "product_each": lambda r: (f"product_each({_nested(r, 3, 4)!r})" if r.random() < 0.8 else
+                               f"product_each({r.randint(1, 9)})" if r.random() < 0.5 else
+                               f"product_each({_symbolic(r, _nested(r, 3, 4))!r})"),
     "prefix_product": _prefix_case,
-    "tiler_to_layout": lambda r: f"tiler_to_layout({_tiler(r)})" if r.random() < 0.75 else (
+    "tiler_to_layout": lambda r: f"tiler_to_layout({_tiler(r)})" if r.random() < 0.7 else r.choice([
+        "tiler_to_layout(N)", "tiler_to_layout(N, 3)", "tiler_to_layout(Layout((N, 2), (X, 1)))",
+        f"tiler_to_layout({r.choice([3, 4])}, X)", "tiler_to_layout(Layout((2, 3), (1, 2)), X)"]) if r.random() < 0.2 else (
         f"tiler_to_layout({_tiler(r, r.choice([0, 1, 1, 2]))}, "
         f"{r.choice(['2', '3', 'E(1)', '2*E(0)', 'F2(3)', 'F2(1)', 'F2(6)'])})"),
     "tile_to_shape": _tile_to_shape_case,

@@ -342,6 +342,17 @@ def tiler_to_layout(tiler: Any, e: Any = 1) -> Any:
     ``e`` (PyCuTe's second argument, a stride scalar) is the unit an int or a layout is read on: ``N -> N:e``, a
     layout's strides ``d -> e * d`` (an ``F2`` unit multiplies carry-less); a tuple puts each mode on its own
     axis, so ``e`` does not enter."""
+    from layoutalg.core.symbolic import SymbolicLayout, is_sym, symbolic_layout
+
+    if isinstance(tiler, SymbolicLayout) or is_sym(tiler):  # PyCuTe's symbolic extent N -> N:e
+        base = tiler if isinstance(tiler, SymbolicLayout) else symbolic_layout(tiler, 1)
+        if not (type(e) is int or is_sym(e)):
+            raise ShapeError(f"tiler_to_layout of a symbolic tiler: the unit e must be an int or a symbol, got "
+                             f"{describe(e)}")
+        return base if type(e) is int and e == 1 else symbolic_layout(base.shape, _scale(e, base.stride))
+    if is_sym(e) and isinstance(tiler, (int, Layout)) and not isinstance(tiler, bool):  # a symbolic unit
+        base = tiler_to_layout(tiler)
+        return symbolic_layout(base.shape, _scale(e, base.stride))
     if e is not None and not (type(e) is int and e == 1) and not isinstance(tiler, (tuple, list)):
         from layoutalg.core.stride_scalars import is_stride_scalar
 

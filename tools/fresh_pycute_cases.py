@@ -352,6 +352,9 @@ def _block(r: random.Random) -> tuple[str, list[int]]:
 
 def _tile_to_shape_case(r: random.Random) -> str:
     block, sizes = _block(r)
+    if r.random() < 0.15:  # a swizzled atom (CuTe C++'s ComposedLayout): the swizzle stays outside the tiling
+        bits = r.randint(1, 3)
+        block = f"composition(Swizzle({bits}, {r.randint(0, 3)}, {r.randint(bits, 4)}), {block})"
     rank = len(sizes) + r.choice([0, 0, 0, 1])
     target = []
     for k in range(rank):
@@ -458,7 +461,7 @@ def _tile_to_shape_answer_exists(src: str) -> bool:
     most the target's, each block mode's size dividing the target mode's, the values additive over the target's
     modes and each mode's values a flat layout's (:func:`_mode_fits`)."""
     args = _call_args(src)
-    block, shape = args[:2]
+    block, shape = getattr(args[0], "inner", args[0]), args[1]
     target = list(shape) if isinstance(shape, tuple) else [shape]
     sizes = list(judge.ref.top_sizes(block.shape))
     if len(sizes) > len(target) or any(judge.ref.size(t) % b for t, b in zip(target, sizes)):

@@ -218,7 +218,8 @@ def _product_op(name: str) -> Callable[..., Any]:
 
 
 def _composition(a: Any, b: Any) -> Any:
-    return la.composition(tiler_layout(a), b)
+    """A swizzle composed with a layout is CuTe's ``ComposedLayout`` (C++'s spelling; PyCuTe writes F2 strides)."""
+    return la.composition(a if isinstance(a, la.Swizzle) else tiler_layout(a), b)
 
 
 def _coalesce(a: Any, profile: Any = 1) -> Any:

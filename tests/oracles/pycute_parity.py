@@ -565,7 +565,9 @@ def tile_to_shape_values(block: Any, target: Any, order: Any = None) -> tuple[li
     shape)``.  Mode ``r``'s index ``k`` is block index ``k % |block_r|`` and tile ``k // |block_r|``; the value is
     ``block(a) + C(O(b))`` with ``O`` the compact layout of the tiles in ``order`` (ties left to right) and ``C``
     the block's complement (the smallest ordered offsets whose translates of the block's image are disjoint).
-    Returns the target's mode sizes and the value at every index (colexicographic over those modes)."""
+    Returns the target's mode sizes and the value at every index (colexicographic over those modes); for a
+    composed (swizzled) block, the values of its inner layout's tiling (the swizzle and offset apply after)."""
+    block = getattr(block, "inner", block)
     tshape = target if isinstance(target, tuple) else (target,)
     bsizes = list(ref.top_sizes(block.shape)) + [1] * (len(tshape) - len(ref.top_sizes(block.shape)))
     tsizes = [ref.size(m) for m in tshape]
@@ -591,9 +593,19 @@ def tile_to_shape_values(block: Any, target: Any, order: Any = None) -> tuple[li
 
 def spec_tile_to_shape(args: list[Any], r: Any) -> str | None:
     """Mode sizes the target's, each mode coalesced (an int, or a flat tuple without 1s or mergeable neighbours),
-    and the function of :func:`tile_to_shape_values`."""
+    and the function of :func:`tile_to_shape_values`; a composed block's swizzle and offset kept, applied after."""
+    block = args[0]
+    if hasattr(block, "inner"):
+        if not hasattr(r, "inner") or r.outer != block.outer or r.offset != block.offset:
+            return f"{r} does not keep the block's swizzle {block.outer} and offset {block.offset}"
+        why = spec_tile_to_shape([block.inner] + list(args[1:]), r.inner)
+        if why:
+            return f"inner: {why}"
+        want = tile_to_shape_values(*args)[1]
+        bad = next((i for i, w in enumerate(want) if r(i) != block.outer(block.offset + w)), None)
+        return "" if bad is None else f"R({bad}) is {r(bad)}, the swizzle of the tiling gives {block.outer(block.offset + want[bad])}"
     if type(r) is not la.Layout:
-        return None
+        return f"{r} is not a Layout"
     tsizes, want = tile_to_shape_values(*args)
     rshape: Any = r.shape if isinstance(r.shape, tuple) else (r.shape,)
     if len(rshape) != len(tsizes) or [ref.size(m) for m in rshape] != tsizes:
@@ -700,7 +712,8 @@ def spec_coalesce_by_mode(args: list[Any], r: Any) -> str | None:
 
 
 #: Operations whose result is a shape, a tuple or a bool rather than a layout (:func:`spec_check` checks those too).
-VALUE_RESULTS = frozenset({"compatible", "common_refinement", "common_coarsening", "product_each", "prefix_product"})
+VALUE_RESULTS = frozenset({"compatible", "common_refinement", "common_coarsening", "product_each", "prefix_product",
+                           "tile_to_shape"})
 
 SPECS.update({
     "compatible": spec_compatible, "common_refinement": spec_common_refinement,

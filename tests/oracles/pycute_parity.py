@@ -673,42 +673,27 @@ def spec_greatest_common_domain(args: list[Any], r: Any) -> str | None:
     return "" if size == top else f"size {size} is not the largest common size {top}"
 
 
-def spec_coalesce_z_by_mode(args: list[Any], r: Any) -> str | None:
-    """``coalesce_z(A)`` as before; ``coalesce_z(A, profile)``: a tuple profile coalesces mode ``i`` of A by
-    ``profile[i]`` (``None`` leaves it), the modes past the profile unchanged; an int profile is the whole layout."""
-    if len(args) == 1:
-        return spec_coalesce_z(args, r)
-    a, profile = args
-    if profile is None:
-        return "" if same(r, a) == "exact" else "not A itself"
-    if not isinstance(profile, tuple):
-        return spec_coalesce_z([a], r)
-    if not isinstance(r.shape, tuple) or len(r.shape) != len(a.shape):
-        return "rank differs from A's"
-    for k in range(len(a.shape)):
-        why = spec_coalesce_z_by_mode([a[k]] + ([profile[k]] if k < len(profile) else [None]), r[k])
-        if why:
-            return f"mode {k}: {why}"
-    return ""
+def by_mode(whole: Callable[[list[Any], Any], str | None]) -> Callable[[list[Any], Any], str | None]:
+    """PyCuTe's ``coalesce(A, profile)`` / ``coalesce_z(A, profile)`` judged by ``whole`` (the one-argument
+    definition): a tuple profile coalesces mode ``i`` of A by ``profile[i]`` (``None`` leaves it as it is), the
+    modes past the profile unchanged; an int profile is the whole layout; ``None`` is A itself."""
+    def spec(args: list[Any], r: Any) -> str | None:
+        if len(args) == 1:
+            return whole(args, r)
+        a, profile = args
+        if profile is None:
+            return "" if same(r, a) == "exact" else "not A itself"
+        if not isinstance(profile, tuple):
+            return whole([a], r)
+        if not isinstance(r.shape, tuple) or len(r.shape) != len(a.shape):
+            return "rank differs from A's"
+        for k in range(len(a.shape)):
+            why = spec([a[k]] + ([profile[k]] if k < len(profile) else [None]), r[k])
+            if why:
+                return f"mode {k}: {why}"
+        return ""
 
-
-def spec_coalesce_by_mode(args: list[Any], r: Any) -> str | None:
-    """``coalesce(A)`` as before; ``coalesce(A, profile)``: a tuple profile coalesces mode ``i`` of A by
-    ``profile[i]`` (``None`` leaves it), the modes past the profile unchanged; an int profile is the whole layout."""
-    if len(args) == 1:
-        return spec_coalesce(args, r)
-    a, profile = args
-    if profile is None:
-        return "" if same(r, a) == "exact" else "not A itself"
-    if not isinstance(profile, tuple):
-        return spec_coalesce([a], r)
-    if not isinstance(r.shape, tuple) or len(r.shape) != len(a.shape):
-        return "rank differs from A's"
-    for k in range(len(a.shape)):
-        why = spec_coalesce_by_mode([a[k]] + ([profile[k]] if k < len(profile) else [None]), r[k])
-        if why:
-            return f"mode {k}: {why}"
-    return ""
+    return spec
 
 
 #: Operations whose result is a shape, a tuple or a bool rather than a layout (:func:`spec_check` checks those too).
@@ -720,7 +705,7 @@ SPECS.update({
     "common_coarsening": spec_common_coarsening, "product_each": spec_product_each,
     "prefix_product": spec_prefix_product, "tiler_to_layout": spec_tiler_to_layout,
     "tile_to_shape": spec_tile_to_shape, "greatest_common_domain": spec_greatest_common_domain,
-    "coalesce_z": spec_coalesce_z_by_mode, "coalesce": spec_coalesce_by_mode,
+    "coalesce_z": by_mode(spec_coalesce_z), "coalesce": by_mode(spec_coalesce),
 })
 
 

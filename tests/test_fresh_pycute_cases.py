@@ -60,6 +60,17 @@ def test_pycute_coalesce_and_coalesce_z_with_a_none_profile_are_the_layout_itsel
     assert evaluate("coalesce(Layout((2, (1, 6)), (1, (6, 2))))") == la.Layout(12, 1)
 
 
+def test_pycute_coalesce_and_coalesce_z_promote_a_tuple_by_tiler_to_layout():
+    """PyCuTe's algebra reads an int or tuple argument as ``tiler_to_layout`` of it: ``coalesce_z((4, 2))`` is
+    ``(4,2):(E(0),E(1))`` (the basis strides do not merge), not the compact ``8:1``."""
+    from tests.oracles.pycute_names import evaluate
+
+    basis = la.stride_layout((4, 2), (la.E(0), la.E(1)))
+    assert evaluate("coalesce_z((4, 2))") == basis
+    assert evaluate("coalesce((4, 2))") == basis
+    assert evaluate("coalesce_z(6)") == la.Layout(6, 1)
+
+
 @SETTINGS
 @given(st.lists(st.tuples(st.sampled_from([1, 2, 3, 4, 5, 6, 8]), st.integers(0, 3), st.integers(0, 2)),
                 min_size=1, max_size=3),

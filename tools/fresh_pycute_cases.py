@@ -408,6 +408,8 @@ def _profile(r: random.Random, rank: int) -> str:
 
 
 def _coalesce_z_nested(r: random.Random) -> str:
+    if r.random() < 0.1:  # PyCuTe promotes an int or a tuple by tiler_to_layout
+        return f"coalesce_z({_nested(r, 2, 3, [1, 2, 3, 4])!r})"
     kind = r.choice(["int", "int", "E", "F2", "sym"])
     layout = _nested_layout(r, kind, symbolic_extent=kind in ("int", "sym") and r.random() < 0.15)
     if r.random() < 0.3:
@@ -420,6 +422,10 @@ def _coalesce_z_nested(r: random.Random) -> str:
 
 def _coalesce_by_mode(r: random.Random) -> str:
     from tests.oracles.pycute_names import evaluate
+
+    if r.random() < 0.1:  # PyCuTe promotes an int or a tuple by tiler_to_layout
+        s = _nested(r, 2, 3, [1, 2, 3, 4])
+        return f"coalesce({s!r}, {_profile(r, len(s) if isinstance(s, tuple) else 1)})"
 
     kind = r.choice(["int", "int", "E", "F2", "sym"])
     layout = _nested_layout(r, kind, symbolic_extent=kind in ("int", "sym") and r.random() < 0.15)

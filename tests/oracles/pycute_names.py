@@ -223,8 +223,19 @@ def _composition(a: Any, b: Any) -> Any:
 
 
 def _coalesce(a: Any, profile: Any = 1) -> Any:
-    """PyCuTe's default profile 1 is the whole layout; ``None`` is a no-op."""
-    return a if profile is None else la.coalesce(a, profile)
+    """PyCuTe's default profile 1 is the whole layout; ``None`` is a no-op; an int or a tuple is promoted by
+    ``tiler_to_layout`` (``coalesce((4, 2))`` is ``(4,2):(E(0),E(1))``)."""
+    return a if profile is None else la.coalesce(_promote(a), profile)
+
+
+def _coalesce_z(a: Any, profile: Any = 1) -> Any:
+    """As :func:`_coalesce`."""
+    return a if profile is None else need("coalesce_z")(_promote(a), profile)
+
+
+def _promote(a: Any) -> Any:
+    """PyCuTe's algebra promotes an int or a tuple argument by ``tiler_to_layout``."""
+    return tiler_to_layout(a) if isinstance(a, (int, tuple, list)) and not isinstance(a, bool) else a
 
 
 def _coordinate(i: Any, shape: Any) -> Any:
@@ -308,7 +319,7 @@ NAMES: dict[str, Any] = {
     "Swizzle": Swizzle, "Fraction": Fraction,
     "composition": ModeOp(_composition, "transform"),
     "coalesce": ModeOp(_coalesce, "transform"),
-    "coalesce_z": ModeOp(lambda a, profile=1: a if profile is None else need("coalesce_z")(a, profile), "transform"),
+    "coalesce_z": ModeOp(_coalesce_z, "transform"),
     "logical_divide": ModeOp(_divide("logical_divide"), "transform"),
     "zipped_divide": ModeOp(_divide("zipped_divide"), "transform"),
     "logical_product": ModeOp(_product_op("logical_product"), "transform"),

@@ -673,11 +673,35 @@ def spec_greatest_common_domain(args: list[Any], r: Any) -> str | None:
     return "" if size == top else f"size {size} is not the largest common size {top}"
 
 
+def promoted(t: Any) -> Any:
+    """PyCuTe's promotion of an int or a tuple argument of the algebra (``tiler_to_layout``), built here leaf by leaf:
+    an int ``n`` is ``n:1``; in a tuple, an int leaf at path ``p`` has stride ``E(p)``, a Layout leaf its strides on
+    ``E(p)``."""
+    if isinstance(t, bool) or not isinstance(t, (int, tuple, list)):
+        return t
+    if isinstance(t, int):
+        return la.Layout(t, 1)
+
+    def strides(x: Any, path: tuple[int, ...]) -> Any:
+        if isinstance(x, (tuple, list)):
+            return tuple(strides(e, path + (k,)) for k, e in enumerate(x))
+        if is_layout(x):
+            return _map_leaves(x.stride, lambda d: la.ScaledBasis(d, path) if d != 0 else 0)
+        return la.ScaledBasis(1, path)
+
+    return la.stride_layout(_tiler_shape(t), strides(t, ()))
+
+
+def _map_leaves(t: Any, f: Callable[[Any], Any]) -> Any:
+    return tuple(_map_leaves(e, f) for e in t) if isinstance(t, tuple) else f(t)
+
+
 def by_mode(whole: Callable[[list[Any], Any], str | None]) -> Callable[[list[Any], Any], str | None]:
     """PyCuTe's ``coalesce(A, profile)`` / ``coalesce_z(A, profile)`` judged by ``whole`` (the one-argument
     definition): a tuple profile coalesces mode ``i`` of A by ``profile[i]`` (``None`` leaves it as it is), the
     modes past the profile unchanged; an int profile is the whole layout; ``None`` is A itself."""
     def spec(args: list[Any], r: Any) -> str | None:
+        args = [promoted(args[0])] + list(args[1:])
         if len(args) == 1:
             return whole(args, r)
         a, profile = args
@@ -685,10 +709,11 @@ def by_mode(whole: Callable[[list[Any], Any], str | None]) -> Callable[[list[Any
             return "" if same(r, a) == "exact" else "not A itself"
         if not isinstance(profile, tuple):
             return whole([a], r)
-        if not isinstance(r.shape, tuple) or len(r.shape) != len(a.shape):
+        modes = [a[k] for k in range(len(a.shape))] if isinstance(a.shape, tuple) else [a]  # an int shape: 1 mode
+        if not isinstance(r.shape, tuple) or len(r.shape) != len(modes):
             return "rank differs from A's"
-        for k in range(len(a.shape)):
-            why = spec([a[k]] + ([profile[k]] if k < len(profile) else [None]), r[k])
+        for k, mode in enumerate(modes):
+            why = spec([mode] + ([profile[k]] if k < len(profile) else [None]), r[k])
             if why:
                 return f"mode {k}: {why}"
         return ""

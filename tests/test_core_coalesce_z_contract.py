@@ -4,6 +4,8 @@ own values, enumerated past their size (``coalesce_z`` keeps the function on eve
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import layoutalg as la
@@ -48,9 +50,33 @@ def test_a_symbolic_layout_is_coalesced_symbolically() -> None:
     assert got.subs({x: 3}) == la.Layout(8, 3)
 
 
-def test_a_profile_for_a_symbolic_layout_is_refused_rather_than_ignored() -> None:
+def test_a_profile_for_a_symbolic_layout_coalesces_it_mode_by_mode() -> None:
+    """PyCuTe's ``coalesce_z(A, profile)`` for sympy strides as for ints: mode 0 ``(2,2):(X,2X)`` merges to
+    ``4:X``, the ``None`` mode is kept as it is."""
     import sympy
 
     x = sympy.Symbol("X", positive=True, integer=True)
-    with pytest.raises(la.ShapeError, match="coalesce_z layout"):
-        la.coalesce_z(la.symbolic_layout((2, 4), (x, 2 * x)), (None, None))
+    a = la.symbolic_layout(((2, 2), (3, 1)), ((x, 2 * x), (5, 7)))
+    got: Any = la.coalesce_z(a, (1, None))
+    assert got.shape == (4, (3, 1)) and got.stride == (x, (5, 7))
+    assert la.coalesce_z(a, (None, None)).shape == a.shape
+    for value in (2, 3):
+        concrete, want = got.subs({x: value}), a.subs({x: value})
+        assert [concrete(i) for i in range(12)] == [want(i) for i in range(12)]
+
+
+def test_a_profile_for_a_basis_or_f2_stride_layout_coalesces_it_mode_by_mode() -> None:
+    """Basis strides: ``(2,3):(E0,2E0)`` merges to ``6:E0``, ``(2,2):(E1,2E1)`` to ``4:E1``; F2 strides:
+    ``(2,2):(F2(1),F2(2))`` merges to ``4:F2(1)`` (``2*F2(1) == F2(2)`` and ``1*F2(1) + F2(2) == 3*F2(1)``)."""
+    from layoutalg.core.stride_scalars import F2
+
+    a = la.stride_layout(((2, 3), (2, 2)), ((E(0), 2 * E(0)), (E(1), 2 * E(1))))
+    got = la.coalesce_z(a, (1, 1))
+    assert got.shape == (6, 4) and got.stride == (E(0), E(1))
+    kept = la.coalesce_z(a, (None, 1))
+    assert kept.shape == ((2, 3), 4) and kept.stride == ((E(0), 2 * E(0)), E(1))
+    assert [got(i) for i in range(30)] == [a(i) for i in range(30)]  # past the size too
+    f = la.stride_layout(((2, 2), 3), ((F2(1), F2(2)), F2(4)))
+    got = la.coalesce_z(f, (1,))
+    assert got.shape == (4, 3) and got.stride == (F2(1), F2(4))
+    assert [int(got(i)) for i in range(12)] == [int(f(i)) for i in range(12)]

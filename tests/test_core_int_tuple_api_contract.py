@@ -66,6 +66,33 @@ def test_prefix_product_with_a_tuple_init_refuses_a_non_integer_leaf_naming_it()
         api.prefix_product((2.5,), (1,))  # no int mode beside it
 
 
+def test_prefix_product_with_an_f2_init_stays_f2_and_multiplies_carry_less_leaf_by_leaf() -> None:
+    """PyCuTe's ``init := init * v`` with an F2 init: ``F2(1)*3 = F2(0b11)``, ``F2(0b11)*3 = F2(0b101)`` (carry-less:
+    0b11 xor 0b110), ``F2(0b101)*2 = F2(0b1010)``; an int init beside it in a tuple init stays an int."""
+    from layoutalg.core.stride_scalars import F2
+
+    got: Any = api.prefix_product((3, 3, 2), F2(1))
+    assert got == (F2(1), F2(0b11), F2(0b101)) and all(type(x) is F2 for x in got)
+    got = api.prefix_product(((2, 3), (4, 5)), (F2(1), 7))
+    assert got == ((F2(1), F2(2)), (7, 28)) and [type(x) for x in got[0]] == [F2, F2]
+
+
+def test_prefix_product_with_a_basis_init_scales_on_the_init_axis() -> None:
+    from layoutalg.core.stride_scalars import E
+
+    assert api.prefix_product((3, (2, 4)), E(1)) == (E(1), (3 * E(1), 6 * E(1)))
+    assert api.prefix_product(((2, 3), 4), (E(0), 2 * E(1))) == ((E(0), 2 * E(0)), 2 * E(1))
+
+
+def test_prefix_product_with_a_symbolic_extent_or_init_stays_symbolic() -> None:
+    import sympy
+
+    n, x = sympy.symbols("N X", positive=True, integer=True)
+    assert api.prefix_product((2, n, 4)) == (1, 2, 2 * n)
+    assert api.prefix_product((2, n, 4), x) == (x, 2 * x, 2 * n * x)
+    assert api.prefix_product(5, x) == x
+
+
 def test_prefix_product_accepts_the_deepest_nesting_and_refuses_one_level_more() -> None:
     assert api.prefix_product(_nest(3, MAX_DEPTH)) == _nest(1, MAX_DEPTH)
     assert api.prefix_product((2, _nest(3, MAX_DEPTH - 1))) == (1, _nest(2, MAX_DEPTH - 1))

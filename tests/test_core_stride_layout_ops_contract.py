@@ -239,6 +239,38 @@ def test_tiler_to_layout_keeps_an_int_layouts_strides_on_its_axis() -> None:
     assert [t(i) for i in range(4)] == [ArithTuple(3 * (i % 2), 0) for i in range(4)]
 
 
+def test_tiler_to_layout_reads_an_int_or_a_layout_on_the_unit_e() -> None:
+    """PyCuTe's ``tiler_to_layout(tiler, e)``: ``N -> N:e``; a layout's strides ``d -> e * d`` (an F2 unit
+    multiplies carry-less: ``F2(3) * 3 == F2(0b11 ^ 0b110) == F2(5)``); a tuple's modes go on their own axes."""
+    assert la.tiler_to_layout(3, E(1)) == SL(3, E(1))
+    assert la.tiler_to_layout(3, 2) == la.Layout(3, 2)
+    t = la.tiler_to_layout(la.Layout((2, 3), (1, 3)), F2(3))
+    assert t.shape == (2, 3) and t.stride == (F2(3), F2(5))
+    assert [t(i) for i in range(6)] == [F2(3) * (i % 2) + F2(5) * (i // 2) for i in range(6)]
+    assert la.tiler_to_layout((4, 5), E(1)) == la.tiler_to_layout((4, 5))
+    with pytest.raises(la.ShapeError, match="tiler_to_layout unit e must be a stride scalar"):
+        la.tiler_to_layout(3, 2.5)
+
+
+def test_coalesce_with_a_tuple_profile_coalesces_a_basis_f2_or_symbolic_layout_mode_by_mode() -> None:
+    """PyCuTe's ``coalesce(A, profile)`` whatever the strides: ``(2,3):(E0,2E0)`` merges to ``6:E0``, a ``None``
+    mode is kept, modes past the profile are kept; ``(2,2):(F2(1),F2(2))`` merges to ``4:F2(1)``."""
+    import sympy
+
+    a = SL(((2, 3), (2, 2), (1, 3)), ((E(0), 2 * E(0)), (E(1), 2 * E(1)), (E(0), E(1))))
+    got = la.coalesce(a, (1, None))
+    assert got.shape == (6, (2, 2), (1, 3)) and got.stride == (E(0), (E(1), 2 * E(1)), (E(0), E(1)))
+    f = SL(((2, 2), 3), ((F2(1), F2(2)), F2(4)))
+    got = la.coalesce(f, (1, 1))
+    assert got.shape == (4, 3) and got.stride == (F2(1), F2(4))
+    x = sympy.Symbol("X", positive=True, integer=True)
+    s = la.symbolic_layout(((2, 2), 3), ((x, 2 * x), 5))
+    got = la.coalesce(s, (1,))
+    assert got.shape == (4, 3) and got.stride == (x, 5)
+    with pytest.raises(la.ShapeError, match="coalesce profile"):
+        la.coalesce(f, (1, 1, 1))
+
+
 @pytest.mark.parametrize("tiler", ["x", 1.5, None, True], ids=repr)
 def test_tiler_to_layout_refuses_what_is_no_tiler_naming_it(tiler: Any) -> None:
     with pytest.raises(la.ShapeError, match="a tiler is an int, a layout or a tuple of tilers, got"):
@@ -285,3 +317,18 @@ def test_composing_a_basis_strided_layout_with_any_positive_int_takes_its_first_
     a = SL((4, 4), (E(0), E(1)))
     got = la.composition(a, n)
     assert got.size() == n and [got(i) for i in range(n)] == [a(i) for i in range(n)]
+
+
+def test_tiler_to_layout_of_a_symbolic_extent_or_unit_is_symbolic() -> None:
+    """PyCuTe: ``tiler_to_layout(N) == N:1``, ``tiler_to_layout(4, X) == 4:X``, a symbolic layout is itself."""
+    import sympy
+
+    n, x = sympy.symbols("N X", positive=True, integer=True)
+    t: Any = la.tiler_to_layout(n)
+    assert t.shape == n and t.stride == 1
+    t = la.tiler_to_layout(4, x)
+    assert t.shape == 4 and t.stride == x
+    t = la.tiler_to_layout(la.Layout((2, 3), (1, 2)), x)
+    assert t.shape == (2, 3) and t.stride == (x, 2 * x)
+    s = la.symbolic_layout((n, 2), (x, 1))
+    assert la.tiler_to_layout(s) == s

@@ -34,6 +34,43 @@ def test_fresh_random_cases_of_each_operation_meet_its_definition_or_are_refused
         assert checked >= 8, op  # most inputs have an answer
 
 
+def test_fresh_cases_of_the_shape_tiler_and_prefix_operations_are_checked_or_refused_only_without_an_answer():
+    """greatest_common_domain, the shape lattice, product_each, prefix_product, tiler_to_layout, tile_to_shape and
+    nested coalesce_z: every answer meets its brute-force definition (none unchecked), every refusal has no answer
+    by brute force."""
+    r = random.Random(2027)
+    for op, exists in fresh.ANSWER_EXISTS.items():
+        if op == "composition":
+            continue
+        for _ in range(25):
+            src = fresh.GENERATORS[op](r)
+            status, note = judge.classify({"file": "fresh", "line": 0, "kind": "call", "src": src})
+            assert (status, note) == ("match", "checked") or status == "refused" and not exists(src), \
+                f"{src}: {status} {note}"
+
+
+def test_pycute_coalesce_and_coalesce_z_with_a_none_profile_are_the_layout_itself():
+    """PyCuTe's ``coalesce(A, None)`` and ``coalesce_z(A, None)`` are no-ops (the default profile is 1, the whole
+    layout)."""
+    from tests.oracles.pycute_names import evaluate
+
+    assert evaluate("coalesce_z(Layout((2, (1, 6)), (1, (6, 2))), None)") == la.Layout((2, (1, 6)), (1, (6, 2)))
+    assert evaluate("coalesce_z(Layout((2, (1, 6)), (1, (6, 2))))") == la.Layout(12, 1)
+    assert evaluate("coalesce(Layout((2, (1, 6)), (1, (6, 2))), None)") == la.Layout((2, (1, 6)), (1, (6, 2)))
+    assert evaluate("coalesce(Layout((2, (1, 6)), (1, (6, 2))))") == la.Layout(12, 1)
+
+
+def test_pycute_coalesce_and_coalesce_z_promote_a_tuple_by_tiler_to_layout():
+    """PyCuTe's algebra reads an int or tuple argument as ``tiler_to_layout`` of it: ``coalesce_z((4, 2))`` is
+    ``(4,2):(E(0),E(1))`` (the basis strides do not merge), not the compact ``8:1``."""
+    from tests.oracles.pycute_names import evaluate
+
+    basis = la.stride_layout((4, 2), (la.E(0), la.E(1)))
+    assert evaluate("coalesce_z((4, 2))") == basis
+    assert evaluate("coalesce((4, 2))") == basis
+    assert evaluate("coalesce_z(6)") == la.Layout(6, 1)
+
+
 @SETTINGS
 @given(st.lists(st.tuples(st.sampled_from([1, 2, 3, 4, 5, 6, 8]), st.integers(0, 3), st.integers(0, 2)),
                 min_size=1, max_size=3),

@@ -13,6 +13,7 @@ the input has no answer or is outside the operation's domain) / wrong (must be 0
 from __future__ import annotations
 
 import collections
+import math
 import os
 import random
 import sys
@@ -125,6 +126,389 @@ def composition_answer_exists(src: str) -> bool:
     return all(_mode_fits(w) for w in units)
 
 
+# ---------------------------------------------------------------------------
+# shape lattice, greatest_common_domain, prefix products, tilers, tile_to_shape, nested coalesce_z
+# ---------------------------------------------------------------------------
+_LEAVES = [1, 2, 2, 3, 4, 4, 5, 6, 7, 8, 9, 10, 12, 16]
+
+
+def _nested(r: random.Random, depth: int = 2, max_rank: int = 3, leaves: list[int] | None = None) -> Any:
+    """A random shape: an int or a tuple of 1..max_rank modes, each a leaf or (below ``depth``) a nested shape."""
+    pool = leaves or _LEAVES
+    if depth == 0 or r.random() < 0.25:
+        return r.choice(pool)
+    return tuple(_nested(r, depth - 1, max_rank, pool) if r.random() < 0.3 else r.choice(pool)
+                 for _ in range(r.randint(1, max_rank)))
+
+
+def _primes(n: int) -> list[int]:
+    out, p = [], 2
+    while n > 1:
+        while n % p == 0:
+            out.append(p)
+            n //= p
+        p += 1
+    return out
+
+
+def _group(r: random.Random, factors: list[int], depth: int) -> Any:
+    """The factors, in order, grouped into a random shape (products as leaves, nested tuples, stray 1s)."""
+    if not factors:
+        return 1
+    if depth == 0 or len(factors) == 1 or r.random() < 0.2:
+        return math.prod(factors)
+    cuts = sorted(r.sample(range(1, len(factors)), r.randint(1, min(3, len(factors) - 1))))
+    parts = [factors[i:j] for i, j in zip([0] + cuts, cuts + [len(factors)])]
+    modes = [_group(r, p, depth - 1) for p in parts]
+    if r.random() < 0.15:
+        modes.insert(r.randint(0, len(modes)), 1)
+    return tuple(modes)
+
+
+def _refactor(r: random.Random, n: int) -> Any:
+    """A random shape of size ``n`` (its prime factors shuffled, then grouped)."""
+    factors = _primes(n)
+    r.shuffle(factors)
+    return _group(r, factors, 2)
+
+
+def _refine(r: random.Random, s: Any) -> Any:
+    """A random refinement of ``s`` (``compatible(s, result)``): some int leaves become shapes of their size."""
+    if isinstance(s, tuple):
+        return tuple(_refine(r, m) for m in s)
+    return _refactor(r, s) if type(s) is int and r.random() < 0.5 else s
+
+
+def _coarsen(r: random.Random, s: Any) -> Any:
+    """A random coarsening of ``s`` (``compatible(result, s)``): some sub-trees become their sizes."""
+    if not isinstance(s, tuple):
+        return s
+    if r.random() < 0.25:
+        return math.prod(_flat(s))
+    return tuple(_coarsen(r, m) for m in s)
+
+
+def _flat(s: Any) -> list[int]:
+    return [x for m in s for x in _flat(m)] if isinstance(s, tuple) else [s]
+
+
+def _as_arg(r: random.Random, s: Any) -> str:
+    """A shape as PyCuTe takes it: itself, or (sometimes) a Layout of it with int or basis strides, or a Tensor."""
+    kind = r.random()
+    if kind < 0.05:
+        return f"make_tensor(Layout({s!r}))"
+    if kind < 0.25:
+        strides = [str(r.choice([0, 1, 2, 3, 5, 8])) if kind < 0.2 else f"{r.choice([1, 2])}*E({r.randint(0, 1)})"
+                   for _ in _flat(s)]
+        stride_it = iter(strides)
+
+        def rebuild(t: Any) -> str:
+            if isinstance(t, tuple):
+                return "(" + ", ".join(rebuild(m) for m in t) + ("," if len(t) == 1 else "") + ")"
+            return next(stride_it)
+        return f"Layout({s!r}, {rebuild(s)})"
+    return repr(s)
+
+
+def _shape_pair(r: random.Random) -> tuple[Any, Any]:
+    """Two shapes, mostly related: refinement/coarsening of each other, two refinements of one shape, two
+    coarsenings of one, two shapes of one size, or unrelated."""
+    s = _nested(r)
+    kind = r.random()
+    if kind < 0.2:
+        pair = (s, _refine(r, s))
+    elif kind < 0.35:
+        pair = (_coarsen(r, s), s)
+    elif kind < 0.5:
+        pair = (_coarsen(r, s), _coarsen(r, s))
+    elif kind < 0.65:
+        c = _coarsen(r, s)
+        pair = (_refine(r, c), _refine(r, c))
+    elif kind < 0.85:
+        n = math.prod(_flat(s))
+        pair = (_refactor(r, n), _refactor(r, n))
+    else:
+        pair = (s, _nested(r))
+    return pair if r.random() < 0.5 else (pair[1], pair[0])
+
+
+def _symbolic(r: random.Random, s: Any) -> Any:
+    """``s`` with some leaves (at least one) made the symbol ``N`` or ``M`` (PyCuTe's sympy extents)."""
+    import sympy
+
+    names = [sympy.Symbol(n, positive=True, integer=True) for n in ("N", "M")]
+    flat = _flat(s)
+    pick = {r.randrange(len(flat))} | {k for k in range(len(flat)) if r.random() < 0.2}
+    leaves = iter([r.choice(names) if k in pick else x for k, x in enumerate(flat)])
+
+    def rebuild(t: Any) -> Any:
+        return tuple(rebuild(m) for m in t) if isinstance(t, tuple) else next(leaves)
+
+    return rebuild(s)
+
+
+def _symbolic_pair(r: random.Random) -> tuple[Any, Any]:
+    """Two related shapes with symbolic leaves (a refinement / coarsening of one shape, two of them): their sizes
+    agree wherever they are compared, so substituting values for the symbols cannot make a size match by chance."""
+    s = _symbolic(r, _nested(r))
+    c = _coarsen(r, s)
+    pair = r.choice([(s, _refine(r, s)), (c, s), (c, _coarsen(r, s)), (_refine(r, c), _refine(r, c))])
+    return pair if r.random() < 0.5 else (pair[1], pair[0])
+
+
+def _pair_call(op: str) -> Callable[[random.Random], str]:
+    def gen(r: random.Random) -> str:
+        if r.random() < 0.1:
+            a, b = _symbolic_pair(r)
+            return f"{op}({a!r}, {b!r})"
+        a, b = _shape_pair(r)
+        return f"{op}({_as_arg(r, a)}, {_as_arg(r, b)})"
+    return gen
+
+
+def _gcd_case(r: random.Random) -> str:
+    a, b = _shape_pair(r)
+    if r.random() < 0.25:  # many composite leaves: their split points inside leaves matter
+        pool = [1, 2, 3, 4, 6, 8, 9, 12, 16, 18, 24, 5, 10]
+        a, b = (tuple(r.choice(pool) for _ in range(r.randint(1, 6))) for _ in range(2))
+    elif r.random() < 0.3:  # unequal sizes: a common prefix of factors, then anything
+        n = math.prod(_flat(a))
+        b = _refactor(r, n * r.choice([2, 3, 5, 7])) if r.random() < 0.5 else _refactor(r, max(1, n // r.choice([1, 2, 3])))
+    wrap = r.random()
+    if wrap < 0.1:
+        return f"greatest_common_domain(make_tensor(Layout({a!r})), make_tensor(Layout({b!r})))"
+    return f"greatest_common_domain({_as_arg(r, a)}, {_as_arg(r, b)})"
+
+
+def _scalar_init(r: random.Random) -> str:
+    return r.choice([str(r.choice([0, 1, 2, 3, 5, 7])), f"{r.choice([1, 2, 3])}*E({r.randint(0, 2)})",
+                     f"F2({r.randint(1, 13)})", "X"])
+
+
+def _init_like(r: random.Random, s: Any) -> str:
+    """An init weakly congruent to ``s``: a scalar, or (for a tuple) one init per mode."""
+    if not isinstance(s, tuple) or r.random() < 0.5:
+        return _scalar_init(r)
+    return "(" + ", ".join(_init_like(r, m) for m in s) + ("," if len(s) == 1 else "") + ")"
+
+
+def _prefix_case(r: random.Random) -> str:
+    if r.random() < 0.1:  # a symbolic extent (an int or symbolic init: an ArithTuple scales only by an int)
+        return f"prefix_product(({r.choice([2, 3])}, N, 4){r.choice(['', ', 3', ', X'])})"
+    s = _nested(r, leaves=[1, 2, 3, 4, 5, 6, 7, 8])
+    shape = repr(s)
+    if r.random() < 0.25:
+        return f"prefix_product({shape})"
+    return f"prefix_product({shape}, {_init_like(r, s)})"
+
+
+def _tiler(r: random.Random, depth: int = 2) -> str:
+    """A tiler: an int, a Layout (int strides, nested shapes, stride 0, extent 1), or a tuple of tilers."""
+    kind = r.random()
+    if depth == 0 or kind < 0.35:
+        return str(r.choice([1, 2, 3, 4, 5, 6, 8]))
+    if kind < 0.6:
+        s = _nested(r, 1, 2, [1, 2, 3, 4, 5, 6])
+        strides = iter([str(r.choice([0, 1, 2, 3, 4, 7])) for _ in _flat(s)])
+
+        def rebuild(t: Any) -> str:
+            if isinstance(t, tuple):
+                return "(" + ", ".join(rebuild(m) for m in t) + ("," if len(t) == 1 else "") + ")"
+            return next(strides)
+        return f"Layout({s!r}, {rebuild(s)})"
+    modes = [_tiler(r, depth - 1) for _ in range(r.randint(1, 3))]
+    return "(" + ", ".join(modes) + ("," if len(modes) == 1 else "") + ")"
+
+
+def _block(r: random.Random) -> tuple[str, list[int]]:
+    """A tile_to_shape block: compact in a random mode order, or with gaps between its modes, a stride-0 mode, an
+    extent-1 mode, a nested mode; and its top-level sizes."""
+    shape = [r.choice([1, 2, 2, 3, 4, 4, 6, 8]) for _ in range(r.randint(1, 3))]
+    nested = [s == 4 and r.random() < 0.4 for s in shape]
+    leaves = [(2, 2) if n else s for s, n in zip(shape, nested)]
+    flat_sizes = [x for leaf in leaves for x in (leaf if isinstance(leaf, tuple) else (leaf,))]
+    order = list(range(len(flat_sizes)))
+    r.shuffle(order)
+    strides, running = [0] * len(flat_sizes), 1
+    for k in order:
+        if r.random() < 0.1:
+            continue  # a stride-0 leaf
+        running *= r.choice([1, 1, 1, 2, 3]) if r.random() < 0.3 else 1
+        strides[k] = running
+        running *= flat_sizes[k]
+    it_d = iter(strides)
+    parts_s, parts_d = [], []
+    for leaf in leaves:
+        if isinstance(leaf, tuple):
+            parts_s.append(f"({leaf[0]}, {leaf[1]})")
+            parts_d.append(f"({next(it_d)}, {next(it_d)})")
+        else:
+            parts_s.append(str(leaf))
+            parts_d.append(str(next(it_d)))
+    if len(shape) == 1 and r.random() < 0.5:
+        return f"Layout({parts_s[0]}, {parts_d[0]})", shape
+    return f"Layout(({', '.join(parts_s)},), ({', '.join(parts_d)},))", shape
+
+
+def _tile_to_shape_case(r: random.Random) -> str:
+    block, sizes = _block(r)
+    if r.random() < 0.15:  # a swizzled atom (CuTe C++'s ComposedLayout): the swizzle stays outside the tiling
+        bits = r.randint(1, 3)
+        block = f"composition(Swizzle({bits}, {r.randint(0, 3)}, {r.randint(bits, 4)}), {block})"
+    rank = len(sizes) + r.choice([0, 0, 0, 1])
+    target = []
+    for k in range(rank):
+        b = sizes[k] if k < len(sizes) else 1
+        want = b * r.choice([1, 2, 3, 4]) + (1 if r.random() < 0.05 else 0)  # now and then not a multiple
+        target.append(repr(_refactor(r, want)) if r.random() < 0.2 else str(want))
+    shape = f"({', '.join(target)},)" if rank > 1 or r.random() < 0.5 or "(" in target[0] else target[0]
+    if r.random() < 0.4:
+        return f"tile_to_shape({block}, {shape})"
+    order = list(range(rank))
+    r.shuffle(order)
+    return f"tile_to_shape({block}, {shape}, ({', '.join(map(str, order))},))"
+
+
+def _nested_layout(r: random.Random, kind: str, symbolic_extent: bool = False) -> str:
+    """A layout of a nested shape (int, basis, F2 or symbolic strides; a chained run now and then, so that modes
+    merge); with ``symbolic_extent``, a leading mode ``N`` (PyCuTe folds no concrete extent into a symbolic one)."""
+    s = _nested(r, 2, 3, [1, 1, 2, 3, 4, 6, 8])
+    if not isinstance(s, tuple):
+        s = (s, (r.choice([1, 2, 4]), r.choice([1, 2, 3])))
+    if symbolic_extent:
+        import sympy
+
+        s = (sympy.Symbol("N", positive=True, integer=True),) + s
+    if kind == "E":
+        pick = lambda: f"{r.choice([1, 2, 3])}*E({r.randint(0, 1)})" if r.random() < 0.85 else "0"  # noqa: E731
+    elif kind == "F2":
+        pick = lambda: f"F2({r.randint(0, 31)})"  # noqa: E731
+    elif kind == "sym":
+        pick = lambda: f"{r.choice([0, 1, 2, 3, 4])}*X"  # noqa: E731
+    else:
+        pick = lambda: str(r.choice([0, 1, 2, 3, 4, 6, 8, 12, 16, 5, 7]))  # noqa: E731
+    # a chained run now and then, so that modes merge
+    chained = r.random() < 0.4 and kind == "int"
+    running = 1
+
+    def rebuild(t: Any) -> str:
+        nonlocal running
+        if isinstance(t, tuple):
+            return "(" + ", ".join(rebuild(m) for m in t) + ("," if len(t) == 1 else "") + ")"
+        if chained:
+            d, running = running, running * t
+            return str(d)
+        return pick()
+    return f"Layout({s!r}, {rebuild(s)})"
+
+
+def _profile(r: random.Random, rank: int) -> str:
+    picks = [r.choice(["1", "1", "None", "(1,)" if False else "1"]) for _ in range(r.randint(1, rank))]
+    return f"({', '.join(picks)},)"
+
+
+def _coalesce_z_nested(r: random.Random) -> str:
+    if r.random() < 0.1:  # PyCuTe promotes an int or a tuple by tiler_to_layout
+        return f"coalesce_z({_nested(r, 2, 3, [1, 2, 3, 4])!r})"
+    kind = r.choice(["int", "int", "E", "F2", "sym"])
+    layout = _nested_layout(r, kind, symbolic_extent=kind in ("int", "sym") and r.random() < 0.15)
+    if r.random() < 0.3:
+        from tests.oracles.pycute_names import evaluate
+
+        rank = len(evaluate(layout).shape)
+        return f"coalesce_z({layout}, {_profile(r, rank)})"
+    return f"coalesce_z({layout})"
+
+
+def _coalesce_by_mode(r: random.Random) -> str:
+    from tests.oracles.pycute_names import evaluate
+
+    if r.random() < 0.1:  # PyCuTe promotes an int or a tuple by tiler_to_layout
+        s = _nested(r, 2, 3, [1, 2, 3, 4])
+        return f"coalesce({s!r}, {_profile(r, len(s) if isinstance(s, tuple) else 1)})"
+
+    kind = r.choice(["int", "int", "E", "F2", "sym"])
+    layout = _nested_layout(r, kind, symbolic_extent=kind in ("int", "sym") and r.random() < 0.15)
+    return f"coalesce({layout}, {_profile(r, len(evaluate(layout).shape))})"
+
+
+GENERATORS.update({
+    "greatest_common_domain": _gcd_case,
+    "common_refinement": _pair_call("common_refinement"),
+    "common_coarsening": _pair_call("common_coarsening"),
+    "compatible": _pair_call("compatible"),
+    "product_each": lambda r: (f"product_each({_nested(r, 3, 4)!r})" if r.random() < 0.8 else
+                               f"product_each({r.randint(1, 9)})" if r.random() < 0.5 else
+                               f"product_each({_symbolic(r, _nested(r, 3, 4))!r})"),
+    "prefix_product": _prefix_case,
+    "tiler_to_layout": lambda r: f"tiler_to_layout({_tiler(r)})" if r.random() < 0.7 else r.choice([
+        "tiler_to_layout(N)", "tiler_to_layout(N, 3)", "tiler_to_layout(Layout((N, 2), (X, 1)))",
+        f"tiler_to_layout({r.choice([3, 4])}, X)", "tiler_to_layout(Layout((2, 3), (1, 2)), X)"]) if r.random() < 0.2 else (
+        f"tiler_to_layout({_tiler(r, r.choice([0, 1, 1, 2]))}, "
+        f"{r.choice(['2', '3', 'E(1)', '2*E(0)', 'F2(3)', 'F2(1)', 'F2(6)'])})"),
+    "tile_to_shape": _tile_to_shape_case,
+    "coalesce_z nested": _coalesce_z_nested,
+    "coalesce by mode": _coalesce_by_mode,
+})
+
+
+def _call_args(src: str) -> list[Any]:
+    import ast
+
+    from tests.oracles.pycute_names import evaluate
+
+    call = ast.parse(src, mode="eval").body
+    assert isinstance(call, ast.Call)
+    return [evaluate(ast.unparse(x)) for x in call.args]
+
+
+def _tile_to_shape_answer_exists(src: str) -> bool:
+    """Brute force: whether a layout with the target's mode sizes has tile_to_shape's function: the block's rank at
+    most the target's, each block mode's size dividing the target mode's, the values additive over the target's
+    modes and each mode's values a flat layout's (:func:`_mode_fits`)."""
+    args = _call_args(src)
+    block, shape = getattr(args[0], "inner", args[0]), args[1]
+    target = list(shape) if isinstance(shape, tuple) else [shape]
+    sizes = list(judge.ref.top_sizes(block.shape))
+    if len(sizes) > len(target) or any(judge.ref.size(t) % b for t, b in zip(target, sizes)):
+        return False
+    tsizes, want = judge.tile_to_shape_values(*args)
+    units, running = [], 1
+    for m in tsizes:
+        units.append([want[running * c] for c in range(m)])
+        running *= m
+    for i, value in enumerate(want):
+        total = 0
+        for m, w in zip(tsizes, units):
+            total += w[i % m]
+            i //= m
+        if total != value:
+            return False
+    return all(_mode_fits(w) for w in units)
+
+
+def _prefix_answer_exists(src: str) -> bool:
+    args = _call_args(src)
+    try:
+        judge._prefix_want(args[0], args[1] if len(args) > 1 else 1)
+    except ValueError:
+        return False
+    return True
+
+
+#: For an operation whose refusals are judged: whether an answer exists (a refusal where one does is wrong).
+ANSWER_EXISTS: dict[str, Callable[[str], bool]] = {
+    "composition": composition_answer_exists,
+    "common_refinement": lambda src: judge.refinement_exists(*_call_args(src)),
+    "common_coarsening": lambda src: bool(judge.coarsenings(judge._shape_arg(_call_args(src)[0]))
+                                          & judge.coarsenings(judge._shape_arg(_call_args(src)[1]))),
+    "tile_to_shape": _tile_to_shape_answer_exists,
+    "prefix_product": _prefix_answer_exists,
+    **{op: (lambda src: True) for op in ("greatest_common_domain", "compatible", "product_each", "tiler_to_layout",
+                                         "coalesce_z nested", "coalesce by mode")},
+}
+
+
 def main() -> None:
     n = int(sys.argv[sys.argv.index("--n") + 1]) if "--n" in sys.argv else 200
     seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 16
@@ -141,6 +525,8 @@ def main() -> None:
                 kind = "unchecked"
             if status == "refused" and op == "composition" and composition_answer_exists(src):
                 kind, note = "wrong", f"refused, yet brute force finds a layout of B's shape: {note}"
+            elif status == "refused" and op != "composition" and op in ANSWER_EXISTS and ANSWER_EXISTS[op](src):
+                kind, note = "wrong", f"refused, yet an answer exists: {note}"
             counts[kind] += 1
             if kind == "wrong":
                 bad.append(f"{src}: {note}")

@@ -25,22 +25,31 @@ from layoutalg.errors import ShapeError
 
 def coalesce_z(layout: Layout, profile: Any = None) -> Layout:
     """The shortest flat layout with ``layout``'s function on every ``i >= 0`` (see the module docstring)."""
-    if type(layout) is StrideLayout and profile is None:
+    kind = type(layout)
+    if type(layout) is StrideLayout and type(profile) is not tuple:
         from layoutalg.core import stride_layout_ops
 
         return stride_layout_ops.coalesce_z(layout)  # type: ignore[no-any-return]
-    if type(layout) is SymbolicLayout and profile is None:
+    if type(layout) is SymbolicLayout and type(profile) is not tuple:
         from layoutalg.core import symbolic_ops
 
         return symbolic_ops.coalesce_z(layout)  # type: ignore[no-any-return]
-    layout = check_layout(layout, "coalesce_z layout")
-    if type(profile) is not tuple:
-        return from_pairs(coalesce_extended(leaf_pairs(layout)))
+    if kind is not StrideLayout and kind is not SymbolicLayout:
+        layout = check_layout(layout, "coalesce_z layout")
+        if type(profile) is not tuple:
+            return from_pairs(coalesce_extended(leaf_pairs(layout)))
     modes = list(layout) if it.is_tuple(layout.shape) else [layout]
     if len(profile) > len(modes):
         raise ShapeError(f"coalesce_z profile {profile} has more modes than the rank-{len(modes)} layout {layout}")
     parts = [m if p is None else coalesce_z(m, p) for m, p in zip(modes, profile)] + modes[len(profile) :]
-    return Layout._trusted(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+    shape, stride = tuple(p.shape for p in parts), tuple(p.stride for p in parts)
+    if kind is StrideLayout:  # by mode, whatever the strides (basis, F2, int)
+        from layoutalg.core.stride_layout import stride_layout
+
+        return stride_layout(shape, stride)  # type: ignore[no-any-return]
+    if kind is SymbolicLayout:
+        return SymbolicLayout(shape, stride)  # type: ignore[return-value]
+    return Layout._trusted(shape, stride)
 
 
 __all__ = ["coalesce_z"]

@@ -168,7 +168,52 @@ def prefix_product(shape: Any, init: Any = 1) -> IntTuple:
         return _prefix_init(shape, init, 0)
     except _NotPlainError:
         pass  # the validating path below names the bad leaf or the rank mismatch
+    if _has_scalar(init) or _has_symbol(shape):
+        return _prefix_scalars(shape, init, "prefix_product init")
     return it.prefix_product(as_int_tuple(shape, "prefix_product shape"), _init(init, "prefix_product init"))
+
+
+def _has_scalar(x: Any) -> bool:
+    """Whether a leaf of ``x`` is a stride scalar other than an int (an ``ArithTuple``, an ``F2``) or a sympy
+    expression: PyCuTe's ``init`` may be any of them."""
+    from layoutalg.core.stride_scalars import F2, ArithTuple
+
+    if isinstance(x, (tuple, list)):
+        return any(_has_scalar(e) for e in x)
+    return isinstance(x, (ArithTuple, F2)) or _has_symbol(x)
+
+
+def _has_symbol(x: Any) -> bool:
+    if isinstance(x, (tuple, list)):
+        return any(_has_symbol(e) for e in x)
+    return type(x).__module__.startswith("sympy")
+
+
+def _prefix_scalars(shape: Any, init: Any, what: str) -> Any:
+    """:func:`prefix_product` with the init's own arithmetic: each leaf is ``init`` times the leaves before it,
+    multiplied one leaf at a time (an ``F2`` init multiplies carry-less, ``F2(1)*3*3 == F2(5)``; an ``ArithTuple``
+    scales on its axis; a sympy leaf or init stays symbolic); a tuple init starts each mode at its own value."""
+    from layoutalg.core import symbolic
+    from layoutalg.core.stride_scalars import is_stride_scalar
+
+    if isinstance(init, (tuple, list)):
+        if not isinstance(shape, (tuple, list)) or len(shape) != len(init):
+            raise ShapeError(f"prefix_product: tuple init {describe(init)} must have the rank of shape {describe(shape)}")
+        return tuple(_prefix_scalars(s, i, f"{what}[{k}]") for k, (s, i) in enumerate(zip(shape, init)))
+    if not (is_stride_scalar(init) or _has_symbol(init)):
+        raise ShapeError(f"{what} must be a stride scalar (an int, an ArithTuple, an F2) or a symbol, got {describe(init)}")
+    running = init
+
+    def walk(s: Any, depth: int) -> Any:
+        nonlocal running
+        if isinstance(s, (tuple, list)) and depth < MAX_DEPTH:
+            return tuple(walk(e, depth + 1) for e in s)
+        extent = s if _has_symbol(s) else as_int(s, "prefix_product shape leaf", ShapeError)
+        out = running
+        running = symbolic.simplify(running * extent) if _has_symbol(running) or _has_symbol(extent) else running * extent
+        return out
+
+    return walk(shape, 0)
 
 
 def suffix_product(shape: Any, init: Any = 1) -> IntTuple:

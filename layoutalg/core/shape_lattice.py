@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from layoutalg.core import int_tuple as it
+from layoutalg.core import symbolic
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.errors import ShapeError
 
@@ -37,7 +38,20 @@ def _shapes(x: Any) -> Any:
 
 
 def _shape(x: Any, what: str) -> IntTuple:
-    return it.to_int_tuple(_shapes(x), what)
+    """An int tuple; a shape with sympy leaves (PyCuTe's symbolic extents) is kept symbolic."""
+    shape = _shapes(x)
+    if symbolic.has_sym(shape):
+        return symbolic.norm_tuple(shape, what)  # type: ignore[no-any-return]
+    return it.to_int_tuple(shape, what)
+
+
+def _size(t: IntTuple) -> Any:
+    return symbolic.product(t) if symbolic.has_sym(t) else it.product(t)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal sizes: ints by value, symbolic ones provably (for every value of the symbols)."""
+    return a == b if type(a) is int and type(b) is int else symbolic.equal(a, b)
 
 
 def compatible(a: Any, b: Any) -> bool:
@@ -47,7 +61,7 @@ def compatible(a: Any, b: Any) -> bool:
 
 def _compatible(a: IntTuple, b: IntTuple) -> bool:
     if not it.is_tuple(a):
-        return a == it.product(b)
+        return _same(a, _size(b))
     if not it.is_tuple(b) or len(a) != len(b):  # type: ignore[arg-type]
         return False
     return all(_compatible(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
@@ -61,8 +75,8 @@ def common_refinement(a: Any, b: Any) -> IntTuple:
 def _join(a: IntTuple, b: IntTuple, path: str) -> IntTuple:
     where = f" at mode {path}" if path else ""
     if not it.is_tuple(a) or not it.is_tuple(b):
-        if it.product(a) != it.product(b):
-            raise ShapeError(f"common_refinement: sizes {it.product(a)} and {it.product(b)} differ{where}")
+        if not _same(_size(a), _size(b)):
+            raise ShapeError(f"common_refinement: sizes {_size(a)} and {_size(b)} differ{where}")
         return b if not it.is_tuple(a) else a
     if len(a) != len(b):  # type: ignore[arg-type]
         raise ShapeError(f"common_refinement: ranks {len(a)} and {len(b)} differ{where}")  # type: ignore[arg-type]
@@ -72,17 +86,17 @@ def _join(a: IntTuple, b: IntTuple, path: str) -> IntTuple:
 def common_coarsening(a: Any, b: Any) -> IntTuple:
     """The meet of ``a`` and ``b`` under ``≼``: ``common_coarsening(((2,3),4), ((3,2),4)) == (6,4)``."""
     sa, sb = _shape(a, "common_coarsening a"), _shape(b, "common_coarsening b")
-    if it.product(sa) != it.product(sb):
-        raise ShapeError(f"common_coarsening: sizes {it.product(sa)} and {it.product(sb)} differ")
+    if not _same(_size(sa), _size(sb)):
+        raise ShapeError(f"common_coarsening: sizes {_size(sa)} and {_size(sb)} differ")
     return _meet(sa, sb)
 
 
 def _meet(a: IntTuple, b: IntTuple) -> IntTuple:
     """Meet of two shapes of equal size (always exists)."""
     if not it.is_tuple(a) or not it.is_tuple(b) or len(a) != len(b):  # type: ignore[arg-type]
-        return it.product(a)
-    if any(it.product(x) != it.product(y) for x, y in zip(a, b)):  # type: ignore[arg-type]
-        return it.product(a)
+        return _size(a)  # type: ignore[no-any-return]
+    if any(not _same(_size(x), _size(y)) for x, y in zip(a, b)):  # type: ignore[arg-type]
+        return _size(a)  # type: ignore[no-any-return]
     return tuple(_meet(x, y) for x, y in zip(a, b))  # type: ignore[arg-type]
 
 
@@ -91,7 +105,7 @@ def product_each(shape: Any) -> IntTuple:
     s = _shape(shape, "product_each shape")
     if not it.is_tuple(s):
         return s
-    return tuple(it.product(m) for m in s)  # type: ignore[union-attr]
+    return tuple(_size(m) for m in s)  # type: ignore[union-attr]
 
 
 __all__ = ["compatible", "common_refinement", "common_coarsening", "product_each"]

@@ -329,9 +329,38 @@ def _lift(stride: Any, i: int) -> Any:
     return ScaledBasis(stride, (i,)) if stride != 0 else 0
 
 
-def tiler_to_layout(tiler: Any) -> Any:
+def _scale(e: Any, stride: Any) -> Any:
+    if isinstance(stride, tuple):
+        return tuple(_scale(e, d) for d in stride)
+    return e * stride
+
+
+def tiler_to_layout(tiler: Any, e: Any = 1) -> Any:
     """CuTe's tiler as a layout: ``N -> N:1``; a layout is itself; a tuple ``(t0, t1, ...)`` is the layout whose
-    mode ``i`` is ``t_i``'s layout with its strides moved to axis ``i``: ``(4, 5) -> (4,5):(E(0),E(1))``."""
+    mode ``i`` is ``t_i``'s layout with its strides moved to axis ``i``: ``(4, 5) -> (4,5):(E(0),E(1))``.
+
+    ``e`` (PyCuTe's second argument, a stride scalar) is the unit an int or a layout is read on: ``N -> N:e``, a
+    layout's strides ``d -> e * d`` (an ``F2`` unit multiplies carry-less); a tuple puts each mode on its own
+    axis, so ``e`` does not enter."""
+    from layoutalg.core.symbolic import SymbolicLayout, is_sym, symbolic_layout
+
+    if isinstance(tiler, SymbolicLayout) or is_sym(tiler):  # PyCuTe's symbolic extent N -> N:e
+        base = tiler if isinstance(tiler, SymbolicLayout) else symbolic_layout(tiler, 1)
+        if not (type(e) is int or is_sym(e)):
+            raise ShapeError(f"tiler_to_layout of a symbolic tiler: the unit e must be an int or a symbol, got "
+                             f"{describe(e)}")
+        return base if type(e) is int and e == 1 else symbolic_layout(base.shape, _scale(e, base.stride))
+    if is_sym(e) and isinstance(tiler, (int, Layout)) and not isinstance(tiler, bool):  # a symbolic unit
+        base = tiler_to_layout(tiler)
+        return symbolic_layout(base.shape, _scale(e, base.stride))
+    if e is not None and not (type(e) is int and e == 1) and not isinstance(tiler, (tuple, list)):
+        from layoutalg.core.stride_scalars import is_stride_scalar
+
+        if not is_stride_scalar(e):
+            raise ShapeError(f"tiler_to_layout unit e must be a stride scalar (an int, an ArithTuple, an F2), "
+                             f"got {describe(e)}")
+        base = tiler_to_layout(tiler)
+        return stride_layout(base.shape, _scale(e, base.stride))
     if isinstance(tiler, (Layout, StrideLayout)):
         return tiler
     if isinstance(tiler, int) and not isinstance(tiler, bool):

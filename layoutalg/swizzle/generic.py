@@ -30,11 +30,11 @@ from layoutalg.core import algebra as core_algebra
 from layoutalg.core import divide_product as core_dp
 from layoutalg.core.layout import Layout
 from layoutalg.core.layout import slice_and_offset as _layout_slice_and_offset
-from layoutalg.core.stride_layout import StrideLayout
+from layoutalg.core.stride_layout import StrideLayout, stride_layout
 from layoutalg.core.symbolic import SymbolicLayout, has_sym
 from layoutalg.core.tensor import Tensor
 from layoutalg.core.validate import describe, plain_int
-from layoutalg.errors import CompositionError, LayoutError
+from layoutalg.errors import CompositionError, LayoutError, ShapeError
 from layoutalg.swizzle.composed import (
     AnyLayout,
     ComposedLayout,
@@ -294,11 +294,18 @@ def coalesce(a: Any, profile: Any = None) -> Any:
         return core_algebra._coalesced(a)
     if _tensor(a):
         return a.with_layout(coalesce(a.layout, profile))
-    if _symbolic(a) and profile is None:
+    if (_symbolic(a) or _strided(a)) and type(profile) is tuple:  # by mode, whatever the strides
+        modes = list(a) if isinstance(a.shape, tuple) else [a]
+        if len(profile) > len(modes):
+            raise ShapeError(f"coalesce profile {profile} has more modes than the rank-{len(modes)} layout {a}")
+        parts = [m if p is None else coalesce(m, p) for m, p in zip(modes, profile)] + modes[len(profile):]
+        shape, stride = tuple(p.shape for p in parts), tuple(p.stride for p in parts)
+        return SymbolicLayout(shape, stride) if _symbolic(a) else stride_layout(shape, stride)
+    if _symbolic(a):
         from layoutalg.core import symbolic_ops
 
         return symbolic_ops.coalesce(a)
-    if _strided(a) and profile is None:
+    if _strided(a):
         from layoutalg.core import stride_layout_ops
 
         return stride_layout_ops.coalesce(a)

@@ -164,8 +164,8 @@ def tiler_layout(x: Any) -> Any:
     return tiler_to_layout(x)
 
 
-def tiler_to_layout(x: Any) -> Any:
-    return need("tiler_to_layout")(x)
+def tiler_to_layout(x: Any, e: Any = 1) -> Any:
+    return need("tiler_to_layout")(x) if type(e) is int and e == 1 else need("tiler_to_layout")(x, e)
 
 
 def _shape_of(x: Any) -> Any:
@@ -218,11 +218,24 @@ def _product_op(name: str) -> Callable[..., Any]:
 
 
 def _composition(a: Any, b: Any) -> Any:
-    return la.composition(tiler_layout(a), b)
+    """A swizzle composed with a layout is CuTe's ``ComposedLayout`` (C++'s spelling; PyCuTe writes F2 strides)."""
+    return la.composition(a if isinstance(a, la.Swizzle) else tiler_layout(a), b)
 
 
-def _coalesce(a: Any, profile: Any = None) -> Any:
-    return la.coalesce(a, profile)
+def _coalesce(a: Any, profile: Any = 1) -> Any:
+    """PyCuTe's default profile 1 is the whole layout; ``None`` is a no-op; an int or a tuple is promoted by
+    ``tiler_to_layout`` (``coalesce((4, 2))`` is ``(4,2):(E(0),E(1))``)."""
+    return a if profile is None else la.coalesce(_promote(a), profile)
+
+
+def _coalesce_z(a: Any, profile: Any = 1) -> Any:
+    """As :func:`_coalesce`."""
+    return a if profile is None else need("coalesce_z")(_promote(a), profile)
+
+
+def _promote(a: Any) -> Any:
+    """PyCuTe's algebra promotes an int or a tuple argument by ``tiler_to_layout``."""
+    return tiler_to_layout(a) if isinstance(a, (int, tuple, list)) and not isinstance(a, bool) else a
 
 
 def _coordinate(i: Any, shape: Any) -> Any:
@@ -306,7 +319,7 @@ NAMES: dict[str, Any] = {
     "Swizzle": Swizzle, "Fraction": Fraction,
     "composition": ModeOp(_composition, "transform"),
     "coalesce": ModeOp(_coalesce, "transform"),
-    "coalesce_z": ModeOp(lambda a, profile=None: need("coalesce_z")(a, profile), "transform"),
+    "coalesce_z": ModeOp(_coalesce_z, "transform"),
     "logical_divide": ModeOp(_divide("logical_divide"), "transform"),
     "zipped_divide": ModeOp(_divide("zipped_divide"), "transform"),
     "logical_product": ModeOp(_product_op("logical_product"), "transform"),
@@ -322,6 +335,7 @@ NAMES: dict[str, Any] = {
     "make_layout_like": lambda a: need("make_layout_like")(a),
     "make_ordered_layout": lambda s, o: need("make_ordered_layout")(s, o),
     "tiler_to_layout": tiler_to_layout,
+    "tile_to_shape": lambda block, shape, order=None: need("tile_to_shape")(block, shape, order),
     "recast": _recast,
     "compatible": lambda a, b: need("compatible")(_shape_of(a), _shape_of(b)),
     "common_refinement": lambda a, b: need("common_refinement")(a, b),

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import collections
 import json
+import math
 import os
 from typing import Any, Callable
 
@@ -352,13 +353,394 @@ SPECS: dict[str, Callable[[list[Any], Any], str | None]] = {
 }
 
 
+# ---------------------------------------------------------------------------
+# shape lattice, greatest_common_domain, prefix products, tilers, tile_to_shape
+# ---------------------------------------------------------------------------
+def _shape_arg(x: Any) -> Any:
+    """A Layout or a Tensor stands for its shape (anywhere in a tuple, as PyCuTe's ``shape(...)`` reads a tiler)."""
+    layout = getattr(x, "layout", None)
+    if layout is not None and is_layout(layout):
+        return layout.shape
+    if is_layout(x):
+        return x.shape
+    if isinstance(x, (tuple, list)):
+        return tuple(_shape_arg(e) for e in x)
+    return x
+
+
+def coarsenings(x: Any) -> set[Any]:
+    """Every shape ``c`` with ``compatible(c, x)``: ``x`` with any of its sub-trees replaced by their sizes."""
+    if not isinstance(x, tuple):
+        return {x}
+    out: set[Any] = {ref.size(x)}
+    parts: list[tuple[Any, ...]] = [()]
+    for mode in x:
+        parts = [p + (c,) for p in parts for c in coarsenings(mode)]
+    out.update(parts)
+    return out
+
+
+def spec_compatible(args: list[Any], r: Any) -> str | None:
+    a, b = (_shape_arg(x) for x in args)
+    want = a in coarsenings(b)
+    return "" if r is want else f"compatible is {r}, yet {a} is{'' if want else ' not'} a coarsening of {b} of its size"
+
+
+def spec_common_refinement(args: list[Any], r: Any) -> str | None:
+    """The join: ``a`` and ``b`` coarsen ``r``, and no coarser shape than ``r`` has both as coarsenings."""
+    a, b = (_shape_arg(x) for x in args)
+    below = coarsenings(r)
+    if a not in below or b not in below:
+        return f"{r} does not refine both {a} and {b}"
+    for c in below - {r}:
+        up = coarsenings(c)
+        if a in up and b in up:
+            return f"{c}, coarser than {r}, refines both"
+    return ""
+
+
+def refinement_exists(a: Any, b: Any) -> bool:
+    """Brute force over the graftings of ``a`` and ``b`` (each node: ``a``'s sub-tree, ``b``'s, or both tuples'
+    modes joined), which hold the join when there is one: whether one of them refines both."""
+    def candidates(x: Any, y: Any) -> list[Any]:
+        out = [x, y]
+        if isinstance(x, tuple) and isinstance(y, tuple) and len(x) == len(y):
+            parts: list[tuple[Any, ...]] = [()]
+            for u, v in zip(x, y):
+                parts = [p + (c,) for p in parts for c in candidates(u, v)]
+            out += parts
+        return out
+
+    a, b = _shape_arg(a), _shape_arg(b)
+    return any(a in coarsenings(c) and b in coarsenings(c) for c in candidates(a, b))
+
+
+def spec_common_coarsening(args: list[Any], r: Any) -> str | None:
+    """The meet: ``r`` coarsens ``a`` and ``b``, and every common coarsening coarsens ``r``."""
+    a, b = (_shape_arg(x) for x in args)
+    common = coarsenings(a) & coarsenings(b)
+    if r not in common:
+        return f"{r} does not coarsen both {a} and {b}"
+    bigger = [c for c in common if c not in coarsenings(r)]
+    return f"{bigger[0]} coarsens both and is not a coarsening of {r}" if bigger else ""
+
+
+def spec_product_each(args: list[Any], r: Any) -> str | None:
+    """PyCuTe: the size of each top-level mode (a flat tuple); an int is its own size (CuTe C++; PyCuTe cannot
+    iterate an int)."""
+    a = _shape_arg(args[0])
+    want = tuple(ref.size(m) for m in a) if isinstance(a, tuple) else a
+    return "" if r == want and type(r) is type(want) else f"{r} is not {want}"
+
+
+def _prefix_want(shape: Any, init: Any) -> Any:
+    """PyCuTe's exclusive prefix product: each leaf is ``init`` times the leaves before it, multiplied one leaf at a
+    time with the init's own ``*`` (an F2 multiplies carry-less, so ``F2(1)*3*3`` is ``F2(5)``); a tuple init
+    starts each top-level mode at its own value."""
+    if isinstance(init, tuple):
+        if not isinstance(shape, tuple) or len(shape) != len(init):
+            raise ValueError("init is not weakly congruent to the shape")
+        return tuple(_prefix_want(s, i) for s, i in zip(shape, init))
+    leaves, running = [], init
+    for s in ref.flat(shape):
+        leaves.append(running)
+        running = running * s
+    it_leaves = iter(leaves)
+
+    def rebuild(t: Any) -> Any:
+        return tuple(rebuild(e) for e in t) if isinstance(t, tuple) else next(it_leaves)
+
+    return rebuild(shape)
+
+
+def _same_tree(got: Any, want: Any) -> bool:
+    if isinstance(want, tuple):
+        return isinstance(got, tuple) and len(got) == len(want) and all(_same_tree(g, w) for g, w in zip(got, want))
+    if isinstance(got, tuple):
+        return False
+    if isinstance(want, la.ArithTuple) or isinstance(got, la.ArithTuple):
+        return bool(got == want) and (isinstance(got, la.ArithTuple) or got == 0)
+    return _same_value(got, want) and (type(got) is type(want) or not isinstance(want, (int, la.F2)))
+
+
+def spec_prefix_product(args: list[Any], r: Any) -> str | None:
+    shape, init = (args + [1])[:2]
+    try:
+        want = _prefix_want(shape, init)
+    except ValueError as err:
+        return f"answered {r} where {err}"
+    return "" if _same_tree(r, want) else f"{r} is not {want}"
+
+
+def _tiler_shape(t: Any) -> Any:
+    if is_layout(t):
+        return t.shape
+    if isinstance(t, (tuple, list)):
+        return tuple(_tiler_shape(e) for e in t)
+    return t
+
+
+def _tiler_value(t: Any, crd: Any, path: tuple[int, ...]) -> Any:
+    """The tiler's value at a natural coordinate: an int leaf's coordinate, a Layout leaf's value there, each on the
+    basis vector of its path (the path ``()`` is the int 1)."""
+    if isinstance(t, (tuple, list)):
+        total: Any = 0
+        for k, (sub, c) in enumerate(zip(t, crd)):
+            total = total + _tiler_value(sub, c, path + (k,))
+        return total
+    value = ev(t, _crd_index(crd, t.shape)) if is_layout(t) else crd
+    return la.ScaledBasis(value, path) if path else value
+
+
+def _tiler_compact(shape: Any) -> Any:
+    running = 1
+
+    def walk(s: Any) -> Any:
+        nonlocal running
+        if isinstance(s, tuple):
+            return tuple(walk(e) for e in s)
+        d, running = running, running * s
+        return d
+
+    return walk(shape)
+
+
+def _crd_index(crd: Any, shape: Any) -> int:
+    """The 1-D (colexicographic) index of a natural coordinate of ``shape``."""
+    return sum(c * d for c, d in zip(ref.flat(crd), ref.flat(_tiler_compact(shape))))
+
+
+def _natural(i: int, shape: Any) -> Any:
+    """The natural coordinate of index ``i < size(shape)``, colexicographic."""
+    if isinstance(shape, tuple):
+        out = []
+        for s in shape:
+            n = ref.size(s)
+            out.append(_natural(i % n, s))
+            i //= n
+        return tuple(out)
+    return i
+
+
+def spec_tiler_to_layout(args: list[Any], r: Any) -> str | None:
+    """PyCuTe's ``tiler_to_layout(tiler, e=1)``: the shape of the tiler, and at every coordinate the tiler's value,
+    each leaf on the basis vector of its path (an int or a Layout alone is itself, read on the unit ``e``)."""
+    t = args[0]
+    e = args[1] if len(args) > 1 else 1
+    shape = _tiler_shape(t)
+    if r.shape != shape:
+        return f"shape {r.shape} is not the tiler's {shape}"
+    for i in range(ref.size(shape)):
+        if isinstance(t, (tuple, list)) or e == 1 and isinstance(e, int):  # a tuple puts each mode on its axis
+            want = _tiler_value(t, _natural(i, shape), ())
+        else:  # PyCuTe's Layout(n, e), or the layout's strides d -> e * d, evaluated leaf by leaf
+            strides = ref.flat(t.stride) if is_layout(t) else [1]
+            want = 0
+            for c, d in zip(ref.flat(_natural(i, shape)), strides):
+                want = want + c * (e * d)
+        got = ev(r, i)
+        if not bool(got == want):
+            return f"R({i}) = {got}, the tiler's value is {want}"
+    return ""
+
+
+def _greedy_complement(image: set[int], count: int) -> list[int]:
+    """The first ``count`` offsets ``c_0 = 0 < c_1 < ...``, each the smallest whose translate of ``image`` misses
+    every earlier translate: CuTe's complement of a layout with that image, read as a function."""
+    taken: set[int] = set()
+    out: list[int] = []
+    c = 0
+    while len(out) < count:
+        shifted = {c + v for v in image}
+        if not shifted & taken:
+            out.append(c)
+            taken |= shifted
+        c += 1
+    return out
+
+
+def tile_to_shape_values(block: Any, target: Any, order: Any = None) -> tuple[list[int], list[int]]:
+    """CuTe C++ ``tile_to_shape(block, shape, order)`` (PyCuTe has none) as a function: ``coalesce(blocked_product(
+    block padded to rank(shape), make_ordered_layout(product_each(shape) / product_each(block), order)), that
+    shape)``.  Mode ``r``'s index ``k`` is block index ``k % |block_r|`` and tile ``k // |block_r|``; the value is
+    ``block(a) + C(O(b))`` with ``O`` the compact layout of the tiles in ``order`` (ties left to right) and ``C``
+    the block's complement (the smallest ordered offsets whose translates of the block's image are disjoint).
+    Returns the target's mode sizes and the value at every index (colexicographic over those modes); for a
+    composed (swizzled) block, the values of its inner layout's tiling (the swizzle and offset apply after)."""
+    block = getattr(block, "inner", block)
+    tshape = target if isinstance(target, tuple) else (target,)
+    bsizes = list(ref.top_sizes(block.shape)) + [1] * (len(tshape) - len(ref.top_sizes(block.shape)))
+    tsizes = [ref.size(m) for m in tshape]
+    reps = [t // b for t, b in zip(tsizes, bsizes)]
+    keys = list(order) if order is not None else list(range(len(reps)))
+    ostride, running = [0] * len(reps), 1
+    for k in sorted(range(len(reps)), key=lambda k: (keys[k], k)):
+        ostride[k], running = running, running * reps[k]
+    comp = _greedy_complement(set(values(block)), running)
+    bstride, tstride = [1], [1]
+    for b in bsizes[:-1]:
+        bstride.append(bstride[-1] * b)
+    for t in tsizes[:-1]:
+        tstride.append(tstride[-1] * t)
+    want = []
+    for idx in range(math.prod(tsizes)):
+        crd = [(idx // s) % t for s, t in zip(tstride, tsizes)]
+        a = sum((k % b) * s for k, b, s in zip(crd, bsizes, bstride))
+        o = sum((k // b) * s for k, b, s in zip(crd, bsizes, ostride))
+        want.append(ev(block, a) + comp[o])
+    return tsizes, want
+
+
+def spec_tile_to_shape(args: list[Any], r: Any) -> str | None:
+    """Mode sizes the target's, each mode coalesced (an int, or a flat tuple without 1s or mergeable neighbours),
+    and the function of :func:`tile_to_shape_values`; a composed block's swizzle and offset kept, applied after."""
+    block = args[0]
+    if hasattr(block, "inner"):
+        if not hasattr(r, "inner") or r.outer != block.outer or r.offset != block.offset:
+            return f"{r} does not keep the block's swizzle {block.outer} and offset {block.offset}"
+        why = spec_tile_to_shape([block.inner] + list(args[1:]), r.inner)
+        if why:
+            return f"inner: {why}"
+        want = tile_to_shape_values(*args)[1]
+        bad = next((i for i, w in enumerate(want) if r(i) != block.outer(block.offset + w)), None)
+        return "" if bad is None else f"R({bad}) is {r(bad)}, the swizzle of the tiling gives {block.outer(block.offset + want[bad])}"
+    if type(r) is not la.Layout:
+        return f"{r} is not a Layout"
+    tsizes, want = tile_to_shape_values(*args)
+    rshape: Any = r.shape if isinstance(r.shape, tuple) else (r.shape,)
+    if len(rshape) != len(tsizes) or [ref.size(m) for m in rshape] != tsizes:
+        return f"mode sizes {[ref.size(m) for m in rshape]} are not the target's {tsizes}"
+    rstride: Any = r.stride if isinstance(r.shape, tuple) else (r.stride,)
+    for k, (m, d) in enumerate(zip(rshape, rstride)):  # C++ coalesces each mode: flat, no 1s, nothing to merge
+        if isinstance(m, tuple) and (len(m) < 2 or any(isinstance(x, tuple) for x in m) or 1 in m
+                                     or any(m[j] * d[j] == d[j + 1] for j in range(len(m) - 1))):
+            return f"mode {k}, {m}:{d}, is not coalesced"
+        if m == 1 and d != 0:
+            return f"mode {k}, 1:{d}, is not coalesced to 1:0"
+    for idx, (got, w) in enumerate(zip(values(r), want)):
+        if got != w:
+            return f"R({idx}) is {got}, block + complement gives {w}"
+    return ""
+
+
+def _splits(shape: Any) -> tuple[dict[int, int], int]:
+    """Where a shape's 1-D index domain may split: inside leaf ``s`` starting at ``d``, every ``d*m`` with ``m | s``;
+    each point maps to what is left of its leaf there (size-1 leaves are transparent)."""
+    left: dict[int, int] = {}
+    running = 1
+    for s in ref.flat(shape):
+        for m in range(1, s):
+            if s % m == 0:
+                left[running * m] = s // m
+        running *= s
+    return left, running
+
+
+def spec_greatest_common_domain(args: list[Any], r: Any) -> str | None:
+    """PyCuTe's ``greatest_common_domain``: modes ``g:q`` (flat, increasing, disjoint), each inside one leaf of both
+    shapes at a split point of both; no two adjacent modes could be one such mode; and the largest size any such
+    chain of modes has (dynamic programming over every chain); ``(1,):(0,)`` when that size is 1."""
+    sa, sb = (_shape_arg(x) for x in args)
+    la_, na = _splits(sa)
+    lb, nb = _splits(sb)
+
+    def fits(g: int, q: int) -> bool:
+        return q in la_ and q in lb and la_[q] % g == 0 and lb[q] % g == 0
+
+    points = sorted(set(la_) & set(lb))
+
+    def best_from(p: int) -> int:
+        return next((best[x] for x in points if x >= p), 1)
+
+    best: dict[int, int] = {}
+    for q in reversed(points):  # the largest size of a chain of common modes starting at q or later
+        best[q] = max([best_from(q + 1)] + [g * best_from(q * g) for g in range(2, min(la_[q], lb[q]) + 1)
+                                             if fits(g, q)])
+    top = best[points[0]] if points else 1
+    if not isinstance(r.shape, tuple) or not isinstance(r.stride, tuple) or it.depth(r.shape) != 1:
+        return f"{r} is not flat"
+    if top == 1:
+        return "" if r.shape == (1,) and r.stride == (0,) else f"{r} is not (1,):(0,) (no common mode)"
+    modes = list(zip(r.shape, r.stride))
+    end = 0
+    for k, (g, q) in enumerate(modes):
+        if g < 2 or q < end or not fits(g, q):
+            return f"mode {g}:{q} is not a common mode after {end}"
+        if k and q == end and fits(modes[k - 1][0] * g, modes[k - 1][1]):
+            return f"modes {modes[k - 1]} and {g}:{q} are one common mode"
+        end = q * g
+    size = ref.size(r.shape)
+    return "" if size == top else f"size {size} is not the largest common size {top}"
+
+
+def promoted(t: Any) -> Any:
+    """PyCuTe's promotion of an int or a tuple argument of the algebra (``tiler_to_layout``), built here leaf by leaf:
+    an int ``n`` is ``n:1``; in a tuple, an int leaf at path ``p`` has stride ``E(p)``, a Layout leaf its strides on
+    ``E(p)``."""
+    if isinstance(t, bool) or not isinstance(t, (int, tuple, list)):
+        return t
+    if isinstance(t, int):
+        return la.Layout(t, 1)
+
+    def strides(x: Any, path: tuple[int, ...]) -> Any:
+        if isinstance(x, (tuple, list)):
+            return tuple(strides(e, path + (k,)) for k, e in enumerate(x))
+        if is_layout(x):
+            return _map_leaves(x.stride, lambda d: la.ScaledBasis(d, path) if d != 0 else 0)
+        return la.ScaledBasis(1, path)
+
+    return la.stride_layout(_tiler_shape(t), strides(t, ()))
+
+
+def _map_leaves(t: Any, f: Callable[[Any], Any]) -> Any:
+    return tuple(_map_leaves(e, f) for e in t) if isinstance(t, tuple) else f(t)
+
+
+def by_mode(whole: Callable[[list[Any], Any], str | None]) -> Callable[[list[Any], Any], str | None]:
+    """PyCuTe's ``coalesce(A, profile)`` / ``coalesce_z(A, profile)`` judged by ``whole`` (the one-argument
+    definition): a tuple profile coalesces mode ``i`` of A by ``profile[i]`` (``None`` leaves it as it is), the
+    modes past the profile unchanged; an int profile is the whole layout; ``None`` is A itself."""
+    def spec(args: list[Any], r: Any) -> str | None:
+        args = [promoted(args[0])] + list(args[1:])
+        if len(args) == 1:
+            return whole(args, r)
+        a, profile = args
+        if profile is None:
+            return "" if same(r, a) == "exact" else "not A itself"
+        if not isinstance(profile, tuple):
+            return whole([a], r)
+        modes = [a[k] for k in range(len(a.shape))] if isinstance(a.shape, tuple) else [a]  # an int shape: 1 mode
+        if not isinstance(r.shape, tuple) or len(r.shape) != len(modes):
+            return "rank differs from A's"
+        for k, mode in enumerate(modes):
+            why = spec([mode] + ([profile[k]] if k < len(profile) else [None]), r[k])
+            if why:
+                return f"mode {k}: {why}"
+        return ""
+
+    return spec
+
+
+#: Operations whose result is a shape, a tuple or a bool rather than a layout (:func:`spec_check` checks those too).
+VALUE_RESULTS = frozenset({"compatible", "common_refinement", "common_coarsening", "product_each", "prefix_product",
+                           "tile_to_shape"})
+
+SPECS.update({
+    "compatible": spec_compatible, "common_refinement": spec_common_refinement,
+    "common_coarsening": spec_common_coarsening, "product_each": spec_product_each,
+    "prefix_product": spec_prefix_product, "tiler_to_layout": spec_tiler_to_layout,
+    "tile_to_shape": spec_tile_to_shape, "greatest_common_domain": spec_greatest_common_domain,
+    "coalesce_z": by_mode(spec_coalesce_z), "coalesce": by_mode(spec_coalesce),
+})
+
+
 def spec_check(case: dict[str, Any], result: Any) -> str | None:
     """'' when the result meets the operation's definition, the reason when not, None when not checkable."""
     node = ast.parse(case["src"], mode="eval").body
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or node.keywords:
         return None
     spec = SPECS.get(node.func.id)
-    if spec is None or not (is_layout(result) or isinstance(result, la.SymbolicLayout)):
+    if spec is None or not (is_layout(result) or isinstance(result, la.SymbolicLayout) or node.func.id in VALUE_RESULTS):
         return None
     try:
         args = [evaluate(ast.unparse(a)) for a in node.args]

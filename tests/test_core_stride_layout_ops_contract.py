@@ -77,12 +77,14 @@ def test_layout_add_is_the_pointwise_sum() -> None:
     assert [r(i) for i in range(6)] == [A(i) + b(i) for i in range(6)]
 
 
-def test_nullspace_of_f2_values_whose_zeros_are_not_a_layout_is_refused_listing_them() -> None:
-    with pytest.raises(la.CompositionError, match=r"its zeros \[0, 3, 5, 6\] are not the values of any layout"):
-        la.nullspace(SL((2, 2, 2), (F2(1), F2(1), F2(1))))
-    many = SL((2,) * 6, (F2(1),) * 6)  # zeros at the indices of even popcount: 32 of them, 8 listed
-    with pytest.raises(la.CompositionError, match=r"its zeros \[0, 3, 5, 6, 9, 10, 12, 15\] are not"):
-        la.nullspace(many)
+def test_nullspace_of_f2_values_whose_zeros_no_int_layout_lists_is_their_xor_subspace() -> None:
+    """(2,2,2):(F1,F1,F1) is 0 at the even-parity indices 0, 3, 5, 6 (no int layout lists them: 3 + 5 != 6), a
+    subspace with the basis 3, 5; six such modes give the 32 even-parity indices of 6 bits."""
+    for a in (SL((2, 2, 2), (F2(1), F2(1), F2(1))), SL((2,) * 6, (F2(1),) * 6)):
+        zeros = [i for i in range(a.size()) if bin(i).count("1") % 2 == 0]
+        assert zeros == [i for i in range(a.size()) if a(i) == 0]
+        n = la.nullspace(a)
+        assert sorted(int(n(i)) for i in range(n.size())) == zeros
 
 
 def test_nullspace_lists_the_indices_of_zero_values() -> None:
@@ -332,3 +334,22 @@ def test_tiler_to_layout_of_a_symbolic_extent_or_unit_is_symbolic() -> None:
     assert t.shape == (2, 3) and t.stride == (x, 2 * x)
     s = la.symbolic_layout((n, 2), (x, 1))
     assert la.tiler_to_layout(s) == s
+
+
+def test_f2_nullspace_that_no_int_layout_lists_is_the_f2_layout_of_its_subspace() -> None:
+    """(4,4,8):(F7,F9,F2) maps the indices 0, 7, 114, 117 (and no others) to 0, by brute force; they are closed
+    under XOR but no int layout lists them, so the nullspace is an F2 layout listing each once."""
+    for a in (SL((4, 4, 8), (F2(7), F2(9), F2(2))), SL((8, 2, 6), (F2(4), F2(4), F2(14)))):
+        zeros = [i for i in range(a.size()) if a(i) == 0]
+        n = la.nullspace(a)
+        listed = [int(n(i)) for i in range(n.size())]
+        assert sorted(listed) == zeros and len(set(listed)) == len(listed), (a, n)
+        assert all(isinstance(d, F2) for _, d in n.pairs())
+
+
+def test_f2_nullspace_refused_when_the_zeros_are_no_subspace_and_no_int_layout_lists_them() -> None:
+    a = SL((4, 6, 8), (F2(4), F2(6), F2(18)))
+    zeros = [i for i in range(a.size()) if a(i) == 0]
+    assert zeros == [0, 11, 47]  # three indices: a layout listing them is one mode of 3 (0, d, 2d): none
+    with pytest.raises(la.CompositionError, match="are not the values of any layout"):
+        la.nullspace(a)

@@ -100,3 +100,13 @@ def test_an_f2_layout_always_has_a_right_inverse(modes):
     n = r.size()
     for v in range(n):
         assert int(a(int(r(v)))) == v
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.sampled_from([2, 3, 4, 6, 8]), st.integers(0, 31)), min_size=1, max_size=3))
+def test_f2_nullspace_lists_exactly_the_zeros_or_is_refused_only_when_no_layout_lists_them(modes):
+    src = f"nullspace(Layout(({', '.join(str(s) for s, _ in modes)},), ({', '.join(f'F2({d})' for _, d in modes)},)))"
+    status, note = judge.classify({"file": "fresh", "line": 0, "kind": "call", "src": src})
+    assert status in ("match", "refused"), f"{src}: {status} {note}"
+    if status == "refused":
+        assert not fresh.ANSWER_EXISTS["nullspace"](src), f"{src}: refused, yet a layout lists the zeros ({note})"

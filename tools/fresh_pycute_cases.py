@@ -496,6 +496,45 @@ def _prefix_answer_exists(src: str) -> bool:
     return True
 
 
+def _carryless(a: int, b: int) -> int:
+    out = 0
+    while a:
+        if a & 1:
+            out ^= b
+        a, b = a >> 1, b << 1
+    return out
+
+
+def _nullspace_answer_exists(src: str) -> bool:
+    """Brute force: whether some flat layout, int or F2 strides, lists A's zero set, each index once.
+
+    Its stride ``d_t`` is its value at the prefix product ``P_t``, so the strides are distinct nonzero members of
+    the zero set: every factorization of the set's size and every choice of strides from it is tried (sets of
+    more than 24 zeros are not searched and count as having an answer, so they are never called wrong)."""
+    import itertools
+
+    a = _call_args(src)[0]
+    zeros = [i for i, v in enumerate(judge.values(a)) if v == 0]
+    target, n = set(zeros), len(zeros)
+    if n <= 2 or n > 24:
+        return True
+    nonzero = zeros[1:]
+    for factors in _factorizations(n):
+        for strides in itertools.permutations(nonzero, len(factors)):
+            for combine in (lambda c, d: c * d, _carryless):
+                listed, xor = set(), combine is _carryless
+                for index in range(n):
+                    value, rest = 0, index
+                    for f, d in zip(factors, strides):
+                        term = combine(rest % f, d)
+                        value = value ^ term if xor else value + term
+                        rest //= f
+                    listed.add(value)
+                if listed == target:
+                    return True
+    return False
+
+
 #: For an operation whose refusals are judged: whether an answer exists (a refusal where one does is wrong).
 ANSWER_EXISTS: dict[str, Callable[[str], bool]] = {
     "composition": composition_answer_exists,
@@ -504,6 +543,7 @@ ANSWER_EXISTS: dict[str, Callable[[str], bool]] = {
                                           & judge.coarsenings(judge._shape_arg(_call_args(src)[1]))),
     "tile_to_shape": _tile_to_shape_answer_exists,
     "prefix_product": _prefix_answer_exists,
+    "nullspace": _nullspace_answer_exists,
     **{op: (lambda src: True) for op in ("greatest_common_domain", "compatible", "product_each", "tiler_to_layout",
                                          "coalesce_z nested", "coalesce by mode")},
 }

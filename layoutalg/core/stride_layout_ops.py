@@ -301,8 +301,38 @@ def nullspace(layout: Any) -> Any:
     zeros = [i for i, v in enumerate(_values(layout)) if v == 0]
     pairs = synthesise_1d(zeros)
     if pairs is None:
+        kernel = _f2_kernel(layout, zeros)
+        if kernel is not None and sorted(int(v) for v in _values(kernel)) == zeros:
+            return kernel
         raise CompositionError(f"nullspace of {layout}: its zeros {zeros[:8]} are not the values of any layout")
     return from_pairs(pairs)
+
+
+def _f2_kernel(layout: Any, zeros: list[int]) -> Any:
+    """The zeros of an F2-stride layout as an F2-stride layout of indices where they form a GF(2) subspace
+    (closed under XOR), else None.
+
+    With power-of-two extents an F2 layout is GF(2)-linear in its index bits (:mod:`layoutalg.core.f2_strides`),
+    so its zeros are the kernel of that bit matrix, always a subspace; with other extents they may be one too.
+    A subspace with the basis ``k1 < k2 < ...`` (reduced echelon, index bit patterns) is listed exactly, each
+    index once, by ``(2, 2, ...):(F(k1), F(k2), ...)`` (the XOR of the chosen basis vectors), e.g.
+    ``(4,4,8):(F7,F9,F2)`` has the zeros 0, 7, 114, 117 = ``(2,2):(F7,F114)``, which no int layout lists."""
+    if len(zeros) < 2 or not any(isinstance(d, F2) for _, d in _pairs(layout)):
+        return None
+    pivots: dict[int, int] = {}  # leading bit -> basis vector
+    for z in zeros:
+        while z and (z.bit_length() - 1) in pivots:
+            z ^= pivots[z.bit_length() - 1]
+        if z:
+            pivots[z.bit_length() - 1] = z
+    if len(zeros) != 1 << len(pivots):
+        return None  # |Z| != 2^rank: not closed under XOR
+    for top in sorted(pivots):  # reduce: clear each leading bit from the other basis vectors
+        for other in pivots:
+            if other != top and pivots[other] >> top & 1:
+                pivots[other] ^= pivots[top]
+    basis = [pivots[top] for top in sorted(pivots)]
+    return _from(_coalesce_pairs([(2, F2(k)) for k in basis], keep_last=False))
 
 
 def _order_key(d: Any) -> Any:

@@ -165,7 +165,7 @@ def build_atom(ins: Instruction, ctx: Context, idx: int) -> Op:
     is_atom = ins.root == "atom"
     if any(isinstance(x, Vec) for x in ins.operands) or {"v2", "v4", "v8"} & set(ins.parts):
         raise KernelError("vector atomics are not supported", ins.line, ins.opcode)
-    dest_w = ctx.writer(ins.operands[0], ins) if is_atom else None
+    dest_w = ctx.writer(ins.operands[0], ins, type_=t) if is_atom else None
     addr_op = ins.operands[1] if is_atom else ins.operands[0]
     read_addr = address_reader(ctx, addr_op, ins)
     srcs = ins.operands[2:] if is_atom else ins.operands[1:]

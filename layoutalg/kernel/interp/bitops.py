@@ -138,9 +138,10 @@ def build_bitcount(ins: Instruction, ctx: Context, idx: int) -> Op:
     w = type_bits(t)
     root = ins.root
     if root == "popc":
-        return int_op(ins, ctx, idx, [t], lambda a: _popcount(as_u(a, w)))
+        return int_op(ins, ctx, idx, [t], lambda a: _popcount(as_u(a, w)), dest="u32")
     if root == "clz":
-        return int_op(ins, ctx, idx, [t], lambda a: (np.int64(w - 1) - _highest_bit(as_u(a, w))).astype(np.uint64))
+        return int_op(ins, ctx, idx, [t], lambda a: (np.int64(w - 1) - _highest_bit(as_u(a, w))).astype(np.uint64),
+                      dest="u32")
     if root == "brev":
         def rev(a: Any) -> Any:
             a = np.asarray(as_u(a, w), dtype=np.uint64)
@@ -159,7 +160,7 @@ def build_bitcount(ins: Instruction, ctx: Context, idx: int) -> Op:
         pos = _highest_bit(x)
         res = np.where(pos < 0, np.int64(0xFFFFFFFF), (w - 1 - pos) if shiftamt else pos)
         return res.astype(np.int64).astype(np.uint64) & M32
-    return int_op(ins, ctx, idx, [t], bfind)
+    return int_op(ins, ctx, idx, [t], bfind, dest="u32")
 
 
 @builder("bfe")
@@ -254,7 +255,7 @@ def build_lop3(ins: Instruction, ctx: Context, idx: int) -> Op:
         raise KernelError("lop3 needs d, a, b, c, immLut (predicate-output forms are not supported)",
                           ins.line, ins.opcode)
     lut = ins.operands[4].value & 0xFF
-    write, dests = ctx.writer(ins.operands[0], ins)
+    write, dests = ctx.writer(ins.operands[0], ins, type_="b32")
     readers = [ctx.reader(op, "b32", ins) for op in ins.operands[1:4]]
 
     def run(m: Any, mask: Any) -> None:

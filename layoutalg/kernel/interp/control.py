@@ -108,7 +108,11 @@ def build_mma(ins: Instruction, ctx: Context, idx: int) -> Op:
         return _wmma_memory(ins, ctx, idx)
     d = ins.operands[0]
     items = list(d.items) if isinstance(d, Vec) else [d]
-    writers = [ctx.writer(x, ins) for x in items]
+    writers = [ctx.writer(x, ins, type_=_fragment_type(ins, 0)) for x in items]
+    for k, frag in enumerate(ins.operands[1:4], start=1):  # the sources' registers (results are unknown)
+        for x in (frag.items if isinstance(frag, Vec) else (frag,)):
+            if isinstance(x, Reg) and (t := _fragment_type(ins, k)) is not None:
+                ctx.reader(x, t, ins)
     names = [n for _, ds in writers for n in ds]
     unknown = Value(U64(0), False)
 
@@ -120,6 +124,18 @@ def build_mma(ins: Instruction, ctx: Context, idx: int) -> Op:
         for w, _ in writers:
             w(m, U64(0), False, mask)
     return Op(idx, ins, run, dests=names)
+
+
+def _fragment_type(ins: Instruction, k: int) -> str | None:
+    """The register type of ``mma``'s operand ``k`` (d, a, b, c): ``.f32``/``.f64`` accumulators their own,
+    ``.f64`` multiplicands 64 bits, every other fragment register 32 bits (PTX ISA, mma fragments); None
+    (not checked) for ``wmma``, whose fragments are typed per shape."""
+    types = [p for p in ins.parts if p in ("f64", "f32", "f16", "bf16", "tf32", "s32", "s8", "u8", "s4", "u4",
+                                           "b1", "e4m3", "e5m2")]
+    if ins.root != "mma" or len(types) < 2:
+        return None
+    t = types[0] if k == 0 else types[-1] if k == 3 else types[1]
+    return t if t in ("f32", "f64") else "b32"
 
 
 def _wmma_memory(ins: Instruction, ctx: Context, idx: int) -> Op:
@@ -168,8 +184,8 @@ def build_isspacep(ins: Instruction, ctx: Context, idx: int) -> Op:
     space = [p for p in ins.parts[1:] if p.split("::")[0] in ("shared", "global", "local", "param", "const")]
     if not space:
         raise KernelError("isspacep needs a state space", ins.line, ins.opcode)
-    w, dests = ctx.writer(ins.operands[0], ins)
-    ra = ctx.reader(ins.operands[1], "u64", ins)
+    w, dests = ctx.writer(ins.operands[0], ins, type_="pred")
+    ra = ctx.reader(ins.operands[1], "u64", ins, address=True)
     base = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "param": PARAM_WINDOW}.get(space[0].split("::")[0])
 
     def run(m: Any, mask: Any) -> None:
@@ -187,7 +203,7 @@ def build_isspacep(ins: Instruction, ctx: Context, idx: int) -> Op:
 def build_mapa(ins: Instruction, ctx: Context, idx: int) -> Op:
     """With a cluster of one CTA, rank 0 is the CTA itself: the address maps to itself."""
     t = [p for p in ins.parts if p in ("u32", "u64")]
-    w, dests = ctx.writer(ins.operands[0], ins)
+    w, dests = ctx.writer(ins.operands[0], ins, type_=t[0] if t else None)
     ra = ctx.reader(ins.operands[1], t[0] if t else "u64", ins)
     rr = ctx.reader(ins.operands[2], "u32", ins)
 

@@ -69,8 +69,8 @@ def build_setp(ins: Instruction, ctx: Context, idx: int) -> Op:
     second: Any = None
     if isinstance(dest, PredPair):
         dest, second = dest.first, dest.second
-    write, dests = ctx.writer(dest, ins)
-    write2, dests2 = ctx.writer(second, ins) if second is not None else (None, [])
+    write, dests = ctx.writer(dest, ins, type_="pred")
+    write2, dests2 = ctx.writer(second, ins, type_="pred") if second is not None else (None, [])
     ra, rb = ctx.reader(ins.operands[1], t, ins), ctx.reader(ins.operands[2], t, ins)
     rc = ctx.reader(ins.operands[3], "pred", ins) if boolop else None
     ftz = "ftz" in ins.parts and t == "f32"
@@ -106,7 +106,7 @@ def build_set(ins: Instruction, ctx: Context, idx: int) -> Op:
     bools = [p for p in ins.parts[1:] if p in BOOL_OPS]
     if not cmps:
         raise KernelError("set needs a comparison", ins.line, ins.opcode)
-    write, dests = ctx.writer(ins.operands[0], ins)
+    write, dests = ctx.writer(ins.operands[0], ins, type_=dtype)
     ra, rb = ctx.reader(ins.operands[1], stype, ins), ctx.reader(ins.operands[2], stype, ins)
     rc = ctx.reader(ins.operands[3], "pred", ins) if bools else None
     true_bits = U64(0x3F800000) if dtype == "f32" else U64(0xFFFFFFFF)
@@ -129,7 +129,7 @@ def build_selp(ins: Instruction, ctx: Context, idx: int) -> Op:
     t = instr_type(ins)
     if len(ins.operands) != 4:
         raise KernelError("selp expects d, a, b, c (3 source operands)", ins.line, ins.opcode)
-    write, dests = ctx.writer(ins.operands[0], ins)
+    write, dests = ctx.writer(ins.operands[0], ins, type_=t)
     ra, rb = ctx.reader(ins.operands[1], t, ins), ctx.reader(ins.operands[2], t, ins)
     rc = ctx.reader(ins.operands[3], "pred", ins)
 
@@ -152,7 +152,7 @@ def build_slct(ins: Instruction, ctx: Context, idx: int) -> Op:
     if len(types) != 2:
         raise KernelError("slct needs .dtype.ctype", ins.line, ins.opcode)
     dtype, ctype = types
-    write, dests = ctx.writer(ins.operands[0], ins)
+    write, dests = ctx.writer(ins.operands[0], ins, type_=dtype)
     ra, rb, rc = (ctx.reader(op, t, ins) for op, t in zip(ins.operands[1:4], (dtype, dtype, ctype)))
 
     def run(m: Any, mask: Any) -> None:
@@ -171,7 +171,7 @@ def build_mov(ins: Instruction, ctx: Context, idx: int) -> Op:
         k = len(src.items)
         ew = type_bits(t) // k
         readers = [ctx.reader(x, f"b{ew}", ins) for x in src.items]
-        write, dests = ctx.writer(dest, ins)
+        write, dests = ctx.writer(dest, ins, type_=t)
         emask = U64(MASKS[ew])
 
         def pack(m: Any, mask: Any) -> None:
@@ -185,7 +185,7 @@ def build_mov(ins: Instruction, ctx: Context, idx: int) -> Op:
         k = len(dest.items)
         ew = type_bits(t) // k
         read = ctx.reader(src, t, ins)
-        writers = [ctx.writer(x, ins) for x in dest.items]
+        writers = [ctx.writer(x, ins, type_=f"b{ew}") for x in dest.items]
         emask = U64(MASKS[ew])
 
         def unpack(m: Any, mask: Any) -> None:
@@ -194,7 +194,7 @@ def build_mov(ins: Instruction, ctx: Context, idx: int) -> Op:
             for j, (w, _) in enumerate(writers):
                 w(m, (bits >> U64(j * ew)) & emask, v.known, mask)
         return Op(idx, ins, unpack, dests=[d for _, ds in writers for d in ds])
-    write, dests = ctx.writer(dest, ins)
+    write, dests = ctx.writer(dest, ins, type_=t)
     read = ctx.reader(src, t, ins)
     w = type_bits(t)
 
@@ -280,7 +280,7 @@ def build_cvt(ins: Instruction, ctx: Context, idx: int) -> Op:
     sat = "sat" in parts
     irnd = [p for p in ins.parts if p in ("rni", "rzi", "rmi", "rpi")]
     frnd = [p for p in ins.parts if p in ("rn", "rz", "rm", "rp", "rna", "rs")]
-    write, dests = ctx.writer(ins.operands[0], ins)
+    write, dests = ctx.writer(ins.operands[0], ins, type_=dtype)
     if dtype in ("f16x2", "bf16x2") and atype == "f32":
         ra, rb = ctx.reader(ins.operands[1], "f32", ins), ctx.reader(ins.operands[2], "f32", ins)
         elem = dtype[:-2]
@@ -297,8 +297,8 @@ def build_cvt(ins: Instruction, ctx: Context, idx: int) -> Op:
         return Op(idx, ins, pack, dests=dests)
     if any(t.startswith(("e4m3", "e5m2", "e2m1")) for t in (dtype, atype)) or dtype in ("f16x2", "bf16x2") \
             or atype in ("f16x2", "bf16x2"):
-        read_any = ctx.reader(ins.operands[1], "b32", ins)
-        return Op(idx, ins, lambda m, mask: (read_any(m), write(m, U64(0), False, mask))[1], dests=dests)
+        read_any = [ctx.reader(x, atype, ins) for x in ins.operands[1:]]
+        return Op(idx, ins, lambda m, mask: ([r(m) for r in read_any], write(m, U64(0), False, mask))[1], dests=dests)
     read = ctx.reader(ins.operands[1], atype, ins)
     ftz = "ftz" in parts
     if dtype == "tf32":  # f32 -> tf32 keeps the f32 format: it rounds away the low 13 fraction bits
@@ -373,7 +373,7 @@ def build_cvta(ins: Instruction, ctx: Context, idx: int) -> Op:
     base = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW, "param": PARAM_WINDOW}.get(spaces[0], 0)
     t = instr_type(ins, {"u32", "u64"})
     w = type_bits(t)
-    write, dests = ctx.writer(ins.operands[0], ins)
+    write, dests = ctx.writer(ins.operands[0], ins, type_=t)
     read = ctx.reader(ins.operands[1], t, ins)
     delta = U64((-base if to else base) % (1 << 64))
 

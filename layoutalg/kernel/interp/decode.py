@@ -20,6 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from layoutalg.errors import KernelError
+from layoutalg.kernel.interp.operand_types import check_register
 from layoutalg.kernel.interp.values import U64, Value, as_u
 from layoutalg.kernel.ptx.nodes import TYPE_BYTES, FloatImm, Imm, Instruction, Not, Operand, Reg, Sink, Sym
 
@@ -109,17 +110,20 @@ class Context:
         t = self.registers.get(name)
         return type_bits(t) if t else 64
 
-    def reader(self, op: Operand, type_: str, ins: Instruction) -> Reader:
-        """A function ``machine -> Value`` for a source operand read as ``type_``."""
+    def reader(self, op: Operand, type_: str, ins: Instruction, address: bool = False) -> Reader:
+        """A function ``machine -> Value`` for a source operand read as ``type_``; a register must fit the
+        type, or be an integer or bit-size one when it is read as an ``address`` (:mod:`.operand_types`)."""
         if isinstance(op, Reg):
             name = op.name
             if name not in self.registers:
                 line = ins.line
                 return lambda m: m.special_value(name, line)
+            check_register(op, self.registers, type_, ins, address)
             if self.registers[name] == "pred":
                 return lambda m: m.regs.get(name, UNDEFINED_PRED)
             return lambda m: m.regs.get(name, UNDEFINED)
         if isinstance(op, Not):
+            check_register(op.reg, self.registers, "pred", ins)
             inner = op.reg.name
             return lambda m: _negate(m.regs.get(inner, UNDEFINED_PRED))
         if isinstance(op, Imm):
@@ -141,8 +145,10 @@ class Context:
             return lambda m: v
         raise KernelError(f"operand {op!r} cannot be read here", ins.line, ins.opcode)
 
-    def writer(self, op: Operand, ins: Instruction, value_bits: int = 64) -> tuple[Writer, list[str]]:
-        """(``write(machine, bits, known, mask)``, destination register names) for a destination operand.
+    def writer(self, op: Operand, ins: Instruction, value_bits: int = 64,
+               type_: str | None = None) -> tuple[Writer, list[str]]:
+        """(``write(machine, bits, known, mask)``, destination register names) for a destination operand of
+        type ``type_`` (the register must fit it, :mod:`.operand_types`; None: not stated, not checked).
 
         Results are cut to the register's width, unless ``value_bits`` (what the instruction can produce)
         already fits in it."""
@@ -151,6 +157,7 @@ class Context:
         if isinstance(op, Reg):
             if op.name not in self.registers:
                 raise KernelError(f"{op.name} is not a writable register", ins.line, ins.opcode)
+            check_register(op, self.registers, type_, ins)
             name = op.name
             width = self.reg_width(name)
             if width == 1:

@@ -47,7 +47,7 @@ def float_op(ins: Instruction, ctx: Context, idx: int, t: str, nsrc: int, comput
     """An op over exactly ``nsrc`` float sources of type ``t`` (packed types per half; another count is refused)."""
     elem, lanes = _split(t)
     width = 16 if lanes == 2 else (64 if elem == "f64" else (32 if elem in ("f32", "tf32") else 16))
-    write, dests = ctx.writer(ins.operands[0], ins)
+    write, dests = ctx.writer(ins.operands[0], ins, type_=t)
     readers = [ctx.reader(op, t, ins) for op in ins.operands[1:]]  # every source: an extra one is refused
     if len(readers) != nsrc:
         raise KernelError(f"expects {nsrc} source operands", ins.line, ins.opcode)
@@ -166,7 +166,7 @@ def _sign_bit_op(ins: Instruction, ctx: Context, idx: int, t: str, flip: bool) -
     for k in range(lanes):
         sign |= 1 << (width * (k + 1) - 1)
     sbit = U64(sign)
-    write, dests = ctx.writer(ins.operands[0], ins)
+    write, dests = ctx.writer(ins.operands[0], ins, type_=t)
     read = ctx.reader(ins.operands[1], t, ins)
     ftz = "ftz" in ins.parts and elem == "f32"
 
@@ -219,7 +219,7 @@ def build_testp(ins: Instruction, ctx: Context, idx: int) -> Op:
         raise KernelError("testp needs .finite/.infinite/.number/.notanumber/.normal/.subnormal", ins.line,
                           ins.opcode)
     test = tests[which[0]]
-    write, dests = ctx.writer(ins.operands[0], ins)
+    write, dests = ctx.writer(ins.operands[0], ins, type_="pred")
     read = ctx.reader(ins.operands[1], t, ins)
 
     def run(m: Any, mask: Any) -> None:

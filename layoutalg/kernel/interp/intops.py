@@ -25,10 +25,11 @@ M32 = U64(0xFFFF_FFFF)
 
 
 def int_op(ins: Instruction, ctx: Context, idx: int, types: list[str],
-           compute: Callable[..., Any], result_bits: int = 64) -> Op:
+           compute: Callable[..., Any], result_bits: int = 64, dest: str | None = None) -> Op:
     """An op reading ``len(types)`` sources and writing ``compute(*bits)`` (bits, or (bits, extra_known));
-    ``result_bits``: the widest result ``compute`` can produce (no re-masking when the register holds it)."""
-    write, dests = ctx.writer(ins.operands[0], ins, result_bits)
+    ``result_bits``: the widest result ``compute`` can produce (no re-masking when the register holds it);
+    ``dest``: the destination's type (default: the first source's, the instruction type)."""
+    write, dests = ctx.writer(ins.operands[0], ins, result_bits, dest or types[0])
     readers = [ctx.reader(op, t, ins) for op, t in zip(ins.operands[1:], types)]
     if len(ins.operands) != len(types) + 1:  # zip stops at the shorter: compare the operands, not readers
         raise KernelError(f"expects {len(types)} source operands", ins.line, ins.opcode)
@@ -87,6 +88,11 @@ def _product(ins: Instruction, t: str, mode: str) -> Callable[[Any, Any], Any]:
     return lambda a, b: ((as_u(a, w) * as_u(b, w)) >> U64(w)) & mask
 
 
+def _wide(t: str) -> str:
+    """The type of a ``.wide`` result: twice ``t``'s width, same signedness (``mul.wide.s32`` -> ``s64``)."""
+    return f"{t[0]}{2 * type_bits(t)}" if type_bits(t) <= 32 else t
+
+
 def _mode(ins: Instruction) -> str:
     for m in ("lo", "hi", "wide"):
         if m in ins.parts:
@@ -132,7 +138,7 @@ def _carry_op(ins: Instruction, ctx: Context, idx: int, t: str, sub: bool, carry
         raise KernelError("carry arithmetic is .32/.64 only", ins.line, ins.opcode)
     mask = U64(MASKS[w])
     set_cc = "cc" in ins.parts
-    write, dests = ctx.writer(ins.operands[0], ins)
+    write, dests = ctx.writer(ins.operands[0], ins, type_=t)
     ra, rb = (ctx.reader(op, t, ins) for op in ins.operands[1:3])
 
     def run(m: Any, mask_: Any) -> None:
@@ -166,7 +172,8 @@ def build_mul(ins: Instruction, ctx: Context, idx: int) -> Op:
         from layoutalg.kernel.interp.floatops import build_float_arith
 
         return build_float_arith(ins, ctx, idx)
-    return int_op(ins, ctx, idx, [t, t], _product(ins, t, _mode(ins)))
+    mode = _mode(ins)
+    return int_op(ins, ctx, idx, [t, t], _product(ins, t, mode), dest=_wide(t) if mode == "wide" else t)
 
 
 @builder("mad")
@@ -181,13 +188,13 @@ def build_mad(ins: Instruction, ctx: Context, idx: int) -> Op:
     w = type_bits(t)
     out_w = 2 * w if mode == "wide" else w
     mask = U64(MASKS[out_w])
-    ct = {16: "b16", 32: "b32", 64: "b64"}[out_w]
+    ct = _wide(t) if mode == "wide" else t
     if "sat" in ins.parts:
         if t != "s32" or mode != "hi":
             raise KernelError("mad.sat is .hi.s32 only", ins.line, ins.opcode)
         return int_op(ins, ctx, idx, [t, t, ct],
                       lambda a, b, c: _sat32(as_s(prod(a, b), 32) + as_s(c, 32)))
-    return int_op(ins, ctx, idx, [t, t, ct], lambda a, b, c: (prod(a, b) + c) & mask, out_w)
+    return int_op(ins, ctx, idx, [t, t, ct], lambda a, b, c: (prod(a, b) + c) & mask, out_w, ct)
 
 
 def _mul24(t: str, hi: bool) -> Callable[[Any, Any], Any]:

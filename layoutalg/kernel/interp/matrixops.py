@@ -93,7 +93,7 @@ def build_ldmatrix(ins: Instruction, ctx: Context, idx: int) -> Op:
     items = list(dest.items) if isinstance(dest, Vec) else [dest]
     if len(items) != count:
         raise KernelError(f"needs {count} destination registers", ins.line, ins.opcode)
-    writers = [ctx.writer(d, ins, 32) for d in items]  # each register receives 32 bits
+    writers = [ctx.writer(d, ins, 32, "b32") for d in items]  # each register receives 32 bits
     read_addr = address_reader(ctx, ins.operands[1], ins)
     op = Op(idx, ins, dests=[d for _, ds in writers for d in ds], shared=True)
     text = f"ldmatrix.sync.aligned.m8n8.x{count}{'.trans' if trans else ''}.shared.b16"

@@ -86,7 +86,7 @@ def build_ld(ins: Instruction, ctx: Context, idx: int) -> Op:
     count = vector_count(ins)
     width = ew * count
     dests = _items(ins.operands[0], count, ins)
-    writers = [ctx.writer(d, ins) for d in dests]
+    writers = [ctx.writer(d, ins, type_=t) for d in dests]
     read_addr = address_reader(ctx, ins.operands[1], ins)
     op = Op(idx, ins, dests=[d for _, ds in writers for d in ds], shared=space in ("shared", None))
     text = model_text("ld", width, space, ins)

@@ -36,7 +36,7 @@ def address_reader(ctx: Context, op: Operand, ins: Instruction) -> Callable[[Any
         v = Value(U64((ctx.symbols[op.base.name] + op.base.offset + op.offset) % (1 << 64)))
         return lambda m: v
     assert isinstance(op.base, Reg)
-    read = ctx.reader(op.base, "u64", ins)
+    read = ctx.reader(op.base, "u64", ins, address=True)
     if op.offset == 0:
         return read
 

@@ -30,8 +30,9 @@ from layoutalg.kernel.interp import (
 from layoutalg.kernel.interp.decode import BUILDERS, Context, Op
 from layoutalg.kernel.interp.geometry import Geometry
 from layoutalg.kernel.interp.machine import Machine
+from layoutalg.kernel.interp.operand_types import check_register
 from layoutalg.kernel.interp.spaces import SMEM_BASE, SharedLayout, align_up, buffer_base
-from layoutalg.kernel.ptx.nodes import Addr, Function, Module, Sym, TensorAddr, Variable, Vec
+from layoutalg.kernel.ptx.nodes import Addr, Function, Module, Reg, Sym, TensorAddr, Variable, Vec
 from layoutalg.kernel.records import Recorder
 
 _OP_MODULES = (asyncops, bitops, control, convert, floatops, intops, matrixops, memops, tensormap, warpops)
@@ -141,6 +142,8 @@ def decoder(image: LaunchImage, machine: Machine) -> tuple[list[Op | None], Any]
 
     def decode_one(i: int) -> Op:
         ins = fn.body[i]
+        if ins.guard is not None:  # ptxas: "Predicate expression expected" for a guard of another type
+            check_register(Reg(ins.guard[0]), fn.registers, "pred", ins)
         if ins.root in ("ld", "st") and "param" in ins.parts and _addresses_local_param(ins, local_params):
             ins = _as_local(ins)  # type: ignore[assignment]
         return BUILDERS[ins.root](ins, ctx, i)

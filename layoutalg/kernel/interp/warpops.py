@@ -32,12 +32,13 @@ def _known_rows(k: Any, n: int) -> np.ndarray:
 
 
 def _dest(ctx: Context, ins: Instruction) -> tuple[Any, Any, list[str]]:
+    """Writers of ``d`` (``.b32``) and, in a ``d|p`` pair, ``p`` (``.pred``)."""
     d = ins.operands[0]
     if isinstance(d, PredPair):
-        w1, d1 = ctx.writer(d.first, ins)
-        w2, d2 = ctx.writer(d.second, ins)
+        w1, d1 = ctx.writer(d.first, ins, type_="b32")
+        w2, d2 = ctx.writer(d.second, ins, type_="pred")
         return w1, w2, d1 + d2
-    w, ds = ctx.writer(d, ins)
+    w, ds = ctx.writer(d, ins, type_="b32")
     return w, None, ds
 
 
@@ -82,7 +83,7 @@ def build_vote(ins: Instruction, ctx: Context, idx: int) -> Op:
     mode = [p for p in ins.parts if p in ("all", "any", "uni", "ballot")]
     if not mode:
         raise KernelError("vote needs .all/.any/.uni/.ballot", ins.line, ins.opcode)
-    w, dests = ctx.writer(ins.operands[0], ins)
+    w, dests = ctx.writer(ins.operands[0], ins, type_="b32" if mode[0] == "ballot" else "pred")
     rp = ctx.reader(ins.operands[1], "pred", ins)
 
     def run(m: Any, mask: Any) -> None:
@@ -106,7 +107,7 @@ def build_vote(ins: Instruction, ctx: Context, idx: int) -> Op:
 
 @builder("activemask")
 def build_activemask(ins: Instruction, ctx: Context, idx: int) -> Op:
-    w, dests = ctx.writer(ins.operands[0], ins)
+    w, dests = ctx.writer(ins.operands[0], ins, type_="b32")
 
     def run(m: Any, mask: Any) -> None:
         act = m.active(mask).reshape(-1, 32)
@@ -164,7 +165,7 @@ def build_redux(ins: Instruction, ctx: Context, idx: int) -> Op:
     kind = [p for p in ins.parts if p in ("add", "min", "max", "and", "or", "xor")]
     if not kind:
         raise KernelError("redux needs an operation", ins.line, ins.opcode)
-    w, dests = ctx.writer(ins.operands[0], ins)
+    w, dests = ctx.writer(ins.operands[0], ins, type_=t)
     ra = ctx.reader(ins.operands[1], t, ins)
 
     def run(m: Any, mask: Any) -> None:
@@ -195,7 +196,7 @@ def build_redux(ins: Instruction, ctx: Context, idx: int) -> Op:
 def build_movmatrix(ins: Instruction, ctx: Context, idx: int) -> Op:
     if not {"m8n8", "trans", "b16"} <= set(ins.parts):
         raise KernelError("only movmatrix.sync.aligned.m8n8.trans.b16 is supported", ins.line, ins.opcode)
-    w, dests = ctx.writer(ins.operands[0], ins)
+    w, dests = ctx.writer(ins.operands[0], ins, type_="b32")
     ra = ctx.reader(ins.operands[1], "b32", ins)
     # element M[r][c] sits in lane 4r + c//2, half c%2; lane t receives (M[2(t%4)][t/4], M[2(t%4)+1][t/4])
     src0 = 4 * (2 * (LANE % 4)) + (LANE // 4) // 2

@@ -84,14 +84,11 @@ def make_layout_like(layout: Layout) -> Layout:
 
 
 def tile_to_shape(block: Layout, shape: Any, order: Any = None) -> Layout:
-    """CuTe ``tile_to_shape`` (see the module docstring); ``ShapeError`` if a mode does not divide.  A composed
-    (swizzled) block keeps its swizzle and offset and tiles its inner layout, as CuTe C++'s overload does."""
+    """CuTe ``tile_to_shape`` (see the module docstring); ``ShapeError`` if a mode does not divide.  (A composed
+    block is the swizzle layer's: :func:`layoutalg.swizzle.generic.tile_to_shape`.)"""
     from layoutalg.core import algebra
     from layoutalg.core.divide_product import blocked_product
-    from layoutalg.swizzle.composed import ComposedLayout
 
-    if isinstance(block, ComposedLayout):
-        return ComposedLayout(block.outer, block.offset, tile_to_shape(block.inner, shape, order))  # type: ignore[return-value]
     block = as_layout(block, "tile_to_shape block")
     target = it.to_int_tuple(shape, "tile_to_shape target shape")
     target_modes = list(target) if isinstance(target, tuple) else [target]

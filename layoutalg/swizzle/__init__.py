@@ -19,6 +19,7 @@ from layoutalg.swizzle.generic import (
     right_inverse,
     slice_and_offset,
     slice_layout,
+    tile_to_shape,
     tiled_divide,
     tiled_product,
     upcast,
@@ -31,6 +32,7 @@ from layoutalg.swizzle.swizzle import Swizzle, make_swizzle
 from layoutalg.swizzle.triton import TritonLinearLayout, from_triton, parse_triton, to_triton
 
 __all__ = [
+    "tile_to_shape",
     "Swizzle",
     "make_swizzle",
     "ComposedLayout",

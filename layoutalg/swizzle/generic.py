@@ -366,6 +366,17 @@ def flat_divide(a: Any, tiler: Any) -> Any:
     return _on_inner("flat_divide", core_dp.flat_divide, a, tiler)
 
 
+def tile_to_shape(block: Any, shape: Any, order: Any = None) -> Any:
+    """CuTe ``tile_to_shape``: a composed (swizzled) block keeps its swizzle and offset and tiles its inner
+    layout, as CuTe C++'s overload for ``ComposedLayout`` does; a plain block tiles by
+    :func:`layoutalg.core.make_layouts.tile_to_shape`."""
+    from layoutalg.core.make_layouts import tile_to_shape as core_tile_to_shape
+
+    if isinstance(block, ComposedLayout):
+        return ComposedLayout(block.outer, block.offset, core_tile_to_shape(block.inner, shape, order))
+    return core_tile_to_shape(block, shape, order)
+
+
 def logical_product(a: Any, tiler: Any) -> Any:
     if type(a) is Layout:
         return a if tiler is None else core_dp.logical_product(a, tiler)
@@ -743,4 +754,5 @@ __all__ = [
     "upcast",
     "downcast",
     "recast",
+    "tile_to_shape",
 ]

@@ -34,6 +34,7 @@ from layoutalg.core import divide_product as dp
 from layoutalg.core import shape_ops as so
 from layoutalg.core.layout import Layout
 from layoutalg.core.recast import recast
+from layoutalg.core.weak_complement import weak_complement
 from layoutalg.errors import LayoutError
 
 pytestmark = pytest.mark.oracle
@@ -320,15 +321,30 @@ def _tiler_layout(t: Any) -> Layout:
     return t if isinstance(t, Layout) else Layout(t)
 
 
+def _divide_rest(b: Layout, m: int) -> Layout | None:
+    """The divide's rest mode: the complement of B covering ``[0, m)`` (checked), else CuTe's floored weak one
+    (checked ordered and disjoint from B), as CuTe and PyCuTe fall back to; None where neither exists."""
+    try:
+        c = alg.complement(b, m)
+    except LayoutError:
+        try:
+            c = weak_complement(b, m)
+        except LayoutError:
+            return None
+        got, image = vals(c), set(vals(b))
+        assert all(x < y for x, y in zip(got, got[1:])) and not image & set(got[1:]), (b, m, c)
+        return c
+    assert complement_ok(b, m, c)
+    return c
+
+
 def truth_logical_divide_mode(a: Layout, tiler: Any, x: Any) -> bool | None:
     if tiler is None:
         return (x.shape, x.stride) == (a.shape, a.stride)
     b = _tiler_layout(tiler)
-    try:
-        c = alg.complement(b, a.size())
-    except LayoutError:
-        return False  # no complement (test_complement and the brute-force law check that), so no divide
-    assert complement_ok(b, a.size(), c)
+    c = _divide_rest(b, a.size())
+    if c is None:
+        return False  # no complement, not even CuTe's weak one (test_complement checks those), so no divide
     joined = Layout((b.shape, c.shape), (b.stride, c.stride))
     t = composed_values(a, joined)
     return None if t is None else ref.top_sizes(x.shape) == (b.size(), c.size()) and vals(x) == t
@@ -338,9 +354,8 @@ def exists_logical_divide_mode(a: Layout, tiler: Any) -> bool | None:
     if tiler is None:
         return True
     b = _tiler_layout(tiler)
-    try:
-        c = alg.complement(b, a.size())
-    except LayoutError:
+    c = _divide_rest(b, a.size())
+    if c is None:
         return False
     t = composed_values(a, Layout((b.shape, c.shape), (b.stride, c.stride)))
     return None if t is None or len(t) > 4096 else ref.composition_exists(t, (b.size(), c.size()))

@@ -157,13 +157,21 @@ def test_a_composition_not_additive_over_bs_modes_is_refused_at_its_first_coordi
         composition(Layout((3, 2), (2, 1)), Layout((2, 3), (1, 4)))
 
 
-def test_a_nested_mode_not_additive_over_its_sub_modes_is_synthesised_as_one_mode() -> None:
-    # A = (3,2):(1,10); B's mode (2,3):(1,2) reads A(0..5) = 0,1,2,10,11,12: the layout (3,2):(1,10), though not a
-    # sum over (2,3); mode 2:6 adds A(6) = 20 (A(i + 6k) == A(i) + 20k, so the modes add up)
+def test_a_nested_mode_not_additive_over_its_sub_modes_is_refused() -> None:
+    # A = (3,2):(1,10); B's mode (2,3):(1,2) reads A(0..5) = 0,1,2,10,11,12: the layout (3,2):(1,10), but not a
+    # sum over B's sub-modes (2,3) (A(1) + A(2) = 3, A(3) = 10), so no layout refining B's shape has it; PyCuTe's
+    # postcondition compatible(B, A o B) rules out answering (3,2) for B's (2,3)
     b = Layout(((2, 3), 2), ((1, 2), 6))
-    r = composition(Layout((3, 2), (1, 10)), b)
-    assert [r(i) for i in range(12)] == _values((3, 2), (1, 10), b)
-    assert r == Layout(((3, 2), 2), ((1, 10), 20))
+    with pytest.raises(CompositionError, match=r"mode 0: the function is not a sum of per-mode functions over B's "
+                                               r"modes \[2, 3\]"):
+        composition(Layout((3, 2), (1, 10)), b)
+
+
+def test_a_nested_mode_inside_a_singleton_is_refined_too() -> None:
+    # A = (3,4):(1,1); B's mode ((8,3),) reads A(0..23) = i%3 + i//3, not a sum over the wrapped (8,3)
+    # (A(1) + A(8) = 1 + 4, A(9) = 3): no layout refining ((8,3),) has it, so (3,8) is no answer
+    with pytest.raises(CompositionError, match=r"mode 0: the function is not a sum of per-mode functions"):
+        composition(Layout((3, 4), (1, 1)), Layout((((8, 3),), 1), (((1, 8),), 24)))
 
 
 def test_a_singleton_mode_of_b_stays_a_singleton_in_a_synthesised_result() -> None:
@@ -205,10 +213,10 @@ def test_a_linear_a_scales_a_size_1_tiler_as_pycute_does() -> None:
 
 
 def test_a_synthesised_result_keeps_bs_additive_nested_modes_and_singletons() -> None:
-    # A = (3,2):(1,10) is x -> x%3 + 10(x//3): B's first mode (2,3):(1,2) needs synthesis (read: (3,2):(1,10));
+    # A = (3,2):(1,10) is x -> x%3 + 10(x//3): B's first mode 6:1 is read as (3,2):(1,10) (a refinement of 6);
     # mode (2,2):(6,12) reads A(6k) = 20k, additive over its sub-modes, so it stays (2,2):(20,40); the singleton
     # (2,):(24,) reads A(24) = 80 and stays a 1-tuple
-    b = Layout(((2, 3), (2, 2), (2,)), ((1, 2), (6, 12), (24,)))
+    b = Layout((6, (2, 2), (2,)), (1, (6, 12), (24,)))
     r = composition(Layout((3, 2), (1, 10)), b)
     assert [r(i) for i in range(b.size())] == _values((3, 2), (1, 10), b)
     assert r == Layout(((3, 2), (2, 2), (2,)), ((1, 10), (20, 40), (80,)))

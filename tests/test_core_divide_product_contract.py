@@ -120,3 +120,11 @@ def test_a_product_whose_complement_cotarget_reaches_2_to_4096_is_refused_and_on
         logical_product(Layout(1 << 2048, 1), tiler)
     got = logical_product(Layout(1 << 2047, 1), tiler)
     assert got.size() == (1 << 2047) * tiler.size() and got(1 << 2047) == 1 << 2047  # the rest mode starts there
+
+
+def test_a_divide_whose_tile_has_no_covering_complement_uses_the_weak_one_as_products_do() -> None:
+    # B = (3,4):(12,2) spans [0, 8) then jumps to 12: no complement covers [0, 18), CuTe's (and PyCuTe's) floored one
+    # is 2:1 (ordered, disjoint from B, under-filling), so the divide answers A o (B, 2:1) instead of refusing
+    got = logical_divide(Layout(18, 1), Layout((3, 4), (12, 2)))
+    assert got == Layout(((3, 4), (2, 1)), ((12, 2), (1, 36)))
+    assert [got(i, 0) for i in range(12)] == [Layout((3, 4), (12, 2))(i) for i in range(12)]

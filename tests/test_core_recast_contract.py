@@ -54,3 +54,26 @@ def test_recast_by_three_halves_is_upcast_by_three_then_downcast_by_two() -> Non
 def test_recast_by_refuses_a_ratio_that_is_not_a_positive_int_or_fraction(ratio: Any, message: str) -> None:
     with pytest.raises(la.ShapeError, match=f"recast ratio {message}, got"):
         recast_by(la.Layout((4, 2), (2, 8)), ratio)
+
+
+@pytest.mark.parametrize("layout, ratio, want", [
+    (la.Layout(4, 1), Fraction(3, 2), la.Layout(3, 1)),         # [0, 4) old units touch new elements 0, 1, 2
+    (la.Layout(5, 1), Fraction(3, 2), la.Layout(4, 1)),         # [0, 5) reaches into new element 3 = [4.5, 6)
+    (la.Layout(8, 3), Fraction(3, 2), la.Layout(8, 2)),         # each old element at 3c starts new element 2c
+    (la.Layout((2, 2), (3, 3)), Fraction(6, 4), la.Layout((2, 2), (2, 2))),
+    (la.Layout(3, 1), Fraction(2, 3), la.Layout(5, 1)),         # [0, 3) old = [0, 4.5) new
+    (la.Layout(((4, 2), 2), ((1, 2), 6)), Fraction(2, 3), la.Layout(((6, 2), 2), ((1, 3), 9))),
+], ids=str)
+def test_recast_by_a_ratio_above_one_over_one_is_pycutes_leaf_rule_not_upcast_then_downcast(
+        layout: la.Layout, ratio: Fraction, want: la.Layout) -> None:
+    """PyCuTe's recast(L, p/q): the contiguous leaf covers ceil(s*q/p) new elements, a leaf of stride d (p | d*q)
+    keeps its extent at stride d*q/p; upcast by p then downcast by q over-covers both (4:1 -> 4:1, 8:3 -> 16:1)."""
+    assert recast_by(layout, ratio) == want
+
+
+def test_a_leaf_of_extent_one_never_breaks_the_divisibility_rule() -> None:
+    # 1:3 is the one element at offset 0 whatever the ratio (PyCuTe raises on it; the answer exists)
+    assert recast_by(la.Layout((1, 4), (3, 1)), 2) == la.Layout((1, 2), (3, 1))
+    assert recast_by(la.Layout((1, 4), (3, 1)), Fraction(4, 3)) == la.Layout((1, 3), (3, 1))
+    with pytest.raises(la.ShapeError, match="neither 3 nor 2 divides the other"):
+        recast_by(la.Layout((2, 4), (3, 1)), 2)

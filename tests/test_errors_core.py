@@ -39,7 +39,7 @@ from layoutalg.errors import (
         (lambda: alg.complement(Layout(4), 0), ShapeError, "cotarget"),
         (lambda: alg.left_inverse(Layout((2, 3), (1, 1))), NotInjectiveError, "smallest index"),
         (lambda: alg.coalesce(Layout((2, 2)), (1, 1, 1)), ShapeError, "profile"),
-        (lambda: dp.logical_divide(Layout((8, 4)), (Layout((2, 2), (1, 3)),)), LayoutError, "mode 0"),
+        (lambda: dp.logical_divide(Layout((8, 4)), (Layout((2, 2), (2, 3)),)), LayoutError, "mode 0"),
         (lambda: dp.blocked_product(Layout(2), "x"), ShapeError, "tiler"),
         (lambda: upcast(Layout(6, 1), 4), ShapeError, "leaf 0"),
         (lambda: recast(Layout(4), 0, 16), ShapeError, "old_bits"),

@@ -7,6 +7,7 @@ import os
 import random
 import sys
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -69,6 +70,40 @@ def test_pycute_coalesce_and_coalesce_z_promote_a_tuple_by_tiler_to_layout():
     assert evaluate("coalesce_z((4, 2))") == basis
     assert evaluate("coalesce((4, 2))") == basis
     assert evaluate("coalesce_z(6)") == la.Layout(6, 1)
+
+
+def test_fresh_cases_of_recast_layouts_complements_divides_and_products_meet_their_definitions():
+    """recast (ratios p/q too), make_layout_like, make_ordered_layout, complement with a cotarget, logical divide
+    and product, blocked and raked products: each answer meets its brute-force definition, and each refusal is
+    of an input where brute force finds no answer (the ops' ``ANSWER_EXISTS`` checks)."""
+    r = random.Random(2027)
+    for op in ("recast", "make_layout_like", "make_ordered_layout", "complement_cotarget", "logical_divide",
+               "logical_product", "blocked_product", "raked_product"):
+        checked = 0
+        for _ in range(24):
+            src = fresh.GENERATORS[op](r)
+            status, note = judge.classify({"file": "fresh", "line": 0, "kind": "call", "src": src})
+            assert status in ("match", "refused"), f"{src}: {status} {note}"
+            assert note != "unchecked", src
+            if status == "refused" and op in fresh.ANSWER_EXISTS:
+                assert not fresh.ANSWER_EXISTS[op](src), f"{src}: refused, yet an answer exists ({note})"
+            checked += status == "match"
+        assert checked >= 8, op
+
+
+@pytest.mark.parametrize("src", [
+    "recast(Layout(8, 3), Fraction(3, 2))", "recast(Layout(4, 1), Fraction(3, 2))",
+    "complement(Layout((4, 2), (1, 6)), 13)", "logical_divide(Layout((4, 3), (4, 1)), Layout((6, 4), (1, 6)))",
+], ids=str)
+def test_the_defects_the_fresh_cases_found_stay_fixed(src):
+    """recast by p/q is PyCuTe's leaf rule (was upcast-then-downcast: 8:3 -> 16:1); PyCuTe's complement(A, T) is the
+    weak one (was CuTe C++'s covering one, which refuses (4,2):(1,6) for 13); a divide whose tile cannot refine
+    B's nested shape is refused (was read as one mode, (4,6) for B's (6,4))."""
+    status, note = judge.classify({"file": "fresh", "line": 0, "kind": "call", "src": src})
+    if src.startswith("logical_divide"):
+        assert status == "refused" and not fresh.ANSWER_EXISTS["logical_divide"](src), note
+    else:
+        assert (status, note) == ("match", "checked")
 
 
 @SETTINGS

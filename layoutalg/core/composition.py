@@ -30,8 +30,8 @@ def composition(a: Layout, b: Any) -> Layout:
     (keep ``A``), or a tuple of tilers applied by mode (``A``'s mode ``i`` is
     composed with ``b[i]``; ``None`` keeps a mode; modes past ``len(b)`` are kept).
 
-    **The rule (soundness beyond CuTe).**  The result is a layout ``R`` with
-    ``B``'s top-level mode sizes and ``R(c) == A(B(c))`` for every ``c`` in
+    **The rule (soundness beyond CuTe).**  The result is a layout ``R`` whose
+    shape refines ``B``'s and ``R(c) == A(B(c))`` for every ``c`` in
     ``B``'s domain, where ``A`` is extended past its size by its last mode.
     Such an ``R`` is returned exactly when one exists; otherwise
     :class:`CompositionError` is raised.  How:
@@ -58,7 +58,9 @@ def composition(a: Layout, b: Any) -> Layout:
        coalesced form, fixes the extents and strides greedily (stride
        ``g(1)``, extent = first index deviating from ``i*g(1)``, recurse on
        the quotient); the candidate is checked on the whole domain.  B's nested
-       structure is kept where the function is additive across sub-modes too.
+       modes are refined the same way: each must be additive across its
+       sub-modes (else no layout refining B's shape exists, and it is refused
+       rather than read as one 1-D mode: PyCuTe's ``compatible(B, A o B)``).
 
     ``B(c) < 0`` is allowed only when ``A`` is linear; enumeration is limited
     to :data:`ENUMERATION_LIMIT` offsets (beyond, an unprovable case raises).
@@ -292,7 +294,7 @@ def _agrees(a: Layout, b: Layout, candidate: Layout) -> bool:
 
 
 def _synthesise(a: Layout, b: Layout) -> Layout:
-    """The layout with B's top-level mode sizes whose function is ``A(B(c))``, or CompositionError."""
+    """The layout refining B's shape whose function is ``A(B(c))``, or CompositionError."""
     values = _composed_values(a, b)
     if not it.is_tuple(b.shape):
         pairs = synthesise_1d(values)
@@ -338,15 +340,22 @@ def _synth_tuple(shape: IntTuple, values: Any, what: str, top: bool) -> tuple[In
     out_s: list[IntTuple] = []
     out_d: list[IntTuple] = []
     for k, (mode, part) in enumerate(zip(shape, parts)):  # type: ignore[arg-type]
-        sub = _synth_tuple(mode, part, what, top=False) if it.is_tuple(mode) and len(mode) > 1 else None  # type: ignore[arg-type]
-        if sub is None:
+        inner, wraps = mode, 0
+        while it.is_tuple(inner) and len(inner) == 1:  # type: ignore[arg-type]
+            inner, wraps = inner[0], wraps + 1  # type: ignore[index]
+        # A nested mode must be refined too (PyCuTe's postcondition compatible(B, A o B)): its value is then a sum
+        # over its sub-modes, so where it is not, no layout of B's shape has the function (refused, not read 1-D).
+        if it.is_tuple(inner):
+            sub = _synth_tuple(inner, part, f"{what}, mode {k}", top=True)
+            assert sub is not None  # top=True raises instead of returning None
+        else:
             pairs = synthesise_1d(part)
             if pairs is None:
                 raise CompositionError(f"{what}: mode {k} is not a layout ({_why_not_1d(part)})")
             res = from_pairs(pairs)
             sub = (res.shape, res.stride)
-            if it.is_tuple(mode) and len(mode) == 1:  # type: ignore[arg-type]
-                sub = ((sub[0],), (sub[1],))
+        for _ in range(wraps):  # a 1-tuple mode stays one
+            sub = ((sub[0],), (sub[1],))
         out_s.append(sub[0])
         out_d.append(sub[1])
     return tuple(out_s), tuple(out_d)

@@ -52,7 +52,10 @@ def logical_divide(a: Layout, tiler: Any) -> Layout:
 
     ``logical_divide(16:1, 4:2) == (4,(2,2)):(2,(1,8))``.  The complement is
     taken against ``size(A)`` (pycute and CuTe DSL agree; CuTe C++ uses
-    ``shape(A)``, which only nests the rest mode differently).
+    ``shape(A)``, which only nests the rest mode differently).  Where no complement of ``B`` covers
+    ``[0, size(A))`` (``(3,4):(12,2)`` for 18: its strides do not chain), CuTe's floored complement is used
+    when it is a weak one, as :func:`logical_product` does and PyCuTe does:
+    ``logical_divide(18:1, (3,4):(12,2))`` has the rest ``2:1``.
     """
     if type(a) is not Layout:
         a = as_layout(a, "logical_divide layout")
@@ -61,7 +64,10 @@ def logical_divide(a: Layout, tiler: Any) -> Layout:
     if type(tiler) is tuple or type(tiler) is list:
         return by_mode(logical_divide, a, tiler, "logical_divide")
     b = tiler if type(tiler) is Layout else _tiler_layout(tiler, "logical_divide tiler")
-    rest = complement(b, a.size())
+    try:
+        rest = complement(b, a.size())
+    except CompositionError:  # no complement of B covers [0, size(A)): CuTe's floored (weak) one, as for products
+        rest = weak_complement(b, a.size())
     return composition(a, Layout._trusted((b.shape, rest.shape), (b.stride, rest.stride)))
 
 

@@ -1,8 +1,12 @@
 """``recast_by(L, ratio)``: ``L`` re-expressed in elements ``ratio`` times as wide, by CuTe C++'s rule (PyCuTe ``recast``).
 
-``ratio = new_bits / old_bits`` (an int, or a ``Fraction`` below 1), in lowest terms
-``num/den``: ``upcast(num)`` then ``downcast(den)``, leaf by leaf, as CuTe C++ writes them
-(``cute/layout.hpp``, ``upcast<N>`` / ``downcast<N>``):
+``ratio = new_bits / old_bits`` (an int or a ``Fraction``), in lowest terms ``num/den``, leaf by
+leaf: an int ratio is ``upcast(num)``, a ratio ``1/den`` is ``downcast(den)``, as CuTe C++ writes
+them (``cute/layout.hpp``, ``upcast<N>`` / ``downcast<N>``); a ratio ``p/q`` with both above 1
+takes PyCuTe's leaf rule, exact in the ratio (upcast by ``p`` then downcast by ``q`` over-covers:
+``recast_by(4:1, 3/2)`` is ``3:1``, the new elements that ``[0, 4)`` old ones touch, not ``4:1``;
+``recast_by(8:3, 3/2)`` is ``8:2``, each old element one new one, not ``16:1``).  A leaf of
+extent 1 is one element at offset 0 whatever the ratio, so it never breaks the divisibility rule.
 
 * upcast by ``N``: a stride-0 leaf is kept; otherwise ``s:d`` becomes
   ``ceil(s / ceil(N/|d|)) : sign(d) * ceil(|d|/N)``, and ``|d|`` and ``N`` must divide one
@@ -47,6 +51,9 @@ def upcast_covering(layout: Layout, n: int) -> Layout:
             leaves.append((s, 0))
             continue
         if abs(d) % n and n % abs(d):
+            if s == 1:  # one element, at offset 0: no divisibility needed
+                leaves.append((s, d))
+                continue
             raise ShapeError(f"upcast by {n} of leaf {k} ({s}:{d}) of {layout}: neither {abs(d)} nor {n} divides the other")
         per_element = it.ceil_div(n, abs(d))
         step = it.ceil_div(abs(d), n)
@@ -56,6 +63,24 @@ def upcast_covering(layout: Layout, n: int) -> Layout:
     return Layout._trusted(shape, stride)
 
 
+def _leaf_by(s: int, d: int, num: int, den: int, k: int, layout: Layout) -> tuple[int, int]:
+    """One leaf ``s:d`` re-expressed in elements ``num/den`` old ones wide (PyCuTe's ``recast`` rule, exact in the
+    ratio rather than upcast-then-downcast, which over-covers for ``p/q`` with both above 1)."""
+    if d == 0:
+        return s, d
+    sign = 1 if d > 0 else -1
+    if abs(d) == 1:  # the contiguous leaf: the new elements covering [0, s) old ones
+        return it.ceil_div(s * den, num), d
+    if (abs(d) * den) % num == 0:  # the ratio divides the stride: each element stays one, at d*den/num
+        return s, sign * (abs(d) * den // num)
+    if num % (abs(d) * den) == 0:  # the stride divides the ratio: num/(d*den) elements share one new element
+        return it.ceil_div(s, num // (abs(d) * den)), sign
+    if s == 1:
+        return s, d  # one element, at offset 0: no divisibility needed
+    raise ShapeError(f"recast by {Fraction(num, den)} of leaf {k} ({s}:{d}) of {layout}: neither {abs(d)} nor "
+                     f"{Fraction(num, den)} divides the other")
+
+
 def recast_by(layout: Layout, ratio: Any) -> Layout:
     """``layout`` in elements ``ratio = new_bits/old_bits`` times as wide (see the module docstring)."""
     if type(ratio) is int and ratio > 0:
@@ -63,12 +88,16 @@ def recast_by(layout: Layout, ratio: Any) -> Layout:
     else:
         value = _ratio(ratio)
         num, den = value.numerator, value.denominator
-    result = as_layout(layout, "recast layout")
-    if num != 1:
-        result = upcast_covering(result, num)
-    if den != 1:
-        result = downcast(result, den)
-    return result
+    layout = as_layout(layout, "recast layout")
+    if den == 1:
+        return upcast_covering(layout, num)
+    if num == 1:
+        return downcast(layout, den)
+    leaves = [_leaf_by(s, d, num, den, k, layout)
+              for k, (s, d) in enumerate(zip(it.flatten(layout.shape), it.flatten(layout.stride)))]
+    shape = it.unflatten((s for s, _ in leaves), layout.shape)
+    stride = it.unflatten((d for _, d in leaves), layout.shape)
+    return Layout._trusted(shape, stride)
 
 
 __all__ = ["recast_by", "upcast_covering"]

@@ -281,9 +281,10 @@ def _recast(layout: Any, scale: Any) -> Any:
 
 
 def _complement(a: Any, extend: Any = None) -> Any:
-    if extend is None:
-        return need("weak_complement")(a)
-    return la.complement(a, extend)
+    """PyCuTe's ``complement(A, extend)`` is the weak one with or without ``extend``: ordered and disjoint from A,
+    its rest mode grown to reach ``size(extend)`` ("the *largest* ordered, disjoint layout that fits" where A's
+    strides do not chain); CuTe C++'s sized ``complement`` (which must cover ``[0, M)``) refuses there."""
+    return need("weak_complement")(a) if extend is None else need("weak_complement")(a, extend)
 
 
 def _offset_and_slice(a: Any, crd: Any) -> tuple[int, Any]:

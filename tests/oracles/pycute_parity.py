@@ -734,6 +734,323 @@ SPECS.update({
 })
 
 
+
+
+def _leaf_pairs(layout: Any) -> list[tuple[int, int]]:
+    return list(zip(ref.flat(layout.shape), ref.flat(layout.stride)))
+
+
+def _same_profile(a: Any, b: Any) -> bool:
+    """Congruent shapes: the same tree, leaves anywhere."""
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) and all(
+            _same_profile(x, y) for x, y in zip(a, b))
+    return True
+
+
+def recast_leaf_values(s: int, d: int, ratio: Any) -> list[int] | None:
+    """The new-element offsets one leaf ``s:d`` (old-element units) addresses after ``recast(L, ratio)``, a new
+    element being ``ratio`` old ones wide (PyCuTe's ``recast``), or None where PyCuTe's precondition (``d`` and
+    ``ratio`` divide one another) fails.
+
+    * ``d == 0``: ``s`` copies of offset 0 (the leaf is kept);
+    * ``d == 1``: the ``s`` contiguous old elements fill the real interval ``[0, s)``, which the new elements
+      ``[0, ceil(s / ratio))`` cover: the leaf enumerates those (all sub-elements of an unpacked element sit in
+      the contiguous leaf);
+    * ``d > 1``: each old element ``d*c`` stays one addressable element, the new one it starts in,
+      ``floor(d*c / ratio)``; the leaf enumerates those distinct offsets in order.
+    """
+    from fractions import Fraction
+
+    n = Fraction(ratio)
+    if d == 0:
+        return [0] * s
+    if d == 1:  # any ratio: PyCuTe's precondition concerns the other strides
+        return list(range(-(-s * n.denominator // n.numerator)))
+    if s == 1:  # one element, at offset 0, whatever the divisibility (PyCuTe refuses it all the same)
+        return [0]
+    q1, q2 = Fraction(d) / n, n / Fraction(d)
+    if q1.denominator != 1 and q2.denominator != 1:
+        return None
+    out: list[int] = []
+    for c in range(s):
+        v = (d * c * n.denominator) // n.numerator
+        if not out or out[-1] != v:
+            out.append(v)
+    return out
+
+
+def recast_answer_exists(layout: Any, ratio: Any) -> bool:
+    """PyCuTe answers (its precondition holds at every leaf of an int-strided, non-negative layout)."""
+    return all(d < 0 or recast_leaf_values(s, d, ratio) is not None for s, d in _leaf_pairs(layout))
+
+
+def spec_recast(args: list[Any], r: Any) -> str | None:
+    """``recast(L, ratio)``: congruent to ``L``, and each leaf addresses :func:`recast_leaf_values` of ``L``'s leaf."""
+    a, ratio = args
+    if not isinstance(a, la.Layout) or any(d < 0 for _, d in _leaf_pairs(a)):
+        return None
+    if not _same_profile(a.shape, r.shape):
+        return f"shape {r.shape} is not congruent to {a.shape}"
+    for k, ((s, d), (rs, rd)) in enumerate(zip(_leaf_pairs(a), _leaf_pairs(r))):
+        want = recast_leaf_values(s, d, ratio)
+        if want is None:
+            return f"leaf {k} ({s}:{d}) breaks the divisibility precondition, yet an answer came"
+        got = [rd * c for c in range(rs)]
+        if got != want:
+            return f"leaf {k} ({s}:{d}) -> {rs}:{rd} addresses {got[:8]}, not {want[:8]}"
+    return ""
+
+
+def spec_make_layout_like(args: list[Any], r: Any) -> str | None:
+    """``make_layout_like(L)``: ``L``'s shape; stride-0 leaves stay 0; the other leaves (of extent > 1) form a
+    compact layout (a bijection onto ``[0, n)``) whose strides grow with ``L``'s, ties left to right."""
+    a = args[0]
+    if not is_layout(a) or not isinstance(r, la.Layout):
+        return None
+    if r.shape != a.shape:
+        return f"shape {r.shape} is not {a.shape}"
+    src, got = _leaf_pairs(a), _leaf_pairs(r)
+    keys: list[Any] = []
+    for _, d in src:  # basis strides order colexicographically (PyCuTe's ArithTuple order): path first, then scale
+        if isinstance(d, la.ArithTuple):
+            terms = list(d.terms())
+            if len(terms) != 1 or not isinstance(terms[0][0], int):
+                return None
+            keys.append((1, tuple(terms[0][1]), terms[0][0]))
+        elif isinstance(d, int):
+            keys.append((0, (), d))
+        else:
+            return None
+    if len({k[0] for k, (_, d) in zip(keys, src) if d != 0}) > 1:
+        return None  # a nonzero int beside a basis stride: PyCuTe cannot order them (it raises)
+    live = [k for k, (s, d) in enumerate(src) if d != 0 and s > 1]
+    for k, (s, d) in enumerate(src):
+        if d == 0 and s > 1 and got[k][1] != 0:
+            return f"leaf {k} has stride 0, result's is {got[k][1]}"
+    vals = [0]
+    for k in live:
+        vals = [v + c * got[k][1] for c in range(got[k][0]) for v in vals]
+    if sorted(vals) != list(range(len(vals))):
+        return "the leaves of nonzero stride are not compact"
+    ranked = sorted(live, key=lambda k: (keys[k], k))
+    if [got[k][1] for k in ranked] != sorted(got[k][1] for k in ranked):
+        return "strides do not grow with the source strides"
+    return ""
+
+
+def spec_complement_cotarget(args: list[Any], r: Any) -> str | None:
+    """``complement(A)`` (:func:`spec_weak_complement`) and ``complement(A, T)`` (int strides, T an int or a shape
+    of size ``|T|``): ordered and disjoint from ``A`` on its domain, and as many periods of the complement as
+    reach ``|T|``.
+
+    The complement's period is ``D = max d*s`` over ``A``'s leaves with ``d != 0, s > 1`` (1 if none): within
+    one period lie the complement's own offsets below ``D`` (``b`` of them, counted on the extended domain), and
+    the extension repeats the period ``ceil(|T| / D)`` times (PyCuTe: "pass extend (a shape) to grow it to a
+    target size"; ``complement(4:2, 20) == (2,3):(1,8)``).  So ``size(R) == b * ceil(|T| / D)``.  (Past its
+    size a coalesced result may go on in another mode, so order and disjointness are checked on the domain.)"""
+    if len(args) == 1:
+        return spec_weak_complement(args, r)
+    a, target = args
+    if not isinstance(a, la.Layout) or not is_layout(r) or not all(isinstance(t, int) for t in ref.flat(target)):
+        return None
+    image = set(values(a))
+    vals = values(r)
+    if any(not x < y for x, y in zip(vals, vals[1:])):
+        return "not ordered"
+    if vals[0] != 0 or any(v in image for v in vals[1:]):
+        return "hits an offset of A"
+    spans = [d * s for s, d in _leaf_pairs(a) if d != 0 and s > 1]
+    period = max(spans, default=1)
+    whole = ref.size(target)
+    per_period = sum(1 for v in values(r, period + 2) if v < period)
+    want = per_period * -(-whole // period)
+    if ref.size(r.shape) != want:
+        return f"size {ref.size(r.shape)} is not {per_period} per period x ceil({whole}/{period}) = {want}"
+    return ""
+
+
+def _ordered_disjoint_fit(columns: list[list[Any]], fits: Callable[[int, int], bool], avoid: set[int],
+                          bound: int) -> str:
+    """Whether offsets ``0 = c_0 < c_1 < ...`` exist, ``c_j`` (j > 0) outside ``avoid``, with ``fits(j, c_j)``
+    (greedy: the smallest fitting offset each time leaves the most room)."""
+    c = -1
+    for j in range(len(columns)):
+        c += 1
+        while c <= bound and not ((j == 0 and c == 0 or j > 0 and c not in avoid) and fits(j, c)):
+            if j == 0:
+                return "column 0 is not the tile at offset 0"
+            c += 1
+        if c > bound:
+            return f"no ordered offset outside B's image gives column {j}"
+    return ""
+
+
+def spec_logical_divide(args: list[Any], r: Any) -> str | None:
+    """``A / B = A o (B, B*)`` for int-strided layouts A, B (PyCuTe's docstring and zipped-divide postconditions):
+    rank 2; the tile ``R(i, 0) == A(B(i))`` on B's (refined) shape; each grid column ``j`` is ``A(B(i) + c_j)`` for
+    offsets ``0 = c_0 < c_1 < ...`` outside B's image (an ordered complement of B: exactly the tiling one where B
+    tiles, :func:`tiling_offsets`); and where B tiles, every ``A(i)``, ``i < size(A)``, is a value of R (where it
+    does not, PyCuTe's complement is the weak one, which "under-fills the codomain")."""
+    a, b = args
+    if not (isinstance(a, la.Layout) and isinstance(b, la.Layout) and isinstance(r, la.Layout)):
+        return None
+    if not isinstance(r.shape, tuple) or len(r.shape) != 2:
+        return f"rank of {r.shape} is not 2"
+    tile, grid = r[0], r[1]
+    if not coarsens(b.shape, tile.shape):
+        return f"tile shape {tile.shape} is not compatible with B's {b.shape}"
+    bv, tv = values(b), values(tile)
+    cols = [[tv[i] + g for i in range(len(bv))] for g in values(grid)]
+    aa = (a.shape, a.stride)
+    bound = (max(bv) + 1) * (ref.size(a.shape) + 1) + ref.size(a.shape) + 8
+
+    def fits(j: int, c: int) -> bool:
+        return all(ref.evaluate(*aa, x + c) == cols[j][i] for i, x in enumerate(bv))
+
+    tiling = tiling_offsets(set(bv), len(cols)) if min(bv) >= 0 else None
+    if tiling is not None:  # B tiles: B* is the tiling complement, exactly
+        bad = [j for j in range(len(cols)) if not fits(j, tiling[j])]
+        if bad:
+            return f"grid column {bad[0]} is not A(B(i) + B*({bad[0]})) with B*({bad[0]}) = {tiling[bad[0]]}"
+    why = _ordered_disjoint_fit(cols, fits, set(bv), bound)
+    if why:
+        return why
+    if tiling is None:
+        return ""  # B's complement does not tile (PyCuTe: "it under-fills the codomain"), so no coverage is owed
+    got = set(values(r))
+    missing = [v for v in values(a) if v not in got]
+    return f"A's offsets {missing[:6]} are not in the result" if missing else ""
+
+
+def spec_logical_product(args: list[Any], r: Any) -> str | None:
+    """``A x B = (A, A* o B)`` for int-strided layouts (PyCuTe's postconditions: rank 2, ``R[0] == A``,
+    ``compatible(B, R[1])``), with ``A*`` an ordered complement of A: ``R[1](j) == A*(B(j))`` for a strictly
+    increasing ``A*`` on the integers, ``A*(0) == 0``, missing A's image elsewhere (brute force: ``B``'s values
+    order ``R[1]``'s, and between two of them lie enough offsets outside A's image)."""
+    a, b = args
+    if not (isinstance(a, la.Layout) and isinstance(b, la.Layout) and isinstance(r, la.Layout)):
+        return None
+    if not isinstance(r.shape, tuple) or len(r.shape) != 2:
+        return f"rank of {r.shape} is not 2"
+    first, second = r[0], r[1]
+    if first.shape != a.shape or values(first) != values(a):
+        return f"mode 0 {first} is not A"
+    if not coarsens(b.shape, second.shape):
+        return f"mode 1 shape {second.shape} is not compatible with B's {b.shape}"
+    return _complement_of_b(a, values(b), values(second))
+
+
+def tiling_offsets(image: set[int], count: int) -> list[int] | None:
+    """The first ``count`` offsets ``0 = c_0 < c_1 < ...`` of the complement that tiles with ``image``: each the
+    smallest offset not yet covered, its translate of ``image`` disjoint from the covered ones; None where a
+    translate overlaps (no tiling complement: the weak, floored one applies).  Where it exists, it is the unique
+    ordered complement with ``(A, A*)`` one-to-one onto ``0, 1, 2, ...``, the complement every definition gives.
+    (The greedy runs at least until every offset up to A's largest is covered, so a tiling of a few first
+    offsets that breaks later is not taken for one.)"""
+    covered, out, nxt, top = set(image), [0], 0, max(image)
+    while True:
+        while nxt in covered:
+            nxt += 1
+        if len(out) >= count and nxt > top:  # every offset up to A's largest is covered: the tiling repeats
+            return out[:count]
+        moved = {nxt + v for v in image}
+        if moved & covered:
+            return None
+        covered |= moved
+        out.append(nxt)
+
+
+def _complement_of_b(a: Any, b_values: list[int], got: list[int]) -> str:
+    """Whether ``got[j] == A*(B(j))`` for some strictly increasing ``A*`` on the integers with ``A*(0) == 0`` and
+    ``A*(x)`` outside A's image for ``x > 0``: B's values order ``got``'s, and between two of them lie enough
+    offsets outside A's image."""
+    image = set(values(a))
+    if b_values and min(b_values) >= 0:
+        tiling = tiling_offsets(image, max(b_values) + 1)
+        if tiling is not None:  # A tiles: A* is the tiling complement, exactly
+            bad = [j for j, (x, y) in enumerate(zip(b_values, got)) if tiling[x] != y]
+            return f"at {bad[0]}: {got[bad[0]]} is not A*(B({bad[0]})) = {tiling[b_values[bad[0]]]}" if bad else ""
+    pairs = sorted(set(zip(b_values, got)))
+    if any(x == y for (x, _), (y, _) in zip(pairs, pairs[1:])):
+        return "one B offset meets two values"
+    pairs = [(0, 0)] + [p for p in pairs if p != (0, 0)]
+    if pairs[1:] and pairs[1][0] == 0:
+        return "B(j) == 0 goes to a nonzero offset"
+    for (x0, y0), (x1, y1) in zip(pairs, pairs[1:]):
+        free = sum(1 for v in range(y0 + 1, y1) if v not in image)
+        if y1 <= y0 or y1 in image or free < x1 - x0 - 1:
+            return f"no ordered complement of A sends {x0} -> {y0} and {x1} -> {y1}"
+    return ""
+
+
+def _unwrap1(shape: Any) -> Any:
+    """``shape`` with every 1-tuple replaced by its element (a 1-tuple mode may come back wrapped or not)."""
+    if isinstance(shape, tuple):
+        return _unwrap1(shape[0]) if len(shape) == 1 else tuple(_unwrap1(x) for x in shape)
+    return shape
+
+
+def _top_modes(layout: Any) -> list[Any]:
+    return [layout[k] for k in range(len(layout.shape))] if isinstance(layout.shape, tuple) else [layout]
+
+
+def _spec_rank_sensitive_product(args: list[Any], r: Any, block_first: bool) -> str | None:
+    """``blocked_product`` / ``raked_product`` of int-strided layouts of equal rank (PyCuTe's docstrings): mode
+    ``k`` of the result is ``(A_k, P_k)`` (blocked) or ``(P_k, A_k)`` (raked), where ``P = A* o B`` is
+    logical_product's second mode: ``A_k`` is A's mode k (shape and values), and the ``P_k`` together are
+    compatible with B and are ``A*(B(j))`` for an ordered complement ``A*`` of A (:func:`_complement_of_b`)."""
+    a, b = args
+    why = spec_block_product(args, r)
+    if why or not (isinstance(a, la.Layout) and isinstance(b, la.Layout) and isinstance(r, la.Layout)):
+        return why
+    modes_a, modes_r = _top_modes(a), _top_modes(r)
+    if len(modes_a) != len(_top_modes(b)) or not isinstance(r.shape, tuple):
+        return ""  # unequal ranks: C++'s padding (KNOWN); size and rank checked above
+    reps = []
+    for k, (mode_a, mode_r) in enumerate(zip(modes_a, modes_r)):
+        if not isinstance(mode_r.shape, tuple) or len(mode_r.shape) != 2:
+            return f"mode {k} ({mode_r}) is not a (block, repetition) pair"
+        block, rep = (mode_r[0], mode_r[1]) if block_first else (mode_r[1], mode_r[0])
+        if _unwrap1(block.shape) != _unwrap1(mode_a.shape) or values(block) != values(mode_a):
+            return f"mode {k}'s block {block} is not A's mode {mode_a}"
+        reps.append(rep)
+    for k, (rep, mode_b) in enumerate(zip(reps, _top_modes(b))):
+        if not coarsens(_unwrap1(mode_b.shape), _unwrap1(rep.shape)):
+            return f"mode {k}'s repetition shape {rep.shape} is not compatible with B's mode {mode_b.shape}"
+    p = la.Layout(tuple(x.shape for x in reps), tuple(x.stride for x in reps))
+    return _complement_of_b(a, values(b), values(p))
+
+
+def spec_blocked_product(args: list[Any], r: Any) -> str | None:
+    return _spec_rank_sensitive_product(args, r, True)
+
+
+def spec_raked_product(args: list[Any], r: Any) -> str | None:
+    return _spec_rank_sensitive_product(args, r, False)
+
+
+SPECS.update({
+    "recast": spec_recast, "make_layout_like": spec_make_layout_like, "complement": spec_complement_cotarget,
+    "logical_divide": spec_logical_divide, "logical_product": spec_logical_product,
+    "blocked_product": spec_blocked_product, "raked_product": spec_raked_product,
+})
+
+
+def _stride_order_env(layout: Any) -> dict[Any, int]:
+    """Values for a symbolic layout's symbols under which its symbolic strides exceed every static one and grow
+    left to right (PyCuTe's make_layout_like orders them so); shape symbols get small values."""
+    strides = ref.flat(layout.stride)
+    top = max([abs(d) for d in strides if isinstance(d, int)], default=0)
+    env: dict[Any, int] = {}
+    for d in strides:
+        for sym in sorted(free_symbols(d) - set(env), key=str):
+            env[sym] = (top + 1) * (len(env) + 2)
+    for sym in sorted(free_symbols(layout.shape) - set(env), key=str):
+        env[sym] = 3
+    return env
+
+
 def spec_check(case: dict[str, Any], result: Any) -> str | None:
     """'' when the result meets the operation's definition, the reason when not, None when not checkable."""
     node = ast.parse(case["src"], mode="eval").body
@@ -752,6 +1069,8 @@ def spec_check(case: dict[str, Any], result: Any) -> str | None:
             leaves = ref.flat(args[1])
             top = max([v for v in leaves if isinstance(v, int)], default=0)
             envs = [{v: top + 1 + k for k, v in enumerate(x for x in leaves if not isinstance(x, int))}]
+        if node.func.id == "make_layout_like":  # symbolic strides rank above the static ones, left to right
+            envs = [_stride_order_env(args[0])]
         for env in envs:
             concrete_args, concrete = substitute(tuple(args), env), substitute(result, env)
             if is_symbolic(concrete_args) or is_symbolic(concrete):

@@ -26,15 +26,18 @@ CASES = {c["id"]: c for c in DATA["cases"]}
 
 #: valid PTX (ptxas accepts it) that the tracer refuses as outside its model, with the reason it gives
 NOT_MODELLED = {
-    "body_extern_func": r"unknown directive \.extern in a function body",
     "tensormap_04": r"generic addressing\) is not supported",  # tensormap.replace without a state space
     "tensormap_38": r"global_stride ordinal 4 is not modelled",
     "tensormap_51": r"swizzle_atomicity.* is not modelled",
+    "tensormap_value_06": r"\.elemtype value 13 is valid only on sm_100a and later.* not modelled",
+    "tensormap_value_07": r"\.elemtype value 15 is valid only on sm_100a and later.* not modelled",
+    "tensormap_value_16": r"\.swizzle_mode value 4 is valid only on sm_103a.* not modelled",
+    "tensormap_value_21": r"swizzle_atomicity.* is not modelled",
 }
 
 
 def _trace(case: dict[str, Any]) -> Any:
-    dynamic_smem = 128 if case["item"] == "tensormap" else 0  # the tensor-map is the dynamic array
+    dynamic_smem = 128 if case["item"].startswith("tensormap") else 0  # the tensor-map is the dynamic array
     return trace(case["ptx"], kernel="k", block=32, args={"g": "buf"}, dynamic_smem=dynamic_smem)
 
 
@@ -62,7 +65,7 @@ def test_what_ptxas_accepts_traces_or_is_refused_as_not_modelled(cid: str) -> No
         return
     t = _trace(case)
     if case["item"] == "extern" and "[]" not in case["ptx"]:  # no dynamic array: the layout is the static bytes
-        assert t.shared_bytes == case["smem_bytes"]
+        assert t.shared_bytes == (case["smem_bytes"] or 0)  # ptxas -v prints no "bytes smem" for none
 
 
 # ----------------------------------------------------------------------------- item by item
@@ -115,3 +118,51 @@ def test_an_omitted_address_size_is_32_and_the_module_traces_with_64_bit_pointer
     case = CASES["omitted_64_bit_pointers"]
     assert parse_module(case["ptx"]).address_size == 32
     assert _trace(case).shared_layout == {"s": 1024}
+
+
+@pytest.mark.parametrize(("cid", "message"), [
+    ("tensormap_value_04", r"\.elemtype value 16 is not in 0\.\.12"),
+    ("tensormap_value_05", r"\.elemtype value -1 is not in 0\.\.12"),
+    ("tensormap_value_10", r"\.interleave_layout value 3 is not in 0\.\.2"),
+    ("tensormap_value_14", r"\.swizzle_mode value 5 is not in 0\.\.3"),
+    ("tensormap_value_19", r"\.fill_mode value 2 is not in 0\.\.1"),
+    ("tensormap_value_22", r"\.swizzle_atomicity value 4 is not in 0\.\.3"),
+])
+def test_a_field_value_outside_the_isa_table_is_refused_naming_the_line_field_and_range(cid: str,
+                                                                                        message: str) -> None:
+    # PTX ISA "tensormap.replace", table "Tensormap new_val validity"; ptxas 13.0: "value 'v' expected to be in
+    # range [0..n]" (sm_90a; swizzle_atomicity on sm_100a)
+    with pytest.raises(KernelError, match=r"line 13.*tensormap\.replace: " + message):
+        _trace(CASES[cid])
+
+
+def test_an_elemtype_only_later_targets_take_is_refused_on_the_modelled_sm_90a_map() -> None:
+    # ptxas 13.0 refuses elemtype 13 (octal 015) on sm_90a and takes it on sm_100a (tensormap_value_06)
+    for cid in ("tensormap_value_02", "tensormap_value_03"):
+        with pytest.raises(KernelError, match=r"line 13.*\.elemtype value 13 is valid only on sm_100a and later"):
+            _trace(CASES[cid])
+    assert CASES["tensormap_value_06"]["ptxas_rc"] == 0
+
+
+
+def test_an_extern_func_prototype_in_a_body_declares_the_function_as_one_at_module_scope() -> None:
+    # PTX ISA: .extern .func [(returns)] name (params); ptxas 13.0 compiles it inside a body
+    m = parse_module(CASES["extern_func_returns"]["ptx"])
+    f = m.functions["f"]
+    assert (f.defined, [(v.space, v.type) for v in f.returns], [(v.space, v.type) for v in f.params]) == (
+        False, [("param", "b32")], [("param", "b32")])
+    assert _trace(CASES["extern_func_noreturn_next_line"]).shared_bytes == 0
+
+
+@pytest.mark.parametrize(("cid", "message"), [
+    ("extern_func_other_param_type", r"line 9: func f is declared with other parameters.* than at line 8"),
+    ("extern_func_against_module_prototype", r"line 9: func f is declared with other parameters.* than at line 4"),
+    ("extern_func_of_a_defined_function", r"line 12, \.extern: f is defined in this module \(line 4\)"),
+    ("visible_func", r"line 8, \.visible: a function declared inside a function body must be an \.extern \.func"),
+    ("extern_func_maxntid", r"line 8, \.extern: a prototype takes no directive but \.noreturn, not \.maxntid"),
+    ("callprototype_unlabelled", r"line 8, \.callprototype: \.callprototype must come right after its label"),
+    ("callprototype_named", r"line 8, \.callprototype: a \.callprototype is named _ .*\(got f\)"),
+])
+def test_a_function_declaration_ptxas_refuses_in_a_body_is_refused_naming_why(cid: str, message: str) -> None:
+    with pytest.raises(KernelError, match=message):
+        _trace(CASES[cid])

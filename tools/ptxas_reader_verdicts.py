@@ -8,6 +8,9 @@ refuses must be refused with a KernelError naming the same line; one it accepts 
 
 * ``extern``: ``.extern`` (any linkage directive) inside a function body; a sized ``.extern .shared`` variable;
 * ``tensormap``: forms of ``tensormap.replace`` and ``tensormap.cp_fenceproxy`` (sm_90a);
+* ``tensormap_value``: ``tensormap.replace`` field values, in and out of the ISA's ranges (sm_90a; sm_100a and
+  sm_103a for the values only later targets take);
+* ``func_decl``: function declarations inside a body (``.extern .func`` prototypes and ``.callprototype``);
 * ``pair``: setp's ``p|q`` destination with other than two names;
 * ``address_size``: a module without ``.address_size``, and ``.address_size 32``.
 """
@@ -72,6 +75,55 @@ CASES: list[tuple[str, str, str]] = [  # (item, id, ptx)
          body="ld.param.u64 %rd1, [g];\ncvta.to.global.u64 %rd2, %rd1;\nld.global.u32 %r1, [%rd2];\n"
               "mov.u64 %rd3, s;\nst.shared.u32 [%rd3], %r1;")),
     ("address_size", "explicit_32", ".version 8.0\n.target sm_90\n.address_size 32\n" + USE.format(body="")),
+]
+#: function declarations inside a body (item ``func_decl``): ``.extern .func`` prototypes, the other linkages,
+#: prototypes that disagree with another declaration of the name, and ``label: .callprototype``
+FN_DEF = ".visible .func f (.param .b32 a)\n{{\nret;\n}}\n"
+BODY_PROTO = ".visible .func g (.param .b32 a)\n{{\n{proto}\nret;\n}}\n"
+FUNC_DECL_CASES: list[tuple[str, str]] = [  # (id, ptx)
+    ("extern_func_returns", smem("", ".extern .func (.param .b32 r) f (.param .b32 a);")),
+    ("extern_func_bare", smem("", ".extern .func f;")),
+    ("extern_func_noreturn", smem("", ".extern .func f (.param .b32 a) .noreturn;")),
+    ("extern_func_noreturn_next_line", smem("", ".extern .func f (.param .b32 a)\n.noreturn;")),
+    ("extern_func_array_param", smem("", ".extern .func f (.param .b32 a, .param .align 8 .b8 b[16]);")),
+    ("extern_func_twice_other_names", smem("", ".extern .func f (.param .b32 a);\n.extern .func f (.param .b32 b);")),
+    ("extern_func_in_nested_scope", smem("", ".extern .func f (.param .b32 a);\n{\n.extern .func f (.param .b32 a);\n}")),
+    ("extern_func_as_module_prototype", smem(".extern .func f (.param .b32 a);\n", ".extern .func f (.param .b32 a);")),
+    ("extern_func_in_two_bodies", smem("", ".extern .func f (.param .b32 a);")
+     + BODY_PROTO.format(proto=".extern .func f (.param .b32 a);")),
+    ("plain_func", smem("", ".func f (.param .b32 a);")),
+    ("visible_func", smem("", ".visible .func f (.param .b32 a);")),
+    ("weak_func", smem("", ".weak .func f (.param .b32 a);")),
+    ("common_func", smem("", ".common .func f (.param .b32 a);")),
+    ("extern_entry", smem("", ".extern .entry e (.param .b32 a);")),
+    ("extern_func_maxntid", smem("", ".extern .func f (.param .b32 a) .maxntid 32;")),
+    ("extern_func_unknown_directive", smem("", ".extern .func f (.param .b32 a) .foo;")),
+    ("extern_func_bad_name", smem("", ".extern .func 1f (.param .b32 a);")),
+    ("extern_func_with_body", smem("", ".extern .func f (.param .b32 a) {\nret;\n}")),
+    ("extern_func_other_param_type", smem("", ".extern .func f (.param .b32 a);\n.extern .func f (.param .u32 a);")),
+    ("extern_func_other_param_count",
+     smem("", ".extern .func f (.param .b32 a);\n.extern .func f (.param .b32 a, .param .b32 b);")),
+    ("extern_func_other_alignment",
+     smem("", ".extern .func f (.param .align 8 .b8 a[16]);\n.extern .func f (.param .align 4 .b8 a[16]);")),
+    ("extern_func_other_array_size",
+     smem("", ".extern .func f (.param .align 8 .b8 a[16]);\n.extern .func f (.param .align 8 .b8 a[8]);")),
+    ("extern_func_other_return", smem("", ".extern .func (.param .b32 r) f;\n.extern .func (.param .b64 r) f;")),
+    ("extern_func_other_noreturn", smem("", ".extern .func f (.param .b32 a);\n.extern .func f (.param .b32 a) .noreturn;")),
+    ("extern_func_against_module_prototype", smem(".extern .func f (.param .b32 a);\n", ".extern .func f (.param .b64 a);")),
+    ("extern_func_against_later_module_prototype", smem("", ".extern .func f (.param .b32 a);")
+     + ".extern .func f (.param .b64 a);\n"),
+    ("extern_func_against_other_body", smem("", ".extern .func f (.param .b32 a);")
+     + BODY_PROTO.format(proto=".extern .func f (.param .b64 a);")),
+    ("extern_func_of_a_defined_function", smem(FN_DEF.format(), ".extern .func f (.param .b32 a);")),
+    ("extern_func_of_the_enclosing_entry", smem("", ".extern .func k (.param .b64 g);")),
+    ("callprototype", smem("", "prot: .callprototype _ (.param .b32 _);")),
+    ("callprototype_returns", smem("", "prot: .callprototype (.param .b32 _) _ (.param .b32 _);")),
+    ("callprototype_noreturn", smem("", "prot: .callprototype _ (.param .b32 _) .noreturn;")),
+    ("callprototype_bare", smem("", "prot: .callprototype _;")),
+    ("callprototype_unlabelled", smem("", ".callprototype _ (.param .b32 _);")),
+    ("callprototype_named", smem("", "prot: .callprototype f (.param .b32 _);")),
+    ("callprototype_extern", smem("", "prot: .extern .callprototype _ (.param .b32 _);")),
+    ("callprototype_unknown_directive", smem("", "prot: .callprototype _ (.param .b32 _) .foo;")),
 ]
 REPLACE_LINES = [
     f"{RP}.global_address.shared::cta.b1024.b64 [%r1], %rd1;",
@@ -154,13 +206,37 @@ COPY_LINES = [
     "tensormap.cp_fenceproxy [%rd1], [%r1], 128;",
 ]
 
+#: tensormap.replace field values (PTX ISA table "Tensormap new_val validity"): (line, target, PTX version);
+#: the .field3 fields' bounds on sm_90a, values valid only on later targets, and the fields without a range
+S90, S100, S103 = ("sm_90a", "8.5"), ("sm_100a", "8.7"), ("sm_103a", "8.8")
+VALUE_LINES: list[tuple[str, tuple[str, str]]] = [
+    *[(f"{RP}.elemtype.shared::cta.b1024.b32 [%r1], {v};", S90) for v in ("12", "0xC", "13", "015", "16", "-1")],
+    *[(f"{RP}.elemtype.shared::cta.b1024.b32 [%r1], {v};", S100) for v in ("13", "15", "16")],
+    *[(f"{RP}.interleave_layout.shared::cta.b1024.b32 [%r1], {v};", S90) for v in ("2", "3", "-1")],
+    *[(f"{RP}.swizzle_mode.shared::cta.b1024.b32 [%r1], {v};", S90) for v in ("3", "4", "5", "-1")],
+    (f"{RP}.swizzle_mode.shared::cta.b1024.b32 [%r1], 4;", S103),
+    (f"{RP}.swizzle_mode.shared::cta.b1024.b32 [%r1], 5;", S103),
+    *[(f"{RP}.fill_mode.shared::cta.b1024.b32 [%r1], {v};", S90) for v in ("1", "2", "-1")],
+    *[(f"{RP}.swizzle_atomicity.shared::cta.b1024.b32 [%r1], {v};", S100) for v in ("3", "4", "-1")],
+    *[(f"{RP}.rank.shared::cta.b1024.b32 [%r1], {v};", S90) for v in ("4", "5", "-1", "4294967296")],
+    *[(f"{RP}.{f}.shared::cta.b1024.{t} [%r1], {o}, {v};", S90)
+      for f, t in (("box_dim", "b32"), ("global_dim", "b32"), ("element_stride", "b32"), ("global_stride", "b64"))
+      for o, v in (("0", "257"), ("-1", "1"), ("5", "1"))],
+    (f"{RP}.element_stride.shared::cta.b1024.b32 [%r1], 0, 9;", S90),
+    (f"{RP}.global_address.shared::cta.b1024.b64 [%r1], -1;", S90),
+    (f"{RP}.elemtype.shared::cta.b1024.b32 [%r1], 0f3F800000;", S90),
+]
+
 
 def all_cases() -> list[tuple[str, str, str, str]]:
     """(item, id, arch, ptx) of every case."""
     out = [(item, cid, "sm_90", ptx) for item, cid, ptx in CASES]
+    out += [("func_decl", cid, "sm_90", ptx) for cid, ptx in FUNC_DECL_CASES]
     for k, line in enumerate(REPLACE_LINES + COPY_LINES):
         target, version = ("sm_100a", "8.6") if "swizzle_atomicity" in line else ("sm_90a", "8.5")
         out.append(("tensormap", f"tensormap_{k:02d}", target, tm(line, target, version)))
+    for k, (line, (target, version)) in enumerate(VALUE_LINES):
+        out.append(("tensormap_value", f"tensormap_value_{k:02d}", target, tm(line, target, version)))
     return out
 
 

@@ -72,6 +72,15 @@ REPLACE_FIELDS: dict[str, tuple[str, bool, bool]] = {
     "interleave_layout": ("b32", False, True), "swizzle_mode": ("b32", False, True),
     "swizzle_atomicity": ("b32", False, True), "fill_mode": ("b32", False, True),
 }
+#: PTX ISA "tensormap.replace", Table "Tensormap new_val validity": the immediate values of each ``.field3``
+#: field on sm_90a, 0..n-1 (ptxas 13.0 on sm_90a: "value 'v' expected to be in range [0..n-1]"; ``.rank``,
+#: ``.field2`` values and ``.global_address`` have no range, and ptxas takes any immediate for them)
+FIELD3_VALUES = {"elemtype": 13, "interleave_layout": 3, "swizzle_mode": 4, "swizzle_atomicity": 4, "fill_mode": 2}
+#: values the ISA adds on later targets only (not modelled: the tracer reads sm_90a's tensor-map):
+#: ``.elemtype`` 13..15 (.b4x16, .b4x16_p64, .b6x16_p32; sm_100a and later, PTX ISA 8.7) and ``.swizzle_mode``
+#: 4 (96B swizzling; sm_103a, PTX ISA 8.8); ptxas 13.0 refuses them on sm_90a
+LATER_TARGET_VALUES = {"elemtype": (range(13, 16), "sm_100a and later, PTX ISA 8.7"),
+                       "swizzle_mode": (range(4, 5), "sm_103a, PTX ISA 8.8")}
 REPLACE_SYNTAX = "tensormap.replace.tile.field{.global|.shared::cta}.b1024.type [addr], {ord,} new_val"
 COPY_SCOPES = ("cta", "cluster", "gpu", "sys")
 COPY_SYNTAX = "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned [dst], [src], 128"
@@ -98,8 +107,9 @@ def replace_form(ins: Instruction) -> tuple[str, str | None, int | None]:
     PTX ISA "tensormap.replace": ``.tile``, one field, at most one of ``.global``/``.shared::cta``,
     ``.b1024`` and the field's type (``.b64`` for global_address and global_stride, ``.b32`` otherwise);
     ``[addr], new_val``, with an immediate ordinal 0..4 before new_val for box_dim, global_dim,
-    global_stride and element_stride, and an immediate new_val for the ``.field3`` fields.  ptxas 13.0
-    accepts these modifiers in any order and refuses everything else (tests/data/ptxas_reader_verdicts.json)."""
+    global_stride and element_stride, and an immediate new_val for the ``.field3`` fields, one the ISA's table
+    "Tensormap new_val validity" gives on sm_90a (:data:`FIELD3_VALUES`).  ptxas 13.0 accepts these modifiers
+    in any order and refuses everything else (tests/data/ptxas_reader_verdicts.json)."""
     mods, refuse = _modifiers(ins, REPLACE_SYNTAX)
     fields = [m for m in mods if m in REPLACE_FIELDS]
     spaces = [m for m in mods if m.split("::")[0] in _SPACE_NAMES]
@@ -126,8 +136,8 @@ def _replace_ordinal(ins: Instruction, field: str, refuse: Callable[[str], NoRet
     _, takes_ordinal, immediate = REPLACE_FIELDS[field]
     if len(ins.operands) != (3 if takes_ordinal else 2):
         refuse(f".{field} takes {'[addr], ord, new_val' if takes_ordinal else '[addr], new_val'}")
-    if immediate and not isinstance(ins.operands[-1], Imm):
-        refuse(f"the value of .{field} must be an immediate")
+    if immediate:
+        _check_field3_value(ins.operands[-1], field, refuse)
     if not takes_ordinal:
         return None
     if not isinstance(ins.operands[1], Imm):
@@ -135,6 +145,19 @@ def _replace_ordinal(ins: Instruction, field: str, refuse: Callable[[str], NoRet
     if not 0 <= ins.operands[1].value < MAX_RANK:
         refuse(f"ordinal {ins.operands[1].value} is not in 0..{MAX_RANK - 1}")
     return ins.operands[1].value
+
+
+def _check_field3_value(value: object, field: str, refuse: Callable[[str], NoReturn]) -> None:
+    """Refuse a ``.field3`` value that is no immediate or is outside the ISA's table (:data:`FIELD3_VALUES`);
+    a value valid only on a later target (:data:`LATER_TARGET_VALUES`) is refused as not modelled."""
+    if not isinstance(value, Imm):
+        refuse(f"the value of .{field} must be an immediate")
+    later, where = LATER_TARGET_VALUES.get(field, (range(0), ""))
+    if value.value in later:
+        refuse(f".{field} value {value.value} is valid only on {where} (ptxas refuses it on sm_90a); the tracer "
+               "reads sm_90a's tensor-map and this value is not modelled")
+    if not 0 <= value.value < FIELD3_VALUES[field]:
+        refuse(f".{field} value {value.value} is not in 0..{FIELD3_VALUES[field] - 1}")
 
 
 def check_copy_form(ins: Instruction) -> None:

@@ -5,7 +5,8 @@ Module scope: ``.version``, ``.target``, ``.address_size``, ``.file``, variables
 definitions and prototypes; ``.section`` blocks (debug data) are skipped by the lexer.
 
 Function bodies: ``.reg`` declarations (``%r<100>`` ranges, lists), ``.shared``/
-``.local``/``.param`` variables, ``.loc`` (with ``inlined_at`` chains), ``.pragma``,
+``.local``/``.param`` variables, ``.loc`` (with ``inlined_at`` chains), ``.pragma``, ``.extern .func``
+prototypes and ``label: .callprototype`` (checked, not traced),
 labels, nested ``{ }`` scopes (nvcc's inline asm: registers and labels declared in
 a scope are renamed ``name#k`` so they never clash), and instructions with guards
 ``@%p`` / ``@!%p``.  Anything else raises :class:`KernelError` naming the line.
@@ -38,7 +39,7 @@ _SPACES = {".global", ".const", ".shared", ".local", ".param", ".tex"}
 _LINKAGE = {".extern", ".visible", ".weak", ".common"}
 _PERF = {"maxntid", "reqntid", "minnctapersm", "maxnctapersm", "maxnreg", "reqnctapercluster", "explicitcluster",
          "maxclusterrank", "noreturn", "pragma", "blocksareclusters"}
-_IGNORED_BODY_DIRECTIVES = {".pragma", ".callprototype", ".alias"}
+_IGNORED_BODY_DIRECTIVES = {".pragma", ".alias"}
 _SPECIAL = re.compile(r"^%(tid|ntid|ctaid|nctaid|laneid|warpid|nwarpid|smid|nsmid|gridid|clock|clock64|clock_hi|"
                       r"lanemask_(eq|lt|le|gt|ge)|pm\d+|pm\d+_64|envreg\d+|globaltimer|globaltimer_lo|globaltimer_hi|"
                       r"dynamic_smem_size|total_smem_size|aggr_smem_size|cluster_ctaid|cluster_nctaid|"
@@ -206,6 +207,7 @@ class _Body:
         self.chain_locs: list[tuple[int, int, int]] = []
         self.parent_of: dict[tuple[int, int, int], tuple[int, int, int] | None] = {}
         self.bare_names: list[set[str]] = [set()]
+        self.labelled = False  # the statement before is a label
         for p in fn.params:
             self.scopes[0][1][p.name] = p.name
 
@@ -356,6 +358,10 @@ def _body_statement(body: _Body, st: Statement) -> None:
             fn.registers[body.declare(n)] = type_
     elif head == ".loc":
         _loc(body, text, line)
+    elif ".func" in text.split("(")[0].split():
+        _body_prototype(body, text, line, head)
+    elif head == ".callprototype" or ".callprototype" in text.split("(")[0].split():
+        _callprototype(body, text, line, head)
     elif head in _LINKAGE and any(s in text.split() for s in _SPACES):
         raise KernelError(f"{head} variable inside a function body: a variable with a linkage directive (.extern, "
                           ".visible, .weak, .common) is declared at module scope (ptxas: syntax error)", line, head)
@@ -364,7 +370,7 @@ def _body_statement(body: _Body, st: Statement) -> None:
             unique = body.declare(v.name, register=False)
             fn.variables.append(Variable(unique, v.space, v.type, v.align, v.count, v.extern, v.initializer,
                                          v.is_pointer, line))
-    elif head in _IGNORED_BODY_DIRECTIVES or ".callprototype" in text:
+    elif head in _IGNORED_BODY_DIRECTIVES:
         pass
     elif head == ".file":
         _file(body.module, text, line)
@@ -377,6 +383,62 @@ def _body_statement(body: _Body, st: Statement) -> None:
     else:
         fn.body.append(_instruction(body, text, line))
         fn.scope_of.append(body.chain)
+
+
+def _signature(fn: Function) -> tuple[object, ...]:
+    """What every declaration of one function must agree on: its kind, the state space, type, alignment and
+    array size of each return value and parameter (not their names), and ``.noreturn`` (ptxas 13.0:
+    "Inconsistent prototypes of 'f'", "Inconsistent redefinition of variable 'f'")."""
+    def shape(vs: list[Variable]) -> tuple[tuple[str, str, int, int], ...]:
+        return tuple((v.space, v.type, v.align, v.count) for v in vs)
+    return fn.kind, shape(fn.returns), shape(fn.params), "noreturn" in fn.directives
+
+
+def _declare_function(module: Module, fn: Function, earlier: Function | None) -> None:
+    """Record the prototype ``fn`` (a declaration without a body), refusing one that disagrees with an
+    ``earlier`` declaration or definition of its name (:func:`_signature`)."""
+    if earlier is not None and _signature(earlier) != _signature(fn):
+        raise KernelError(f"{fn.kind} {fn.name} is declared with other parameters, return values or .noreturn "
+                          f"than at line {earlier.line} (ptxas: inconsistent prototypes)", fn.line)
+    (module.entries if fn.kind == "entry" else module.functions).setdefault(fn.name, fn)
+
+
+def _body_prototype(body: _Body, text: str, line: int, head: str) -> None:
+    """A function declaration inside a body: ``.extern .func [(returns)] name [(params)] [.noreturn]``, the
+    prototype of a function defined elsewhere, which ptxas 13.0 takes as at module scope (calls are not
+    traced, so it is only checked and recorded).  ptxas refuses the other forms: without ``.extern`` (or with
+    ``.visible``/``.weak``) a body would declare a function of this module it cannot define ("Unresolved extern
+    function"), ``.common`` and ``.entry`` are syntax errors, a prototype takes no directive but
+    ``.noreturn``, and a function this module defines (the enclosing one included) is not ``.extern``
+    ("Duplicate definition", "Inconsistent redefinition")."""
+    if text.split()[:2] != [".extern", ".func"]:
+        raise KernelError("a function declared inside a function body must be an .extern .func prototype "
+                          f"(ptxas refuses {head} here)", line, head)
+    kind, name, params, returns, directives = _header(text, line)
+    if set(directives) - {"noreturn"}:
+        raise KernelError(f"a prototype takes no directive but .noreturn, not .{min(set(directives) - {'noreturn'})}",
+                          line, head)
+    module = body.module
+    earlier = body.fn if name == body.fn.name else module.entries.get(name) or module.functions.get(name)
+    if earlier is not None and earlier.defined:
+        raise KernelError(f"{name} is defined in this module (line {earlier.line}): an .extern prototype names a "
+                          "function defined elsewhere", line, head)
+    _declare_function(module, Function(name, kind, params, returns, line, directives=directives, defined=False),
+                      earlier)
+
+
+def _callprototype(body: _Body, text: str, line: int, head: str) -> None:
+    """``label: .callprototype [(returns)] _ [(params)] [.noreturn]``, the prototype an indirect ``call``
+    names (PTX ISA ".callprototype"): ptxas 13.0 refuses it without its label, with a name other than ``_``,
+    behind a linkage directive, or with another directive.  Indirect calls are not traced: it is only checked."""
+    if head != ".callprototype":
+        raise KernelError(f".callprototype takes no {head} before it", line, head)
+    if not body.labelled:
+        raise KernelError(".callprototype must come right after its label (label: .callprototype ...)", line, head)
+    _, name, _, _, directives = _header(".func" + text[len(head):], line)
+    if name != "_" or set(directives) - {"noreturn"}:
+        raise KernelError(f"a .callprototype is named _ and takes no directive but .noreturn (got {name}"
+                          f"{''.join(' .' + d for d in directives)})", line, head)
 
 
 def _file(module: Module, text: str, line: int) -> None:
@@ -410,6 +472,7 @@ def _read_body(module: Module, fn: Function, statements: list[Statement], start:
             labels_at.append(((scope, st.text), len(fn.body)))
         else:
             _body_statement(body, st)
+        body.labelled = st.kind == "label"
         i += 1
     raise KernelError(f"function {fn.name} is not closed with '}}'", fn.line)
 
@@ -476,9 +539,8 @@ def parse_module(text: str) -> Module:
             _file(module, text_, st.line)
         elif ".entry" in text_.split("(")[0].split() or ".func" in text_.split("(")[0].split():
             kind, name, params, returns, directives = _header(text_, st.line)
-            table = module.entries if kind == "entry" else module.functions
-            table.setdefault(name, Function(name, kind, params, returns, st.line, directives=directives,
-                                            defined=False))
+            _declare_function(module, Function(name, kind, params, returns, st.line, directives=directives,
+                                               defined=False), module.entries.get(name) or module.functions.get(name))
         elif head in _SPACES or head in _LINKAGE:
             module.variables.extend(parse_variable(text_, st.line))
         elif head in (".pragma",):

@@ -257,3 +257,75 @@ def test_identity_divided_by_a_tuple_tiler_with_a_stride_0_mode_keeps_its_tile_v
     d = la.logical_divide(None, (la.Layout((2, 2), (1, 0)), 4))
     assert [_on_axes(d((j, 0)), 2) for j in range(4)] == [(0, 0), (1, 0), (0, 0), (1, 0)]
     assert [_on_axes(d((0, k)), 2) for k in range(4)] == [(0, k) for k in range(4)]
+
+
+# ---------------------------------------------------------------------------
+# layouts PyCuTe's algebra builds from an int or a tuple argument (tiler_to_layout: one basis axis per leaf)
+# ---------------------------------------------------------------------------
+def _point(v: Any, rank: int) -> tuple[int, ...]:
+    """A codomain value as a flat coordinate of ``rank`` axes (an int is axis 0)."""
+    if isinstance(v, ArithTuple):
+        return tuple(v[k] if k < len(v) else 0 for k in range(rank))
+    return (v,) + (0,) * (rank - 1)
+
+
+def _box(*extents: int) -> set[tuple[int, ...]]:
+    return set(itertools.product(*(range(e) for e in extents)))
+
+
+def test_dividing_a_coordinate_layout_by_a_tiler_of_fewer_axes_keeps_the_other_axes() -> None:
+    """PyCuTe's ``A / B = A o (B, complement(B, shape(A)))``: the complement covers every axis of ``shape(A)``, those
+    ``B`` does not reach included, so the divide walks all of A (size 12 here; axis 1 was dropped, size 4)."""
+    a = la.stride_layout((4, 3), (E(0), E(1)))
+    d = la.logical_divide(a, la.stride_layout(2, E(0)))
+    assert d.size() == 12
+    assert [_point(d[0](i), 2) for i in range(2)] == [(0, 0), (1, 0)]
+    assert sorted(_point(d(i), 2) for i in range(d.size())) == sorted(_box(4, 3))
+    z = la.zipped_divide(la.tiler_to_layout((4, 3)), (2,))  # PyCuTe: logical_divide(A, tiler_to_layout((2,)))
+    assert sorted(_point(z(i), 2) for i in range(z.size())) == sorted(_box(4, 3))
+
+
+def test_dividing_by_a_basis_tiler_reads_a_nested_mode_of_a_as_one_axis_of_its_size() -> None:
+    """PyCuTe's ``(Layout((3,2),(1,3)), 4)`` is ``((3,2),4):((E(0),3*E(0)),E(1))``: the tiler's axis 0 walks mode 0
+    of A, of shape ``(3,2)``, by its 1-D index, so the rest covers 6 along it, not 3 (the first leaf of
+    ``shape(A)``)."""
+    a = la.tiler_to_layout((la.Layout((3, 2), (1, 3)), 4))
+    d = la.logical_divide(a, la.stride_layout(2, E(0)))
+    assert d.size() == 24
+    got = sorted(_point(d(i), 2) for i in range(d.size()))
+    assert got == sorted((a(i)[0], a(i)[1]) for i in range(24)) == sorted(_box(6, 4))
+
+
+def test_complement_of_a_coordinate_layout_up_to_a_shape_tiles_the_box_axis_by_axis() -> None:
+    """PyCuTe's ``complement((4,2), (8,4))``: ``(4,2)`` is ``(4,2):(E(0),E(1))``; its copies at the complement's
+    values tile the box ``(8,4)``, each point once, the complement ordered from 0 (it was refused)."""
+    a = la.tiler_to_layout((4, 2))
+    c = la.complement(a, (8, 4))
+    vals = [_point(c(j), 2) for j in range(c.size())]
+    assert vals[0] == (0, 0) and c.size() == 4
+    sums = [(x + u, y + v) for u, v in vals for x, y in (_point(a(i), 2) for i in range(a.size()))]
+    assert sorted(sums) == sorted(_box(8, 4))
+    extra = la.complement(a, (8, 4, 3))  # a third axis A does not reach: covered whole
+    assert extra.size() == 12 and {_point(extra(j), 3)[2] for j in range(12)} == {0, 1, 2}
+
+
+@pytest.mark.parametrize("op", [la.blocked_product, la.raked_product])
+def test_blocked_and_raked_products_of_a_coordinate_layout_lay_copies_past_its_coshape(op: Any) -> None:
+    """PyCuTe's ``blocked_product((4,2), (2,2):(1,2))`` is ``logical_product`` with the modes interleaved: copies
+    of the ``(4,2)`` box along axis 1 (its weak complement), tiling the box ``(4,8)`` (both were refused)."""
+    a = la.tiler_to_layout((4, 2))
+    r = op(a, la.Layout((2, 2), (1, 2)))
+    assert r.size() == 32 and len(r.shape) == 2
+    assert sorted(_point(r(i), 2) for i in range(32)) == sorted(_box(4, 8))
+    block = 0 if op is la.blocked_product else 1
+    assert [_point(r[0][block](i), 2) for i in range(4)] == [(i, 0) for i in range(4)]  # A's mode 0 kept whole
+    assert [_point(r[1][block](i), 2) for i in range(2)] == [(0, 0), (0, 1)]
+
+
+def test_inverses_of_a_coordinate_layout_whose_strides_are_all_zero_are_1_0() -> None:
+    """PyCuTe's ``left_inverse((Layout(5, 0),))``: every value is 0, so ``1:0`` inverts it; it was read as an F2
+    layout and refused (5 is not a power of two)."""
+    a = la.tiler_to_layout((la.Layout(5, 0),))
+    for inverse in (la.left_inverse, la.right_inverse):
+        r = inverse(a)
+        assert r.size() == 1 and r(0) == 0

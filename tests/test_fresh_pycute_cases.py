@@ -145,3 +145,24 @@ def test_f2_nullspace_lists_exactly_the_zeros_or_is_refused_only_when_no_layout_
     assert status in ("match", "refused"), f"{src}: {status} {note}"
     if status == "refused":
         assert not fresh.ANSWER_EXISTS["nullspace"](src), f"{src}: refused, yet a layout lists the zeros ({note})"
+
+
+def test_pycute_operations_promote_an_int_or_tuple_first_argument_by_tiler_to_layout():
+    """Every PyCuTe operation whose algebra.py reads an int or a tuple ``A`` as ``tiler_to_layout(A)`` does so in the
+    adapter, before a mode is taken: ``right_inverse((4, 2))`` inverts ``(4,2):(E(0),E(1))`` (it was refused),
+    ``complement((4, 2))`` is its per-axis complement (it was that of the compact ``8:1``), and
+    ``composition[1]((4, 2), 2)`` composes mode 1 of the promoted layout (it gave a tuple)."""
+    from tests.oracles.pycute_names import PROMOTES_FIRST, evaluate
+
+    assert {"right_inverse", "left_inverse", "complement", "nullspace", "composition", "logical_divide",
+            "zipped_divide", "logical_product", "blocked_product", "raked_product", "coalesce",
+            "coalesce_z"} <= PROMOTES_FIRST
+    basis = la.stride_layout((4, 2), (la.E(0), la.E(1)))
+    assert evaluate("right_inverse((4, 2))") == la.right_inverse(basis)
+    assert evaluate("left_inverse((4, 2))") == la.left_inverse(basis)
+    # PyCuTe's _complement of (4,2):(E(0),E(1)): each axis's rest mode starts past A's extent there
+    assert evaluate("complement((4, 2))") == la.stride_layout((1, 1), (la.ScaledBasis(4, (0,)), la.ScaledBasis(2, (1,))))
+    assert evaluate("composition[1]((4, 2), 2)") == basis
+    assert evaluate("coalesce[1]((4, (2, 3)))") == la.stride_layout(
+        (4, (2, 3)), (la.E(0), (la.ScaledBasis(1, (1, 0)), la.ScaledBasis(1, (1, 1)))))
+    assert evaluate("nullspace((4, 2))") == la.Layout(1, 0)

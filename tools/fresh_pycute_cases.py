@@ -289,6 +289,7 @@ def composition_answer_exists(src: str) -> bool:
     call = ast.parse(src, mode="eval").body
     assert isinstance(call, ast.Call)
     a, b = (evaluate(ast.unparse(x)) for x in call.args)
+    a = judge.promoted(a)  # PyCuTe reads an int or a tuple A as tiler_to_layout(A)
     sizes = list(judge.ref.flat(b.shape))
     want = [judge.ev(a, x) for x in judge.values(b)]
     units = []
@@ -693,7 +694,7 @@ def _nullspace_answer_exists(src: str) -> bool:
     more than 24 zeros are not searched and count as having an answer, so they are never called wrong)."""
     import itertools
 
-    a = _call_args(src)[0]
+    a = judge.promoted(_call_args(src)[0])  # PyCuTe reads an int or a tuple A as tiler_to_layout(A)
     zeros = [i for i, v in enumerate(judge.values(a)) if v == 0]
     target, n = set(zeros), len(zeros)
     if n <= 2 or n > 24:
@@ -726,6 +727,171 @@ ANSWER_EXISTS.update({
     "nullspace": _nullspace_answer_exists,
     **{op: (lambda src: True) for op in ("greatest_common_domain", "compatible", "product_each", "tiler_to_layout",
                                          "coalesce_z nested", "coalesce by mode")},
+})
+
+
+# ---------------------------------------------------------------------------
+# an int or a tuple first argument, which PyCuTe promotes by tiler_to_layout
+# ---------------------------------------------------------------------------
+def _promotable(r: random.Random) -> str:
+    """An int, or a tuple of tilers (ints, Layouts with int strides -- stride 0, extent 1, nested shapes -- and
+    tuples of ints) of size at most 2048: what PyCuTe's algebra reads as ``tiler_to_layout`` of it."""
+    if r.random() < 0.15:
+        return str(r.choice([1, 2, 3, 4, 5, 6, 8]))
+    for _ in range(20):
+        modes = [_tiler(r, 1) for _ in range(r.randint(1, 3))]
+        src = "(" + ", ".join(modes) + ("," if len(modes) == 1 else "") + ")"
+        if _size_of(src) <= 2048:
+            break
+    return src
+
+
+def _size_of(src: str) -> int:
+    from tests.oracles.pycute_names import evaluate
+
+    return int(judge.ref.size(judge._tiler_shape(evaluate(src))))
+
+
+def _rank_of(src: str) -> int:
+    from tests.oracles.pycute_names import evaluate
+
+    x = evaluate(src)
+    return len(x) if isinstance(x, tuple) else 1
+
+
+def _chained_promotable(r: random.Random) -> str:
+    """As :func:`_promotable`, its Layout leaves' strides a divisor chain (:func:`_chained`), so that each codomain
+    axis has CuTe's complement for any extent."""
+    if r.random() < 0.15:
+        return str(r.choice([1, 2, 3, 4, 5, 6, 8]))
+
+    def whole() -> str:
+        return "(" + ", ".join(mode(1) for _ in range(r.randint(1, 3))) + ",)"
+
+    def mode(depth: int) -> str:
+        k = r.random()
+        if k < 0.4 or depth == 0:
+            return str(r.choice([1, 2, 3, 4, 5, 6, 8]))
+        if k < 0.7:
+            return _chained(r)
+        return "(" + ", ".join(mode(depth - 1) for _ in range(r.randint(1, 2))) + ",)"
+
+    for _ in range(20):
+        src = whole()
+        if _size_of(src) <= 2048:
+            break
+    return src
+
+
+def _extend_for(r: random.Random, t: str) -> str:
+    """A shape for ``complement(T, extend)`` congruent to T's codomain profile (an extent per int or Layout leaf of
+    T, a tuple per tuple), now and then one extra top-level extent (an axis T does not reach); at most ~4096
+    points."""
+    from tests.oracles.pycute_names import evaluate
+
+    budget = [4096]
+
+    def extent() -> int:
+        e = r.choice([1, 2, 3, 4, 6, 8, 12, 16])
+        e = e if e <= budget[0] else 1
+        budget[0] //= e
+        return e
+
+    def like(x: Any) -> str:
+        if isinstance(x, tuple):
+            return "(" + ", ".join(like(m) for m in x) + ("," if len(x) == 1 else "") + ")"
+        return str(extent())
+
+    x = evaluate(t)
+    if not isinstance(x, tuple):
+        return str(r.choice([1, 4, 6, 8, 12, 16, 24]))
+    if r.random() < 0.2:
+        x = x + (1,)
+    return like(x)
+
+
+def _same_rank_layout(r: random.Random, rank: int) -> str:
+    shape = [r.choice([1, 2, 3, 4]) for _ in range(rank)]
+    stride = [str(r.choice([0, 1, 2, 3, 4, 8])) for _ in range(rank)]
+    if rank == 1:
+        return f"Layout({shape[0]}, {stride[0]})"
+    return f"Layout(({', '.join(map(str, shape))},), ({', '.join(stride)},))"
+
+
+def _blocked_raked(op: str) -> Callable[[random.Random], str]:
+    def gen(r: random.Random) -> str:
+        t = _promotable(r)
+        return f"{op}({t}, {_same_rank_layout(r, _rank_of(t))})"
+    return gen
+
+
+def _tiled(op: str) -> Callable[[random.Random], str]:
+    """``op(T, tiler)``: a tuple tiler mostly of at most T's rank (a longer one is refused, by PyCuTe too)."""
+    def gen(r: random.Random) -> str:
+        t = _promotable(r)
+        tiler = _tiler(r, 1)
+        for _ in range(4):
+            if not tiler.startswith("(") or _rank_of(tiler) <= _rank_of(t):
+                break
+            tiler = _tiler(r, 1)
+        return f"{op}({t}, {tiler})"
+    return gen
+
+
+def _complement_promoted(r: random.Random) -> str:
+    if r.random() < 0.5:
+        t = _chained_promotable(r)
+        return f"complement({t}, {_extend_for(r, t)})"
+    return f"complement({_promotable(r)})"
+
+
+def _weak_complement_exists(src: str) -> bool:
+    """``complement(T)`` (one argument) has an answer unless PyCuTe's own precondition fails: on some codomain
+    axis, with T's leaves there sorted by stride (stride 0 and extent 1 left out), a stride below the end
+    ``d_{k-1} * s_{k-1}`` of the one before (PyCuTe raises "Non-injective layout in complement" exactly there).
+    ``complement(T, extend)`` of :func:`_chained_promotable` always has one: each axis is an int leaf or a divisor
+    chain, where CuTe's complement's divisions are exact."""
+    args = _call_args(src)
+    if len(args) > 1:
+        return True
+    a = judge.promoted(args[0])
+    axes: dict[Any, list[tuple[int, int]]] = {}
+    for s, d in zip(judge.ref.flat(a.shape), judge.ref.flat(a.stride)):
+        if s == 1 or d == 0:
+            continue
+        if isinstance(d, judge.la.ArithTuple):
+            (v, path), = d.terms()
+        else:
+            v, path = d, ()
+        axes.setdefault(path, []).append((int(v), s))
+    for modes in axes.values():
+        end = 1
+        for d, s in sorted(modes):
+            if d < end:
+                return False
+            end = d * s
+    return True
+
+
+GENERATORS.update({
+    "right_inverse promoted": lambda r: f"right_inverse({_promotable(r)})",
+    "left_inverse promoted": lambda r: f"left_inverse({_promotable(r)})",
+    "nullspace promoted": lambda r: f"nullspace({_promotable(r)})",
+    "complement promoted": _complement_promoted,
+    "composition promoted": lambda r: f"composition({_promotable(r)}, {r.choice([_layout(r), _chained(r)])})",
+    "logical_divide promoted": _tiled("logical_divide"),
+    "zipped_divide promoted": _tiled("zipped_divide"),
+    "logical_product promoted": _tiled("logical_product"),
+    "blocked_product promoted": _blocked_raked("blocked_product"),
+    "raked_product promoted": _blocked_raked("raked_product"),
+})
+
+
+ANSWER_EXISTS.update({
+    "right_inverse promoted": lambda src: True,  # R = 1:0 always meets R(A(R(i))) == R(i); PyCuTe never refuses
+    "nullspace promoted": _nullspace_answer_exists,
+    "complement promoted": _weak_complement_exists,
+    "composition promoted": composition_answer_exists,
 })
 
 

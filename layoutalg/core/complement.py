@@ -18,6 +18,7 @@ from layoutalg.core.flat import (
 )
 from layoutalg.core.layout import Layout, offsets_of_modes
 from layoutalg.core.memo import memoized
+from layoutalg.core.stride_layout import StrideLayout
 from layoutalg.core.symbolic import SymbolicLayout, has_sym
 from layoutalg.core.validate import MAX_INT_BITS, count_text
 from layoutalg.errors import CompositionError, LayoutError, NotInjectiveError, ShapeError
@@ -55,11 +56,16 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
     raises :class:`CompositionError` (A covers 0, 1, 3, 4, so offset 2 is
     forced, and A shifted by 2 covers 3 again).  Raises :class:`NotInjectiveError` when
     ``filter(A)`` is not injective.  Negative strides are outside CuTe's
-    domain and raise.
+    domain and raise.  A coordinate layout (basis strides) is complemented axis by axis, each axis with its
+    extent in ``M``, a shape (:func:`layoutalg.core.stride_codomain.complement`).
     """
     if type(layout) is not Layout:
         if type(layout) is SymbolicLayout or has_sym(cotarget):
             return _symbolic_complement(layout, cotarget)
+        if type(layout) is StrideLayout:  # a coordinate layout: axis by axis
+            from layoutalg.core import stride_codomain
+
+            return stride_codomain.complement(layout, cotarget)  # type: ignore[no-any-return]
         layout = check_layout(layout, "complement layout")
     elif type(cotarget) is not int and has_sym(cotarget):
         return _symbolic_complement(layout, cotarget)

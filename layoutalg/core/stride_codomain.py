@@ -162,7 +162,10 @@ def _by_axis(layout: StrideLayout, name: str) -> Any:
 
 
 def _f2_only(layout: StrideLayout) -> bool:
-    return all(isinstance(d, F2) or d == 0 for _, d in _pairs(layout))
+    """Some stride is an F2 and the rest are 0 (every stride 0 is not an F2 layout: its extents need not be powers
+    of two)."""
+    pairs = _pairs(layout)
+    return any(isinstance(d, F2) for _, d in pairs) and all(isinstance(d, F2) or d == 0 for _, d in pairs)
 
 
 def right_inverse(layout: StrideLayout) -> Any:
@@ -201,7 +204,27 @@ def weak_complement(layout: StrideLayout, cotarget: Any = None) -> Any:
     """Axis by axis weak complement of a coordinate layout (see the module docstring)."""
     from layoutalg.core.weak_complement import weak_complement as int_weak_complement
 
+    return _per_axis(layout, cotarget, int_weak_complement, "weak_complement")
+
+
+def complement(layout: StrideLayout, cotarget: Any = None) -> Any:
+    """CuTe's ``complement`` of a coordinate layout, axis by axis (:func:`layoutalg.core.complement.complement` on
+    each axis, with that axis of the cotarget shape): returned exactly when every axis has one."""
+    from layoutalg.core.complement import complement as int_complement
+
+    return _per_axis(layout, cotarget, int_complement, "complement")
+
+
+def _per_axis(layout: StrideLayout, cotarget: Any, int_op: Any, name: str) -> Any:
+    """``int_op`` (an int layout's complement) on each codomain axis of a coordinate layout, one mode per axis.
+
+    A cotarget shape with more top-level modes than the coshape extends the codomain: each extra mode ``k`` (which
+    ``layout`` does not reach) is covered whole, ``cotarget[k]`` on the basis ``E(k)`` (as PyCuTe extends its
+    complement, so that ``logical_divide((4,3):(E(0),E(1)), 2:E(0))`` keeps axis 1 and has size 12)."""
     cs = coshape(layout)
+    extra: tuple[Any, ...] = ()
+    if isinstance(cotarget, (tuple, list)) and isinstance(cs, tuple) and len(cotarget) > len(cs):
+        extra, cotarget = tuple(cotarget[len(cs):]), tuple(cotarget[:len(cs)])
     axes = list(_axis_strides(cs))
     per_axis: dict[tuple[int, ...], list[tuple[int, int]]] = {p: [] for p in axes}
     for s, d in _pairs(layout):
@@ -209,20 +232,47 @@ def weak_complement(layout: StrideLayout, cotarget: Any = None) -> Any:
             continue
         terms = d.terms() if isinstance(d, ArithTuple) else []
         if len(terms) != 1 or isinstance(terms[0][0], F2):
-            raise ShapeError(f"weak_complement of {layout}: stride {d} is not a single basis vector")
+            raise ShapeError(f"{name} of {layout}: stride {d} is not a single basis vector")
         per_axis[terms[0][1]].append((s, terms[0][0]))
-    target = None if cotarget is None else it.flatten(it.to_int_tuple(cotarget, "weak_complement cotarget"))
+    target = None if cotarget is None else _axis_targets(it.to_int_tuple(cotarget, f"{name} cotarget"), axes)
     if target is not None and len(target) < len(axes):
-        raise ShapeError(f"weak_complement of {layout}: cotarget {describe(cotarget)} has {len(target)} extents, "
+        raise ShapeError(f"{name} of {layout}: cotarget {describe(cotarget)} has {len(target)} extents, "
                          f"fewer than the {len(axes)} axes of its coshape {cs}")
     modes = []
     for k, path in enumerate(axes):
         pairs = per_axis[path]
         one = Layout(tuple(s for s, _ in pairs), tuple(d for _, d in pairs)) if pairs else Layout(1, 0)
-        comp = int_weak_complement(one, None if target is None else target[k])
+        comp = int_op(one, None if target is None else target[k])
         modes.append(stride_layout(comp.shape, _scaled(comp.stride, path)))
-    shapes, strides = tuple(m.shape for m in modes), tuple(m.stride for m in modes)
-    return stride_layout(it.unflatten(shapes, cs), it.unflatten(strides, cs))
+    shapes: Any = it.unflatten(tuple(m.shape for m in modes), cs)
+    strides: Any = it.unflatten(tuple(m.stride for m in modes), cs)
+    if extra:  # cs is a tuple here, so shapes and strides are too
+        whole: Any = it.to_int_tuple(extra, f"{name} cotarget")
+        shapes = tuple(shapes) + tuple(whole)
+        strides = tuple(strides) + tuple(_basis_like(e, (len(cs) + j,)) for j, e in enumerate(whole))
+    return stride_layout(shapes, strides)
+
+
+def _axis_targets(cotarget: Any, axes: list[tuple[int, ...]]) -> list[int]:
+    """Each codomain axis's extent in the cotarget shape: the size of the cotarget's mode at the axis's path (a
+    coordinate's entry for a nested mode of ``A`` is its 1-D index there, so a shape ``((3,2),8)`` gives axis 0 the
+    extent 6); where the cotarget is not that deep, its leaves in order (one per axis)."""
+    out = []
+    for path in axes:
+        sub = cotarget
+        for i in path:
+            if not isinstance(sub, tuple) or i >= len(sub):
+                return list(it.flatten(cotarget))
+            sub = sub[i]
+        out.append(it.product(sub))
+    return out
+
+
+def _basis_like(shape: Any, path: tuple[int, ...]) -> Any:
+    """``E(path)`` for an int extent; each leaf of a nested one on its own sub-axis (PyCuTe's ``make_basis_like``)."""
+    if isinstance(shape, tuple):
+        return tuple(_basis_like(e, path + (i,)) for i, e in enumerate(shape))
+    return ScaledBasis(1, path)
 
 
 def _by_mode(op: Any, a: Any, tiler: Any, name: str) -> Any:
@@ -292,11 +342,46 @@ def logical_product(a: StrideLayout, tiler: Any) -> Any:
     return stride_layout((a.shape, rest.shape), (a.stride, rest.stride))
 
 
+def _block_and_repeat(a: StrideLayout, tiler: Any, name: str) -> tuple[list[Any], list[Any]]:
+    """The top-level modes of ``logical_product`` of the block and the tiler (a Layout or an int), both padded
+    with ``1:0`` modes to the larger rank first, as for int-stride blocks
+    (:func:`layoutalg.core.divide_product.blocked_product`)."""
+    from layoutalg.core.divide_product import _tiler_layout
+
+    b = tiler if isinstance(tiler, StrideLayout) else _tiler_layout(tiler, f"{name} tiler")
+    a_modes = list(a) if isinstance(a.shape, tuple) else [a]
+    b_modes = list(b) if isinstance(b.shape, tuple) else [b]
+    rank = max(len(a_modes), len(b_modes))
+    if rank == 1:
+        product = logical_product(a, b)
+        return [product[0]], [product[1]]
+    pad = [Layout(1, 0)] * rank
+    a_pad = stride_layout(tuple(m.shape for m in (a_modes + pad)[:rank]), tuple(m.stride for m in (a_modes + pad)[:rank]))
+    b_pad = stride_layout(tuple(m.shape for m in (b_modes + pad)[:rank]), tuple(m.stride for m in (b_modes + pad)[:rank]))
+    product = logical_product(a_pad, b_pad)
+    return list(product[0]), list(product[1])
+
+
+def blocked_product(a: StrideLayout, tiler: Any) -> Any:
+    """CuTe's ``blocked_product`` of a coordinate layout: mode ``i`` is ``(A_i, R_i)`` with ``R`` the second mode of
+    :func:`logical_product` (copies of ``A`` past its coshape, along the axes)."""
+    blocks, reps = _block_and_repeat(a, tiler, "blocked_product")
+    return stride_layout(tuple((x.shape, y.shape) for x, y in zip(blocks, reps)),
+                         tuple((x.stride, y.stride) for x, y in zip(blocks, reps)))
+
+
+def raked_product(a: StrideLayout, tiler: Any) -> Any:
+    """As :func:`blocked_product`, mode ``i`` being ``(R_i, A_i)``."""
+    blocks, reps = _block_and_repeat(a, tiler, "raked_product")
+    return stride_layout(tuple((y.shape, x.shape) for x, y in zip(blocks, reps)),
+                         tuple((y.stride, x.stride) for x, y in zip(blocks, reps)))
+
+
 def _scaled(stride: Any, path: tuple[int, ...]) -> Any:
     if isinstance(stride, tuple):
         return tuple(_scaled(d, path) for d in stride)
     return ScaledBasis(stride, path) if stride != 0 else 0
 
 
-__all__ = ["coshape", "right_inverse", "left_inverse", "weak_complement", "logical_divide", "logical_product",
-           "divide_identity"]
+__all__ = ["coshape", "right_inverse", "left_inverse", "weak_complement", "complement", "logical_divide",
+           "logical_product", "blocked_product", "raked_product", "divide_identity"]

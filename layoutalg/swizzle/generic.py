@@ -400,10 +400,18 @@ def flat_product(a: Any, tiler: Any) -> Any:
 
 
 def blocked_product(a: Any, tiler: Any) -> Any:
+    if _strided(a):
+        from layoutalg.core import stride_codomain
+
+        return stride_codomain.blocked_product(a, tiler)
     return _on_inner("blocked_product", core_dp.blocked_product, a, tiler)
 
 
 def raked_product(a: Any, tiler: Any) -> Any:
+    if _strided(a):
+        from layoutalg.core import stride_codomain
+
+        return stride_codomain.raked_product(a, tiler)
     return _on_inner("raked_product", core_dp.raked_product, a, tiler)
 
 

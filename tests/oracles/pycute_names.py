@@ -223,19 +223,41 @@ def _composition(a: Any, b: Any) -> Any:
 
 
 def _coalesce(a: Any, profile: Any = 1) -> Any:
-    """PyCuTe's default profile 1 is the whole layout; ``None`` is a no-op; an int or a tuple is promoted by
-    ``tiler_to_layout`` (``coalesce((4, 2))`` is ``(4,2):(E(0),E(1))``)."""
-    return a if profile is None else la.coalesce(_promote(a), profile)
+    """PyCuTe's default profile 1 is the whole layout; ``None`` is a no-op."""
+    return a if profile is None else la.coalesce(a, profile)
 
 
 def _coalesce_z(a: Any, profile: Any = 1) -> Any:
     """As :func:`_coalesce`."""
-    return a if profile is None else need("coalesce_z")(_promote(a), profile)
+    return a if profile is None else need("coalesce_z")(a, profile)
 
 
-def _promote(a: Any) -> Any:
-    """PyCuTe's algebra promotes an int or a tuple argument by ``tiler_to_layout``."""
+def promote(a: Any) -> Any:
+    """PyCuTe's algebra reads an int or a tuple (a tiler) as ``tiler_to_layout`` of it: ``(4, 2)`` is
+    ``(4,2):(E(0),E(1))``, not CuTe C++'s compact ``(4,2):(1,4)``; anything else is itself."""
     return tiler_to_layout(a) if isinstance(a, (int, tuple, list)) and not isinstance(a, bool) else a
+
+
+#: PyCuTe's operations that promote an int or a tuple first argument by ``tiler_to_layout`` (algebra.py: ``if
+#: is_int(A) or is_tuple(A): return op(tiler_to_layout(A), ...)``; blocked/raked_product through logical_product,
+#: zipped_divide through logical_divide), before a ``mode`` (``op[i](A, ...)``) picks a mode of it.
+PROMOTES_FIRST = frozenset({"coalesce", "coalesce_z", "composition", "right_inverse", "left_inverse", "complement",
+                            "nullspace", "logical_product", "logical_divide", "zipped_divide", "blocked_product",
+                            "raked_product"})
+
+
+class Promoting:
+    """``op`` with its first argument promoted (:func:`promote`); ``Promoting(op)[i]`` is ``Promoting(op[i])``, so
+    the promotion comes before the mode is taken, as PyCuTe's ``op[i](A, B)`` is ``op(A, lift(B, mode=i))``."""
+
+    def __init__(self, op: Any) -> None:
+        self.op = op
+
+    def __getitem__(self, key: Any) -> Promoting:
+        return Promoting(self.op[key])
+
+    def __call__(self, a: Any, *args: Any, **kwargs: Any) -> Any:
+        return self.op(promote(a), *args, **kwargs)
 
 
 def _coordinate(i: Any, shape: Any) -> Any:
@@ -372,6 +394,9 @@ NAMES: dict[str, Any] = {
     "_m__complement": _complement,
     "_m__offset_and_slice": _offset_and_slice,
 }
+
+for _name in PROMOTES_FIRST:
+    NAMES[_name] = Promoting(NAMES[_name])
 
 for _name in ("wrap", "unwrap", "slice_", "dice_", "repeat_like", "transform_leaf",
               "transform_apply_leaf", "make_tensor", "Array", "Ptr",

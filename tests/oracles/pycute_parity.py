@@ -27,7 +27,7 @@ from typing import Any, Callable
 import layoutalg as la
 from layoutalg.core import int_tuple as it
 from tests.oracles import reference as ref
-from tests.oracles.pycute_names import MissingFeatureError, evaluate
+from tests.oracles.pycute_names import PROMOTES_FIRST, MissingFeatureError, evaluate
 
 CASES = os.path.join(os.path.dirname(__file__), "..", "data", "pycute_cases.json")
 
@@ -1147,3 +1147,160 @@ if __name__ == "__main__":
     for case, status, note in table:
         if status in ("wrong", "refused"):
             print(f"{status}: {case_key(case)}  -- {note}")
+
+
+# ---------------------------------------------------------------------------
+# PyCuTe's promotion of an int or a tuple first argument; the divides and products
+# ---------------------------------------------------------------------------
+def promoting(spec: Callable[[list[Any], Any], str | None]) -> Callable[[list[Any], Any], str | None]:
+    """``spec`` judging the call on PyCuTe's promoted first argument (:func:`promoted`: an int or a tuple ``A`` is
+    ``tiler_to_layout(A)``, built here leaf by leaf), as PyCuTe's algebra reads it."""
+    def judged(args: list[Any], r: Any) -> str | None:
+        return spec([promoted(args[0])] + list(args[1:]) if args else args, r)
+
+    return judged
+
+
+def _value_key(v: Any) -> Any:
+    """A hashable form of a codomain value: an ArithTuple as its tuple without trailing zeros, an F2 apart."""
+    if isinstance(v, la.ArithTuple):
+        t = [_value_key(x) for x in v]
+        while t and t[-1] == 0:
+            t.pop()
+        return ("E", tuple(t)) if t else 0
+    if isinstance(v, la.F2):
+        return ("F2", int(v))
+    return v
+
+
+def _top_modes(layout: Any) -> list[Any]:
+    return [layout[k] for k in range(len(layout.shape))] if isinstance(layout.shape, tuple) else [layout]
+
+
+def _by_tiler(one: Callable[[Any, Any, Any], str | None]) -> Callable[[list[Any], Any], str | None]:
+    """PyCuTe's tiler forms: ``None`` is A itself, an int ``n`` is ``n:1``, a tuple applies mode by mode (``None``
+    keeps a mode; the modes past the tuple are kept), a Layout is judged by ``one(A, B, R)``."""
+    def spec(args: list[Any], r: Any) -> str | None:
+        a, b = args
+        if not is_layout(a):
+            return None
+        if b is None:
+            return "" if same(r, a) == "exact" else "not A itself"
+        if isinstance(b, int) and not isinstance(b, bool):
+            b = la.Layout(b, 1)
+        if isinstance(b, (tuple, list)):
+            modes = _top_modes(a)
+            if len(b) > len(modes):
+                return f"answered for a tiler of rank {len(b)} > rank(A) {len(modes)}"
+            if not isinstance(r.shape, tuple) or len(r.shape) != len(modes):
+                return "rank differs from A's"
+            for k, mode in enumerate(modes):
+                sub = b[k] if k < len(b) else None
+                why = spec([mode, sub], r[k])
+                if why:
+                    return f"mode {k}: {why}"
+            return ""
+        if not is_layout(b):
+            return None
+        return one(a, b, r)
+
+    return spec
+
+
+def _divide_one(a: Any, b: Any, r: Any) -> str | None:
+    """PyCuTe's post-conditions of ``A / B = A o (B, B*)``: rank 2, ``compatible(B, R[0])``, ``R[0](i) == A(B(i))``;
+    and, brute force, R covers A's image (the tiles and the grid walk all of A), injective where A is and R has A's
+    size."""
+    if not isinstance(r.shape, tuple) or len(r.shape) != 2:
+        return f"{r} is not of rank 2"
+    why = spec_composition([a, b], r[0])
+    if why:
+        return f"tile: {why}"
+    got = [_value_key(v) for v in values(r)]
+    image = [_value_key(v) for v in values(a)]
+    missing = set(image) - set(got)
+    if missing:
+        return f"does not reach A's values {sorted(map(str, missing))[:4]}"
+    if ref.size(r.shape) == ref.size(a.shape) and len(set(image)) == len(image) and len(set(got)) != len(got):
+        return "not injective, yet A is"
+    return ""
+
+
+def _product_one(a: Any, b: Any, r: Any) -> str | None:
+    """PyCuTe's post-conditions of ``A x B = (A, A* o B)``: rank 2, ``R[0] == A``, ``compatible(B, R[1])``; and,
+    brute force, size ``size(A) * size(B)``, the copies of A disjoint (R injective) where A and B are injective."""
+    if not isinstance(r.shape, tuple) or len(r.shape) != 2:
+        return f"{r} is not of rank 2"
+    if same(r[0], a) is None:
+        return f"mode 0, {r[0]}, is not A"
+    if not coarsens(b.shape, r[1].shape):
+        return f"mode 1's shape {r[1].shape} is not compatible with B's {b.shape}"
+    if ref.size(r.shape) != ref.size(a.shape) * ref.size(b.shape):
+        return "size is not size(A) * size(B)"
+    a_vals, b_vals, got = (([_value_key(v) for v in values(x)]) for x in (a, b, r))
+    if len(set(a_vals)) == len(a_vals) and len(set(b_vals)) == len(b_vals) and len(set(got)) != len(got):
+        return "copies of A overlap"
+    return ""
+
+
+def spec_zipped_divide(args: list[Any], r: Any) -> str | None:
+    """PyCuTe: ``zipped_divide(A, B) == logical_divide(A, tiler_to_layout(B))``."""
+    a, b = args
+    return _by_tiler(_divide_one)([a, promoted(b) if isinstance(b, (tuple, list)) else b], r)
+
+
+def _axis_box(extend: Any) -> list[Any]:
+    """The coordinates of the box ``extend`` (an int: ``range(extend)``; a shape: each leaf an axis, on the basis
+    vector of its path, as PyCuTe's ``make_basis_like(extend)``)."""
+    if not isinstance(extend, tuple):
+        return list(range(extend))
+    points: list[Any] = [0]
+
+    def walk(t: Any, path: tuple[int, ...]) -> None:
+        nonlocal points
+        if isinstance(t, tuple):
+            for k, e in enumerate(t):
+                walk(e, path + (k,))
+        else:
+            points = [p + la.ScaledBasis(c, path) if c else p for p in points for c in range(t)]
+
+    walk(extend, ())
+    return points
+
+
+def spec_complement(args: list[Any], r: Any) -> str | None:
+    """``complement(A)``: :func:`spec_weak_complement`.  ``complement(A, extend)`` (mapped to CuTe's complement,
+    taken per codomain axis for basis strides): ordered, ``R(0) == 0``, the translates ``A + R(j)`` of A's image
+    pairwise disjoint, and together covering the box ``extend`` (checked when it has at most 20000 points)."""
+    if len(args) == 1:
+        return spec_weak_complement(args, r)
+    a, extend = args
+    if not is_layout(a):
+        return None
+    vals = values(r)
+    if vals and not vals[0] == 0:
+        return f"R(0) is {vals[0]}"
+    if any(not x < y for x, y in zip(vals, vals[1:])):
+        return "not ordered"
+    a_vals = values(a)
+    image = {_value_key(v) for v in a_vals}
+    seen: set[Any] = set()
+    for j, c in enumerate(vals):
+        shifted = {_value_key(v + c) for v in a_vals}
+        if len(shifted) != len(image) or shifted & seen:
+            return f"A + R({j}) meets an earlier translate"
+        seen |= shifted
+    if ref.size(extend) <= 20000:
+        missing = [p for p in _axis_box(extend) if _value_key(p) not in seen]
+        if missing:
+            return f"the translates miss {missing[:4]} of the box {extend}"
+    return ""
+
+
+SPECS.update({
+    "logical_divide": _by_tiler(_divide_one), "logical_product": _by_tiler(_product_one),
+    "zipped_divide": spec_zipped_divide, "complement": spec_complement,
+})
+#: PyCuTe's operations that promote an int or a tuple first argument (``pycute_names.PROMOTES_FIRST``) are judged
+#: on the promoted argument.
+SPECS.update({op: promoting(SPECS[op]) for op in sorted(PROMOTES_FIRST) if op in SPECS})

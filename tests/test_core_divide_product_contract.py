@@ -128,3 +128,40 @@ def test_a_divide_whose_tile_has_no_covering_complement_uses_the_weak_one_as_pro
     got = logical_divide(Layout(18, 1), Layout((3, 4), (12, 2)))
     assert got == Layout(((3, 4), (2, 1)), ((12, 2), (1, 36)))
     assert [got(i, 0) for i in range(12)] == [Layout((3, 4), (12, 2))(i) for i in range(12)]
+
+
+@pytest.mark.parametrize("block", [Layout((4, 2), (1, 4)), Layout((3, 2), (2, 1)), Layout(((2, 2), 3), ((1, 6), 2))],
+                         ids=str)
+@pytest.mark.parametrize("tiler", [(2, 3), (Layout(2, 1), Layout(3, 2)), (Layout(2, 2),), (None, 2)],
+                         ids=str)
+def test_a_tuple_tiler_blocks_and_rakes_each_mode_as_that_modes_own_product(block: Layout, tiler: tuple) -> None:
+    """Mode i of blocked_product(A, (B_0, B_1)) is blocked_product of the whole mode A_i (as a rank-1 layout) by B_i
+    through the layout-tiler path (a missing or None tiler mode repeats once), and it is refused exactly when one
+    of those is; raked_product puts each mode's repetitions first."""
+    modes = [block[k] for k in range(len(block.shape))]
+    wants = []
+    for k, mode in enumerate(modes):
+        mode_tiler = tiler[k] if k < len(tiler) else None
+        if mode_tiler is None:
+            wants.append(Layout((mode.shape, 1), (mode.stride, 0)))
+            continue
+        whole_mode = Layout((mode.shape,), (mode.stride,))  # rank 1: the layout path multiplies the mode whole
+        try:
+            wants.append(la.blocked_product(whole_mode, mode_tiler if isinstance(mode_tiler, Layout)
+                                            else Layout(mode_tiler, 1))[0])
+        except la.CompositionError:
+            with pytest.raises(la.CompositionError):
+                la.blocked_product(block, tiler)
+            return
+    blocked, raked = la.blocked_product(block, tiler), la.raked_product(block, tiler)
+    for k, want in enumerate(wants):
+        got = blocked[k]
+        assert [got(i) for i in range(got.size())] == [want(i) for i in range(want.size())], (k, got, want)
+        rep = raked[k]
+        assert rep.size() == got.size()
+        assert sorted(rep(i) for i in range(rep.size())) == sorted(got(i) for i in range(got.size()))
+
+
+def test_a_tuple_tiler_with_more_modes_than_the_block_is_refused_naming_both() -> None:
+    with pytest.raises(ShapeError, match=r"the tiler \(2, 2, 2\) has 3 modes, more than the rank-2 block"):
+        la.blocked_product(Layout((4, 2), (1, 4)), (2, 2, 2))

@@ -240,6 +240,22 @@ def flat_product(a: Layout, tiler: Any) -> Layout:
 
 def _block_and_repeat(a: Layout, tiler: Any, name: str) -> tuple[list[Layout], list[Layout]]:
     a = as_layout(a, f"{name} block")
+    if type(tiler) is tuple:  # by mode: mode i of A with the tiler's mode i, (A_i, R_i) = logical_product(A_i, B_i)
+        modes = top_modes(a)
+        if len(tiler) > len(modes):
+            raise ShapeError(f"{name}: the tiler {tiler} has {len(tiler)} modes, more than the rank-{len(modes)} "
+                             f"block {a}")
+        blocks: list[Layout] = []
+        reps: list[Layout] = []
+        for mode, mode_tiler in zip(modes, list(tiler) + [None] * (len(modes) - len(tiler))):
+            if mode_tiler is None:
+                blocks.append(mode)
+                reps.append(Layout._trusted(1, 0))
+                continue
+            product = logical_product(mode, mode_tiler)
+            blocks.append(product[0])
+            reps.append(product[1])
+        return blocks, reps
     b = _tiler_layout(tiler, f"{name} tiler")
     rank = max(len(top_modes(a)), len(top_modes(b)))
     a_pad = append(a, None, rank) if rank > 1 else a
@@ -256,6 +272,12 @@ def blocked_product(a: Layout, tiler: Any) -> Layout:
     Both are padded with ``1:0`` modes to the same rank first, and ``R`` is
     ``logical_product``'s second mode, so
     ``blocked_product((2,2):(1,2), (3,4):(1,3)) == ((2,3),(2,4)):((1,4),(2,12))``.
+
+    A tuple tiler works by mode (mode ``i`` of the block with the tiler's mode ``i``; missing or ``None`` modes
+    repeat once), so the result is the by-mode ``logical_product``, each mode's block before its repetitions.
+    PyCuTe zips the by-mode product's modes as it does a layout product's, which for a tuple tiler gives
+    ``((A_0, A_1), (R_0, R_1))``: the blocks of all modes before every repetition, no blocked arrangement (CuTe
+    C++ takes a layout tiler only); the per-mode reading is the one that keeps each mode blocked.
     """
     blocks, reps = _block_and_repeat(a, tiler, "blocked_product")
     return from_modes([from_modes([x, y]) for x, y in zip(blocks, reps)])

@@ -1269,12 +1269,15 @@ def _axis_box(extend: Any) -> list[Any]:
 
 
 def spec_complement(args: list[Any], r: Any) -> str | None:
-    """``complement(A)``: :func:`spec_weak_complement`.  ``complement(A, extend)`` (mapped to CuTe's complement,
-    taken per codomain axis for basis strides): ordered, ``R(0) == 0``, the translates ``A + R(j)`` of A's image
+    """``complement(A)``: :func:`spec_weak_complement`.  ``complement(A, extend)`` with int strides:
+    :func:`spec_complement_cotarget`; with basis strides (the weak complement taken per codomain axis, on inputs
+    where it tiles): ordered, ``R(0) == 0``, the translates ``A + R(j)`` of A's image
     pairwise disjoint, and together covering the box ``extend`` (checked when it has at most 20000 points)."""
     if len(args) == 1:
         return spec_weak_complement(args, r)
     a, extend = args
+    if isinstance(a, la.Layout):  # int strides: PyCuTe's weak complement grown to |extend| (it need not cover)
+        return spec_complement_cotarget(args, r)
     if not is_layout(a):
         return None
     vals = values(r)

@@ -94,7 +94,7 @@ def _coalesced(layout: Layout) -> Layout:
     ps = pd = 0  # the mode being grown (ps == 0: none yet); kept modes go to ss, dd
     for s, d in zip(shape, stride):
         if type(s) is not int:
-            return _coalesced_pairs(_leaves(shape, stride))
+            return _coalesced_nested(shape, stride)
         if s == 1:
             continue
         if ps and ps * pd == d:
@@ -115,36 +115,28 @@ def _coalesced(layout: Layout) -> Layout:
     return Layout._trusted(tuple(ss), tuple(dd))
 
 
-def _leaves(shape: tuple[Any, ...], stride: tuple[Any, ...]) -> list[tuple[int, int]]:
-    """A nested layout's leaves as ``(extent, stride)`` pairs: two levels inline, deeper ones by ``leaf_pairs``."""
-    out: list[tuple[int, int]] = []
-    for s, d in zip(shape, stride):
-        if type(s) is int:
-            out.append((s, d))
-            continue
-        for s2, d2 in zip(s, d):
-            if type(s2) is int:
-                out.append((s2, d2))
-            else:
-                out.extend(leaf_pairs(Layout._trusted(s2, d2)))
-    return out
-
-
-def _coalesced_pairs(pairs: list[tuple[int, int]]) -> Layout:
-    """Whole-layout coalesce of a nested layout's leaves."""
+def _coalesced_nested(shape: tuple[Any, ...], stride: tuple[Any, ...]) -> Layout:
+    """Whole-layout coalesce of a nested layout: its leaves merged in one left-to-right walk (:func:`_merge_leaves`)."""
     ss: list[int] = []
     dd: list[int] = []
-    for s, d in pairs:
-        if s == 1:
-            continue
-        if ss and ss[-1] * dd[-1] == d:
-            ss[-1] *= s
-        else:
-            ss.append(s)
-            dd.append(d)
+    _merge_leaves(shape, stride, ss, dd)
     if len(ss) > 1:
         return Layout._trusted(tuple(ss), tuple(dd))
     return Layout._trusted(ss[0], dd[0]) if ss else _ONE_ZERO
+
+
+def _merge_leaves(shape: tuple[Any, ...], stride: tuple[Any, ...], ss: list[int], dd: list[int]) -> None:
+    """Append the leaves of ``shape:stride`` to the coalesced modes ``ss:dd``: an extent-1 leaf is dropped, a
+    leaf continuing the last mode (``s * d == d'``) merges into it."""
+    for s, d in zip(shape, stride):
+        if type(s) is not int:
+            _merge_leaves(s, d, ss, dd)
+        elif s != 1:
+            if ss and ss[-1] * dd[-1] == d:
+                ss[-1] *= s
+            else:
+                ss.append(s)
+                dd.append(d)
 
 
 def filter_zeros(layout: Layout) -> Layout:

@@ -10,6 +10,7 @@ ISA's bytes, and the one length ptxas accepts must be those bytes in registers."
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,9 @@ import pytest
 from layoutalg.errors import KernelError
 from layoutalg.kernel import trace
 from layoutalg.kernel.ptx import parse_module
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
+import wmma_fragments_ptxas  # noqa: E402
 
 TABLE = json.loads((Path(__file__).parent / "data" / "wmma_fragments_ptxas.json").read_text())
 F16_SHAPES = ("m16n16k16", "m8n32k16", "m32n8k16")
@@ -46,20 +50,7 @@ ISA_BYTES: dict[tuple[str, str, str], int] = {
     ("m8n8k128", "s32", "c"): 2 * 4,
 }
 
-KERNEL = """.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k()
-{{
-.reg .b32 %r<16>;
-.reg .b64 %rd<2>;
-.reg .f64 %fd<16>;
-.shared .align 16 .b8 tile[8192];
-mov.u64 %rd1, tile;
-{body}
-ret;
-}}
-"""
+KERNEL = wmma_fragments_ptxas.KERNEL  # the kernel the ptxas recording compiled, one .shared tile at %rd1
 
 
 def wmma_records(body: str) -> list:

@@ -43,12 +43,19 @@ def _layout(r: random.Random, kind: str = "int") -> str:
     return f"Layout(({', '.join(map(str, shape))},), ({', '.join(stride)},))"
 
 
-def _chained(r: random.Random) -> str:
-    shape, stride, cur = _shape(r), [], 1
+def _chained_strides(r: random.Random, shape: list[int]) -> list[int]:
+    """Strides that chain over ``shape``: each the span below it times 1, 2 or 3."""
+    stride, cur = [], 1
     for s in shape:
         cur *= r.choice([1, 1, 2, 3])
         stride.append(cur)
         cur *= s
+    return stride
+
+
+def _chained(r: random.Random) -> str:
+    shape = _shape(r)
+    stride = _chained_strides(r, shape)
     return f"Layout(({', '.join(map(str, shape))},), ({', '.join(map(str, stride))},))"
 
 
@@ -84,11 +91,8 @@ def _tree(r: random.Random, shape: list[int], stride: list[int]) -> str:
 def _int_layout(r: random.Random, max_rank: int = 3, strides: list[int] | None = None) -> str:
     """An int-strided layout: any strides (stride 0, extent 1, non-powers of two), chained ones, nested ones."""
     if r.random() < 0.35:
-        shape, stride, cur = _shape(r, max_rank), [], 1
-        for s in shape:
-            cur *= r.choice([1, 1, 2, 3])
-            stride.append(cur)
-            cur *= s
+        shape = _shape(r, max_rank)
+        stride = _chained_strides(r, shape)
         if r.random() < 0.3:
             r.shuffle(stride)
         return _tree(r, shape, stride)
@@ -122,11 +126,8 @@ def _same_rank_pair(r: random.Random) -> str:
 
 
 def _chained_k(r: random.Random, k: int) -> str:
-    shape, stride, cur = [r.choice([1, 2, 3, 4, 5]) for _ in range(k)], [], 1
-    for s in shape:
-        cur *= r.choice([1, 1, 2, 3])
-        stride.append(cur)
-        cur *= s
+    shape = [r.choice([1, 2, 3, 4, 5]) for _ in range(k)]
+    stride = _chained_strides(r, shape)
     if r.random() < 0.4:
         r.shuffle(stride)
     return _tree(r, shape, stride)

@@ -1300,8 +1300,21 @@ def spec_complement(args: list[Any], r: Any) -> str | None:
     return ""
 
 
+def _int_strides_first(int_spec: Callable[[list[Any], Any], str | None],
+                       one: Callable[[Any, Any, Any], str | None]) -> Callable[[Any, Any, Any], str | None]:
+    """Int-stride A and B: ``int_spec``, which knows PyCuTe's weak complement (the result need not cover A where B
+    does not tile); basis strides: ``one`` (coordinate inputs generated where the complement tiles)."""
+    def judge_one(a: Any, b: Any, r: Any) -> str | None:
+        if isinstance(a, la.Layout) and isinstance(b, la.Layout) and isinstance(r, la.Layout):
+            return int_spec([a, b], r)
+        return one(a, b, r)
+
+    return judge_one
+
+
 SPECS.update({
-    "logical_divide": _by_tiler(_divide_one), "logical_product": _by_tiler(_product_one),
+    "logical_divide": _by_tiler(_int_strides_first(spec_logical_divide, _divide_one)),
+    "logical_product": _by_tiler(_int_strides_first(spec_logical_product, _product_one)),
     "zipped_divide": spec_zipped_divide, "complement": spec_complement,
 })
 #: PyCuTe's operations that promote an int or a tuple first argument (``pycute_names.PROMOTES_FIRST``) are judged

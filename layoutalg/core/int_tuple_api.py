@@ -184,9 +184,12 @@ def _has_scalar(x: Any) -> bool:
 
 
 def _has_symbol(x: Any) -> bool:
+    """:func:`layoutalg.core.symbolic.has_sym`, lists included (PyCuTe passes shapes and inits as lists too)."""
+    from layoutalg.core.symbolic import is_sym
+
     if isinstance(x, (tuple, list)):
         return any(_has_symbol(e) for e in x)
-    return type(x).__module__.startswith("sympy")
+    return is_sym(x)
 
 
 def _prefix_scalars(shape: Any, init: Any, what: str) -> Any:

@@ -319,12 +319,9 @@ def _f2_kernel(layout: Any, zeros: list[int]) -> Any:
     ``(4,4,8):(F7,F9,F2)`` has the zeros 0, 7, 114, 117 = ``(2,2):(F7,F114)``, which no int layout lists."""
     if len(zeros) < 2 or not any(isinstance(d, F2) for _, d in _pairs(layout)):
         return None
-    pivots: dict[int, int] = {}  # leading bit -> basis vector
-    for z in zeros:
-        while z and (z.bit_length() - 1) in pivots:
-            z ^= pivots[z.bit_length() - 1]
-        if z:
-            pivots[z.bit_length() - 1] = z
+    from layoutalg.core.f2_strides import _reduce
+
+    pivots = {top: vector for top, (vector, _) in _reduce(zeros).items()}  # leading bit -> basis vector
     if len(zeros) != 1 << len(pivots):
         return None  # |Z| != 2^rank: not closed under XOR
     for top in sorted(pivots):  # reduce: clear each leading bit from the other basis vectors

@@ -168,3 +168,19 @@ def test_max_common_vector_keeps_a_prefix_whose_length_divides_the_inverse_where
         n += 1
     assert la.right_inverse(b).size() % n == 0
     assert la.max_common_vector(a, b) == n
+
+
+def test_a_searched_left_inverse_that_does_not_exist_is_refused_by_kind() -> None:
+    """(4,2,6):(7,8,12) is injective (brute force) and the search finds no left inverse: a CompositionError.
+    (3,8,2):(5,6,4) is not injective and no layout sends each offset to its smallest preimage: a
+    NotInjectiveError, saying that other preimage choices are not searched."""
+    injective = Layout((4, 2, 6), (7, 8, 12))
+    offsets = [injective(i) for i in range(injective.size())]
+    assert len(set(offsets)) == len(offsets)
+    with pytest.raises(la.CompositionError, match=r"no layout L has L\(A\(i\)\) == i") as refused:
+        left_inverse(injective)
+    assert type(refused.value) is la.CompositionError
+    overlapping = Layout((3, 8, 2), (5, 6, 4))
+    assert len({overlapping(i) for i in range(overlapping.size())}) < overlapping.size()
+    with pytest.raises(la.NotInjectiveError, match="other choices of preimage are not searched"):
+        left_inverse(overlapping)

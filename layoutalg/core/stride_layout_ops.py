@@ -321,13 +321,11 @@ def _f2_kernel(layout: Any, zeros: list[int]) -> Any:
         return None
     from layoutalg.core.f2_strides import _reduce
 
-    pivots = {top: vector for top, (vector, _) in _reduce(zeros).items()}  # leading bit -> basis vector
+    # Leading bit -> basis vector.  The zeros go in ascending, so each pivot is the smallest zero with its leading
+    # bit, which is already reduced: XOR-ing a lower pivot into it would give a smaller zero with that leading bit.
+    pivots = {top: vector for top, (vector, _) in _reduce(zeros).items()}
     if len(zeros) != 1 << len(pivots):
         return None  # |Z| != 2^rank: not closed under XOR
-    for top in sorted(pivots):  # reduce: clear each leading bit from the other basis vectors
-        for other in pivots:
-            if other != top and pivots[other] >> top & 1:
-                pivots[other] ^= pivots[top]
     basis = [pivots[top] for top in sorted(pivots)]
     return _from(_coalesce_pairs([(2, F2(k)) for k in basis], keep_last=False))
 

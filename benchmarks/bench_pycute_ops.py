@@ -23,7 +23,7 @@ import ast
 import os
 import statistics
 import sys
-import time
+import timeit
 from typing import Any, Callable
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -80,15 +80,24 @@ EXTRA = {  # inputs PyCuTe's tests lack: the tuple init of prefix_product
 }
 
 
-def _reps(fn: Callable[[], Any], seconds: float) -> int:
+Call = tuple[Callable[..., Any], tuple[Any, ...], bool]  # (function, its arguments, clear the memos first)
+
+
+def _timer(call: Call) -> timeit.Timer:
+    """A :class:`timeit.Timer` whose compiled loop calls ``function(a0, a1, ...)`` directly (after clearing every
+    memo when asked): no wrapper call or argument unpacking of the harness is timed, so a call of a few tens of
+    nanoseconds is measured as itself."""
+    fn, args, clear = call
+    names = [f"a{k}" for k in range(len(args))]
+    stmt = ("clear(); " if clear else "") + f"fn({', '.join(names)})"
+    return timeit.Timer(stmt, globals={"fn": fn, "clear": _clear, **dict(zip(names, args))})
+
+
+def _reps(timer: timeit.Timer, seconds: float) -> int:
     reps = 1
-    while True:
-        start = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        if time.perf_counter() - start >= seconds:
-            return reps
+    while timer.timeit(reps) < seconds:
         reps *= 4
+    return reps
 
 
 def _clear() -> None:
@@ -96,38 +105,23 @@ def _clear() -> None:
     memo.clear_all()
 
 
-def _round(fn: Callable[[], Any], reps: int, clear: bool) -> float:
-    start = time.perf_counter()
-    for _ in range(reps):
-        if clear:
-            _clear()
-        fn()
-    return (time.perf_counter() - start) / reps
-
-
-def _time(*fns: Callable[[], Any]) -> list[float]:
-    """Seconds per call of each function; the first is layoutalg cold (every memo cleared before every call, the
-    clearing cost subtracted).  The functions alternate over ROUNDS rounds (COMPARED_ROUNDS shorter ones when
+def _time(*calls: Call) -> list[float]:
+    """Seconds per call of each call; the first is layoutalg cold (every memo cleared before every call, the
+    clearing cost subtracted).  The calls alternate over ROUNDS rounds (COMPARED_ROUNDS shorter ones when
     pycute is timed too) and each keeps its best, so a change in the machine's load affects them alike."""
-    compared = len(fns) > 2
+    compared = len(calls) > 2
     seconds = COMPARED_SECONDS if compared else TARGET_SECONDS
-    reps = [_reps(fn, seconds) for fn in fns]
-    best = [float("inf")] * len(fns)
+    timers = [_timer(call) for call in calls]
+    reps = [_reps(timer, seconds) for timer in timers]
+    clearing_timer = timeit.Timer("clear()", globals={"clear": _clear})
+    best = [float("inf")] * len(calls)
     clearing = float("inf")
     for _ in range(COMPARED_ROUNDS if compared else ROUNDS):
-        for k, fn in enumerate(fns):
-            best[k] = min(best[k], _round(fn, reps[k], k == 0))
-        clearing = min(clearing, _clear_round(reps[0]))  # measured in the same rounds as what it corrects
+        for k, timer in enumerate(timers):
+            best[k] = min(best[k], timer.timeit(reps[k]) / reps[k])
+        clearing = min(clearing, clearing_timer.timeit(reps[0]) / reps[0])  # measured in the rounds it corrects
     best[0] = max(best[0] - clearing, best[0] * 0.05)
     return best
-
-
-def _clear_round(reps: int) -> float:
-    """Seconds per memo clearing alone (what a cold round spends besides the call)."""
-    start = time.perf_counter()
-    for _ in range(reps):
-        _clear()
-    return (time.perf_counter() - start) / reps
 
 
 def to_pycute(x: Any) -> Any:
@@ -194,22 +188,16 @@ def main() -> None:
             theirs = getattr(pycute, theirs_name) if theirs_name else None
             py_args = tuple(to_pycute(a) for a in args)
 
-            def call(a: tuple[Any, ...] = args, f: Callable[..., Any] = ours) -> Any:
-                return f(*a)
-
             try:
                 if theirs is None:
                     raise LookupError
                 theirs(*py_args)
             except Exception:
-                cold, warm = _time(call, call)
+                cold, warm = _time((ours, args, True), (ours, args, False))
                 ours_t.append(cold)
                 warm_t.append(warm)
                 continue
-            def call_theirs(a: tuple[Any, ...] = py_args, g: Callable[..., Any] = theirs) -> Any:
-                return g(*a)
-
-            cold, warm, t_theirs = _time(call, call, call_theirs)
+            cold, warm, t_theirs = _time((ours, args, True), (ours, args, False), (theirs, py_args, False))
             ours_t.append(cold)
             warm_t.append(warm)
             theirs_t.append(t_theirs)

@@ -184,7 +184,8 @@ def test_a_contiguous_image_is_read_into_the_searched_left_inverse(a: la.Layout)
     assert _contiguous_left_inverse(flat) == _read_contiguous(target)
 
 
-_LEAVES = st.one_of(st.integers(-3, 9), st.sampled_from([True, 1 << 5000, -(1 << 5000), 2.0, "2", None]))
+_LEAVES = st.one_of(st.integers(-3, 9), st.sampled_from([True, 1 << 5000, -(1 << 5000), 2.0, "2", None,
+                                                               (1 << 30) - 1, 1 << 30, -(1 << 30)]))  # fast-path bounds
 _TREES = st.recursive(_LEAVES, lambda inner: st.lists(inner, max_size=4).map(tuple), max_leaves=10)
 
 

@@ -1,6 +1,6 @@
 """Fresh random cases of PyCuTe's operations, judged like the recorded ones (``tests/oracles/pycute_parity.py``).
 
-Run: ``python tools/fresh_pycute_cases.py [--n 200] [--seed 16]``
+Run: ``python tools/fresh_pycute_cases.py [--n 200] [--seed 16] [--ops zipped_divide,composition ...]`` (``--ops``: only those forms, from a different random stream).
 
 Each case is a PyCuTe expression (int, ``E`` or ``F2`` strides; symbolic ones with a sympy
 ``X``/``N``) evaluated by ``tests/oracles/pycute_names.py`` and checked against the
@@ -892,6 +892,7 @@ ANSWER_EXISTS.update({
     "right_inverse promoted": lambda src: True,  # R = 1:0 always meets R(A(R(i))) == R(i); PyCuTe never refuses
     "nullspace promoted": _nullspace_answer_exists,
     "complement promoted": _weak_complement_exists,
+    "complement": _weak_complement_exists,  # PyCuTe's precondition decides existence for the plain form too
     "composition promoted": composition_answer_exists,
 })
 
@@ -899,10 +900,13 @@ ANSWER_EXISTS.update({
 def main() -> None:
     n = int(sys.argv[sys.argv.index("--n") + 1]) if "--n" in sys.argv else 200
     seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 16
+    only = sys.argv[sys.argv.index("--ops") + 1].split(",") if "--ops" in sys.argv else None  # (a different stream)
     r = random.Random(seed)
     totals: dict[str, collections.Counter[str]] = {}
     bad = []
     for op, gen in GENERATORS.items():
+        if only is not None and op not in only:
+            continue
         counts: collections.Counter[str] = collections.Counter()
         for _ in range(n):
             src = gen(r)

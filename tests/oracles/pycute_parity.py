@@ -1173,10 +1173,6 @@ def _value_key(v: Any) -> Any:
     return v
 
 
-def _top_modes(layout: Any) -> list[Any]:
-    return [layout[k] for k in range(len(layout.shape))] if isinstance(layout.shape, tuple) else [layout]
-
-
 def _by_tiler(one: Callable[[Any, Any, Any], str | None]) -> Callable[[list[Any], Any], str | None]:
     """PyCuTe's tiler forms: ``None`` is A itself, an int ``n`` is ``n:1``, a tuple applies mode by mode (``None``
     keeps a mode; the modes past the tuple are kept), a Layout is judged by ``one(A, B, R)``."""
@@ -1246,7 +1242,8 @@ def _product_one(a: Any, b: Any, r: Any) -> str | None:
 def spec_zipped_divide(args: list[Any], r: Any) -> str | None:
     """PyCuTe: ``zipped_divide(A, B) == logical_divide(A, tiler_to_layout(B))``."""
     a, b = args
-    return _by_tiler(_divide_one)([a, promoted(b) if isinstance(b, (tuple, list)) else b], r)
+    return _by_tiler(_int_strides_first(spec_logical_divide, _divide_one))(
+        [a, promoted(b) if isinstance(b, (tuple, list)) else b], r)
 
 
 def _axis_box(extend: Any) -> list[Any]:

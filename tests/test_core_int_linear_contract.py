@@ -94,3 +94,24 @@ def test_integer_solution_solves_every_equation_and_is_none_only_when_brute_forc
                 assert len(found) == 5 and found[active:] == [0] * (5 - active)
                 assert all(sum(r * v for r, v in zip(row, found)) == b for row, b in zip(rows, rhs)), (rows, rhs)
     assert min(seen.values()) >= 20, seen
+
+
+def test_integer_solution_takes_free_unknowns_nonzero_where_setting_them_to_0_gives_a_fraction() -> None:
+    """``2x + 3y == 1``: with the free unknown ``y`` at 0, ``x`` would be 1/2; an integer solution still exists
+    (``x = 2, y = -1``) and must be found.  ``2x + 4y == 1`` has none (the left side is even)."""
+    space = RowSpace(3)
+    assert space.add([2, 3, 0], 1, 2)
+    found = space.integer_solution()
+    assert found is not None and 2 * found[0] + 3 * found[1] == 1 and found[2] == 0
+    odd = RowSpace(3)
+    assert odd.add([2, 4, 0], 1, 2)
+    assert odd.integer_solution() is None
+
+
+def test_integer_solution_with_free_unknowns_at_0_solves_the_equations_it_was_given() -> None:
+    """The echelon's back substitution (free unknowns 0) must satisfy the original equations, dependent ones
+    included: ``x1 + x2 == 3``, ``x2 == 1``, ``2 x1 + 3 x2 == 7`` (the third depends on the first two)."""
+    space = RowSpace(4)
+    for row, b in (([0, 1, 1, 0], 3), ([0, 0, 1, 0], 1), ([0, 2, 3, 0], 7)):
+        assert space.add(row, b, 3)
+    assert space.integer_solution() == [0, 2, 1, 0]

@@ -98,7 +98,8 @@ class RowSpace:
         return denominator != 1 and any(n % denominator for n in numerators)
 
     def _rational_solution(self) -> tuple[list[int], int]:
-        """The unique solution on the pivot columns (others 0), as numerators over a common denominator."""
+        """The solution with every non-pivot unknown 0 (unique on the pivot columns once they are), as numerators
+        over a common denominator."""
         numerators = [0] * self.ncols
         denominator = 1
         for pivot, e in reversed(self.echelon):  # each row is zero at the pivots of the rows before it
@@ -129,6 +130,12 @@ class RowSpace:
             if any(n % denominator for n in numerators):
                 return None
             return [n // denominator for n in numerators]
+        # The solution with every free unknown 0 (back substitution on the echelon, whose row space is the kept
+        # equations'): when it is integral it answers; otherwise another choice of the free unknowns may still
+        # give an integer solution, and the Hermite elimination decides.
+        numerators, denominator = self._rational_solution()
+        if denominator == 1:
+            return numerators
         # Columns past the last one any equation uses are free (0): the elimination runs on the used ones only.
         used = max((max((k for k, c in enumerate(r[:-1]) if c), default=-1) for r in self.kept), default=-1) + 1
         found = solve_integer([r[:used] for r in self.kept], [r[-1] for r in self.kept], used)

@@ -193,14 +193,88 @@ def test_pycute_f2_layout_of_its_documentation() -> None:
     assert values(la.as_layout(theirs)) == [int(theirs(i)) for i in range(32)]
 
 
+class PyCuTeArithTuple:
+    """PyCuTe's ``ArithTuple`` as its atuple.py documents it: ``.data`` holds the leaves (ints, F2s or nested
+    ArithTuples), ``+`` is elementwise with implicit trailing zeros, ``*`` by a scalar elementwise."""
+
+    __module__ = "pycute.atuple"
+
+    def __init__(self, *data: Any) -> None:
+        self.data = tuple(data)
+
+    def __add__(self, other: Any) -> "PyCuTeArithTuple":
+        if not isinstance(other, PyCuTeArithTuple):
+            assert other == 0
+            return self
+        n = max(len(self.data), len(other.data))
+        pad = lambda t: t + (0,) * (n - len(t))  # noqa: E731
+        return PyCuTeArithTuple(*(a + b for a, b in zip(pad(self.data), pad(other.data))))
+
+    __radd__ = __add__
+
+    def __rmul__(self, c: int) -> "PyCuTeArithTuple":
+        return PyCuTeArithTuple(*(c * x for x in self.data))
+
+
+PyCuTeArithTuple.__name__ = "ArithTuple"
+
+
+def _pycute_e(*path: int) -> Any:
+    """PyCuTe's ``E(*path)``: 1 at ``path`` (``E(1) == ArithTuple(0, 1)``, ``E(1, 0) == (0, (1,))``)."""
+    value: Any = 1
+    for i in reversed(path):
+        value = PyCuTeArithTuple(*((0,) * i + (value,)))
+    return value
+
+
+def _dense(v: Any) -> Any:
+    """A codomain value (PyCuTe's or ours) as nested tuples without trailing zeros, for comparison."""
+    if isinstance(v, PyCuTeArithTuple) or isinstance(v, la.ArithTuple):
+        t = [_dense(x) for x in (v.data if isinstance(v, PyCuTeArithTuple) else v)]
+        while t and t[-1] == 0:
+            t.pop()
+        return tuple(t) if t else 0
+    return int(v)
+
+
+@pytest.mark.parametrize("shape, stride", [
+    ((4, 5), (_pycute_e(0), _pycute_e(1))),  # make_identity_layout((4, 5))
+    ((4, (2, 3)), (_pycute_e(1), (_pycute_e(0), 3 * _pycute_e(0)))),
+    ((2, (3, 4)), (_pycute_e(0, 1), (_pycute_e(1), 2 * _pycute_e(0, 0)))),  # nested codomain axes
+    ((3, 4), (5 * _pycute_e(0), _pycute_e(2))),
+], ids=["identity", "two modes on one axis", "nested axes", "scaled"])
+def test_pycute_coordinate_strides_are_read_as_the_same_function(shape: Any, stride: Any) -> None:
+    theirs = PyCuTeLayout(shape, stride)
+    ours = la.as_layout(theirs)
+    size = int(np.prod([x for x in _flat(shape)]))
+    assert [_dense(ours(i)) for i in range(size)] == [_dense(theirs(i)) for i in range(size)]
+
+
+def _flat(t: Any) -> list[int]:
+    return [x for e in t for x in _flat(e)] if isinstance(t, tuple) else [t]
+
+
+def test_pycute_f2_strides_no_swizzle_can_write_become_an_f2_stride_layout() -> None:
+    """Extent 3 with F2 strides: the values are no layout's nor a swizzled layout's, yet PyCuTe's function is
+    defined (``c * F2(d)`` carry-less), and layoutalg's F2-stride layout holds it."""
+    theirs = PyCuTeLayout((3, 4), (F2(1), F2(6)))
+    ours = la.as_layout(theirs)
+    assert [int(ours(i)) for i in range(12)] == [int(theirs(i)) for i in range(12)]
+
+
+def test_pycute_symbolic_and_numpy_leaves() -> None:
+    import sympy
+
+    n = sympy.Symbol("N", positive=True, integer=True)
+    ours = la.as_layout(PyCuTeLayout((4, n), (n, 1)))
+    assert ours.shape == (4, n) and ours.stride == (n, 1)
+    assert la.as_layout(PyCuTeLayout((np.int64(4), np.int32(8)), (8, np.int64(1)))) == Layout((4, 8), (8, 1))
+
+
 def test_pycute_integer_layouts_and_refusals() -> None:
     assert la.as_layout(PyCuTeLayout((4, 8), (8, 1))) == Layout((4, 8), (8, 1))
-
-    class ArithTuple:
-        __module__ = "pycute.atuple"
-
-    with pytest.raises(LayoutError, match="coordinate"):
-        la.as_layout(PyCuTeLayout((4, 8), (ArithTuple(), 1)))
+    with pytest.raises(LayoutError, match=r"stride\[0\] holds 2.5"):
+        la.as_layout(PyCuTeLayout((4, 8), (2.5, 1)))
     with pytest.raises(LayoutError, match="mixes"):
         la.as_layout(PyCuTeLayout((4, 8), (F2(1), 4)))
 

@@ -431,6 +431,25 @@ def _is_stride_layout(x: Any) -> bool:
     return isinstance(x, Layout) or (hasattr(x, "shape") and hasattr(x, "stride") and not callable(x.stride))
 
 
+def _layout_of_kind(shape: Any, stride: Any) -> Any:
+    """``shape:stride`` as the layout class its leaves need: sympy leaves give a
+    :class:`~layoutalg.core.symbolic.SymbolicLayout`, basis (``E<i>``) or F2 strides a
+    :class:`~layoutalg.core.stride_layout.StrideLayout`, plain ints a :class:`Layout`."""
+    from layoutalg.core.stride_scalars import F2, ArithTuple  # the upper core modules import this one
+    from layoutalg.core.symbolic import has_sym, symbolic_layout
+
+    def leaves(t: Any) -> list[Any]:
+        return [x for e in t for x in leaves(e)] if isinstance(t, (tuple, list)) else [t]
+
+    if has_sym(shape) or (stride is not None and has_sym(stride)):
+        return symbolic_layout(shape, stride)
+    if stride is not None and any(isinstance(d, (ArithTuple, F2)) for d in leaves(stride)):
+        from layoutalg.core.stride_layout import stride_layout
+
+        return stride_layout(shape, stride)
+    return Layout(shape, stride)
+
+
 def make_layout(*args: Any, stride: Any = None) -> Layout:
     """CuTe's ``make_layout`` in its C++ and CuTe DSL spellings.
 
@@ -439,6 +458,9 @@ def make_layout(*args: Any, stride: Any = None) -> Layout:
     * ``make_layout(L0, L1, ...)`` (C++) or ``make_layout([L0, L1, ...])`` (CuTe DSL): the layout whose
       modes are the given layouts; layouts with basis (``E<i>``) or GF(2) strides among them give a
       :class:`~layoutalg.core.stride_layout.StrideLayout`.
+    * a stride with basis (``E<i>``, as in CuTe's ``make_identity_layout``) or F2 leaves gives a
+      :class:`~layoutalg.core.stride_layout.StrideLayout`, sympy leaves a
+      :class:`~layoutalg.core.symbolic.SymbolicLayout` (``make_layout((4,5), (E(0),E(1)))``).
     """
     if args and all(isinstance(a, Layout) for a in args):
         layouts: Sequence[Any] = args
@@ -461,7 +483,7 @@ def make_layout(*args: Any, stride: Any = None) -> Layout:
             if isinstance(a, Layout):
                 raise ShapeError(f"make_layout argument {i} is a Layout among shapes: pass only layouts, or a shape "
                                  "and a stride")
-        return Layout(args[0], stride)
+        return _layout_of_kind(args[0], stride)
     if stride is not None:
         raise ShapeError("make_layout of layouts takes no stride=")
     return Layout(tuple(lay.shape for lay in layouts), tuple(lay.stride for lay in layouts))

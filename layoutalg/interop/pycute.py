@@ -8,8 +8,11 @@ Both import as ``pycute`` and share ``Layout(shape, stride)`` with ``.shape``/``
 * PyCuTe writes swizzles as layouts with ``F2`` strides (``F2(v)``: ``+`` is XOR, ``c * F2(d)`` the
   carry-less product; ``int(F2(v)) == v``, per its docs/06_swizzle.md).  Such a layout is read as the same
   function: a plain layout where the values are affine, else a swizzle composed with a layout (found over
-  GF(2)).  Coordinate strides (``E<i>``, ``ArithTuple``) and symbolic strides have no layoutalg form and
-  are refused, naming the stride.
+  GF(2)), else (no such form: an extent that is no power of two) layoutalg's own F2-stride layout.
+* PyCuTe's coordinate strides (``E(i)``, ``ArithTuple``: its ``.data`` holds the leaves, per its
+  ``atuple.py``) and sympy shapes or strides become layoutalg's basis-stride
+  (:class:`~layoutalg.core.stride_layout.StrideLayout`) and symbolic layouts, leaf for leaf; a layout mixing
+  nonzero integer and F2 strides is refused (PyCuTe cannot add them either).
 
 :func:`to_pycute` writes the legacy package's objects (the one on PyPI).
 """
@@ -76,23 +79,52 @@ def _from_f2_layout(shape: IntTuple, strides: list[Any]) -> Any:
     return layout_from_values(values, shape, "PyCuTe F2-stride layout")
 
 
+def _scalar(x: Any, what: str) -> Any:
+    """A PyCuTe shape or stride leaf as layoutalg's: an integer (numpy's included), an ``F2``, an ``ArithTuple``
+    (its ``.data``, leaf by leaf), or a sympy expression."""
+    from layoutalg.core.stride_scalars import F2, ArithTuple
+    from layoutalg.core.symbolic import is_sym
+
+    if isinstance(x, (tuple, list)):
+        return tuple(_scalar(e, f"{what}[{i}]") for i, e in enumerate(x))
+    if is_sym(x):
+        return x
+    if _is_f2(x):
+        return F2(int(x))
+    if type(x).__name__ == "ArithTuple" and isinstance(getattr(x, "data", None), tuple):
+        return ArithTuple(tuple(_scalar(e, f"{what}[{i}]") for i, e in enumerate(x.data)))
+    if not isinstance(x, bool) and hasattr(x, "__index__"):
+        return int(x.__index__())
+    raise ShapeError(f"{what} holds {x!r} ({type(x).__name__}), which is no integer, F2, ArithTuple or sympy leaf")
+
+
+def _from_layout(obj: Any) -> Any:
+    strides = _leaves(obj.stride)
+    if all(isinstance(d, int) and not isinstance(d, bool) for d in strides):  # the legacy package's, mostly
+        try:
+            return Layout(_plain_tuple(obj.shape, "shape"), _plain_tuple(obj.stride, "stride"))
+        except ShapeError:
+            pass  # a sympy or numpy shape: read leaf by leaf below
+    if any(_is_f2(d) for d in strides):
+        if not all(_is_f2(d) or (isinstance(d, int) and d == 0) for d in strides):
+            raise ShapeError(f"stride {obj.stride!r} mixes integer and F2 strides (PyCuTe cannot add them either)")
+        shape = _plain_tuple(obj.shape, "shape")
+        try:
+            return _from_f2_layout(shape, [d if _is_f2(d) else None for d in strides])
+        except LayoutError:
+            pass  # no plain or swizzled form has these values: layoutalg's F2-stride layout is the same function
+    from layoutalg.core.layout import make_layout
+
+    return make_layout(_scalar(obj.shape, "shape"), stride=_scalar(obj.stride, "stride"))
+
+
 def from_pycute(obj: Any) -> Any:
     """A ``pycute`` (legacy or PyCuTe) ``Layout``, ``Swizzle`` or ``ComposedLayout`` as ours."""
     if not is_pycute(obj):
         raise LayoutError(f"from_pycute expects a pycute object, got {type(obj).__name__} from {type(obj).__module__!r}")
     kind = type(obj).__name__
     if kind == "Layout":
-        shape = _plain_tuple(obj.shape, "shape")
-        strides = _leaves(obj.stride)
-        if any(_is_f2(d) for d in strides):
-            if not all(_is_f2(d) or (isinstance(d, int) and d == 0) for d in strides):
-                raise ShapeError(f"stride {obj.stride!r} mixes integer and F2 strides (PyCuTe cannot add them either)")
-            return _from_f2_layout(shape, [d if _is_f2(d) else None for d in strides])
-        for d in strides:
-            if isinstance(d, bool) or not isinstance(d, int):
-                raise ShapeError(f"stride {d!r} ({type(d).__name__}) is a coordinate, symbolic or mixed stride; "
-                                 "only integer or F2 strides have a layoutalg form")
-        return Layout(shape, _plain_tuple(obj.stride, "stride"))
+        return _from_layout(obj)
     if kind == "Swizzle":
         return Swizzle(obj.bits, obj.base, obj.shift)
     if kind == "ComposedLayout":

@@ -362,6 +362,56 @@ def test_cute_dsl_round_trips_judged_by_cute_dsl(tmp_path: Path) -> None:
     assert result["native"] is True
 
 
+DSL_BASIS_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import cutlass.cute as cute
+    import layoutalg as la
+
+    def dense(v):  # a codomain value as nested int tuples without trailing zeros
+        if isinstance(v, (tuple, list)) or type(v).__name__ == "ArithTuple":
+            t = [dense(x) for x in v]
+            while t and t[-1] == 0:
+                t.pop()
+            return tuple(t) if t else 0
+        return int(v)
+
+    out = []
+
+    @cute.jit
+    def run():
+        made = [cute.make_identity_layout((4, 5)),
+                cute.make_layout((4, (2, 3)), stride=(cute.E(1), (cute.E(0), 3 * cute.E(0)))),
+                cute.make_layout((2, 3), stride=(cute.E((1, 0)), 2 * cute.E(0)))]
+        for theirs in made:
+            ours = la.as_layout(theirs)
+            n = ours.size()
+            back = la.to_cute_dsl(ours)
+            out.append((type(ours).__name__, [dense(theirs(i)) for i in range(n)], [dense(ours(i)) for i in range(n)],
+                        [dense(back(i)) for i in range(n)]))
+
+    run()
+    sys.stdout.write("RESULT" + json.dumps(out) + "\\n")
+    """
+)
+
+
+@pytest.mark.oracle
+def test_cute_dsl_coordinate_layouts_are_read_and_written_as_basis_strides(tmp_path: Path) -> None:
+    """``make_identity_layout`` and ``ScaledBasis`` strides (``value @ mode``) become layoutalg's basis strides
+    with the same values as CuTe DSL evaluates, and ``to_cute_dsl`` writes them back (CuTe DSL evaluates it)."""
+    pytest.importorskip("cutlass.cute")
+    script = tmp_path / "dsl_basis.py"
+    script.write_text(DSL_BASIS_SCRIPT)
+    env = dict(os.environ, TMPDIR=str(tmp_path), CUTE_DSL_CACHE_DIR=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = json.loads(next(x for x in proc.stdout.splitlines() if x.startswith("RESULT"))[len("RESULT"):])
+    assert len(rows) == 3
+    for kind, dsl_values, ours, written in rows:
+        assert kind == "StrideLayout" and ours == dsl_values and written == dsl_values
+
+
 # ----------------------------------------------------------------------------- what as_layout refuses
 
 

@@ -2,7 +2,8 @@
 
 CuTe DSL objects exist only while a ``@cute.jit`` function is traced, so call these inside one.
 Static layouts only: their shapes and strides are Python ints at trace time (a dynamic value is refused,
-naming the mode).  CuTe DSL names the parts of a composed layout the other way round:
+naming the mode); a coordinate layout's ``ScaledBasis`` strides (``make_identity_layout``) become layoutalg's
+basis strides and go back as ``value * cute.E(mode)``.  CuTe DSL names the parts of a composed layout the other way round:
 ``make_composed_layout(inner, offset, outer)`` evaluates ``inner(offset + outer(c))``, so its ``.inner``
 is our outer function (the swizzle) and its ``.outer`` our inner layout.  Its prints
 (``S<3,3,3> o 0 o (8,64):(64,1)``) go through :func:`layoutalg.parse`.
@@ -34,6 +35,27 @@ def _dsl_tuple(t: Any, what: str) -> IntTuple:
     return _dsl_int(t, what)
 
 
+def _is_scaled_basis(x: Any) -> bool:
+    return type(x).__name__ == "ScaledBasis" and hasattr(x, "value") and hasattr(x, "mode")
+
+
+def _dsl_stride(t: Any, what: str) -> Any:
+    """A stride leaf: an int, or CuTe DSL's ``ScaledBasis`` (``value @ mode``, ``mode`` the basis path, outermost
+    first: ``E((1,0))`` is mode ``[1, 0]``, printed ``1@0@1``) as ``value * E(*mode)``."""
+    if isinstance(t, (tuple, list)):
+        return tuple(_dsl_stride(e, f"{what}[{i}]") for i, e in enumerate(t))
+    if _is_scaled_basis(t):
+        from layoutalg.core.stride_scalars import E
+
+        path = [_dsl_int(m, f"{what} basis mode") for m in t.mode]
+        return _dsl_int(t.value, f"{what} basis value") * E(*path)
+    return _dsl_int(t, what)
+
+
+def _has_basis(t: Any) -> bool:
+    return any(_has_basis(e) for e in t) if isinstance(t, (tuple, list)) else _is_scaled_basis(t)
+
+
 def is_cute_dsl(obj: Any) -> bool:
     """Whether ``obj`` is a CuTe DSL object (its type lives in ``cutlass.cute``)."""
     return (type(obj).__module__ or "").startswith("cutlass.cute")
@@ -45,6 +67,10 @@ def from_cute_dsl(obj: Any) -> Any:
     if "ComposedLayout" in kinds:
         return ComposedLayout(from_cute_dsl(obj.inner), _dsl_int(obj.offset, "offset"), from_cute_dsl(obj.outer))
     if "Layout" in kinds and hasattr(obj, "stride"):
+        if _has_basis(obj.stride):  # a coordinate layout (make_identity_layout): layoutalg's basis-stride layout
+            from layoutalg.core.stride_layout import stride_layout
+
+            return stride_layout(_dsl_tuple(obj.shape, "shape"), _dsl_stride(obj.stride, "stride"))
         return Layout(_dsl_tuple(obj.shape, "shape"), _dsl_tuple(obj.stride, "stride"))
     if "Swizzle" in kinds and hasattr(obj, "num_bits"):
         return Swizzle(_dsl_int(obj.num_bits, "bits"), _dsl_int(obj.num_base, "base"), _dsl_int(obj.num_shift, "shift"))
@@ -59,11 +85,16 @@ def to_cute_dsl(x: Any) -> Any:
     except ImportError as exc:
         raise LayoutError("to_cute_dsl needs CuTe DSL: pip install nvidia-cutlass-dsl") from exc
 
-    if not isinstance(x, (Layout, ComposedLayout, Swizzle)):
-        raise LayoutError(f"to_cute_dsl takes a Layout, Swizzle or ComposedLayout, got {type(x).__name__}")
+    from layoutalg.core.stride_layout import StrideLayout
+
+    if not isinstance(x, (Layout, ComposedLayout, Swizzle, StrideLayout)):
+        raise LayoutError(f"to_cute_dsl takes a Layout, Swizzle, ComposedLayout or a basis-stride layout, got "
+                          f"{type(x).__name__}")
     try:
         if isinstance(x, Layout):
             return cute.make_layout(x.shape, stride=x.stride)
+        if isinstance(x, StrideLayout):
+            return cute.make_layout(x.shape, stride=_basis_to_dsl(cute, x.stride))
         if isinstance(x, ComposedLayout):
             return cute.make_composed_layout(to_cute_dsl(x.outer), x.offset, to_cute_dsl(x.inner))
         return cute.make_swizzle(x.bits, x.base, x.shift)
@@ -73,6 +104,24 @@ def to_cute_dsl(x: Any) -> Any:
         reason = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().split("\n")[0]
         raise LayoutError(f"CuTe DSL refused {x} ({type(exc).__name__}: {reason}); to_cute_dsl builds CuTe DSL "
                           "values, which exist only inside a @cute.jit function: call it there") from exc
+
+
+def _basis_to_dsl(cute: Any, t: Any) -> Any:
+    """Basis strides as CuTe DSL writes them: ``v * E(i)`` is ``v * cute.E(mode)`` (an int stays an int; an F2
+    stride has no CuTe DSL form)."""
+    from layoutalg.core.stride_scalars import ArithTuple
+
+    if isinstance(t, tuple):
+        return tuple(_basis_to_dsl(cute, e) for e in t)
+    if isinstance(t, ArithTuple):
+        terms = t.terms()
+        if len(terms) != 1 or type(terms[0][0]) is not int:
+            raise LayoutError(f"stride {t} is not one scaled basis vector; CuTe DSL writes value * E(mode) only")
+        value, path = terms[0]
+        return value * cute.E(tuple(path) if len(path) > 1 else path[0])
+    if isinstance(t, int):
+        return t
+    raise LayoutError(f"stride {t} ({type(t).__name__}) has no CuTe DSL form (F2 strides are PyCuTe's)")
 
 
 def _tuple_text(t: IntTuple) -> str:

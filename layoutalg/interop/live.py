@@ -2,17 +2,18 @@
 
 Accepted, by what the object is (each library is imported only when its object is met):
 
-* layoutalg's ``Layout``, ``Swizzle``, ``ComposedLayout`` (returned as they are);
+* layoutalg's ``Layout``, ``Swizzle``, ``ComposedLayout``, basis/F2-stride and symbolic layouts (returned as
+  they are);
 * a string in any notation :func:`layoutalg.parse` reads;
 * an int or a tuple of ints: the compact column-major layout of that shape (CuTe's ``make_layout(shape)``);
 * CuTe DSL ``Layout`` / ``ComposedLayout`` / ``Swizzle`` (inside ``@cute.jit``, where the DSL builds them);
-* ``pycute`` objects, legacy or NVIDIA's PyCuTe (``F2`` strides included);
+* ``pycute`` objects, legacy or NVIDIA's PyCuTe (``F2``, ``E``/``ArithTuple`` and sympy leaves included);
 * ``tensor_layouts`` objects;
 * Triton/Gluon layouts (Gluon layout objects, ``triton.tools.LinearLayout``, ``TritonLinearLayout``):
   distributed ones as TV layouts, shared ones as smem layouts; ``shape=(M, N)`` where the object has none.
 
-Anything else, and any value with no layoutalg form (a dynamic DSL value, a coordinate stride, a layout
-that is neither affine nor GF(2)-linear), is a :class:`~layoutalg.errors.LayoutError` saying which.
+Anything else, and any value with no layoutalg form (a dynamic DSL value, a layout that is neither affine
+nor GF(2)-linear), is a :class:`~layoutalg.errors.LayoutError` saying which.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def library_of(obj: Any) -> str | None:
 
 def as_layout(obj: Any, shape: Any = None) -> Any:
     """``obj`` as a layoutalg ``Layout``, ``ComposedLayout`` or ``Swizzle`` with the same function."""
-    if isinstance(obj, (Layout, ComposedLayout, Swizzle)):
+    if isinstance(obj, (Layout, ComposedLayout, Swizzle)) or (
+            type(obj).__name__ in ("StrideLayout", "SymbolicLayout") and type(obj).__module__.startswith("layoutalg.")):
         return obj
     if isinstance(obj, str):
         if shape is not None:

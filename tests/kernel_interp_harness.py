@@ -24,9 +24,9 @@ ROW = 20  # bytes per thread in the table: four input words and the active flag
 
 
 def ptx_text(body: str, threads: int, decls: str = "", regs: str = REGS, buffers: int = 0,
-             tail: str = "DONE:\nret;") -> str:
+             tail: str = "DONE:\nret;", target: str = "sm_90", version: str = "8.0") -> str:
     bufs = "".join(f", .param .u64 buf{k}" for k in range(buffers))
-    return (".version 8.0\n.target sm_90\n.address_size 64\n" + decls + "\n"
+    return (f".version {version}\n.target {target}\n.address_size 64\n" + decls + "\n"
             f".visible .entry k(.param .align 8 .b8 tab[{threads * ROW}]{bufs})\n{{\n{regs}\n"
             "mov.u32 %r39, %tid.x;\nmul.wide.u32 %rd15, %r39, 20;\nmov.u64 %rd14, tab;\n"
             "add.u64 %rd14, %rd14, %rd15;\n"
@@ -39,9 +39,10 @@ def ptx_text(body: str, threads: int, decls: str = "", regs: str = REGS, buffers
 def launch(body: str, inputs: Sequence[Sequence[int]] | None = None, active: Sequence[bool] | None = None,
            threads: int | None = None, decls: str = "", regs: str = REGS, dynamic_smem: int = 0,
            budget: int = 100_000, recorder: Recorder | None = None, buffers: int = 0,
-           tail: str = "DONE:\nret;") -> Any:
+           tail: str = "DONE:\nret;", target: str = "sm_90", version: str = "8.0") -> Any:
     """Run ``body`` (PTX lines) on one CTA; see the module doc.  ``buffers``: that many global buffer
-    pointers ``buf0, buf1, ...`` follow the table among the parameters.  Returns the finished machine."""
+    pointers ``buf0, buf1, ...`` follow the table among the parameters; ``target``/``version``: the module's
+    ``.target``/``.version``.  Returns the finished machine."""
     n = threads if threads is not None else len(inputs) if inputs is not None else \
         len(active) if active is not None else 32
     rows = [list(inputs[t]) if inputs is not None else [] for t in range(n)]
@@ -56,7 +57,7 @@ def launch(body: str, inputs: Sequence[Sequence[int]] | None = None, active: Seq
         table += bytes(-len(table) % 8)
         offsets[f"buf{k}"] = len(table)
         table += buffer_base(k).to_bytes(8, "little")
-    module = parse_module(ptx_text(body, n, decls, regs, buffers, tail))
+    module = parse_module(ptx_text(body, n, decls, regs, buffers, tail, target, version))
     fn = module.entries["k"]
     image = build_image(module, fn, bytes(table), offsets, buffers, dynamic_smem)
     return run(image, Geometry((1, 1, 1), (n, 1, 1), [(0, 0, 0)]), recorder or Recorder(), budget)

@@ -19,6 +19,7 @@ from layoutalg.errors import KernelError
 from layoutalg.kernel import trace
 from layoutalg.kernel.ptx.operands import parse_operand
 from layoutalg.kernel.ptx.parser import parse_module
+from layoutalg.kernel.ptx.target import Target
 from layoutalg.kernel.sass import ptx_inventory
 
 DATA = json.loads((Path(__file__).parent / "data" / "ptxas_reader_verdicts.json").read_text())
@@ -29,10 +30,8 @@ NOT_MODELLED = {
     "tensormap_04": r"generic addressing\) is not supported",  # tensormap.replace without a state space
     "tensormap_38": r"global_stride ordinal 4 is not modelled",
     "tensormap_51": r"swizzle_atomicity.* is not modelled",
-    "tensormap_value_06": r"\.elemtype value 13 is valid only on sm_100a and later.* not modelled",
-    "tensormap_value_07": r"\.elemtype value 15 is valid only on sm_100a and later.* not modelled",
-    "tensormap_value_16": r"\.swizzle_mode value 4 is valid only on sm_103a.* not modelled",
     "tensormap_value_21": r"swizzle_atomicity.* is not modelled",
+    **{f"tensormap_target_{k}": r"swizzle_atomicity.* is not modelled" for k in (46, 47, 48)},
 }
 
 
@@ -121,10 +120,10 @@ def test_an_omitted_address_size_is_32_and_the_module_traces_with_64_bit_pointer
 
 
 @pytest.mark.parametrize(("cid", "message"), [
-    ("tensormap_value_04", r"\.elemtype value 16 is not in 0\.\.12"),
-    ("tensormap_value_05", r"\.elemtype value -1 is not in 0\.\.12"),
+    ("tensormap_value_04", r"\.elemtype value 16 is not in 0\.\.15"),
+    ("tensormap_value_05", r"\.elemtype value -1 is not in 0\.\.15"),
     ("tensormap_value_10", r"\.interleave_layout value 3 is not in 0\.\.2"),
-    ("tensormap_value_14", r"\.swizzle_mode value 5 is not in 0\.\.3"),
+    ("tensormap_value_14", r"\.swizzle_mode value 5 is not in 0\.\.4"),
     ("tensormap_value_19", r"\.fill_mode value 2 is not in 0\.\.1"),
     ("tensormap_value_22", r"\.swizzle_atomicity value 4 is not in 0\.\.3"),
 ])
@@ -136,13 +135,50 @@ def test_a_field_value_outside_the_isa_table_is_refused_naming_the_line_field_an
         _trace(CASES[cid])
 
 
-def test_an_elemtype_only_later_targets_take_is_refused_on_the_modelled_sm_90a_map() -> None:
-    # ptxas 13.0 refuses elemtype 13 (octal 015) on sm_90a and takes it on sm_100a (tensormap_value_06)
-    for cid in ("tensormap_value_02", "tensormap_value_03"):
-        with pytest.raises(KernelError, match=r"line 13.*\.elemtype value 13 is valid only on sm_100a and later"):
-            _trace(CASES[cid])
-    assert CASES["tensormap_value_06"]["ptxas_rc"] == 0
+@pytest.mark.parametrize(("cid", "message"), [
+    ("tensormap_target_00", r"tensormap\.replace is not supported on \.target sm_90 \(Target ISA Notes: sm_90a, sm_100a"),
+    ("tensormap_target_01", r"tensormap\.replace requires PTX ISA \.version 8\.3 or later \(the module's: 8\.2\)"),
+    ("tensormap_target_17", r"tensormap\.replace is not supported on \.target sm_90 "),  # the last platform listed
+    ("tensormap_value_02", r"\.elemtype value 13\.\.15 requires PTX ISA \.version 8\.7 or later \(the module's: 8\.5\)"),
+    ("tensormap_target_23", r"\.elemtype value 13\.\.15 is not supported on \.target sm_90a \(Target ISA Notes: sm_100a"),
+    ("tensormap_target_36", r"\.swizzle_mode value 4 is not supported on \.target sm_103f \(Target ISA Notes: sm_103a\)"),
+    ("tensormap_target_38", r"\.swizzle_mode value 4 requires PTX ISA \.version 8\.8 or later"),
+    ("tensormap_target_44", r"tensormap\.replace\.swizzle_atomicity is not supported on \.target sm_90a"),
+])
+def test_a_replace_the_module_target_or_version_lacks_is_refused_naming_both(cid: str, message: str) -> None:
+    # PTX ISA "tensormap.replace", PTX ISA Notes and Target ISA Notes; ptxas 13.0 refuses each on line 13
+    with pytest.raises(KernelError, match=r"line 13, tensormap\.replace[.\w:]*: " + message):
+        _trace(CASES[cid])
 
+
+def test_an_elemtype_or_swizzle_mode_only_later_targets_take_traces_there_as_any_value_of_its_field() -> None:
+    # ptxas 13.0 takes .elemtype 13..15 from sm_100a/PTX 8.7 and .swizzle_mode 4 on sm_103a/PTX 8.8; its SASS
+    # for .elemtype (sm_100a) is one LDS and one STS of the flag word 0x8 whatever the value, as the tracer records
+    def replaces(cid: str) -> list[tuple[str, int]]:
+        return [(r.part, r.access_bytes) for r in _trace(CASES[cid]).accesses]
+
+    flag_word = [("LDS +0x8", 4), ("STS +0x8", 4)]
+    assert replaces("tensormap_target_26") == replaces("tensormap_target_34") == flag_word  # elemtype 14, 12
+    assert replaces("tensormap_value_07") == replaces("tensormap_target_31") == flag_word  # elemtype 15
+    assert replaces("tensormap_target_35") == replaces("tensormap_target_43") == flag_word  # swizzle_mode 4, 3
+
+
+@pytest.mark.parametrize(("cid", "isa"), [
+    ("tensormap_target_35", Target(103, "a", (9, 0))),
+    ("tensormap_target_16", Target(90, "a", (8, 5))),  # .target sm_90a, texmode_independent
+    ("tensormap_target_18", Target(90, "a", (8, 5))),  # .target sm_90, sm_90a: ptxas takes the last platform
+    ("proto_plain_then_def_plain", Target(90, "", (8, 0))),
+])
+def test_the_module_keeps_its_target_and_version(cid: str, isa: Target) -> None:
+    assert parse_module(CASES[cid]["ptx"]).isa == isa
+
+
+@pytest.mark.parametrize("cid", ["tensormap_target_19", "tensormap_target_20", "tensormap_target_21",
+                                 "tensormap_target_22"])
+def test_a_target_list_ptxas_cannot_read_is_refused_naming_its_line(cid: str) -> None:
+    # no platform, an unknown word, two words without a comma, map_f64_to_f32 (ptxas: not from sm_13 on)
+    with pytest.raises(KernelError, match=r"line 2, \.target: cannot read .*\.target takes platforms"):
+        parse_module(CASES[cid]["ptx"])
 
 
 def test_an_extern_func_prototype_in_a_body_declares_the_function_as_one_at_module_scope() -> None:
@@ -155,8 +191,8 @@ def test_an_extern_func_prototype_in_a_body_declares_the_function_as_one_at_modu
 
 
 @pytest.mark.parametrize(("cid", "message"), [
-    ("extern_func_other_param_type", r"line 9: func f is declared with other parameters.* than at line 8"),
-    ("extern_func_against_module_prototype", r"line 9: func f is declared with other parameters.* than at line 4"),
+    ("extern_func_other_param_type", r"line 9, \.extern: func f is declared with other parameters.* than at line 8"),
+    ("extern_func_against_module_prototype", r"line 9, \.extern: func f is declared with other parameters.* line 4"),
     ("extern_func_of_a_defined_function", r"line 12, \.extern: f is defined in this module \(line 4\)"),
     ("visible_func", r"line 8, \.visible: a function declared inside a function body must be an \.extern \.func"),
     ("extern_func_maxntid", r"line 8, \.extern: a prototype takes no directive but \.noreturn, not \.maxntid"),
@@ -166,3 +202,35 @@ def test_an_extern_func_prototype_in_a_body_declares_the_function_as_one_at_modu
 def test_a_function_declaration_ptxas_refuses_in_a_body_is_refused_naming_why(cid: str, message: str) -> None:
     with pytest.raises(KernelError, match=message):
         _trace(CASES[cid])
+
+
+# ----------------------------------------------------------------------------- function linkage and definition
+@pytest.mark.parametrize(("cid", "message"), [
+    ("proto_plain_never_defined", r"line 4, \.func: func f is declared without linkage but never defined in this "
+                                  r"module.*unresolved extern function"),
+    ("entry_proto_visible_never_defined", r"line 4, \.entry: entry e is declared \.visible but never defined"),
+    ("proto_plain_then_def_visible", r"line 6, \.visible: f is declared \.visible here and without linkage at line 4"),
+    ("proto_extern_then_def_plain", r"line 6, \.func: f is declared without linkage here and \.extern at line 4"),
+    ("module_proto_plain_then_body_extern", r"line 7, \.extern: f is declared \.extern here and without linkage"),
+    ("def_visible_then_proto_extern", r"line 8, \.extern: f is defined in this module \(line 4\).*duplicate"),
+    ("extern_def", r"line 7, \.extern: func f is \.extern, declared as defined elsewhere, and has a body"),
+    ("proto_reg_then_def_param", r"line 6, \.func: func f is declared with other parameters.* than at line 4"),
+    ("entry_reg_param_multiline", r"line 7, \.visible: entry parameter a must be in the \.param state space"),
+    ("proto_then_def_noreturn_next_line", r"line 9, \.func: func f is declared with other .*noreturn"),
+    ("common_func_proto", r"line 4, \.common: \.common \.func: a function takes one linkage directive at most"),
+])
+def test_a_function_declared_against_its_other_declarations_is_refused_naming_why(cid: str, message: str) -> None:
+    # ptxas 13.0: "Unresolved extern function", "Inconsistent redefinition", "Duplicate definition",
+    # "Function definition conflicts with '.extern' declaration", "Inconsistent prototypes ... state space differ"
+    with pytest.raises(KernelError, match=message):
+        parse_module(CASES[cid]["ptx"])
+
+
+def test_a_definition_takes_the_linkage_of_its_prototype_and_reg_parameters_stay_reg() -> None:
+    # ptxas 13.0 compiles ".visible .func f(...);" then ".func f(...) {...}" (the definition is .visible) and a
+    # .func whose parameters are .reg (PTX ISA "Function declarations and definitions")
+    f = parse_module(CASES["proto_visible_then_def_plain"]["ptx"]).functions["f"]
+    assert (f.defined, f.linkage, f.line) == (True, "visible", 5)
+    g = parse_module(CASES["def_reg_params"]["ptx"]).functions["f"]
+    assert [(p.space, p.type) for p in g.params] == [("reg", "b32"), ("reg", "b64")]
+    assert parse_module(CASES["proto_extern_never_defined"]["ptx"]).functions["f"].linkage == "extern"

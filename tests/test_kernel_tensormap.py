@@ -221,15 +221,15 @@ def test_a_field_write_makes_exactly_its_word_unknown() -> None:
     body = ("mov.u32 %r37, tile;\nadd.u32 %r36, %r37, 128;\nst.shared.u32 [%r37+120], 5;\nst.shared.u32 [%r37+136], 6;\n"
             "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r36], 1;\n"
             "ld.shared.u32 %r1, [%r37+120];\nld.shared.u32 %r2, [%r37+136];")
-    m = launch(body, threads=32, decls=TM_SMEM)
+    m = launch(body, threads=32, decls=TM_SMEM, target="sm_90a", version="8.3")  # tensormap.replace: ISA Notes
     assert lanes(m, "%r1") == [5] * 32 and lanes(m, "%r2") == [None] * 32
 
 
 def test_a_field_write_to_an_unknown_address_forgets_the_ctas_shared_memory_and_a_copy_forgets_nothing() -> None:
     keep = "mov.u32 %r37, tile;\nst.shared.u32 [%r37+256], 7;\n" + UNKNOWN + "add.u32 %r8, %r37, %r9;\n"
     m = launch(keep + "tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%r8], 1;\nld.shared.u32 %r1, [%r37+256];",
-               threads=32, decls=TM_SMEM, buffers=1)
+               threads=32, decls=TM_SMEM, buffers=1, target="sm_90a", version="8.3")
     assert lanes(m, "%r1") == [None] * 32  # the write may have hit any byte
     m = launch(keep + f"{CP}.sync.aligned [%rd3], [%r8], 128;\nld.shared.u32 %r1, [%r37+256];",
-               threads=32, decls=TM_SMEM, buffers=1)
+               threads=32, decls=TM_SMEM, buffers=1, target="sm_90a", version="8.3")
     assert lanes(m, "%r1") == [7] * 32  # the copy only reads shared memory

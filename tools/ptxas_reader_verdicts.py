@@ -10,7 +10,13 @@ refuses must be refused with a KernelError naming the same line; one it accepts 
 * ``tensormap``: forms of ``tensormap.replace`` and ``tensormap.cp_fenceproxy`` (sm_90a);
 * ``tensormap_value``: ``tensormap.replace`` field values, in and out of the ISA's ranges (sm_90a; sm_100a and
   sm_103a for the values only later targets take);
+* ``tensormap_target``: ``tensormap.replace``, its ``.swizzle_atomicity`` field and the values only later targets
+  take (``.elemtype`` 13..15, ``.swizzle_mode`` 4) under other ``.target``/``.version`` pairs (ARCH = the last
+  platform of ``.target``), and ``.target`` lists ptxas reads or refuses;
 * ``func_decl``: function declarations inside a body (``.extern .func`` prototypes and ``.callprototype``);
+* ``func_linkage``: declarations and definitions of one function at module scope (and in a body): linkage
+  (none, ``.visible``, ``.weak``, ``.extern``) in either order, a prototype never defined, ``.reg`` against
+  ``.param`` parameters, headers over several lines (ptxas names the line where a declaration ends);
 * ``pair``: setp's ``p|q`` destination with other than two names;
 * ``address_size``: a module without ``.address_size``, and ``.address_size 32``.
 """
@@ -125,6 +131,81 @@ FUNC_DECL_CASES: list[tuple[str, str]] = [  # (id, ptx)
     ("callprototype_extern", smem("", "prot: .extern .callprototype _ (.param .b32 _);")),
     ("callprototype_unknown_directive", smem("", "prot: .callprototype _ (.param .b32 _) .foo;")),
 ]
+#: module-scope declarations of f (item ``func_linkage``): a prototype ``P`` and a definition ``D`` with
+#: a linkage and a parameter list, ``{`` on the line after the header as nvcc writes it
+def P(linkage: str, params: str = "(.param .b32 a)") -> str:
+    return f"{linkage} .func f {params};\n".lstrip()
+
+
+def D(linkage: str, params: str = "(.param .b32 a)") -> str:
+    return f"{linkage} .func f {params}\n{{\nret;\n}}\n".lstrip()
+
+
+def EP(linkage: str) -> str:
+    return f"{linkage} .entry e (.param .b32 a);\n".lstrip()
+
+
+def ED(linkage: str) -> str:
+    return f"{linkage} .entry e (.param .b32 a)\n{{\nret;\n}}\n".lstrip()
+
+
+BODY_EXTERN = ".visible .func g ()\n{\n.extern .func f (.param .b32 a);\nret;\n}\n"
+FUNC_LINKAGE_CASES: list[tuple[str, str]] = [  # (id, decls before the entry k)
+    *[(f"proto_{lk or 'plain'}_never_defined", P(lk and "." + lk)) for lk in ("", "visible", "weak", "extern")],
+    *[(f"proto_{a or 'plain'}_then_def_{b or 'plain'}", P(a and "." + a) + D(b and "." + b))
+      for a, b in (("", ""), ("visible", ""), ("visible", "visible"), ("weak", ""), ("weak", "weak"), ("", "visible"),
+                   ("", "weak"), ("visible", "weak"), ("weak", "visible"), ("extern", ""), ("extern", "visible"),
+                   ("extern", "weak"))],
+    *[(f"def_{b or 'plain'}_then_proto_{a or 'plain'}", D(b and "." + b) + P(a and "." + a))
+      for b, a in (("", ""), ("visible", "visible"), ("visible", "extern"), ("weak", "weak"))],
+    ("def_then_def", D("") + D("")),
+    ("proto_visible_proto_plain_def_visible", P(".visible") + P("") + D(".visible")),
+    ("proto_plain_proto_visible_def_visible", P("") + P(".visible") + D(".visible")),
+    ("proto_visible_proto_weak_def_plain", P(".visible") + P(".weak") + D("")),
+    ("proto_extern_proto_plain", P(".extern") + P("")),
+    ("proto_plain_proto_extern_def_plain", P("") + P(".extern") + D("")),
+    ("proto_extern_proto_extern", P(".extern") + P(".extern")),
+    ("extern_def", D(".extern")),
+    ("proto_extern_then_def_extern", P(".extern") + D(".extern")),
+    ("entry_proto_plain_never_defined", EP("")),
+    ("entry_proto_visible_never_defined", EP(".visible")),
+    ("entry_proto_extern_never_defined", EP(".extern")),
+    ("entry_proto_plain_then_def_plain", EP("") + ED("")),
+    ("entry_proto_visible_then_def_plain", EP(".visible") + ED("")),
+    ("entry_proto_plain_then_def_visible", EP("") + ED(".visible")),
+    ("entry_proto_extern_then_def_visible", EP(".extern") + ED(".visible")),
+    ("entry_def_then_proto_visible", ED(".visible") + EP(".visible")),
+    ("entry_def_extern", ED(".extern")),
+    ("body_extern_then_def", BODY_EXTERN + D(".visible")),
+    ("body_extern_then_module_proto_plain", BODY_EXTERN + P("") + D("")),
+    ("body_extern_then_module_proto_extern", BODY_EXTERN + P(".extern")),
+    ("module_proto_plain_then_body_extern", P("") + BODY_EXTERN),
+    ("proto_reg_then_def_param", P("", "(.reg .b32 a)") + D("", "(.param .b32 a)")),
+    ("proto_param_then_def_reg", P("", "(.param .b32 a)") + D("", "(.reg .b32 a)")),
+    ("proto_reg_then_def_reg", P("", "(.reg .b32 a)") + D("", "(.reg .b32 a)")),
+    ("proto_reg_u32_then_def_reg_b32", P("", "(.reg .u32 a)") + D("", "(.reg .b32 a)")),
+    ("extern_reg_then_extern_param", P(".extern", "(.reg .b32 a)") + P(".extern", "(.param .b32 a)")),
+    ("extern_param_then_extern_reg", P(".extern", "(.param .b32 a)") + P(".extern", "(.reg .b32 a)")),
+    ("proto_reg_return_then_def_param_return", ".func (.reg .b32 r) f;\n.func (.param .b32 r) f\n{\nret;\n}\n"),
+    ("module_extern_param_then_body_extern_reg",
+     P(".extern") + ".visible .func g ()\n{\n.extern .func f (.reg .b32 a);\nret;\n}\n"),
+    ("def_reg_params", D(".visible", "(.reg .b32 a, .reg .b64 b)")),
+    ("entry_reg_param", ".visible .entry e (.reg .b32 a)\n{\nret;\n}\n"),
+    ("entry_reg_param_multiline", ".visible .entry e (\n.param .b32 b,\n.reg .b32 a\n)\n{\nret;\n}\n"),
+    ("proto_b32_then_def_b64", P("", "(.param .b32 a)") + D("", "(.param .b64 a)")),
+    ("proto_then_def_b64_multiline", P("") + ".func f (\n.param .b64 a\n)\n{\nret;\n}\n"),
+    ("proto_then_def_visible_multiline", P("") + ".visible .func f (\n.param .b32 a\n)\n\n{\nret;\n}\n"),
+    ("proto_then_def_noreturn_next_line", P("") + ".func f (\n.param .b32 a\n)\n.noreturn\n{\nret;\n}\n"),
+    ("def_then_proto_multiline", D("") + ".func f (\n.param .b32 a\n)\n;\n"),
+    ("entry_proto_then_def_visible_multiline", EP("") + ".visible .entry e (\n.param .b32 a\n)\n{\nret;\n}\n"),
+    ("entry_proto_then_def_maxntid_next_line", EP("") + ".visible .entry e (.param .b32 a)\n.maxntid 32\n{\nret;\n}\n"),
+    ("entry_no_params_proto_then_def_directive_next_line", ".entry e;\n.visible .entry e\n.maxntid 32\n{\nret;\n}\n"),
+    ("entry_no_params_proto_then_def_brace_later", ".entry e;\n.visible .entry e\n\n{\nret;\n}\n"),
+    ("entry_def_then_def_multiline", ED("") + ".entry e (\n.param .b32 a\n)\n{\nret;\n}\n"),
+    ("proto_then_def_block_comment", P("") + ".visible .func f (.param .b32 a) /* a\ncomment */\n{\nret;\n}\n"),
+    ("common_func_proto", ".common .func f (.param .b32 a);\n"),
+    ("visible_weak_proto", ".visible .weak .func f (.param .b32 a);\n" + D("")),
+]
 REPLACE_LINES = [
     f"{RP}.global_address.shared::cta.b1024.b64 [%r1], %rd1;",
     f"{RP}.shared::cta.global_address.b1024.b64 [%r1], %rd1;",
@@ -228,15 +309,44 @@ VALUE_LINES: list[tuple[str, tuple[str, str]]] = [
 ]
 
 
+#: tensormap.replace under other targets and versions (item ``tensormap_target``): (line, target, PTX version),
+#: every pair one ptxas 13.0 knows (PTX ISA ".target": sm_100a from 8.6, sm_120a 8.7, sm_10xf/sm_103a/sm_121 8.8,
+#: sm_110 9.0)
+TARGET_LINES: list[tuple[str, str, str]] = [
+    *[(f"{RP}.global_address.shared::cta.b1024.b64 [%r1], %rd1;", t, v)
+      for t, v in (("sm_90", "8.5"), ("sm_90a", "8.2"), ("sm_90a", "8.3"), ("sm_100", "8.6"), ("sm_100a", "8.6"),
+                   ("sm_100f", "8.8"), ("sm_103", "8.8"), ("sm_103a", "8.8"), ("sm_103f", "8.8"), ("sm_110a", "9.0"),
+                   ("sm_110f", "9.0"), ("sm_120", "8.7"), ("sm_120a", "8.7"), ("sm_120f", "8.8"), ("sm_121a", "8.8"),
+                   ("sm_121f", "8.8"), ("sm_90a, texmode_independent", "8.5"), ("sm_90a, sm_90", "8.5"),
+                   ("sm_90, sm_90a", "8.5"), ("texmode_independent", "8.5"), ("sm_90a, foo", "8.5"),
+                   ("sm_90a texmode_independent", "8.5"), ("sm_90a, map_f64_to_f32", "8.5"))],
+    *[(f"{RP}.elemtype.shared::cta.b1024.b32 [%r1], {v};", t, ver)
+      for v, t, ver in (("13", "sm_90a", "8.7"), ("15", "sm_90a", "9.0"), ("13", "sm_100a", "8.6"),
+                        ("14", "sm_100a", "8.7"), ("13", "sm_100f", "8.8"), ("15", "sm_103a", "8.8"),
+                        ("14", "sm_103f", "8.8"), ("13", "sm_110f", "9.0"), ("15", "sm_120a", "8.7"),
+                        ("13", "sm_121f", "8.8"), ("16", "sm_100a", "8.7"), ("12", "sm_100a", "8.6"))],
+    *[(f"{RP}.swizzle_mode.shared::cta.b1024.b32 [%r1], {v};", t, ver)
+      for v, t, ver in (("4", "sm_103a", "9.0"), ("4", "sm_103f", "8.8"), ("4", "sm_100a", "8.8"),
+                        ("4", "sm_100a", "8.7"), ("4", "sm_120a", "8.8"), ("4", "sm_90a", "8.8"), ("4", "sm_90a", "8.5"),
+                        ("5", "sm_103a", "8.8"), ("3", "sm_103a", "8.8"))],
+    *[(f"{RP}.swizzle_atomicity.shared::cta.b1024.b32 [%r1], 1;", t, ver)
+      for t, ver in (("sm_90a", "8.6"), ("sm_90a", "8.5"), ("sm_100f", "8.8"), ("sm_120a", "8.7"), ("sm_103f", "8.8"))],
+]
+
+
 def all_cases() -> list[tuple[str, str, str, str]]:
     """(item, id, arch, ptx) of every case."""
     out = [(item, cid, "sm_90", ptx) for item, cid, ptx in CASES]
     out += [("func_decl", cid, "sm_90", ptx) for cid, ptx in FUNC_DECL_CASES]
+    out += [("func_linkage", cid, "sm_90", smem(decls, "")) for cid, decls in FUNC_LINKAGE_CASES]
     for k, line in enumerate(REPLACE_LINES + COPY_LINES):
         target, version = ("sm_100a", "8.6") if "swizzle_atomicity" in line else ("sm_90a", "8.5")
         out.append(("tensormap", f"tensormap_{k:02d}", target, tm(line, target, version)))
     for k, (line, (target, version)) in enumerate(VALUE_LINES):
         out.append(("tensormap_value", f"tensormap_value_{k:02d}", target, tm(line, target, version)))
+    for k, (line, target, version) in enumerate(TARGET_LINES):
+        arch = (re.findall(r"sm_\d+[af]?", target) or ["sm_90a"])[-1]  # ptxas takes the last platform listed
+        out.append(("tensormap_target", f"tensormap_target_{k:02d}", arch, tm(line, target, version)))
     return out
 
 

@@ -23,6 +23,7 @@ from layoutalg.errors import KernelError
 from layoutalg.kernel.interp.operand_types import check_register
 from layoutalg.kernel.interp.values import U64, Value, as_u
 from layoutalg.kernel.ptx.nodes import TYPE_BYTES, FloatImm, Imm, Instruction, Not, Operand, Reg, Sink, Sym
+from layoutalg.kernel.ptx.target import Target
 
 Reader = Callable[[Any], Value]
 Writer = Callable[[Any, Any, Any, Any], None]
@@ -96,15 +97,17 @@ def builder(*roots: str) -> Callable[[Builder], Builder]:
 
 
 class Context:
-    """What decoding needs: register types, symbol addresses, the machine's special registers."""
+    """What decoding needs: register types, symbol addresses, the machine's special registers, and the module's
+    ``.target``/``.version`` (``isa``: instructions whose forms depend on them, :mod:`.tensormap`)."""
 
     def __init__(self, registers: dict[str, str], symbols: dict[str, int], labels: dict[str, int],
-                 special: Callable[[str, int], Value], params: dict[str, int]) -> None:
+                 special: Callable[[str, int], Value], params: dict[str, int], isa: Target) -> None:
         self.registers = registers
         self.symbols = symbols
         self.labels = labels
         self.special = special
         self.params = params
+        self.isa = isa
 
     def reg_width(self, name: str) -> int:
         t = self.registers.get(name)

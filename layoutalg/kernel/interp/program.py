@@ -137,7 +137,7 @@ def decoder(image: LaunchImage, machine: Machine) -> tuple[list[Op | None], Any]
         cache.clear()
         cache[key] = [None] * len(fn.body)
     ops = cache[key]
-    ctx = Context(fn.registers, image.symbols, fn.labels, machine.special_value, image.param_offsets)
+    ctx = Context(fn.registers, image.symbols, fn.labels, machine.special_value, image.param_offsets, image.module.isa)
     local_params = {v.name for v in fn.variables if v.space == "param"}
 
     def decode_one(i: int) -> Op:

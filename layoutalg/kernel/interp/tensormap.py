@@ -20,9 +20,13 @@ The word offsets are those of the corpus SASS for the ordinals a 2-D map uses; o
 follow the same packing.  The counts depend only on whether a word is written whole or
 read-modified-written, and an offset moves every lane of an instruction alike, so the bank costs
 do not depend on it either.  ``swizzle_atomicity`` (sm_100) is not in the corpus and is refused.
-The written bytes become unknown (the tracer does not model the descriptor's encoding).
+The written bytes become unknown (the tracer does not model the descriptor's encoding), so a field's
+value does not change what is recorded (ptxas 13.0 on sm_100a: ``.elemtype`` 1, 13 and 15 are the same
+LDS/LOP3/STS of word 0x8, only the LOP3's immediate differs).
 Both instructions are read by their ISA syntax (:func:`replace_form`, :func:`check_copy_form`),
-modifiers in any order as ptxas reads them; any other form is refused, naming the line.
+modifiers in any order as ptxas reads them; any other form is refused, naming the line.  What the module's
+``.target``/``.version`` must give a ``tensormap.replace`` (:data:`REPLACE_SUPPORT`) is checked when it is
+decoded (:func:`check_support`).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from layoutalg.errors import KernelError
 from layoutalg.kernel.interp.decode import Context, Op, builder
 from layoutalg.kernel.interp.memory import address_reader, checked_shared_lanes, full, record
 from layoutalg.kernel.ptx.nodes import Addr, Imm, Instruction
+from layoutalg.kernel.ptx.target import Support, Target
 
 TENSORMAP_BYTES = 128
 FLAG_WORD = 0x8
@@ -73,14 +78,21 @@ REPLACE_FIELDS: dict[str, tuple[str, bool, bool]] = {
     "swizzle_atomicity": ("b32", False, True), "fill_mode": ("b32", False, True),
 }
 #: PTX ISA "tensormap.replace", Table "Tensormap new_val validity": the immediate values of each ``.field3``
-#: field on sm_90a, 0..n-1 (ptxas 13.0 on sm_90a: "value 'v' expected to be in range [0..n-1]"; ``.rank``,
-#: ``.field2`` values and ``.global_address`` have no range, and ptxas takes any immediate for them)
-FIELD3_VALUES = {"elemtype": 13, "interleave_layout": 3, "swizzle_mode": 4, "swizzle_atomicity": 4, "fill_mode": 2}
-#: values the ISA adds on later targets only (not modelled: the tracer reads sm_90a's tensor-map):
-#: ``.elemtype`` 13..15 (.b4x16, .b4x16_p64, .b6x16_p32; sm_100a and later, PTX ISA 8.7) and ``.swizzle_mode``
-#: 4 (96B swizzling; sm_103a, PTX ISA 8.8); ptxas 13.0 refuses them on sm_90a
-LATER_TARGET_VALUES = {"elemtype": (range(13, 16), "sm_100a and later, PTX ISA 8.7"),
-                       "swizzle_mode": (range(4, 5), "sm_103a, PTX ISA 8.8")}
+#: field, 0..n-1 (ptxas 13.0: "value 'v' expected to be in range [0..n-1]", n smaller where the module's target
+#: lacks the last values, :data:`VALUE_SUPPORT`; ``.rank``, ``.field2`` values and ``.global_address`` have no
+#: range, and ptxas takes any immediate for them)
+FIELD3_VALUES = {"elemtype": 16, "interleave_layout": 3, "swizzle_mode": 5, "swizzle_atomicity": 4, "fill_mode": 2}
+_LATER_ARCHS = frozenset({100, 101, 110, 120})  # sm_101a is sm_110a from PTX ISA 9.0
+_FAMILIES = frozenset({100, 110, 120})
+#: PTX ISA "tensormap.replace", PTX ISA Notes and Target ISA Notes: the instruction, its ``.swizzle_atomicity``
+#: field, and the ``.field3`` values only later targets and versions take (``.elemtype`` 13..15: .b4x16,
+#: .b4x16_p64, .b6x16_p32; ``.swizzle_mode`` 4: 96B swizzling); ptxas 13.0 refuses each where the module's
+#: ``.target``/``.version`` lacks it (tests/data/ptxas_reader_verdicts.json)
+REPLACE_SUPPORT = Support("tensormap.replace", (8, 3), frozenset({90}) | _LATER_ARCHS, _FAMILIES)
+FIELD_SUPPORT = {"swizzle_atomicity": Support("tensormap.replace.swizzle_atomicity", (8, 6), _LATER_ARCHS, _FAMILIES)}
+VALUE_SUPPORT = {**{("elemtype", v): Support(".elemtype value 13..15", (8, 7), _LATER_ARCHS, _FAMILIES)
+                    for v in range(13, 16)},
+                 ("swizzle_mode", 4): Support(".swizzle_mode value 4", (8, 8), frozenset({103}))}
 REPLACE_SYNTAX = "tensormap.replace.tile.field{.global|.shared::cta}.b1024.type [addr], {ord,} new_val"
 COPY_SCOPES = ("cta", "cluster", "gpu", "sys")
 COPY_SYNTAX = "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned [dst], [src], 128"
@@ -108,8 +120,8 @@ def replace_form(ins: Instruction) -> tuple[str, str | None, int | None]:
     ``.b1024`` and the field's type (``.b64`` for global_address and global_stride, ``.b32`` otherwise);
     ``[addr], new_val``, with an immediate ordinal 0..4 before new_val for box_dim, global_dim,
     global_stride and element_stride, and an immediate new_val for the ``.field3`` fields, one the ISA's table
-    "Tensormap new_val validity" gives on sm_90a (:data:`FIELD3_VALUES`).  ptxas 13.0 accepts these modifiers
-    in any order and refuses everything else (tests/data/ptxas_reader_verdicts.json)."""
+    "Tensormap new_val validity" gives (:data:`FIELD3_VALUES`).  ptxas 13.0 accepts these modifiers in any
+    order and refuses everything else (tests/data/ptxas_reader_verdicts.json)."""
     mods, refuse = _modifiers(ins, REPLACE_SYNTAX)
     fields = [m for m in mods if m in REPLACE_FIELDS]
     spaces = [m for m in mods if m.split("::")[0] in _SPACE_NAMES]
@@ -148,16 +160,24 @@ def _replace_ordinal(ins: Instruction, field: str, refuse: Callable[[str], NoRet
 
 
 def _check_field3_value(value: object, field: str, refuse: Callable[[str], NoReturn]) -> None:
-    """Refuse a ``.field3`` value that is no immediate or is outside the ISA's table (:data:`FIELD3_VALUES`);
-    a value valid only on a later target (:data:`LATER_TARGET_VALUES`) is refused as not modelled."""
+    """Refuse a ``.field3`` value that is no immediate or is outside the ISA's table (:data:`FIELD3_VALUES`)."""
     if not isinstance(value, Imm):
         refuse(f"the value of .{field} must be an immediate")
-    later, where = LATER_TARGET_VALUES.get(field, (range(0), ""))
-    if value.value in later:
-        refuse(f".{field} value {value.value} is valid only on {where} (ptxas refuses it on sm_90a); the tracer "
-               "reads sm_90a's tensor-map and this value is not modelled")
     if not 0 <= value.value < FIELD3_VALUES[field]:
         refuse(f".{field} value {value.value} is not in 0..{FIELD3_VALUES[field] - 1}")
+
+
+def check_support(ins: Instruction, field: str, isa: Target) -> None:
+    """Refuse a ``tensormap.replace`` of ``field`` that the module's ``.target``/``.version`` (``isa``) lacks:
+    the instruction itself, its field, or its ``.field3`` value (:data:`REPLACE_SUPPORT`), naming the line."""
+    value = ins.operands[-1]
+    supports = [REPLACE_SUPPORT, FIELD_SUPPORT.get(field)]
+    if isinstance(value, Imm):
+        supports.append(VALUE_SUPPORT.get((field, value.value)))
+    for support in supports:
+        why = support.refusal(isa) if support is not None else None
+        if why is not None:
+            raise KernelError(why, ins.line, ins.opcode)
 
 
 def check_copy_form(ins: Instruction) -> None:
@@ -195,6 +215,7 @@ def build_tensormap(ins: Instruction, ctx: Context, idx: int) -> Op:
 
 def _replace(ins: Instruction, ctx: Context, idx: int) -> Op:
     field, space, ordinal = replace_form(ins)
+    check_support(ins, field, ctx.isa)
     try:
         accesses = field_accesses(field, ordinal)
     except ValueError as exc:

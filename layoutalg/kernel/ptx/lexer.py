@@ -17,7 +17,7 @@ k(...) .maxntid 128, 1, 1``, or empty for a nested scope) or ``"close"``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from layoutalg.errors import KernelError
 
@@ -31,9 +31,18 @@ _BLOCK_HEADERS = (".entry", ".func", ".section", ".visible", ".weak", ".extern",
 
 @dataclass(frozen=True)
 class Statement:
+    """``raw``: the source from the statement's first character to its terminator (``;``, ``{``, the end of
+    a line directive's line), comments blanked and line breaks kept, so :meth:`line_at` can name the line of
+    any part of it (ptxas reports a function declaration where it ends, not where it starts)."""
+
     kind: str
     text: str
     line: int
+    raw: str = field(default="", compare=False, repr=False)
+
+    def line_at(self, index: int) -> int:
+        """The line of ``raw[index]`` (``len(raw)``: the terminator's line)."""
+        return self.line + self.raw.count("\n", 0, index)
 
 
 def _is_block_header(text: str) -> bool:
@@ -42,6 +51,10 @@ def _is_block_header(text: str) -> bool:
         return False
     head = stripped.split()[0]
     return head in _BLOCK_HEADERS and (".entry" in stripped or ".func" in stripped or head == ".section")
+
+
+def _statement(kind: str, source: str, line: int) -> Statement:
+    return Statement(kind, source.strip(), line, source.lstrip())
 
 
 _TOKEN = re.compile(r'//[^\n]*|/\*.*?\*/|"[^"]*"|[;{}:\n]', re.S)
@@ -100,7 +113,7 @@ def split_statements(text: str) -> list[Statement]:
             continue
         if tok.startswith("/*"):
             line += tok.count("\n")
-            buf.append(" ")
+            buf.append(" " + "\n" * tok.count("\n"))  # its line breaks stay, for Statement.line_at
             continue
         if c == '"':
             add_text(tok)
@@ -108,7 +121,7 @@ def split_statements(text: str) -> list[Statement]:
             continue
         if c == "\n":
             if nonempty and depth == 0 and "".join(buf).split(None, 1)[0] in LINE_DIRECTIVES:
-                out.append(Statement("stmt", "".join(buf).strip(), start_line))
+                out.append(_statement("stmt", "".join(buf), start_line))
                 reset()
             else:
                 buf.append(c)
@@ -127,7 +140,7 @@ def split_statements(text: str) -> list[Statement]:
             continue
         if c == ";" and depth == 0:
             if nonempty:
-                out.append(Statement("stmt", "".join(buf).strip(), start_line))
+                out.append(_statement("stmt", "".join(buf), start_line))
             reset()
             continue
         if c == "{" and depth == 0:
@@ -143,7 +156,7 @@ def split_statements(text: str) -> list[Statement]:
                     reset()
                     pos = j + 1
                     continue
-                out.append(Statement("open", header, open_line))
+                out.append(Statement("open", header, open_line, current.lstrip()))
                 reset()
                 continue
         if c == "{":
@@ -164,7 +177,7 @@ def split_statements(text: str) -> list[Statement]:
     if pos < n:
         add_text(text[pos:])
     if nonempty and "".join(buf).split(None, 1)[0] in LINE_DIRECTIVES:
-        out.append(Statement("stmt", "".join(buf).strip(), start_line))
+        out.append(_statement("stmt", "".join(buf), start_line))
     elif nonempty:
         raise KernelError(f"statement {''.join(buf).strip()[:60]!r} is missing its ';'", start_line)
     return out

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Union
 
 from layoutalg.core.dtypes import dtype_bits
+from layoutalg.kernel.ptx.target import Target
 
 #: bytes per PTX scalar type (the one dtype table), plus the packed pairs (``.f16x2``/``.bf16x2`` are 32-bit,
 #: ``.e4m3x2``/``.e5m2x2`` 16-bit) and ``.pred`` (one byte in a register file of bytes)
@@ -188,6 +189,7 @@ class Function:
     directives: dict[str, tuple[int, ...]] = field(default_factory=dict)
     scope_of: list[tuple[int, ...]] = field(default_factory=list)
     defined: bool = True
+    linkage: str = ""  # "", "visible", "weak" or "extern" (of every declaration of the name, :mod:`.parser`)
 
 
 @dataclass
@@ -203,6 +205,7 @@ class Module:
     version: str = ""
     target: str = ""
     address_size: int = 32
+    isa: Target = field(default_factory=Target)  # the platform of .target and the .version, read
     files: dict[int, str] = field(default_factory=dict)
     variables: list[Variable] = field(default_factory=list)
     entries: dict[str, Function] = field(default_factory=dict)

@@ -1,8 +1,9 @@
 """Parse a PTX module (as nvcc, Triton and CuTe DSL emit it) into :mod:`.nodes`.
 
-Module scope: ``.version``, ``.target``, ``.address_size``, ``.file``, variables of
-``.global``/``.const``/``.shared`` (``.extern`` included), ``.entry`` and ``.func``
-definitions and prototypes; ``.section`` blocks (debug data) are skipped by the lexer.
+Module scope: ``.version``, ``.target`` (read into ``Module.isa``, :mod:`.target`), ``.address_size``, ``.file``,
+variables of ``.global``/``.const``/``.shared`` (``.extern`` included), ``.entry`` and ``.func``
+definitions and prototypes (their linkage and definition checked as ptxas checks them, :func:`_declare`);
+``.section`` blocks (debug data) are skipped by the lexer.
 
 Function bodies: ``.reg`` declarations (``%r<100>`` ranges, lists), ``.shared``/
 ``.local``/``.param`` variables, ``.loc`` (with ``inlined_at`` chains), ``.pragma``, ``.extern .func``
@@ -34,9 +35,11 @@ from layoutalg.kernel.ptx.nodes import (
     Vec,
 )
 from layoutalg.kernel.ptx.operands import parse_int, parse_operand, split_top
+from layoutalg.kernel.ptx.target import Target, parse_platform, parse_version
 
 _SPACES = {".global", ".const", ".shared", ".local", ".param", ".tex"}
 _LINKAGE = {".extern", ".visible", ".weak", ".common"}
+_FUNCTION_LINKAGE = (".extern", ".visible", ".weak")
 _PERF = {"maxntid", "reqntid", "minnctapersm", "maxnctapersm", "maxnreg", "reqnctapercluster", "explicitcluster",
          "maxclusterrank", "noreturn", "pragma", "blocksareclusters"}
 _IGNORED_BODY_DIRECTIVES = {".pragma", ".alias"}
@@ -73,6 +76,8 @@ def parse_variable(text: str, line: int, default_space: str | None = None) -> li
                 space = tok[1:]
         elif tok in _LINKAGE:
             extern = extern or tok == ".extern"
+        elif tok == ".reg":  # a .func parameter or return value passed in a register (ISA "Function declarations")
+            space = "reg"
         elif tok == ".align":
             i += 1
             value = parse_int(tokens[i]) if i < len(tokens) else None
@@ -359,7 +364,7 @@ def _body_statement(body: _Body, st: Statement) -> None:
     elif head == ".loc":
         _loc(body, text, line)
     elif ".func" in text.split("(")[0].split():
-        _body_prototype(body, text, line, head)
+        _body_prototype(body, st, head)
     elif head == ".callprototype" or ".callprototype" in text.split("(")[0].split():
         _callprototype(body, text, line, head)
     elif head in _LINKAGE and any(s in text.split() for s in _SPACES):
@@ -386,45 +391,114 @@ def _body_statement(body: _Body, st: Statement) -> None:
 
 
 def _signature(fn: Function) -> tuple[object, ...]:
-    """What every declaration of one function must agree on: its kind, the state space, type, alignment and
-    array size of each return value and parameter (not their names), and ``.noreturn`` (ptxas 13.0:
-    "Inconsistent prototypes of 'f'", "Inconsistent redefinition of variable 'f'")."""
+    """What every declaration of one function must agree on: its kind, the state space (``.param`` or
+    ``.reg``), type, alignment and array size of each return value and parameter (not their names), and
+    ``.noreturn`` (ptxas 13.0: "Inconsistent prototypes of 'f'", "Inconsistent redefinition of variable 'f'")."""
     def shape(vs: list[Variable]) -> tuple[tuple[str, str, int, int], ...]:
         return tuple((v.space, v.type, v.align, v.count) for v in vs)
     return fn.kind, shape(fn.returns), shape(fn.params), "noreturn" in fn.directives
 
 
-def _declare_function(module: Module, fn: Function, earlier: Function | None) -> None:
-    """Record the prototype ``fn`` (a declaration without a body), refusing one that disagrees with an
-    ``earlier`` declaration or definition of its name (:func:`_signature`)."""
-    if earlier is not None and _signature(earlier) != _signature(fn):
-        raise KernelError(f"{fn.kind} {fn.name} is declared with other parameters, return values or .noreturn "
-                          f"than at line {earlier.line} (ptxas: inconsistent prototypes)", fn.line)
-    (module.entries if fn.kind == "entry" else module.functions).setdefault(fn.name, fn)
+def _function(st: Statement, defined: bool) -> Function:
+    """The function a header (``defined``: a definition's) or a prototype declares, with its linkage."""
+    kind, name, params, returns, directives = _header(st.text, st.line)
+    return Function(name, kind, params, returns, st.line, directives=directives, defined=defined,
+                    linkage=_linkage(st, kind))
 
 
-def _body_prototype(body: _Body, text: str, line: int, head: str) -> None:
+def _linkage(st: Statement, kind: str) -> str:
+    """``visible`` of ``.visible .func f ...``: nothing or one of ``.extern``, ``.visible``, ``.weak`` before
+    ``.entry``/``.func`` (PTX ISA "Linkage Directives"; ptxas 13.0: anything else there, ``.common`` or a
+    second linkage, is a syntax error near the word after the first one)."""
+    words = st.text.split("(")[0].split()
+    before = words[:words.index("." + kind)]
+    for k, word in enumerate(before):
+        if k > 0 or word not in _FUNCTION_LINKAGE:
+            near = (before + ["." + kind])[k if word in _FUNCTION_LINKAGE else k + 1]
+            raise KernelError(f"{' '.join(before)} .{kind}: a function takes one linkage directive at most, "
+                              f".extern, .visible or .weak (ptxas: syntax error near {near})",
+                              st.line_at(st.raw.find(near)), word)
+    return before[0][1:] if before else ""
+
+
+def _declared_at(st: Statement, kind: str) -> int:
+    """The line ptxas 13.0 names for a declaration that conflicts with another of its name: where it has read
+    the whole declaration, that is an ``.entry``'s parameter list's ``)`` (or, without one, the word after its
+    name) and a ``.func``'s ``{`` or ``;`` (its ``.noreturn`` belongs to it)."""
+    if kind == "func":
+        return st.line_at(len(st.raw))
+    m = re.search(r"\.entry\s+[^\s(]+\s*", st.raw)
+    if m is None:
+        return st.line
+    return st.line_at(st.raw.index(")", m.end()) if st.raw.startswith("(", m.end()) else m.end())
+
+
+def _merged_linkage(earlier: str, later: str) -> str | None:
+    """The linkage of a function declared ``earlier`` then ``later`` (None: ptxas 13.0 refuses the pair,
+    "Inconsistent redefinition"): ``.extern`` agrees only with ``.extern`` (a function this module defines or
+    declares as its own is no .extern one); otherwise a declaration without linkage takes the one before it,
+    and ``.visible`` or ``.weak`` must repeat it."""
+    if "extern" in (earlier, later):
+        return earlier if earlier == later else None
+    return earlier if later in ("", earlier) else None
+
+
+def _declare(module: Module, fn: Function, st: Statement) -> None:
+    """Record the declaration or definition ``fn`` (read from ``st``), refusing, as ptxas 13.0 does and at the
+    line it names (:func:`_declared_at`): an ``.entry`` parameter outside ``.param``; any declaration after
+    the name's definition ("Duplicate definition"); one whose signature (:func:`_signature`) or linkage
+    (:func:`_merged_linkage`) disagrees with the declarations before it.  A prototype never defined is
+    refused at the end of the module (:func:`_check_definitions`)."""
+    at, head = _declared_at(st, fn.kind), st.text.split(None, 1)[0]
+    if fn.kind == "entry" and (bad := [p.name for p in fn.params if p.space != "param"]):
+        raise KernelError(f"entry parameter {bad[0]} must be in the .param state space", at, head)
+    earlier = module.entries.get(fn.name) or module.functions.get(fn.name)
+    if earlier is not None:
+        if earlier.defined:
+            raise KernelError(f"{fn.name} is defined in this module (line {earlier.line}): no declaration of it "
+                              "may follow its definition (ptxas: duplicate definition)", at, head)
+        if _signature(earlier) != _signature(fn):
+            raise KernelError(f"{fn.kind} {fn.name} is declared with other parameters, return values or .noreturn "
+                              f"than at line {earlier.line} (ptxas: inconsistent prototypes)", at, head)
+        if _merged_linkage(earlier.linkage, fn.linkage) is None:
+            raise KernelError(f"{fn.name} is declared {_linkage_name(fn.linkage)} here and "
+                              f"{_linkage_name(earlier.linkage)} at line {earlier.line} (ptxas: inconsistent "
+                              "redefinition)", at, head)
+        fn.linkage = earlier.linkage if fn.linkage == "" else fn.linkage
+    if fn.defined or earlier is None:
+        (module.entries if fn.kind == "entry" else module.functions)[fn.name] = fn
+
+
+def _linkage_name(linkage: str) -> str:
+    return f".{linkage}" if linkage else "without linkage"
+
+
+def _check_definitions(module: Module) -> None:
+    """Refuse a function declared without ``.extern`` that the module never defines (ptxas 13.0: "Unresolved
+    extern function", whether it is called or not), naming its first declaration."""
+    for fn in [*module.entries.values(), *module.functions.values()]:
+        if not fn.defined and fn.linkage != "extern":
+            raise KernelError(f"{fn.kind} {fn.name} is declared {_linkage_name(fn.linkage)} but never defined in "
+                              "this module: a function defined elsewhere is declared .extern (ptxas: unresolved "
+                              "extern function)", fn.line, f".{fn.kind}")
+
+
+def _body_prototype(body: _Body, st: Statement, head: str) -> None:
     """A function declaration inside a body: ``.extern .func [(returns)] name [(params)] [.noreturn]``, the
     prototype of a function defined elsewhere, which ptxas 13.0 takes as at module scope (calls are not
-    traced, so it is only checked and recorded).  ptxas refuses the other forms: without ``.extern`` (or with
-    ``.visible``/``.weak``) a body would declare a function of this module it cannot define ("Unresolved extern
-    function"), ``.common`` and ``.entry`` are syntax errors, a prototype takes no directive but
-    ``.noreturn``, and a function this module defines (the enclosing one included) is not ``.extern``
-    ("Duplicate definition", "Inconsistent redefinition")."""
+    traced, so it is only checked and recorded, :func:`_declare`).  ptxas refuses the other forms: without
+    ``.extern`` (or with ``.visible``/``.weak``) a body would declare a function of this module it cannot
+    define ("Unresolved extern function"), ``.common`` and ``.entry`` are syntax errors, and a prototype takes
+    no directive but ``.noreturn``."""
+    text, line = st.text, st.line
     if text.split()[:2] != [".extern", ".func"]:
         raise KernelError("a function declared inside a function body must be an .extern .func prototype "
                           f"(ptxas refuses {head} here)", line, head)
-    kind, name, params, returns, directives = _header(text, line)
-    if set(directives) - {"noreturn"}:
-        raise KernelError(f"a prototype takes no directive but .noreturn, not .{min(set(directives) - {'noreturn'})}",
+    fn = _function(st, defined=False)
+    if set(fn.directives) - {"noreturn"}:
+        raise KernelError(f"a prototype takes no directive but .noreturn, not .{min(set(fn.directives) - {'noreturn'})}",
                           line, head)
-    module = body.module
-    earlier = body.fn if name == body.fn.name else module.entries.get(name) or module.functions.get(name)
-    if earlier is not None and earlier.defined:
-        raise KernelError(f"{name} is defined in this module (line {earlier.line}): an .extern prototype names a "
-                          "function defined elsewhere", line, head)
-    _declare_function(module, Function(name, kind, params, returns, line, directives=directives, defined=False),
-                      earlier)
+    _declare(body.module, fn, st)
 
 
 def _callprototype(body: _Body, text: str, line: int, head: str) -> None:
@@ -517,10 +591,13 @@ def parse_module(text: str) -> Module:
         if st.kind == "open":
             if not text_:
                 raise KernelError("a '{' block outside any function", st.line)
-            kind, name, params, returns, directives = _header(text_, st.line)
-            fn = Function(name, kind, params, returns, st.line, directives=directives)
+            fn = _function(st, defined=True)
+            _declare(module, fn, st)
             i = _read_body(module, fn, statements, i + 1)
-            (module.entries if kind == "entry" else module.functions)[name] = fn
+            if fn.linkage == "extern":  # ptxas 13.0 names the body's closing brace
+                raise KernelError(f"{fn.kind} {fn.name} is .extern, declared as defined elsewhere, and has a body "
+                                  "(ptxas: function definition conflicts with .extern declaration)",
+                                  statements[i - 1].line, ".extern")
             continue
         if st.kind == "close":
             raise KernelError("unmatched '}'", st.line)
@@ -529,8 +606,10 @@ def parse_module(text: str) -> Module:
         head = text_.split(None, 1)[0]
         if head == ".version":
             module.version = text_.split()[1]
+            module.isa = Target(module.isa.arch, module.isa.suffix, parse_version(text_, st.line))
         elif head == ".target":
             module.target = text_.split(None, 1)[1].strip()
+            module.isa = Target(*parse_platform(text_, st.line), module.isa.version)
         elif head == ".address_size":
             module.address_size = int(text_.split()[1])
             if module.address_size != 64:
@@ -538,9 +617,7 @@ def parse_module(text: str) -> Module:
         elif head == ".file":
             _file(module, text_, st.line)
         elif ".entry" in text_.split("(")[0].split() or ".func" in text_.split("(")[0].split():
-            kind, name, params, returns, directives = _header(text_, st.line)
-            _declare_function(module, Function(name, kind, params, returns, st.line, directives=directives,
-                                               defined=False), module.entries.get(name) or module.functions.get(name))
+            _declare(module, _function(st, defined=False), st)
         elif head in _SPACES or head in _LINKAGE:
             module.variables.extend(parse_variable(text_, st.line))
         elif head in (".pragma",):
@@ -548,4 +625,5 @@ def parse_module(text: str) -> Module:
         else:
             raise KernelError(f"unknown module-level statement {text_[:60]!r}", st.line, head)
         i += 1
+    _check_definitions(module)
     return module

@@ -172,8 +172,8 @@ def test_max_common_vector_keeps_a_prefix_whose_length_divides_the_inverse_where
 
 def test_a_searched_left_inverse_that_does_not_exist_is_refused_by_kind() -> None:
     """(4,2,6):(7,8,12) is injective (brute force) and the search finds no left inverse: a CompositionError.
-    (3,8,2):(5,6,4) is not injective and no layout sends each offset to its smallest preimage: a
-    NotInjectiveError, saying that other preimage choices are not searched."""
+    (3,8,2):(5,6,4) is not injective and no layout sends each offset to any of its preimages (every choice
+    searched; tests/test_exact_search.py checks such refusals against z3): a NotInjectiveError."""
     injective = Layout((4, 2, 6), (7, 8, 12))
     offsets = [injective(i) for i in range(injective.size())]
     assert len(set(offsets)) == len(offsets)
@@ -182,5 +182,17 @@ def test_a_searched_left_inverse_that_does_not_exist_is_refused_by_kind() -> Non
     assert type(refused.value) is la.CompositionError
     overlapping = Layout((3, 8, 2), (5, 6, 4))
     assert len({overlapping(i) for i in range(overlapping.size())}) < overlapping.size()
-    with pytest.raises(la.NotInjectiveError, match="other choices of preimage are not searched"):
+    with pytest.raises(la.NotInjectiveError, match=r"no layout L has A\(L\(x\)\) == x .*every choice of preimage"):
         left_inverse(overlapping)
+
+
+def test_a_non_injective_left_inverse_takes_other_preimages_where_the_smallest_fit_no_layout() -> None:
+    """(2,3):(1,1) has offsets 0..3 with preimages {0}, {1,2}, {3,4}, {5}.  No layout sends them to the smallest
+    preimages 0, 1, 3, 5 (the fixed-target search says so), yet a layout may pick others: A(L(x)) == x."""
+    from layoutalg.core.left_inverse_search import find_left_inverse
+
+    a = Layout((2, 3), (1, 1))
+    assert find_left_inverse([0, 1, 2, 3], [0, 1, 3, 5]) is None
+    left = left_inverse(a)
+    assert [a(left(x)) for x in range(4)] == [0, 1, 2, 3]
+    assert all(0 <= left(x) < a.size() for x in range(4))

@@ -888,7 +888,30 @@ GENERATORS.update({
 })
 
 
+def _left_inverse_exists(src: str) -> bool:
+    """z3 (``tests/oracles/reference.py``: every radix sequence, any factors): a layout L with ``L(A(i)) == i``
+    (injective A) or ``A(L(x)) == x`` on every offset (the generalized inverse) exists.  Decided for an
+    int- or F2-stride A (F2 values read as integers) whose values lie in ``0..40``; larger ones, negative
+    offsets (L is read on non-negative ones) and basis strides are not judged (False)."""
+    from tests.oracles import reference
+
+    a = judge.promoted(_call_args(src)[0])
+    if isinstance(a, judge.la.Layout):
+        values = reference.values(a.shape, a.stride)
+    elif isinstance(a, judge.la.StrideLayout) and all(isinstance(d, judge.la.F2) for _, d in a.pairs()):
+        values = [int(a(i)) for i in range(a.size())]  # F2 values read as integers, as layoutalg's answer reads them
+    else:
+        return False
+    if min(values) < 0 or max(values) > 40:
+        return False
+    if len(set(values)) == len(values):
+        return reference.left_inverse_exists(values)
+    return reference.generalized_left_inverse_exists(values)
+
+
 ANSWER_EXISTS.update({
+    "left_inverse": _left_inverse_exists,
+    "left_inverse promoted": _left_inverse_exists,
     "right_inverse promoted": lambda src: True,  # R = 1:0 always meets R(A(R(i))) == R(i); PyCuTe never refuses
     "nullspace promoted": _nullspace_answer_exists,
     "complement promoted": _weak_complement_exists,

@@ -17,7 +17,11 @@ from layoutalg.core.flat import (
     leaf_pairs,
 )
 from layoutalg.core.layout import Layout
-from layoutalg.core.left_inverse_search import SearchExhaustedError, find_left_inverse
+from layoutalg.core.left_inverse_search import (
+    SearchExhaustedError,
+    find_generalized_left_inverse,
+    find_left_inverse,
+)
 from layoutalg.core.memo import memoized
 from layoutalg.errors import CompositionError, LayoutError, NotInjectiveError
 
@@ -114,9 +118,12 @@ def left_inverse(layout: Layout) -> Layout:
     the construction above, so their coordinates come back as 0
     (``left_inverse((2,4,8):(32,0,2)) == (2,16,2):(0,8,1)``, exact by
     construction).  Other non-injective layouts (``(2,2):(1,1)``) go to the
-    search, asked to send each offset to its smallest preimage; when no layout
-    does, :class:`NotInjectiveError` says so (other preimage choices are not
-    searched).  Negative strides raise: ``L`` is defined on non-negative
+    search, asked first to send each offset to its smallest preimage, then to
+    any of its preimages (no layout sends the offsets 0..3 of ``(2,3):(1,1)``
+    to their smallest preimages 0, 1, 3, 5; ``(2,2):(1,4)`` sends them to
+    0, 1, 4, 5); :class:`NotInjectiveError` when no
+    layout does (every choice searched) or, saying so, when the search passes
+    its bound.  Negative strides raise: ``L`` is defined on non-negative
     offsets only.
     """
     return _left_inverse(layout if type(layout) is Layout else check_layout(layout, "left_inverse layout"))
@@ -174,9 +181,7 @@ def _contiguous_left_inverse(flat: Pairs) -> Layout | None:
 def _searched_left_inverse(layout: Layout) -> Layout:
     """The left inverse found by the complete search, checked on every offset; or CompositionError (remembered).
 
-    For a non-injective layout the search asks for ``L(A(i)) == `` the smallest ``j`` with
-    ``A(j) == A(i)`` (which gives ``A(L(A(i))) == A(i)``, the generalized left inverse);
-    other choices of preimage are not searched, and the error says so.
+    For a non-injective layout, the generalized left inverse (see :func:`left_inverse_of_values`).
     """
     flat = _coalesced_with_index_strides(layout)[0]
     size = math.prod(s for s, _ in flat)
@@ -187,36 +192,70 @@ def _searched_left_inverse(layout: Layout) -> Layout:
         )
     if layout.size() > ENUMERATION_LIMIT:
         check_domain(layout.size(), f"left_inverse of {layout}")
-    offsets, first, injective = _first_preimages(flat)
-    try:
-        found = find_left_inverse(offsets, None if injective else first)
-    except SearchExhaustedError:
-        if not injective:  # refusals of a non-injective layout are NotInjectiveError, decided or not
-            raise NotInjectiveError(
-                f"left_inverse of the non-injective {layout}: undecided; the search for a layout L sending each "
-                f"offset A(i) to the smallest index j with A(j) == A(i) passed its bound of "
-                f"{left_inverse_search.NODE_LIMIT} radix prefixes or {left_inverse_search.WORK_LIMIT} units of work"
+    return left_inverse_of_values(_flat_values(flat), str(layout))
+
+
+def left_inverse_of_values(values: list[int], name: str) -> Layout:
+    """A layout ``L`` read on the non-negative integer ``values`` of a function ``A`` (``values[i] == A(i)``,
+    ``values[0] == 0``; at most WORK_LIMIT of them), ``name`` naming A in errors:
+
+    * all distinct: ``L(values[i]) == i`` (the complete search, :func:`find_left_inverse`), else
+      :class:`CompositionError`;
+    * else the generalized left inverse, ``values[L(x)] == x`` on every value ``x``: first the layout sending
+      each value to its smallest preimage (the search with fixed targets, usually decided at once), then the
+      search over every choice of preimages (:func:`find_generalized_left_inverse`), which is complete; else
+      :class:`NotInjectiveError`.
+
+    Either refusal says "undecided" instead when the search passes its bound.  Every answer is checked on every
+    value."""
+    offsets, first, injective = _first_appearances(values)
+    if injective:
+        try:
+            found = find_left_inverse(offsets)
+        except SearchExhaustedError:
+            raise CompositionError(
+                f"left_inverse of {name}: undecided; its strides do not chain, and the search for a left "
+                f"inverse passed its bound of {left_inverse_search.NODE_LIMIT} radix prefixes or "
+                f"{left_inverse_search.WORK_LIMIT} units of work (largest offset {max(offsets)}; "
+                "below 192 it always decides)"
             ) from None
-        raise CompositionError(
-            f"left_inverse of {layout}: undecided; its strides do not chain, and the search for a left "
-            f"inverse passed its bound of {left_inverse_search.NODE_LIMIT} radix prefixes or "
-            f"{left_inverse_search.WORK_LIMIT} units of work (largest offset {max(offsets)}; "
-            "below 192 it always decides)"
-        ) from None
-    if found is None:
-        if not injective:
-            raise NotInjectiveError(
-                f"left_inverse of the non-injective {layout}: no layout L sends each offset A(i) to the smallest "
-                "index j with A(j) == A(i) (other choices of preimage are not searched)"
+        if found is None:
+            raise CompositionError(
+                f"left_inverse of {name}: no layout L has L(A(i)) == i for all i (its strides do not chain, "
+                "and no radices and strides fit its offsets)"
             )
-        raise CompositionError(
-            f"left_inverse of {layout}: no layout L has L(A(i)) == i for all i (its strides do not chain, "
-            "and no radices and strides fit its offsets)"
-        )
+    else:
+        found = _generalized_pairs(values, offsets, first, name)
     candidate = from_pairs(coalesce_pairs(found))
-    if [candidate(x) for x in offsets] != first:  # pragma: no cover - the search solves exactly
-        raise CompositionError(f"left_inverse of {layout}: internal search result {candidate} fails its check")
+    if any(not 0 <= candidate(x) < len(values) or values[candidate(x)] != x for x in offsets):  # pragma: no cover
+        raise CompositionError(f"left_inverse of {name}: internal search result {candidate} fails its check")
     return candidate
+
+
+def _generalized_pairs(values: list[int], offsets: list[int], first: list[int], name: str) -> Pairs:
+    """The pairs of a generalized left inverse (see :func:`left_inverse_of_values`), or NotInjectiveError."""
+    bound = (f"its bound of {left_inverse_search.NODE_LIMIT} radix sequences or {left_inverse_search.WORK_LIMIT} "
+             "units of work")
+    try:
+        found = find_left_inverse(offsets, first)
+    except SearchExhaustedError:
+        found = None
+    if found is not None:
+        return found
+    preimages: dict[int, list[int]] = {x: [] for x in offsets}
+    for i, v in enumerate(values):
+        preimages[v].append(i)
+    try:
+        found = find_generalized_left_inverse(offsets, [preimages[x] for x in offsets])
+    except SearchExhaustedError:
+        raise NotInjectiveError(
+            f"left_inverse of the non-injective {name}: undecided; the search for a layout L with "
+            f"A(L(x)) == x on every offset x passed {bound}") from None
+    if found is None:
+        raise NotInjectiveError(
+            f"left_inverse of the non-injective {name}: no layout L has A(L(x)) == x on every offset x "
+            "(every choice of preimage searched)")
+    return found
 
 
 def _read_contiguous(target: list[int]) -> Layout | None:
@@ -295,12 +334,22 @@ def _first_values(pairs: Pairs, n: int) -> list[int]:
     return out[:n]
 
 
-def _first_preimages(flat: Pairs) -> tuple[list[int], list[int], bool]:
-    """``(offsets, first, injective)`` of the flat layout: its distinct offsets in order of first appearance, the
-    index where each first appears, and whether no offset repeats (plain Python: at most WORK_LIMIT offsets)."""
+def _flat_values(flat: Pairs) -> list[int]:
+    """The flat layout's values in index order (plain Python: at most WORK_LIMIT of them)."""
     values = [0]
     for s, d in flat:
         values = [v + k * d for k in range(s) for v in values]
+    return values
+
+
+def _first_preimages(flat: Pairs) -> tuple[list[int], list[int], bool]:
+    """``(offsets, first, injective)`` of the flat layout (:func:`_first_appearances` of its values)."""
+    return _first_appearances(_flat_values(flat))
+
+
+def _first_appearances(values: list[int]) -> tuple[list[int], list[int], bool]:
+    """``(offsets, first, injective)``: the distinct values in order of first appearance, the index where each
+    first appears, and whether no value repeats."""
     first: dict[int, int] = {}
     for i, v in enumerate(values):
         if v not in first:

@@ -160,3 +160,86 @@ def find_left_inverse(offsets: Sequence[int], targets: Sequence[int] | None = No
 
     start: Groups = {x: (x, ()) for x in sorted(offsets)}  # prefix product 1: every offset its own group
     return search([], 1, RowSpace(ncols), start)
+
+
+def _maximal_prime_sequences(top: int, primes: list[int]) -> list[list[int]]:
+    """Every sequence of primes ``p1..pk`` with ``p1*...*pk <= top < 2*p1*...*pk`` (reduction 2 of the module
+    docstring), in depth-first order with smaller primes first; at most NODE_LIMIT of them, else
+    SearchExhaustedError."""
+    found: list[list[int]] = []
+    stack: list[tuple[list[int], int]] = [([], 1)]
+    while stack:
+        radices, product = stack.pop()
+        if product * 2 > top:
+            found.append(radices)
+            if len(found) > NODE_LIMIT:
+                raise SearchExhaustedError
+            continue
+        for p in reversed(primes):  # pushed largest first, so popped smallest first
+            if product * p <= top:
+                stack.append((radices + [p], product * p))
+    return found
+
+
+def find_generalized_left_inverse(offsets: Sequence[int], preimages: Sequence[Sequence[int]]) -> Pairs | None:
+    """Flat pairs of a layout ``L`` with ``L(offsets[i])`` in ``preimages[i]`` for every ``i``, or None when no
+    layout has that (the generalized left inverse of a non-injective ``A``: ``preimages[i]`` are the indices
+    ``A`` sends to ``offsets[i]``, so ``A(L(A(j))) == A(j)`` for every ``j``).
+
+    Reductions 1 and 2 of the module docstring do not depend on the targets, so the maximal prime sequences
+    are tried in turn, each closed by an unbounded mode.  For one sequence the offsets are taken in increasing
+    order, each adding ``dig(x) . D == t`` for a chosen target ``t``: where ``dig(x)`` depends on the rows
+    before, at most one ``t`` is consistent (the value the earlier equations fix), so only rows that raise the
+    rank branch, over every preimage: at most ``len(radices) + 1`` levels.  With every offset placed, an
+    integer solution of the chosen equations (:meth:`RowSpace.integer_solution`, exact) is an answer, and only
+    then; so every assignment of targets that some integer ``D`` realises is reached, and None means none
+    exists.  Raises SearchExhaustedError past :data:`NODE_LIMIT` sequences or :data:`WORK_LIMIT` units of work
+    (an equation tried is :data:`ROW_COST`)."""
+    order = sorted(range(len(offsets)), key=offsets.__getitem__)
+    xs = [offsets[k] for k in order]
+    targets = [sorted(preimages[k]) for k in order]
+    top = xs[-1]
+    if top == 0:
+        return [(1, 0)]
+    budget = [WORK_LIMIT]
+    for radices in _maximal_prime_sequences(top, _primes_up_to(min(top, _nth_prime_bound(NODE_LIMIT + 1)))):
+        product = math.prod(radices)
+        rows = []
+        for x in xs:  # each offset's digits: one per radix, then the unbounded mode's quotient
+            digits = []
+            for p in radices:
+                digits.append(x % p)
+                x //= p
+            rows.append(digits + [x])
+        strides = _place(rows, targets, 0, RowSpace(len(radices) + 1), budget)
+        if strides is not None:
+            return [(p, strides[j]) for j, p in enumerate(radices)] + [(top // product + 1, strides[-1])]
+    return None
+
+
+def _place(rows: list[list[int]], targets: list[list[int]], start: int, space: RowSpace,
+           budget: list[int]) -> list[int] | None:
+    """:func:`find_generalized_left_inverse` for one radix sequence from offset ``start`` on: integer strides, or
+    None when no choice of targets from here has them."""
+    ncols = space.ncols
+    k = start
+    while k < len(rows):
+        choices = []
+        for t in targets[k]:
+            budget[0] -= ROW_COST
+            if budget[0] < 0:
+                raise SearchExhaustedError
+            branch = space.copy()
+            if branch.add(rows[k], t, ncols) and not branch.fixes_a_fraction(ncols):
+                choices.append(branch)
+        if not choices:
+            return None
+        if len(choices) > 1:  # a row that raises the rank: every target is a branch
+            for branch in choices:
+                found = _place(rows, targets, k + 1, branch, budget)
+                if found is not None:
+                    return found
+            return None
+        space = choices[0]
+        k += 1
+    return space.integer_solution()

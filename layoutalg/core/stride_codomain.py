@@ -24,7 +24,7 @@ from layoutalg.core.stride_layout import StrideLayout, has_scalar_strides, strid
 from layoutalg.core.stride_layout_ops import _pairs
 from layoutalg.core.stride_scalars import F2, ArithTuple, ScaledBasis
 from layoutalg.core.validate import describe
-from layoutalg.errors import ShapeError
+from layoutalg.errors import LayoutError, NotInjectiveError, ShapeError
 
 
 def coshape(layout: Any) -> Any:
@@ -192,12 +192,34 @@ def left_inverse(layout: StrideLayout) -> Any:
     from layoutalg.core.inverses import left_inverse as int_left_inverse
 
     if _f2_only(layout):
-        return f2_strides.left_inverse(layout)
+        try:
+            return f2_strides.left_inverse(layout)
+        except (ShapeError, NotInjectiveError) as not_linear:
+            return _left_inverse_of_f2_values(layout, not_linear)
     by_axis = _by_axis(layout, "left_inverse")
     if by_axis is not None:
         return by_axis
     numbered, cs = _numbered(layout)
     return int_composition(int_left_inverse(numbered), Layout(cs))
+
+
+def _left_inverse_of_f2_values(layout: StrideLayout, not_linear: LayoutError) -> Any:
+    """Where no GF(2)-linear left inverse exists (an extent that is no power of two, or index bits the strides
+    do not keep apart), an int layout read on L's values as integers (XOR patterns, all non-negative, 0 at index
+    0): ``R(L(i)) == i``, or the generalized ``L(R(v)) == v`` (:func:`layoutalg.core.inverses.
+    left_inverse_of_values`, complete): ``6:F1`` (values 0..5) has ``8:1``.  Refused, both reasons named, where
+    no layout fits (``(3,4):(F1,F3)``: ``1 ^ 3 == 2`` repeats a value, and no layout picks preimages)."""
+    from layoutalg.core.inverses import left_inverse_of_values
+    from layoutalg.core.left_inverse_search import WORK_LIMIT
+
+    size = layout.size()
+    if size > WORK_LIMIT:
+        raise not_linear
+    values = [int(layout(i)) for i in range(size)]
+    try:
+        return left_inverse_of_values(values, str(layout))
+    except LayoutError as no_layout:
+        raise type(no_layout)(f"{not_linear}; read as integers: {no_layout}") from None
 
 
 def weak_complement(layout: StrideLayout, cotarget: Any = None) -> Any:

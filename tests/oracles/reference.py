@@ -134,3 +134,32 @@ def left_inverse_exists(offsets: list[int]) -> bool:
             if solver.check() == z3.sat:
                 return True
     return False
+
+
+def generalized_left_inverse_exists(values: list[int]) -> bool:
+    """Is there a layout L with ``A(L(x)) == x`` for every offset ``x`` of the layout whose values (index
+    order) are ``values`` -- ``L(x)`` an index ``i < len(values)`` with ``values[i] == x``?  As
+    :func:`left_inverse_exists`: every radix sequence of any factors with product ``<= max``, z3 deciding
+    whether integer strides send each offset to one of its preimages (a disjunction per offset)."""
+    import z3
+
+    preimages: dict[int, list[int]] = {}
+    for i, v in enumerate(values):
+        preimages.setdefault(v, []).append(i)
+    top = max(values)
+    for product in range(1, top + 1):
+        for radices in ordered_factorizations(product):
+            strides = [z3.Int(f"d{k}") for k in range(len(radices) + 1)]
+            solver = z3.Solver()
+            for x, targets in preimages.items():
+                digits = []
+                rest = x
+                for t in radices:
+                    rest, digit = divmod(rest, t)
+                    digits.append(digit)
+                digits.append(rest)
+                value = z3.Sum([c * d for c, d in zip(digits, strides)] + [z3.IntVal(0)])
+                solver.add(z3.Or([value == t for t in targets]))
+            if solver.check() == z3.sat:
+                return True
+    return False

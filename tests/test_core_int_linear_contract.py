@@ -115,3 +115,19 @@ def test_integer_solution_with_free_unknowns_at_0_solves_the_equations_it_was_gi
     for row, b in (([0, 1, 1, 0], 3), ([0, 0, 1, 0], 1), ([0, 2, 3, 0], 7)):
         assert space.add(row, b, 3)
     assert space.integer_solution() == [0, 2, 1, 0]
+
+
+def test_integer_solution_sets_every_non_pivot_unknown_to_0_where_that_gives_integers() -> None:
+    """The documented choice among many integer solutions: with each unknown after an equation's pivot (its first
+    unknown left once the earlier pivots are eliminated) at 0, the pivots are solved one by one, by hand here:
+    ``-x0 + x1 == -3`` gives ``x0 = 3``; ``2x0 - 2x1 == 2`` gives ``x0 = 1``; ``x0 + x1 + x2 == 6`` with
+    ``x1 + 2x2 == 4`` gives ``x1 = 4, x0 = 2``.  Each system has other integer solutions (``x1`` free)."""
+    cases = [([([-1, 1, 0, 0], -3)], [3, 0, 0, 0]),
+             ([([2, -2, 0, 0], 2)], [1, 0, 0, 0]),
+             ([([1, 1, 1, 0], 6), ([0, 1, 2, 0], 4)], [2, 4, 0, 0])]
+    for equations, expected in cases:
+        space = RowSpace(4)
+        for row, b in equations:
+            assert space.add(row, b, 3)
+        assert all(sum(r * v for r, v in zip(row, expected)) == b for row, b in equations)  # the hand values solve it
+        assert space.integer_solution() == expected, equations

@@ -170,6 +170,7 @@ _BIG = 1 << 4096  # one bit past the limit, either sign
 @pytest.mark.parametrize("shape, init", [
     ("B", 1), (3, "B"), ((2, "B"), 1), (((2, "B"),), 1), ((2, 3), ("B", 1)), (((2, "B"), 3), (1, 1)),
     (("B", 3), (1, 1)), (((4,),), (("B",),)), ((("B",),), ((1,),)), ((("B",), 3), (1, 1)),
+    (("B",), 1), ((1 << 30, "B"), 1),  # a flat shape whose every leaf is past 2**30 (no small leaf beside it)
 ], ids=str)
 def test_prefix_product_refuses_a_4097_bit_leaf_or_init_at_every_position(shape: Any, init: Any, sign: int) -> None:
     def fill(x: Any) -> Any:

@@ -264,6 +264,24 @@ def test_make_layout_of_a_gf2_strided_layout_and_a_layout_is_a_stride_layout_of_
     assert str(made) == "(4,2):(F1,4)"
 
 
+def test_make_layout_with_a_sympy_stride_on_an_int_shape_is_the_symbolic_layout_of_that_stride() -> None:
+    """CuTe's ``L(i) = sum(coord_k * stride_k)`` with the colexicographic coordinate ``(i % 4, i // 4)``:
+    ``(4,8):(N,1)`` maps ``i`` to ``N*(i % 4) + i // 4`` for every index."""
+    import sympy
+
+    n = sympy.Symbol("N", positive=True, integer=True)
+    made = make_layout((4, 8), stride=(n, 1))
+    assert made.shape == (4, 8) and made.stride == (n, 1)
+    assert [sympy.expand(made(i) - (n * (i % 4) + i // 4)) for i in range(32)] == [0] * 32
+
+
+@pytest.mark.parametrize("stride", [None, (1, 4)], ids=["compact", "given"])
+def test_make_layout_of_int_leaves_refuses_a_negative_extent_naming_it_and_its_mode(stride: object) -> None:
+    with pytest.raises(ShapeError, match=r"extent -1 at mode \[1\] must be a positive integer"):
+        make_layout((4, -1), stride=stride)
+    assert type(make_layout((4, 8), stride=stride)) is Layout
+
+
 class _TaggedIndex(int):
     """An integer carrying array-like metadata (``shape``, ``dtype``) but no ``ndim``, as some frameworks' scalars
     do: only an array of rank > 0 is refused as a coordinate."""

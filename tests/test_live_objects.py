@@ -279,6 +279,28 @@ def test_pycute_integer_layouts_and_refusals() -> None:
         la.as_layout(PyCuTeLayout((4, 8), (F2(1), 4)))
 
 
+def test_pycute_f2_layout_with_an_integer_0_stride_is_read_and_a_nonzero_integer_stride_refused() -> None:
+    """PyCuTe's ``F2`` takes an int 0 as its additive identity and raises on any other int (its swizzle.py):
+    a broadcast mode of stride 0 beside F2 strides is the same function; a stride 1 beside them is refused."""
+    for theirs, size in ((PyCuTeLayout((8, 2), (F2(1), 0)), 16), (PyCuTeLayout((2, (3, 4)), (0, (F2(1), F2(6)))), 24)):
+        ours = la.as_layout(theirs)
+        assert [int(ours(i)) for i in range(size)] == [int(theirs(i)) for i in range(size)]
+    with pytest.raises(LayoutError, match="mixes integer and F2 strides"):
+        la.as_layout(PyCuTeLayout((8, 2), (F2(1), 1)))
+
+
+class _DataHolder:
+    """No PyCuTe scalar, though it holds a tuple ``.data`` as PyCuTe's ArithTuple does."""
+
+    def __init__(self) -> None:
+        self.data = (1, 0)
+
+
+def test_pycute_stride_leaf_that_only_looks_like_an_arith_tuple_is_refused_naming_it() -> None:
+    with pytest.raises(LayoutError, match=r"stride\[1\] holds .*_DataHolder"):
+        la.as_layout(PyCuTeLayout((4, 8), (1, _DataHolder())))
+
+
 # ----------------------------------------------------------------------------- Triton / Gluon
 
 
@@ -382,7 +404,8 @@ DSL_BASIS_SCRIPT = textwrap.dedent(
     def run():
         made = [cute.make_identity_layout((4, 5)),
                 cute.make_layout((4, (2, 3)), stride=(cute.E(1), (cute.E(0), 3 * cute.E(0)))),
-                cute.make_layout((2, 3), stride=(cute.E((1, 0)), 2 * cute.E(0)))]
+                cute.make_layout((2, 3), stride=(cute.E((1, 0)), 2 * cute.E(0))),
+                cute.make_layout((4, 3), stride=(cute.E(1), 0))]  # an int (broadcast) stride beside a basis one
         for theirs in made:
             ours = la.as_layout(theirs)
             n = ours.size()
@@ -399,7 +422,8 @@ DSL_BASIS_SCRIPT = textwrap.dedent(
 @pytest.mark.oracle
 def test_cute_dsl_coordinate_layouts_are_read_and_written_as_basis_strides(tmp_path: Path) -> None:
     """``make_identity_layout`` and ``ScaledBasis`` strides (``value @ mode``) become layoutalg's basis strides
-    with the same values as CuTe DSL evaluates, and ``to_cute_dsl`` writes them back (CuTe DSL evaluates it)."""
+    with the same values as CuTe DSL evaluates (an int stride beside them stays an int), and ``to_cute_dsl`` writes
+    them back (CuTe DSL evaluates it)."""
     pytest.importorskip("cutlass.cute")
     script = tmp_path / "dsl_basis.py"
     script.write_text(DSL_BASIS_SCRIPT)
@@ -407,9 +431,25 @@ def test_cute_dsl_coordinate_layouts_are_read_and_written_as_basis_strides(tmp_p
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = json.loads(next(x for x in proc.stdout.splitlines() if x.startswith("RESULT"))[len("RESULT"):])
-    assert len(rows) == 3
+    assert len(rows) == 4
     for kind, dsl_values, ours, written in rows:
         assert kind == "StrideLayout" and ours == dsl_values and written == dsl_values
+
+
+def test_to_cute_dsl_refuses_what_cute_dsl_cannot_write_naming_it() -> None:
+    """CuTe DSL writes a stride leaf as an int or one ``value * E(mode)`` (its ScaledBasis): a symbolic layout, a
+    sum of two basis vectors and an F2 stride have no form there, and each refusal says which."""
+    pytest.importorskip("cutlass.cute")
+    import sympy
+
+    n = sympy.Symbol("N", positive=True, integer=True)
+    with pytest.raises(LayoutError, match="to_cute_dsl takes a Layout, Swizzle, ComposedLayout or a basis-stride "
+                                          "layout, got SymbolicLayout"):
+        la.to_cute_dsl(la.make_layout((4, 8), stride=(n, 1)))
+    with pytest.raises(LayoutError, match=r"stride \(1,1\) is not one scaled basis vector"):
+        la.to_cute_dsl(la.stride_layout((4, 2), (la.E(0) + la.E(1), la.E(1))))
+    with pytest.raises(LayoutError, match=r"stride F1 \(F2\) has no CuTe DSL form"):
+        la.to_cute_dsl(la.stride_layout((3, 4), (la.F2(1), la.F2(6))))
 
 
 # ----------------------------------------------------------------------------- what as_layout refuses

@@ -120,10 +120,10 @@ class RowSpace:
     def integer_solution(self) -> list[int] | None:
         """An integer solution of every equation added so far, or None when none exists.
 
-        Where the equations fix the unknowns they mention (a kept rational solution: every equation is zero
-        past its ``active`` columns and the echelon has full rank there), that solution is the only one on
-        those columns, so it answers when its numerators are multiples of the denominator and otherwise
-        nothing does; the remaining unknowns are free (0).  Else the Hermite elimination decides."""
+        Where the equations fix the unknowns they mention (a kept rational solution: every equation zero past
+        its ``active`` columns, the echelon of full rank there), it answers if integral, else nothing does; the
+        other unknowns are 0.  Else the solution with every non-pivot unknown 0 (an equation's pivot: its first
+        unknown left once the earlier pivots are eliminated) answers where integral, else Hermite elimination."""
         solution = self._solution
         if solution is not None:
             _, numerators, denominator = solution

@@ -353,3 +353,86 @@ def test_f2_nullspace_refused_when_the_zeros_are_no_subspace_and_no_int_layout_l
     assert zeros == [0, 11, 47]  # three indices: a layout listing them is one mode of 3 (0, d, 2d): none
     with pytest.raises(la.CompositionError, match="are not the values of any layout"):
         la.nullspace(a)
+
+
+# ---------------------------------------------------------------------------------------- fast paths vs values
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_FAST = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+
+
+@st.composite
+def _stride_leaf(draw: Any, kind: str) -> Any:
+    if kind == "F2":
+        return F2(draw(st.integers(0, 31)))
+    scale = draw(st.integers(-2, 4))
+    if kind == "int":
+        return scale
+    return scale * E(draw(st.integers(0, 2)))  # 0 * E(i) is a zero basis stride
+
+
+@st.composite
+def _stride_layouts(draw: Any, size: int | None = None, kind: str | None = None) -> Any:
+    """Flat layouts with int, basis or F2 strides (one kind; basis zeros may be int 0), size <= 64."""
+    kind = kind or draw(st.sampled_from(["int", "E", "E", "F2"]))
+    if size is None:
+        shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    else:  # a random factorization of size
+        shape, rest = [], size
+        while rest > 1:
+            f = draw(st.sampled_from([d for d in range(2, rest + 1) if rest % d == 0]))
+            shape.append(f)
+            rest //= f
+        shape = tuple(shape) or (1,)
+    stride = tuple(draw(_stride_leaf(kind)) for _ in shape)
+    return la.stride_layout(shape, stride)
+
+
+def _brute_values(layout: Any) -> list[Any]:
+    return [layout(i) for i in range(layout.size())]
+
+
+@_FAST
+@given(st.data())
+def test_layout_add_without_enumeration_is_the_pointwise_sum(data: st.DataObject) -> None:
+    """Z-linear strides, or F2 strides at a size that is a power of two, are summed without an enumeration
+    check (exact by construction, stride_layout_ops._z_linear): the result must still be A(i) + B(i)."""
+    kind = data.draw(st.sampled_from(["int", "E", "F2"]))
+    a = data.draw(_stride_layouts(kind=kind))
+    b = data.draw(_stride_layouts(size=a.size(), kind=kind))
+    try:
+        r = la.layout_add(a, b)
+    except la.LayoutError:
+        return  # kinds that do not add (F2 + basis), or domains that do not refine
+    want = [x + y for x, y in zip(_brute_values(a), _brute_values(b))]
+    assert r.size() == a.size() and _brute_values(r) == want
+
+
+def test_layout_add_of_f2_strides_split_at_no_power_of_two_is_checked_and_refused() -> None:
+    """6:F1 split at 3 to meet (3,2):(F1,F4) would carry between the parts (1 ^ (1 (x) 3) == 2, not 4): no layout
+    of the refinement has the sum, so it is refused, not answered from the split."""
+    a = la.stride_layout((3, 2), (F2(1), F2(4)))
+    b = la.stride_layout(6, F2(1))
+    try:
+        r = la.layout_add(a, b)
+    except la.LayoutError:
+        return
+    assert _brute_values(r) == [x + y for x, y in zip(_brute_values(a), _brute_values(b))]
+
+
+@_FAST
+@given(_stride_layouts())
+def test_nullspace_of_non_negative_strides_is_the_zero_set(a: Any) -> None:
+    """The stride-0 construction (non-negative int or basis strides) lists exactly the indices of zero values,
+    in increasing order, as the enumeration does."""
+    from layoutalg.core.stride_layout_ops import _nullspace_by_values
+
+    try:
+        n = la.nullspace(a)
+    except la.LayoutError:
+        return
+    zeros = [i for i, v in enumerate(_brute_values(a)) if v == 0]
+    assert [int(x) for x in _brute_values(n)] == zeros
+    if isinstance(a, la.StrideLayout):
+        assert n == _nullspace_by_values(a)

@@ -38,15 +38,16 @@ def coshape(layout: Any) -> Any:
     if not has_scalar_strides(layout.stride):  # int strides in a StrideLayout: the plain layout's cosize
         return stride_layout(layout.shape, layout.stride).cosize()
     top: dict[tuple[int, ...], int] = {}
-    f2_axes = set()
+    f2_leaves: dict[tuple[int, ...], list[tuple[int, Any]]] = {}
     for s, d in _pairs(layout):
         terms = d.terms() if isinstance(d, ArithTuple) else ([(d, ())] if d != 0 else [])
         for v, p in terms:
             if isinstance(v, F2):
-                f2_axes.add(p)
+                f2_leaves.setdefault(p, [])
+            f2_leaves.get(p, []).append((s, v))
             top[p] = top.get(p, 0) + (s - 1) * max(int(v), 0)
-    for p in f2_axes:  # an XOR of carry-less products: its largest value is found by enumeration
-        top[p] = max(int(_component(v, p)) for v in layout.values())
+    for p, leaves in f2_leaves.items():  # an XOR of carry-less products: its largest value by enumeration
+        top[p] = _f2_axis_max(layout, p, leaves)
     if not top:
         return 1  # every stride is 0
     if () in top:
@@ -54,6 +55,20 @@ def coshape(layout: Any) -> Any:
             raise ShapeError(f"coshape of {layout}: its strides mix plain values with basis vectors")
         return top[()] + 1
     return _nest({p: m + 1 for p, m in top.items()})
+
+
+def _f2_axis_max(layout: Any, path: tuple[int, ...], leaves: list[tuple[int, Any]]) -> int:
+    """The largest value of an F2 codomain axis: the XOR of ``c (x) v`` (carry-less) over the leaves ``s:v`` on
+    that axis, every ``c < s``; the set of reachable values grows leaf by leaf, on plain ints (only this axis's
+    leaves, each value once).  An axis that also holds int strides is enumerated through the layout."""
+    from layoutalg.core.stride_scalars import clmul
+
+    if not all(isinstance(v, F2) for _, v in leaves):
+        return max(int(_component(v, path)) for v in layout.values())
+    reached = {0}
+    for s, v in leaves:
+        reached = {x ^ clmul(c, int(v)) for x in reached for c in range(s)}
+    return max(reached)
 
 
 def _component(v: Any, path: tuple[int, ...]) -> Any:
@@ -125,9 +140,9 @@ def _prefix_of(cs: Any, n: int) -> Any:
     return it.unflatten(out, cs)
 
 
-def _axis_layouts(layout: StrideLayout) -> list[tuple[tuple[int, ...], Any]] | None:
-    """One layout per codomain axis, over L's whole domain (other axes' leaves at stride 0), or None when some
-    stride is not a single basis vector."""
+def _axis_layouts(layout: StrideLayout, cs: Any) -> list[tuple[tuple[int, ...], Any]] | None:
+    """One layout per codomain axis of the coshape ``cs``, over L's whole domain (other axes' leaves at stride
+    0), or None when some stride is not a single basis vector."""
     pairs = _pairs(layout)
     axes: dict[tuple[int, ...], list[Any]] = {}
     for k, (_, d) in enumerate(pairs):
@@ -139,9 +154,13 @@ def _axis_layouts(layout: StrideLayout) -> list[tuple[tuple[int, ...], Any]] | N
         value, path = terms[0]
         axes.setdefault(path, [0] * len(pairs))[k] = value
     out = []
-    for path in _axis_strides(coshape(layout)):
+    for path in _axis_strides(cs):
         strides = axes.get(path, [0] * len(pairs))
-        out.append((path, stride_layout(layout.shape, it.unflatten(strides, layout.shape))))
+        stride = it.unflatten(strides, layout.shape)
+        if all(type(d) is int for d in strides):  # L's own shape, int strides: a plain layout, valid as L is
+            out.append((path, Layout._trusted(layout.shape, stride)))
+        else:
+            out.append((path, stride_layout(layout.shape, stride)))
     return out
 
 
@@ -150,14 +169,14 @@ def _by_axis(layout: StrideLayout, name: str) -> Any:
     ``R(c) = sum_k R_k(c_k)`` takes L's coordinates."""
     from layoutalg.core import f2_strides, inverses
 
-    axes = _axis_layouts(layout)
+    cs = coshape(layout)
+    axes = _axis_layouts(layout, cs)
     if axes is None:
         return None
     parts = []
     for _, one in axes:
         fn = getattr(f2_strides if isinstance(one, StrideLayout) else inverses, name)
         parts.append(fn(one))
-    cs = coshape(layout)
     return stride_layout(it.unflatten([p.shape for p in parts], cs), it.unflatten([p.stride for p in parts], cs))
 
 

@@ -1,8 +1,10 @@
 """The algebra on :class:`~layoutalg.core.stride_layout.StrideLayout` (basis and F2 strides).
 
-Every result here is checked against the brute-force function on its whole domain (the
-values are enumerated; domains above :data:`~layoutalg.core.flat.ENUMERATION_LIMIT` are
-refused), so the stride kinds need no separate proofs:
+A result is exact by construction where an argument below says so (``layout_add`` of Z-linear strides, or of
+F2 strides at a size that is a power of two; ``nullspace`` of non-negative int or basis strides; the property
+tests in ``tests/test_core_stride_layout_ops_contract.py`` compare those with the enumeration); every other
+result is checked against the brute-force function on its whole domain (the values are enumerated; domains
+above :data:`~layoutalg.core.flat.ENUMERATION_LIMIT` are refused):
 
 * ``coalesce`` / ``coalesce_z``: CuTe's merge ``s0:d0, s1:d1 -> (s0*s1):d0`` when
   ``s0*d0 == d1``; for F2 strides also only when ``s0`` is a power of two (otherwise the
@@ -38,6 +40,19 @@ def _pairs(x: Any) -> Pairs:
     if isinstance(x, StrideLayout):
         return x.pairs()
     return list(zip(it.flatten(x.shape), it.flatten(x.stride)))
+
+
+def _z_linear(pairs: Pairs) -> bool:
+    """Every stride an int or an ArithTuple of int leaves (no F2 anywhere): the layout is Z-linear in each
+    coordinate, so splitting a leaf ``s:d`` into ``(s1, s/s1):(d, s1*d)``, merging by CuTe's rule and summing
+    strides leaf by leaf keep the function exactly (the by-construction cases that need no enumeration)."""
+    for _, d in pairs:
+        if isinstance(d, ArithTuple):
+            if not all(type(v) is int for v, _ in d.terms()):
+                return False
+        elif type(d) is not int:
+            return False
+    return True
 
 
 def _values(x: Any) -> list[Any]:
@@ -287,15 +302,49 @@ def layout_add(a: Any, b: Any) -> Any:
 
     if a.size() != b.size():
         raise ShapeError(f"layout_add needs layouts of one size; {a} has {a.size()}, {b} has {b.size()}")
-    summed = _refine(_coalesce_pairs(_pairs(a), False), _coalesce_pairs(_pairs(b), False))  # type: ignore[arg-type]
+    pairs_a, pairs_b = _pairs(a), _pairs(b)
+    summed = _refine(_coalesce_pairs(pairs_a, False), _coalesce_pairs(pairs_b, False))  # type: ignore[arg-type]
     if summed is None:
         raise CompositionError(f"layout_add({a}, {b}): the index domains do not refine each other")
+    result = _from(_coalesce_pairs(summed, False))
+    size = a.size()
+    if (_z_linear(pairs_a) and _z_linear(pairs_b)) or size & (size - 1) == 0:
+        # Exact by construction: Z-linear strides split and sum exactly (_z_linear); with F2 strides a size that
+        # is a power of two makes every extent, so every split, a power of two: a carry-less split at a power of
+        # two is a shift (no carry between the parts) and XOR sums distribute over the carry-less product.
+        return result
     want = [x + y for x, y in zip(_values(a), _values(b))]
-    return _checked(_from(_coalesce_pairs(summed, False)), want, f"layout_add({a}, {b})")
+    return _checked(result, want, f"layout_add({a}, {b})")
 
 
 def nullspace(layout: Any) -> Any:
-    """The increasing layout of the indices whose value is 0."""
+    """The increasing layout of the indices whose value is 0.
+
+    With int or basis strides whose every entry is non-negative, a sum ``sum c_k d_k`` is 0 exactly when every
+    coordinate of a non-zero stride is 0, so the zeros are the stride-0 modes' coordinates: their extents at
+    their index strides, coalesced (PyCuTe's construction, exact there); otherwise they are enumerated."""
+    pairs = _pairs(layout)
+    if _z_linear(pairs) and all(_non_negative(d) for _, d in pairs):
+        zero_modes: Pairs = []
+        index_stride = 1
+        for s, d in pairs:
+            if s > 1 and _is_zero_stride(d):
+                zero_modes.append((s, index_stride))
+            index_stride *= s
+        return from_pairs(_coalesce_pairs(zero_modes, False) or [(1, 0)])
+    return _nullspace_by_values(layout)
+
+
+def _non_negative(d: Any) -> bool:
+    return all(v >= 0 for v, _ in d.terms()) if isinstance(d, ArithTuple) else bool(d >= 0)
+
+
+def _is_zero_stride(d: Any) -> bool:
+    return not d.terms() if isinstance(d, ArithTuple) else d == 0
+
+
+def _nullspace_by_values(layout: Any) -> Any:
+    """:func:`nullspace` by enumerating every value (any strides)."""
     from layoutalg.core.composition import synthesise_1d
 
     zeros = [i for i, v in enumerate(_values(layout)) if v == 0]

@@ -184,9 +184,17 @@ class ArithTuple:
         n = max(len(self.data), len(other.data))
         a = self.data + (0,) * (n - len(self.data))
         b = other.data + (0,) * (n - len(other.data))
+        if op == "add" and _flat_ints(a) and _flat_ints(b):  # the usual case, without a call per leaf
+            return ArithTuple._of(tuple([x + y for x, y in zip(a, b)]))
         return ArithTuple._of(tuple(_add(x, y) if op == "add" else _add(x, _neg(y)) for x, y in zip(a, b)))
 
     def __add__(self, other: Any) -> Any:
+        if type(other) is ArithTuple:  # two flat int vectors of one length (the usual case), at C speed
+            a, b = self.data, other.data
+            if _flat_ints(a) and _flat_ints(b):
+                if len(a) < len(b):
+                    a, b = b, a
+                return ArithTuple._of(tuple(map(int.__add__, a, b)) + a[len(b):])
         return self._zip(other, "add")
 
     __radd__ = __add__
@@ -201,6 +209,8 @@ class ArithTuple:
         return ArithTuple._of(tuple(_neg(x) for x in self.data))
 
     def __mul__(self, k: Any) -> Any:
+        if type(k) is int and _flat_ints(self.data):  # the usual case first
+            return ArithTuple._of(tuple([x * k for x in self.data]))
         if isinstance(k, ArithTuple) or isinstance(k, bool) or not isinstance(k, (int, F2)):
             raise ShapeError(f"an ArithTuple scales only by an int (or an F2 leaf), got {describe(k)}")
         return ArithTuple._of(tuple(_scale(x, k) for x in self.data))
@@ -222,6 +232,12 @@ class ArithTuple:
         if isinstance(other, (tuple, list)):
             other = ArithTuple(tuple(other))
         if isinstance(other, ArithTuple):
+            a, b = self.data, other.data
+            if a == b:  # equal leaf by leaf (the usual case): equal; else compare by terms
+                return True
+            if _flat_ints(a) and _flat_ints(b):  # flat int vectors: equal up to trailing zeros
+                n = max(len(a), len(b))
+                return a + (0,) * (n - len(a)) == b + (0,) * (n - len(b))
             return _shape_free(self) == _shape_free(other)
         if isinstance(other, (int, F2)) and not isinstance(other, bool):
             return _is_zero(other) and _is_zero(self)
@@ -279,6 +295,14 @@ class ArithTuple:
             v, path = terms[0]
             return f"{v}" + "".join(f"@{i}" for i in reversed(path))
         return "(" + ",".join(str(x) for x in self.data) + ")"
+
+
+def _flat_ints(data: tuple[Any, ...]) -> bool:
+    """Every leaf a plain int (no nested ArithTuple, no F2)."""
+    for x in data:
+        if type(x) is not int:
+            return False
+    return True
 
 
 def _shape_free(x: ArithTuple) -> list[tuple[tuple[int, ...], Any]]:

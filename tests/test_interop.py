@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -212,15 +209,9 @@ DSL_SCRIPT = textwrap.dedent(
 @pytest.mark.oracle
 def test_cute_dsl_objects_and_prints(tmp_path: Path) -> None:
     pytest.importorskip("cutlass.cute")
-    script = tmp_path / "dsl_interop.py"
-    script.write_text(DSL_SCRIPT)
-    env = dict(os.environ, TMPDIR=str(tmp_path), CUTE_DSL_CACHE_DIR=str(tmp_path / "cache"))
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    import json
+    from cute_dsl_script import run_cute_dsl_script
 
-    line = next(x for x in proc.stdout.splitlines() if x.startswith("RESULT"))
-    result = json.loads(line[len("RESULT"):])
+    result = run_cute_dsl_script(tmp_path, DSL_SCRIPT, timeout=300)
     for key, case in result.items():
         if key == "native":
             continue

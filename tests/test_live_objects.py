@@ -5,16 +5,14 @@ the exported object itself, so the export is judged by the library, not by our r
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from cute_dsl_script import run_cute_dsl_script
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -372,14 +370,8 @@ def dsl_cases() -> list[str]:
 @pytest.mark.oracle
 def test_cute_dsl_round_trips_judged_by_cute_dsl(tmp_path: Path) -> None:
     pytest.importorskip("cutlass.cute")
-    script = tmp_path / "dsl_live.py"
-    script.write_text(DSL_SCRIPT)
     cases = dsl_cases()
-    env = dict(os.environ, TMPDIR=str(tmp_path), CUTE_DSL_CACHE_DIR=str(tmp_path / "cache"))
-    proc = subprocess.run([sys.executable, str(script), json.dumps(cases)], capture_output=True, text=True, env=env,
-                          timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    result = json.loads(next(x for x in proc.stdout.splitlines() if x.startswith("RESULT"))[len("RESULT"):])
+    result = run_cute_dsl_script(tmp_path, DSL_SCRIPT, json.dumps(cases))
     assert result["bad"] == [] and result["ok"] == len(cases)
     assert result["native"] is True
 
@@ -425,12 +417,7 @@ def test_cute_dsl_coordinate_layouts_are_read_and_written_as_basis_strides(tmp_p
     with the same values as CuTe DSL evaluates (an int stride beside them stays an int), and ``to_cute_dsl`` writes
     them back (CuTe DSL evaluates it)."""
     pytest.importorskip("cutlass.cute")
-    script = tmp_path / "dsl_basis.py"
-    script.write_text(DSL_BASIS_SCRIPT)
-    env = dict(os.environ, TMPDIR=str(tmp_path), CUTE_DSL_CACHE_DIR=str(tmp_path / "cache"))
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    rows = json.loads(next(x for x in proc.stdout.splitlines() if x.startswith("RESULT"))[len("RESULT"):])
+    rows = run_cute_dsl_script(tmp_path, DSL_BASIS_SCRIPT)
     assert len(rows) == 4
     for kind, dsl_values, ours, written in rows:
         assert kind == "StrideLayout" and ours == dsl_values and written == dsl_values

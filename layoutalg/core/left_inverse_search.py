@@ -194,7 +194,8 @@ def find_generalized_left_inverse(offsets: Sequence[int], preimages: Sequence[Se
     integer solution of the chosen equations (:meth:`RowSpace.integer_solution`, exact) is an answer, and only
     then; so every assignment of targets that some integer ``D`` realises is reached, and None means none
     exists.  Raises SearchExhaustedError past :data:`NODE_LIMIT` sequences or :data:`WORK_LIMIT` units of work
-    (an equation tried is :data:`ROW_COST`)."""
+    (an equation tried is :data:`ROW_COST`, an offset's digits for one sequence 1), and at once where the
+    offsets' equations alone would pass it."""
     order = sorted(range(len(offsets)), key=offsets.__getitem__)
     xs = [offsets[k] for k in order]
     targets = [sorted(preimages[k]) for k in order]
@@ -202,8 +203,13 @@ def find_generalized_left_inverse(offsets: Sequence[int], preimages: Sequence[Se
     if top == 0:
         return [(1, 0)]
     budget = [WORK_LIMIT]
+    if len(xs) * ROW_COST > WORK_LIMIT:  # every offset's equation must be placed, at ROW_COST each at least
+        raise SearchExhaustedError
     for radices in _maximal_prime_sequences(top, _primes_up_to(min(top, _nth_prime_bound(NODE_LIMIT + 1)))):
         product = math.prod(radices)
+        budget[0] -= len(xs)  # the offsets' digits, one unit each
+        if budget[0] < 0:
+            raise SearchExhaustedError
         rows = []
         for x in xs:  # each offset's digits: one per radix, then the unbounded mode's quotient
             digits = []

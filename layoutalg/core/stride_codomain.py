@@ -230,11 +230,15 @@ def _left_inverse_of_f2_values(layout: StrideLayout, not_linear: LayoutError) ->
     no layout fits (``(3,4):(F1,F3)``: ``1 ^ 3 == 2`` repeats a value, and no layout picks preimages)."""
     from layoutalg.core.inverses import left_inverse_of_values
     from layoutalg.core.left_inverse_search import WORK_LIMIT
+    from layoutalg.core.stride_scalars import clmul
 
     size = layout.size()
     if size > WORK_LIMIT:
         raise not_linear
-    values = [int(layout(i)) for i in range(size)]
+    values = [0]  # L's values on plain ints, leaf by leaf (the first leaf varies fastest)
+    for s, d in _pairs(layout):
+        step = int(d) if isinstance(d, F2) else 0
+        values = [v ^ clmul(c, step) for c in range(s) for v in values]
     try:
         return left_inverse_of_values(values, str(layout))
     except LayoutError as no_layout:

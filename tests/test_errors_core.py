@@ -37,7 +37,7 @@ from layoutalg.errors import (
         (lambda: alg.complement(Layout((2, 2), (2, 2)), 8), NotInjectiveError, "offset 2"),
         (lambda: alg.complement(Layout((2, 2), (1, 3)), 12), CompositionError, "no complement"),
         (lambda: alg.complement(Layout(4), 0), ShapeError, "cotarget"),
-        (lambda: alg.left_inverse(Layout((2, 3), (1, 1))), NotInjectiveError, "smallest index"),
+        (lambda: alg.left_inverse(Layout((3, 8, 2), (5, 6, 4))), NotInjectiveError, "every choice of preimage"),
         (lambda: alg.coalesce(Layout((2, 2)), (1, 1, 1)), ShapeError, "profile"),
         (lambda: dp.logical_divide(Layout((8, 4)), (Layout((2, 2), (2, 3)),)), LayoutError, "mode 0"),
         (lambda: dp.blocked_product(Layout(2), "x"), ShapeError, "tiler"),

@@ -329,3 +329,13 @@ def test_inverses_of_a_coordinate_layout_whose_strides_are_all_zero_are_1_0() ->
     for inverse in (la.left_inverse, la.right_inverse):
         r = inverse(a)
         assert r.size() == 1 and r(0) == 0
+
+
+@pytest.mark.parametrize("shape, strides", [((2, 4), (E(0), ScaledBasis(F2(1), (0,)))),
+                                            ((4, 2), (ScaledBasis(F2(1), (0,)), E(0)))],
+                         ids=["int leaf first", "F2 leaf first"])
+def test_coshape_of_an_axis_mixing_int_and_f2_strides_is_refused_in_either_order(shape: Any, strides: Any) -> None:
+    """An int and an F2 value on one codomain axis do not add (the layout has no values there), so its extent is
+    refused whichever leaf comes first (the int-first order used to answer (4,), skipping the int leaf)."""
+    with pytest.raises(la.ShapeError, match="F2 adds only F2"):
+        coshape(la.stride_layout(shape, strides))

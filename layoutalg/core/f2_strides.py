@@ -66,6 +66,16 @@ def _preimage(basis: dict[int, tuple[int, int]], target: int) -> int | None:
     return idx
 
 
+def int_values(pairs: list[tuple[int, Any]]) -> list[int]:
+    """The values of the leaves ``(extent, stride)`` (an F2 or 0) as plain ints, in index order (the first leaf
+    varies fastest): the XOR over the leaves of ``c (x) d``, ``c`` the leaf's coordinate (carry-less)."""
+    values = [0]
+    for s, d in pairs:
+        step = int(d)
+        values = [v ^ clmul(c, step) for c in range(s) for v in values]
+    return values
+
+
 def _as_layout(images: list[int]) -> Any:
     from layoutalg.core.stride_layout import StrideLayout
     from layoutalg.core.stride_layout_ops import coalesce
@@ -96,7 +106,7 @@ def _synthesise(values: list[int]) -> Any:
     if not pairs:
         return None
     candidate = StrideLayout(tuple(e for e, _ in pairs), tuple(F2(d) for _, d in pairs))
-    return candidate if [int(v) for v in candidate.values()] == values else None
+    return candidate if int_values(candidate.pairs()) == values else None
 
 
 def _right_inverse_by_values(layout: Any) -> Any:
@@ -108,8 +118,8 @@ def _right_inverse_by_values(layout: Any) -> Any:
 
     check_domain(layout.size(), f"right_inverse of {layout}")
     first: dict[int, int] = {}
-    for i, v in enumerate(layout.values()):
-        first.setdefault(int(v), i)
+    for i, v in enumerate(int_values(layout.pairs())):
+        first.setdefault(v, i)
     k = 0
     while k in first:
         k += 1
@@ -168,4 +178,4 @@ def _left_image(basis: dict[int, tuple[int, int]], unit: int) -> int:
     return idx
 
 
-__all__ = ["right_inverse", "left_inverse"]
+__all__ = ["right_inverse", "left_inverse", "int_values"]

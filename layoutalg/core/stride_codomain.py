@@ -38,16 +38,15 @@ def coshape(layout: Any) -> Any:
     if not has_scalar_strides(layout.stride):  # int strides in a StrideLayout: the plain layout's cosize
         return stride_layout(layout.shape, layout.stride).cosize()
     top: dict[tuple[int, ...], int] = {}
-    f2_leaves: dict[tuple[int, ...], list[tuple[int, Any]]] = {}
+    leaves_on: dict[tuple[int, ...], list[tuple[int, Any]]] = {}  # each axis's leaves (extent, value there)
     for s, d in _pairs(layout):
         terms = d.terms() if isinstance(d, ArithTuple) else ([(d, ())] if d != 0 else [])
         for v, p in terms:
-            if isinstance(v, F2):
-                f2_leaves.setdefault(p, [])
-            f2_leaves.get(p, []).append((s, v))
+            leaves_on.setdefault(p, []).append((s, v))
             top[p] = top.get(p, 0) + (s - 1) * max(int(v), 0)
-    for p, leaves in f2_leaves.items():  # an XOR of carry-less products: its largest value by enumeration
-        top[p] = _f2_axis_max(layout, p, leaves)
+    for p, leaves in leaves_on.items():  # an XOR of carry-less products: its largest value by enumeration
+        if any(isinstance(v, F2) for _, v in leaves):
+            top[p] = _f2_axis_max(layout, p, leaves)
     if not top:
         return 1  # every stride is 0
     if () in top:
@@ -59,16 +58,14 @@ def coshape(layout: Any) -> Any:
 
 def _f2_axis_max(layout: Any, path: tuple[int, ...], leaves: list[tuple[int, Any]]) -> int:
     """The largest value of an F2 codomain axis: the XOR of ``c (x) v`` (carry-less) over the leaves ``s:v`` on
-    that axis, every ``c < s``; the set of reachable values grows leaf by leaf, on plain ints (only this axis's
-    leaves, each value once).  An axis that also holds int strides is enumerated through the layout."""
-    from layoutalg.core.stride_scalars import clmul
+    that axis, every ``c < s``, on plain ints over this axis's leaves only (:func:`f2_strides.int_values`).  An
+    axis that also holds int strides is enumerated through the layout (whose values then do not add: it
+    raises)."""
+    from layoutalg.core.f2_strides import int_values
 
     if not all(isinstance(v, F2) for _, v in leaves):
         return max(int(_component(v, path)) for v in layout.values())
-    reached = {0}
-    for s, v in leaves:
-        reached = {x ^ clmul(c, int(v)) for x in reached for c in range(s)}
-    return max(reached)
+    return max(int_values(leaves))
 
 
 def _component(v: Any, path: tuple[int, ...]) -> Any:
@@ -228,19 +225,14 @@ def _left_inverse_of_f2_values(layout: StrideLayout, not_linear: LayoutError) ->
     0): ``R(L(i)) == i``, or the generalized ``L(R(v)) == v`` (:func:`layoutalg.core.inverses.
     left_inverse_of_values`, complete): ``6:F1`` (values 0..5) has ``8:1``.  Refused, both reasons named, where
     no layout fits (``(3,4):(F1,F3)``: ``1 ^ 3 == 2`` repeats a value, and no layout picks preimages)."""
+    from layoutalg.core.f2_strides import int_values
     from layoutalg.core.inverses import left_inverse_of_values
     from layoutalg.core.left_inverse_search import WORK_LIMIT
-    from layoutalg.core.stride_scalars import clmul
 
-    size = layout.size()
-    if size > WORK_LIMIT:
+    if layout.size() > WORK_LIMIT:
         raise not_linear
-    values = [0]  # L's values on plain ints, leaf by leaf (the first leaf varies fastest)
-    for s, d in _pairs(layout):
-        step = int(d) if isinstance(d, F2) else 0
-        values = [v ^ clmul(c, step) for c in range(s) for v in values]
     try:
-        return left_inverse_of_values(values, str(layout))
+        return left_inverse_of_values(int_values(_pairs(layout)), str(layout))
     except LayoutError as no_layout:
         raise type(no_layout)(f"{not_linear}; read as integers: {no_layout}") from None
 

@@ -49,34 +49,16 @@ def _leaves(t: Any) -> list[Any]:
     return [leaf for e in t for leaf in _leaves(e)] if isinstance(t, (tuple, list)) else [t]
 
 
-def _clmul(c: int, d: int) -> int:
-    """Carry-less product (PyCuTe's ``c * F2(d)``)."""
-    out = 0
-    while c:
-        if c & 1:
-            out ^= d
-        c >>= 1
-        d <<= 1
-    return out
-
-
 def _from_f2_layout(shape: IntTuple, strides: list[Any]) -> Any:
     """A PyCuTe layout whose stride leaves are ``F2`` values (``None`` for an integer 0), as the same function."""
     import numpy as np
 
     from layoutalg.core import int_tuple as it
+    from layoutalg.core.f2_strides import int_values
     from layoutalg.interop.function import layout_from_values
 
-    extents = it.flatten(shape)
-    values = np.zeros(it.product(shape), dtype=np.int64)
-    scale = 1
-    for extent, stride in zip(extents, strides):
-        coords = (np.arange(values.size) // scale) % extent
-        if stride is not None:  # None: an integer 0 stride, which adds nothing
-            d = int(stride)
-            values ^= np.asarray([_clmul(int(c), d) for c in range(extent)], dtype=np.int64)[coords]
-        scale *= extent
-    return layout_from_values(values, shape, "PyCuTe F2-stride layout")
+    pairs = [(extent, 0 if d is None else int(d)) for extent, d in zip(it.flatten(shape), strides)]
+    return layout_from_values(np.asarray(int_values(pairs), dtype=np.int64), shape, "PyCuTe F2-stride layout")
 
 
 def _scalar(x: Any, what: str) -> Any:

@@ -126,31 +126,21 @@ def prefix_product(shape: Any, init: Any = 1) -> IntTuple:
 
     A tuple ``init`` (CuTe's and PyCuTe's, weakly congruent to ``shape``) starts each mode at its own value:
     ``prefix_product(((2,3),(4,5)), (1,100)) == ((1,2),(100,400))``."""
-    # The usual calls first, each bound tested against the literal 2**30 (one CPython digit, a constant load):
-    # cheaper than against _BOUND, a 4096-bit global.
-    if type(shape) is int and type(init) is int and 0 <= shape | init < 1073741824:  # both below 2**30
-        return init  # an int shape's prefix product is the init itself
-    if type(init) is int and 0 <= init < 1073741824:
-        if type(shape) is tuple:  # a flat tuple of small extents; anything else falls through to the paths below
-            flat: list[int] = []
-            running = init
-            for x in shape:
-                if type(x) is not int or not 0 <= x < 1073741824:
-                    break
-                flat.append(running)
-                running *= x
-            else:
-                return tuple(flat)
-    try:  # the common cases inline, validating as they go; anything else: _NotPlainError, then the paths below
-        if type(init) is int and _NEG_BOUND < init < _BOUND:
+    # The common cases inline, validating as they go (each bound tested first against the literal 2**30, one
+    # CPython digit: cheaper than against _BOUND, a 4096-bit global); anything else: _NotPlainError, then the
+    # paths below.  An int shape and init below 2**30 first, both bounds in one test.
+    if type(shape) is int and type(init) is int and 0 <= shape | init < 1073741824:
+        return init
+    try:
+        if type(init) is int and (0 <= init < 1073741824 or _NEG_BOUND < init < _BOUND):
             if type(shape) is int:
-                if _NEG_BOUND < shape < _BOUND:
+                if 0 <= shape < 1073741824 or _NEG_BOUND < shape < _BOUND:
                     return init
             elif type(shape) is tuple:  # _prefix_plain's loop, one call fewer
                 out: list[IntTuple] = []
                 running = init
                 for x in shape:
-                    if type(x) is int and _NEG_BOUND < x < _BOUND:
+                    if type(x) is int and (0 <= x < 1073741824 or _NEG_BOUND < x < _BOUND):
                         out.append(running)
                         running *= x
                     elif type(x) is tuple:

@@ -14,7 +14,7 @@ from layoutalg.core import memo
 from layoutalg.core.complement import chained_pairs, refuted_injective, sorted_modes
 from layoutalg.core.composition import _compose, compose_flat
 from layoutalg.core.flat import coalesce_extended, coalesce_pairs, from_pairs, leaf_pairs
-from layoutalg.core.inverses import _contiguous_left_inverse, _first_preimages, _read_contiguous
+from layoutalg.core.inverses import _contiguous_left_inverse, _first_appearances, _flat_values, _read_contiguous
 from layoutalg.core.left_inverse_search import find_left_inverse
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None,
@@ -174,7 +174,7 @@ SEARCH_DECIDES_BELOW = 192
 @given(ls.layouts(max_size=96, max_rank=4, max_stride=4))
 def test_a_contiguous_image_is_read_into_the_searched_left_inverse(a: la.Layout) -> None:
     flat = coalesce_pairs(leaf_pairs(a))
-    offsets, first, injective = _first_preimages(flat)
+    offsets, first, injective = _first_appearances(_flat_values(flat))
     top = len(offsets) - 1
     if not 0 < top < SEARCH_DECIDES_BELOW or max(offsets) != top:
         return

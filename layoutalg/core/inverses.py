@@ -227,7 +227,8 @@ def left_inverse_of_values(values: list[int], name: str) -> Layout:
     else:
         found = _generalized_pairs(values, offsets, first, name)
     candidate = from_pairs(coalesce_pairs(found))
-    if any(not 0 <= candidate(x) < len(values) or values[candidate(x)] != x for x in offsets):  # pragma: no cover
+    images = [candidate(x) for x in offsets]
+    if any(not 0 <= j < len(values) or values[j] != x for j, x in zip(images, offsets)):  # pragma: no cover
         raise CompositionError(f"left_inverse of {name}: internal search result {candidate} fails its check")
     return candidate
 
@@ -340,11 +341,6 @@ def _flat_values(flat: Pairs) -> list[int]:
     for s, d in flat:
         values = [v + k * d for k in range(s) for v in values]
     return values
-
-
-def _first_preimages(flat: Pairs) -> tuple[list[int], list[int], bool]:
-    """``(offsets, first, injective)`` of the flat layout (:func:`_first_appearances` of its values)."""
-    return _first_appearances(_flat_values(flat))
 
 
 def _first_appearances(values: list[int]) -> tuple[list[int], list[int], bool]:

@@ -328,7 +328,7 @@ def nullspace(layout: Any) -> Any:
         zero_modes: Pairs = []
         index_stride = 1
         for s, d in pairs:
-            if s > 1 and _is_zero_stride(d):
+            if s > 1 and d == 0:  # an ArithTuple equals 0 when every leaf is 0
                 zero_modes.append((s, index_stride))
             index_stride *= s
         return from_pairs(_coalesce_pairs(zero_modes, False) or [(1, 0)])
@@ -337,10 +337,6 @@ def nullspace(layout: Any) -> Any:
 
 def _non_negative(d: Any) -> bool:
     return all(v >= 0 for v, _ in d.terms()) if isinstance(d, ArithTuple) else bool(d >= 0)
-
-
-def _is_zero_stride(d: Any) -> bool:
-    return not d.terms() if isinstance(d, ArithTuple) else d == 0
 
 
 def _nullspace_by_values(layout: Any) -> Any:

@@ -184,8 +184,6 @@ class ArithTuple:
         n = max(len(self.data), len(other.data))
         a = self.data + (0,) * (n - len(self.data))
         b = other.data + (0,) * (n - len(other.data))
-        if op == "add" and _flat_ints(a) and _flat_ints(b):  # the usual case, without a call per leaf
-            return ArithTuple._of(tuple([x + y for x, y in zip(a, b)]))
         return ArithTuple._of(tuple(_add(x, y) if op == "add" else _add(x, _neg(y)) for x, y in zip(a, b)))
 
     def __add__(self, other: Any) -> Any:
@@ -318,7 +316,7 @@ def _add(x: Any, y: Any) -> Any:
     if isinstance(x, ArithTuple) or isinstance(y, ArithTuple):
         if not isinstance(x, ArithTuple):
             x, y = y, x
-        return x._zip(y, "add") if not _is_zero(y) or isinstance(y, ArithTuple) else x
+        return x + y if not _is_zero(y) or isinstance(y, ArithTuple) else x  # ArithTuple.__add__ (its fast path)
     return x + y
 
 

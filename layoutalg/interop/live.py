@@ -21,6 +21,8 @@ from __future__ import annotations
 from typing import Any
 
 from layoutalg.core.layout import Layout
+from layoutalg.core.stride_layout import StrideLayout
+from layoutalg.core.symbolic import SymbolicLayout
 from layoutalg.errors import LayoutError
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
@@ -49,8 +51,7 @@ def library_of(obj: Any) -> str | None:
 
 def as_layout(obj: Any, shape: Any = None) -> Any:
     """``obj`` as a layoutalg ``Layout``, ``ComposedLayout`` or ``Swizzle`` with the same function."""
-    if isinstance(obj, (Layout, ComposedLayout, Swizzle)) or (
-            type(obj).__name__ in ("StrideLayout", "SymbolicLayout") and type(obj).__module__.startswith("layoutalg.")):
+    if isinstance(obj, (Layout, ComposedLayout, Swizzle, StrideLayout, SymbolicLayout)):
         return obj
     if isinstance(obj, str):
         if shape is not None:

@@ -109,49 +109,41 @@ def composition_exists(vals: list[int], sizes: tuple[int, ...]) -> bool:
 
 
 def left_inverse_exists(offsets: list[int]) -> bool:
-    """Is there a layout L with ``L(offsets[i]) == i`` for every i?  Decided by z3, radices by brute force.
-
-    Tries every radix sequence ``(t1, ..., tk)`` (any factors > 1, not only
-    primes) with ``t1*...*tk <= max(offsets)``, closed by an unbounded last
-    mode; any layout's function on ``[0, max]`` is one of these (a mode that
-    starts past the largest offset reads 0 there).  For each, z3 decides
-    whether integer strides exist (linear integer arithmetic, exact).
-    """
-    import z3
-
-    top = max(offsets)
-    for product in range(1, top + 1):
-        for radices in ordered_factorizations(product):
-            strides = [z3.Int(f"d{k}") for k in range(len(radices) + 1)]
-            solver = z3.Solver()
-            for i, x in enumerate(offsets):
-                digits = []
-                for t in radices:
-                    x, digit = divmod(x, t)
-                    digits.append(digit)
-                digits.append(x)
-                solver.add(z3.Sum([c * d for c, d in zip(digits, strides)] + [z3.IntVal(0)]) == i)
-            if solver.check() == z3.sat:
-                return True
-    return False
+    """Is there a layout L with ``L(offsets[i]) == i`` for every i?  Decided by z3, radices by brute force
+    (:func:`_some_layout_sends`): none where an offset repeats."""
+    if len(set(offsets)) != len(offsets):
+        return False
+    return _some_layout_sends({x: [i] for i, x in enumerate(offsets)})
 
 
 def generalized_left_inverse_exists(values: list[int]) -> bool:
     """Is there a layout L with ``A(L(x)) == x`` for every offset ``x`` of the layout whose values (index
-    order) are ``values`` -- ``L(x)`` an index ``i < len(values)`` with ``values[i] == x``?  As
-    :func:`left_inverse_exists`: every radix sequence of any factors with product ``<= max``, z3 deciding
-    whether integer strides send each offset to one of its preimages (a disjunction per offset)."""
-    import z3
-
+    order) are ``values`` -- ``L(x)`` an index ``i < len(values)`` with ``values[i] == x``?
+    (:func:`_some_layout_sends` each offset into its preimages.)"""
     preimages: dict[int, list[int]] = {}
     for i, v in enumerate(values):
         preimages.setdefault(v, []).append(i)
-    top = max(values)
+    return _some_layout_sends(preimages)
+
+
+def _some_layout_sends(targets: dict[int, list[int]]) -> bool:
+    """Is there a layout L with ``L(x)`` in ``targets[x]`` for every ``x``?  Decided by z3, radices by brute
+    force.
+
+    Tries every radix sequence ``(t1, ..., tk)`` (any factors > 1, not only
+    primes) with ``t1*...*tk <= max(x)``, closed by an unbounded last
+    mode; any layout's function on ``[0, max]`` is one of these (a mode that
+    starts past the largest offset reads 0 there).  For each, z3 decides
+    whether integer strides exist (linear integer arithmetic with one disjunction per ``x``, exact).
+    """
+    import z3
+
+    top = max(targets)
     for product in range(1, top + 1):
         for radices in ordered_factorizations(product):
             strides = [z3.Int(f"d{k}") for k in range(len(radices) + 1)]
             solver = z3.Solver()
-            for x, targets in preimages.items():
+            for x, allowed in targets.items():
                 digits = []
                 rest = x
                 for t in radices:
@@ -159,7 +151,7 @@ def generalized_left_inverse_exists(values: list[int]) -> bool:
                     digits.append(digit)
                 digits.append(rest)
                 value = z3.Sum([c * d for c, d in zip(digits, strides)] + [z3.IntVal(0)])
-                solver.add(z3.Or([value == t for t in targets]))
+                solver.add(z3.Or([value == t for t in allowed]))
             if solver.check() == z3.sat:
                 return True
     return False

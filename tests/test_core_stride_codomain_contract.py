@@ -339,3 +339,14 @@ def test_coshape_of_an_axis_mixing_int_and_f2_strides_is_refused_in_either_order
     refused whichever leaf comes first (the int-first order used to answer (4,), skipping the int leaf)."""
     with pytest.raises(la.ShapeError, match="F2 adds only F2"):
         coshape(la.stride_layout(shape, strides))
+
+
+def test_f2_left_inverse_reads_at_most_the_search_bound_of_values() -> None:
+    """An F2 layout with no GF(2)-linear inverse is read on its integer values when it has at most WORK_LIMIT of
+    them (300000:F1 is searched, and passes the search's bound: undecided); one more is refused as not linear."""
+    from layoutalg.core.left_inverse_search import WORK_LIMIT
+
+    with pytest.raises(la.CompositionError, match="undecided"):
+        la.left_inverse(la.stride_layout(WORK_LIMIT, F2(1)))
+    with pytest.raises(la.ShapeError, match="not a power of two"):
+        la.left_inverse(la.stride_layout(WORK_LIMIT + 1, F2(1)))

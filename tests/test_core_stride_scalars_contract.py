@@ -140,3 +140,12 @@ def test_a_zero_arith_tuple_equals_the_int_zero_but_not_false_or_a_float_zero() 
     assert (zero == False) is False  # noqa: E712 - a bool is no stride
     assert (zero == 0.0) is False
     assert zero != False and zero != 0.0  # noqa: E712
+
+
+def test_adding_a_nested_leaf_to_a_nonzero_int_at_its_position_is_refused() -> None:
+    """((1,),) + (1,): position 0 holds a tuple on one side and a nonzero int on the other; they do not add (a
+    zero int there would be the additive identity)."""
+    nested = ArithTuple((ArithTuple((1,)),))
+    with pytest.raises(ShapeError, match="a tuple adds only tuples"):
+        nested + ArithTuple((1,))
+    assert nested + ArithTuple((0,)) == nested

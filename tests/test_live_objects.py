@@ -280,7 +280,8 @@ def test_pycute_integer_layouts_and_refusals() -> None:
 def test_pycute_f2_layout_with_an_integer_0_stride_is_read_and_a_nonzero_integer_stride_refused() -> None:
     """PyCuTe's ``F2`` takes an int 0 as its additive identity and raises on any other int (its swizzle.py):
     a broadcast mode of stride 0 beside F2 strides is the same function; a stride 1 beside them is refused."""
-    for theirs, size in ((PyCuTeLayout((8, 2), (F2(1), 0)), 16), (PyCuTeLayout((2, (3, 4)), (0, (F2(1), F2(6)))), 24)):
+    for theirs, size in ((PyCuTeLayout((8, 2), (F2(1), 0)), 16), (PyCuTeLayout((2, (3, 4)), (0, (F2(1), F2(6)))), 24),
+                         (PyCuTeLayout((4, 2), (F2(2), 0)), 8)):  # (4,2):(2,0); a stride 1 there is (4,2):(2,1)
         ours = la.as_layout(theirs)
         assert [int(ours(i)) for i in range(size)] == [int(theirs(i)) for i in range(size)]
     with pytest.raises(LayoutError, match="mixes integer and F2 strides"):

@@ -256,3 +256,72 @@ def test_an_undecided_left_inverse_of_a_non_injective_layout_is_a_not_injective_
 
     with pytest.raises(NotInjectiveError, match="undecided"):
         left_inverse(Layout((16, 3), (50, 50)))
+
+
+@st.composite
+def layouts_with_fixed_leaves(draw: st.DrawFn) -> tuple[Layout, tuple[int, ...]]:
+    """Small flat layouts with at least one stride-0 leaf beside colliding positive strides (the axis layouts a
+    coordinate layout's inverse is built from), and a set of the stride-0 leaves to keep at 0."""
+    rank = draw(st.integers(2, 4))
+    shape = tuple(draw(st.integers(2, 4 if rank < 4 else 3)) for _ in range(rank))  # small enough to decide
+    stride = [draw(st.sampled_from([0, 1, 2, 3, 4, 6])) for _ in range(rank)]
+    stride[draw(st.integers(0, rank - 1))] = 0
+    zeros = [k for k in range(rank) if stride[k] == 0]
+    fixed = tuple(k for k in zeros if draw(st.booleans()) or k == zeros[0])
+    return Layout(shape, tuple(stride)), fixed
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(layouts_with_fixed_leaves())
+def test_left_inverse_fixing_leaves_exactly_when_one_exists(case: tuple[Layout, tuple[int, ...]]) -> None:
+    """Every answer sends each offset to a preimage that leaves the fixed leaves' coordinates 0; a refusal only
+    where the z3 oracle finds no layout with such answers."""
+    from layoutalg.core.inverses import left_inverse_fixing
+
+    a, fixed_leaves = case
+    values = ref.values(a.shape, a.stride)
+    if max(values) > 40:
+        return
+    digits = []
+    running = 1
+    for k, s in enumerate(a.shape):
+        if k in fixed_leaves:
+            digits.append((s, running))
+        running *= s
+
+    def allowed(i: int) -> bool:
+        return all((i // index_stride) % s == 0 for s, index_stride in digits)
+
+    try:
+        left = left_inverse_fixing(a, fixed_leaves)
+    except (NotInjectiveError, CompositionError) as err:
+        assert "undecided" not in str(err)
+        assert not ref.generalized_left_inverse_exists(values, allowed), f"{a} refused, yet one exists"
+        event("refused (z3 oracle agrees)")
+        return
+    for x in set(values):
+        i = ref.evaluate(left.shape, left.stride, x)
+        assert 0 <= i < len(values) and values[i] == x and allowed(i), (a, left, x, i)
+    event("answered")
+
+
+def test_left_inverse_fixing_a_leaf_avoids_a_preimage_the_plain_search_takes() -> None:
+    """``(4,3,4):(0,3,6)``: no layout sends each offset to its smallest preimage, and the plain left_inverse's
+    search answers ``(2,2,4,2):(3,1,8,31)``, whose preimages move the stride-0 leaf (``L(6) == 9``: its
+    coordinate is 1); with that leaf fixed the search finds one that does not."""
+    from layoutalg.core.inverses import left_inverse_fixing
+
+    a = Layout((4, 3, 4), (0, 3, 6))
+    left = left_inverse_fixing(a, (0,))
+    values = ref.values(a.shape, a.stride)
+    for x in set(values):
+        i = ref.evaluate(left.shape, left.stride, x)
+        assert values[i] == x and i % 4 == 0
+
+
+def test_left_inverse_fixing_refuses_a_leaf_with_a_stride() -> None:
+    from layoutalg.core.inverses import left_inverse_fixing
+    from layoutalg.errors import LayoutError
+
+    with pytest.raises(LayoutError, match="leaf 1"):
+        left_inverse_fixing(Layout((4, 3), (0, 3)), (1,))

@@ -65,7 +65,7 @@ GENERATORS: dict[str, Callable[[random.Random], str]] = {
     "composition": lambda r: f"composition({_layout(r, r.choice(['int', 'int', 'E']))}, {_layout(r)})",
     "complement": lambda r: f"complement({r.choice([_chained(r), _layout(r), _layout(r, 'E')])})",
     "right_inverse": lambda r: f"right_inverse({_layout(r, r.choice(['int', 'int', 'E', 'F2']))})",
-    "left_inverse": lambda r: f"left_inverse({r.choice([_chained(r), _layout(r), _layout(r, 'F2')])})",
+    "left_inverse": lambda r: f"left_inverse({r.choice([_chained(r), _layout(r), _layout(r, 'F2'), _layout(r, 'E')])})",
     "nullspace": lambda r: f"nullspace({_layout(r, r.choice(['int', 'F2']))})",
     "layout_add": lambda r: (lambda s: f"layout_add(Layout({s}, {r.randint(0, 9)}), Layout({s}, {r.randint(0, 9)}))")(
         r.choice([4, 6, 8])),
@@ -891,11 +891,16 @@ GENERATORS.update({
 def _left_inverse_exists(src: str) -> bool:
     """z3 (``tests/oracles/reference.py``: every radix sequence, any factors): a layout L with ``L(A(i)) == i``
     (injective A) or ``A(L(x)) == x`` on every offset (the generalized inverse) exists.  Decided for an
-    int- or F2-stride A (F2 values read as integers) whose values lie in ``0..40``; larger ones, negative
-    offsets (L is read on non-negative ones) and basis strides are not judged (False)."""
+    int- or F2-stride A (F2 values read as integers) whose values lie in ``0..40``, and for a basis-stride A
+    whose values lie in ``0..12`` on each axis (at most 3 axes: one top mode of L per axis,
+    ``reference.coordinate_left_inverse_exists``); larger ones and negative offsets (L is read on non-negative
+    ones) are not judged (False)."""
     from tests.oracles import reference
 
     a = judge.promoted(_call_args(src)[0])
+    if isinstance(a, judge.la.StrideLayout) and all(
+            isinstance(d, judge.la.ArithTuple) or d == 0 for _, d in a.pairs()):
+        return _coordinate_left_inverse_exists(a)
     if isinstance(a, judge.la.Layout):
         values = reference.values(a.shape, a.stride)
     elif isinstance(a, judge.la.StrideLayout) and all(isinstance(d, judge.la.F2) for _, d in a.pairs()):
@@ -907,6 +912,26 @@ def _left_inverse_exists(src: str) -> bool:
     if len(set(values)) == len(values):
         return reference.left_inverse_exists(values)
     return reference.generalized_left_inverse_exists(values)
+
+
+def _coordinate_left_inverse_exists(a: Any) -> bool:
+    """:func:`_left_inverse_exists` for a basis-stride A with non-negative int coefficients (else False)."""
+    from tests.oracles import reference
+
+    coshape = judge.la.coshape(a)
+    rank = len(coshape) if isinstance(coshape, tuple) else 1
+    values = []
+    for v in a.values():
+        terms = v.terms() if isinstance(v, judge.la.ArithTuple) else []
+        if any(type(c) is not int or c < 0 or len(p) != 1 for c, p in terms):
+            return False
+        plain = [0] * rank
+        for c, p in terms:
+            plain[p[0]] += c
+        values.append(tuple(plain))
+    if rank > 3 or max(max(v) for v in values) > 12:
+        return False
+    return reference.coordinate_left_inverse_exists(values)
 
 
 ANSWER_EXISTS.update({

@@ -121,14 +121,21 @@ def _prefix_init(shape: Any, init: Any, depth: int) -> IntTuple:
     raise _NotPlainError
 
 
-def prefix_product(shape: Any, init: Any = 1) -> IntTuple:
+_ONE = 1  # the default init, compared by identity: CPython's ints 1 are one object (any other 1 takes the next test)
+
+
+def prefix_product(shape: Any, init: Any = _ONE) -> IntTuple:
     """Exclusive prefix products, colexicographic: the compact column-major strides (``((2,4),8) -> ((1,2),8)``).
 
     A tuple ``init`` (CuTe's and PyCuTe's, weakly congruent to ``shape``) starts each mode at its own value:
     ``prefix_product(((2,3),(4,5)), (1,100)) == ((1,2),(100,400))``."""
     # The common cases inline, validating as they go (each bound tested first against the literal 2**30, one
     # CPython digit: cheaper than against _BOUND, a 4096-bit global); anything else: _NotPlainError, then the
-    # paths below.  An int shape and init below 2**30 first, both bounds in one test.
+    # paths below.  An int shape with the default init first (the cheapest tests: the whole call is then ~2x
+    # pycute's, where the interpreter's call itself is most of the time), then an int shape and init below 2**30,
+    # both bounds in one test.
+    if init is _ONE and shape.__class__ is int and -1 < shape < 1073741824:
+        return 1
     if type(shape) is int and type(init) is int and 0 <= shape | init < 1073741824:
         return init
     try:

@@ -129,7 +129,32 @@ def left_inverse(layout: Layout) -> Layout:
     return _left_inverse(layout if type(layout) is Layout else check_layout(layout, "left_inverse layout"))
 
 
-def _left_inverse(layout: Layout) -> Layout:
+def left_inverse_fixing(layout: Layout, fixed: tuple[int, ...]) -> Layout:
+    """A generalized left inverse of ``layout`` whose every answer leaves the coordinate of each leaf in ``fixed``
+    (positions among ``layout``'s flat leaves, each of stride 0) at 0.
+
+    What a coordinate layout's inverse taken axis by axis needs of each axis
+    (:func:`layoutalg.core.stride_codomain.left_inverse`): there the other axes' leaves are this axis's
+    stride-0 leaves, and the answers are summed, ``R(c) == R_0(c_0) + R_1(c_1) + ...``, which is a preimage of
+    ``c`` only where no two ``R_k`` move the same leaf.  :func:`left_inverse` may pick any preimage
+    (``(4,3,4):(0,3,6)`` has ``(2,2,4,2):(3,1,8,31)``, sending 6 to index 9, which moves the stride-0 leaf).
+    The chained construction and the contiguous reading already leave every stride-0 leaf at 0 (they take the
+    smallest preimage); the search is then asked for preimages with the ``fixed`` coordinates 0.
+    CompositionError or NotInjectiveError where no such layout exists (the search's own refusals, complete)."""
+    layout = layout if type(layout) is Layout else check_layout(layout, "left_inverse layout")
+    leaves = leaf_pairs(layout)
+    digits = []  # (extent, index stride) of each fixed leaf wider than 1
+    running = 1
+    for k, (s, d) in enumerate(leaves):
+        if k in fixed and s > 1:
+            if d != 0:
+                raise LayoutError(f"left_inverse of {layout}: leaf {k} ({s}:{d}) is to stay at 0 but has a stride")
+            digits.append((s, running))
+        running *= s
+    return _left_inverse(layout, tuple(digits))
+
+
+def _left_inverse(layout: Layout, fixed: tuple[tuple[int, int], ...] = ()) -> Layout:
     flat, index_strides = _coalesced_with_index_strides(layout)
     for s, d in flat:
         if d < 0:
@@ -142,7 +167,7 @@ def _left_inverse(layout: Layout) -> Layout:
         s, d = flat[k]
         chained = d % prev == 0 and (pos + 1 == len(order) or flat[order[pos + 1]][1] >= s * d)
         if not chained:
-            return _unchained_left_inverse(layout)
+            return _unchained_left_inverse(layout, fixed)
         out.append((d // prev, 0 if pos == 0 else index_strides[order[pos - 1]]))
         prev = d
     if order:
@@ -152,11 +177,12 @@ def _left_inverse(layout: Layout) -> Layout:
 
 
 @memoized
-def _unchained_left_inverse(layout: Layout) -> Layout:
+def _unchained_left_inverse(layout: Layout, fixed: tuple[tuple[int, int], ...]) -> Layout:
     """The left inverse where the strides do not chain: read off the offsets when they are exactly ``0..V``,
-    else searched (both remembered, as the work is far more than the chained construction's)."""
+    else searched (both remembered, as the work is far more than the chained construction's).  ``fixed``: the
+    ``(extent, index stride)`` of each stride-0 leaf an answer leaves at 0 (:func:`left_inverse_fixing`)."""
     read = _contiguous_left_inverse(_coalesced_with_index_strides(layout)[0])
-    return _searched_left_inverse(layout) if read is None else read
+    return _searched_left_inverse(layout, fixed) if read is None else read
 
 
 def _contiguous_left_inverse(flat: Pairs) -> Layout | None:
@@ -178,10 +204,11 @@ def _contiguous_left_inverse(flat: Pairs) -> Layout | None:
 
 
 @memoized
-def _searched_left_inverse(layout: Layout) -> Layout:
+def _searched_left_inverse(layout: Layout, fixed: tuple[tuple[int, int], ...]) -> Layout:
     """The left inverse found by the complete search, checked on every offset; or CompositionError (remembered).
 
-    For a non-injective layout, the generalized left inverse (see :func:`left_inverse_of_values`).
+    For a non-injective layout, the generalized left inverse (see :func:`left_inverse_of_values`; ``fixed`` as
+    there).
     """
     flat = _coalesced_with_index_strides(layout)[0]
     size = math.prod(s for s, _ in flat)
@@ -192,10 +219,10 @@ def _searched_left_inverse(layout: Layout) -> Layout:
         )
     if layout.size() > ENUMERATION_LIMIT:
         check_domain(layout.size(), f"left_inverse of {layout}")
-    return left_inverse_of_values(_flat_values(flat), str(layout))
+    return left_inverse_of_values(_flat_values(flat), str(layout), list(fixed))
 
 
-def left_inverse_of_values(values: list[int], name: str) -> Layout:
+def left_inverse_of_values(values: list[int], name: str, fixed: Pairs | None = None) -> Layout:
     """A layout ``L`` read on the non-negative integer ``values`` of a function ``A`` (``values[i] == A(i)``,
     ``values[0] == 0``; at most WORK_LIMIT of them), ``name`` naming A in errors:
 
@@ -205,6 +232,10 @@ def left_inverse_of_values(values: list[int], name: str) -> Layout:
       each value to its smallest preimage (the search with fixed targets, usually decided at once), then the
       search over every choice of preimages (:func:`find_generalized_left_inverse`), which is complete; else
       :class:`NotInjectiveError`.
+
+    ``fixed`` (pairs ``(extent, index stride)``): only indices whose digit ``(i // stride) % extent`` is 0 for
+    each pair are answers (:func:`left_inverse_fixing`; the smallest preimages always are, when each pair is a
+    leaf the values do not depend on).
 
     Either refusal says "undecided" instead when the search passes its bound.  Every answer is checked on every
     value."""
@@ -225,7 +256,7 @@ def left_inverse_of_values(values: list[int], name: str) -> Layout:
                 "and no radices and strides fit its offsets)"
             )
     else:
-        found = _generalized_pairs(values, offsets, first, name)
+        found = _generalized_pairs(values, offsets, first, name, fixed or [])
     candidate = from_pairs(coalesce_pairs(found))
     images = [candidate(x) for x in offsets]
     if any(not 0 <= j < len(values) or values[j] != x for j, x in zip(images, offsets)):  # pragma: no cover
@@ -233,8 +264,9 @@ def left_inverse_of_values(values: list[int], name: str) -> Layout:
     return candidate
 
 
-def _generalized_pairs(values: list[int], offsets: list[int], first: list[int], name: str) -> Pairs:
-    """The pairs of a generalized left inverse (see :func:`left_inverse_of_values`), or NotInjectiveError."""
+def _generalized_pairs(values: list[int], offsets: list[int], first: list[int], name: str, fixed: Pairs) -> Pairs:
+    """The pairs of a generalized left inverse (see :func:`left_inverse_of_values`; ``fixed`` as there), or
+    NotInjectiveError."""
     bound = (f"its bound of {left_inverse_search.NODE_LIMIT} radix sequences or {left_inverse_search.WORK_LIMIT} "
              "units of work")
     try:
@@ -245,7 +277,8 @@ def _generalized_pairs(values: list[int], offsets: list[int], first: list[int], 
         return found
     preimages: dict[int, list[int]] = {x: [] for x in offsets}
     for i, v in enumerate(values):
-        preimages[v].append(i)
+        if all((i // stride) % extent == 0 for extent, stride in fixed):
+            preimages[v].append(i)
     try:
         found = find_generalized_left_inverse(offsets, [preimages[x] for x in offsets])
     except SearchExhaustedError:

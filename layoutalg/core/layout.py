@@ -19,6 +19,7 @@ from typing import Any, Iterator, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
+from layoutalg.core.stride_scalars import F2, ArithTuple, value_as_coordinate
 from layoutalg.core.validate import MAX_INT_BITS, as_int, count_text, describe
 from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 
@@ -144,13 +145,18 @@ class Layout:
         """Evaluate at a 1-D index or a (hierarchical) coordinate.
 
         ``L(i)``, ``L((i, j))`` and ``L(i, j)`` evaluate; a coordinate holding
-        ``None`` (CuTe's ``_``) returns the sliced sub-layout, as CuTe does.
+        ``None`` (CuTe's ``_``) returns the sliced sub-layout, as CuTe does.  A
+        basis value (``ArithTuple``: ``3*E(0) + E(1)`` is the coordinate
+        ``(3, 1)``) or an ``F2`` (its bits: an index) is read as a coordinate, so
+        ``R(A(i))`` evaluates for the left inverse ``R`` of a coordinate layout.
         """
         if len(args) == 1 and type(args[0]) is int and args[0] >= 0:  # fast path: a 1-D index
             return _index_offset(args[0], self.shape, self.stride, True)
         if not args:
             raise CoordinateError("a layout takes a coordinate or an index")
         crd = args[0] if len(args) == 1 else tuple(args)
+        if isinstance(crd, (ArithTuple, F2)):  # a coordinate layout's value: R(A(i)) for A's left inverse R
+            crd = value_as_coordinate(crd, self.shape, CoordinateError)
         if _has_none(crd):
             return slice_layout(self, crd)
         crd = _check_coord(crd, self.shape, "coordinate")

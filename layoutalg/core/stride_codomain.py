@@ -170,11 +170,55 @@ def _by_axis(layout: StrideLayout, name: str) -> Any:
     axes = _axis_layouts(layout, cs)
     if axes is None:
         return None
-    parts = []
-    for _, one in axes:
-        fn = getattr(f2_strides if isinstance(one, StrideLayout) else inverses, name)
-        parts.append(fn(one))
+    if name == "left_inverse":
+        parts = _axis_left_inverses(layout, [one for _, one in axes])
+    else:
+        parts = [f2_strides.right_inverse(one) if isinstance(one, StrideLayout) else inverses.right_inverse(one)
+                 for _, one in axes]
     return stride_layout(it.unflatten([p.shape for p in parts], cs), it.unflatten([p.stride for p in parts], cs))
+
+
+def _axis_left_inverses(layout: StrideLayout, axes: list[Any]) -> list[Any]:
+    """Each axis's left inverse ``R_k``, so that ``R(c) = sum_k R_k(c_k)`` is a preimage of every value ``c``.
+
+    Axis ``k``'s layout runs over L's whole domain with every other leaf at stride 0.  ``R(c_k e_k)`` must be a
+    preimage of ``c_k e_k``, so ``R_k`` must leave the other axes' leaves at 0; and the sum is a preimage only
+    where no two ``R_k`` move the same leaf.  So each ``R_k`` first leaves every leaf but its own at 0
+    (:func:`~layoutalg.core.inverses.left_inverse_fixing`); where an axis has no such inverse, it alone may also
+    move the leaves of stride 0 on every axis (``(2,4,2,2):(0,E0,3E0,3E0)`` needs the first).  Two axes that both
+    need those leaves are refused, saying so (an answer might share them out; not searched)."""
+    own = [{k for k, d in enumerate(it.flatten(one.stride)) if not d == 0} for one in axes]
+    everywhere_zero = {k for k in range(len(_pairs(layout))) if not any(k in o for o in own)}
+    parts: list[Any] = []
+    shared_by = None
+    for axis, one in enumerate(axes):
+        others = tuple(sorted(k for o in own[:axis] + own[axis + 1:] for k in o))
+        try:
+            parts.append(_axis_left_inverse(one, others + tuple(sorted(everywhere_zero))))
+            continue
+        except LayoutError as refused:
+            if not everywhere_zero:
+                raise
+            first_refusal = refused
+        if shared_by is not None:
+            raise type(first_refusal)(
+                f"left_inverse of {layout}: axes {shared_by} and {axis} both need the leaves of stride 0 "
+                f"({sorted(everywhere_zero)}), which a sum of per-axis inverses cannot share ({first_refusal})")
+        parts.append(_axis_left_inverse(one, others))
+        shared_by = axis
+    return parts
+
+
+def _axis_left_inverse(one: Any, fixed: tuple[int, ...]) -> Any:
+    """One axis's left inverse, its answers leaving the leaves ``fixed`` (all of stride 0 there) at 0."""
+    from layoutalg.core import f2_strides, inverses
+
+    if not isinstance(one, StrideLayout):
+        return inverses.left_inverse_fixing(one, fixed)
+    try:  # GF(2)-linear: stride-0 leaves are zero columns, whose index bits it never sets
+        return f2_strides.left_inverse(one)
+    except (ShapeError, NotInjectiveError) as not_linear:
+        return _left_inverse_of_f2_values(one, not_linear, fixed)
 
 
 def _f2_only(layout: StrideLayout) -> bool:
@@ -219,20 +263,29 @@ def left_inverse(layout: StrideLayout) -> Any:
     return int_composition(int_left_inverse(numbered), Layout(cs))
 
 
-def _left_inverse_of_f2_values(layout: StrideLayout, not_linear: LayoutError) -> Any:
+def _left_inverse_of_f2_values(layout: StrideLayout, not_linear: LayoutError, fixed: tuple[int, ...] = ()) -> Any:
     """Where no GF(2)-linear left inverse exists (an extent that is no power of two, or index bits the strides
     do not keep apart), an int layout read on L's values as integers (XOR patterns, all non-negative, 0 at index
     0): ``R(L(i)) == i``, or the generalized ``L(R(v)) == v`` (:func:`layoutalg.core.inverses.
     left_inverse_of_values`, complete): ``6:F1`` (values 0..5) has ``8:1``.  Refused, both reasons named, where
-    no layout fits (``(3,4):(F1,F3)``: ``1 ^ 3 == 2`` repeats a value, and no layout picks preimages)."""
+    no layout fits (``(3,4):(F1,F3)``: ``1 ^ 3 == 2`` repeats a value, and no layout picks preimages).
+    ``fixed``: leaves (positions, each of stride 0) every answer leaves at 0 (one axis of a coordinate layout, as
+    :func:`layoutalg.core.inverses.left_inverse_fixing`)."""
     from layoutalg.core.f2_strides import int_values
     from layoutalg.core.inverses import left_inverse_of_values
     from layoutalg.core.left_inverse_search import WORK_LIMIT
 
     if layout.size() > WORK_LIMIT:
         raise not_linear
+    pairs = _pairs(layout)
+    digits = []  # (extent, index stride) of each fixed leaf
+    running = 1
+    for k, (s, _) in enumerate(pairs):
+        if k in fixed:
+            digits.append((s, running))
+        running *= s
     try:
-        return left_inverse_of_values(int_values(_pairs(layout)), str(layout))
+        return left_inverse_of_values(int_values(pairs), str(layout), digits)
     except LayoutError as no_layout:
         raise type(no_layout)(f"{not_linear}; read as integers: {no_layout}") from None
 

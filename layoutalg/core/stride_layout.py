@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
-from layoutalg.core.stride_scalars import F2, ArithTuple, is_stride_scalar
+from layoutalg.core.stride_scalars import F2, ArithTuple, is_stride_scalar, value_as_coordinate
 from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import CoordinateError, ShapeError
 
@@ -71,8 +71,8 @@ class StrideLayout:
     def __call__(self, *args: Any) -> Any:
         """``L(i)`` for a 1-D index (the last mode unbounded) or ``L(c)`` / ``L(c0, c1, ...)`` for a coordinate."""
         crd = plain_int(args[0], "index") if len(args) == 1 else tuple(args)
-        if isinstance(crd, F2):
-            crd = int(crd)  # an F2 index (an F2 inverse's value): its bits are the index
+        if isinstance(crd, (ArithTuple, F2)):  # a basis value as a coordinate; an F2 index (an F2 inverse's value)
+            crd = value_as_coordinate(crd, self.shape, CoordinateError)
         if isinstance(crd, bool) or not isinstance(crd, (int, tuple, list)):
             raise CoordinateError(f"a layout takes an index or a coordinate, got {describe(crd)}")
         if isinstance(crd, int):

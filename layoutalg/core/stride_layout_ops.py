@@ -29,7 +29,7 @@ from layoutalg.core import int_tuple as it
 from layoutalg.core.flat import check_domain, from_pairs
 from layoutalg.core.layout import Layout
 from layoutalg.core.stride_layout import StrideLayout, stride_layout
-from layoutalg.core.stride_scalars import F2, ArithTuple, ScaledBasis
+from layoutalg.core.stride_scalars import F2, ArithTuple, ScaledBasis, value_as_coordinate
 from layoutalg.core.validate import describe
 from layoutalg.errors import CompositionError, ShapeError
 
@@ -278,22 +278,8 @@ def _read_ints(shape: Any, values: list[int], what: str) -> Layout:
 
 
 def _as_coordinate(v: Any, shape: Any) -> Any:
-    """A basis value as a coordinate of ``shape`` (implicit zeros filled in)."""
-    if isinstance(v, F2):
-        v = int(v)  # a swizzled (F2) axis: its bits are the coordinate
-    if isinstance(v, ArithTuple) and v == 0:
-        v = 0
-    if isinstance(v, int):
-        return v  # an int coordinate of a tuple mode unfolds inside that mode
-    if isinstance(shape, tuple):
-        if not isinstance(v, ArithTuple) or len(v) > len(shape):
-            raise CompositionError(f"{v} is not a coordinate of shape {shape}")
-        return tuple(_as_coordinate(v[i], s) for i, s in enumerate(shape))
-    if isinstance(v, ArithTuple):
-        if all(p[0] == 0 for _, p in v.terms()):  # a rank-1 coordinate of a single-mode layout
-            return _as_coordinate(v[0], shape)
-        raise CompositionError(f"{v} goes deeper than shape {shape}")
-    return v
+    """A basis value as a coordinate of ``shape`` (implicit zeros filled in); CompositionError where it is none."""
+    return value_as_coordinate(v, shape, CompositionError)
 
 
 def layout_add(a: Any, b: Any) -> Any:

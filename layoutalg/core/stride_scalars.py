@@ -400,6 +400,28 @@ def make_basis_like(profile: Any, path: tuple[int, ...] = ()) -> Any:
     return E(*path)
 
 
+def value_as_coordinate(v: Any, shape: Any, error: type[Exception]) -> Any:
+    """A layout's value ``v`` (an ``ArithTuple``, an ``F2``, an int) as a coordinate of ``shape``: what a left
+    inverse of a coordinate layout takes, so that ``R(A(i))`` reads.  Implicit zeros are filled in, trailing zero
+    positions past the shape's rank are no axis; an F2's bits are an index.  ``error`` (a LayoutError class)
+    where ``v`` has a position the shape lacks."""
+    if isinstance(v, F2):
+        v = int(v)  # a swizzled (F2) axis: its bits are the coordinate
+    if isinstance(v, ArithTuple) and v == 0:
+        v = 0
+    if isinstance(v, int):
+        return v  # an int coordinate of a tuple mode unfolds inside that mode
+    if isinstance(shape, tuple):
+        if not isinstance(v, ArithTuple) or any(p[0] >= len(shape) for _, p in v.terms()):
+            raise error(f"{v} is not a coordinate of shape {shape}")
+        return tuple(value_as_coordinate(v[i], s, error) for i, s in enumerate(shape))
+    if isinstance(v, ArithTuple):
+        if all(p[0] == 0 for _, p in v.terms()):  # a rank-1 coordinate of a single-mode layout
+            return value_as_coordinate(v[0], shape, error)
+        raise error(f"{v} goes deeper than shape {shape}")
+    return v
+
+
 def is_stride_scalar(x: Any) -> bool:
     """An int, an ArithTuple or an F2 (what a stride leaf may be)."""
     return isinstance(x, (ArithTuple, F2)) or (isinstance(x, int) and not isinstance(x, bool))

@@ -378,8 +378,10 @@ def tile_to_shape(block: Any, shape: Any, order: Any = None) -> Any:
 
 
 def logical_product(a: Any, tiler: Any) -> Any:
+    if tiler is None and a.__class__ is Layout:  # CuTe's product by nothing: A itself (the cheapest tests first)
+        return a
     if type(a) is Layout:
-        return a if tiler is None else core_dp.logical_product(a, tiler)
+        return core_dp.logical_product(a, tiler)
     if _strided(a):
         from layoutalg.core import stride_codomain
 

@@ -7,7 +7,7 @@ A layout is given as ``(shape, stride)`` nested tuples/ints.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 
 def flat(t: Any) -> list[int]:
@@ -116,14 +116,55 @@ def left_inverse_exists(offsets: list[int]) -> bool:
     return _some_layout_sends({x: [i] for i, x in enumerate(offsets)})
 
 
-def generalized_left_inverse_exists(values: list[int]) -> bool:
+def generalized_left_inverse_exists(values: list[int], allowed: Callable[[int], bool] | None = None) -> bool:
     """Is there a layout L with ``A(L(x)) == x`` for every offset ``x`` of the layout whose values (index
-    order) are ``values`` -- ``L(x)`` an index ``i < len(values)`` with ``values[i] == x``?
-    (:func:`_some_layout_sends` each offset into its preimages.)"""
+    order) are ``values`` -- ``L(x)`` an index ``i < len(values)`` with ``values[i] == x`` (and, given
+    ``allowed``, ``allowed(i)``)?  (:func:`_some_layout_sends` each offset into its preimages.)"""
     preimages: dict[int, list[int]] = {}
     for i, v in enumerate(values):
-        preimages.setdefault(v, []).append(i)
+        preimages.setdefault(v, [])
+        if allowed is None or allowed(i):
+            preimages[v].append(i)
+    if not all(preimages.values()):
+        return False
     return _some_layout_sends(preimages)
+
+
+def coordinate_left_inverse_exists(values: list[tuple[int, ...]]) -> bool:
+    """Is there a layout ``L`` over a coordinate codomain -- one top mode per axis, so
+    ``L(c) = L_0(c_0) + L_1(c_1) + ...`` -- with ``A(L(c)) == c`` for every value ``c`` of the basis-stride
+    layout whose values (index order, non-negative coordinate tuples of one length) are ``values``?
+
+    Tries every radix sequence of every axis (any factors > 1, product at most the axis's largest value,
+    closed by an unbounded mode: :func:`_some_layout_sends`'s argument, axis by axis); for each combination z3
+    decides whether integer strides exist.  The combinations multiply, so keep each axis's values small."""
+    import itertools
+
+    import z3
+
+    preimages: dict[tuple[int, ...], list[int]] = {}
+    for i, v in enumerate(values):
+        preimages.setdefault(v, []).append(i)
+    rank = len(values[0])
+    tops = [max(v[k] for v in values) for k in range(rank)]
+    choices = [[r for product in range(1, top + 1) for r in ordered_factorizations(product)] or [()]
+               for top in tops]
+    for radices in itertools.product(*choices):
+        solver = z3.Solver()
+        strides = [[z3.Int(f"d{k}_{m}") for m in range(len(r) + 1)] for k, r in enumerate(radices)]
+        for c, allowed in preimages.items():
+            terms = []
+            for k, r in enumerate(radices):
+                rest = c[k]
+                for m, t in enumerate(r):
+                    rest, digit = divmod(rest, t)
+                    terms.append(digit * strides[k][m])
+                terms.append(rest * strides[k][len(r)])
+            total = z3.Sum(terms + [z3.IntVal(0)])
+            solver.add(z3.Or([total == t for t in allowed]))
+        if solver.check() == z3.sat:
+            return True
+    return False
 
 
 def _some_layout_sends(targets: dict[int, list[int]]) -> bool:

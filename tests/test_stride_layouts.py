@@ -281,3 +281,15 @@ def test_a_layout_reads_a_basis_value_as_its_coordinate() -> None:
     assert coordinate(2 * E(0) + 3 * E(1)) == coordinate((2, 3))
     with pytest.raises(la.CoordinateError, match=r"1@2 is not a coordinate of shape \(4, 2\)"):
         plain(E(2))
+
+
+def test_scaling_a_basis_vector_by_an_f2_keeps_its_implicit_zeros_plain() -> None:
+    """``F2(9) * E(1)`` is ``(0, F9)``, not ``(F0, F9)``: it still adds ``E(0)``, in either order, as PyCuTe's
+    ``ScaledBasis`` (no zero entries) does; an explicit ``F2(0)`` still does not add an int (PyCuTe's tests
+    expect ``F2(0) + 8`` to raise)."""
+    scaled = F2(9) * E(1)
+    assert scaled + E(0) == E(0) + scaled == ArithTuple((1, F2(9)))
+    layout = la.stride_layout((2, 2), (F2(9) * E(1), E(0)))
+    assert layout.values() == [ArithTuple((0, 0)), ArithTuple((0, F2(9))), ArithTuple((1, 0)), ArithTuple((1, F2(9)))]
+    with pytest.raises(la.ShapeError, match="F2 adds only F2"):
+        F2(0) + 8

@@ -18,9 +18,12 @@ its modes' contributions, the Triton / linear-layout view of a swizzle:
 ``(4,8):(F2(1),F2(8))`` sends ``(c0, c1)`` to ``c0 ^ 8*c1``.  ``int(F2(v)) == v``, and an F2
 equals the int of the same bits (``F2(5) == 5``), as in PyCuTe; only ``+`` and ``*`` differ.
 
-Mixing kinds: ``0`` adds to anything; an ``ArithTuple`` leaf may be an ``F2`` (one axis
-swizzled, another plain).  Anything else (``E(0) + 7``, ``F2(1) + 1``) raises
-:class:`ShapeError`, as does a product of two basis vectors.
+Mixing kinds: ``0`` adds to anything (``F2(0)`` does not: it is an F2, and PyCuTe's tests expect
+``F2(0) + 8`` to raise); an ``ArithTuple`` leaf may be an ``F2`` (one axis swizzled, another plain), and
+scaling keeps its implicit zeros plain (``F2(9) * E(1) + E(0) == (1, F9)``, as PyCuTe's ``ScaledBasis``
+holds no zero entries).  Anything else (``E(0) + 7``, ``F2(1) + 1``) raises
+:class:`ShapeError`, as does a product of two basis vectors.  A layout may hold strides that do not add
+(PyCuTe's ``right_inverse((8,8):(F1@0,E1))`` is ``(8,8):(F1,8)``): it raises only at a value that adds them.
 """
 
 from __future__ import annotations
@@ -325,9 +328,11 @@ def _neg(x: Any) -> Any:
 
 
 def _scale(x: Any, k: Any) -> Any:
-    if isinstance(x, ArithTuple):
-        return x * k
-    return x * k if not isinstance(x, F2) else x * k
+    """One entry of an ArithTuple scaled by ``k``; an int 0 (an implicit zero) stays the int 0, so
+    ``F2(9) * E(1)`` is ``(0, F9)`` and still adds ``1@0``."""
+    if type(x) is int and x == 0:
+        return 0
+    return x * k
 
 
 #: The largest mode index a basis path may name, plus one (the basis vector is a tuple that long).

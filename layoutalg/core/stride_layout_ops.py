@@ -326,8 +326,10 @@ def _non_negative(d: Any) -> bool:
 
 
 def _nullspace_by_values(layout: Any) -> Any:
-    """:func:`nullspace` by enumerating every value (any strides)."""
+    """:func:`nullspace` by enumerating every value (any strides): the zeros read in increasing order, else as a
+    GF(2) subspace, else listed in any order (:func:`layoutalg.core.set_listing.layout_listing`)."""
     from layoutalg.core.composition import synthesise_1d
+    from layoutalg.core.set_listing import layout_listing
 
     zeros = [i for i, v in enumerate(_values(layout)) if v == 0]
     pairs = synthesise_1d(zeros)
@@ -335,7 +337,7 @@ def _nullspace_by_values(layout: Any) -> Any:
         kernel = _f2_kernel(layout, zeros)
         if kernel is not None and sorted(int(v) for v in _values(kernel)) == zeros:
             return kernel
-        raise CompositionError(f"nullspace of {layout}: its zeros {zeros[:8]} are not the values of any layout")
+        return layout_listing(zeros, f"nullspace of {layout}")  # the zeros in another order (a complete search)
     return from_pairs(pairs)
 
 

@@ -167,6 +167,32 @@ def coordinate_left_inverse_exists(values: list[tuple[int, ...]]) -> bool:
     return False
 
 
+def listing_exists(values: set[int], xor: bool) -> bool:
+    """Brute force: is there a flat layout ``(f1..fk):(d1..dk)``, ``f1*...*fk == len(values)``, whose values (sums
+    ``c*d``, or XORs of carry-less products ``c (x) d`` with ``xor``) are exactly ``values``, each once?  Its
+    strides are its values at unit coordinates, so every ordered factorization and every choice of distinct
+    strides from the non-zero values is tried (exponential: small sets only)."""
+    import itertools
+
+    def clmul(a: int, b: int) -> int:
+        out = 0
+        while a:
+            if a & 1:
+                out ^= b
+            a, b = a >> 1, b << 1
+        return out
+
+    nonzero = sorted(values - {0})
+    for factors in ordered_factorizations(len(values)):
+        for strides in itertools.permutations(nonzero, len(factors)):
+            listed = {0}
+            for f, d in zip(factors, strides):
+                listed = {(v ^ clmul(c, d)) if xor else v + c * d for c in range(f) for v in listed}
+            if len(listed) == len(values) and listed == values:
+                return True
+    return 0 in values and len(values) == 1
+
+
 def _some_layout_sends(targets: dict[int, list[int]]) -> bool:
     """Is there a layout L with ``L(x)`` in ``targets[x]`` for every ``x``?  Decided by z3, radices by brute
     force.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from layoutalg.core import int_tuple as it
 from layoutalg.core import left_inverse_search
 from layoutalg.core.composition import _composed_values, composition
 from layoutalg.core.flat import (
@@ -142,19 +143,28 @@ def left_inverse_fixing(layout: Layout, fixed: tuple[int, ...]) -> Layout:
     smallest preimage); the search is then asked for preimages with the ``fixed`` coordinates 0.
     CompositionError or NotInjectiveError where no such layout exists (the search's own refusals, complete)."""
     layout = layout if type(layout) is Layout else check_layout(layout, "left_inverse layout")
-    leaves = leaf_pairs(layout)
-    digits = []  # (extent, index stride) of each fixed leaf wider than 1
+    strides = it.flatten(layout.stride) if type(layout.stride) is tuple else (layout.stride,)
+    for k in fixed:
+        if not 0 <= k < len(strides) or strides[k] != 0:
+            raise LayoutError(f"left_inverse of {layout}: leaf {k} is to stay at 0 but "
+                              + ("has a stride" if 0 <= k < len(strides) else "is no leaf"))
+    return _left_inverse(layout, tuple(fixed))  # the leaves' index strides are read only where the search needs them
+
+
+def _fixed_digits(layout: Layout, fixed: tuple[int, ...]) -> Pairs:
+    """(extent, index stride) of each leaf in ``fixed`` wider than 1; LayoutError where one has a stride."""
+    digits = []
     running = 1
-    for k, (s, d) in enumerate(leaves):
+    for k, (s, d) in enumerate(leaf_pairs(layout)):
         if k in fixed and s > 1:
             if d != 0:
                 raise LayoutError(f"left_inverse of {layout}: leaf {k} ({s}:{d}) is to stay at 0 but has a stride")
             digits.append((s, running))
         running *= s
-    return _left_inverse(layout, tuple(digits))
+    return digits
 
 
-def _left_inverse(layout: Layout, fixed: tuple[tuple[int, int], ...] = ()) -> Layout:
+def _left_inverse(layout: Layout, fixed: tuple[int, ...] = ()) -> Layout:
     flat, index_strides = _coalesced_with_index_strides(layout)
     for s, d in flat:
         if d < 0:
@@ -177,10 +187,10 @@ def _left_inverse(layout: Layout, fixed: tuple[tuple[int, int], ...] = ()) -> La
 
 
 @memoized
-def _unchained_left_inverse(layout: Layout, fixed: tuple[tuple[int, int], ...]) -> Layout:
+def _unchained_left_inverse(layout: Layout, fixed: tuple[int, ...]) -> Layout:
     """The left inverse where the strides do not chain: read off the offsets when they are exactly ``0..V``,
     else searched (both remembered, as the work is far more than the chained construction's).  ``fixed``: the
-    ``(extent, index stride)`` of each stride-0 leaf an answer leaves at 0 (:func:`left_inverse_fixing`)."""
+    stride-0 leaves an answer leaves at 0 (:func:`left_inverse_fixing`)."""
     read = _contiguous_left_inverse(_coalesced_with_index_strides(layout)[0])
     return _searched_left_inverse(layout, fixed) if read is None else read
 
@@ -204,7 +214,7 @@ def _contiguous_left_inverse(flat: Pairs) -> Layout | None:
 
 
 @memoized
-def _searched_left_inverse(layout: Layout, fixed: tuple[tuple[int, int], ...]) -> Layout:
+def _searched_left_inverse(layout: Layout, fixed: tuple[int, ...]) -> Layout:
     """The left inverse found by the complete search, checked on every offset; or CompositionError (remembered).
 
     For a non-injective layout, the generalized left inverse (see :func:`left_inverse_of_values`; ``fixed`` as
@@ -219,7 +229,7 @@ def _searched_left_inverse(layout: Layout, fixed: tuple[tuple[int, int], ...]) -
         )
     if layout.size() > ENUMERATION_LIMIT:
         check_domain(layout.size(), f"left_inverse of {layout}")
-    return left_inverse_of_values(_flat_values(flat), str(layout), list(fixed))
+    return left_inverse_of_values(_flat_values(flat), str(layout), _fixed_digits(layout, fixed))
 
 
 def left_inverse_of_values(values: list[int], name: str, fixed: Pairs | None = None) -> Layout:

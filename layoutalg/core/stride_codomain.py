@@ -188,7 +188,7 @@ def _axis_left_inverses(layout: StrideLayout, axes: list[Any]) -> list[Any]:
     move the leaves of stride 0 on every axis (``(2,4,2,2):(0,E0,3E0,3E0)`` needs the first).  Two axes that both
     need those leaves are refused, saying so (an answer might share them out; not searched)."""
     own = [{k for k, d in enumerate(it.flatten(one.stride)) if not d == 0} for one in axes]
-    everywhere_zero = {k for k in range(len(_pairs(layout))) if not any(k in o for o in own)}
+    everywhere_zero = {k for k in range(len(it.flatten(layout.shape))) if not any(k in o for o in own)}
     parts: list[Any] = []
     shared_by = None
     for axis, one in enumerate(axes):

@@ -81,6 +81,31 @@ def test_row_space_keeps_an_equivalent_integer_system(system: tuple[list[list[in
             assert [sum(r * v for r, v in zip(row, x)) for row in rows] == rhs
 
 
+@settings(max_examples=300, deadline=None, database=None)
+@given(integer_systems(), st.lists(st.integers(-6, 6), min_size=4, max_size=4))
+def test_implied_rhs_is_the_one_consistent_right_hand_side(system: tuple[list[list[int]], list[int], int],
+                                                            entries: list[int]) -> None:
+    """``implied_rhs(row)`` is None exactly when ``row`` raises the rank; else ``row . x = t`` is consistent with
+    the equations for ``t`` equal to it and for no other ``t`` (sympy's ranks decide both)."""
+    rows, rhs, ncols = system
+    space = RowSpace(ncols)
+    if not all([space.add(row, b) for row, b in zip(rows, rhs)]):
+        return
+    row = entries[:ncols]
+    implied = space.implied_rhs(row)
+    rank = sympy.Matrix(rows).rank()
+    if sympy.Matrix(rows + [row]).rank() > rank:
+        assert implied is None
+        return
+    assert implied is not None
+    numerator, denominator = implied
+    assert denominator > 0
+    t = sympy.Rational(numerator, denominator)
+    augmented = [r + [b] for r, b in zip(rows, rhs)]
+    assert sympy.Matrix(augmented + [row + [t]]).rank() == rank
+    assert sympy.Matrix(augmented + [row + [t + 1]]).rank() > rank
+
+
 def test_row_space_reports_the_contradiction() -> None:
     space = RowSpace(2)
     assert space.add([1, 1], 3)
@@ -256,6 +281,17 @@ def test_an_undecided_left_inverse_of_a_non_injective_layout_is_a_not_injective_
 
     with pytest.raises(NotInjectiveError, match="undecided"):
         left_inverse(Layout((16, 3), (50, 50)))
+
+
+@pytest.mark.parametrize("text", ["(4,4,4):(3,3,3)", "(4,4,3):(3,3,3)", "(4,4,3,2):(3,3,3,0)"])
+def test_generalized_left_inverse_found_past_sequences_slow_to_rule_out(text: str) -> None:
+    """Each offset 3k has several preimages; the answer's radix sequence comes after ones whose searches are
+    long (these were "undecided" while the sequences were searched one at a time to the end); z3 finds one too."""
+    a = parse(text)
+    values = ref.values(a.shape, a.stride)
+    assert ref.generalized_left_inverse_exists(values)
+    left = alg.left_inverse(a)
+    assert all(values[ref.evaluate(left.shape, left.stride, x)] == x for x in set(values))
 
 
 @st.composite

@@ -87,6 +87,34 @@ class RowSpace:
         self._solution = None
         return True
 
+    def implied_rhs(self, row: Sequence[int]) -> tuple[int, int] | None:
+        """``(numerator, denominator)`` (denominator > 0) of the one right-hand side ``t`` for which ``row . x = t``
+        is consistent with the equations so far, where ``row`` is in their row space (so it adds nothing else);
+        None where ``row`` is independent of them (every ``t`` is then consistent).
+
+        The row is reduced by the echelon with its right-hand side carried as ``a*t + b`` (each step multiplies
+        the equation by the pivot and subtracts a multiple of an echelon row, so the form stays linear in
+        ``t``); a row reduced to zero leaves ``0 = a*t + b``."""
+        solution = self._solution
+        if solution is not None and solution[0] == self.ncols:
+            _, numerators, denominator = solution
+            return sum(r * n for r, n in zip(row, numerators)), denominator
+        v = list(row)
+        a, b = 1, 0
+        for pivot, e in self.echelon:
+            c = v[pivot]
+            if c:
+                p = e[pivot]
+                v = [p * x - c * y for x, y in zip(v, e)]
+                a, b = p * a, p * b - c * e[-1]
+                g = math.gcd(a, b, *v)
+                if g > 1:
+                    v = [x // g for x in v]
+                    a, b = a // g, b // g
+        if any(v):
+            return None
+        return (-b, a) if a > 0 else (b, -a)
+
     def fixes_a_fraction(self, active: int) -> bool:
         """True when the equations (zero past their first ``active`` columns) fix those unknowns uniquely and
         one of them is not an integer: then no integer solution exists, however many equations follow."""

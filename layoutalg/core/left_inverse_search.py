@@ -187,28 +187,33 @@ def find_generalized_left_inverse(offsets: Sequence[int], preimages: Sequence[Se
     ``A`` sends to ``offsets[i]``, so ``A(L(A(j))) == A(j)`` for every ``j``).
 
     Reductions 1 and 2 of the module docstring do not depend on the targets, so the maximal prime sequences
-    are tried in turn, each closed by an unbounded mode.  For one sequence the offsets are taken in increasing
-    order, each adding ``dig(x) . D == t`` for a chosen target ``t``: where ``dig(x)`` depends on the rows
-    before, at most one ``t`` is consistent (the value the earlier equations fix), so only rows that raise the
-    rank branch, over every preimage: at most ``len(radices) + 1`` levels.  With every offset placed, an
+    are tried in turn, each closed by an unbounded mode.  For one sequence the offsets are taken fewest
+    preimages first (then in increasing order: a forced row costs no branch, and fixes the unknowns the
+    branching rows would), each adding ``dig(x) . D == t`` for a chosen target ``t``: where ``dig(x)`` depends
+    on the rows before, at most one ``t`` is consistent (the value the earlier equations fix), so only rows
+    that raise the rank branch, over every preimage: at most ``len(radices) + 1`` levels.  With every offset placed, an
     integer solution of the chosen equations (:meth:`RowSpace.integer_solution`, exact) is an answer, and only
     then; so every assignment of targets that some integer ``D`` realises is reached, and None means none
-    exists.  Raises SearchExhaustedError past :data:`NODE_LIMIT` sequences or :data:`WORK_LIMIT` units of work
-    (an equation tried is :data:`ROW_COST`, an offset's digits for one sequence 1), and at once where the
-    offsets' equations alone would pass it."""
-    order = sorted(range(len(offsets)), key=offsets.__getitem__)
+    exists.  The sequences are searched in rounds of growing work each (1/256 of the bound, then 4x more per
+    round), so a sequence that is slow to rule out does not starve one after it that answers at once
+    (``(4,4,3,2):(3,3,3,0)`` is answered by the sixth, ``(2,3,2,2)``); a sequence searched to its end leaves,
+    so None still means every sequence was searched whole.  Raises SearchExhaustedError past
+    :data:`NODE_LIMIT` sequences or :data:`WORK_LIMIT` units of work over all rounds (an equation tried is
+    :data:`ROW_COST`, an offset's digits for one sequence 1), and at once where the offsets' equations alone
+    would pass it."""
+    order = sorted(range(len(offsets)), key=lambda k: (len(preimages[k]), offsets[k]))
     xs = [offsets[k] for k in order]
     targets = [sorted(preimages[k]) for k in order]
-    top = xs[-1]
+    top = max(xs)
     if top == 0:
         return [(1, 0)]
-    budget = [WORK_LIMIT]
     if len(xs) * ROW_COST > WORK_LIMIT:  # every offset's equation must be placed, at ROW_COST each at least
         raise SearchExhaustedError
+    left = WORK_LIMIT
+    pending = []
     for radices in _maximal_prime_sequences(top, _primes_up_to(min(top, _nth_prime_bound(NODE_LIMIT + 1)))):
-        product = math.prod(radices)
-        budget[0] -= len(xs)  # the offsets' digits, one unit each
-        if budget[0] < 0:
+        left -= len(xs)  # the offsets' digits, one unit each
+        if left < 0:
             raise SearchExhaustedError
         rows = []
         for x in xs:  # each offset's digits: one per radix, then the unbounded mode's quotient
@@ -217,26 +222,60 @@ def find_generalized_left_inverse(offsets: Sequence[int], preimages: Sequence[Se
                 digits.append(x % p)
                 x //= p
             rows.append(digits + [x])
-        strides = _place(rows, targets, 0, RowSpace(len(radices) + 1), budget)
-        if strides is not None:
-            return [(p, strides[j]) for j, p in enumerate(radices)] + [(top // product + 1, strides[-1])]
+        pending.append((radices, rows))
+    # Rounds of growing work per sequence (a sequence with no answer may take long to rule out, and one after
+    # it may answer at once): a sequence searched to the end leaves the list, one cut short waits for the next.
+    share = max(WORK_LIMIT // 256, 64 * ROW_COST)
+    while pending:
+        waiting = []
+        for radices, rows in pending:
+            budget = [min(share, left)]
+            spent_before = budget[0]
+            try:
+                strides = _place(rows, targets, 0, RowSpace(len(radices) + 1), budget)
+            except SearchExhaustedError:
+                left -= spent_before
+                if left <= 0:
+                    raise
+                waiting.append((radices, rows))
+                continue
+            left -= spent_before - budget[0]
+            if strides is not None:
+                product = math.prod(radices)
+                return [(p, strides[j]) for j, p in enumerate(radices)] + [(top // product + 1, strides[-1])]
+        pending, share = waiting, share * 4
     return None
 
 
 def _place(rows: list[list[int]], targets: list[list[int]], start: int, space: RowSpace,
            budget: list[int]) -> list[int] | None:
     """:func:`find_generalized_left_inverse` for one radix sequence from offset ``start`` on: integer strides, or
-    None when no choice of targets from here has them."""
+    None when no choice of targets from here has them.
+
+    A row in the span of the equations so far fixes its right-hand side (:meth:`RowSpace.implied_rhs`): it is
+    kept or the branch cut by one look-up in its targets; only a row that raises the rank branches, over every
+    target that does not fix a fraction."""
     ncols = space.ncols
     k = start
     while k < len(rows):
+        budget[0] -= ROW_COST
+        if budget[0] < 0:
+            raise SearchExhaustedError
+        implied = space.implied_rhs(rows[k])
+        if implied is not None:
+            numerator, denominator = implied
+            if numerator % denominator or numerator // denominator not in targets[k]:
+                return None
+            k += 1
+            continue
         choices = []
         for t in targets[k]:
             budget[0] -= ROW_COST
             if budget[0] < 0:
                 raise SearchExhaustedError
             branch = space.copy()
-            if branch.add(rows[k], t, ncols) and not branch.fixes_a_fraction(ncols):
+            branch.add(rows[k], t, ncols)  # independent: consistent with every t
+            if not branch.fixes_a_fraction(ncols):
                 choices.append(branch)
         if not choices:
             return None

@@ -30,7 +30,8 @@ def test_f2_values_not_linear_in_the_index_bits_have_no_f2_layout() -> None:
     # (4,2):(F1,F1) at offsets 0, 6, 12, 18 is F0, F3, F3, F6: F3 ^ F3 != F6, so no F2 strides give it
     with pytest.raises(la.CompositionError, match="not GF.2.-linear in the index bits"):
         la.composition(SL((4, 2), (F2(1), F2(1))), la.Layout(4, 6))
-    with pytest.raises(la.CompositionError, match="extent 3 is not a power of two"):
+    # along an extent of 3 the values F0, F3, F3 are no F2 layout's: 3:F3 would give F6 at 2
+    with pytest.raises(la.CompositionError, match="along B's extent 3 they are no F2 layout's"):
         la.composition(SL((4, 2), (F2(1), F2(1))), la.Layout(3, 6))
 
 

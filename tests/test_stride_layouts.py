@@ -293,3 +293,41 @@ def test_scaling_a_basis_vector_by_an_f2_keeps_its_implicit_zeros_plain() -> Non
     assert layout.values() == [ArithTuple((0, 0)), ArithTuple((0, F2(9))), ArithTuple((1, 0)), ArithTuple((1, F2(9)))]
     with pytest.raises(la.ShapeError, match="F2 adds only F2"):
         F2(0) + 8
+
+
+def test_f2_composition_reads_a_leaf_of_any_extent() -> None:
+    """``2:F16 o 5:F27`` is ``5:F432`` (``c (x) 27 (x) 16``): a leaf of B whose extent is no power of two is read
+    through every factorization of its extent (found by fresh cases; it was refused)."""
+    a, b = la.make_layout(2, F2(16)), la.make_layout(5, F2(27))
+    composed = la.composition(a, b)
+    assert composed.values() == [a(int(b(i))) for i in range(5)]
+    assert str(composed) == "5:F432"
+    six = la.make_layout((2, 6), (F2(1), F2(10)))  # a leaf of extent 6 on the F2 side
+    composed = la.composition(la.make_layout((4, 4, 4), (F2(26), F2(19), F2(9))), six)
+    assert composed.values() == [la.make_layout((4, 4, 4), (F2(26), F2(19), F2(9)))(int(six(i))) for i in range(12)]
+
+
+def test_composition_of_a_layout_with_an_f2_axis_beside_an_int_axis() -> None:
+    """``(4,2):(F11@1,F12@1) o 2:7`` and ``(2,2):(F1@1,3@0) o (6,3):(3,36)``: values that are basis vectors with F2
+    entries are read leaf by leaf in their own arithmetic (they were refused)."""
+    for a, b in [(la.make_layout((4, 2), (F2(11) * E(1), F2(12) * E(1))), la.Layout(2, 7)),
+                 (la.make_layout((2, 2), (F2(1) * E(1), 3 * E(0))), la.Layout((6, 3), (3, 36)))]:
+        composed = la.composition(a, b)
+        assert composed.values() == [a(b(i)) for i in range(b.size())]
+
+
+def test_coalesce_keeps_f2_basis_modes_apart_across_a_non_power_of_two() -> None:
+    """``(3,5):(F2@1,F6@1)``: ``F6 == 3 * F2`` carry-less, yet merging gives ``15:F2@1``, another function (the
+    index carries between the bits of 3); only a power-of-two first extent merges (``(4,5):(F2@1,F8@1)``)."""
+    a = la.make_layout((3, 5, 6), (F2(2) * E(1), F2(6) * E(1), F2(1) * E(0)))
+    assert la.coalesce(a).values() == a.values()
+    assert str(la.coalesce(a)) == str(a)
+    assert str(la.coalesce(la.make_layout((4, 5), (F2(2) * E(1), F2(8) * E(1))))) == "20:F2@1"
+
+
+def test_left_inverse_of_an_f2_axis_beside_an_int_axis_is_an_int_layout_where_one_fits() -> None:
+    """``(8,4):(F7@0,E1)``: axis 0's values read as ints have an int inverse, so R's axes add as ints and
+    ``A(R(A(i))) == A(i)`` holds on every index (the GF(2)-linear inverse would add F2 bits to an int)."""
+    a = la.make_layout((8, 4), (F2(7) * E(0), E(1)))
+    left = la.left_inverse(a)
+    assert all(a(left(a(i))) == a(i) for i in range(a.size()))

@@ -888,6 +888,48 @@ GENERATORS.update({
 })
 
 
+def _mixed_axes_layout(r: random.Random) -> str:
+    """A basis-stride layout over 2 axes, each axis int (``k*E(i)``) or F2 (``F2(k)*E(i)``): PyCuTe's swizzled
+    axis beside a plain one."""
+    shape = _shape(r)
+    kinds = [r.choice(["F2", "int"]) for _ in range(2)]
+    strides = []
+    for _ in shape:
+        axis = r.randint(0, 1)
+        strides.append(f"F2({r.randint(0, 15)})*E({axis})" if kinds[axis] == "F2" else f"{r.choice([0, 1, 2, 3, 4])}*E({axis})")
+    if len(shape) == 1:
+        return f"Layout({shape[0]}, {strides[0]})"
+    return f"Layout(({', '.join(map(str, shape))},), ({', '.join(strides)},))"
+
+
+def _same_shape_pair(r: random.Random, op: str) -> str:
+    """``op(A, B)`` of two layouts of one shape (1-3 modes), both int, both basis or both F2 strides."""
+    shape = _shape(r)
+    kind = r.choice(["int", "E", "F2"])
+
+    def strides() -> str:
+        if kind == "int":
+            out = [str(r.choice([0, 1, 2, 3, 4, 6, 8, -1, -2])) for _ in shape]
+        elif kind == "E":
+            out = [f"{r.choice([0, 1, 2, 3])}*E({r.randint(0, 1)})" for _ in shape]
+        else:
+            out = [f"F2({r.randint(0, 15)})" for _ in shape]
+        return "(" + ", ".join(out) + ",)"
+
+    shape_src = "(" + ", ".join(map(str, shape)) + ",)"
+    return f"{op}(Layout({shape_src}, {strides()}), Layout({shape_src}, {strides()}))"
+
+
+GENERATORS.update({
+    "composition F2": lambda r: f"composition({_layout(r, 'F2')}, {r.choice([_layout(r), _chained(r), _layout(r, 'F2')])})",
+    "composition mixed axes": lambda r: f"composition({_mixed_axes_layout(r)}, {r.choice([_layout(r), _chained(r)])})",
+    "layout_add modes": lambda r: _same_shape_pair(r, "layout_add"),
+    "right_inverse mixed axes": lambda r: f"right_inverse({_mixed_axes_layout(r)})",
+    "left_inverse mixed axes": lambda r: f"left_inverse({_mixed_axes_layout(r)})",
+    "coalesce mixed axes": lambda r: f"coalesce({_mixed_axes_layout(r)})",
+})
+
+
 def _left_inverse_exists(src: str) -> bool:
     """z3 (``tests/oracles/reference.py``: every radix sequence, any factors): a layout L with ``L(A(i)) == i``
     (injective A) or ``A(L(x)) == x`` on every offset (the generalized inverse) exists.  Decided for an
@@ -942,6 +984,8 @@ ANSWER_EXISTS.update({
     "complement promoted": _weak_complement_exists,
     "complement": _weak_complement_exists,  # PyCuTe's precondition decides existence for the plain form too
     "composition promoted": composition_answer_exists,
+    "composition F2": composition_answer_exists,
+    "composition mixed axes": composition_answer_exists,
 })
 
 

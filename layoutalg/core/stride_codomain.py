@@ -188,13 +188,14 @@ def _axis_left_inverses(layout: StrideLayout, axes: list[Any]) -> list[Any]:
     move the leaves of stride 0 on every axis (``(2,4,2,2):(0,E0,3E0,3E0)`` needs the first).  Two axes that both
     need those leaves are refused, saying so (an answer might share them out; not searched)."""
     own = [{k for k, d in enumerate(it.flatten(one.stride)) if not d == 0} for one in axes]
+    int_axis = any(not isinstance(one, StrideLayout) for one in axes)
     everywhere_zero = {k for k in range(len(it.flatten(layout.shape))) if not any(k in o for o in own)}
     parts: list[Any] = []
     shared_by = None
     for axis, one in enumerate(axes):
         others = tuple(sorted(k for o in own[:axis] + own[axis + 1:] for k in o))
         try:
-            parts.append(_axis_left_inverse(one, others + tuple(sorted(everywhere_zero))))
+            parts.append(_axis_left_inverse(one, others + tuple(sorted(everywhere_zero)), int_axis))
             continue
         except LayoutError as refused:
             if not everywhere_zero:
@@ -204,17 +205,28 @@ def _axis_left_inverses(layout: StrideLayout, axes: list[Any]) -> list[Any]:
             raise type(first_refusal)(
                 f"left_inverse of {layout}: axes {shared_by} and {axis} both need the leaves of stride 0 "
                 f"({sorted(everywhere_zero)}), which a sum of per-axis inverses cannot share ({first_refusal})")
-        parts.append(_axis_left_inverse(one, others))
+        parts.append(_axis_left_inverse(one, others, int_axis))
         shared_by = axis
     return parts
 
 
-def _axis_left_inverse(one: Any, fixed: tuple[int, ...]) -> Any:
-    """One axis's left inverse, its answers leaving the leaves ``fixed`` (all of stride 0 there) at 0."""
+def _axis_left_inverse(one: Any, fixed: tuple[int, ...], int_axis: bool) -> Any:
+    """One axis's left inverse, its answers leaving the leaves ``fixed`` (all of stride 0 there) at 0.
+
+    An F2 axis beside an int axis is first read as an int layout on its values as integers: the sum with the
+    int axes' indices is then an int (``(8,4):(F7@0,E1)`` has ``((3,8,2),4):((-1,1,4),8)``).  Where no int
+    layout fits, the GF(2)-linear inverse answers, as PyCuTe's ``right_inverse((8,8):(F1@0,E1)) ==
+    (8,8):(F1,8)`` does: exact on every value with one axis non-zero, and, like PyCuTe's, raising where an F2
+    index bit pattern would be added to an int."""
     from layoutalg.core import f2_strides, inverses
 
     if not isinstance(one, StrideLayout):
         return inverses.left_inverse_fixing(one, fixed)
+    if int_axis:
+        try:
+            return _left_inverse_of_f2_values(one, ShapeError(f"{one}: an F2 axis beside an int axis"), fixed)
+        except LayoutError:
+            pass
     try:  # GF(2)-linear: stride-0 leaves are zero columns, whose index bits it never sets
         return f2_strides.left_inverse(one)
     except (ShapeError, NotInjectiveError) as not_linear:

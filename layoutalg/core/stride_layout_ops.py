@@ -62,9 +62,13 @@ def _values(x: Any) -> list[Any]:
 
 
 def _mergeable(s0: int, d0: Any, d1: Any) -> bool:
-    if isinstance(d0, F2) or isinstance(d1, F2):
+    if _has_f2(d0) or _has_f2(d1):  # an F2 stride, or a basis vector with an F2 component
         return s0 & (s0 - 1) == 0 and d1 == s0 * d0  # no carry between the modes: s0 a power of two
     return bool(d1 == s0 * d0)
+
+
+def _has_f2(d: Any) -> bool:
+    return isinstance(d, F2) or (isinstance(d, ArithTuple) and any(isinstance(v, F2) for v, _ in d.terms()))
 
 
 def _coalesce_pairs(pairs: Pairs, keep_last: bool) -> Pairs:
@@ -189,8 +193,7 @@ def _read_values(shape: Any, values: list[Any], what: str) -> Any:
     if all(isinstance(v, int) for v in values):
         return _checked(_read_ints(shape, values, what), values, what)
     if any(isinstance(v, ArithTuple) and any(isinstance(x, F2) for x, _ in v.terms()) for v in values):
-        raise CompositionError(f"{what}: its values are basis vectors with F2 components; no layout is read off "
-                               "such values (compose through the index domain)")
+        return _read_by_leaves(shape, values, what)  # an F2 axis beside others: leaf by leaf
     if any(isinstance(v, F2) for v in values):
         return _read_f2(shape, values, what)
     paths = sorted({p for v in values if isinstance(v, ArithTuple) for _, p in v.terms()}
@@ -217,23 +220,28 @@ def _fmt_shape(shape: Any) -> str:
 
 
 def _read_f2(shape: Any, values: list[Any], what: str) -> Any:
-    """The F2-stride layout of ``shape`` (each leaf split into its index bits) whose function is ``values``.
+    """The F2-stride layout of ``shape`` (each leaf refined as needed) whose function is ``values``.
 
     An F2 leaf of a power-of-two extent is GF(2)-linear in its coordinate's bits (``clmul``), and a
     power-of-two extent splits only into power-of-two leaves, so a layout with F2 strides refining
     ``shape`` has the function exactly when it is linear in the index bits: bit ``b`` of leaf ``k`` then
     has the stride ``values[P_k << b]`` (``P_k`` the leaf's index stride), and adjacent bits merge where
-    CuTe's coalesce allows.  Checked on every index; a non-power-of-two extent is refused (the index
-    carries between its bits, and no reading is attempted)."""
+    CuTe's coalesce allows.  A leaf of any other extent ``m`` (the index carries between its bits) is read
+    as every ordered factorization of ``m`` in turn, each factor's stride the value at its prefix product
+    (:func:`_leaf_fit`): ``2:F16 o 5:F27`` is ``5:F432``.  Checked on every index."""
     leaves = list(it.flatten(shape)) if isinstance(shape, tuple) else [shape]
     parts: list[tuple[Any, Any]] = []
     running = 1
     for m in leaves:
         if m & (m - 1):
-            raise CompositionError(f"{what}: its values are F2 and B's extent {m} is not a power of two, so no "
-                                   "layout is read off them (the index carries between the extent's bits)")
-        bits = [(2, F2(int(values[running << b]))) for b in range(m.bit_length() - 1)]
-        merged = _coalesce_pairs(bits, keep_last=False) or [(1, 0)]
+            pairs = _leaf_fit([values[running * c] for c in range(m)])
+            if pairs is None:
+                raise CompositionError(f"{what}: its values are F2, and along B's extent {m} they are no F2 "
+                                       "layout's (every factorization of the extent tried)")
+            merged: list[tuple[int, Any]] = pairs
+        else:
+            bits = [(2, F2(int(values[running << b]))) for b in range(m.bit_length() - 1)]
+            merged = _coalesce_pairs(bits, keep_last=False) or [(1, 0)]
         parts.append(merged[0] if len(merged) == 1 else (tuple(x for x, _ in merged), tuple(d for _, d in merged)))
         running *= m
     leaf_shapes, leaf_strides = [x for x, _ in parts], [d for _, d in parts]
@@ -243,8 +251,76 @@ def _read_f2(shape: Any, values: list[Any], what: str) -> Any:
         result = stride_layout(leaf_shapes[0], leaf_strides[0])
     if _values(result) != values:
         raise CompositionError(f"{what}: no layout with F2 strides of B's shape {_fmt_shape(shape)} has the "
-                               "function (it is not GF(2)-linear in the index bits)")
+                               "function (it is not GF(2)-linear in the index bits, or its leaves' values do not "
+                               "XOR together)")
     return result
+
+
+def _leaf_fit(values: list[Any]) -> list[tuple[int, Any]] | None:
+    """Flat pairs ``(f1, ..., fk):(d1, ..., dk)``, ``f1*...*fk == len(values)``, whose values
+    ``c1*d1 + ... + ck*dk`` in index order are ``values``, in the values' own arithmetic (ints; F2: XOR and
+    the carry-less product; basis vectors entry by entry, an F2 entry so, an int one plainly); None when none
+    are.  A stride is the value at its prefix product, so each ordered factorization fixes one candidate."""
+    for factors in _ordered_factorizations(len(values)):
+        strides, running = [], 1
+        for f in factors:
+            strides.append(values[running])
+            running *= f
+        fits = True
+        for c, want in enumerate(values):
+            got: Any = 0
+            rest = c
+            for f, d in zip(factors, strides):
+                digit = rest % f
+                if digit:
+                    got = got + d * digit
+                rest //= f
+            if not got == want:
+                fits = False
+                break
+        if fits:
+            return list(zip(factors, strides)) or [(1, 0)]
+    return None
+
+
+def _read_by_leaves(shape: Any, values: list[Any], what: str) -> Any:
+    """The layout of ``shape`` (each leaf refined as :func:`_leaf_fit` finds) whose function is ``values``, for
+    values no other reading takes (basis vectors with F2 entries): each leaf of B read alone, at the other
+    leaves' coordinate 0, then the whole checked on every index (the leaves' values must add)."""
+    leaves = list(it.flatten(shape)) if isinstance(shape, tuple) else [shape]
+    parts: list[tuple[Any, Any]] = []
+    running = 1
+    for m in leaves:
+        pairs = _leaf_fit([values[running * c] for c in range(m)])
+        if pairs is None:
+            raise CompositionError(f"{what}: along B's extent {m} its values are no layout's (every factorization "
+                                   "of the extent tried)")
+        parts.append(pairs[0] if len(pairs) == 1 else (tuple(x for x, _ in pairs), tuple(d for _, d in pairs)))
+        running *= m
+    leaf_shapes, leaf_strides = [x for x, _ in parts], [d for _, d in parts]
+    if isinstance(shape, tuple):
+        result = stride_layout(it.unflatten(leaf_shapes, shape), it.unflatten(leaf_strides, shape))
+    else:
+        result = stride_layout(leaf_shapes[0], leaf_strides[0])
+    try:
+        same = _values(result) == values
+    except ShapeError:  # two leaves' strides that do not add (an int and an F2 on one axis)
+        same = False
+    if not same:
+        raise CompositionError(f"{what}: no layout of B's shape {_fmt_shape(shape)} has the function (its values "
+                               "along B's leaves do not add)")
+    return result
+
+
+def _ordered_factorizations(n: int) -> list[tuple[int, ...]]:
+    """Every ordered factorization of ``n`` into factors >= 2, the single factor first."""
+    if n == 1:
+        return [()]
+    out: list[tuple[int, ...]] = [(n,)]
+    for f in range(2, n):
+        if n % f == 0:
+            out.extend((f,) + rest for rest in _ordered_factorizations(n // f))
+    return out
 
 
 def _decode(n: int, paths: list[tuple[int, ...]], radix: int) -> Any:

@@ -291,9 +291,18 @@ def spec_right_inverse(args: list[Any], r: Any) -> str | None:
 
 
 def spec_left_inverse(args: list[Any], r: Any) -> str | None:
+    """``A(R(A(i))) == A(i)``; where R adds an F2 axis's index bits to an int axis's index (an F2 axis no int
+    layout inverts, beside an int axis), R raises there, as PyCuTe's own mixed inverses do (its tests expect
+    ``right_inverse((8,8):(F1@0,E1))(8)`` to raise), and that value is skipped."""
     a = args[0]
     for i, v in enumerate(values(a)):
-        if not _same_value(ev(a, ev(r, v)), v):
+        try:
+            back = ev(a, ev(r, v))
+        except la.ShapeError as err:
+            if "F2 adds only F2" in str(err):
+                continue
+            raise
+        if not _same_value(back, v):
             return f"A(R(A({i}))) != A({i})"
     return ""
 

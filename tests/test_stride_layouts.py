@@ -331,3 +331,31 @@ def test_left_inverse_of_an_f2_axis_beside_an_int_axis_is_an_int_layout_where_on
     a = la.make_layout((8, 4), (F2(7) * E(0), E(1)))
     left = la.left_inverse(a)
     assert all(a(left(a(i))) == a(i) for i in range(a.size()))
+
+
+def test_composition_with_none_is_the_identity_of_unknown_extents() -> None:
+    """PyCuTe's ``composition(None, B)``: the coordinates B walks (its newest composition tests state these)."""
+    assert la.composition(None, 12) == la.Layout(12, 1)
+    assert la.composition(None, la.Layout(4, 2)) == la.Layout(4, 2)
+    assert la.composition(None, (3, 2)) == la.make_layout((3, 2), (E(0), E(1)))
+    assert la.composition(None, (la.Layout(3, 2), 2)) == la.make_layout((3, 2), (2 * E(0), E(1)))
+    assert la.composition(None, None) is None
+    assert la.composition(None, (la.Layout(3, 2), None)) == la.make_layout((3, 1), (2 * E(0), E(1)))
+
+
+@SETTINGS
+@given(ls.layouts(max_rank=2, max_size=64), st.sampled_from([12, 6, 1, (3, 2), (2, 4), (1, 2), None]))
+def test_composing_through_the_identity_changes_nothing(a: la.Layout, tiler: Any) -> None:
+    """``composition(A, composition(None, B))`` is ``composition(A, B)`` as a function (both refuse alike).  A
+    tiler with a ``None`` mode is no case: there ``A o B`` keeps A's mode whole, the identity keeps extent 1."""
+    if isinstance(tiler, tuple) and len(tiler) > a.rank():
+        return
+    try:
+        direct = la.composition(a, tiler)
+    except la.LayoutError:
+        with pytest.raises(la.LayoutError):
+            la.composition(a, la.composition(None, tiler))
+        return
+    through = la.composition(a, la.composition(None, tiler))
+    assert la.size(through) == la.size(direct)
+    assert [through(i) for i in range(la.size(direct))] == [direct(i) for i in range(la.size(direct))]

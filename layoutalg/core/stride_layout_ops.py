@@ -505,6 +505,20 @@ def tiler_to_layout(tiler: Any, e: Any = 1) -> Any:
     raise ShapeError(f"a tiler is an int, a layout or a tuple of tilers, got {describe(tiler)}")
 
 
+def identity_composition(tiler: Any) -> Any:
+    """``composition(None, B)``: ``None`` is PyCuTe's identity of unknown extents, which imposes no divisibility
+    and leaves the coordinates ``B`` walks: an int ``N`` is ``N:1``, a layout itself, a tuple tiler its
+    :func:`tiler_to_layout` (each mode on its own axis), where a ``None`` mode keeps no extent and stands at
+    ``1`` with only its axis' stride (``(Layout(3,2), None) -> (3,1):(2@0,1@1)``); ``None`` gives ``None``.  So
+    ``composition(A, composition(None, B)) == composition(A, B)``."""
+    if tiler is None:
+        return None
+    if isinstance(tiler, (tuple, list)):
+        modes = [Layout(1, 1) if t is None else identity_composition(t) for t in tiler]
+        return StrideLayout(tuple(m.shape for m in modes), tuple(_lift(m.stride, i) for i, m in enumerate(modes)))
+    return tiler_to_layout(tiler)
+
+
 def _inner_operand(b: Any) -> Layout:
     """B of ``A o B`` with A of basis or F2 strides: a Layout, or an int extent ``n`` read as ``n:1`` (CuTe's
     tiler reading); a StrideLayout took the coordinate path before."""
@@ -518,4 +532,4 @@ def _inner_operand(b: Any) -> Layout:
 
 
 __all__ = ["coalesce", "coalesce_z", "composition", "layout_add", "nullspace", "make_layout_like",
-           "tiler_to_layout"]
+           "tiler_to_layout", "identity_composition"]

@@ -140,8 +140,14 @@ def composition(a: Any, b: Any) -> Any:
     * ``Swizzle o Layout`` -> ``Sw o _0 o Layout``;
     * ``(outer o off o inner) o B`` -> ``outer o off o (inner o B)``;
     * ``L o (Sw o off o B)`` -> ``Sw' o off' o M`` with ``L o Sw == Sw' o L`` and
-      ``L(off + B(c)) == off' + M(c)``, checked elementwise.
+      ``L(off + B(c)) == off' + M(c)``, checked elementwise;
+    * ``None o B``: PyCuTe's identity of unknown extents, the coordinates B walks
+      (:func:`layoutalg.core.stride_layout_ops.identity_composition`: ``None o (3,2) == (3,2):(1@0,1@1)``).
     """
+    if a is None:
+        from layoutalg.core.stride_layout_ops import identity_composition
+
+        return identity_composition(b)
     if _tensor(a):
         return a.with_layout(composition(a.layout, b))
     if _symbolic(a, b):

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+import layoutalg as la
 from layoutalg.core.int_tuple import flatten
 from layoutalg.core.layout import Layout
 from layoutalg.errors import CompositionError, ShapeError
@@ -145,7 +146,9 @@ def test_a_one_mode_composition_that_is_no_layout_is_refused_listing_its_first_t
         shape: tuple[int, ...], stride: tuple[int, ...], b: Layout) -> None:
     vals = _values(shape, stride, b)
     text = ", ".join(str(v) for v in vals[:12]) + (", ..." if len(vals) > 12 else "")
-    with pytest.raises(CompositionError, match=f"not a layout: .*; its values {text} do not follow any shape:stride$"):
+    with pytest.raises(CompositionError,
+                       match=f"not a layout: .*; its values {text} do not follow any shape:stride"
+                             r"( \(CuTe's (Stride|Shape) divisibility condition fails at B's leaf \d+:\d+\))?$"):
         composition(Layout(shape, stride), b)
 
 
@@ -309,3 +312,46 @@ def test_a_two_mode_tiler_composes_to_a_of_b_or_is_refused_only_where_no_layout_
             assert [[r(i, j) for j in range(s1)] for i in range(s0)] == f, (a, b, r)
             answered += 1
     assert answered > 150 and refused > 20
+
+
+@pytest.mark.parametrize("a, tiler, want", [
+    (la.Layout((4, 5)), (2,), la.Layout((2,), (1,))),
+    (la.Layout((4, 5)), (la.Layout(2, 2),), la.Layout((2,), (2,))),
+    (la.Layout((4, 5)), (), la.Layout((), ())),
+    (la.Layout(((4, 2), 5), ((5, 40), 1)), (2,), la.Layout((2,), (5,))),
+    (la.Layout((6, 4), (4, 1)), (3,), la.Layout((3,), (4,))),
+    (la.Layout((6, 4), (4, 1)), (3, None), la.Layout((3, 4), (4, 1))),
+])
+def test_a_tuple_tiler_drops_the_modes_it_does_not_name(a: la.Layout, tiler: tuple, want: la.Layout) -> None:
+    """CuTe C++ (``composition``: "Drop any modes of lhs that aren't hit by rhs") and PyCuTe's newest tests:
+    ``A o (t0,)`` has rank 1, so ``compatible(tiler, A o tiler)``; ``None`` keeps a named mode whole."""
+    got = la.composition(a, tiler)
+    assert got == want
+    assert la.rank(got) == len(tiler)
+
+
+def test_make_layout_of_no_layouts_is_the_rank_zero_layout() -> None:
+    empty = la.make_layout()
+    assert empty == la.make_layout([]) == la.Layout((), ())
+    assert la.rank(empty) == 0 and la.size(empty) == 1 and la.coalesce(empty) == la.Layout(1, 0)
+    assert la.make_layout(la.Layout((3, 4), (4, 1)), empty) == la.Layout(((3, 4), ()), ((4, 1), ()))
+
+
+@pytest.mark.parametrize("a, b, condition", [
+    (la.Layout((4, 6, 8), (2, 3, 5)), la.Layout(6, 3), "Stride divisibility"),
+    (la.Layout((4, 6, 8), (2, 3, 5)), la.Layout(6, 1), "Shape divisibility"),
+    (la.Layout((4, 2, 8), (3, 12, 97)), la.Layout(4, 3), "Stride divisibility"),
+    (la.Layout((4, 2, 8), (3, 15, 97)), la.Layout(3, 3), "Stride divisibility"),
+    (la.Layout((5, 3), (7, 1)), la.Layout(7, 1), "Shape divisibility"),
+])
+def test_a_refused_composition_names_the_cute_condition_that_fails(a: la.Layout, b: la.Layout, condition: str) -> None:
+    """The condition PyCuTe's newest tests pin for each of these (``match="Stride divisibility"``...); the
+    refusal itself rests on the values (no layout has them)."""
+    with pytest.raises(CompositionError, match=f"CuTe's {condition} condition fails at B's leaf {b.shape}:{b.stride}"):
+        la.composition(a, b)
+
+
+def test_a_failing_cute_condition_does_not_refuse_what_a_layout_has() -> None:
+    """``(4,2,8):(3,12,97) o 3:3`` breaks CuTe's stride divisibility, yet ``3:9`` has the function (PyCuTe's
+    newest tests expect it)."""
+    assert la.composition(la.Layout((4, 2, 8), (3, 12, 97)), la.Layout(3, 3)) == la.Layout(3, 9)

@@ -164,9 +164,14 @@ def test_coshape_is_one_past_the_largest_value_on_each_codomain_axis(a: Any) -> 
         assert _at(cs, path) == 1 + max(_component(v, path) for v in values), (a, cs, path)
 
 
-def test_coshape_of_f2_strides_is_one_past_the_largest_xor_value() -> None:
+def test_coshape_of_f2_strides_is_the_smallest_power_of_two_holding_every_xor_value() -> None:
+    """An F2 axis is a GF(2) space: ``4:F3`` has the values 0, 3, 6, 5, three bits, so 8 (PyCuTe's newest
+    layout tests), not 7."""
     a = la.stride_layout((2, 2, 2), (F2(1), F2(3), F2(6)))
-    assert coshape(a) == 1 + max(int(v) for v in a.values())
+    assert coshape(a) == 8 == 1 + max(int(v) for v in a.values())
+    b = la.stride_layout(4, F2(3))
+    assert max(int(v) for v in b.values()) == 6 and coshape(b) == 8
+    assert coshape(la.stride_layout(2, F2(1))) == 2 and coshape(la.stride_layout(3, F2(4))) == 16
 
 
 def test_coshape_of_all_zero_basis_strides_is_one() -> None:

@@ -49,28 +49,31 @@ OTHER_OPS = {
 }
 #: The version of each PyCuTe test file the cases were recorded from (github.com/NVlabs/CuTe).
 COMMITS = {
-    "test_alg_copy.py": "25e4d39ecd4f72c4e34aa33709228deb037b61c7",
+    "test_alg_copy.py": "2e12e571c3882c5be669f8d326d630853a3571aa",
     "test_atuple.py": "02e137e305f0205cbf2534444cf7b40b9471dc26",
     "test_blocked_raked.py": "1a4a2cd49ec55bc0854706ab5b88945614bdcfb3",
     "test_coalesce.py": "02e137e305f0205cbf2534444cf7b40b9471dc26",
     "test_coalesce_z.py": "02e137e305f0205cbf2534444cf7b40b9471dc26",
     "test_compatibility.py": "1a4a2cd49ec55bc0854706ab5b88945614bdcfb3",
     "test_complement.py": "1a4a2cd49ec55bc0854706ab5b88945614bdcfb3",
-    "test_composition.py": "02e137e305f0205cbf2534444cf7b40b9471dc26",
+    "test_composition.py": "f1c01997862f2d439840f32868e0d0dfa26d9dbb",
     "test_greatest_common_domain.py": "1a4a2cd49ec55bc0854706ab5b88945614bdcfb3",
     "test_htuple.py": "02e137e305f0205cbf2534444cf7b40b9471dc26",
     "test_inverse_left.py": "13af37e389dcec007cda32c6c0f3361cdc453b68",
-    "test_inverse_right.py": "13af37e389dcec007cda32c6c0f3361cdc453b68",
-    "test_layout.py": "1a4a2cd49ec55bc0854706ab5b88945614bdcfb3",
+    "test_inverse_right.py": "eb530435472d9b7af53ee3e8883d4e504a963ea5",
+    "test_layout.py": "5c2a113b95a223647e2d6f707ddd66c5f531dd91",
     "test_layout_add.py": "1a4a2cd49ec55bc0854706ab5b88945614bdcfb3",
-    "test_logical_divide.py": "02e137e305f0205cbf2534444cf7b40b9471dc26",
-    "test_logical_product.py": "02e137e305f0205cbf2534444cf7b40b9471dc26",
-    "test_make_layout.py": "1a4a2cd49ec55bc0854706ab5b88945614bdcfb3",
+    "test_logical_divide.py": "2f1e813fad75146f57c138181c8f9a3ea413c06c",
+    "test_logical_product.py": "f46131c7346292b4202a40a6759d6801125f11ff",
+    "test_make_layout.py": "2f1e813fad75146f57c138181c8f9a3ea413c06c",
     "test_nullspace.py": "1a4a2cd49ec55bc0854706ab5b88945614bdcfb3",
     "test_recast.py": "1a4a2cd49ec55bc0854706ab5b88945614bdcfb3",
     "test_swizzle.py": "1a4a2cd49ec55bc0854706ab5b88945614bdcfb3",
-    "test_tensor.py": "111253d17e2f0f8631f43999b43ac4afa5954b04",
-    "test_typing.py": "1a4a2cd49ec55bc0854706ab5b88945614bdcfb3 (TestTyping only)",
+    "test_tensor.py": "ca80a0bd4feebbd677379c784d867847b7a0ab9a",
+    "test_alg_gemm.py": "b984906279d654e62c916149fda4fd3b9cbdbc83 (imports pycute.alg.ref.gemm: skipped, no layout inputs of its own)",
+    "test_docs_exports.py": "9b4e5c0010b7b207bb34a6f1e9308754e350602d (imports PyCuTe's scripts/: skipped)",
+    "test_docstring_examples.py": "9b4e5c0010b7b207bb34a6f1e9308754e350602d (imports PyCuTe's scripts/: skipped)",
+    "test_typing.py": "f46131c7346292b4202a40a6759d6801125f11ff (TestTyping only)",
 }
 CONSTRUCTORS = {"Layout", "E", "ArithTuple", "ScaledBasis", "F2", "Swizzle", "V"}
 
@@ -272,6 +275,19 @@ class Expr:
     def __eq__(self, o: Any) -> bool:  # type: ignore[override]
         raise TypeError("comparison outside an assert")
 
+    def _order(self, o: Any, op: str) -> bool:
+        """``<``-style comparisons outside an assert (``if rank(A) < rank(B): continue``): decided where both sides
+        are known, else TypeError (the guard then ends the loop iteration)."""
+        a, b = _lit(self), _lit(o)
+        if a is _NONE or b is _NONE or isinstance(a, Atom) or isinstance(b, Atom):
+            raise TypeError("an order on values known only to PyCuTe")
+        return bool(eval(f"a {op} b", {"a": a, "b": b}))
+
+    def __lt__(self, o: Any) -> bool: return self._order(o, "<")
+    def __le__(self, o: Any) -> bool: return self._order(o, "<=")
+    def __gt__(self, o: Any) -> bool: return self._order(o, ">")
+    def __ge__(self, o: Any) -> bool: return self._order(o, ">=")
+
     __hash__ = None  # type: ignore[assignment]
 
 
@@ -390,6 +406,8 @@ class Op:
             else:
                 return _NONE
         shp = x.shape if isinstance(x, LitLayout) else x
+        if self.name == "rank" and isinstance(shp, tuple):  # a tuple of anything (layouts, None): its length
+            return len(shp)
         if isinstance(shp, Expr) or not _is_int_tuple(shp):
             return _NONE
         if self.name in ("size", "product"):
@@ -500,11 +518,17 @@ class Rewriter(ast.NodeTransformer):
         node.body = [self.guard(s) for s in node.body]
         return node
 
-    def guard(self, stmt: ast.stmt) -> ast.stmt:
+    def guard(self, stmt: ast.stmt, in_loop: bool = False) -> ast.stmt:
+        """``stmt`` in a try whose handler passes; an ``if`` that may leave the loop iteration (``if rank(A) <
+        rank(B): continue``) and whose test cannot be decided here (it needs an operation's result) ends the
+        iteration instead, so nothing after it is recorded that PyCuTe may never run."""
+        leaves = isinstance(stmt, ast.If) and any(isinstance(s, (ast.Continue, ast.Break)) for s in stmt.body)
         for field in ("body", "orelse"):
             if isinstance(stmt, (ast.For, ast.If, ast.With, ast.While)) and getattr(stmt, field, None):
-                setattr(stmt, field, [self.guard(s) for s in getattr(stmt, field)])
-        handler = ast.ExceptHandler(type=ast.Name("Exception", ast.Load()), name=None, body=[ast.Pass()])
+                inner = in_loop or isinstance(stmt, (ast.For, ast.While))
+                setattr(stmt, field, [self.guard(s, inner) for s in getattr(stmt, field)])
+        body: list[ast.stmt] = [ast.Continue()] if in_loop and leaves else [ast.Pass()]
+        handler = ast.ExceptHandler(type=ast.Name("Exception", ast.Load()), name=None, body=body)
         return ast.copy_location(ast.Try(body=[stmt], handlers=[handler], orelse=[], finalbody=[]), stmt)
 
     def visit_Assert(self, node: ast.Assert) -> ast.stmt:
@@ -611,7 +635,7 @@ def run_file(path: str, rel: str) -> None:
     tree = Rewriter().visit(ast.parse(open(path, encoding="utf-8").read(), rel))
     ast.fix_missing_locations(tree)
     code = compile(tree, rel, "exec")
-    namespace: dict[str, Any] = {"__name__": "pycute_test", "_cmp": _cmp, "_truth": _truth,
+    namespace: dict[str, Any] = {"__name__": "pycute_test", "__file__": os.path.abspath(path), "_cmp": _cmp, "_truth": _truth,
                                  "_raises": _raises, "_raise_expr": _raise_expr, "_Lam": _Lam}
     REC.file = rel
     saved = {k: sys.modules.get(k) for k in _fake_modules()}
@@ -637,7 +661,10 @@ def main(argv: list[str]) -> None:
     out = argv[2] if len(argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "tests", "data", "pycute_cases.json")
     for name in sorted(os.listdir(src_dir)):
         if name.startswith("test_") and name.endswith(".py"):
-            run_file(os.path.join(src_dir, name), f"test/{name}")
+            try:
+                run_file(os.path.join(src_dir, name), f"test/{name}")
+            except Exception as err:  # a module body the stand-in cannot run (an import of PyCuTe's scripts/)
+                print(f"skipped test/{name}: {type(err).__name__}: {err}", file=sys.stderr)
     for i, case in enumerate(REC.cases):
         case["id"] = i
         text = json.dumps(case)

@@ -17,7 +17,7 @@ from layoutalg.core.flat import (
 )
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout, evaluate_modes, offsets_of_modes
-from layoutalg.core.leaf_digits import Leaf, Place, carry_witness, cute_leaf, first_carry
+from layoutalg.core.leaf_digits import Leaf, Place, carry_witness, cute_condition_failing, cute_leaf, first_carry
 from layoutalg.core.shape_ops import by_mode
 from layoutalg.core.validate import describe, is_bool
 from layoutalg.errors import CompositionError, ShapeError
@@ -28,7 +28,9 @@ def composition(a: Layout, b: Any) -> Layout:
 
     ``b`` may be a :class:`Layout`, an int ``N`` (the tiler ``N:1``), ``None``
     (keep ``A``), or a tuple of tilers applied by mode (``A``'s mode ``i`` is
-    composed with ``b[i]``; ``None`` keeps a mode; modes past ``len(b)`` are kept).
+    composed with ``b[i]``; ``None`` keeps a mode; modes past ``len(b)`` are
+    dropped, as CuTe C++ does and PyCuTe's newest tests expect:
+    ``(4,5):(1,4) o (2,) == (2):(1)``, so ``compatible(b, A o b)`` holds).
 
     **The rule (soundness beyond CuTe).**  The result is a layout ``R`` whose
     shape refines ``B``'s and ``R(c) == A(B(c))`` for every ``c`` in
@@ -72,16 +74,31 @@ def composition(a: Layout, b: Any) -> Layout:
         fast = compose_flat(a, b)
         if fast is not None:
             return fast
-        return _compose(a, b)
+        return _compose_naming_cute(a, b)
     if b is None:
         return a
     if tb is tuple or tb is list:
-        return by_mode(composition, a, b, "composition")
+        return by_mode(composition, a, b, "composition", keep_rest=False)
     if it.is_int(b) or _is_integer(b):
         b = check_layout(b, "composition B")
     elif not isinstance(b, Layout):
         raise ShapeError(f"composition B must be a Layout, an int, None or a tuple of tilers, got {describe(b)}")
-    return _compose(a, b)
+    return _compose_naming_cute(a, b)
+
+
+def _compose_naming_cute(a: Layout, b: Layout) -> Layout:
+    """:func:`_compose`, a refusal saying which of CuTe's conditions fails first on B's leaves (the words
+    PyCuTe's errors use: ``(4,6,8):(2,3,5) o 6:3`` breaks "Stride divisibility", ``o 6:1`` "Shape
+    divisibility"); where none fails, the refusal is the values' alone."""
+    try:
+        return _compose(a, b)
+    except CompositionError as refusal:
+        flat_a = coalesce_extended(leaf_pairs(a))
+        for s, r in leaf_pairs(b):
+            failing = cute_condition_failing(flat_a, s, r) if len(flat_a) > 1 and s > 1 and r > 0 else None
+            if failing:
+                raise CompositionError(f"{refusal} (CuTe's {failing} condition fails at B's leaf {s}:{r})") from None
+        raise
 
 
 def _is_integer(x: Any) -> bool:

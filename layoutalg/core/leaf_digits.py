@@ -88,6 +88,35 @@ def cute_leaf(flat_a: Pairs, s: int, r: int) -> tuple[Pairs, tuple[Place, ...]] 
     return coalesce_pairs(out), tuple(places)
 
 
+def cute_condition_failing(flat_a: Pairs, s: int, r: int) -> str | None:
+    """Which of CuTe's conditions :func:`cute_leaf` finds failing for ``A o s:r`` (``s > 1``, ``r > 0``):
+    ``"Stride divisibility"`` (``r`` neither divides nor is divided by A's extents in turn), ``"Shape
+    divisibility"`` (the digits ``r`` leaves do not fit ``s``), or None.  The names are CuTe's, as PyCuTe's
+    errors spell them."""
+    rest_r, available = r, []
+    for a_s, _ in flat_a[:-1]:
+        if rest_r == 1:
+            available.append(a_s)
+        elif rest_r % a_s == 0:
+            rest_r //= a_s
+        elif a_s % rest_r == 0:
+            available.append(a_s // rest_r)
+            rest_r = 1
+        else:
+            return "Stride divisibility"
+    rest_s = s
+    for n in available:
+        if rest_s == 1:
+            break
+        if rest_s % n == 0:
+            rest_s //= n
+        elif n % rest_s == 0:
+            rest_s = 1
+        else:
+            return "Shape divisibility"
+    return None
+
+
 def first_carry(flat_a: Pairs, leaves: list[Leaf]) -> int | None:
     """The first digit (not the last) at which the leaves' largest digits sum past ``S_k - 1``; None: no carry ever."""
     totals = [0] * len(flat_a)

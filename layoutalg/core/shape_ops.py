@@ -26,12 +26,15 @@ def from_modes(modes: Sequence[Layout]) -> Layout:
     return Layout._trusted(tuple([m.shape for m in modes]), tuple([m.stride for m in modes]))
 
 
-def by_mode(op: Any, a: Layout, tiler: Sequence[Any], name: str) -> Layout:
+def by_mode(op: Any, a: Layout, tiler: Sequence[Any], name: str, keep_rest: bool = True) -> Layout:
     """``op(mode_i, tiler[i])`` for the first ``len(tiler)`` top-level modes (``None`` keeps a mode), errors
-    naming the mode; modes past the tiler are kept (CuTe's by-mode tilers)."""
+    naming the mode; modes past the tiler are kept (CuTe's by-mode divides and products), or dropped with
+    ``keep_rest`` False (CuTe's by-mode ``composition``: "drop any modes of lhs that aren't hit by rhs")."""
     modes = top_modes(a)
     if len(tiler) > len(modes):
         raise ShapeError(f"{name}: tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} layout {a}")
+    if not keep_rest:
+        modes = modes[: len(tiler)]
     parts = []
     for i, mode in enumerate(modes):
         if i < len(tiler) and tiler[i] is not None:

@@ -57,15 +57,17 @@ def coshape(layout: Any) -> Any:
 
 
 def _f2_axis_max(layout: Any, path: tuple[int, ...], leaves: list[tuple[int, Any]]) -> int:
-    """The largest value of an F2 codomain axis: the XOR of ``c (x) v`` (carry-less) over the leaves ``s:v`` on
-    that axis, every ``c < s``, on plain ints over this axis's leaves only (:func:`f2_strides.int_values`).  An
-    axis that also holds int strides is enumerated through the layout (whose values then do not add: it
-    raises)."""
+    """The top of an F2 codomain axis: ``2^b - 1`` for the ``b`` bits its values span (the values: the XOR of
+    ``c (x) v``, carry-less, over the leaves ``s:v`` on that axis, every ``c < s``, on plain ints over this axis's
+    leaves only, :func:`f2_strides.int_values`).  An axis that also holds int strides is enumerated through the
+    layout (whose values then do not add: it raises)."""
     from layoutalg.core.f2_strides import int_values
 
     if not all(isinstance(v, F2) for _, v in leaves):
         return max(int(_component(v, path)) for v in layout.values())
-    return max(int_values(leaves))
+    # an F2 axis is a GF(2) space: its extent is the smallest power of two holding every value (PyCuTe's coshape,
+    # ``coshape(4:F3) == 8``: the values 0, 3, 6, 5 span 3 bits)
+    return (1 << max(int_values(leaves)).bit_length()) - 1
 
 
 def _component(v: Any, path: tuple[int, ...]) -> Any:
@@ -410,7 +412,8 @@ def logical_divide(a: Any, tiler: Any) -> Any:
 def divide_identity(tiler: Any, zipped: bool = False) -> Any:
     """PyCuTe's ``logical_divide(None, T)``: the identity (of unbounded extent) divided by ``T``, i.e. ``(T, C)`` with
     ``C = weak_complement(T)``; a tuple tiler divides axis by axis, mode ``i`` being ``(T_i, C_i)`` on axis ``i``
-    (``zipped``: ``((T_0, T_1, ...), (C_0, C_1, ...))``)."""
+    (``zipped``: ``((T_0, T_1, ...), (C_0, C_1, ...))``); a ``None`` mode of the tiler is ``1:1`` there, as in
+    ``composition(None, T)`` (:func:`layoutalg.core.stride_layout_ops.identity_composition`)."""
     from layoutalg.core.stride_layout_ops import tiler_to_layout
     from layoutalg.core.weak_complement import weak_complement as any_weak_complement
 
@@ -420,7 +423,7 @@ def divide_identity(tiler: Any, zipped: bool = False) -> Any:
         return stride_layout((t.shape, c.shape), (t.stride, c.stride))
     tiles, rests = [], []
     for i, sub in enumerate(tiler):
-        t = tiler_to_layout(sub)
+        t = Layout(1, 1) if sub is None else tiler_to_layout(sub)  # a None mode keeps no extent: 1 on its axis
         c = any_weak_complement(t) if not isinstance(t, StrideLayout) else weak_complement(t)
         tiles.append((t.shape, _scaled(t.stride, (i,))))
         rests.append((c.shape, _scaled(c.stride, (i,))))

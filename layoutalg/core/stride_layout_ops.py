@@ -147,6 +147,13 @@ def composition(a: Any, b: Any) -> Any:
     4:6`` is ``(2,2):(3@1,3@1)``.  A refusal then says that no layout of B's shape has the function."""
     if isinstance(b, StrideLayout):
         return _by_coordinate(a, b)
+    if isinstance(b, (tuple, list)):  # by mode; modes past the tiler dropped, as for int strides
+        modes = list(a) if isinstance(a.shape, tuple) else [a]
+        if len(b) > len(modes):
+            raise ShapeError(f"composition: tiler of rank {len(b)} has more modes than the rank-{len(modes)} "
+                             f"layout {a}")
+        parts = [m if t is None else composition(m, t) for m, t in zip(modes, b)]
+        return stride_layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
     flat_a, b = _coalesce_pairs(_pairs(a), keep_last=True) or [(1, 0)], _inner_operand(b)
     want = [a(int(j)) for j in _values(b)]
     what = f"{a} o {b}"

@@ -150,8 +150,7 @@ def composition(a: Any, b: Any) -> Any:
         a_s = as_symbolic(a, "composition layout")
         if len(b) > a_s.rank():
             raise ShapeError(f"composition tiler {b} has more modes than {a_s}")
-        modes = [composition(a_s[i], t) if t is not None else a_s[i] for i, t in enumerate(b)]
-        modes += [a_s[i] for i in range(len(b), a_s.rank())]
+        modes = [composition(a_s[i], t) if t is not None else a_s[i] for i, t in enumerate(b)]  # the rest dropped
         return sy.make(tuple(m.shape for m in modes), tuple(m.stride for m in modes))
     a_s, b_s = as_symbolic(a, "composition A"), as_symbolic(b, "composition B")
     a_pairs = _coalesce_pairs(a_s.pairs(), keep_last=True) or [(1, 0)]  # an empty A is 0 everywhere: 1:0

@@ -322,11 +322,11 @@ def coalesce(a: Any, profile: Any = None) -> Any:
 
 def logical_divide(a: Any, tiler: Any) -> Any:
     """CuTe ``logical_divide``; ``a = None`` is PyCuTe's identity divided by the tiler
-    (:func:`layoutalg.core.stride_codomain.divide_identity`)."""
-    if a is None and tiler is not None:
+    (:func:`layoutalg.core.stride_codomain.divide_identity`), and by no tiler itself (``None``)."""
+    if a is None:
         from layoutalg.core import stride_codomain
 
-        return stride_codomain.divide_identity(tiler)
+        return None if tiler is None else stride_codomain.divide_identity(tiler)
     if _tensor(a):
         return a.with_layout(logical_divide(a.layout, tiler))
     if _symbolic(a, tiler) or (_symbolic(*tiler) if isinstance(tiler, tuple) else has_sym(tiler)):
@@ -341,10 +341,10 @@ def logical_divide(a: Any, tiler: Any) -> Any:
 
 
 def zipped_divide(a: Any, tiler: Any) -> Any:
-    if a is None and tiler is not None:
+    if a is None:
         from layoutalg.core import stride_codomain
 
-        return stride_codomain.divide_identity(tiler, zipped=True)
+        return None if tiler is None else stride_codomain.divide_identity(tiler, zipped=True)
     if _tensor(a):
         return a.with_layout(zipped_divide(a.layout, tiler))
     if _symbolic(a, tiler) or (_symbolic(*tiler) if isinstance(tiler, tuple) else has_sym(tiler)):

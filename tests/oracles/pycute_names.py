@@ -110,6 +110,14 @@ def _replace(x: Any, path: tuple[int, ...], value: Any) -> Any:
     return la.make_layout(*modes) if _is_layout(x) else tuple(modes)
 
 
+def _place(value: Any, path: tuple[int, ...]) -> Any:
+    """A layout with ``value`` at mode ``path`` and ``1:0`` in every mode before it on the way
+    (PyCuTe's ``composition[1](None, 12) == make_layout([Layout(1, 0), Layout(12, 1)])``)."""
+    for i in reversed(path):
+        value = la.make_layout(*([la.Layout(1, 0)] * i + [value]))
+    return value
+
+
 def _path(mode: Any) -> tuple[int, ...]:
     if mode is None:
         return ()
@@ -136,6 +144,8 @@ class ModeOp:
             return self.fn(_get(x, path), *args, **kwargs)
         if not path:
             return self.fn(x, *args, **kwargs)
+        if x is None:  # PyCuTe: None has no modes to select, so the mode places the result (1:0 before it)
+            return _place(self.fn(None, *args, **kwargs), path)
         return _replace(x, path, self.fn(_get(x, path), *args, **kwargs))
 
 
@@ -208,10 +218,10 @@ def _divide(name: str) -> Callable[..., Any]:
 
 def _product_op(name: str) -> Callable[..., Any]:
     def op(a: Any, b: Any) -> Any:
+        if a is None:  # PyCuTe raises for a None layout, whatever the tiler
+            return need(name)(None, b)
         if b is None:
             return a
-        if a is None:
-            raise la.ShapeError("a None layout")
         return need(name)(tiler_layout(a), b)
 
     return op
@@ -219,6 +229,8 @@ def _product_op(name: str) -> Callable[..., Any]:
 
 def _composition(a: Any, b: Any) -> Any:
     """A swizzle composed with a layout is CuTe's ``ComposedLayout`` (C++'s spelling; PyCuTe writes F2 strides)."""
+    if a is None:  # PyCuTe's identity of unknown extents: the coordinates B walks
+        return la.composition(None, b)
     return la.composition(a if isinstance(a, la.Swizzle) else tiler_layout(a), b)
 
 

@@ -236,3 +236,11 @@ def test_cosize_with_negative_strides_is_one_past_the_largest_offset_as_the_plai
         c = subs_all(a, v)
         want = 1 + max(values(c, c.size()))
         assert sympy.sympify(symbolic_ops.cosize(a)).subs({X: v}) == want == c.cosize()
+
+
+def test_a_symbolic_composition_refusal_names_the_cute_condition() -> None:
+    """PyCuTe's newest tests: dividing a concrete tile by a symbolic leading extent is an unverifiable shape
+    divisibility (``match="Shape divisibility"``)."""
+    n, x, y = sympy.symbols("N X Y", positive=True, integer=True)
+    with pytest.raises(la.CompositionError, match="CuTe's Shape divisibility condition"):
+        la.composition(la.symbolic_layout((n, 8), (x, y)), la.Layout(4, 1))

@@ -33,7 +33,7 @@ def test_make_layout_of_layouts_in_both_spellings() -> None:
     (((4, 8), Layout(2)), {}),
     ((Layout(2), Layout(4)), {"stride": (1, 2)}),
     (((4, 8), (8, 1), (1, 1)), {}),
-    ((), {}),
+    ((), {"stride": (1,)}),  # a stride with no shape (make_layout() alone is the rank-0 layout ():())
 ])
 def test_make_layout_refuses_mixed_or_doubled_arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     with pytest.raises(LayoutError):

@@ -115,7 +115,7 @@ def _compose_mode(a_pairs: list[tuple[Any, Any]], s: Any, d: Any) -> list[tuple[
             rest = 1
         else:
             raise CompositionError(f"composition: stride {d} and A's extent {sa} (mode {i}) do not divide one another "
-                                   "(provably, for every value of the symbols)")
+                                   "(provably, for every value of the symbols): CuTe's Stride divisibility condition")
     if not (type(rest) is int and rest == 1):
         sa, da = modes[i]
         modes[i] = (sa, sy.simplify(da * rest))
@@ -136,7 +136,7 @@ def _compose_mode(a_pairs: list[tuple[Any, Any]], s: Any, d: Any) -> list[tuple[
             left = 1
         else:
             raise CompositionError(f"composition: extent {s} and A's extent {sa} (mode {j}) do not divide one another "
-                                   "(provably, for every value of the symbols)")
+                                   "(provably, for every value of the symbols): CuTe's Shape divisibility condition")
     out = [(x, y) for x, y in out if not (type(x) is int and x == 1)] or [(1, 0)]
     return out
 

@@ -332,7 +332,8 @@ def test_a_tuple_tiler_drops_the_modes_it_does_not_name(a: la.Layout, tiler: tup
 
 def test_make_layout_of_no_layouts_is_the_rank_zero_layout() -> None:
     empty = la.make_layout()
-    assert empty == la.make_layout([]) == la.Layout((), ())
+    assert empty == la.make_layout([]) == la.make_layout(iter([])) == la.Layout((), ())
+    assert la.make_layout(m for m in [la.Layout(2, 1), la.Layout(3, 2)]) == la.Layout((2, 3), (1, 2))  # a generator
     assert la.rank(empty) == 0 and la.size(empty) == 1 and la.coalesce(empty) == la.Layout(1, 0)
     assert la.make_layout(la.Layout((3, 4), (4, 1)), empty) == la.Layout(((3, 4), ()), ((4, 1), ()))
 

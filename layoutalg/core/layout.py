@@ -464,11 +464,14 @@ def make_layout(*args: Any, stride: Any = None) -> Layout:
     * ``make_layout(L0, L1, ...)`` (C++) or ``make_layout([L0, L1, ...])`` (CuTe DSL): the layout whose
       modes are the given layouts; layouts with basis (``E<i>``) or GF(2) strides among them give a
       :class:`~layoutalg.core.stride_layout.StrideLayout`; no layouts (``make_layout()``,
-      ``make_layout([])``) give the rank-0 layout ``():()`` of size 1.
+      ``make_layout([])``) give the rank-0 layout ``():()`` of size 1; a generator of layouts is read as
+      their list (PyCuTe's callers pass one).
     * a stride with basis (``E<i>``, as in CuTe's ``make_identity_layout``) or F2 leaves gives a
       :class:`~layoutalg.core.stride_layout.StrideLayout`, sympy leaves a
       :class:`~layoutalg.core.symbolic.SymbolicLayout` (``make_layout((4,5), (E(0),E(1)))``).
     """
+    if len(args) == 1 and isinstance(args[0], Iterator):  # a generator of layouts, as PyCuTe's callers pass
+        args = (list(args[0]),)
     if (not args and stride is None) or (len(args) == 1 and isinstance(args[0], (list, tuple)) and not args[0]
                                          and stride is None):
         return Layout._trusted((), ())  # no modes (C++ make_layout(), PyCuTe make_layout([])): rank 0, size 1

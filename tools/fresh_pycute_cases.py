@@ -678,43 +678,17 @@ def _prefix_answer_exists(src: str) -> bool:
     return True
 
 
-def _carryless(a: int, b: int) -> int:
-    out = 0
-    while a:
-        if a & 1:
-            out ^= b
-        a, b = a >> 1, b << 1
-    return out
-
-
 def _nullspace_answer_exists(src: str) -> bool:
-    """Brute force: whether some flat layout, int or F2 strides, lists A's zero set, each index once.
-
-    Its stride ``d_t`` is its value at the prefix product ``P_t``, so the strides are distinct nonzero members of
-    the zero set: every factorization of the set's size and every choice of strides from it is tried (sets of
-    more than 24 zeros are not searched and count as having an answer, so they are never called wrong)."""
-    import itertools
+    """Brute force (``reference.listing_exists``): whether some flat layout, int or F2 strides, lists A's zero set,
+    each index once (sets of more than 24 zeros are not searched and count as having an answer, so they are never
+    called wrong)."""
+    from tests.oracles import reference
 
     a = judge.promoted(_call_args(src)[0])  # PyCuTe reads an int or a tuple A as tiler_to_layout(A)
-    zeros = [i for i, v in enumerate(judge.values(a)) if v == 0]
-    target, n = set(zeros), len(zeros)
-    if n <= 2 or n > 24:
+    zeros = {i for i, v in enumerate(judge.values(a)) if v == 0}
+    if len(zeros) <= 2 or len(zeros) > 24:
         return True
-    nonzero = zeros[1:]
-    for factors in _factorizations(n):
-        for strides in itertools.permutations(nonzero, len(factors)):
-            for combine in (lambda c, d: c * d, _carryless):
-                listed, xor = set(), combine is _carryless
-                for index in range(n):
-                    value, rest = 0, index
-                    for f, d in zip(factors, strides):
-                        term = combine(rest % f, d)
-                        value = value ^ term if xor else value + term
-                        rest //= f
-                    listed.add(value)
-                if listed == target:
-                    return True
-    return False
+    return reference.listing_exists(zeros, xor=False) or reference.listing_exists(zeros, xor=True)
 
 
 # More operations whose refusals are judged: whether an answer exists (a refusal where one does is wrong).

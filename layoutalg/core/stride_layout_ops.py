@@ -251,16 +251,20 @@ def _read_f2(shape: Any, values: list[Any], what: str) -> Any:
             merged = _coalesce_pairs(bits, keep_last=False) or [(1, 0)]
         parts.append(merged[0] if len(merged) == 1 else (tuple(x for x, _ in merged), tuple(d for _, d in merged)))
         running *= m
-    leaf_shapes, leaf_strides = [x for x, _ in parts], [d for _, d in parts]
-    if isinstance(shape, tuple):
-        result = stride_layout(it.unflatten(leaf_shapes, shape), it.unflatten(leaf_strides, shape))
-    else:
-        result = stride_layout(leaf_shapes[0], leaf_strides[0])
+    result = _from_leaf_parts(shape, parts)
     if _values(result) != values:
         raise CompositionError(f"{what}: no layout with F2 strides of B's shape {_fmt_shape(shape)} has the "
                                "function (it is not GF(2)-linear in the index bits, or its leaves' values do not "
                                "XOR together)")
     return result
+
+
+def _from_leaf_parts(shape: Any, parts: list[tuple[Any, Any]]) -> Any:
+    """The layout of ``shape`` whose leaf ``k`` is ``parts[k]`` (its refined shape and strides)."""
+    leaf_shapes, leaf_strides = [x for x, _ in parts], [d for _, d in parts]
+    if isinstance(shape, tuple):
+        return stride_layout(it.unflatten(leaf_shapes, shape), it.unflatten(leaf_strides, shape))
+    return stride_layout(leaf_shapes[0], leaf_strides[0])
 
 
 def _leaf_fit(values: list[Any]) -> list[tuple[int, Any]] | None:
@@ -304,11 +308,7 @@ def _read_by_leaves(shape: Any, values: list[Any], what: str) -> Any:
                                    "of the extent tried)")
         parts.append(pairs[0] if len(pairs) == 1 else (tuple(x for x, _ in pairs), tuple(d for _, d in pairs)))
         running *= m
-    leaf_shapes, leaf_strides = [x for x, _ in parts], [d for _, d in parts]
-    if isinstance(shape, tuple):
-        result = stride_layout(it.unflatten(leaf_shapes, shape), it.unflatten(leaf_strides, shape))
-    else:
-        result = stride_layout(leaf_shapes[0], leaf_strides[0])
+    result = _from_leaf_parts(shape, parts)
     try:
         same = _values(result) == values
     except ShapeError:  # two leaves' strides that do not add (an int and an F2 on one axis)

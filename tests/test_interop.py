@@ -223,6 +223,45 @@ def test_cute_dsl_objects_and_prints(tmp_path: Path) -> None:
     assert result["native"]["from_obj"] == str(from_string("Sw<2,3,3> o 0 o (8,32):(32,1)"))
 
 
+DSL_TUPLE_TILER_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import cutlass.cute as cute
+    from layoutalg.interop import to_cute_dsl
+    from layoutalg import Layout
+    cases = [(Layout((4, 5)), (2,)), (Layout(((6, 2), 5), ((8, 2), 1)), (Layout((4, 3), (3, 1)),)),
+             (Layout((6, 4), (4, 1)), (3,)), (Layout((6, 4), (4, 1)), (3, 2))]
+    out = []
+
+    @cute.jit
+    def run():
+        for a, tiler in cases:
+            theirs = tuple(to_cute_dsl(t) if isinstance(t, Layout) else t for t in tiler)
+            out.append(str(cute.composition(to_cute_dsl(a), theirs)))
+
+    run()
+    sys.stdout.write("RESULT" + json.dumps(out) + "\\n")
+    """
+)
+
+
+@pytest.mark.oracle
+def test_composition_by_a_short_tuple_tiler_drops_modes_as_cute_dsl_does(tmp_path: Path) -> None:
+    """CuTe DSL (as CuTe C++: "Drop any modes of lhs that aren't hit by rhs") keeps only the modes a tuple tiler
+    names: ``(4,5):(1,4) o (2,)`` is ``(2):(1)``; layoutalg prints the same layout for each case."""
+    pytest.importorskip("cutlass.cute")
+    from cute_dsl_script import run_cute_dsl_script
+
+    from layoutalg import composition, parse
+
+    theirs = run_cute_dsl_script(tmp_path, DSL_TUPLE_TILER_SCRIPT, timeout=300)
+    cases = [(Layout((4, 5)), (2,)), (Layout(((6, 2), 5), ((8, 2), 1)), (Layout((4, 3), (3, 1)),)),
+             (Layout((6, 4), (4, 1)), (3,)), (Layout((6, 4), (4, 1)), (3, 2))]
+    assert theirs[0] == "(2):(1)"
+    for (a, tiler), text in zip(cases, theirs):
+        assert composition(a, tiler) == parse(text), (a, tiler, text)
+
+
 # ----------------------------------------------------------------------------- Triton linear layouts
 
 

@@ -151,14 +151,13 @@ def left_inverse_fixing(layout: Layout, fixed: tuple[int, ...]) -> Layout:
     return _left_inverse(layout, tuple(fixed))  # the leaves' index strides are read only where the search needs them
 
 
-def _fixed_digits(layout: Layout, fixed: tuple[int, ...]) -> Pairs:
-    """(extent, index stride) of each leaf in ``fixed`` wider than 1; LayoutError where one has a stride."""
+def fixed_digits(extents: list[int], fixed: tuple[int, ...]) -> Pairs:
+    """``(extent, index stride)`` of each leaf in ``fixed`` wider than 1, the leaves' extents ``extents`` in index
+    order: the digits :func:`left_inverse_of_values` keeps at 0."""
     digits = []
     running = 1
-    for k, (s, d) in enumerate(leaf_pairs(layout)):
+    for k, s in enumerate(extents):
         if k in fixed and s > 1:
-            if d != 0:
-                raise LayoutError(f"left_inverse of {layout}: leaf {k} ({s}:{d}) is to stay at 0 but has a stride")
             digits.append((s, running))
         running *= s
     return digits
@@ -229,7 +228,8 @@ def _searched_left_inverse(layout: Layout, fixed: tuple[int, ...]) -> Layout:
         )
     if layout.size() > ENUMERATION_LIMIT:
         check_domain(layout.size(), f"left_inverse of {layout}")
-    return left_inverse_of_values(_flat_values(flat), str(layout), _fixed_digits(layout, fixed))
+    extents = [s for s, _ in leaf_pairs(layout)]
+    return left_inverse_of_values(_flat_values(flat), str(layout), fixed_digits(extents, fixed))
 
 
 def left_inverse_of_values(values: list[int], name: str, fixed: Pairs | None = None) -> Layout:

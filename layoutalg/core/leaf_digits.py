@@ -51,8 +51,23 @@ def cute_leaf(flat_a: Pairs, s: int, r: int) -> tuple[Pairs, tuple[Place, ...]] 
     """CuTe's ``A o s:r`` for coalesced ``A`` (flat pairs, >= 2 modes), ``s > 1``, ``r > 0``, and the digits of A
     the leaf occupies (the last, unbounded digit left out: it never carries).
 
-    None where CuTe's stride or shape divisibility condition fails.
+    None where CuTe's stride or shape divisibility condition fails (:func:`cute_condition_failing` says which).
     """
+    found = _cute_walk(flat_a, s, r)
+    return None if isinstance(found, str) else found
+
+
+def cute_condition_failing(flat_a: Pairs, s: int, r: int) -> str | None:
+    """Which of CuTe's conditions :func:`cute_leaf` finds failing for ``A o s:r`` (``s > 1``, ``r > 0``):
+    ``"Stride divisibility"`` (``r`` neither divides nor is divided by A's extents in turn), ``"Shape
+    divisibility"`` (the digits ``r`` leaves do not fit ``s``), or None.  The names are CuTe's, as PyCuTe's
+    errors spell them."""
+    found = _cute_walk(flat_a, s, r)
+    return found if isinstance(found, str) else None
+
+
+def _cute_walk(flat_a: Pairs, s: int, r: int) -> tuple[Pairs, tuple[Place, ...]] | str:
+    """:func:`cute_leaf`'s answer, or the name of the CuTe condition that fails first."""
     rest_r = r
     strided: list[tuple[int, int, int, int]] = []  # (position, digits available, step, stride of A o that digit)
     for k, (a_s, a_d) in enumerate(flat_a[:-1]):
@@ -64,7 +79,7 @@ def cute_leaf(flat_a: Pairs, s: int, r: int) -> tuple[Pairs, tuple[Place, ...]] 
             strided.append((k, a_s // rest_r, rest_r, a_d * rest_r))
             rest_r = 1
         else:
-            return None
+            return "Stride divisibility"
     last_d = flat_a[-1][1] * rest_r
     out: Pairs = []
     places: list[Place] = []
@@ -78,7 +93,7 @@ def cute_leaf(flat_a: Pairs, s: int, r: int) -> tuple[Pairs, tuple[Place, ...]] 
         elif available % rest_s == 0:
             take = rest_s
         else:
-            return None
+            return "Shape divisibility"
         out.append((take, m_d))
         places.append((k, take, step, weight))
         weight *= take
@@ -86,35 +101,6 @@ def cute_leaf(flat_a: Pairs, s: int, r: int) -> tuple[Pairs, tuple[Place, ...]] 
     if rest_s > 1:
         out.append((rest_s, last_d))
     return coalesce_pairs(out), tuple(places)
-
-
-def cute_condition_failing(flat_a: Pairs, s: int, r: int) -> str | None:
-    """Which of CuTe's conditions :func:`cute_leaf` finds failing for ``A o s:r`` (``s > 1``, ``r > 0``):
-    ``"Stride divisibility"`` (``r`` neither divides nor is divided by A's extents in turn), ``"Shape
-    divisibility"`` (the digits ``r`` leaves do not fit ``s``), or None.  The names are CuTe's, as PyCuTe's
-    errors spell them."""
-    rest_r, available = r, []
-    for a_s, _ in flat_a[:-1]:
-        if rest_r == 1:
-            available.append(a_s)
-        elif rest_r % a_s == 0:
-            rest_r //= a_s
-        elif a_s % rest_r == 0:
-            available.append(a_s // rest_r)
-            rest_r = 1
-        else:
-            return "Stride divisibility"
-    rest_s = s
-    for n in available:
-        if rest_s == 1:
-            break
-        if rest_s % n == 0:
-            rest_s //= n
-        elif n % rest_s == 0:
-            rest_s = 1
-        else:
-            return "Shape divisibility"
-    return None
 
 
 def first_carry(flat_a: Pairs, leaves: list[Leaf]) -> int | None:

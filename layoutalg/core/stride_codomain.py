@@ -21,7 +21,7 @@ from typing import Any
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
 from layoutalg.core.stride_layout import StrideLayout, has_scalar_strides, stride_layout
-from layoutalg.core.stride_layout_ops import _pairs
+from layoutalg.core.stride_layout_ops import _by_mode, _pairs
 from layoutalg.core.stride_scalars import F2, ArithTuple, ScaledBasis
 from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError, NotInjectiveError, ShapeError
@@ -286,20 +286,14 @@ def _left_inverse_of_f2_values(layout: StrideLayout, not_linear: LayoutError, fi
     ``fixed``: leaves (positions, each of stride 0) every answer leaves at 0 (one axis of a coordinate layout, as
     :func:`layoutalg.core.inverses.left_inverse_fixing`)."""
     from layoutalg.core.f2_strides import int_values
-    from layoutalg.core.inverses import left_inverse_of_values
+    from layoutalg.core.inverses import fixed_digits, left_inverse_of_values
     from layoutalg.core.left_inverse_search import WORK_LIMIT
 
     if layout.size() > WORK_LIMIT:
         raise not_linear
     pairs = _pairs(layout)
-    digits = []  # (extent, index stride) of each fixed leaf
-    running = 1
-    for k, (s, _) in enumerate(pairs):
-        if k in fixed:
-            digits.append((s, running))
-        running *= s
     try:
-        return left_inverse_of_values(int_values(pairs), str(layout), digits)
+        return left_inverse_of_values(int_values(pairs), str(layout), fixed_digits([s for s, _ in pairs], fixed))
     except LayoutError as no_layout:
         raise type(no_layout)(f"{not_linear}; read as integers: {no_layout}") from None
 
@@ -377,16 +371,6 @@ def _basis_like(shape: Any, path: tuple[int, ...]) -> Any:
     if isinstance(shape, tuple):
         return tuple(_basis_like(e, path + (i,)) for i, e in enumerate(shape))
     return ScaledBasis(1, path)
-
-
-def _by_mode(op: Any, a: Any, tiler: Any, name: str) -> Any:
-    """``op(mode_i, tiler[i])`` for the first ``len(tiler)`` top-level modes (``None`` keeps a mode), modes past
-    the tiler kept: CuTe's by-mode tilers, as :func:`~layoutalg.core.shape_ops.by_mode` for int-stride layouts."""
-    modes = list(a) if isinstance(a.shape, tuple) else [a]
-    if len(tiler) > len(modes):
-        raise ShapeError(f"{name}: tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} layout {a}")
-    parts = [m if t is None else op(m, t) for m, t in zip(modes, tiler)] + modes[len(tiler):]
-    return stride_layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
 
 
 def logical_divide(a: Any, tiler: Any) -> Any:

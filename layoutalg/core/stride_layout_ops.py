@@ -55,6 +55,17 @@ def _z_linear(pairs: Pairs) -> bool:
     return True
 
 
+def _by_mode(op: Any, a: Any, tiler: Any, name: str, keep_rest: bool = True) -> Any:
+    """``op(mode_i, tiler[i])`` for the first ``len(tiler)`` top-level modes (``None`` keeps a mode); modes past
+    the tiler kept (CuTe's by-mode divides and products) or, with ``keep_rest`` False, dropped (its by-mode
+    ``composition``), as :func:`~layoutalg.core.shape_ops.by_mode` for int-stride layouts."""
+    modes = list(a) if isinstance(a.shape, tuple) else [a]
+    if len(tiler) > len(modes):
+        raise ShapeError(f"{name}: tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} layout {a}")
+    parts = [m if t is None else op(m, t) for m, t in zip(modes, tiler)] + (modes[len(tiler):] if keep_rest else [])
+    return stride_layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+
+
 def _values(x: Any) -> list[Any]:
     """``x(i)`` for every ``i < size``, by enumeration."""
     check_domain(x.size(), f"values of {x}")
@@ -148,12 +159,7 @@ def composition(a: Any, b: Any) -> Any:
     if isinstance(b, StrideLayout):
         return _by_coordinate(a, b)
     if isinstance(b, (tuple, list)):  # by mode; modes past the tiler dropped, as for int strides
-        modes = list(a) if isinstance(a.shape, tuple) else [a]
-        if len(b) > len(modes):
-            raise ShapeError(f"composition: tiler of rank {len(b)} has more modes than the rank-{len(modes)} "
-                             f"layout {a}")
-        parts = [m if t is None else composition(m, t) for m, t in zip(modes, b)]
-        return stride_layout(tuple(p.shape for p in parts), tuple(p.stride for p in parts))
+        return _by_mode(composition, a, b, "composition", keep_rest=False)
     flat_a, b = _coalesce_pairs(_pairs(a), keep_last=True) or [(1, 0)], _inner_operand(b)
     want = [a(int(j)) for j in _values(b)]
     what = f"{a} o {b}"
@@ -236,22 +242,18 @@ def _read_f2(shape: Any, values: list[Any], what: str) -> Any:
     CuTe's coalesce allows.  A leaf of any other extent ``m`` (the index carries between its bits) is read
     as every ordered factorization of ``m`` in turn, each factor's stride the value at its prefix product
     (:func:`_leaf_fit`): ``2:F16 o 5:F27`` is ``5:F432``.  Checked on every index."""
-    leaves = list(it.flatten(shape)) if isinstance(shape, tuple) else [shape]
-    parts: list[tuple[Any, Any]] = []
-    running = 1
-    for m in leaves:
+
+    def read_leaf(m: int, running: int) -> list[tuple[int, Any]]:
         if m & (m - 1):
             pairs = _leaf_fit([values[running * c] for c in range(m)])
             if pairs is None:
                 raise CompositionError(f"{what}: its values are F2, and along B's extent {m} they are no F2 "
                                        "layout's (every factorization of the extent tried)")
-            merged: list[tuple[int, Any]] = pairs
-        else:
-            bits = [(2, F2(int(values[running << b]))) for b in range(m.bit_length() - 1)]
-            merged = _coalesce_pairs(bits, keep_last=False) or [(1, 0)]
-        parts.append(merged[0] if len(merged) == 1 else (tuple(x for x, _ in merged), tuple(d for _, d in merged)))
-        running *= m
-    result = _from_leaf_parts(shape, parts)
+            return pairs
+        bits = [(2, F2(int(values[running << b]))) for b in range(m.bit_length() - 1)]
+        return _coalesce_pairs(bits, keep_last=False) or [(1, 0)]
+
+    result = _read_leaf_by_leaf(shape, read_leaf)
     if _values(result) != values:
         raise CompositionError(f"{what}: no layout with F2 strides of B's shape {_fmt_shape(shape)} has the "
                                "function (it is not GF(2)-linear in the index bits, or its leaves' values do not "
@@ -259,8 +261,16 @@ def _read_f2(shape: Any, values: list[Any], what: str) -> Any:
     return result
 
 
-def _from_leaf_parts(shape: Any, parts: list[tuple[Any, Any]]) -> Any:
-    """The layout of ``shape`` whose leaf ``k`` is ``parts[k]`` (its refined shape and strides)."""
+def _read_leaf_by_leaf(shape: Any, read_leaf: Any) -> Any:
+    """The layout of ``shape`` whose leaf of extent ``m`` at index stride ``P`` is refined into the flat pairs
+    ``read_leaf(m, P)`` (read off the values along that leaf, the other leaves' coordinates 0)."""
+    leaves = list(it.flatten(shape)) if isinstance(shape, tuple) else [shape]
+    parts: list[tuple[Any, Any]] = []
+    running = 1
+    for m in leaves:
+        pairs = read_leaf(m, running)
+        parts.append(pairs[0] if len(pairs) == 1 else (tuple(x for x, _ in pairs), tuple(d for _, d in pairs)))
+        running *= m
     leaf_shapes, leaf_strides = [x for x, _ in parts], [d for _, d in parts]
     if isinstance(shape, tuple):
         return stride_layout(it.unflatten(leaf_shapes, shape), it.unflatten(leaf_strides, shape))
@@ -298,17 +308,15 @@ def _read_by_leaves(shape: Any, values: list[Any], what: str) -> Any:
     """The layout of ``shape`` (each leaf refined as :func:`_leaf_fit` finds) whose function is ``values``, for
     values no other reading takes (basis vectors with F2 entries): each leaf of B read alone, at the other
     leaves' coordinate 0, then the whole checked on every index (the leaves' values must add)."""
-    leaves = list(it.flatten(shape)) if isinstance(shape, tuple) else [shape]
-    parts: list[tuple[Any, Any]] = []
-    running = 1
-    for m in leaves:
+
+    def read_leaf(m: int, running: int) -> list[tuple[int, Any]]:
         pairs = _leaf_fit([values[running * c] for c in range(m)])
         if pairs is None:
             raise CompositionError(f"{what}: along B's extent {m} its values are no layout's (every factorization "
                                    "of the extent tried)")
-        parts.append(pairs[0] if len(pairs) == 1 else (tuple(x for x, _ in pairs), tuple(d for _, d in pairs)))
-        running *= m
-    result = _from_leaf_parts(shape, parts)
+        return pairs
+
+    result = _read_leaf_by_leaf(shape, read_leaf)
     try:
         same = _values(result) == values
     except ShapeError:  # two leaves' strides that do not add (an int and an F2 on one axis)

@@ -175,9 +175,52 @@ def _by_axis(layout: StrideLayout, name: str) -> Any:
     if name == "left_inverse":
         parts = _axis_left_inverses(layout, [one for _, one in axes])
     else:
-        parts = [f2_strides.right_inverse(one) if isinstance(one, StrideLayout) else inverses.right_inverse(one)
-                 for _, one in axes]
+        parts = _summable([f2_strides.right_inverse(one) if isinstance(one, StrideLayout)
+                           else inverses.right_inverse(one) for _, one in axes])
     return stride_layout(it.unflatten([p.shape for p in parts], cs), it.unflatten([p.stride for p in parts], cs))
+
+
+def _summable(parts: list[Any]) -> list[Any]:
+    """Per-axis right inverses whose sum is L's index: ``R(c) = sum_k R_k(c_k)``.
+
+    One layout adds its F2 strides by XOR, which is their sum only where the F2 parts set disjoint index bits.
+    Every extent a power of two makes that so (each leaf owns its bits, each part moves only its axis's leaves);
+    other extents need not (``(5,2):(F1@1,F1@0)``: the parts ``2:F5`` and ``5:F1`` share bit 0, and ``5 ^ 3 !=
+    5 + 3``).  There each F2 part is read as the int layout of its values (``2:5``, ``5:1``), on the longest prefix
+    of them an int layout lists (fewer values, still a right inverse there).  An F2 part beside an int part keeps
+    its F2 strides (PyCuTe's ``right_inverse((8,8):(F1@0,E1)) == (8,8):(F1,8)``, raising where they meet)."""
+    from layoutalg.core.composition import synthesise_1d
+    from layoutalg.core.f2_strides import int_values
+    from layoutalg.core.flat import from_pairs
+
+    f2_bits = [_or_all(int_values(p.pairs())) if isinstance(p, StrideLayout) and _has_f2(p) else 0 for p in parts]
+    seen = 0
+    for bits in f2_bits:
+        if bits & seen:
+            break
+        seen |= bits
+    else:
+        return parts
+    out = []
+    for part, bits in zip(parts, f2_bits):
+        if not bits:
+            out.append(part)
+            continue
+        values = int_values(part.pairs())
+        found = next(p for n in range(len(values), 0, -1) if (p := synthesise_1d(values[:n])) is not None)
+        out.append(from_pairs(found) if found else Layout._trusted(1, 0))
+    return out
+
+
+def _has_f2(layout: StrideLayout) -> bool:
+    return any(isinstance(d, F2) for _, d in _pairs(layout))
+
+
+def _or_all(values: list[int]) -> int:
+    bits = 0
+    for v in values:
+        bits |= v
+    return bits
 
 
 def _axis_left_inverses(layout: StrideLayout, axes: list[Any]) -> list[Any]:

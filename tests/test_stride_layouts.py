@@ -359,3 +359,52 @@ def test_composing_through_the_identity_changes_nothing(a: la.Layout, tiler: Any
     through = la.composition(a, la.composition(None, tiler))
     assert la.size(through) == la.size(direct)
     assert [through(i) for i in range(la.size(direct))] == [direct(i) for i in range(la.size(direct))]
+
+
+@st.composite
+def _f2_coordinate_layouts(draw: Any) -> Any:
+    """Flat layouts of extents 1..6 (powers of two or not) whose strides are F2 multiples of E0 or E1."""
+    shape = tuple(draw(st.lists(st.integers(1, 6), min_size=1, max_size=3)))
+    stride = tuple(ScaledBasis(F2(draw(st.integers(1, 9))), (draw(st.integers(0, 1)),)) for _ in shape)
+    return la.stride_layout(shape, stride)
+
+
+@SETTINGS
+@given(_f2_coordinate_layouts())
+def test_right_inverse_of_f2_axes_of_any_extent_sends_every_coordinate_back(a):
+    """R(c) sums the axes' inverses; a layout adds F2 strides by XOR, so where two axes' inverses share an index bit
+    (extents that are no powers of two: (5,2):(F1@1,F1@0) once gave (2,5):(F5,F1), 5 ^ 3 != 5 + 3) they must be
+    read as ints.  Brute force: A(R(c)) is the coordinate c itself, for every c in R's domain."""
+    right = la.right_inverse(a)
+    axes = la.coshape(a)
+    axis_shapes = right.shape if isinstance(axes, tuple) else (right.shape,)
+    for i in range(right.size()):
+        coordinate = la.idx2crd(i, right.shape)
+        per_axis = coordinate if isinstance(axes, tuple) else (coordinate,)
+        want = [la.crd2idx(c, s) for c, s in zip(per_axis, axis_shapes)]  # each axis's value, as an int
+        reached = a(int(right(i)))
+        assert [int(reached[k]) for k in range(len(want))] == want, (a, right, i)
+
+
+def test_right_inverse_of_two_f2_axes_sharing_index_bits_is_an_int_layout() -> None:
+    a = la.stride_layout((5, 2), (ScaledBasis(F2(1), (1,)), ScaledBasis(F2(1), (0,))))
+    assert la.right_inverse(a) == la.Layout((2, 5), (5, 1))
+
+
+@SETTINGS
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=3), st.data())
+def test_idx2crd_and_crd2idx_read_a_basis_value_as_the_coordinate_it_names(shape, data):
+    """PyCuTe's ``idx2crd(E(0), (8,8)) == (1,0)``: a coordinate layout's value is a coordinate; and crd2idx under
+    basis strides is what the layout of them returns."""
+    shape = tuple(shape)
+    coordinate = tuple(data.draw(st.integers(0, s - 1)) for s in shape)
+    value = sum((c * E(k) for k, c in enumerate(coordinate)), ArithTuple((0,)))
+    assert la.idx2crd(value, shape) == coordinate
+    assert la.crd2idx(value, shape) == la.crd2idx(coordinate, shape)
+    strides = tuple(data.draw(st.integers(0, 3)) * E(data.draw(st.integers(0, 2))) for _ in shape)
+    assert la.crd2idx(coordinate, shape, strides) == la.stride_layout(shape, strides)(coordinate)
+
+
+def test_a_basis_value_outside_the_shape_is_refused_naming_it() -> None:
+    with pytest.raises(la.CoordinateError, match="1@3 is not a coordinate of shape"):
+        la.idx2crd(E(3), (8, 8))

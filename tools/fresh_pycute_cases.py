@@ -910,6 +910,66 @@ GENERATORS.update({
 })
 
 
+def _tree_size(shape: Any) -> int:
+    return math.prod(_tree_size(m) for m in shape) if isinstance(shape, tuple) else shape
+
+
+def _coordinate_of(r: random.Random, shape: Any, overflow: bool) -> str:
+    """A coordinate of ``shape``: an int for the whole (in range, or past it when ``overflow``), or a tuple
+    following the shape's tree, some sub-trees given as one int."""
+    if not isinstance(shape, tuple) or r.random() < 0.25:
+        return str(r.randint(0, _tree_size(shape) - 1 + (2 * _tree_size(shape) if overflow else 0)))
+    parts = [_coordinate_of(r, m, overflow and r.random() < 0.3) for m in shape]
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def _basis_value(r: random.Random, shape: Any) -> str:
+    """A basis value naming a coordinate of ``shape`` (its first level): ``E(i)``, ``k*E(i)``, ``ArithTuple``."""
+    rank = len(shape) if isinstance(shape, tuple) else 1
+    flat_modes = [k for k in range(rank) if not isinstance(shape, tuple) or isinstance(shape[k], int)]
+    if not flat_modes:
+        return "E(0)*0"
+    k = r.choice(flat_modes)
+    extent = shape[k] if isinstance(shape, tuple) else shape
+    return r.choice([f"E({k})", f"{r.randint(0, extent - 1)}*E({k})",
+                     f"ArithTuple({tuple(r.randint(0, 3) if j in flat_modes else 0 for j in range(rank))!r})"])
+
+
+def _idx2crd_case(r: random.Random) -> str:
+    shape = _nested(r, 2, 4)
+    roll = r.random()
+    if roll < 0.15 and isinstance(shape, tuple):
+        return f"idx2crd({_basis_value(r, shape)}, {shape!r})"
+    if roll < 0.35:
+        return f"idx2crd({_coordinate_of(r, shape, r.random() < 0.3)}, {shape!r})"
+    return f"idx2crd({r.randint(0, 2 * _tree_size(shape) + 3)}, {shape!r})"
+
+
+def _strides_like(r: random.Random, shape: Any, kind: str) -> str:
+    if isinstance(shape, tuple):
+        parts = [_strides_like(r, m, kind) for m in shape]
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+    if kind == "E":
+        return f"{r.choice([0, 1, 2, 3])}*E({r.randint(0, 2)})"
+    if kind == "F2":
+        return f"F2({r.randint(0, 31)})"
+    return str(r.choice([0, 1, 2, 3, 5, 8, -1, -4]))
+
+
+def _crd2idx_case(r: random.Random) -> str:
+    shape = _nested(r, 2, 4)
+    if r.random() < 0.1 and isinstance(shape, tuple):
+        coordinate = _basis_value(r, shape)
+    else:
+        coordinate = _coordinate_of(r, shape, r.random() < 0.3)
+    if r.random() < 0.5:
+        return f"crd2idx({coordinate}, {shape!r})"
+    return f"crd2idx({coordinate}, {shape!r}, {_strides_like(r, shape, r.choice(['int', 'int', 'E', 'F2']))})"
+
+
+GENERATORS.update({"idx2crd": _idx2crd_case, "crd2idx": _crd2idx_case})
+
+
 def _left_inverse_exists(src: str) -> bool:
     """z3 (``tests/oracles/reference.py``: every radix sequence, any factors): a layout L with ``L(A(i)) == i``
     (injective A) or ``A(L(x)) == x`` on every offset (the generalized inverse) exists.  Decided for an

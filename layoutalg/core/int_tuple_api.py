@@ -291,20 +291,43 @@ def crd2idx(crd: Any, shape: Any, stride: Any = None) -> int:
         except _NotPlainError:
             pass  # the validating path below names what is wrong
     shape_t = _shape(shape, "crd2idx shape")
-    stride_t = it.prefix_product(shape_t) if stride is None else as_int_tuple(stride, "crd2idx stride")
+    stride_t = it.prefix_product(shape_t) if stride is None else _strides(stride, "crd2idx stride")
     if not it.congruent(shape_t, stride_t):
         raise ShapeError(f"crd2idx stride {describe(stride_t)} is not congruent to shape {describe(shape_t)}")
-    crd_t = as_int_tuple(crd, "crd2idx coordinate", CoordinateError)
+    crd_t = as_int_tuple(_basis_value_as_coordinate(crd, shape_t), "crd2idx coordinate", CoordinateError)
     _check_coordinate_tree(crd_t, shape_t, "crd2idx coordinate")
     return it.crd2idx(crd_t, shape_t, stride_t)
 
 
 def idx2crd(idx: Any, shape: Any) -> IntTuple:
-    """Unfold a 1-D index (or a coordinate tree, mode by mode) into a coordinate of ``shape``."""
+    """Unfold a 1-D index (or a coordinate tree, mode by mode) into a coordinate of ``shape``; the last mode is
+    unbounded (``idx2crd(42, (3,7,2)) == (0,0,2)``).  A basis value (what a coordinate layout returns) names its
+    coordinate, implicit zeros filled in: ``idx2crd(E(0), (8,8)) == (1,0)``, as in PyCuTe."""
     shape_t = _shape(shape, "idx2crd shape")
-    idx_t = as_int_tuple(idx, "idx2crd index", CoordinateError)
+    idx_t = as_int_tuple(_basis_value_as_coordinate(idx, shape_t), "idx2crd index", CoordinateError)
     _check_coordinate_tree(idx_t, shape_t, "idx2crd index")
     return it.idx2crd(idx_t, shape_t)
+
+
+def _basis_value_as_coordinate(value: Any, shape: IntTuple) -> Any:
+    """An ``ArithTuple`` (``E(0)``, ``ArithTuple(1, 0)``) as the coordinate of ``shape`` it names; anything else
+    as given (checked by the caller)."""
+    from layoutalg.core.stride_scalars import ArithTuple, value_as_coordinate
+
+    if isinstance(value, ArithTuple):
+        return value_as_coordinate(value, shape, CoordinateError)
+    return value
+
+
+def _strides(stride: Any, what: str) -> Any:
+    """Int strides, or any stride scalars (basis vectors, F2): ``crd2idx`` then returns what a layout of them
+    does (``crd2idx((1,2), (4,4), (E(1),E(0))) == ArithTuple((2,1))``)."""
+    from layoutalg.core.stride_scalars import is_stride_scalar
+
+    leaves = it.flatten(stride) if isinstance(stride, tuple) else [stride]
+    if any(not isinstance(d, int) and is_stride_scalar(d) for d in leaves):
+        return stride
+    return as_int_tuple(stride, what)
 
 
 def _check_coordinate_tree(crd: IntTuple, shape: IntTuple, what: str) -> None:

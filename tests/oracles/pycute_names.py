@@ -272,15 +272,6 @@ class Promoting:
         return self.op(promote(a), *args, **kwargs)
 
 
-def _coordinate(i: Any, shape: Any) -> Any:
-    """PyCuTe's idx2crd of a basis value: the coordinate it names (implicit zeros filled in)."""
-    if isinstance(i, la.ArithTuple):
-        from layoutalg.core.stride_layout_ops import _as_coordinate
-
-        return _as_coordinate(i, shape)
-    return i
-
-
 def _weakly_congruent(a: Any, b: Any) -> bool:
     """PyCuTe's weak congruence with an ArithTuple profile: its trailing implicit zeros may be absent."""
     if isinstance(a, la.ArithTuple):
@@ -298,10 +289,6 @@ def _is_scalar(x: Any) -> bool:
 
 def _make_layout(layouts: Any) -> Any:
     return la.make_layout(*layouts)
-
-
-def _crd2idx(crd: Any, shape: Any, stride: Any = None) -> int:
-    return it.crd2idx(crd, shape, it.prefix_product(shape) if stride is None else stride)
 
 
 def _recast(layout: Any, scale: Any) -> Any:
@@ -381,8 +368,8 @@ NAMES: dict[str, Any] = {
     "product_each": lambda a: need("product_each")(a),
     "inner_product": lambda a, b: la.inner_product(a, b),
     "prefix_product": lambda a, init=1: la.prefix_product(a, init),
-    "idx2crd": lambda i, s: la.idx2crd(_coordinate(i, s), s),
-    "crd2idx": _crd2idx,
+    "idx2crd": la.idx2crd,
+    "crd2idx": la.crd2idx,
     "flatten": lambda a: la.flatten(a),
     "unflatten": _unflatten,
     "leaves": lambda a: iter(la.flatten(a)),

@@ -728,15 +728,106 @@ def by_mode(whole: Callable[[list[Any], Any], str | None]) -> Callable[[list[Any
     return spec
 
 
+def _colex(index: int, shape: Any) -> Any:
+    """CuTe's idx2crd written out: each mode but the last takes ``index mod size``, the last the rest (unbounded)."""
+    if not isinstance(shape, tuple):
+        return index
+    out = []
+    for k, mode in enumerate(shape):
+        if k == len(shape) - 1:
+            out.append(_colex(index, mode))
+        else:
+            out.append(_colex(index % ref.size(mode), mode))
+            index //= ref.size(mode)
+    return tuple(out)
+
+
+def _named_coordinate(value: Any, shape: Any) -> Any:
+    """The coordinate a basis value names (PyCuTe: ``idx2crd(E(0), (8,8)) == (1,0)``), read term by term; None
+    where a term ends at a sub-tree (an int coordinate there: not judged)."""
+    coordinate: Any = _zeros_like(shape)
+    for scale, path in value.terms():
+        try:
+            coordinate = _add_at(coordinate, path, scale)
+        except (TypeError, IndexError):
+            return None
+    return coordinate
+
+
+def _zeros_like(shape: Any) -> Any:
+    return tuple(_zeros_like(m) for m in shape) if isinstance(shape, tuple) else 0
+
+
+def _add_at(tree: Any, path: tuple[int, ...], scale: int) -> Any:
+    if not path:
+        return tree + scale
+    return tuple(_add_at(t, path[1:], scale) if k == path[0] else t for k, t in enumerate(tree))
+
+
+def _unfold(index: Any, shape: Any) -> Any:
+    """idx2crd of an int (colex) or of a tuple index, mode by mode."""
+    if isinstance(index, int):
+        return _colex(index, shape)
+    return tuple(_unfold(i, m) for i, m in zip(index, shape))
+
+
+def spec_idx2crd(args: list[Any], r: Any) -> str | None:
+    index, shape = args[0], args[1]
+    want = _named_coordinate(index, shape) if isinstance(index, la.ArithTuple) else _unfold(index, shape)
+    if want is None:
+        return None
+    return "" if r == want and type(r) is type(want) else f"idx2crd gave {r}, colex order gives {want}"
+
+
+def _offset(coordinate: Any, shape: Any, stride: Any) -> Any:
+    """``sum c_leaf * d_leaf``, an int coordinate of a sub-tree unfolded there first (colex)."""
+    if not isinstance(shape, tuple):
+        return coordinate * stride
+    if isinstance(coordinate, int):
+        coordinate = _colex(coordinate, shape)
+    total: Any = 0
+    for c, m, d in zip(coordinate, shape, stride):
+        total = total + _offset(c, m, d)
+    return total
+
+
+def _compact(shape: Any, running: int = 1) -> tuple[Any, int]:
+    if not isinstance(shape, tuple):
+        return running, running * shape
+    out = []
+    for m in shape:
+        d, running = _compact(m, running)
+        out.append(d)
+    return tuple(out), running
+
+
+def spec_crd2idx(args: list[Any], r: Any) -> str | None:
+    coordinate, shape = args[0], args[1]
+    stride = args[2] if len(args) > 2 and args[2] is not None else None
+    if isinstance(coordinate, la.ArithTuple):
+        coordinate = _named_coordinate(coordinate, shape)
+        if coordinate is None:
+            return None
+    if stride is None:
+        if isinstance(coordinate, int):
+            want = coordinate  # an int coordinate is its own index, in range or not
+        else:
+            want = _offset(coordinate, shape, _compact(shape)[0])
+    else:
+        want = _offset(coordinate, shape, stride)
+    return "" if _same_value(r, want) else f"crd2idx gave {r}, the strides give {want}"
+
+
 #: Operations whose result is a shape, a tuple or a bool rather than a layout (:func:`spec_check` checks those too).
 VALUE_RESULTS = frozenset({"compatible", "common_refinement", "common_coarsening", "product_each", "prefix_product",
-                           "tile_to_shape"})
+                           "tile_to_shape", "idx2crd", "crd2idx"})
 
 SPECS.update({
     "compatible": spec_compatible, "common_refinement": spec_common_refinement,
     "common_coarsening": spec_common_coarsening, "product_each": spec_product_each,
     "prefix_product": spec_prefix_product, "tiler_to_layout": spec_tiler_to_layout,
     "tile_to_shape": spec_tile_to_shape, "greatest_common_domain": spec_greatest_common_domain,
+    "idx2crd": spec_idx2crd, "crd2idx": spec_crd2idx,
     "coalesce_z": by_mode(spec_coalesce_z), "coalesce": by_mode(spec_coalesce),
 })
 

@@ -2,13 +2,20 @@
 
 Grammar (spaces allowed between any two tokens)::
 
-    layout    := int_tuple [":" int_tuple]      # no stride: compact column-major
+    layout    := int_tuple [":" stride]         # no stride: compact column-major
     int_tuple := integer | "(" [int_tuple ("," int_tuple)* [","]] ")"
     integer   := ["-"] ["_"] digits | "_-" digits | "_m" digits   # "_8" is CuTe's static 8; "_-5" (as CuTe
                                                                # prints it) and "_m5" are -5
+    stride    := int_tuple whose leaves may also be:
+                 (integer | "F" digits) ("@" digits)*          # "1@0", "_1@1", "2@0@1": a scaled basis
+                                                               # vector, path innermost first; "F3": an F2
+                                                               # stride; "F1@1" both
+               | "E" digits                                    # E1 == 1@1
+    (a tuple stride where the shape has an int is an ArithTuple: "(4,3):((1,1),1@1)")
 
 ``(4)`` is a 1-tuple, as CuTe prints it, so ``parse(str(x)) == x`` for every
-layout.  ``str(layout)`` prints without underscores (values carry no
+layout, the coordinate and F2 layouts (:class:`~layoutalg.core.stride_layout.StrideLayout`,
+printed as CuTe prints basis strides: ``(4,8):(1@0,1@1)``) included.  ``str(layout)`` prints without underscores (values carry no
 static/dynamic distinction here).  The building blocks are public so that the
 swizzle layer's parser (``Sw<3,4,3> o _0 o (8,64):(64,1)``) reuses them:
 :func:`parse_int_tuple_at` and :func:`parse_layout_at` read from a position and
@@ -19,11 +26,13 @@ column.
 
 from __future__ import annotations
 
-from typing import NoReturn
+from typing import Any, Callable, NoReturn
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
+from layoutalg.core.stride_layout import stride_layout
+from layoutalg.core.stride_scalars import F2, ScaledBasis
 from layoutalg.core.validate import MAX_INT_BITS
 from layoutalg.errors import LayoutError, ParseError
 
@@ -83,8 +92,41 @@ def parse_integer_at(text: str, pos: int) -> tuple[int, int]:
     return value, pos
 
 
-def parse_int_tuple_at(text: str, pos: int) -> tuple[IntTuple, int]:
-    """An int tuple (``((2,4),8)``, ``_8``, ``(4)``) at ``pos``; returns ``(value, end)``.
+def parse_stride_leaf_at(text: str, pos: int) -> tuple[Any, int]:
+    """A stride leaf at ``pos``: an integer, an F2 stride ``F<bits>``, either scaled onto a basis vector by ``@i``
+    suffixes (CuTe prints ``ScaledBasis`` as ``value@path``, the innermost index first: ``2@0@1`` is 2 at
+    ``(1, 0)``), or ``E<i>`` (``1@i``); returns ``(value, end)``."""
+    pos = skip_spaces(text, pos)
+    if text.startswith("E", pos):
+        axis, end = _parse_index_at(text, pos + 1, "a basis axis after 'E'")
+        return ScaledBasis(1, (axis,)), end
+    value: Any
+    if text.startswith("F", pos):
+        bits, pos = _parse_index_at(text, pos + 1, "the bits of an F2 stride after 'F'")
+        value = F2(bits)
+    else:
+        value, pos = parse_integer_at(text, pos)
+    path: list[int] = []
+    while text.startswith("@", skip_spaces(text, pos)):
+        if len(path) >= MAX_DEPTH:
+            fail(f"a basis path deeper than {MAX_DEPTH}", text, pos)
+        index, pos = _parse_index_at(text, skip_spaces(text, pos) + 1, "a basis index after '@'")
+        path.append(index)
+    return (ScaledBasis(value, tuple(reversed(path))) if path else value), pos
+
+
+def _parse_index_at(text: str, pos: int, what: str) -> tuple[int, int]:
+    start = skip_spaces(text, pos)
+    value, end = parse_integer_at(text, start)
+    if value < 0:
+        fail(f"{what} must be non-negative", text, start)
+    return value, end
+
+
+def parse_int_tuple_at(text: str, pos: int,
+                       leaf: Callable[[str, int], tuple[Any, int]] | None = None) -> tuple[IntTuple, int]:
+    """An int tuple (``((2,4),8)``, ``_8``, ``(4)``) at ``pos``; returns ``(value, end)``.  ``leaf`` reads one
+    leaf (default :func:`parse_integer_at`; a stride's :func:`parse_stride_leaf_at`).
 
     Iterative, so deep nesting cannot exhaust the stack; nesting beyond
     :data:`MAX_DEPTH` is a ParseError.
@@ -106,7 +148,7 @@ def parse_int_tuple_at(text: str, pos: int) -> tuple[IntTuple, int]:
             else:
                 continue
         else:
-            value, pos = parse_integer_at(text, pos)
+            value, pos = (leaf or parse_integer_at)(text, pos)
         # value complete: attach to the enclosing tuple, closing as many as end here
         while True:
             if not stack:
@@ -127,18 +169,24 @@ def parse_int_tuple_at(text: str, pos: int) -> tuple[IntTuple, int]:
             fail("expected ',' or ')'", text, pos)
 
 
-def parse_layout_at(text: str, pos: int) -> tuple[Layout, int]:
-    """A plain layout ``shape[:stride]`` at ``pos``; returns ``(layout, end)``."""
+def parse_layout_at(text: str, pos: int) -> tuple[Any, int]:
+    """A layout ``shape[:stride]`` at ``pos``; returns ``(layout, end)``: a :class:`Layout`, or a
+    :class:`~layoutalg.core.stride_layout.StrideLayout` where a stride is a basis vector, an F2 or a tuple at an
+    int of the shape (``(4,8):(1@0,1@1)``)."""
     shape_pos = skip_spaces(text, pos)
     shape, pos = parse_int_tuple_at(text, shape_pos)
     after = skip_spaces(text, pos)
     stride = None
     if text.startswith(":", after):
         stride_pos = skip_spaces(text, after + 1)
-        stride, pos = parse_int_tuple_at(text, stride_pos)
+        stride, pos = parse_int_tuple_at(text, stride_pos, parse_stride_leaf_at)
     else:
         stride_pos = shape_pos
     try:
+        if stride is not None and not it.congruent(shape, stride):
+            return stride_layout(shape, stride), pos  # a tuple at an int of the shape: an ArithTuple stride
+        if stride is not None and any(type(d) is not int for d in it.flatten(stride)):
+            return stride_layout(shape, stride), pos
         return Layout(shape, stride), pos
     except LayoutError as err:
         if stride is not None and not it.congruent(shape, stride):
@@ -205,6 +253,7 @@ __all__ = [
     "skip_spaces",
     "parse_integer_at",
     "parse_int_tuple_at",
+    "parse_stride_leaf_at",
     "parse_layout_at",
     "parse_int_tuple",
     "parse_layout",

@@ -499,3 +499,22 @@ def test_suggest_swizzle_covers_cp_async_fills() -> None:
 def test_prove_timeout_inf_means_no_limit_as_in_prove_fragment() -> None:
     rows = cli_json("prove", "proofs/ldmatrix_mma_a.py", "--timeout", "inf")
     assert rows and all(row["status"] == row["expected"] and row["status"] != "unknown" for row in rows)
+
+
+def test_show_a_coordinate_layout_prints_each_cell_s_coordinate() -> None:
+    """CuTe's print_layout of an identity layout: cell (m, n) holds the coordinate L(m, n); --json gives them as
+    printed, with the extent per codomain axis as cosize."""
+    import layoutalg as la
+
+    text = "(4,(2,3)):(1@1,(1@0,2@0))"
+    layout = la.parse(text)
+    r = cli("show", text, "--json")
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    assert got["cosize"] == [6, 4]  # the largest coordinate on each axis, plus one
+    for m in range(4):
+        for n in range(6):
+            value = layout((m, n))
+            assert got["values"][m][n] == f"({int(value[0])},{int(value[1])})", (m, n)
+    table = cli("show", text)
+    assert table.returncode == 0 and "(5,3)" in table.stdout and "Traceback" not in table.stderr

@@ -18,6 +18,7 @@ from layoutalg.cli.common import (
     parse_extents,
     parse_layout,
     rank2_extents,
+    require_offsets,
     tiled,
     write_picture,
 )
@@ -148,6 +149,7 @@ def _cmd_banks(args: argparse.Namespace) -> int:
     arch = arch_option(args.arch)
     element_bytes = element_bytes_option(args.dtype)
     layout = tiled(parse_layout(args.layout, dtype=args.dtype), args.tile_to)
+    require_offsets(layout, "LAYOUT")
     rows, cols = rank2_extents(layout, "LAYOUT")
     with option_errors("LAYOUT", _size_hint(rows * cols, element_bytes, arch, args.dtype)):
         check_sweep_size(rows * cols, element_bytes, arch, f"{layout}")

@@ -215,6 +215,7 @@ def tiled(layout: Any, tile_to: str | None) -> Any:
     import importlib
 
     extents = parse_extents(tile_to, "--tile-to")
+    require_offsets(layout, "LAYOUT")
     limit = _largest_smem_bytes()
     inner = getattr(layout, "inner", layout)  # a swizzle permutes offsets below a power of two of the inner span
     span = inner.cosize() + abs(int(getattr(layout, "offset", 0)))
@@ -228,6 +229,14 @@ def tiled(layout: Any, tile_to: str | None) -> Any:
     except LayoutError as exc:
         raise UsageError(f"cannot tile {layout} to {extents[0]}x{extents[1]}: {exc}",
                          "each extent of --tile-to must be a multiple of the layout's") from exc
+
+
+def require_offsets(layout: Any, what: str) -> None:
+    """Refuse a coordinate or F2 layout (a ``StrideLayout``) where memory offsets are needed."""
+    if hasattr(layout, "pairs") and not hasattr(layout, "cosize"):
+        raise UsageError(f"{what} {layout} maps to coordinates or F2 bit patterns, not to memory offsets",
+                         f"give {what} as a layout of int strides (or a swizzled one), e.g. '(8,64):(64,1)'; "
+                         f"layoutalg show {layout} prints its values")
 
 
 def _largest_smem_bytes() -> int:

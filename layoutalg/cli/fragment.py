@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from layoutalg.cli.common import EXIT_FAILED, EXIT_OK, UsageError, emit_json, parse_layout, tiled
+from layoutalg.cli.common import EXIT_FAILED, EXIT_OK, UsageError, emit_json, parse_layout, require_offsets, tiled
 from layoutalg.errors import LayoutError
 
 EXIT_UNKNOWN = 3
@@ -94,6 +94,7 @@ def _cmd_prove_fragment(args: argparse.Namespace) -> int:
     smem = None
     if args.smem is not None:
         smem = tiled(parse_layout(args.smem, "--smem", args.dtype or _operand_type(mma, args.operand)), args.tile_to)
+        require_offsets(smem, "--smem")
     elif copy.kind != "movmatrix":
         raise UsageError(f"{copy.kind} reads shared memory: give its layout with --smem",
                          "e.g. --smem 'Sw<3,3,3> o _0 o (64,64):(64,1)' ((row, col) of the operand -> element offset)")

@@ -29,6 +29,21 @@ TV_MAX_POINTS = 1 << 20
 """The most (thread, value) points a TV table evaluates (an atom has at most a few thousand)."""
 
 
+def la_coshape(layout: Any) -> Any:
+    """A coordinate or F2 layout's extent per codomain axis (its ``cosize``)."""
+    from layoutalg.core.stride_codomain import coshape
+
+    return coshape(layout)
+
+
+def _json_value(label: str) -> Any:
+    """A cell's value for ``--json``: an int where it is one, else its printed form (``(1,2)``, ``F5``)."""
+    try:
+        return int(label)
+    except ValueError:
+        return label
+
+
 def _layout_table(layout: Any) -> str:
     """The print_layout table of a plain or swizzled layout."""
     from layoutalg.viz.text import layout_table
@@ -63,10 +78,10 @@ def _cmd_show(args: argparse.Namespace) -> int:
             "shape": layout.shape,
             "stride": getattr(layout, "stride", None),
             "size": layout.size(),
-            "cosize": layout.cosize(),
+            "cosize": layout.cosize() if hasattr(layout, "cosize") else la_coshape(layout),
             "rows": grid.rows,
             "cols": grid.cols,
-            "values": [[int(grid.cell(r, c).label) for c in range(grid.cols)] for r in range(grid.rows)],
+            "values": [[_json_value(grid.cell(r, c).label) for c in range(grid.cols)] for r in range(grid.rows)],
             "files": written,
         })
         return EXIT_OK

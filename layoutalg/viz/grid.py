@@ -113,20 +113,64 @@ def _rank2_extents(layout: Any, what: str) -> tuple[int, int]:
     return layout.size(), 1
 
 
+def layout_values(layout: Any) -> list[Any]:
+    """``L(i)`` for every index ``i``: ints for a ``Layout`` or ``ComposedLayout``; a coordinate or F2 layout's
+    values as they are (``ArithTuple`` coordinates, ``F2`` bit patterns), as CuTe's ``print_layout`` of an
+    identity layout prints coordinates."""
+    if hasattr(layout, "to_numpy"):
+        return [int(v) for v in layout.to_numpy()]
+    if hasattr(layout, "values") and hasattr(layout, "pairs"):
+        from layoutalg.core.stride_codomain import coshape
+        from layoutalg.core.stride_scalars import ArithTuple, value_as_coordinate
+
+        profile = coshape(layout)
+        zero = _zeros_like(profile)
+        return [(value_as_coordinate(v, profile, ShapeError) or zero) if isinstance(v, ArithTuple) else v
+                for v in layout.values()]
+    raise ShapeError(f"expected a Layout, ComposedLayout or StrideLayout, got {type(layout).__name__}")
+
+
+def _zeros_like(profile: Any) -> Any:
+    return tuple(_zeros_like(p) for p in profile) if isinstance(profile, tuple) else 0
+
+
+def value_label(value: Any) -> str:
+    """A cell's text: a coordinate as CuTe prints one, ``(1,2)``; an F2 value ``F5`` (``0`` for none)."""
+    if isinstance(value, tuple):
+        return "(" + ",".join(value_label(x) for x in value) + ")"
+    if type(value).__name__ == "F2":
+        return str(value) if int(value) else "0"
+    return str(value)
+
+
+def colour_keys(values: list[Any]) -> list[int]:
+    """The palette index of each value: an int (or an F2's bits) itself, any other value (a coordinate) the order
+    of its first appearance, so equal values share a colour."""
+    first: dict[str, int] = {}
+    keys = []
+    for value in values:
+        if isinstance(value, int) or type(value).__name__ == "F2":
+            keys.append(int(value))
+        else:
+            keys.append(first.setdefault(str(value), len(first)))
+    return keys
+
+
 def layout_grid(layout: Any, title: str | None = None) -> Grid:
     """CuTe ``print_layout``: cell ``(m, n)`` shows ``L(m, n)``, fill ``PALETTE8[L(m, n) % 8]``.
 
-    Works for any value with ``.shape``, ``size()``, mode access and ``to_numpy()``
-    (a ``Layout`` or a ``ComposedLayout``).
+    Works for any value with ``.shape``, ``size()`` and mode access whose values :func:`layout_values` reads
+    (a ``Layout``, a ``ComposedLayout``, a coordinate or F2 ``StrideLayout``).
     """
     rows, cols = _rank2_extents(layout, "layout")
     _check_size(rows, cols, f"layout {layout}")
-    values = [int(v) for v in layout.to_numpy()]
+    values = layout_values(layout)
+    keys = colour_keys(values)
     cells = []
     for m in range(rows):
         for n in range(cols):
-            value = values[m + rows * n]
-            cells.append(Cell(str(value), PALETTE8[value % 8]))
+            at = m + rows * n
+            cells.append(Cell(value_label(values[at]), PALETTE8[keys[at] % 8]))
     return Grid(
         rows,
         cols,

@@ -51,12 +51,14 @@ def _check_cells(rows: int, cols: int) -> None:
 
 def layout_table(layout: Any, title: str | None = None) -> str:
     """CuTe ``print_layout``: a boxed table with ``L(m, n)`` in row ``m``, column ``n``."""
-    if not hasattr(layout, "to_numpy") or not hasattr(layout, "shape"):
-        raise ShapeError(f"layout_table takes a Layout or ComposedLayout, got {layout!r}")
+    from layoutalg.viz.grid import layout_values, value_label
+
+    if not (hasattr(layout, "to_numpy") or hasattr(layout, "pairs")) or not hasattr(layout, "shape"):
+        raise ShapeError(f"layout_table takes a Layout, ComposedLayout or StrideLayout, got {layout!r}")
     rows, cols = _extents(layout)
     _check_cells(rows, cols)
-    values = [int(v) for v in layout.to_numpy()]
-    cells = [[str(values[m + rows * n]) for n in range(cols)] for m in range(rows)]
+    values = layout_values(layout)
+    cells = [[value_label(values[m + rows * n]) for n in range(cols)] for m in range(rows)]
     return boxed_table(str(layout) if title is None else title, cells, [str(m) for m in range(rows)],
                  [str(n) for n in range(cols)])
 

@@ -1,6 +1,10 @@
 """Record every input PyCuTe's unit tests exercise, with the file and line, into a JSON case file.
 
-    python3 tools/extract_pycute_cases.py PYCUTE_TEST_DIR [tests/data/pycute_cases.json]
+    python3 tools/extract_pycute_cases.py PYCUTE_TEST_DIR [tests/data/pycute_cases.json] [--sources DIR]
+
+``--sources DIR`` (DIR holds ``pycute/**.py``) adds the examples documented in PyCuTe's docstrings, which its
+``test/test_docstring_examples.py`` evaluates (``tools/pycute_doc_examples.py``); their cases name the source file
+and line.
 
 PYCUTE_TEST_DIR holds the ``test_*.py`` files of NVIDIA's pure-Python CuTe reference
 (github.com/NVlabs/CuTe, ``test/``).  Nothing of PyCuTe is imported or needed: each test
@@ -632,7 +636,23 @@ def _fake_modules() -> dict[str, types.ModuleType]:
 
 def run_file(path: str, rel: str) -> None:
     """Execute one PyCuTe test file against the stand-in, calling every test method."""
-    tree = Rewriter().visit(ast.parse(open(path, encoding="utf-8").read(), rel))
+    run_tree(ast.parse(open(path, encoding="utf-8").read(), rel), path, rel)
+
+
+def run_doc_examples(path: str, rel: str) -> int:
+    """Record the documented examples of one PyCuTe source file (``tools/pycute_doc_examples.py``), each case at
+    the file and line of its example; returns how many examples there are."""
+    from pycute_doc_examples import example_module
+
+    tree, count = example_module(open(path, encoding="utf-8").read(), rel)
+    if count:
+        run_tree(tree, path, rel)
+    return count
+
+
+def run_tree(tree: ast.Module, path: str, rel: str) -> None:
+    """Execute a parsed test module against the stand-in, calling every test method; cases name ``rel``."""
+    tree = Rewriter().visit(tree)
     ast.fix_missing_locations(tree)
     code = compile(tree, rel, "exec")
     namespace: dict[str, Any] = {"__name__": "pycute_test", "__file__": os.path.abspath(path), "_cmp": _cmp, "_truth": _truth,
@@ -657,6 +677,11 @@ def run_file(path: str, rel: str) -> None:
 
 
 def main(argv: list[str]) -> None:
+    sources = None
+    if "--sources" in argv:  # a folder holding pycute/**.py: their documented examples too
+        at = argv.index("--sources")
+        sources = argv[at + 1]
+        argv = argv[:at] + argv[at + 2:]
     src_dir = argv[1]
     out = argv[2] if len(argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "tests", "data", "pycute_cases.json")
     for name in sorted(os.listdir(src_dir)):
@@ -665,6 +690,16 @@ def main(argv: list[str]) -> None:
                 run_file(os.path.join(src_dir, name), f"test/{name}")
             except Exception as err:  # a module body the stand-in cannot run (an import of PyCuTe's scripts/)
                 print(f"skipped test/{name}: {type(err).__name__}: {err}", file=sys.stderr)
+    if sources is not None:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        for folder, _, files in sorted(os.walk(os.path.join(sources, "pycute"))):
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    path = os.path.join(folder, name)
+                    rel = os.path.relpath(path, sources).replace(os.sep, "/")
+                    before = len(REC.cases)
+                    count = run_doc_examples(path, rel)
+                    print(f"{rel}: {count} documented examples, {len(REC.cases) - before} cases", file=sys.stderr)
     for i, case in enumerate(REC.cases):
         case["id"] = i
         text = json.dumps(case)

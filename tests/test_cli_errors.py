@@ -251,3 +251,16 @@ def test_a_recording_with_no_checkable_case_is_not_a_pass(tmp_path: Path) -> Non
     good = dict(case, lane_byte_addresses=[0] * 32)
     path.write_text(json.dumps({"format": "layoutalg-gpu-recording/1", "banks": [good, case]}))
     assert run(f"gpu-check --replay {path}")[0] == 0  # one case agrees: the rest are reported as not checked
+
+
+def test_convert_to_pycute_without_pycute_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from layoutalg import interop
+
+    def missing(layout: object) -> object:
+        raise ImportError("No module named 'pycute'")
+
+    monkeypatch.setattr(interop, "to_pycute", missing)
+    status, _, err = run("convert '(8,8):(8,1)' --to pycute")
+    assert status == 2 and "pip install nvidia-cutlass" in hint_of(err), err
+    status, _, err = run("convert '(4,8):(1@0,1@1)' --to pycute")  # a coordinate layout: the reason is its kind
+    assert status == 2 and "CuTe notation only" in hint_of(err), err

@@ -384,6 +384,9 @@ def test_right_inverse_of_f2_axes_of_any_extent_sends_every_coordinate_back(a):
         want = [la.crd2idx(c, s) for c, s in zip(per_axis, axis_shapes)]  # each axis's value, as an int
         reached = a(int(right(i)))
         assert [int(reached[k]) for k in range(len(want))] == want, (a, right, i)
+    if all(s & (s - 1) == 0 for s in la.flatten(a.shape)):  # each leaf its own index bits: the F2 form is kept
+        strides = [d for _, d in right.pairs()] if isinstance(right, la.StrideLayout) else la.flatten(right.stride)
+        assert all(isinstance(d, F2) or d == 0 for d in strides), (a, right)
 
 
 def test_right_inverse_of_two_f2_axes_sharing_index_bits_is_an_int_layout() -> None:
@@ -408,3 +411,9 @@ def test_idx2crd_and_crd2idx_read_a_basis_value_as_the_coordinate_it_names(shape
 def test_a_basis_value_outside_the_shape_is_refused_naming_it() -> None:
     with pytest.raises(la.CoordinateError, match="1@3 is not a coordinate of shape"):
         la.idx2crd(E(3), (8, 8))
+
+
+def test_crd2idx_with_int_strides_reads_lists_and_refuses_bools() -> None:
+    assert la.crd2idx((1, 2), (4, 4), [1, 4]) == la.crd2idx((1, 2), (4, 4), (1, 4)) == 9
+    with pytest.raises(la.ShapeError, match=r"stride\[0\] must be an int"):
+        la.crd2idx((1, 2), (4, 4), (True, 4))

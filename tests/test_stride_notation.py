@@ -93,3 +93,12 @@ def test_malformed_strides_are_refused_at_their_column(text: str, column: int, m
 def test_a_swizzle_over_a_coordinate_layout_is_refused_naming_the_inner_layout() -> None:
     with pytest.raises(la.LayoutError, match="inner must be a Layout"):
         la.parse("Sw<1,0,1> o (4,8):(1@0,1@1)")
+
+
+def test_a_basis_path_is_read_to_the_nesting_limit_and_refused_past_it() -> None:
+    from layoutalg.core.notation import MAX_DEPTH
+
+    deepest = la.parse("4:1" + "@0" * MAX_DEPTH)
+    assert la.parse(str(deepest)) == deepest
+    with pytest.raises(la.ParseError, match=f"deeper than {MAX_DEPTH}"):
+        la.parse("4:1" + "@0" * (MAX_DEPTH + 1))

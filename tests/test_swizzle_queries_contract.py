@@ -80,13 +80,13 @@ def test_a_mode_that_is_not_an_int_or_a_list_of_ints_is_a_coordinate_error(mode:
 @pytest.mark.parametrize(
     "query, x, message",
     [
-        (q.size, 2.5, "size takes an int tuple, Layout or ComposedLayout, got float"),
-        (q.rank, object(), "rank takes an int tuple, Layout or ComposedLayout, got object"),
-        (q.get, 2.5, "get takes an int tuple, Layout or ComposedLayout, got float"),
-        (q.get, True, "get takes an int tuple, Layout or ComposedLayout, got bool"),
-        (q.size, Shaped((2, 2.5)), "size takes an int tuple, Layout or ComposedLayout, got Shaped"),
-        (q.cosize, (2, 3), "cosize takes a Layout or ComposedLayout, got tuple"),
-        (q.stride, (2, 3), "stride takes a plain Layout, got tuple$"),
+        (q.size, 2.5, "size takes a tuple or a layout, got float"),
+        (q.rank, object(), "rank takes a tuple or a layout, got object"),
+        (q.get, 2.5, "get takes a tuple or a layout, got float"),
+        (q.get, True, "get takes a tuple or a layout, got bool"),
+        (q.size, Shaped((2, 2.5)), "size takes a tuple or a layout, got Shaped"),
+        (q.cosize, (2, 3), "cosize takes a layout, got tuple"),
+        (q.stride, (2, 3), "stride takes a layout with strides, got tuple$"),
         (q.stride, SWIZZLED, r"a swizzled layout has no stride; use \.inner"),
     ],
 )
@@ -94,3 +94,71 @@ def test_queries_refuse_what_they_do_not_take_with_a_layout_error(query: Callabl
                                                                   message: str) -> None:
     with pytest.raises(LayoutError, match=message):
         query(x, 0) if query is q.get else query(x)
+
+
+# ------------------------------------------------------------------ coordinate, F2 and symbolic layouts
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import layoutalg as la  # noqa: E402
+from layoutalg.core.stride_scalars import F2, E  # noqa: E402
+
+
+@st.composite
+def _coordinate_layouts(draw: Any) -> Any:
+    """Nested layouts whose strides are basis vectors (k*E(i)) or F2 values on one axis."""
+    kind = draw(st.sampled_from(["E", "F2"]))
+    leaf = (lambda: draw(st.integers(0, 3)) * E(draw(st.integers(0, 2)))) if kind == "E" else (
+        lambda: F2(draw(st.integers(0, 15))))
+    shape, stride = [], []
+    for _ in range(draw(st.integers(1, 3))):
+        if draw(st.booleans()):
+            sub = tuple(draw(st.integers(1, 4)) for _ in range(draw(st.integers(1, 2))))
+            shape.append(sub)
+            stride.append(tuple(leaf() for _ in sub))
+        else:
+            shape.append(draw(st.integers(1, 5)))
+            stride.append(leaf())
+    return la.stride_layout(tuple(shape), tuple(stride))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), database=None,
+          derandomize=True)
+@given(_coordinate_layouts())
+def test_queries_read_coordinate_and_f2_layouts_as_their_own_methods_do(layout: Any) -> None:
+    assert q.size(layout) == layout.size() and q.rank(layout) == layout.rank()
+    assert q.depth(layout) == layout.depth() and q.shape(layout) == layout.shape
+    assert q.stride(layout) == layout.stride
+    for i in range(layout.rank()):
+        assert q.get(layout, i) == layout[i] and q.size(layout, i) == layout[i].size()
+    flat = la.flatten(layout)
+    assert all(flat(i) == layout(i) for i in range(layout.size()))
+    coshape = la.coshape(layout)
+    extents = coshape if isinstance(coshape, tuple) else (coshape,)
+    assert q.cosize(layout) == int(np.prod(la.flatten(extents)))  # CuTe: cosize(L) == size(coshape(L))
+
+
+def test_queries_and_flatten_take_symbolic_extents_and_keep_stride_scalars() -> None:
+    import sympy
+
+    n = sympy.Symbol("N", positive=True, integer=True)
+    symbolic = la.SymbolicLayout((n, (4, 2)), (1, (n, 4 * n)))
+    assert q.size((n, (2, 3))) == 6 * n and q.rank((n, (2, 3))) == 2 and q.depth((n, (2, 3))) == 2
+    assert q.size(symbolic) == 8 * n and q.size(symbolic, 1) == 8 and q.stride(symbolic, [1, 1]) == 4 * n
+    for value in (1, 3, 7):  # the symbolic cosize is the plain one at every extent
+        plain = Layout((value, (4, 2)), (1, (value, 4 * value)))
+        assert q.cosize(symbolic).subs(n, value) == plain.cosize()
+    assert la.flatten(symbolic) == la.SymbolicLayout((n, 4, 2), (1, n, 4 * n))
+    flat = la.flatten((F2(3), (F2(1), 2 * E(1))))
+    assert flat == (F2(3), F2(1), 2 * E(1)) and all(type(a) is type(b) for a, b in zip(flat, (F2(3), F2(1), E(1))))
+    with pytest.raises(LayoutError, match="not extents"):
+        q.size((E(0), 2))
+
+
+def test_a_symbolic_leaf_known_not_to_be_an_integer_is_refused() -> None:
+    import sympy
+
+    assert q.size((sympy.Integer(3), 2)) == 6
+    for bad in (sympy.Float(2.5), sympy.Rational(1, 2)):
+        with pytest.raises(LayoutError, match=r"argument\[0\] must be an int"):
+            q.size((bad, 2))

@@ -231,9 +231,16 @@ def tiled(layout: Any, tile_to: str | None) -> Any:
                          "each extent of --tile-to must be a multiple of the layout's") from exc
 
 
+def is_coordinate_layout(layout: Any) -> bool:
+    """A layout whose values are coordinates or F2 bit patterns (a ``StrideLayout``), not memory offsets."""
+    from layoutalg.core.stride_layout import StrideLayout
+
+    return isinstance(layout, StrideLayout)
+
+
 def require_offsets(layout: Any, what: str) -> None:
     """Refuse a coordinate or F2 layout (a ``StrideLayout``) where memory offsets are needed."""
-    if hasattr(layout, "pairs") and not hasattr(layout, "cosize"):
+    if is_coordinate_layout(layout):
         raise UsageError(f"{what} {layout} maps to coordinates or F2 bit patterns, not to memory offsets",
                          f"give {what} as a layout of int strides (or a swizzled one), e.g. '(8,64):(64,1)'; "
                          f"layoutalg show {layout} prints its values")

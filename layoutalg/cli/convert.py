@@ -12,6 +12,7 @@ from layoutalg.cli.common import (
     atom_names,
     dtype_bits,
     emit_json,
+    is_coordinate_layout,
     parse_extents,
     parse_layout,
 )
@@ -50,7 +51,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         except (ImportError, LayoutError) as exc:
             reason = str(exc).split("\n")[0]
             if args.to:
-                raise UsageError(f"cannot write {layout} as {args.to}: {reason}", _hint(layout, name, exc)) from exc
+                raise UsageError(f"cannot write {layout} as {args.to}: {reason}", _hint(layout, name)) from exc
             missing[name] = reason
     if args.json:
         emit_json({**forms, **({"not_written": missing} if missing else {})})
@@ -64,17 +65,17 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _hint(layout: Any, target: str, exc: Exception) -> str:
-    """What to do when ``layout`` cannot be written for ``target``."""
-    if hasattr(layout, "pairs") and not hasattr(layout, "cosize"):  # a StrideLayout: basis or F2 strides
+def _hint(layout: Any, target: str) -> str:
+    """What to do when ``layout`` cannot be written for ``target``: cpp, dsl and pycute write every layout of
+    int offsets (pycute when installed), so only a coordinate layout, a missing pycute or Triton's limits stop
+    them."""
+    if is_coordinate_layout(layout):
         return ("a coordinate or F2 layout (basis strides such as 1@0, F2 strides such as F3) is written in CuTe "
                 "notation only (--to cute); the other forms take layouts of int offsets")
-    if target == "pycute" and isinstance(exc, ImportError):
+    if target == "pycute":
         return "pycute needs pip install nvidia-cutlass"
-    if target == "triton":
-        return ("Triton takes power-of-two layouts linear over GF(2) (plus padding for shared memory); "
-                "use --to cute, cpp, dsl or pycute for this one")
-    return "--to cute writes every layout layoutalg reads"
+    return ("Triton takes power-of-two layouts linear over GF(2) (plus padding for shared memory); "
+            "use --to cute, cpp, dsl or pycute for this one")
 
 
 def _triton_text(layout: Any, dtype: str | None, tile_text: str | None) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
-from layoutalg.core.validate import MAX_DEPTH, MAX_INT_BITS, as_int, as_int_tuple, describe
+from layoutalg.core.validate import MAX_DEPTH, MAX_INT_BITS, as_htuple, as_int, as_int_tuple, describe
 from layoutalg.errors import CoordinateError, ShapeError
 
 
@@ -37,22 +37,30 @@ def _congruent_pair(a: Any, b: Any, what_a: str, what_b: str) -> tuple[IntTuple,
 
 
 def flatten(t: Any) -> Any:
-    """CuTe ``flatten``: the leaves of an int tuple, left to right (``((2,4),8) -> (2,4,8)``); an int is one
-    leaf, ``flatten(7) == (7,)`` as in PyCuTe and pycute (CuTe C++ returns the integer itself); for a
-    :class:`Layout`, the layout with its shape and stride flattened (an int-shaped layout is unchanged)."""
+    """CuTe ``flatten``: the leaves of a tuple, left to right (``((2,4),8) -> (2,4,8)``; leaves may be ints,
+    symbolic extents or stride scalars); an int is one leaf, ``flatten(7) == (7,)`` as in PyCuTe and pycute (CuTe
+    C++ returns the integer itself); for a layout (plain, coordinate, F2 or symbolic), the layout with its shape
+    and stride flattened (an int-shaped layout is unchanged)."""
     if isinstance(t, Layout):
         return t if type(t.shape) is int else Layout._trusted(it.flatten(t.shape), it.flatten(t.stride))
-    return it.flatten(as_int_tuple(t, "flatten argument"))
+    if _is_other_layout(t):  # a coordinate, F2 or symbolic layout: the same function, flat
+        return t if type(t.shape) is not tuple else type(t)(it.flatten(t.shape), it.flatten(t.stride))
+    return it.flatten(as_htuple(t, "flatten argument"))
+
+
+def _is_other_layout(t: Any) -> bool:
+    """A ``StrideLayout`` (basis or F2 strides) or a ``SymbolicLayout``."""
+    return type(t).__name__ in ("StrideLayout", "SymbolicLayout") and hasattr(t, "stride")
 
 
 def rank(t: Any) -> int:
-    """Number of top-level modes (1 for an int)."""
-    return it.rank(as_int_tuple(t, "rank argument"))
+    """Number of top-level modes (1 for an int); leaves of any kind (:func:`flatten`)."""
+    return it.rank(as_htuple(t, "rank argument"))
 
 
 def depth(t: Any) -> int:
-    """Nesting depth: 0 for an int, 1 for a flat tuple."""
-    return it.depth(as_int_tuple(t, "depth argument"))
+    """Nesting depth: 0 for an int, 1 for a flat tuple; leaves of any kind (:func:`flatten`)."""
+    return it.depth(as_htuple(t, "depth argument"))
 
 
 def product(t: Any) -> int:

@@ -193,7 +193,7 @@ def _summable(parts: list[Any]) -> list[Any]:
     from layoutalg.core.f2_strides import int_values
     from layoutalg.core.flat import from_pairs
 
-    f2_bits = [_or_all(int_values(p.pairs())) if isinstance(p, StrideLayout) and _has_f2(p) else 0 for p in parts]
+    f2_bits = [_or_all(int_values(p.pairs())) if isinstance(p, StrideLayout) else 0 for p in parts]  # F2 parts
     seen = 0
     for bits in f2_bits:
         if bits & seen:
@@ -207,13 +207,11 @@ def _summable(parts: list[Any]) -> list[Any]:
             out.append(part)
             continue
         values = int_values(part.pairs())
-        found = next(p for n in range(len(values), 0, -1) if (p := synthesise_1d(values[:n])) is not None)
-        out.append(from_pairs(found) if found else Layout._trusted(1, 0))
+        n = len(values)  # at least 2: a part with a bit set has a second value
+        while (found := synthesise_1d(values[:n])) is None:
+            n -= 1  # values[:2] is always the layout 2:values[1]
+        out.append(from_pairs(found))
     return out
-
-
-def _has_f2(layout: StrideLayout) -> bool:
-    return any(isinstance(d, F2) for _, d in _pairs(layout))
 
 
 def _or_all(values: list[int]) -> int:

@@ -133,4 +133,21 @@ def as_int_tuple(x: Any, what: str, error: type[LayoutError] = ShapeError, depth
     return as_int(x, what, error)
 
 
-__all__ = ["MAX_INT_BITS", "MAX_DEPTH", "describe", "count_text", "is_bool", "plain_int", "as_int", "as_int_tuple"]
+def as_htuple(x: Any, what: str, error: type[LayoutError] = ShapeError, depth: int = 0) -> Any:
+    """``x`` as a hierarchical tuple whose leaves may be ints (checked as :func:`as_int_tuple` does), symbolic
+    extents (sympy expressions) or stride scalars (``ArithTuple``, ``F2``: kept as they are, never read as
+    ints); the tree functions (``flatten``, ``rank``, ``depth``) take any of them, as PyCuTe's do."""
+    if type(x) is int or (type(x) is tuple and _is_plain(x, depth)):
+        return as_int_tuple(x, what, error, depth)
+    if isinstance(x, (tuple, list)):
+        if depth >= MAX_DEPTH:
+            raise error(f"{what} is nested more than {MAX_DEPTH} levels deep")
+        return tuple(as_htuple(e, f"{what}[{i}]", error, depth + 1) for i, e in enumerate(x))
+    if type(x).__name__ in ("ArithTuple", "F2"):
+        return x
+    if hasattr(x, "free_symbols") and getattr(x, "is_integer", False) is not False:  # sympy, not a known non-int
+        return x
+    return as_int_tuple(x, what, error, depth)
+
+
+__all__ = ["MAX_INT_BITS", "MAX_DEPTH", "describe", "count_text", "is_bool", "plain_int", "as_int", "as_int_tuple", "as_htuple"]

@@ -182,26 +182,6 @@ def _shape_of(x: Any) -> Any:
     return x.shape if _is_layout(x) else x
 
 
-def _shape(x: Any) -> Any:
-    return _shape_of(x)
-
-
-def _size(x: Any) -> int:
-    return it.product(_shape_of(x))
-
-
-def _rank(x: Any) -> int:
-    return it.rank(_shape_of(x))
-
-
-def _depth(x: Any) -> int:
-    return it.depth(_shape_of(x))
-
-
-def _stride(x: Any) -> Any:
-    return x.stride
-
-
 def _htuple(x: Any) -> Any:
     """PyCuTe treats a Layout inside an HTuple relation as a leaf."""
     return 0 if _is_layout(x) else x
@@ -333,7 +313,7 @@ def _lift(x: Any, mode: Any = (), pad: Any = 0) -> Any:
 
 
 def _coshape(x: Any) -> Any:
-    return need("coshape")(x) if type(x).__name__ == "StrideLayout" else x.cosize()
+    return need("coshape")(x)
 
 
 NAMES: dict[str, Any] = {
@@ -373,8 +353,10 @@ NAMES: dict[str, Any] = {
     "flatten": lambda a: la.flatten(a),
     "unflatten": _unflatten,
     "leaves": lambda a: iter(la.flatten(a)),
-    "shape": ModeOp(_shape, "access"), "size": ModeOp(_size, "access"), "rank": ModeOp(_rank, "access"),
-    "depth": ModeOp(_depth, "access"), "stride": ModeOp(_stride, "access"),
+    # PyCuTe's queries take one argument (a mode is chosen by indexing: size[0](L)); layoutalg's take CuTe DSL's mode=
+    "shape": ModeOp(lambda x: la.shape(x), "access"), "size": ModeOp(lambda x: la.size(x), "access"),
+    "rank": ModeOp(lambda x: la.rank(x), "access"), "depth": ModeOp(lambda x: la.depth(x), "access"),
+    "stride": ModeOp(lambda x: la.stride(x), "access"),
     "coshape": ModeOp(_coshape, "access"), "coprofile": ModeOp(_coshape, "access"),
     "get": ModeOp(lambda x: x, "access"),
     "select": Indexed(_select),

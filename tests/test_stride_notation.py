@@ -102,3 +102,25 @@ def test_a_basis_path_is_read_to_the_nesting_limit_and_refused_past_it() -> None
     assert la.parse(str(deepest)) == deepest
     with pytest.raises(la.ParseError, match=f"deeper than {MAX_DEPTH}"):
         la.parse("4:1" + "@0" * (MAX_DEPTH + 1))
+
+
+@pytest.mark.parametrize("text", [
+    "Layout<Shape<_4,Shape<_2,_3>>,Stride<E<0>,Stride<E<1,0>,E<1,1>>>>",
+    "cute::Layout<cute::tuple<cute::C<4>, cute::tuple<cute::C<2>, cute::C<3> > >, "
+    "cute::tuple<cute::ScaledBasis<cute::C<1>, 0>, cute::tuple<cute::ScaledBasis<cute::C<1>, 1, 0>, "
+    "cute::ScaledBasis<cute::ScaledBasis<cute::C<1>, 1>, 1> > > >",
+])
+def test_cpp_coordinate_strides_read_as_the_identity_layout(text: str) -> None:
+    """CuTe C++'s basis strides as source writes them (``E<1,0>``) and as compilers print them (newer CuTe's
+    ``ScaledBasis<C<1>, 1, 0>``, older CuTe's nested ``ScaledBasis<ScaledBasis<C<1>,1>,1>``)."""
+    assert la.parse(text) == la.make_identity_tensor((4, (2, 3))).layout
+
+
+def test_cpp_scaled_and_tuple_strides_and_bad_indices() -> None:
+    got = la.parse("Layout<Shape<_4,_8>,Stride<ScaledBasis<_2,1>,ArithmeticTuple<_1,_1>>>")
+    assert got((3, 1)) == ArithTuple((1, 7))  # 3 * (0,2) + (1,1)
+    assert str(la.parse("Layout<_4,ScaledBasis<_2,0,1>>")) == "4:2@1@0"
+    with pytest.raises(la.ParseError, match="non-negative"):
+        la.parse("Layout<Shape<_4,_8>,Stride<E<-1>,_1>>")
+    with pytest.raises(la.ParseError, match="at least one basis index"):
+        la.parse("Layout<Shape<_4,_8>,Stride<ScaledBasis<_2>,_1>>")

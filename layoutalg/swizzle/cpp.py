@@ -194,6 +194,10 @@ class _CppParser:
             stride = self.int_tuple("Stride")
         self.expect(">")
         try:
+            if stride is not None and any(type(d) is not int for d in _leaves(stride)):
+                from layoutalg.core.stride_layout import stride_layout
+
+                return stride_layout(shape, stride)  # type: ignore[no-any-return]  # basis strides
             return Layout(shape, stride)
         except LayoutError as exc:
             raise ParseError(f"{exc}", self.text, tok.column) from exc
@@ -300,6 +304,8 @@ class _CppParser:
             self.skip_braces()
             self.depth -= 1
             return tuple(elements)
+        if what == "Stride" and kind in ("E", "ScaledBasis", "ArithmeticTuple"):
+            return self.basis_stride(tok, kind)
         if kind in _CONSTANT_NAMES:
             self.expect("<")
             if kind in ("constant", "integral_constant"):
@@ -312,12 +318,54 @@ class _CppParser:
         raise ParseError(f"unknown type {describe(tok.text)} in the {what}; expected _N, C<N>, Int<N> or Shape<...>",
                          self.text, tok.column)
 
+    def basis_stride(self, tok: _Tok, kind: str) -> Any:
+        """A coordinate stride: ``E<1,0>`` (``ScaledBasis<_1,1,0>``, the unit on path ``(1, 0)``),
+        ``ScaledBasis<T, N...>`` (T scaled onto that path; T itself may be a ``ScaledBasis``, as older CuTe nests
+        ``E<1,0>`` as ``ScaledBasis<ScaledBasis<_1,0>,1>``), ``ArithmeticTuple<...>`` (a tuple value)."""
+        from layoutalg.core.stride_scalars import ArithTuple, ScaledBasis
+
+        self.nest(tok.column)
+        self.expect("<")
+        result: Any
+        if kind == "ArithmeticTuple":
+            elements = [self.int_tuple("Stride")]
+            while self.peek() is not None and self.peek().text == ",":  # type: ignore[union-attr]
+                self.take()
+                elements.append(self.int_tuple("Stride"))
+            result = ArithTuple(tuple(elements))
+        else:
+            value: Any = 1 if kind == "E" else self.int_tuple("Stride")
+            path: list[int] = []
+            if kind == "E":
+                path.append(self.index())
+            while self.peek() is not None and self.peek().text == ",":  # type: ignore[union-attr]
+                self.take()
+                path.append(self.index())
+            if not path:
+                raise ParseError(f"{kind} needs at least one basis index", self.text, tok.column)
+            result = ScaledBasis(value, tuple(path))  # a ScaledBasis value nests: its path goes below this one
+        self.expect(">")
+        self.skip_braces()
+        self.depth -= 1
+        return result
+
+    def index(self) -> int:
+        tok = self.peek()
+        value = self.integer()
+        if value < 0:
+            raise ParseError(f"a basis index must be non-negative, found {value}", self.text, tok.column if tok else 1)
+        return value
+
     def parse(self) -> Any:
         result = self.value(top=True)
         tok = self.peek()
         if tok is not None:
             raise ParseError(f"unexpected {describe(tok.text)} after the layout", self.text, tok.column)
         return result
+
+
+def _leaves(t: Any) -> list[Any]:
+    return [x for e in t for x in _leaves(e)] if isinstance(t, tuple) else [t]
 
 
 def from_cpp(text: str, atom_reader: AtomReader | None = None) -> Any:
@@ -327,7 +375,8 @@ def from_cpp(text: str, atom_reader: AtomReader | None = None) -> Any:
     without a stride is compact column-major (CuTe's default ``LayoutLeft``).
     ``cute::``/``std::`` prefixes, ``C<N>``, ``Int<N>``, ``integral_constant<int,N>``, ``_-5`` (CuTe's print of
     ``C<-5>``),
-    ``cute::tuple<...>`` and trailing ``{}`` are accepted.  Smem atom names
+    ``cute::tuple<...>`` and trailing ``{}`` are accepted, and coordinate strides (``E<0>``,
+    ``ScaledBasis<C<1>,0>``, ``ArithmeticTuple<...>``) give a coordinate layout (``StrideLayout``).  Smem atom names
     (``GMMA::Layout_K_SW128_Atom<half_t>``) are read when ``atom_reader`` is given
     (:func:`layoutalg.interop.text.parse` passes one).
     """

@@ -64,6 +64,7 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     to_cpp,
     transform_apply_leaf,
     transform_leaf,
+    unflatten,
     unwrap,
     weak_complement,
     weakly_congruent,
@@ -136,7 +137,7 @@ __all__ = [
     # CuTe DSL's free functions
     "size", "cosize", "rank", "depth", "shape", "stride", "get",
     # int tuples
-    "ceil_div", "congruent", "crd2idx", "flatten", "idx2crd", "inner_product", "prefix_product",
+    "ceil_div", "congruent", "crd2idx", "flatten", "unflatten", "idx2crd", "inner_product", "prefix_product",
     "product", "shape_div", "suffix_product", "weakly_congruent",
     # algebra
     "coalesce", "filter", "filter_zeros", "composition", "complement", "right_inverse", "left_inverse",

@@ -417,3 +417,36 @@ def test_crd2idx_with_int_strides_reads_lists_and_refuses_bools() -> None:
     assert la.crd2idx((1, 2), (4, 4), [1, 4]) == la.crd2idx((1, 2), (4, 4), (1, 4)) == 9
     with pytest.raises(la.ShapeError, match=r"stride\[0\] must be an int"):
         la.crd2idx((1, 2), (4, 4), (True, 4))
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from([1, 2, 4, 8]), min_size=1, max_size=3), st.integers(0, 1 << 12))
+def test_an_f2_index_splits_into_the_f2_coordinate_that_f2_strides_send_back(shape, index):
+    """PyCuTe's idx2crd(F2(0b10110), (4, 8)) == (F2(0b10), F2(0b101)): the carry-less split; under the compact F2
+    strides (each the product of the extents before it) the coordinate's value is the index again."""
+    shape = tuple(shape)
+    coordinate = la.idx2crd(F2(index), shape)
+    assert all(isinstance(c, F2) for c in coordinate)
+    strides, running = [], 1
+    for s in shape:
+        strides.append(F2(running))
+        running *= s
+    value = F2(0)
+    for c, d in zip(coordinate, strides):
+        value = value + c * d
+    assert int(value) == index
+
+
+def test_pycute_documented_forms_of_the_tuple_functions() -> None:
+    """PyCuTe's docstring examples (htuple.py, atuple.py, shape.py, stride.py at 9b4e5c0)."""
+    from layoutalg.core.stride_scalars import proj
+
+    assert la.idx2crd(None, (3, (2, 4))) == (0, (0, 0))
+    assert proj((7, 9), E(0)) == 7 and proj((7, 9), 2 * E(1)) == 9 and proj((7, 9), 42) == (7, 9)
+    assert la.congruent((4, 8), (E(0), E(1))) and la.congruent((4, 8), (F2(1), F2(8)))
+    assert la.weakly_congruent(E(0), 8) and la.weakly_congruent(E(0, 0), (8, 8))
+    assert not la.weakly_congruent((3, 4), 30) and not la.congruent((4, 8), (E(0), (E(1), E(2))))
+    assert la.stride((1, (4, 8))) == (1, (4, 8)) and la.stride((1, (4, 8)), [1, 0]) == 4
+    assert la.unflatten(la.flatten((F2(1), (2 * E(1), 3))), ((0,), (0, 0))) == ((F2(1),), (2 * E(1), 3))
+    with pytest.raises(la.ShapeError, match="2 leaves for profile"):
+        la.unflatten([1, 2], (1, 2, 3))

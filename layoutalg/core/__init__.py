@@ -43,6 +43,7 @@ from layoutalg.core.int_tuple_api import (  # noqa: F401
     rank,
     shape_div,
     suffix_product,
+    unflatten,
     weakly_congruent,
 )
 from layoutalg.core.layout import Layout, make_layout, slice_and_offset, slice_layout  # noqa: F401

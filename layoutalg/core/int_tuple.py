@@ -274,7 +274,7 @@ def zip_transform(fn: Any, *tuples: IntTuple) -> IntTuple:
     return fn(*tuples)  # type: ignore[no-any-return]
 
 
-def unflatten(flat: Iterable[int], profile: IntTuple) -> IntTuple:
+def unflatten(flat: Iterable[Any], profile: IntTuple) -> Any:
     """Inverse of :func:`flatten`: rebuild ``profile``'s tree from a flat sequence."""
     items = iter(flat)
 

@@ -48,6 +48,18 @@ def flatten(t: Any) -> Any:
     return it.flatten(as_htuple(t, "flatten argument"))
 
 
+def unflatten(flat: Any, profile: Any) -> Any:
+    """CuTe/PyCuTe ``unflatten``: the leaves ``flat`` (of any kind) put back into ``profile``'s tree, so that
+    ``unflatten(flatten(t), t) == t``; the number of leaves must match."""
+    profile_t = as_htuple(profile, "unflatten profile")
+    if not isinstance(flat, (tuple, list)):
+        raise ShapeError(f"unflatten takes a sequence of leaves, got {describe(flat)}")
+    need = len(it.flatten(profile_t)) if isinstance(profile_t, tuple) else 1
+    if len(flat) != need:
+        raise ShapeError(f"unflatten: {len(flat)} leaves for profile {describe(profile_t)}, which has {need}")
+    return it.unflatten(list(flat), profile_t)
+
+
 def _is_other_layout(t: Any) -> bool:
     """A ``StrideLayout`` (basis or F2 strides) or a ``SymbolicLayout``."""
     return type(t).__name__ in ("StrideLayout", "SymbolicLayout") and hasattr(t, "stride")
@@ -75,13 +87,15 @@ def inner_product(a: Any, b: Any) -> int:
 
 
 def congruent(a: Any, b: Any) -> bool:
-    """Same tree structure (ints in the same places)."""
-    return it.congruent(as_int_tuple(a, "congruent a"), as_int_tuple(b, "congruent b"))
+    """Same tree structure (leaves in the same places, whatever they hold: ints, symbols, basis or F2 values, as
+    PyCuTe's ``congruent((4, 8), (E(0), E(1)))``)."""
+    return it.congruent(as_htuple(a, "congruent a"), as_htuple(b, "congruent b"))
 
 
 def weakly_congruent(a: Any, b: Any) -> bool:
-    """``a`` is a coarsening of ``b``: an int in ``a`` may stand for any subtree of ``b``."""
-    return it.weakly_congruent(as_int_tuple(a, "weakly_congruent a"), as_int_tuple(b, "weakly_congruent b"))
+    """``a`` is a coarsening of ``b``: a leaf of ``a`` (of any kind: ``weakly_congruent(E(0), 8)``) may stand for
+    any subtree of ``b``."""
+    return it.weakly_congruent(as_htuple(a, "weakly_congruent a"), as_htuple(b, "weakly_congruent b"))
 
 
 def _init(init: Any, what: str) -> IntTuple:
@@ -309,12 +323,47 @@ def crd2idx(crd: Any, shape: Any, stride: Any = None) -> int:
 
 def idx2crd(idx: Any, shape: Any) -> IntTuple:
     """Unfold a 1-D index (or a coordinate tree, mode by mode) into a coordinate of ``shape``; the last mode is
-    unbounded (``idx2crd(42, (3,7,2)) == (0,0,2)``).  A basis value (what a coordinate layout returns) names its
-    coordinate, implicit zeros filled in: ``idx2crd(E(0), (8,8)) == (1,0)``, as in PyCuTe."""
+    unbounded (``idx2crd(42, (3,7,2)) == (0,0,2)``).  As in PyCuTe: a basis value (what a coordinate layout
+    returns) names its coordinate, implicit zeros filled in (``idx2crd(E(0), (8,8)) == (1,0)``); ``None`` is the
+    origin (``(0, (0, 0))``); an F2 index is split carry-less, leaf by leaf (:func:`_f2_split`)."""
     shape_t = _shape(shape, "idx2crd shape")
+    if idx is None:  # PyCuTe: no index is the origin, zeros like the shape
+        return _zeros(shape_t)
+    if type(idx).__name__ == "F2":
+        return _f2_split(idx, shape_t)
     idx_t = as_int_tuple(_basis_value_as_coordinate(idx, shape_t), "idx2crd index", CoordinateError)
     _check_coordinate_tree(idx_t, shape_t, "idx2crd index")
     return it.idx2crd(idx_t, shape_t)
+
+
+def _zeros(shape: Any) -> Any:
+    return tuple(_zeros(s) for s in shape) if isinstance(shape, tuple) else 0
+
+
+def _f2_split(index: Any, shape: Any) -> Any:
+    """An F2 index as F2 coordinates: each leaf but the last takes the remainder of carry-less (GF(2)[x]) division
+    by its extent, the last the quotient (unbounded, as for ints).  At power-of-two extents this is the bit split
+    PyCuTe documents, ``idx2crd(F2(0b10110), (4, 8)) == (F2(0b10), F2(0b101))``; it inverts ``crd2idx`` under
+    F2 strides, whose sum is XOR and product carry-less."""
+    from layoutalg.core.stride_scalars import F2
+
+    leaves = it.flatten(shape) if isinstance(shape, tuple) else [shape]
+    rest, digits = int(index), []
+    for extent in leaves[:-1]:
+        rest, remainder = _cl_divmod(rest, extent)
+        digits.append(F2(remainder))
+    digits.append(F2(rest))
+    return it.unflatten(digits, shape) if isinstance(shape, tuple) else digits[0]
+
+
+def _cl_divmod(a: int, b: int) -> tuple[int, int]:
+    """Quotient and remainder of ``a`` by ``b`` as polynomials over GF(2) (``b >= 1``)."""
+    quotient, top = 0, b.bit_length()
+    while a.bit_length() >= top:
+        shift = a.bit_length() - top
+        quotient |= 1 << shift
+        a ^= b << shift
+    return quotient, a
 
 
 def _basis_value_as_coordinate(value: Any, shape: IntTuple) -> Any:
@@ -349,6 +398,7 @@ def _check_coordinate_tree(crd: IntTuple, shape: IntTuple, what: str) -> None:
 
 __all__ = [
     "flatten",
+    "unflatten",
     "rank",
     "depth",
     "product",

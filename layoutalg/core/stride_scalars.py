@@ -386,9 +386,16 @@ def _path_of(profile: Any) -> tuple[Any, tuple[int, ...]]:
 
 
 def proj(x: Any, profile: Any) -> Any:
-    """The component of ``x`` at the path of the basis vector ``profile`` (all of ``x`` for an int profile)."""
+    """The component of ``x`` (an ``ArithTuple`` or a tuple) at the path of the basis vector ``profile`` (all of
+    ``x`` for an int profile): PyCuTe's ``proj((7, 9), 2 * E(1)) == 9``; 0 past an ArithTuple's end (its implicit
+    zeros).  A tuple has no implicit entries: a path beyond it is refused."""
     for i in _path_of(profile)[1]:
-        x = x[i] if isinstance(x, ArithTuple) else 0
+        if isinstance(x, tuple):
+            if i >= len(x):
+                raise ShapeError(f"proj: position {i} is past the end of {x}")
+            x = x[i]
+        else:
+            x = x[i] if isinstance(x, ArithTuple) else 0
     return x
 
 

@@ -113,7 +113,10 @@ def shape(x: Any, mode: Mode = None) -> Any:
 
 
 def stride(x: Any, mode: Mode = None) -> Any:
-    """The stride of a plain layout at ``mode``; a swizzled layout has none (LayoutError)."""
+    """The stride of a layout at ``mode`` (a tuple or a stride scalar is its own stride, as in PyCuTe's
+    ``stride((1, (4, 8))) == (1, (4, 8))``); a swizzled layout has none (LayoutError)."""
+    if not isinstance(x, LAYOUTS) and (isinstance(x, (tuple, list)) or type(x).__name__ in ("ArithTuple", "F2")):
+        return get(as_htuple(x, "stride argument"), mode)  # a stride is its own stride (PyCuTe)
     sub = _at(x, mode, "stride")
     if isinstance(sub, (Layout, StrideLayout, SymbolicLayout)):
         return sub.stride

@@ -252,15 +252,6 @@ class Promoting:
         return self.op(promote(a), *args, **kwargs)
 
 
-def _weakly_congruent(a: Any, b: Any) -> bool:
-    """PyCuTe's weak congruence with an ArithTuple profile: its trailing implicit zeros may be absent."""
-    if isinstance(a, la.ArithTuple):
-        if not isinstance(b, tuple) or len(a) > len(b):
-            return False
-        return all(_weakly_congruent(a[i], b[i]) for i in range(len(b)))
-    return la.weakly_congruent(a, b)
-
-
 def _is_scalar(x: Any) -> bool:
     from layoutalg.core.stride_scalars import is_stride_scalar
 
@@ -303,7 +294,10 @@ def _select(x: Any, mode: Any = ()) -> tuple[Any, ...]:
 
 def _take(x: Any, mode: Any = ()) -> tuple[Any, ...]:
     """PyCuTe's ``take`` gives a tuple of modes even for a Layout (CuTe's ``take<B,E>`` gives a Layout)."""
-    begin, end = _path(mode)
+    path = _path(mode)
+    if len(path) != 2:  # PyCuTe's take[i, j] is a half-open range of two mode indices (it raises otherwise)
+        raise la.LayoutError(f"take takes two mode indices [begin, end), got {path}")
+    begin, end = path
     taken = need("take")(x, begin, end)
     return tuple(taken) if _is_layout(taken) else taken
 
@@ -343,7 +337,7 @@ NAMES: dict[str, Any] = {
     "common_refinement": lambda a, b: need("common_refinement")(a, b),
     "common_coarsening": lambda a, b: need("common_coarsening")(a, b),
     "congruent": lambda a, b: la.congruent(_htuple(a), _htuple(b)),
-    "weakly_congruent": lambda a, b: _weakly_congruent(_htuple(a), _htuple(b)),
+    "weakly_congruent": lambda a, b: la.weakly_congruent(_htuple(a), _htuple(b)),
     "product": lambda a: la.product(a),
     "product_each": lambda a: need("product_each")(a),
     "inner_product": lambda a, b: la.inner_product(a, b),

@@ -44,7 +44,14 @@ _F2_GAP = ("PyCuTe refuses F2 strides whose chain gap is not 1 ('rather than ret
 
 #: Cases where layoutalg's outcome differs from PyCuTe's on purpose: "file:line text" -> reason.  The brute-force
 #: check of layoutalg's answer still runs on each.
+_STRIDE_LEAF = (
+    "PyCuTe's versions disagree; layoutalg follows the newer one.  This test file (the only version the index "
+    "holds, 02e137e) reads an ArithTuple as a profile with implicit zeros; PyCuTe's htuple.py at 9b4e5c0, whose "
+    "docstring examples its test_docstring_examples.py runs, documents a stride scalar as a leaf of the relation: "
+    "weakly_congruent(E(0, 0), (8, 8)) == True, congruent((4, 8), (E(0), E(1))) == True")
 KNOWN: dict[str, str] = {
+    "test/test_atuple.py:220 weakly_congruent(ArithTuple((1, 1, 1)), (8, 8))": _STRIDE_LEAF,
+    "test/test_atuple.py:224 weakly_congruent(E(0, 0), (8, 8))": _STRIDE_LEAF,
     "test/test_blocked_raked.py:59 blocked_product(Layout(4, 1), Layout((2, 3), 1))": _PAD_RANK,
     "test/test_blocked_raked.py:102 raked_product(Layout(4, 1), Layout((2, 3), 1))": _PAD_RANK,
     "test/test_inverse_left.py:82 left_inverse(Layout((63, 2), (1, 1)))": _NOT_INJECTIVE,
@@ -771,9 +778,34 @@ def _unfold(index: Any, shape: Any) -> Any:
     return tuple(_unfold(i, m) for i, m in zip(index, shape))
 
 
+def _f2_unfold(index: int, shape: Any) -> Any:
+    """An F2 index split leaf by leaf by polynomial (carry-less) division, the last leaf taking the quotient."""
+    leaves = ref.flat(shape)
+    digits = []
+    for extent in leaves[:-1]:
+        quotient = 0
+        while index.bit_length() >= extent.bit_length():
+            shift = index.bit_length() - extent.bit_length()
+            quotient, index = quotient | (1 << shift), index ^ (extent << shift)
+        digits.append(la.F2(index))
+        index = quotient
+    digits.append(la.F2(index))
+    rest = iter(digits)
+
+    def rebuild(profile: Any) -> Any:
+        return tuple(rebuild(p) for p in profile) if isinstance(profile, tuple) else next(rest)
+
+    return rebuild(shape)
+
+
 def spec_idx2crd(args: list[Any], r: Any) -> str | None:
     index, shape = args[0], args[1]
-    want = _named_coordinate(index, shape) if isinstance(index, la.ArithTuple) else _unfold(index, shape)
+    if index is None:
+        want: Any = _zeros_like(shape)
+    elif isinstance(index, la.F2):
+        want = _f2_unfold(int(index), shape)
+    else:
+        want = _named_coordinate(index, shape) if isinstance(index, la.ArithTuple) else _unfold(index, shape)
     if want is None:
         return None
     return "" if r == want and type(r) is type(want) else f"idx2crd gave {r}, colex order gives {want}"

@@ -21,6 +21,7 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     StrideLayout,
     SymbolicLayout,
     Tensor,
+    V,
     ceil_div,
     coalesce_z,
     common_coarsening,
@@ -28,6 +29,7 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     compatible,
     complement,
     congruent,
+    coordinates,
     copy,
     copy_ref,
     coshape,
@@ -35,8 +37,10 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     dice_,
     filter,
     filter_zeros,
+    fold_leaf,
     greatest_common_domain,
     idx2crd,
+    in_bounds,
     inner_product,
     layout_add,
     leaves,
@@ -53,7 +57,9 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     prefix_product,
     product,
     product_each,
+    profile,
     repeat_like,
+    replace,
     shape_div,
     slice_,
     stride_layout,
@@ -69,6 +75,7 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     weak_complement,
     weakly_congruent,
     wrap,
+    zip_leaves,
 )
 from layoutalg.errors import (
     CompositionError,
@@ -150,8 +157,9 @@ __all__ = [
     "greatest_common_domain", "layout_add", "leaves", "lift", "make_layout_like", "make_ordered_layout",
     "nullspace", "product_each", "rank", "repeat_like", "slice_", "take", "tile_to_shape",
     "transform_apply_leaf", "transform_leaf", "unwrap", "weak_complement", "wrap",
+    "profile", "replace", "zip_leaves", "fold_leaf", "coordinates", "in_bounds",
     # basis (E) and GF(2) strides
-    "E", "F2", "ArithTuple", "ScaledBasis", "StrideLayout", "stride_layout", "tiler_to_layout", "coshape",
+    "E", "V", "F2", "ArithTuple", "ScaledBasis", "StrideLayout", "stride_layout", "tiler_to_layout", "coshape",
     # tensors
     "Tensor", "make_tensor", "make_identity_tensor", "make_fragment_like", "copy", "copy_ref", "Ptr",
     # symbolic (sympy) shapes and strides

@@ -49,7 +49,7 @@ OTHER_OPS = {
     "inner_product", "flatten", "unflatten", "wrap", "unwrap", "get", "lift", "select", "take", "slice_", "dice_",
     "transform_leaf", "transform_apply_leaf", "repeat_like", "leaves", "coshape", "coprofile", "is_tuple", "is_int",
     "is_layout", "is_tensor", "is_stride_scalar", "basis_repr", "is_basis", "proj", "unit", "as_tuple",
-    "make_basis_like", "coordinates",
+    "make_basis_like", "coordinates", "profile", "replace", "zip_leaves", "fold_leaf", "in_bounds",
 }
 #: The version of each PyCuTe test file the cases were recorded from (github.com/NVlabs/CuTe).
 COMMITS = {
@@ -699,6 +699,9 @@ def main(argv: list[str]) -> None:
                     rel = os.path.relpath(path, sources).replace(os.sep, "/")
                     before = len(REC.cases)
                     count = run_doc_examples(path, rel)
+                    from pycute_doc_examples import doc_cases
+
+                    REC.cases.extend(doc_cases(open(path, encoding="utf-8").read(), rel))  # each example, run whole
                     print(f"{rel}: {count} documented examples, {len(REC.cases) - before} cases", file=sys.stderr)
     for i, case in enumerate(REC.cases):
         case["id"] = i
@@ -709,7 +712,9 @@ def main(argv: list[str]) -> None:
         "source": "NVlabs/CuTe (PyCuTe) test/*.py, recorded by tools/extract_pycute_cases.py",
         "commits": COMMITS,
         "kinds": {"call": "an operation called on these arguments", "compare": "lhs OP rhs asserted",
-                  "truth": "src asserted true (expect true/false); expect null: src must raise"},
+                  "truth": "src asserted true (expect true/false); expect null: src must raise",
+                  "doc": "a documented example run whole after its docstring's setup statements: expect true "
+                         "(code holds), raises (code raises), setup (code is a statement)"},
         "dropped_per_line": REC.dropped,
         "cases": REC.cases,
     }

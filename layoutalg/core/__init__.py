@@ -30,6 +30,7 @@ from layoutalg.core.divide_product import (  # noqa: F401
     zipped_divide,
     zipped_product,
 )
+from layoutalg.core.htuple_ops import coordinates, fold_leaf, in_bounds, profile, replace, zip_leaves  # noqa: F401
 from layoutalg.core.int_tuple_api import (  # noqa: F401
     ceil_div,
     congruent,
@@ -63,6 +64,7 @@ from layoutalg.core.stride_scalars import (  # noqa: F401
     ArithTuple,
     E,
     ScaledBasis,
+    V,
     basis_repr,
     is_basis,
     make_basis_like,

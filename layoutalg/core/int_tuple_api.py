@@ -36,11 +36,18 @@ def _congruent_pair(a: Any, b: Any, what_a: str, what_b: str) -> tuple[IntTuple,
     return ta, tb
 
 
-def flatten(t: Any) -> Any:
+def flatten(t: Any, g: Any = None) -> Any:
     """CuTe ``flatten``: the leaves of a tuple, left to right (``((2,4),8) -> (2,4,8)``; leaves may be ints,
     symbolic extents or stride scalars); an int is one leaf, ``flatten(7) == (7,)`` as in PyCuTe and pycute (CuTe
     C++ returns the integer itself); for a layout (plain, coordinate, F2 or symbolic), the layout with its shape
-    and stride flattened (an int-shaped layout is unchanged)."""
+    and stride flattened (an int-shaped layout is unchanged).  ``g`` (PyCuTe's): what builds the result from the
+    leaves instead of ``tuple``, e.g. ``flatten((Layout(2), Layout(3)), make_layout) == Layout((2,3), (1,1))``
+    (a tiler's layouts are its leaves)."""
+    if g is not None:
+        from layoutalg.core.tuple_ops import check_callable
+
+        check_callable(g, 1, "flatten: g")
+        return g(it.flatten(as_htuple(t, "flatten argument")) if isinstance(t, (tuple, list)) else (t,))
     if isinstance(t, Layout):
         return t if type(t.shape) is int else Layout._trusted(it.flatten(t.shape), it.flatten(t.stride))
     if _is_other_layout(t):  # a coordinate, F2 or symbolic layout: the same function, flat
@@ -48,16 +55,33 @@ def flatten(t: Any) -> Any:
     return it.flatten(as_htuple(t, "flatten argument"))
 
 
-def unflatten(flat: Any, profile: Any) -> Any:
-    """CuTe/PyCuTe ``unflatten``: the leaves ``flat`` (of any kind) put back into ``profile``'s tree, so that
-    ``unflatten(flatten(t), t) == t``; the number of leaves must match."""
+def unflatten(flat: Any, profile: Any, g: Any = tuple) -> Any:
+    """CuTe/PyCuTe ``unflatten``: leaves (of any kind) put back into ``profile``'s tree, so that
+    ``unflatten(flatten(t), t) == t``.  ``flat`` is a sequence of exactly as many leaves as ``profile`` has, or
+    (PyCuTe) an iterator, of which as many are taken as needed; ``g`` builds each tuple node
+    (``unflatten(iter([2, 3]), (0, 0), list) == [2, 3]``)."""
+    from layoutalg.core.tuple_ops import check_callable
+
+    check_callable(g, 1, "unflatten: g")
     profile_t = as_htuple(profile, "unflatten profile")
-    if not isinstance(flat, (tuple, list)):
-        raise ShapeError(f"unflatten takes a sequence of leaves, got {describe(flat)}")
     need = len(it.flatten(profile_t)) if isinstance(profile_t, tuple) else 1
-    if len(flat) != need:
-        raise ShapeError(f"unflatten: {len(flat)} leaves for profile {describe(profile_t)}, which has {need}")
-    return it.unflatten(list(flat), profile_t)
+    if isinstance(flat, (tuple, list)):
+        if len(flat) != need:
+            raise ShapeError(f"unflatten: {len(flat)} leaves for profile {describe(profile_t)}, which has {need}")
+        items = list(flat)
+    elif hasattr(flat, "__next__"):
+        items = [x for _, x in zip(range(need), flat)]
+        if len(items) < need:
+            raise ShapeError(f"unflatten: the iterator ran out after {len(items)} leaves; {describe(profile_t)} "
+                             f"has {need}")
+    else:
+        raise ShapeError(f"unflatten takes a sequence or an iterator of leaves, got {describe(flat)}")
+    leaves = iter(items)
+
+    def build(node: Any) -> Any:
+        return g(build(e) for e in node) if isinstance(node, tuple) else next(leaves)
+
+    return build(profile_t)
 
 
 def _is_other_layout(t: Any) -> bool:

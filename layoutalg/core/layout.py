@@ -212,8 +212,14 @@ class Layout:
     def __len__(self) -> int:
         return self.rank()
 
-    def __getitem__(self, i: int) -> "Layout":
-        """Mode ``i`` as a layout (CuTe ``layout<i>``)."""
+    def __getitem__(self, i: Any) -> "Layout":
+        """Mode ``i`` as a layout (CuTe ``layout<i>``); a Python slice gives the layout of those top-level modes,
+        kept as a tuple as PyCuTe does (``A[1:2] == Layout((3,), (2,))``, ``A[2:2] == Layout((), ())``; an
+        int-shaped layout is one mode)."""
+        if type(i) is slice:
+            shape = self.shape if type(self.shape) is tuple else (self.shape,)
+            stride = self.stride if type(self.stride) is tuple else (self.stride,)
+            return Layout._trusted(shape[i], stride[i])  # type: ignore[index]
         if type(i) is not int or not _NEG_LIMIT < i < _LIMIT:
             i = as_int(i, "mode index", CoordinateError)
         if it.is_tuple(self.shape):

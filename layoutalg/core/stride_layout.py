@@ -106,7 +106,12 @@ class StrideLayout:
     def __len__(self) -> int:
         return self.rank()
 
-    def __getitem__(self, i: int) -> Any:
+    def __getitem__(self, i: Any) -> Any:
+        """Mode ``i``; a Python slice gives those top-level modes, kept as a tuple (as :class:`Layout` does)."""
+        if type(i) is slice:
+            shape = self.shape if isinstance(self.shape, tuple) else (self.shape,)
+            stride = self.stride if isinstance(self.shape, tuple) else (self.stride,)
+            return stride_layout(shape[i], stride[i])
         if not isinstance(self.shape, tuple):
             if i in (0, -1):
                 return self

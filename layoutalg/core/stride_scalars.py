@@ -218,6 +218,11 @@ class ArithTuple:
 
     __rmul__ = __mul__
 
+    def __matmul__(self, index: Any) -> ArithTuple:
+        """``x @ i``: ``x`` wrapped at outer index ``i`` (``i`` zeros, then ``x``): ``E(0) @ 1 == E(1, 0)``
+        (PyCuTe)."""
+        return _at_index(self, index)
+
     # -- comparison ------------------------------------------------------
     def terms(self) -> list[tuple[Any, tuple[int, ...]]]:
         """CuTe's basis decomposition (PyCuTe ``basis_repr``): ``[(value, path), ...]`` of the non-zero leaves."""
@@ -360,6 +365,33 @@ def ScaledBasis(value: Any, path: Any = ()) -> Any:
     return out
 
 
+def _at_index(value: Any, index: Any) -> ArithTuple:
+    from layoutalg.core.validate import as_int
+
+    if isinstance(index, bool) or not isinstance(index, int) and not hasattr(index, "__index__"):
+        raise ShapeError(f"@ takes a mode index (an int), got {describe(index)}")
+    i = as_int(index, "a basis index after @", ShapeError)
+    if not 0 <= i < MAX_BASIS_INDEX:
+        raise ShapeError(f"a basis index lies in [0, {MAX_BASIS_INDEX}), got {i}")
+    return ArithTuple._of((0,) * i + (value,))
+
+
+class V:
+    """PyCuTe's basis-scalar shortcut: ``V(value) @ i`` is ``ScaledBasis(value, (i,))`` (``V(42) @ 1 == 42 * E(1)``,
+    ``V(F2(1)) @ 0 == ScaledBasis(F2(1), (0,))``); chain ``@`` for deeper paths (``V(1) @ 0 @ 1 == E(1, 0)``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value if isinstance(value, (ArithTuple, F2)) else ScaledBasis(value, ())
+
+    def __matmul__(self, index: Any) -> ArithTuple:
+        return _at_index(self.value, index)
+
+    def __repr__(self) -> str:
+        return f"V({self.value!r})"
+
+
 def E(*path: int) -> Any:
     """The unit basis vector at ``path`` (CuTe ``E<path...>``): ``E(1) == ArithTuple(0, 1)``; ``E() == 1``."""
     return ScaledBasis(1, path)
@@ -439,5 +471,5 @@ def is_stride_scalar(x: Any) -> bool:
     return isinstance(x, (ArithTuple, F2)) or (isinstance(x, int) and not isinstance(x, bool))
 
 
-__all__ = ["ArithTuple", "F2", "E", "ScaledBasis", "clmul", "is_stride_scalar", "basis_repr", "is_basis", "proj",
+__all__ = ["ArithTuple", "F2", "E", "V", "ScaledBasis", "clmul", "is_stride_scalar", "basis_repr", "is_basis", "proj",
            "unit", "make_basis_like"]

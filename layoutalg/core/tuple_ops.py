@@ -55,15 +55,24 @@ def get(x: Any, mode: Any = ()) -> Any:
     return out
 
 
-def lift(x: Any, mode: Any = (), pad: Any = 0) -> Any:
-    """``x`` placed at path ``mode`` in a ``pad``-filled structure: ``lift(42, (0, 2, 3))`` is ``((0, 0, (0, 0, 0, 42)),)``."""
+def lift(x: Any, mode: Any = (), pad: Any = 0, make: Any = None) -> Any:
+    """``x`` placed at path ``mode`` in a ``pad``-filled structure: ``lift(42, (0, 2, 3))`` is ``((0, 0, (0, 0, 0, 42)),)``;
+    ``make`` (PyCuTe's) builds the outermost tuple: ``lift(Layout(4, 2), (1,), pad=Layout(1, 0),
+    make=make_layout) == Layout((1, 4), (0, 2))``."""
+    if make is not None:
+        check_callable(make, 1, "lift: make")
+    lifted = _lift(x, mode, pad)
+    return make(lifted) if make is not None and _path(mode) else lifted
+
+
+def _lift(x: Any, mode: Any, pad: Any) -> Any:
     path = _path(mode)
     if not path:
         return x
     i = path[0]
     if not isinstance(i, int) or isinstance(i, bool) or i < 0:
         raise CoordinateError(f"lift: path entries must be non-negative ints, got {describe(i)}")
-    return tuple([pad] * i + [lift(x, path[1:], pad)])
+    return tuple([pad] * i + [_lift(x, path[1:], pad)])
 
 
 def take(x: Any, begin: int, end: int) -> Any:
@@ -91,11 +100,13 @@ def _collect(crd: Any, t: Any, keep_none: bool, out: list[Any]) -> None:
         _collect(c, s, keep_none, out)
 
 
-def slice_(crd: Any, t: Any) -> tuple[Any, ...]:
-    """CuTe ``slice(crd, t)``: the sub-trees of ``t`` where ``crd`` holds ``None``, in order, as one tuple."""
+def slice_(crd: Any, t: Any, g: Any = tuple) -> Any:
+    """CuTe ``slice(crd, t)``: the sub-trees of ``t`` where ``crd`` holds ``None``, in order, as one tuple (``g``,
+    PyCuTe's, builds it instead: ``slice_((None, 1), (Layout(4), Layout(8)), make_layout) == Layout((4,), (1,))``)."""
+    check_callable(g, 1, "slice_: g")
     out: list[Any] = []
     _collect(crd, t, True, out)
-    return tuple(out)
+    return g(out)
 
 
 def dice_(crd: Any, t: Any) -> tuple[Any, ...]:
@@ -119,7 +130,7 @@ def transform_leaf(fn: Callable[..., Any], *tuples: Any) -> Any:
     raises is its own and propagates."""
     if not tuples:
         raise ShapeError("transform_leaf needs at least one tuple")
-    _check_callable(fn, len(tuples), "transform_leaf: fn")
+    check_callable(fn, len(tuples), "transform_leaf: fn")
     return _transform_leaf(fn, tuples, 0)
 
 
@@ -133,7 +144,7 @@ def _transform_leaf(fn: Callable[..., Any], tuples: tuple[Any, ...], depth: int)
     return fn(*tuples)
 
 
-def _check_callable(fn: Any, arity: int, what: str) -> None:
+def check_callable(fn: Any, arity: int, what: str) -> None:
     """``fn`` callable with ``arity`` positional arguments, else ShapeError naming ``what``."""
     if not callable(fn):
         raise ShapeError(f"{what} must be callable, got {describe(fn)}")
@@ -149,8 +160,8 @@ def _check_callable(fn: Any, arity: int, what: str) -> None:
 
 def transform_apply_leaf(combine: Callable[[Any], Any], fn: Callable[..., Any], t: Any, *tuples: Any) -> Any:
     """Like :func:`transform_leaf`, with ``combine`` (e.g. ``sum``) applied to each level's results."""
-    _check_callable(combine, 1, "transform_apply_leaf: combine")
-    _check_callable(fn, 1 + len(tuples), "transform_apply_leaf: fn")
+    check_callable(combine, 1, "transform_apply_leaf: combine")
+    check_callable(fn, 1 + len(tuples), "transform_apply_leaf: fn")
     return _transform_apply_leaf(combine, fn, (t, *tuples), 0)
 
 

@@ -143,8 +143,9 @@ def as_htuple(x: Any, what: str, error: type[LayoutError] = ShapeError, depth: i
         if depth >= MAX_DEPTH:
             raise error(f"{what} is nested more than {MAX_DEPTH} levels deep")
         return tuple(as_htuple(e, f"{what}[{i}]", error, depth + 1) for i, e in enumerate(x))
-    if type(x).__name__ in ("ArithTuple", "F2"):
-        return x
+    if type(x).__name__ in ("ArithTuple", "F2") or (hasattr(x, "shape") and hasattr(x, "size")
+                                                      and not hasattr(x, "ndim")):
+        return x  # a stride scalar, or a layout (a tiler's leaf), kept whole
     if hasattr(x, "free_symbols") and getattr(x, "is_integer", False) is not False:  # sympy, not a known non-int
         return x
     return as_int_tuple(x, what, error, depth)

@@ -22,8 +22,11 @@ def _keep_outer(fn: Any, a: Any, *args: Any) -> Any:
     return fn(a, *args)
 
 
-def flatten(a: Any) -> Any:
-    """CuTe ``flatten`` of an int tuple, a Layout or a ComposedLayout (its inner layout flattened)."""
+def flatten(a: Any, g: Any = None) -> Any:
+    """CuTe ``flatten`` of an int tuple, a Layout or a ComposedLayout (its inner layout flattened); ``g`` builds
+    the result from the leaves (PyCuTe's, see :func:`layoutalg.core.int_tuple_api.flatten`)."""
+    if g is not None:
+        return int_tuple_api.flatten(a, g)
     return _keep_outer(int_tuple_api.flatten, a)
 
 

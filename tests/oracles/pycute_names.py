@@ -284,10 +284,6 @@ def _offset_and_slice(a: Any, crd: Any) -> tuple[int, Any]:
     return off, sub
 
 
-def _unflatten(items: Any, profile: Any) -> Any:
-    return it.unflatten(list(items), profile)
-
-
 def _select(x: Any, mode: Any = ()) -> tuple[Any, ...]:
     return tuple(x[i] for i in _path(mode))
 
@@ -302,8 +298,8 @@ def _take(x: Any, mode: Any = ()) -> tuple[Any, ...]:
     return tuple(taken) if _is_layout(taken) else taken
 
 
-def _lift(x: Any, mode: Any = (), pad: Any = 0) -> Any:
-    return need("lift")(x, _path(mode), pad=pad)
+def _lift(x: Any, mode: Any = (), pad: Any = 0, make: Any = None) -> Any:
+    return need("lift")(x, _path(mode), pad=pad, make=make)
 
 
 def _coshape(x: Any) -> Any:
@@ -344,8 +340,11 @@ NAMES: dict[str, Any] = {
     "prefix_product": lambda a, init=1: la.prefix_product(a, init),
     "idx2crd": la.idx2crd,
     "crd2idx": la.crd2idx,
-    "flatten": lambda a: la.flatten(a),
-    "unflatten": _unflatten,
+    "flatten": la.flatten,
+    "unflatten": la.unflatten,
+    "profile": la.profile, "zip_leaves": la.zip_leaves, "fold_leaf": la.fold_leaf,
+    "coordinates": la.coordinates, "in_bounds": la.in_bounds, "V": la.V,
+    "replace": Indexed(lambda x, value, mode=(): la.replace(x, value, mode)),
     "leaves": lambda a: iter(la.flatten(a)),
     # PyCuTe's queries take one argument (a mode is chosen by indexing: size[0](L)); layoutalg's take CuTe DSL's mode=
     "shape": ModeOp(lambda x: la.shape(x), "access"), "size": ModeOp(lambda x: la.size(x), "access"),
@@ -372,6 +371,9 @@ NAMES: dict[str, Any] = {
 
 for _name in PROMOTES_FIRST:
     NAMES[_name] = Promoting(NAMES[_name])
+for _name, _op in NAMES.items():  # PyCuTe's decorated operations keep their names (size.__name__ == 'size')
+    if isinstance(_op, (ModeOp, Indexed, Promoting)):
+        _op.__name__ = _name  # type: ignore[union-attr]
 
 for _name in ("wrap", "unwrap", "slice_", "dice_", "repeat_like", "transform_leaf",
               "transform_apply_leaf", "make_tensor", "Array", "Ptr",
@@ -424,6 +426,23 @@ class _Symbols(dict):  # type: ignore[type-arg]
         if name.isidentifier() and name[0].isupper():
             return sympy.Symbol(name, positive=True, integer=True)
         raise KeyError(name)
+
+
+def doc_namespace() -> tuple[dict[str, Any], Any]:
+    """Fresh ``(globals, locals)`` for one docstring's examples: PyCuTe's names, and a local scope that its
+    setup statements fill and later examples read (free capitalised names are sympy symbols)."""
+    return dict(NAMES), _Symbols()
+
+
+def run_doc(code: str, scope: tuple[dict[str, Any], Any], mode: str) -> Any:
+    """Run one documented example (``mode`` ``exec`` for a statement, ``eval`` for an expression) in ``scope``;
+    a NameError (a name no stand-in provides) is a MissingFeatureError."""
+    tree = _Methods().visit(ast.parse(code, mode=mode))
+    compiled = compile(ast.fix_missing_locations(tree), "<doc>", mode)
+    try:
+        return eval(compiled, scope[0], scope[1])  # exec-mode code evaluates to None
+    except NameError as err:
+        raise MissingFeatureError(f"a name the stand-in lacks ({err})") from None
 
 
 @functools.lru_cache(maxsize=65536)

@@ -27,7 +27,7 @@ from typing import Any, Callable
 import layoutalg as la
 from layoutalg.core import int_tuple as it
 from tests.oracles import reference as ref
-from tests.oracles.pycute_names import PROMOTES_FIRST, MissingFeatureError, evaluate
+from tests.oracles.pycute_names import PROMOTES_FIRST, MissingFeatureError, doc_namespace, evaluate, run_doc
 
 CASES = os.path.join(os.path.dirname(__file__), "..", "data", "pycute_cases.json")
 
@@ -79,7 +79,7 @@ def load_cases() -> list[dict[str, Any]]:
 
 
 def case_key(case: dict[str, Any]) -> str:
-    text = case.get("src") or f"{case['lhs']} {case['op']} {case['rhs']}"
+    text = case.get("src") or case.get("code") or f"{case['lhs']} {case['op']} {case['rhs']}"
     return f"{case['file']}:{case['line']} {text}"
 
 
@@ -1218,9 +1218,56 @@ def spec_check(case: dict[str, Any], result: Any) -> str | None:
 EXTENDED = ("complement(", "coalesce_z(", "_complement(")
 
 
+def classify_doc(case: dict[str, Any], known: str | None) -> tuple[str, str]:
+    """A documented example, run as PyCuTe's docstring runner runs it: its docstring's setup statements first,
+    then the example; an expression must hold (an ``==``/``!=`` judged as the recorded comparisons are), an
+    expected failure must raise (a LayoutError, or the TypeError of a call form PyCuTe rejects too)."""
+    scope = doc_namespace()
+    try:
+        for statement in case["setup"]:
+            run_doc(statement, scope, "exec")
+    except MissingFeatureError as err:
+        return "missing", f"setup: {err}"
+    except Exception as err:
+        return "wrong", f"setup {case['setup']} failed: {type(err).__name__}: {err}"
+    code, expect = case["code"], case["expect"]
+    try:
+        if expect == "setup":
+            run_doc(code, scope, "exec")
+            return "match", "setup runs"
+        node = ast.parse(code, mode="eval").body
+        if expect == "true" and isinstance(node, ast.Compare) and len(node.ops) == 1 \
+                and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+            lhs = run_doc(ast.unparse(node.left), scope, "eval")
+            rhs = run_doc(ast.unparse(node.comparators[0]), scope, "eval")
+            op = "==" if isinstance(node.ops[0], ast.Eq) else "!="
+            verdict = compare(lhs, op, rhs, False)
+            if verdict:
+                return "match", verdict
+            return ("pycute_wrong", known) if known else ("wrong", f"{code}: gave {lhs!r}, expected {op} {rhs!r}")
+        value = run_doc(code, scope, "eval")
+    except MissingFeatureError as err:
+        return "missing", str(err)
+    except la.LayoutError as err:
+        if expect == "raises":
+            return "match", "both refuse"
+        return ("pycute_wrong", known) if known else ("refused", f"{type(err).__name__}: {err}")
+    except Exception as err:
+        if expect == "raises" and type(err).__name__ == case.get("raises") == "TypeError":
+            return "match", "both reject the call's form"
+        return "wrong", f"crash {type(err).__name__}: {err}"
+    if expect == "raises":
+        return ("pycute_wrong", known) if known else ("wrong", f"answered {value!r} where PyCuTe raises")
+    if value:
+        return "match", "exact"
+    return ("pycute_wrong", known) if known else ("wrong", f"{code} is {value!r}")
+
+
 def classify(case: dict[str, Any]) -> tuple[str, str]:
     raises = case.get("raises")
     known = KNOWN.get(case_key(case))
+    if case["kind"] == "doc":
+        return classify_doc(case, known)
     try:
         if case["kind"] == "compare":
             lhs, rhs = evaluate(case["lhs"]), evaluate(case["rhs"])

@@ -14,6 +14,7 @@ sub-packages: ``layoutalg.atoms``, ``layoutalg.prove``, ``layoutalg.banks``,
 from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuples)
     F2,
     ArithTuple,
+    Array,
     E,
     Layout,
     Ptr,
@@ -21,6 +22,7 @@ from layoutalg.core import (  # PyCuTe's operations (plain layouts and int tuple
     StrideLayout,
     SymbolicLayout,
     Tensor,
+    TransformAccessor,
     V,
     ceil_div,
     coalesce_z,
@@ -161,7 +163,8 @@ __all__ = [
     # basis (E) and GF(2) strides
     "E", "V", "F2", "ArithTuple", "ScaledBasis", "StrideLayout", "stride_layout", "tiler_to_layout", "coshape",
     # tensors
-    "Tensor", "make_tensor", "make_identity_tensor", "make_fragment_like", "copy", "copy_ref", "Ptr",
+    "Tensor", "make_tensor", "make_identity_tensor", "make_fragment_like", "copy", "copy_ref", "Ptr", "Array",
+    "TransformAccessor",
     # symbolic (sympy) shapes and strides
     "SymbolicLayout", "symbolic_layout",
     # GF(2) and Triton

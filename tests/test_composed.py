@@ -109,12 +109,12 @@ def test_structure_and_errors() -> None:
 def test_slice_where_the_swizzle_cancels() -> None:
     # a column: Sw(64 r + 3) = 64 r + 3 + 8 r, an affine function of r -> a plain layout with offset 3
     sliced, offset = slice_and_offset(SW128_FP16, (None, 3))
-    assert isinstance(sliced, Layout) and sliced == Layout(8, 72) and offset == 3
+    assert isinstance(sliced, Layout) and sliced == Layout((8,), (72,)) and offset == 3
     # CuTe's slice of a composed layout keeps the offset: C(_, 3)(r) == C(r, 3) (issue 13: it evaluated to 0, 72, ...)
     column = SW128_FP16(None, 3)
     assert values(column) == [SW128_FP16(r, 3) for r in range(8)] == [3 + 72 * r for r in range(8)]
-    assert column == ComposedLayout(Swizzle(3, 3, 3), 3, Layout(8, 64))
-    assert SW128_FP16(None, 0) == Layout(8, 72)  # linear: the swizzle cancels and nothing is lost
+    assert column == ComposedLayout(Swizzle(3, 3, 3), 3, Layout((8,), (64,)))
+    assert SW128_FP16(None, 0) == Layout((8,), (72,))  # linear: the swizzle cancels and nothing is lost
     # a row keeps the swizzle (the chunk index is XORed with the row)
     row, row_offset = slice_and_offset(SW128_FP16, (2, None))
     assert isinstance(row, ComposedLayout) and row_offset == 0

@@ -54,7 +54,11 @@ def test_the_case_file_covers_pycutes_operations_with_their_stated_answers():
         assert op in ops, op
     stated = [c for c in cases if c["kind"] == "compare" and c["lhs"].startswith("greatest_common_domain((7, 2, 2")]
     assert any(c["rhs"] == "Layout((7, 5), (1, 336))" for c in stated)
-    assert all(c["file"].startswith("test/test_") and c["line"] > 0 for c in cases)
+    assert all((c["file"].startswith("test/test_") or c["file"].startswith("pycute/")) and c["line"] > 0
+               for c in cases)
+    documented = [c for c in cases if c["kind"] == "doc"]  # PyCuTe's own guard: over 200 documented examples
+    assert len(documented) > 200 and {c["file"] for c in documented} >= {
+        "pycute/algebra.py", "pycute/htuple.py", "pycute/atuple.py", "pycute/layout.py", "pycute/shape.py"}
 
 
 def test_the_judge_rejects_a_wrong_answer():
@@ -64,3 +68,19 @@ def test_the_judge_rejects_a_wrong_answer():
     assert parity.classify(case)[0] == "wrong"
     call = {"file": "test/x.py", "line": 1, "kind": "call", "src": "layout_add(Layout(4, 1), Layout(4, 2))"}
     assert parity.classify(call) == ("match", "checked")
+
+
+def test_the_judge_runs_documented_examples_as_pycutes_runner_does():
+    """A doc case: its docstring's setup statements, then the example; a false example, an answer where PyCuTe
+    raises, or a refusal where it answers is caught."""
+    def doc(code: str, expect: str = "true", setup: tuple[str, ...] = (), raises: str | None = None) -> tuple[str, str]:
+        case = {"file": "pycute/x.py", "line": 1, "kind": "doc", "code": code, "expect": expect,
+                "setup": list(setup), **({"raises": raises} if raises else {})}
+        return parity.classify(case)
+
+    assert doc("composition(A, Layout(2, 1)) == Layout(2, 2)", setup=("A = Layout(4, 2)",))[0] == "match"
+    assert doc("composition(A, Layout(2, 1)) == Layout(2, 3)", setup=("A = Layout(4, 2)",))[0] == "wrong"
+    assert doc("in_bounds(16, (4, 4))")[0] == "wrong"
+    assert doc("idx2crd(7, (3, 2, 4))", expect="raises", raises="ValueError")[0] == "wrong"
+    assert doc("replace[3]((1, 2, 3), 42)", expect="raises", raises="ValueError")[0] == "match"
+    assert doc("coalesce(Layout(4, 2), (1, 2, 3))")[0] == "refused"

@@ -76,8 +76,25 @@ COMMITS = {
     "test_tensor.py": "ca80a0bd4feebbd677379c784d867847b7a0ab9a",
     "test_alg_gemm.py": "b984906279d654e62c916149fda4fd3b9cbdbc83 (imports pycute.alg.ref.gemm: skipped, no layout inputs of its own)",
     "test_docs_exports.py": "9b4e5c0010b7b207bb34a6f1e9308754e350602d (imports PyCuTe's scripts/: skipped)",
-    "test_docstring_examples.py": "9b4e5c0010b7b207bb34a6f1e9308754e350602d (imports PyCuTe's scripts/: skipped)",
+    "test_docstring_examples.py": "9b4e5c0010b7b207bb34a6f1e9308754e350602d (imports PyCuTe's scripts/; its inputs, "
+                                  "the documented examples, are recorded from the sources: SOURCE_COMMITS)",
     "test_typing.py": "f46131c7346292b4202a40a6759d6801125f11ff (TestTyping only)",
+}
+#: The version of each PyCuTe source file whose documented examples were recorded (``--sources``): the one with
+#: the most examples of those the index holds, the newest where several tie (commits the index does not name
+#: are given by its file id).  Versions from before test_docstring_examples.py (9b4e5c0) did not run their
+#: examples and hold some that never ran (``Layout((4, 5), (1@0, 1@1))``), so they are not used.
+SOURCE_COMMITS = {
+    "pycute/accessor.py": "111253d17e2f0f8631f43999b43ac4afa5954b04",
+    "pycute/algebra.py": "the newest the index holds (file id 57353001058; its commit is not named)",
+    "pycute/atuple.py": "9b4e5c0010b7b207bb34a6f1e9308754e350602d",
+    "pycute/htuple.py": "9b4e5c0010b7b207bb34a6f1e9308754e350602d",
+    "pycute/layout.py": "111253d17e2f0f8631f43999b43ac4afa5954b04",
+    "pycute/shape.py": "111253d17e2f0f8631f43999b43ac4afa5954b04",
+    "pycute/stride.py": "9b4e5c0010b7b207bb34a6f1e9308754e350602d",
+    "pycute/swizzle.py": "5c2a113b95a223647e2d6f707ddd66c5f531dd91",
+    "pycute/tensor.py": "9b4e5c0010b7b207bb34a6f1e9308754e350602d",
+    "pycute/typedefs.py": "1a4a2cd49ec55bc0854706ab5b88945614bdcfb3",
 }
 CONSTRUCTORS = {"Layout", "E", "ArithTuple", "ScaledBasis", "F2", "Swizzle", "V"}
 
@@ -711,6 +728,7 @@ def main(argv: list[str]) -> None:
     doc = {
         "source": "NVlabs/CuTe (PyCuTe) test/*.py, recorded by tools/extract_pycute_cases.py",
         "commits": COMMITS,
+        "source_commits": SOURCE_COMMITS if sources is not None else {},
         "kinds": {"call": "an operation called on these arguments", "compare": "lhs OP rhs asserted",
                   "truth": "src asserted true (expect true/false); expect null: src must raise",
                   "doc": "a documented example run whole after its docstring's setup statements: expect true "

@@ -79,7 +79,7 @@ from layoutalg.core.tensor import (  # noqa: F401
     make_identity_tensor,
     make_tensor,
 )
-from layoutalg.core.tensor_copy import Ptr, copy, copy_ref  # noqa: F401
+from layoutalg.core.tensor_copy import Array, Ptr, TransformAccessor, copy, copy_ref  # noqa: F401
 from layoutalg.core.tuple_ops import (  # noqa: F401
     dice_,
     get,

@@ -368,12 +368,19 @@ def _f2_split(index: Any, shape: Any) -> Any:
     """An F2 index as F2 coordinates: each leaf but the last takes the remainder of carry-less (GF(2)[x]) division
     by its extent, the last the quotient (unbounded, as for ints).  At power-of-two extents this is the bit split
     PyCuTe documents, ``idx2crd(F2(0b10110), (4, 8)) == (F2(0b10), F2(0b101))``; it inverts ``crd2idx`` under
-    F2 strides, whose sum is XOR and product carry-less."""
-    from layoutalg.core.stride_scalars import F2
+    F2 strides, whose sum is XOR and product carry-less.  As in PyCuTe, a shape whose running prefix product
+    carries (``(3, 3, 3)``: 3 x 3 is 5 carry-less) is refused, since the two decompositions then differ."""
+    from layoutalg.core.stride_scalars import F2, clmul
 
     leaves = it.flatten(shape) if isinstance(shape, tuple) else [shape]
-    rest, digits = int(index), []
+    rest, digits, running = int(index), [], 1
     for extent in leaves[:-1]:
+        if clmul(running, extent) != running * extent:
+            raise CoordinateError(
+                f"idx2crd({index!r}, {shape}): extent {extent} carries into the prefix product {running} "
+                f"({running} x {extent} is {clmul(running, extent)} carry-less, {running * extent} in Z), so the F2 "
+                "and integer decompositions of the shape differ")
+        running *= extent
         rest, remainder = _cl_divmod(rest, extent)
         digits.append(F2(remainder))
     digits.append(F2(rest))

@@ -425,11 +425,11 @@ def slice_and_offset(layout: Layout, crd: Any) -> tuple[Layout, int]:
 
     The kept modes are collected, flattened one level, in order: slicing
     ``((2,4),8):((1,16),2)`` by ``((None, 1), None)`` gives ``(2,8):(1,2)`` and 16.
-    A slice with a single kept mode returns that mode unwrapped.
+    They stay a tuple even when one mode is kept, as in CuTe C++ (``slice`` joins the kept modes with
+    ``tuple_cat``) and CuTe DSL: ``(4,4):(4,1)`` sliced by ``(1, None)`` is ``(4):(1)``, and by
+    ``(None, 0)`` of ``((2,2),4)`` is ``((2,2)):((1,2))``.
     """
     kept, offset = _slice_modes(crd, layout.shape, layout.stride)
-    if len(kept) == 1:
-        return Layout(kept[0][0], kept[0][1]), offset
     return Layout(tuple(s for s, _ in kept), tuple(d for _, d in kept)), offset
 
 

@@ -118,6 +118,29 @@ class F2:
     def __ge__(self, other: Any) -> bool:
         return self.value >= _f2_value(other)  # type: ignore[no-any-return]
 
+    def __divmod__(self, other: Any) -> tuple[F2, F2]:
+        """Carry-less (GF(2)[x]) division, PyCuTe's: ``divmod(F2(0b1011), 3) == (F2(0b110), F2(0b1))``; by a power
+        of two it is the bit split, ``divmod(F2(0b10110), 4) == (F2(0b101), F2(0b10))``."""
+        if isinstance(other, bool) or not isinstance(other, (int, F2)):
+            return NotImplemented
+        divisor = int(other)
+        if divisor <= 0:
+            raise ShapeError(f"divmod({self}, {other!r}): the divisor must be a positive int or a non-zero F2")
+        quotient, rest, top = 0, int(self.value), divisor.bit_length()
+        while rest.bit_length() >= top:
+            shift = rest.bit_length() - top
+            quotient |= 1 << shift
+            rest ^= divisor << shift
+        return F2(quotient), F2(rest)
+
+    def __floordiv__(self, other: Any) -> Any:
+        result = self.__divmod__(other)
+        return result if result is NotImplemented else result[0]
+
+    def __mod__(self, other: Any) -> Any:
+        result = self.__divmod__(other)
+        return result if result is NotImplemented else result[1]
+
     def __repr__(self) -> str:
         return f"F2({self.value})"
 

@@ -111,10 +111,7 @@ class Tensor:
         from layoutalg.core.stride_layout import stride_layout
 
         kept, off = _slice_modes(_norm(crd), self.layout.shape, self.layout.stride)
-        if len(kept) == 1:
-            sub = stride_layout(kept[0][0], kept[0][1])
-        else:
-            sub = stride_layout(tuple(s for s, _ in kept), tuple(d for _, d in kept))
+        sub = stride_layout(tuple(s for s, _ in kept), tuple(d for _, d in kept))  # a tuple even of one (CuTe)
         return Tensor(self.engine, sub, self.offset + off)
 
     def values(self) -> list[Any]:

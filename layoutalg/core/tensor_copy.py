@@ -16,6 +16,7 @@ Both need ``size(src) == size(dst)`` (ShapeError otherwise).  The walk is over t
 numpy arrays, ``bytearray``, ctypes arrays): ``p[i]`` reads element ``i`` past it, ``p + k``
 steps ``k`` elements, every access bounds-checked (CoordinateError).  A bare integer address
 (a numpy integer too) is refused: it carries neither a type nor bounds, so reading through it could not be checked.
+``Array(size, dtype)`` is a ``Ptr`` owning fresh ctypes storage; ``TransformAccessor(a, f)`` reads ``f(a[i])``.
 """
 
 from __future__ import annotations
@@ -76,10 +77,11 @@ class Ptr:
         except TypeError:
             raise LayoutError(f"Ptr needs an object with storage (the buffer protocol), got {type(owner).__name__}") \
                 from None
-        if view.ndim != 1:
+        if view.ndim != 1 or view.format[:1] in "<>!=@" and len(view.format) == 2:
             if not view.c_contiguous:
                 raise LayoutError("Ptr needs contiguous storage (the layout supplies the strides)")
-            view = view.cast("B").cast(view.format)  # type: ignore[call-overload]
+            native = view.format[-1]  # ctypes arrays declare '<i': memoryview indexes native codes only
+            view = view.cast("B").cast(native)  # type: ignore[call-overload]
         self.owner, self.view, self.index = owner, view, index
 
     @property
@@ -113,4 +115,48 @@ class Ptr:
         return f"Ptr({type(self.owner).__name__} + {self.index}, {self.dtype})"
 
 
-__all__ = ["Ptr", "copy", "copy_ref"]
+class Array(Ptr):
+    """PyCuTe's ``Array(size, dtype=ctypes.c_double)``: a pointer that owns ``size`` fresh (zeroed) elements of
+    the ctypes type ``dtype``, bounds-checked as every :class:`Ptr`."""
+
+    __slots__ = ()
+
+    def __init__(self, size: Any, dtype: Any = None) -> None:
+        import ctypes
+
+        from layoutalg.core.validate import as_int
+
+        count = as_int(size, "Array size", ShapeError)
+        if not 0 <= count <= 1 << 26:
+            raise ShapeError(f"Array size must lie in [0, 2**26] elements, got {count}")
+        kind = ctypes.c_double if dtype is None else dtype
+        if not (isinstance(kind, type) and issubclass(kind, ctypes._SimpleCData)):  # type: ignore[attr-defined]
+            raise LayoutError(f"Array dtype must be a ctypes scalar type (ctypes.c_int, ...), got {kind!r}")
+        super().__init__((kind * count)())
+
+
+class TransformAccessor:
+    """PyCuTe's ``TransformAccessor(a, f)``: reads ``f(a[i])``; offsets move the inner accessor; read-only (no
+    inverse of ``f`` to write back through)."""
+
+    __slots__ = ("accessor", "transform")
+
+    def __init__(self, accessor: Any, transform: Any) -> None:
+        if not callable(transform) or not hasattr(accessor, "__getitem__"):
+            raise LayoutError("TransformAccessor(accessor, transform) needs an indexable accessor and a callable")
+        self.accessor, self.transform = accessor, transform
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.transform(self.accessor[i])
+
+    def __setitem__(self, i: Any, value: Any) -> None:
+        raise LayoutError("a TransformAccessor is read-only: its transform has no inverse to write back through")
+
+    def __add__(self, k: int) -> TransformAccessor:
+        return TransformAccessor(self.accessor + k, self.transform)
+
+    def __repr__(self) -> str:
+        return f"TransformAccessor({self.accessor!r}, {self.transform!r})"
+
+
+__all__ = ["Ptr", "Array", "TransformAccessor", "copy", "copy_ref"]

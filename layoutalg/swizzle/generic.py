@@ -434,9 +434,7 @@ def slice_and_offset(a: Any, crd: Any) -> tuple[AnyLayout, int]:
         from layoutalg.core.stride_layout import stride_layout
 
         kept, off = _slice_modes(crd, a.shape, a.stride)
-        if len(kept) == 1:
-            return stride_layout(kept[0][0], kept[0][1]), off
-        return stride_layout(tuple(k for k, _ in kept), tuple(d for _, d in kept)), off
+        return stride_layout(tuple(k for k, _ in kept), tuple(d for _, d in kept)), off  # a tuple even of one
     _check_input(a, "slice_and_offset")
     if isinstance(a, ComposedLayout):
         return slice_composed(a, crd)

@@ -344,6 +344,7 @@ NAMES: dict[str, Any] = {
     "unflatten": la.unflatten,
     "profile": la.profile, "zip_leaves": la.zip_leaves, "fold_leaf": la.fold_leaf,
     "coordinates": la.coordinates, "in_bounds": la.in_bounds, "V": la.V,
+    "Array": la.Array, "TransformAccessor": la.TransformAccessor,
     "replace": Indexed(lambda x, value, mode=(): la.replace(x, value, mode)),
     "leaves": lambda a: iter(la.flatten(a)),
     # PyCuTe's queries take one argument (a mode is chosen by indexing: size[0](L)); layoutalg's take CuTe DSL's mode=
@@ -431,7 +432,10 @@ class _Symbols(dict):  # type: ignore[type-arg]
 def doc_namespace() -> tuple[dict[str, Any], Any]:
     """Fresh ``(globals, locals)`` for one docstring's examples: PyCuTe's names, and a local scope that its
     setup statements fill and later examples read (free capitalised names are sympy symbols)."""
-    return dict(NAMES), _Symbols()
+    import array
+    import ctypes
+
+    return dict(NAMES, array=array, ctypes=ctypes, Fraction=Fraction), _Symbols()  # PyCuTe's runner's PRELUDE
 
 
 def run_doc(code: str, scope: tuple[dict[str, Any], Any], mode: str) -> Any:

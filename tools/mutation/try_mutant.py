@@ -11,6 +11,7 @@ the source file, pytest runs with the given arguments in a fresh process, and th
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import subprocess
 import sys
@@ -48,8 +49,11 @@ def main() -> int:
     signal.signal(signal.SIGHUP, restore_and_stop)
     try:
         source_path.write_text(mutant.apply(source))
+        # No bytecode for the mutant: a restore within the same second and at the same size (``return keys`` ->
+        # ``return None``) would leave its .pyc looking current, and later imports would run the mutant.
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
         code = subprocess.call([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *pytest_args],
-                               cwd=ROOT)
+                               cwd=ROOT, env=env)
     finally:
         source_path.write_text(source)
     print("KILLED" if code in (1, 2) else "SURVIVED" if code == 0 else f"pytest exit {code}")

@@ -139,3 +139,31 @@ def test_v_and_matmul_place_a_value_on_a_basis_path() -> None:
     assert la.V(42) @ 1 == 42 * E(1) and E(0) @ 1 == E(1, 0) and la.V(1) @ 0 @ 1 == E(1, 0)
     with pytest.raises(la.ShapeError, match="basis index"):
         E(0) @ -1
+
+
+def test_integer_is_by_registration_and_is_static_by_int_coercion() -> None:
+    import numpy as np
+    import sympy
+
+    n = sympy.Symbol("N", integer=True)
+    assert [isinstance(x, la.Integer) for x in (7, np.int32(3), n, True, 1.0, F2(1), "7")] == \
+        [True, True, True, False, False, False, False]
+    assert [la.is_static(x) for x in (7, F2(3), sympy.Integer(4), n, 1.0, True)] == \
+        [True, True, True, False, False, False]
+
+    class Tally:
+        pass
+
+    assert not la.is_int(Tally())
+    la.register_integer_type(Tally)
+    assert la.is_int(Tally())
+    with pytest.raises(la.ShapeError, match="takes types"):
+        la.register_integer_type(7)  # type: ignore[arg-type]
+
+
+@SETTINGS
+@given(st.integers(0, 1 << 30), st.integers(-40, 40))
+def test_signed_shifts_go_the_other_way_for_a_negative_amount(a: int, s: int) -> None:
+    assert la.shiftr(a, s) == (a >> s if s >= 0 else a << -s)
+    assert la.shiftl(a, s) == la.shiftr(a, -s)
+    assert int(la.shiftr(F2(a), s)) == la.shiftr(a, s)

@@ -54,8 +54,8 @@ def test_the_case_file_covers_pycutes_operations_with_their_stated_answers():
         assert op in ops, op
     stated = [c for c in cases if c["kind"] == "compare" and c["lhs"].startswith("greatest_common_domain((7, 2, 2")]
     assert any(c["rhs"] == "Layout((7, 5), (1, 336))" for c in stated)
-    assert all((c["file"].startswith("test/test_") or c["file"].startswith("pycute/")) and c["line"] > 0
-               for c in cases)
+    assert all((c["file"].startswith(("test/test_", "pycute/")) or c["file"] == "docs/08_api_reference.md")
+               and c["line"] > 0 for c in cases)
     documented = [c for c in cases if c["kind"] == "doc"]  # PyCuTe's own guard: over 200 documented examples
     assert len(documented) > 200 and {c["file"] for c in documented} >= {
         "pycute/algebra.py", "pycute/htuple.py", "pycute/atuple.py", "pycute/layout.py", "pycute/shape.py"}

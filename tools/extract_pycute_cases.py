@@ -1,10 +1,13 @@
 """Record every input PyCuTe's unit tests exercise, with the file and line, into a JSON case file.
 
     python3 tools/extract_pycute_cases.py PYCUTE_TEST_DIR [tests/data/pycute_cases.json] [--sources DIR]
+        [--api-reference FILE]
 
 ``--sources DIR`` (DIR holds ``pycute/**.py``) adds the examples documented in PyCuTe's docstrings, which its
 ``test/test_docstring_examples.py`` evaluates (``tools/pycute_doc_examples.py``); their cases name the source file
-and line.
+and line.  ``--api-reference FILE`` adds the examples of PyCuTe's generated ``docs/08_api_reference.md`` (the
+version the index holds, file id 57644126546; it documents typedefs.py and swizzle.py, whose newer sources the
+index does not name) as ``doc`` cases.
 
 PYCUTE_TEST_DIR holds the ``test_*.py`` files of NVIDIA's pure-Python CuTe reference
 (github.com/NVlabs/CuTe, ``test/``).  Nothing of PyCuTe is imported or needed: each test
@@ -694,10 +697,14 @@ def run_tree(tree: ast.Module, path: str, rel: str) -> None:
 
 
 def main(argv: list[str]) -> None:
-    sources = None
+    sources = api_reference = None
     if "--sources" in argv:  # a folder holding pycute/**.py: their documented examples too
         at = argv.index("--sources")
         sources = argv[at + 1]
+        argv = argv[:at] + argv[at + 2:]
+    if "--api-reference" in argv:  # PyCuTe's generated docs/08_api_reference.md: the examples it renders
+        at = argv.index("--api-reference")
+        api_reference = argv[at + 1]
         argv = argv[:at] + argv[at + 2:]
     src_dir = argv[1]
     out = argv[2] if len(argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "tests", "data", "pycute_cases.json")
@@ -720,6 +727,11 @@ def main(argv: list[str]) -> None:
 
                     REC.cases.extend(doc_cases(open(path, encoding="utf-8").read(), rel))  # each example, run whole
                     print(f"{rel}: {count} documented examples, {len(REC.cases) - before} cases", file=sys.stderr)
+    if api_reference is not None:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from pycute_doc_examples import api_reference_cases
+
+        REC.cases.extend(api_reference_cases(open(api_reference, encoding="utf-8").read(), "docs/08_api_reference.md"))
     for i, case in enumerate(REC.cases):
         case["id"] = i
         text = json.dumps(case)

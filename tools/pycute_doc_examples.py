@@ -159,23 +159,56 @@ def doc_cases(source: str, rel: str) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     for qualname, doc_node in documented(ast.parse(source, rel)):
         first = _first_line(doc_node)
-        setup: list[str] = []
-        for index, text in examples(doc_node.value):
-            code = " ".join(part.split("#")[0].strip() for part in text.splitlines()).strip()
-            expression, arrow, expected = code.partition("->")
-            case: dict[str, object] = {"file": rel, "line": first + index, "test": qualname, "kind": "doc",
-                                       "setup": list(setup)}
-            if arrow:
-                case.update(code=expression.strip(), expect="raises", raises=expected.strip())
-            else:
-                try:
-                    compile(code, "<example>", "eval")
-                    case.update(code=code, expect="true")
-                except SyntaxError:
-                    case.update(code=code, expect="setup")
-                    setup.append(code)
-            out.append(case)
+        out.extend(_cases_of([(first + index, text) for index, text in examples(doc_node.value)], rel, qualname))
     return out
 
 
-__all__ = ["SECTIONS", "documented", "examples", "statement", "example_module", "doc_cases"]
+def api_reference_cases(markdown: str, rel: str) -> list[dict[str, object]]:
+    """The same ``doc`` cases from PyCuTe's generated ``docs/08_api_reference.md`` (rendered from the docstrings
+    at one commit): each ``*Examples:*`` heading is followed by a fenced block of examples, one docstring's."""
+    lines = markdown.splitlines()
+    out: list[dict[str, object]] = []
+    k = 0
+    while k < len(lines):
+        if lines[k].strip() != "*Examples:*":
+            k += 1
+            continue
+        k += 1
+        while k < len(lines) and not lines[k].startswith("```"):
+            k += 1
+        k += 1
+        found: list[tuple[int, str]] = []
+        while k < len(lines) and not lines[k].startswith("```"):
+            text = lines[k]
+            if text.strip():
+                if text[0].isspace() and found:
+                    found[-1] = (found[-1][0], found[-1][1] + "\n" + text)
+                else:
+                    found.append((k + 1, text))
+            k += 1
+        out.extend(_cases_of(found, rel, "api reference"))
+    return out
+
+
+def _cases_of(found: list[tuple[int, str]], rel: str, test: str) -> list[dict[str, object]]:
+    """``doc`` cases of one docstring's examples (``(line, text)``), sharing its setup statements."""
+    out: list[dict[str, object]] = []
+    setup: list[str] = []
+    for line, text in found:
+        code = " ".join(part.split("#")[0].strip() for part in text.splitlines()).strip()
+        expression, arrow, expected = code.partition("->")
+        case: dict[str, object] = {"file": rel, "line": line, "test": test, "kind": "doc", "setup": list(setup)}
+        if arrow:
+            case.update(code=expression.strip(), expect="raises", raises=expected.strip())
+        else:
+            try:
+                compile(code, "<example>", "eval")
+                case.update(code=code, expect="true")
+            except SyntaxError:
+                case.update(code=code, expect="setup")
+                setup.append(code)
+        out.append(case)
+    return out
+
+
+__all__ = ["SECTIONS", "documented", "examples", "statement", "example_module", "doc_cases", "api_reference_cases"]

@@ -52,6 +52,17 @@ from layoutalg.core.layout_add import layout_add  # noqa: F401
 from layoutalg.core.make_layouts import make_layout_like, make_ordered_layout, tile_to_shape  # noqa: F401
 from layoutalg.core.notation import parse, parse_int_tuple, parse_layout, to_cpp  # noqa: F401
 from layoutalg.core.nullspace import nullspace  # noqa: F401
+from layoutalg.core.predicates import (  # noqa: F401
+    Integer,
+    is_int,
+    is_layout,
+    is_static,
+    is_tensor,
+    is_tuple,
+    register_integer_type,
+    shiftl,
+    shiftr,
+)
 from layoutalg.core.recast import downcast, recast, recast_layout, upcast  # noqa: F401
 from layoutalg.core.recast_ratio import recast_by  # noqa: F401
 from layoutalg.core.shape_lattice import common_coarsening, common_refinement, compatible, product_each  # noqa: F401

@@ -133,6 +133,18 @@ class F2:
             rest ^= divisor << shift
         return F2(quotient), F2(rest)
 
+    def __lshift__(self, k: Any) -> F2:
+        """Multiplication by ``x**k`` (the carry-less product by ``2**k`` is a shift)."""
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            raise ShapeError(f"an F2 shifts by a non-negative int, got {describe(k)}")
+        return F2(int(self.value) << k)
+
+    def __rshift__(self, k: Any) -> F2:
+        """The quotient by ``x**k`` (the bits below ``k`` dropped)."""
+        if isinstance(k, bool) or not isinstance(k, int) or k < 0:
+            raise ShapeError(f"an F2 shifts by a non-negative int, got {describe(k)}")
+        return F2(int(self.value) >> k)
+
     def __floordiv__(self, other: Any) -> Any:
         result = self.__divmod__(other)
         return result if result is NotImplemented else result[0]

@@ -55,6 +55,7 @@ _RAW_ADDRESS = (
     "itself (array.array, numpy, ctypes arrays, bytearray) and checks every access against its bounds")
 KNOWN: dict[str, str] = {
     "pycute/accessor.py:115 Ptr(data.buffer_info()[0], ctypes.c_double)[0] == 1.0": _RAW_ADDRESS,
+    "docs/08_api_reference.md:2250 Ptr(data.buffer_info()[0], ctypes.c_double)[0] == 1.0": _RAW_ADDRESS,
     "test/test_atuple.py:220 weakly_congruent(ArithTuple((1, 1, 1)), (8, 8))": _STRIDE_LEAF,
     "test/test_atuple.py:224 weakly_congruent(E(0, 0), (8, 8))": _STRIDE_LEAF,
     "test/test_blocked_raked.py:59 blocked_product(Layout(4, 1), Layout((2, 3), 1))": _PAD_RANK,

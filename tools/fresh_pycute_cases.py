@@ -967,7 +967,20 @@ def _crd2idx_case(r: random.Random) -> str:
     return f"crd2idx({coordinate}, {shape!r}, {_strides_like(r, shape, r.choice(['int', 'int', 'E', 'F2']))})"
 
 
-GENERATORS.update({"idx2crd": _idx2crd_case, "crd2idx": _crd2idx_case})
+def _in_bounds_case(r: random.Random) -> str:
+    """``in_bounds(crd, shape)``: a coordinate in range or past it (an int, a tuple with sub-trees as ints,
+    negative leaves now and then), or a basis value."""
+    shape = _nested(r, 2, 4)
+    if r.random() < 0.15 and isinstance(shape, tuple):
+        return f"in_bounds({_basis_value(r, shape)}, {shape!r})"
+    coordinate = _coordinate_of(r, shape, r.random() < 0.5)
+    if r.random() < 0.15:
+        coordinate = coordinate.replace("0", "-1", 1)
+    return f"in_bounds({coordinate}, {shape!r})"
+
+
+GENERATORS.update({"idx2crd": _idx2crd_case, "crd2idx": _crd2idx_case, "in_bounds": _in_bounds_case,
+                   "coordinates": lambda r: f"coordinates({_nested(r, 2, 3, [1, 2, 3, 4])!r})"})
 
 
 def _left_inverse_exists(src: str) -> bool:

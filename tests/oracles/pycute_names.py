@@ -406,6 +406,8 @@ def evaluate(src: str) -> Any:
     Results (and errors) are remembered per expression: the cases repeat sub-expressions a lot.
     """
     ok, value = _evaluate(src)
+    if ok and hasattr(value, "__next__"):  # an iterator is consumed once: a remembered one may be empty
+        ok, value = _evaluate.__wrapped__(src)
     if ok:
         return value
     raise value

@@ -856,16 +856,35 @@ def spec_crd2idx(args: list[Any], r: Any) -> str | None:
     return "" if _same_value(r, want) else f"crd2idx gave {r}, the strides give {want}"
 
 
+def spec_in_bounds(args: list[Any], r: Any) -> str | None:
+    """Every leaf of the natural coordinate (an int unfolded colexicographically, the last leaf taking the rest; a
+    basis value the coordinate it names) within its extent."""
+    crd, shape = args[0], args[1]
+    natural = _named_coordinate(crd, shape) if isinstance(crd, la.ArithTuple) else _unfold(crd, shape)
+    if natural is None:
+        return None
+    leaves, extents = ref.flat(natural), ref.flat(shape)
+    want = len(leaves) == len(extents) and all(0 <= c < e for c, e in zip(leaves, extents))
+    return "" if r is want else f"in_bounds gave {r}, the leaves {leaves} against {extents} give {want}"
+
+
+def spec_coordinates(args: list[Any], r: Any) -> str | None:
+    shape = args[0]
+    want = [_colex(i, shape) for i in range(ref.size(shape))]
+    got = list(r)
+    return "" if got == want else f"coordinates gave {got[:6]}..., colex order gives {want[:6]}..."
+
+
 #: Operations whose result is a shape, a tuple or a bool rather than a layout (:func:`spec_check` checks those too).
 VALUE_RESULTS = frozenset({"compatible", "common_refinement", "common_coarsening", "product_each", "prefix_product",
-                           "tile_to_shape", "idx2crd", "crd2idx"})
+                           "tile_to_shape", "idx2crd", "crd2idx", "in_bounds", "coordinates"})
 
 SPECS.update({
     "compatible": spec_compatible, "common_refinement": spec_common_refinement,
     "common_coarsening": spec_common_coarsening, "product_each": spec_product_each,
     "prefix_product": spec_prefix_product, "tiler_to_layout": spec_tiler_to_layout,
     "tile_to_shape": spec_tile_to_shape, "greatest_common_domain": spec_greatest_common_domain,
-    "idx2crd": spec_idx2crd, "crd2idx": spec_crd2idx,
+    "idx2crd": spec_idx2crd, "crd2idx": spec_crd2idx, "in_bounds": spec_in_bounds, "coordinates": spec_coordinates,
     "coalesce_z": by_mode(spec_coalesce_z), "coalesce": by_mode(spec_coalesce),
 })
 

@@ -12,23 +12,13 @@ import pytest
 from layoutalg.core import int_tuple_api as api
 from layoutalg.core.validate import MAX_DEPTH
 from layoutalg.errors import CoordinateError, ShapeError
+from tests.oracles import reference as ref
 
 
 def _nest(value: Any, levels: int) -> Any:
     for _ in range(levels):
         value = (value,)
     return value
-
-
-def _prefix_reference(shape: Any, init: int) -> tuple[Any, int]:
-    """Exclusive running products over the leaves, left to right (the definition)."""
-    if isinstance(shape, int):
-        return init, init * shape
-    out = []
-    for mode in shape:
-        value, init = _prefix_reference(mode, init)
-        out.append(value)
-    return tuple(out), init
 
 
 def test_rank_and_depth_count_top_level_modes_and_nesting() -> None:
@@ -53,7 +43,7 @@ def test_prefix_product_defaults_to_the_compact_column_major_strides() -> None:
 
 def test_prefix_product_with_a_nested_tuple_init_starts_each_mode_at_its_own_value() -> None:
     shape, init = (((2, 3), 4), 5), ((10, 100), 1000)
-    expected = ((_prefix_reference((2, 3), 10)[0], 100), 1000)
+    expected = ((ref.prefix_products((2, 3), 10)[0], 100), 1000)
     assert expected == (((10, 20), 100), 1000)
     assert api.prefix_product(shape, init) == expected
     assert api.prefix_product(((2, (3, 4)), (5, 6)), ((1, 7), 9)) == ((1, (7, 21)), (9, 45))

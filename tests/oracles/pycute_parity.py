@@ -513,16 +513,7 @@ def _tiler_value(t: Any, crd: Any, path: tuple[int, ...]) -> Any:
 
 
 def _tiler_compact(shape: Any) -> Any:
-    running = 1
-
-    def walk(s: Any) -> Any:
-        nonlocal running
-        if isinstance(s, tuple):
-            return tuple(walk(e) for e in s)
-        d, running = running, running * s
-        return d
-
-    return walk(shape)
+    return ref.prefix_products(shape)[0]
 
 
 def _crd_index(crd: Any, shape: Any) -> int:
@@ -829,16 +820,6 @@ def _offset(coordinate: Any, shape: Any, stride: Any) -> Any:
     return total
 
 
-def _compact(shape: Any, running: int = 1) -> tuple[Any, int]:
-    if not isinstance(shape, tuple):
-        return running, running * shape
-    out = []
-    for m in shape:
-        d, running = _compact(m, running)
-        out.append(d)
-    return tuple(out), running
-
-
 def spec_crd2idx(args: list[Any], r: Any) -> str | None:
     coordinate, shape = args[0], args[1]
     stride = args[2] if len(args) > 2 and args[2] is not None else None
@@ -850,7 +831,7 @@ def spec_crd2idx(args: list[Any], r: Any) -> str | None:
         if isinstance(coordinate, int):
             want = coordinate  # an int coordinate is its own index, in range or not
         else:
-            want = _offset(coordinate, shape, _compact(shape)[0])
+            want = _offset(coordinate, shape, ref.prefix_products(shape)[0])
     else:
         want = _offset(coordinate, shape, stride)
     return "" if _same_value(r, want) else f"crd2idx gave {r}, the strides give {want}"

@@ -23,6 +23,18 @@ def size(shape: Any) -> int:
     return n
 
 
+def prefix_products(shape: Any, init: int = 1) -> tuple[Any, int]:
+    """Exclusive running products over the leaves, left to right, from ``init`` (CuTe's compact column-major
+    strides when ``init`` is 1), and the product after the last leaf."""
+    if isinstance(shape, int):
+        return init, init * shape
+    out = []
+    for mode in shape:
+        value, init = prefix_products(mode, init)
+        out.append(value)
+    return tuple(out), init
+
+
 def top_sizes(shape: Any) -> tuple[int, ...]:
     """Sizes of the top-level modes (an int shape is one mode)."""
     if isinstance(shape, tuple):

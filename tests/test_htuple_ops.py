@@ -167,3 +167,84 @@ def test_signed_shifts_go_the_other_way_for_a_negative_amount(a: int, s: int) ->
     assert la.shiftr(a, s) == (a >> s if s >= 0 else a << -s)
     assert la.shiftl(a, s) == la.shiftr(a, -s)
     assert int(la.shiftr(F2(a), s)) == la.shiftr(a, s)
+
+
+def test_tree_helpers_refuse_what_they_cannot_read_and_keep_layout_leaves() -> None:
+    from layoutalg.core.validate import MAX_DEPTH
+    from layoutalg.viz.grid import value_label
+
+    assert la.profile(la.Layout((2, (3, 4)))) == (2, (3, 4)) and la.profile((la.Layout(2), 5)) == (la.Layout(2), 5)
+    assert la.profile(la.make_tensor(la.Layout((2, 3)))) == (2, 3) and la.profile(42) == 42
+    deep: Any = 5
+    for _ in range(MAX_DEPTH):
+        deep = (deep,)
+    path = [0] * MAX_DEPTH
+    assert la.replace(deep, 7, path) == la.unflatten([7], deep)
+    with pytest.raises(la.CoordinateError, match="deeper than"):
+        la.replace(deep, 7, path + [0])
+    for depth in (MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1):  # any leaf: the int tuples' nesting limit
+        plain: Any = 1
+        scalar: Any = F2(1)
+        for _ in range(depth):
+            plain, scalar = (plain,), (scalar,)
+        accepted = []
+        for tree in (plain, scalar):
+            try:
+                la.flatten(tree)
+                accepted.append(True)
+            except la.ShapeError:
+                accepted.append(False)
+        assert accepted[0] == accepted[1] == (depth <= MAX_DEPTH), depth
+    assert la.flatten(((1, 2), 3), lambda leaves: [2 * x for x in leaves]) == [2, 4, 6]
+    for bad in ("a", True, 1.5):
+        with pytest.raises(la.ShapeError, match="shifts take an integer"):
+            la.shiftr(bad, 1)
+    assert value_label(F2(5)) == "F5" and value_label(F2(0)) == "0" and value_label((1, (F2(2), 0))) == "(1,(F2,0))"
+
+
+def test_f2_floor_division_modulo_shifts_and_scalar_strides() -> None:
+    import numpy as np
+
+    assert F2(0b1011) // 3 == F2(0b110) and F2(0b1011) % 3 == F2(0b1)
+    assert F2(0b101) << 2 == F2(0b10100) and F2(0b10110) >> 2 == F2(0b101)
+    with pytest.raises(TypeError):
+        divmod(F2(3), "a")  # type: ignore[operator]
+    with pytest.raises(la.ShapeError, match="non-negative int"):
+        F2(3) << -1
+    assert la.stride(F2(3)) == F2(3) and la.stride(2 * E(1)) == 2 * E(1)
+    assert la.Layout(8, 1)[-1] == la.Layout(8, 1)
+    grid = la.Ptr(np.arange(6.0).reshape(2, 3))  # a 2-D buffer is read flat (the layout supplies the strides)
+    assert grid[4] == 4.0
+
+
+def test_walks_refuse_trees_past_the_nesting_limit_and_modes_out_of_range() -> None:
+    from layoutalg.core.validate import MAX_DEPTH
+
+    deep: Any = 1
+    for _ in range(MAX_DEPTH + 2):
+        deep = (deep,)
+    with pytest.raises(la.ShapeError, match="nesting deeper than"):
+        list(la.zip_leaves(deep))
+    with pytest.raises(la.CoordinateError, match="out of range for a rank-2 layout"):
+        la.Layout((2, 3), (1, 2))[2]
+
+
+def test_walks_accept_trees_at_the_nesting_limit_and_ptr_refuses_objects_without_storage() -> None:
+    from layoutalg.core.validate import MAX_DEPTH
+
+    deep: Any = 1
+    for _ in range(MAX_DEPTH):
+        deep = (deep,)
+    assert list(la.zip_leaves(deep)) == [(1,)]
+    with pytest.raises(la.LayoutError, match="buffer protocol"):
+        la.Ptr(object())
+
+
+def test_the_kind_predicates() -> None:
+    tensor = la.make_tensor(la.Layout((2, 3)))
+    assert la.is_tensor(tensor) and not la.is_tensor(la.Layout(2)) and not la.is_tensor((2, 3))
+    assert all(la.is_layout(x) for x in (la.Layout(2), la.parse("Sw<1,0,1> o 0 o 4:1"), la.parse("4:1@0")))
+    assert not la.is_layout(tensor) and la.is_tuple([1]) and la.is_tuple((1,)) and not la.is_tuple(1)
+    for bad in (True, 1.5, "1"):
+        with pytest.raises(la.ShapeError):
+            E(0) @ bad

@@ -403,9 +403,7 @@ def ScaledBasis(value: Any, path: Any = ()) -> Any:
 def _at_index(value: Any, index: Any) -> ArithTuple:
     from layoutalg.core.validate import as_int
 
-    if isinstance(index, bool) or not isinstance(index, int) and not hasattr(index, "__index__"):
-        raise ShapeError(f"@ takes a mode index (an int), got {describe(index)}")
-    i = as_int(index, "a basis index after @", ShapeError)
+    i = as_int(index, "a basis index after @", ShapeError)  # refuses bools, floats and non-numbers
     if not 0 <= i < MAX_BASIS_INDEX:
         raise ShapeError(f"a basis index lies in [0, {MAX_BASIS_INDEX}), got {i}")
     return ArithTuple._of((0,) * i + (value,))

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import layoutalg as la
-from layoutalg.core.stride_scalars import F2, ArithTuple, ScaledBasis
+from layoutalg.core.stride_scalars import F2, ArithTuple, E, ScaledBasis
 
 _SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 
@@ -124,3 +124,11 @@ def test_cpp_scaled_and_tuple_strides_and_bad_indices() -> None:
         la.parse("Layout<Shape<_4,_8>,Stride<E<-1>,_1>>")
     with pytest.raises(la.ParseError, match="at least one basis index"):
         la.parse("Layout<Shape<_4,_8>,Stride<ScaledBasis<_2>,_1>>")
+
+
+def test_a_cpp_type_with_many_basis_strides_is_read_whole() -> None:
+    """Each basis stride closes its own nesting level: 100 of them in a row stay within the nesting limit."""
+    n = 100
+    text = f"Layout<Shape<{','.join(['_2'] * n)}>,Stride<{','.join(f'E<{k}>' for k in range(n))}>>"
+    layout = la.parse(text)
+    assert layout.rank() == n and layout((1,) * n) == sum((E(k) for k in range(n)), ArithTuple((0,)))

@@ -296,8 +296,8 @@ def _on_inner(name: str, fn: Any, a: Any, *args: Any) -> Any:
 
 def coalesce(a: Any, profile: Any = None) -> Any:
     """CuTe ``coalesce``; on a composed layout it coalesces the inner layout (on a tensor, its layout)."""
-    if type(a) is Layout and profile is None:  # the hot path: straight to the core
-        return core_algebra._coalesced(a)
+    if type(a) is Layout:  # the hot paths: straight to the core
+        return core_algebra._coalesced(a) if profile is None else core_algebra.coalesce(a, profile)
     if _tensor(a):
         return a.with_layout(coalesce(a.layout, profile))
     if (_symbolic(a) or _strided(a)) and type(profile) is tuple:  # by mode, whatever the strides

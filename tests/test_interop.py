@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import assume, given, settings
@@ -280,3 +281,77 @@ def test_triton_round_trip_of_mma_accumulator_layout() -> None:
     assert [back(k) for k in range(128)] == [tv(k) for k in range(128)]
     assert from_string(linear.to_attribute()) == from_triton(linear)
     assert [from_string(linear.to_string())(k) for k in range(128)] == [tv(k) for k in range(128)]
+
+
+DSL_SLICE_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import cutlass.cute as cute
+    from layoutalg.interop import to_cute_dsl
+    from layoutalg import parse
+    cases = json.loads(sys.argv[1])
+    out = []
+
+    def coordinate(c):
+        return tuple(coordinate(x) for x in c) if isinstance(c, list) else c
+
+    @cute.jit
+    def run():
+        for text, crd in cases:
+            out.append(str(cute.slice_(to_cute_dsl(parse(text)), coordinate(crd))))
+
+    run()
+    sys.stdout.write("RESULT" + json.dumps(out) + "\\n")
+    """
+)
+
+
+def _slice_cases(seed: int, count: int) -> list[tuple[str, Any]]:
+    """Nested layouts and coordinates holding None (CuTe's ``_``) somewhere, from a seeded random stream."""
+    import random
+
+    r = random.Random(seed)
+
+    def shape(depth: int) -> Any:
+        if depth == 0 or r.random() < 0.5:
+            return r.choice([1, 2, 3, 4])
+        return tuple(shape(depth - 1) for _ in range(r.randint(1, 3)))
+
+    def crd(s: Any) -> Any:
+        if r.random() < 0.35:
+            return None
+        if isinstance(s, int):
+            return r.randrange(s)
+        return [crd(x) for x in s]
+
+    out = []
+    while len(out) < count:
+        s = tuple(shape(2) for _ in range(r.randint(1, 3)))
+        c = [crd(x) for x in s]
+        if "None" not in repr(c):
+            continue
+        out.append((str(Layout(s)), c))
+    return out
+
+
+@pytest.mark.oracle
+def test_slices_keep_their_kept_modes_a_tuple_as_cute_dsl_does(tmp_path: Path) -> None:
+    """CuTe DSL's ``slice_`` (as CuTe C++'s ``slice``: the kept modes joined by ``tuple_cat``) keeps the kept modes
+    a tuple even when one is kept (``(4,4):(4,1)`` by ``(1, _)`` is ``(4):(1)``); layoutalg's ``slice_layout`` is
+    the same layout on 40 random nested cases."""
+    import json
+
+    pytest.importorskip("cutlass.cute")
+    from cute_dsl_script import run_cute_dsl_script
+
+    from layoutalg import parse, slice_layout
+
+    cases = [("(4,4):(4,1)", [1, None])] + _slice_cases(2027, 40)
+    theirs = run_cute_dsl_script(tmp_path, DSL_SLICE_SCRIPT, json.dumps(cases), timeout=300)
+    assert theirs[0] == "(4):(1)"
+
+    def coordinate(c: Any) -> Any:
+        return tuple(coordinate(x) for x in c) if isinstance(c, list) else c
+
+    for (text, crd), want in zip(cases, theirs):
+        assert slice_layout(parse(text), coordinate(crd)) == parse(want), (text, crd, want)

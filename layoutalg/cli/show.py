@@ -29,13 +29,6 @@ TV_MAX_POINTS = 1 << 20
 """The most (thread, value) points a TV table evaluates (an atom has at most a few thousand)."""
 
 
-def la_coshape(layout: Any) -> Any:
-    """A coordinate or F2 layout's extent per codomain axis (its ``cosize``)."""
-    from layoutalg.core.stride_codomain import coshape
-
-    return coshape(layout)
-
-
 def _json_value(label: str) -> Any:
     """A cell's value for ``--json``: an int where it is one, else its printed form (``(1,2)``, ``F5``)."""
     try:
@@ -58,6 +51,7 @@ def _operand_names(atom: Any) -> list[str]:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
+    from layoutalg.core.stride_codomain import coshape
     from layoutalg.viz.grid import layout_grid
 
     if args.tv:
@@ -78,7 +72,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
             "shape": layout.shape,
             "stride": getattr(layout, "stride", None),
             "size": layout.size(),
-            "cosize": layout.cosize() if hasattr(layout, "cosize") else la_coshape(layout),
+            "cosize": layout.cosize() if hasattr(layout, "cosize") else coshape(layout),  # per axis
             "rows": grid.rows,
             "cols": grid.cols,
             "values": [[_json_value(grid.cell(r, c).label) for c in range(grid.cols)] for r in range(grid.rows)],

@@ -16,6 +16,7 @@ from typing import Any
 from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
+from layoutalg.core.tuple_ops import check_callable, repeat_like
 from layoutalg.core.validate import MAX_DEPTH, MAX_INT_BITS, as_htuple, as_int, as_int_tuple, describe
 from layoutalg.errors import CoordinateError, ShapeError
 
@@ -44,8 +45,6 @@ def flatten(t: Any, g: Any = None) -> Any:
     leaves instead of ``tuple``, e.g. ``flatten((Layout(2), Layout(3)), make_layout) == Layout((2,3), (1,1))``
     (a tiler's layouts are its leaves)."""
     if g is not None:
-        from layoutalg.core.tuple_ops import check_callable
-
         check_callable(g, 1, "flatten: g")
         return g(it.flatten(as_htuple(t, "flatten argument")) if isinstance(t, (tuple, list)) else (t,))
     if isinstance(t, Layout):
@@ -60,8 +59,6 @@ def unflatten(flat: Any, profile: Any, g: Any = tuple) -> Any:
     ``unflatten(flatten(t), t) == t``.  ``flat`` is a sequence of exactly as many leaves as ``profile`` has, or
     (PyCuTe) an iterator, of which as many are taken as needed; ``g`` builds each tuple node
     (``unflatten(iter([2, 3]), (0, 0), list) == [2, 3]``)."""
-    from layoutalg.core.tuple_ops import check_callable
-
     check_callable(g, 1, "unflatten: g")
     profile_t = as_htuple(profile, "unflatten profile")
     need = len(it.flatten(profile_t)) if isinstance(profile_t, tuple) else 1
@@ -352,16 +349,12 @@ def idx2crd(idx: Any, shape: Any) -> IntTuple:
     origin (``(0, (0, 0))``); an F2 index is split carry-less, leaf by leaf (:func:`_f2_split`)."""
     shape_t = _shape(shape, "idx2crd shape")
     if idx is None:  # PyCuTe: no index is the origin, zeros like the shape
-        return _zeros(shape_t)
+        return repeat_like(0, shape_t)
     if type(idx).__name__ == "F2":
         return _f2_split(idx, shape_t)
     idx_t = as_int_tuple(_basis_value_as_coordinate(idx, shape_t), "idx2crd index", CoordinateError)
     _check_coordinate_tree(idx_t, shape_t, "idx2crd index")
     return it.idx2crd(idx_t, shape_t)
-
-
-def _zeros(shape: Any) -> Any:
-    return tuple(_zeros(s) for s in shape) if isinstance(shape, tuple) else 0
 
 
 def _f2_split(index: Any, shape: Any) -> Any:
@@ -373,7 +366,7 @@ def _f2_split(index: Any, shape: Any) -> Any:
     from layoutalg.core.stride_scalars import F2, clmul
 
     leaves = it.flatten(shape) if isinstance(shape, tuple) else [shape]
-    rest, digits, running = int(index), [], 1
+    rest, digits, running = F2(int(index)), [], 1
     for extent in leaves[:-1]:
         if clmul(running, extent) != running * extent:
             raise CoordinateError(
@@ -381,20 +374,10 @@ def _f2_split(index: Any, shape: Any) -> Any:
                 f"({running} x {extent} is {clmul(running, extent)} carry-less, {running * extent} in Z), so the F2 "
                 "and integer decompositions of the shape differ")
         running *= extent
-        rest, remainder = _cl_divmod(rest, extent)
-        digits.append(F2(remainder))
-    digits.append(F2(rest))
+        rest, remainder = divmod(rest, extent)  # F2's own division: carry-less
+        digits.append(remainder)
+    digits.append(rest)
     return it.unflatten(digits, shape) if isinstance(shape, tuple) else digits[0]
-
-
-def _cl_divmod(a: int, b: int) -> tuple[int, int]:
-    """Quotient and remainder of ``a`` by ``b`` as polynomials over GF(2) (``b >= 1``)."""
-    quotient, top = 0, b.bit_length()
-    while a.bit_length() >= top:
-        shift = a.bit_length() - top
-        quotient |= 1 << shift
-        a ^= b << shift
-    return quotient, a
 
 
 def _basis_value_as_coordinate(value: Any, shape: IntTuple) -> Any:

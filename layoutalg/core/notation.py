@@ -183,9 +183,8 @@ def parse_layout_at(text: str, pos: int) -> tuple[Any, int]:
     else:
         stride_pos = shape_pos
     try:
-        if stride is not None and not it.congruent(shape, stride):
-            return stride_layout(shape, stride), pos  # a tuple at an int of the shape: an ArithTuple stride
-        if stride is not None and any(type(d) is not int for d in it.flatten(stride)):
+        if stride is not None and (not it.congruent(shape, stride)  # a tuple at an int: an ArithTuple stride
+                                   or any(type(d) is not int for d in it.flatten(stride))):
             return stride_layout(shape, stride), pos
         return Layout(shape, stride), pos
     except LayoutError as err:

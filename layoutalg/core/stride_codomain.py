@@ -193,7 +193,8 @@ def _summable(parts: list[Any]) -> list[Any]:
     from layoutalg.core.f2_strides import int_values
     from layoutalg.core.flat import from_pairs
 
-    f2_bits = [_or_all(int_values(p.pairs())) if isinstance(p, StrideLayout) else 0 for p in parts]  # F2 parts
+    values = [int_values(p.pairs()) if isinstance(p, StrideLayout) else [] for p in parts]  # the F2 parts' values
+    f2_bits = [_or_all(v) for v in values]
     seen = 0
     for bits in f2_bits:
         if bits & seen:
@@ -202,13 +203,12 @@ def _summable(parts: list[Any]) -> list[Any]:
     else:
         return parts
     out = []
-    for part, bits in zip(parts, f2_bits):
+    for part, bits, part_values in zip(parts, f2_bits, values):
         if not bits:
             out.append(part)
             continue
-        values = int_values(part.pairs())
-        n = len(values)  # at least 2: a part with a bit set has a second value
-        while (found := synthesise_1d(values[:n])) is None:
+        n = len(part_values)  # at least 2: a part with a bit set has a second value
+        while (found := synthesise_1d(part_values[:n])) is None:
             n -= 1  # values[:2] is always the layout 2:values[1]
         out.append(from_pairs(found))
     return out

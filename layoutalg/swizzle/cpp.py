@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
 from layoutalg.core.notation import CUTE_ALIASES
@@ -194,7 +195,7 @@ class _CppParser:
             stride = self.int_tuple("Stride")
         self.expect(">")
         try:
-            if stride is not None and any(type(d) is not int for d in _leaves(stride)):
+            if stride is not None and any(type(d) is not int for d in it.flatten(stride)):
                 from layoutalg.core.stride_layout import stride_layout
 
                 return stride_layout(shape, stride)  # type: ignore[no-any-return]  # basis strides
@@ -362,10 +363,6 @@ class _CppParser:
         if tok is not None:
             raise ParseError(f"unexpected {describe(tok.text)} after the layout", self.text, tok.column)
         return result
-
-
-def _leaves(t: Any) -> list[Any]:
-    return [x for e in t for x in _leaves(e)] if isinstance(t, tuple) else [t]
 
 
 def from_cpp(text: str, atom_reader: AtomReader | None = None) -> Any:

@@ -122,16 +122,13 @@ def layout_values(layout: Any) -> list[Any]:
     if hasattr(layout, "values") and hasattr(layout, "pairs"):
         from layoutalg.core.stride_codomain import coshape
         from layoutalg.core.stride_scalars import ArithTuple, value_as_coordinate
+        from layoutalg.core.tuple_ops import repeat_like
 
         profile = coshape(layout)
-        zero = _zeros_like(profile)
+        zero = repeat_like(0, profile)
         return [(value_as_coordinate(v, profile, ShapeError) or zero) if isinstance(v, ArithTuple) else v
                 for v in layout.values()]
     raise ShapeError(f"expected a Layout, ComposedLayout or StrideLayout, got {type(layout).__name__}")
-
-
-def _zeros_like(profile: Any) -> Any:
-    return tuple(_zeros_like(p) for p in profile) if isinstance(profile, tuple) else 0
 
 
 def value_label(value: Any) -> str:

@@ -213,7 +213,10 @@ SHARED_CASES += [
     ("Sw<2,2,3> row-major f32", la.parse("Sw<2,2,3> o 0 o (32,32):(32,1)"), 32, "swizzled"),
     ("Sw<1,3,4> col-major f16", la.parse("Sw<1,3,4> o 0 o (64,16):(1,64)"), 16, "swizzled"),
     ("row-major f16: unswizzled NVMMA", la.parse("(16,64):(64,1)"), 16, "nvmma"),
-    ("row-major, 4 rows f16", la.parse("(4,64):(64,1)"), 16, "swizzled"),
+    # unswizzled NVMMA is row-major at any shape, fewer than 8 rows or narrower than 16 bytes too
+    ("row-major, 4 rows f16", la.parse("(4,64):(64,1)"), 16, "nvmma"),
+    ("row-major, 4-byte rows f16", la.parse("(32,2):(2,1)"), 16, "nvmma"),
+    ("row-major, 2 rows f32", la.parse("(2,64):(64,1)"), 32, "nvmma"),
     ("padded rows f16", la.parse("(64,64):(72,1)"), 16, "padded"),
     ("padded columns f32", la.parse("(32,16):(1,40)"), 32, "padded"),
     ("padded two levels f16", la.parse("((8,8),64):((72,640),1)"), 16, "padded"),

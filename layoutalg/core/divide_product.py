@@ -29,9 +29,10 @@ from layoutalg.core.composition import compose_pairs
 from layoutalg.core.layout import Layout, as_layout
 from layoutalg.core.memo import memoized
 from layoutalg.core.shape_ops import append, by_mode, from_modes, top_modes
+from layoutalg.core.tuple_ops import repeat_like
 from layoutalg.core.validate import MAX_INT_BITS, describe, is_bool
 from layoutalg.core.weak_complement import weak_complement, weak_pairs
-from layoutalg.errors import CompositionError, ShapeError
+from layoutalg.errors import CompositionError, NotInjectiveError, ShapeError
 
 _LIMIT = 1 << MAX_INT_BITS
 
@@ -217,7 +218,10 @@ def _logical_product(a: Layout, tiler: Any) -> Layout:
     cotarget = a.size() * b.cosize()
     try:
         comp = complement(a, cotarget)
-    except CompositionError:
+    except (CompositionError, NotInjectiveError):
+        if all(extent == 1 or stride == 0 for extent, stride in zip(it.flatten(b.shape), it.flatten(b.stride))):
+            # B's image is {0}: every complement C has C(0) == 0, so C o B is B's shape at stride 0
+            return Layout._trusted((a.shape, b.shape), (a.stride, repeat_like(0, b.shape)))
         comp = weak_complement(a, cotarget)
     rest = composition(comp, b)
     return Layout._trusted((a.shape, rest.shape), (a.stride, rest.stride))

@@ -458,10 +458,10 @@ def max_common_layout(a: Layout, b: Layout) -> Layout:
     inv_b, n = _common_prefix(a, b)
     if n == 0:
         return Layout._trusted(1, 0)
-    return composition(inv_b, Layout._trusted(_layout_prefix(inv_b, n), 1))
+    return composition(inv_b, Layout._trusted(layout_prefix(inv_b, n), 1))
 
 
-def _layout_prefix(layout: Layout, n: int) -> int:
+def layout_prefix(layout: Layout, n: int) -> int:
     """The largest ``m <= n`` whose first ``m`` values of ``layout`` are a layout's (whole leading modes, then
     a multiple of their product inside the next mode)."""
     covered = 1

@@ -8,7 +8,9 @@
 * when every leaf extent is a power of two: a plain ``Layout`` with one stride per index *bit* (affine in the
   bits, which covers padded and bit-permuted layouts), coalesced within each top-level mode;
 * when ``f`` is linear over GF(2): the ``Layout`` or ``Sw o _0 o Layout`` of
-  :func:`layoutalg.swizzle.f2.from_f2`, over ``shape`` where it fits, else with the same top-level modes;
+  :func:`layoutalg.swizzle.f2.from_f2`, over ``shape`` where it fits, else with the same top-level modes, else
+  the layout with one F2 stride per index bit (a :class:`~layoutalg.core.stride_layout.StrideLayout`: any
+  GF(2)-linear map, ``((2,2),2):((F16,F8),F64)``);
 
 and a LayoutError saying that no layoutalg layout equals it otherwise.  Every answer equals ``f`` at every point.
 """
@@ -19,6 +21,7 @@ from typing import Any
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.algebra import coalesce
+from layoutalg.core.tuple_ops import transform_leaf
 from layoutalg.errors import LayoutError
 from layoutalg.swizzle.composed import fit_affine
 from layoutalg.swizzle.f2 import BitMatrix, from_f2
@@ -32,7 +35,8 @@ def _bit_shape(shape: Any) -> Any:
     """Each leaf ``2**k`` replaced by ``(2,) * k`` (``1`` for a leaf of 1)."""
     if isinstance(shape, tuple):
         return tuple(_bit_shape(e) for e in shape)
-    return tuple([2] * _bits(shape)) if shape > 1 else 1
+    bits = _bits(shape)
+    return tuple([2] * bits) if bits > 1 else 2 if bits == 1 else 1
 
 
 def _same(candidate: Any, array: Any) -> bool:
@@ -76,7 +80,20 @@ def layout_from_values(values: Any, shape: Any, what: str) -> Any:
                         continue
                     if _same(result, array):
                         return result
+                return _f2_strides(shape, columns)
     raise LayoutError(f"{what} is neither affine nor linear over GF(2) on {shape}; no layoutalg layout equals it")
+
+
+def _f2_strides(shape: Any, columns: list[int]) -> Any:
+    """The layout with one F2 stride per index bit (``columns[j]`` the value at ``2**j``) over ``shape``'s leaves
+    split into bits: its value is the XOR of the strides of the set index bits, so it equals a function that is
+    linear over GF(2) with those columns, exactly and at every point."""
+    from layoutalg.core.stride_layout import stride_layout
+    from layoutalg.core.stride_scalars import F2
+
+    strides = iter([F2(c) for c in columns])
+    bit_shape = _bit_shape(shape)
+    return stride_layout(bit_shape, transform_leaf(lambda extent: next(strides) if extent == 2 else F2(0), bit_shape))
 
 
 __all__ = ["layout_from_values"]

@@ -54,7 +54,7 @@ def as_layout(obj: Any, shape: Any = None) -> Any:
     if isinstance(obj, (Layout, ComposedLayout, Swizzle, StrideLayout, SymbolicLayout)):
         return obj
     if isinstance(obj, str):
-        if shape is not None:
+        if shape is not None and obj.lstrip().startswith("#ttg."):  # Triton's attributes that carry no shape
             from layoutalg.interop.triton import from_triton
 
             return from_triton(obj, shape=shape)

@@ -31,6 +31,7 @@ from layoutalg.errors import LayoutError
 from layoutalg.interop import triton_shared as ts
 from layoutalg.interop import triton_text as tt
 from layoutalg.interop.function import layout_from_values
+from layoutalg.interop.isolated import run_isolated
 from layoutalg.interop.triton_distributed import DistributedForm, _pow2, _tile, distributed_form, tv_from_bases
 from layoutalg.swizzle import triton as linear
 from layoutalg.swizzle.composed import ComposedLayout
@@ -39,8 +40,12 @@ from layoutalg.swizzle.composed import ComposedLayout
 
 
 def _shape_from_bases(bases: Sequence[Sequence[int]], rank: int) -> tuple[int, ...]:
+    """The smallest power-of-two shape holding every basis (LayoutError for a basis of another rank or a negative
+    coordinate)."""
     spans = [0] * rank
-    for b in bases:
+    for k, b in enumerate(bases):
+        if len(b) != rank or any(int(v) < 0 for v in b):
+            raise LayoutError(f"basis {k} {list(b)}: expected {rank} non-negative coordinates (the rank of basis 0)")
         for d in range(rank):
             spans[d] |= int(b[d])
     return tuple(1 << s.bit_length() for s in spans)
@@ -140,8 +145,21 @@ def triton_linear_view(obj: Any, shape: Sequence[int]) -> Any:
         raise LayoutError(f"{type(obj).__name__} has rank {rank}, shape {list(shape)} has {len(shape)} dims")
     for k, e in enumerate(shape):
         _pow2(int(e), f"shape[{k}]")
+    extents = [int(e) for e in shape]
+    bases = run_isolated(_linear_bases, (obj, extents), f"Triton's linear view of {obj} over shape {extents}")
+    from triton.experimental.gluon.language import DistributedLinearLayout
+
+    return DistributedLinearLayout(*bases)
+
+
+def _linear_bases(obj: Any, shape: list[int]) -> tuple[list[Any], ...]:
+    """Triton's ``to_linear_layout`` of ``obj`` as plain lists (register, lane, warp, block bases, shape).
+
+    Run apart from this process (:func:`~layoutalg.interop.isolated.run_isolated`): Triton's C++ aborts on
+    parameters it does not support (an mma version other than 2 or 3, a non-power-of-two ``k_width``)."""
     _, builder = _builder()
-    return builder.to_linear_layout(obj._to_ir(builder), [int(e) for e in shape])
+    view = builder.to_linear_layout(obj._to_ir(builder), shape)
+    return (view.reg_bases, view.lane_bases, view.warp_bases, view.block_bases, view.shape)
 
 
 _SHARED_KINDS = ("NVMMASharedLayout", "SwizzledSharedLayout", "PaddedSharedLayout", "SharedLinearLayout")

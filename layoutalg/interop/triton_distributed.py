@@ -70,6 +70,10 @@ def _coordinate(index: int, shape: Sequence[int]) -> tuple[int, ...]:
 
 
 def _flat(basis: Sequence[int], shape: Sequence[int]) -> int:
+    """The colexicographic index of the coordinate ``basis`` in ``shape`` (LayoutError outside the shape)."""
+    if len(basis) != len(shape) or any(not 0 <= int(c) < int(e) for c, e in zip(basis, shape)):
+        raise LayoutError(f"the basis {list(basis)} is not a coordinate of the shape {list(shape)} (each entry "
+                          "within [0, extent))")
     index, scale = 0, 1
     for c, e in zip(basis, shape):
         index += int(c) * scale

@@ -15,7 +15,8 @@ check every one against the address computations Triton itself emits (``tests/or
   ``transposed``.  This is CuTe's GMMA K-major atom (MN-major when transposed) tiled by ``tile_to_shape``
   (for MN-major, only when tiled along one dim: Triton repeats K first, CuTe M first).  ``W = 0`` is plain
   row-major, whole rows contiguous, ``transposed`` or not (Triton 3.6's code; CuTe's INTER atoms agree only
-  while one atom spans the row); the shape must hold at least 8 rows of ``max(W, 16)`` bytes.
+  while one atom spans the row), at any shape (Triton compiles ``[32, 2]`` f16 so); a swizzled shape must
+  hold at least 8 rows of ``W`` bytes.
 * ``PaddedSharedLayout(interval_padding_pairs, offset_bases)``: the linear map of the *unpadded* offset
   ``u`` (``offset_bases``), stored at ``u + sum((u // interval) * padding)``.
 * ``SharedLinearLayout(offset_bases)``: any linear bijection.
@@ -52,6 +53,9 @@ def _unit(rank: int, dim: int, value: int) -> Basis:
 
 def swizzled_bases(shape: Sequence[int], vec: int, per_phase: int, max_phase: int, order: Sequence[int]) -> list[Basis]:
     """Offset bases of ``SwizzledSharedLayout`` on a rank-1 or rank-2 ``shape`` (see the module docstring)."""
+    for name, value in (("vec", vec), ("per_phase", per_phase), ("max_phase", max_phase)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise LayoutError(f"a swizzled shared layout's {name} is a positive integer, got {value!r}")
     rank = len(shape)
     if rank == 1:
         return [[1 << k] for k in range(_log2(shape[0], "shape[0]"))]
@@ -73,15 +77,16 @@ def nvmma_bases(shape: Sequence[int], swizzle_bytes: int, element_bits: int, tra
         return None
     # Unswizzled, Triton 3.6 keeps dim1 contiguous even when ``transposed`` (what its code addresses; tested).
     col, row = (0, 1) if transposed and swizzle_bytes else (1, 0)
-    tile_cols = 8 * max(swizzle_bytes, 16) // element_bits
+    if swizzle_bytes == 0:  # unswizzled: whole rows are contiguous, at any shape (what Triton's code addresses)
+        return ([_unit(2, col, 1 << k) for k in range(_log2(shape[col], "columns"))]
+                + [_unit(2, row, 1 << k) for k in range(_log2(shape[row], "row extent"))])
+    tile_cols = 8 * swizzle_bytes // element_bits
     tile_rows = 8
     if shape[col] < tile_cols or shape[row] < tile_rows:
         return None
-    if swizzle_bytes == 0:  # unswizzled: whole rows are contiguous (what Triton's code addresses; tested)
-        tile_cols = shape[col]
     vec = 128 // element_bits
-    per_phase = 128 // swizzle_bytes if swizzle_bytes else 1
-    max_phase = swizzle_bytes // 16 if swizzle_bytes else 1
+    per_phase = 128 // swizzle_bytes
+    max_phase = swizzle_bytes // 16
     bases = [_unit(2, col, 1 << k) for k in range(_log2(tile_cols, "tile columns"))]
     for k in range(3):
         basis = _unit(2, row, 1 << k)
@@ -90,6 +95,18 @@ def nvmma_bases(shape: Sequence[int], swizzle_bytes: int, element_bits: int, tra
     bases += [_unit(2, row, 1 << k) for k in range(3, _log2(shape[row], "row extent"))]
     bases += [_unit(2, col, 1 << k) for k in range(_log2(tile_cols, "tile columns"), _log2(shape[col], "columns"))]
     return bases
+
+
+def check_padding(pairs: Any, what: str) -> list[list[int]]:
+    """``interval_padding_pairs`` as Triton takes them (each a pair of positive powers of two), else LayoutError."""
+    out = []
+    for pair in pairs:
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise LayoutError(f"{what}: an interval-padding pair is [interval, padding], got {pair!r}")
+        _log2(pair[0], f"{what}: interval {pair[0]!r} of {list(pair)}")
+        _log2(pair[1], f"{what}: padding {pair[1]!r} of {list(pair)}")
+        out.append([int(pair[0]), int(pair[1])])
+    return out
 
 
 def padded_offset(unpadded: int, pairs: Sequence[Sequence[int]]) -> int:
@@ -278,21 +295,43 @@ def _swizzle_params(shape: tuple[int, ...], bases: list[Basis]) -> dict[str, Any
 # --------------------------------------------------------------------------- to a function
 
 
+def check_bases(bases: Sequence[Sequence[int]], shape: Sequence[int], what: str) -> None:
+    """LayoutError unless ``bases`` can be a bijection of offsets onto the ``shape`` tensor: one basis per offset
+    bit of ``prod(shape)`` (a power of two), each ``len(shape)`` integers within ``[0, shape[d])``."""
+    size = it.product(tuple(shape))
+    bits = _log2(size, f"{what}: the number of elements {list(shape)}")
+    if len(bases) != bits:
+        raise LayoutError(f"{what}: {len(bases)} offset bases for the {size} elements of {list(shape)}; a shared "
+                          f"layout holds each element once, so it has {bits} (one per offset bit)")
+    for k, basis in enumerate(bases):
+        if len(basis) != len(shape):
+            raise LayoutError(f"{what}: offset basis {k} {list(basis)} has {len(basis)} coordinates for the "
+                              f"rank-{len(shape)} shape {list(shape)}")
+        for d, (value, extent) in enumerate(zip(basis, shape)):
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < extent:
+                raise LayoutError(f"{what}: offset basis {k} {list(basis)} has coordinate {value!r} in dim {d}, "
+                                  f"outside [0, {extent})")
+
+
 def offset_function(form: SharedForm) -> list[int]:
     """``values[index] = element offset`` of the encoding, ``index`` the colexicographic tile index."""
+    what = f"Triton {form.kind} shared layout"
+    check_bases(form.bases, form.shape, what)
     size = it.product(form.shape)
     rank = len(form.shape)
     values = [-1] * size
+    seen = [-1] * size
+    pairs = check_padding(form.params.get("interval_padding_pairs", ()), what)
     for unpadded in range(size):
         coord = apply_bases(form.bases, unpadded, rank)
         index = _index(coord, form.shape)
         if values[index] != -1:
-            raise LayoutError(f"Triton {form.kind} shared layout maps offsets {values[index]} and {unpadded} to "
-                              f"{coord}: not a bijection on {list(form.shape)}")
-        pairs = form.params.get("interval_padding_pairs", ())
+            raise LayoutError(f"{what} maps offsets {seen[index]} and {unpadded} to {coord}: not a bijection "
+                              f"on {list(form.shape)}")
         values[index] = padded_offset(unpadded, pairs)
+        seen[index] = unpadded
     return values
 
 
 __all__ = ["SharedForm", "shared_form", "swizzled_bases", "nvmma_bases", "padded_offset", "apply_bases",
-           "offset_function", "tile_shape"]
+           "offset_function", "tile_shape", "check_bases", "check_padding"]

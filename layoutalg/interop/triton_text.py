@@ -27,7 +27,28 @@ _CAMEL = {"sizePerThread": "size_per_thread", "threadsPerWarp": "threads_per_war
           "versionMajor": "version_major", "versionMinor": "version_minor", "instrShape": "instr_shape",
           "swizzlingByteWidth": "swizzle_byte_width", "elementBitWidth": "element_bitwidth",
           "perPhase": "per_phase", "maxPhase": "max_phase", "CTAsPerCGA": "ctas_per_cga",
-          "CTASplitNum": "cta_split_num", "CTAOrder": "cta_order"}
+          "CTASplitNum": "cta_split_num", "CTAOrder": "cta_order", "CGALayout": "cga_layout",
+          "fp4Padded": "fp4_padded"}
+
+# What each field holds: an int, a bool, a list of ints, or a list of bases (lists of ints).
+_INT, _BOOL, _INTS, _BASES = "an integer", "true or false", "a list of integers", "a list of [..] bases"
+_CTA_FIELDS = {"ctas_per_cga": _INTS, "cta_split_num": _INTS, "cta_order": _INTS, "cga_layout": _BASES}
+#: The fields of each attribute read here (Triton 3.6's prints, and the CTA fields of older ones): kind ->
+#: ({field: what it holds}, required fields).
+SCHEMA: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {
+    "linear": ({"register": _BASES, "lane": _BASES, "warp": _BASES, "block": _BASES}, ()),
+    "blocked": ({"size_per_thread": _INTS, "threads_per_warp": _INTS, "warps_per_cta": _INTS, "order": _INTS,
+                 **_CTA_FIELDS}, ("size_per_thread", "threads_per_warp", "warps_per_cta", "order")),
+    "nvidia_mma": ({"version_major": _INT, "version_minor": _INT, "warps_per_cta": _INTS, "instr_shape": _INTS,
+                    **_CTA_FIELDS}, ("version_major", "warps_per_cta", "instr_shape")),
+    "shared_linear": ({"offset": _BASES, "block": _BASES, "alignment": _INT}, ("offset",)),
+    "nvmma_shared": ({"swizzle_byte_width": _INT, "transposed": _BOOL, "element_bitwidth": _INT,
+                      "fp4_padded": _BOOL, **_CTA_FIELDS}, ("swizzle_byte_width", "element_bitwidth")),
+    "swizzled_shared": ({"vec": _INT, "per_phase": _INT, "max_phase": _INT, "order": _INTS, **_CTA_FIELDS},
+                        ("vec", "per_phase", "max_phase", "order")),
+    "padded_shared": ({"interval_padding_pairs": _BASES, "offset": _BASES, "block": _BASES, "order": _INTS,
+                       "shape": _INTS, **_CTA_FIELDS}, ()),
+}
 
 
 def _bases(vectors: Sequence[Sequence[int]]) -> str:
@@ -112,11 +133,54 @@ def _fields(body: str, whole: str) -> dict[str, Any]:
         name, eq, value = part.partition("=")
         if not eq:
             raise ParseError(f"expected name = value, found {part.strip()!r}", whole, max(1, whole.find(part) + 1))
-        if value.strip().startswith("#"):
-            continue  # a nested attribute (CTA layouts of older prints): not needed here
         key = name.strip()
+        if value.strip().startswith("#"):
+            raise ParseError(f"the field {key!r} holds a nested attribute, which is not read here (a dot operand's "
+                             "parent, an older print's CTA layout): write the layout itself", whole,
+                             max(1, whole.find(part) + 1))
         out[_CAMEL.get(key, key)] = _value(value, whole)
     return out
+
+
+def _holds(value: Any, what: str) -> bool:
+    if what == _BOOL:
+        return isinstance(value, bool)
+    if what == _INT:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if not isinstance(value, list):
+        return False
+    if what == _INTS:
+        return all(_holds(v, _INT) for v in value)
+    return all(_holds(v, _INTS) for v in value)
+
+
+def _camel(field: str) -> str:
+    return next((name for name, snake in _CAMEL.items() if snake == field), field)
+
+
+def check_fields(kind: str, fields: dict[str, Any], text: str) -> None:
+    """ParseError naming the field unless ``fields`` are those of a ``#ttg.kind`` read here (see SCHEMA): no
+    unknown field (it would be dropped silently), every required one, each holding what it should."""
+    if kind not in SCHEMA:
+        return
+    known, required = SCHEMA[kind]
+    for field, value in fields.items():
+        name = _camel(field)
+        column = max(1, text.find(name) + 1)
+        if field not in known:
+            raise ParseError(f"#ttg.{kind} has no field {name!r} read here (known: "
+                             f"{', '.join(_camel(k) for k in known)})", text, column)
+        if not _holds(value, known[field]):
+            raise ParseError(f"#ttg.{kind} field {name!r} holds {known[field]}, got {value!r}", text, column)
+    missing = [_camel(field) for field in required if field not in fields]
+    if missing:
+        raise ParseError(f"#ttg.{kind} needs the field(s) {', '.join(missing)}", text, text.find("<") + 2)
+    ctas = [f for f in ("ctas_per_cga", "cta_split_num") if any(e != 1 for e in fields.get(f, []))]
+    if fields.get("cga_layout") or fields.get("block") or ctas:
+        spread = ctas[0] if ctas else "cga_layout" if fields.get("cga_layout") else "block"
+        raise ParseError(f"this #ttg.{kind} layout is spread over several CTAs ({_camel(spread)} = "
+                         f"{fields[spread]}); layoutalg reads single-CTA layouts", text, max(1, text.find(
+                             _camel(spread)) + 1))
 
 
 def parse_ttg(text: str) -> tuple[str, dict[str, Any]]:
@@ -146,12 +210,14 @@ def parse_ttg(text: str) -> tuple[str, dict[str, Any]]:
             raise ParseError("expected {offset = [...]}, alignment = N", text, text.find("<") + 2)
         fields.update(_fields(sm.group(1), text))
         fields["alignment"] = int(sm.group(2) or 16)
+        check_fields(kind, fields, text)
         return kind, fields
     if not (body.startswith("{") and body.endswith("}")):
         raise ParseError("expected {name = value, ...}", text, text.find("<") + 2)
     fields.update(_fields(body[1:-1], text))
+    check_fields(kind, fields, text)
     return kind, fields
 
 
-__all__ = ["parse_ttg", "linear_text", "shared_linear_text", "nvmma_shared_text", "swizzled_shared_text",
+__all__ = ["parse_ttg", "check_fields", "SCHEMA", "linear_text", "shared_linear_text", "nvmma_shared_text", "swizzled_shared_text",
            "padded_shared_text", "padded_identity_text"]

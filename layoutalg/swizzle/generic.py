@@ -28,6 +28,7 @@ from typing import Any
 
 from layoutalg.core import algebra as core_algebra
 from layoutalg.core import divide_product as core_dp
+from layoutalg.core.inverses import layout_prefix, left_inverse_of_values
 from layoutalg.core.layout import Layout
 from layoutalg.core.layout import slice_and_offset as _layout_slice_and_offset
 from layoutalg.core.stride_layout import StrideLayout, stride_layout
@@ -100,6 +101,17 @@ def _bit_image(layout: Layout, mask: int) -> int:
     return out
 
 
+def _commuted_candidate(layout: Layout, swizzle: Swizzle) -> Swizzle:
+    """CuTe's ``Sw'`` for ``layout o swizzle == Sw' o layout``, unchecked: the swizzle reading ``layout(yyy_mask)``
+    into ``layout(zzz_mask)`` (CompositionError where those images are not a swizzle's masks)."""
+    yyy = _bit_image(layout, swizzle.yyy_mask)
+    zzz = _bit_image(layout, swizzle.zzz_mask)
+    try:
+        return Swizzle.from_masks(yyy, zzz) if (yyy or zzz) else Swizzle(0, 0, 0)
+    except LayoutError as exc:
+        raise CompositionError(f"{layout} o {swizzle}: the swizzle's bits do not map to a swizzle ({exc})") from exc
+
+
 def commute_swizzle(layout: Layout, swizzle: Swizzle) -> Swizzle:
     """``Sw'`` with ``layout(swizzle(x)) == Sw'(layout(x))`` for every ``x`` in ``[0, size(layout))``.
 
@@ -112,12 +124,7 @@ def commute_swizzle(layout: Layout, swizzle: Swizzle) -> Swizzle:
     if swizzle.is_identity():
         return swizzle
     size = layout.size()
-    yyy = _bit_image(layout, swizzle.yyy_mask)
-    zzz = _bit_image(layout, swizzle.zzz_mask)
-    try:
-        candidate = Swizzle.from_masks(yyy, zzz) if (yyy or zzz) else Swizzle(0, 0, 0)
-    except LayoutError as exc:
-        raise CompositionError(f"{layout} o {swizzle}: the swizzle's bits do not map to a swizzle ({exc})") from exc
+    candidate = _commuted_candidate(layout, swizzle)
     if size > _MAX_CHECK:
         raise CompositionError(f"{layout} o {swizzle}: domain of {size} elements too large to check exactly")
     index = np.arange(size, dtype=np.int64)
@@ -207,17 +214,43 @@ def _after_offset(m: Layout, offset: int, b: Layout) -> tuple[Layout, int]:
 
 
 def _layout_then_composed(a: Layout, b: ComposedLayout) -> AnyLayout:
-    """``a o (outer o off o inner)``, checked against the brute-force composition on every element."""
+    """``a o (outer o off o inner)``, checked against the brute-force composition on every element.
+
+    The composed form is tried first (``Sw' o off' o M``, :func:`_composed_form`); where it has none, the
+    function ``a(b(c))`` read on b's whole domain is a plain layout of b's shape, or one at an offset, when
+    it is affine there (``8:1 o (Sw<2,1,-5> o 2:1)`` is ``2:1``: the swizzle moves nothing b reaches)."""
     _require_checkable(b, f"composition({a}, {b})")
     positions = b.to_numpy()
     if positions.size and int(positions.min()) < 0:
         raise CompositionError(f"composition({a}, {b}): {b} takes negative values, outside the domain of {a}")
     expected = eval_layout_at(a, positions)
+    try:
+        result = _composed_form(a, b, expected)
+        if isinstance(result, ComposedLayout) and result.offset == 0 and _identity_swizzle(result.outer):
+            return result.inner
+        return result
+    except CompositionError:
+        fitted = fit_affine(expected, b.shape)
+        if fitted is None:
+            raise
+    layout, offset = fitted
+    return layout if offset == 0 else ComposedLayout(Swizzle(0, 0, 0), offset, layout)
+
+
+def _identity_swizzle(outer: Any) -> bool:
+    return isinstance(outer, Swizzle) and outer.is_identity()
+
+
+def _composed_form(a: Layout, b: ComposedLayout, expected: Any) -> AnyLayout:
+    """``a o b`` as a composed layout of b's kind (CompositionError where none equals ``expected``)."""
     what = f"composition({a}, {b})"
     if isinstance(b.outer, Layout):
         result: AnyLayout = ComposedLayout(core_algebra.composition(a, b.outer), b.offset, b.inner)
         return _same_function(result, expected, what)
-    g = layout_after_swizzle(a, b.outer)
+    try:
+        g = layout_after_swizzle(a, b.outer)
+    except CompositionError:  # a o Sw == Sw' o a need only hold where b reaches: CuTe's Sw', checked on b's domain
+        g = ComposedLayout(_commuted_candidate(a, b.outer), 0, a)
     if isinstance(g, Layout):
         inner, offset = _after_offset(g, b.offset, b.inner)
         if offset == 0:
@@ -534,9 +567,11 @@ def right_inverse(a: Any) -> AnyLayout:
     """CuTe ``right_inverse``: ``R`` with ``a(R(i)) == i`` for every ``i < size(R)``.
 
     For ``Sw o 0 o B``: ``right_inverse(B) o Sw`` in swizzle-outermost form,
-    when the swizzle maps ``[0, size(right_inverse(B)))`` onto itself;
-    otherwise the largest prefix on which ``Sw`` is the identity (a valid,
-    smaller right inverse).
+    when the swizzle maps ``[0, size(right_inverse(B)))`` onto itself (for a
+    layout ``O o 0 o B``: ``right_inverse(B) o right_inverse(O)``); otherwise
+    the longest prefix of ``right_inverse(B)`` that is a layout and on which the
+    outer function is the identity (a valid, smaller right inverse: ``1:0`` at
+    least).  Every answer is checked on its whole domain.
     """
     if type(a) is Layout:
         return core_algebra.right_inverse(a)  # type: ignore[no-any-return]
@@ -548,7 +583,6 @@ def right_inverse(a: Any) -> AnyLayout:
         from layoutalg.core import stride_codomain
 
         return stride_codomain.right_inverse(a)
-    import numpy as np
 
     _check_input(a, "right_inverse")
     if isinstance(a, Layout):
@@ -557,24 +591,42 @@ def right_inverse(a: Any) -> AnyLayout:
     if a.offset != 0:
         raise CompositionError(f"right_inverse({a}): a composed layout with a non-zero offset ({a.offset})")
     base = core_algebra.right_inverse(a.inner)
-    if isinstance(a.outer, Layout):
-        candidate: AnyLayout = composition(base, core_algebra.right_inverse(a.outer))
-    else:
-        try:
-            candidate = layout_after_swizzle(base, a.outer)
-        except CompositionError:
-            # Sw is the identity below the lowest bit it reads.
-            keep = min(base.size(), a.outer.yyy_mask & -a.outer.yyy_mask)
-            candidate = core_algebra.composition(base, Layout(keep, 1))
-    check = candidate.to_numpy()
     values = a.to_numpy()
-    if check.size and (int(check.min()) < 0 or int(check.max()) >= values.size):
-        raise CompositionError(f"right_inverse({a}): candidate leaves the domain")
-    if not np.array_equal(values[check], np.arange(check.size)):
+    try:
+        candidate: AnyLayout = (composition(base, core_algebra.right_inverse(a.outer)) if isinstance(a.outer, Layout)
+                                else layout_after_swizzle(base, a.outer))
+    except CompositionError:
+        candidate = base
+    if not _is_right_inverse(candidate, values):
+        candidate = _exact_prefix(base, values)
+    if not _is_right_inverse(candidate, values):
         raise CompositionError(f"right_inverse({a}) has no exact representation")
     if isinstance(candidate, ComposedLayout) and isinstance(candidate.outer, Swizzle) and candidate.outer.is_identity():
         return candidate.inner
     return candidate
+
+
+def _is_right_inverse(candidate: AnyLayout, values: Any) -> bool:
+    """``values[candidate(i)] == i`` for every ``i < size(candidate)`` (``values[j]`` the function at ``j``)."""
+    import numpy as np
+
+    check = candidate.to_numpy()
+    if check.size and (int(check.min()) < 0 or int(check.max()) >= values.size):
+        return False
+    return bool(np.array_equal(values[check], np.arange(check.size)))
+
+
+def _exact_prefix(base: Layout, values: Any) -> Layout:
+    """The longest prefix of ``base`` that is a layout and a right inverse of the function ``values``: ``base``
+    cut where ``values[base(i)] != i`` first holds, then to whole leading modes (``values[base(i)]`` is the outer
+    function at ``i``, the identity at least up to where a swizzle's lowest read bit starts; ``1:0`` at least, since
+    the function is 0 at 0)."""
+    import numpy as np
+
+    reached = values[base.to_numpy()]
+    wrong = np.nonzero(reached != np.arange(reached.size))[0]
+    exact = int(wrong[0]) if wrong.size else reached.size
+    return core_algebra.composition(base, Layout(max(1, layout_prefix(base, exact)), 1))
 
 
 def left_inverse(a: Any) -> AnyLayout:
@@ -600,28 +652,28 @@ def left_inverse(a: Any) -> AnyLayout:
     if isinstance(a, Layout):
         return core_algebra.left_inverse(a)  # type: ignore[no-any-return]
     _require_checkable(a, f"left_inverse({a})")
-    if a.offset != 0 or not isinstance(a.outer, Swizzle):
-        raise CompositionError(f"left_inverse({a}): only Swizzle o _0 o Layout is supported")
     values = a.to_numpy()
-    if np.unique(values).size != values.size:
-        raise CompositionError(f"left_inverse({a}): the layout is not injective")
 
     def exact(candidate: AnyLayout) -> bool:
         return int(values.max(initial=0)) < candidate.size() and bool(
             np.array_equal(eval_at(candidate, values), np.arange(values.size))
         )
 
-    base = core_algebra.left_inverse(a.inner)
-    try:
-        candidate = layout_after_swizzle(base, a.outer)
-        if exact(candidate):
-            return candidate
-    except CompositionError:
-        pass
-    fallback = _f2_left_inverse(a)
-    if fallback is None or not exact(fallback):
-        raise CompositionError(f"left_inverse({a}) has no exact swizzle-outermost representation")
-    return fallback
+    injective = np.unique(values).size == values.size
+    if injective and a.offset == 0 and isinstance(a.outer, Swizzle):
+        try:
+            candidate = layout_after_swizzle(core_algebra.left_inverse(a.inner), a.outer)
+            if exact(candidate):
+                return candidate
+        except CompositionError:
+            pass
+        fallback = _f2_left_inverse(a)
+        if fallback is not None and exact(fallback):
+            return fallback
+    if values.size and (int(values[0]) != 0 or int(values.min()) < 0):
+        raise CompositionError(f"left_inverse({a}): read on its values only where it is 0 at 0 and never negative; "
+                               f"it is {int(values[0])} at 0 and takes {int(values.min())}")
+    return left_inverse_of_values([int(v) for v in values], str(a))
 
 
 def _f2_left_inverse(a: ComposedLayout) -> AnyLayout | None:

@@ -165,3 +165,19 @@ def test_a_tuple_tiler_blocks_and_rakes_each_mode_as_that_modes_own_product(bloc
 def test_a_tuple_tiler_with_more_modes_than_the_block_is_refused_naming_both() -> None:
     with pytest.raises(ShapeError, match=r"the tiler \(2, 2, 2\) has 3 modes, more than the rank-2 block"):
         la.blocked_product(Layout((4, 2), (1, 4)), (2, 2, 2))
+
+
+@pytest.mark.parametrize(("block", "tiler"), [
+    ("(2,2):(1,1)", "1:0"),  # A not injective: no complement exists, and none is needed
+    ("(4,3):(5,6)", "1:1"),  # no complement covers A's gaps
+    ("(4,3):(5,6)", "4:0"),
+    ("(2,2):(1,1)", "(2,3):(0,0)"),
+])
+def test_a_tiler_whose_image_is_zero_needs_no_complement(block: str, tiler: str) -> None:
+    # Any complement C has C(0) == 0, so C o B is B's shape at stride 0 whichever C: (A, B's shape:0).
+    a, b = la.parse(block), la.parse(tiler)
+    product = logical_product(a, b)
+    assert [product(i) for i in range(product.size())] == [a(i % a.size()) for i in range(a.size() * b.size())]
+    for name in ("blocked_product", "raked_product", "zipped_product"):
+        other = getattr(la, name)(a, b)
+        assert sorted(other(i) for i in range(other.size())) == sorted(product(i) for i in range(product.size()))

@@ -532,3 +532,72 @@ def test_recast_of_a_swizzled_layout_by_one_ratio_refuses_anything_but_a_positiv
     swizzled = ComposedLayout(Swizzle(3, 4, 3), 0, Layout((8, 64), (64, 1)))
     with pytest.raises(LayoutError, match=r"^recast ratio must be a positive int or Fraction, got "):
         recast(swizzled, ratio)
+
+
+# ---------------------------------------------------------------------------
+# composition(Layout, ComposedLayout): an answer wherever one of B's shape exists
+
+
+def _plain_strides(values: list[int], shape: Any) -> Layout | None:
+    """Brute force: the plain layout of ``shape`` with these values (strides read at unit coordinates), or None."""
+    import itertools
+
+    from layoutalg.core import int_tuple as it
+
+    extents = it.flatten(shape) if isinstance(shape, tuple) else (shape,)
+    strides, running = [], 1
+    for extent in extents:
+        strides.append(values[running] - values[0] if extent > 1 else 0)
+        running *= extent
+    if values[0] != 0:
+        return None
+    for index, coord in enumerate(itertools.product(*[range(e) for e in reversed(extents)])):
+        if sum(c * d for c, d in zip(reversed(coord), strides)) != values[index]:
+            return None
+    return Layout(shape, it.unflatten(tuple(strides), shape))
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [
+    (Layout(8, 1), ComposedLayout(Swizzle(2, 1, -5), 0, Layout(2, 1)), "2:1"),  # the swizzle moves nothing b reaches
+    (Layout(6, 0), ComposedLayout(Swizzle(1, 0, -1), 0, Layout(3, 1)), "3:0"),  # CuTe's domain-wide commute fails
+])
+def test_composition_with_a_composed_layout_is_a_plain_layout_where_the_function_is_one(
+        a: Layout, b: ComposedLayout, expected: str) -> None:
+    result = composition(a, b)
+    assert str(result) == expected
+    assert function_values(result) == [a(b(i)) for i in range(b.size())]
+
+
+def test_composition_keeps_the_swizzle_where_it_holds_on_b_s_reach_only() -> None:
+    # 6:2 o Sw<1,0,-1> is no swizzle on all of [0, 6) (index 5 goes to 7), but on b's values 0, 3, 2 it is
+    a, b = Layout(6, 2), ComposedLayout(Swizzle(1, 0, -1), 0, Layout(3, 1))
+    result = composition(a, b)
+    assert isinstance(result, ComposedLayout) and isinstance(result.outer, Swizzle)
+    assert function_values(result) == [a(b(i)) for i in range(3)] == [0, 6, 4]
+
+
+def test_composition_with_random_composed_layouts_answers_whenever_a_plain_layout_fits() -> None:
+    import random
+
+    rng = random.Random(2611)
+    answered = 0
+    for _ in range(400):
+        b_bits, m, shift = rng.randint(1, 2), rng.randint(0, 3), rng.choice([-5, -3, -2, -1, 1, 2, 3, 4])
+        if abs(shift) < b_bits:
+            continue
+        rank = rng.randint(1, 2)
+        inner = Layout(tuple(rng.randint(1, 4) for _ in range(rank)), tuple(rng.randint(0, 6) for _ in range(rank)))
+        b = ComposedLayout(Swizzle(b_bits, m, shift), 0, inner)
+        values = function_values(b)
+        if min(values) < 0:
+            continue
+        a = Layout(rng.randint(max(values) + 1, max(values) + 8), rng.randint(0, 3))
+        expected = [a(v) for v in values]
+        try:
+            result = composition(a, b)
+        except CompositionError:
+            assert _plain_strides(expected, inner.shape) is None, (a, b)
+            continue
+        answered += 1
+        assert function_values(result) == expected, (a, b, result)
+    assert answered > 200

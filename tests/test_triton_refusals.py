@@ -178,3 +178,51 @@ def test_unswizzled_nvmma_layouts_triton_picks_for_small_tiles_are_row_major(sha
 
 def test_a_layout_string_with_a_shape_is_still_parsed_as_layout_text() -> None:
     assert la.as_layout("(8,8):(8,1)", shape=(8, 8)) == la.parse("(8,8):(8,1)")
+
+
+# ----------------------------------------------------------------------------- every XOR map reads back
+
+
+def _random_distributed(rng: Any) -> Any:
+    """A random Triton distributed layout onto an 8 x 16 tile: 5 lane bases and 2 register bases drawn from the
+    tile's 7 coordinate bits under a random invertible XOR mix, then one register basis repeated (a broadcast)."""
+    columns = [1 << k for k in range(7)]
+    for _ in range(12):  # random row operations keep the columns a basis
+        i, j = rng.sample(range(7), 2)
+        columns[i] ^= columns[j]
+    rng.shuffle(columns)
+    coords = [[c % 8, c // 8] for c in columns]
+    return gl.DistributedLinearLayout(reg_bases=coords[5:] + [coords[5]], lane_bases=coords[:5], warp_bases=[],
+                                      block_bases=[], shape=[8, 16])
+
+
+def _bases_values(obj: Any) -> list[int]:
+    """Brute force: the tile index (m + 8 n) of every (thread, register) point, thread-major as a TV layout."""
+    out = []
+    regs, lanes = obj.reg_bases, obj.lane_bases
+    for r in range(1 << len(regs)):
+        for t in range(1 << len(lanes)):
+            m = n = 0
+            for k, basis in enumerate(lanes):
+                if t >> k & 1:
+                    m, n = m ^ basis[0], n ^ basis[1]
+            for k, basis in enumerate(regs):
+                if r >> k & 1:
+                    m, n = m ^ basis[0], n ^ basis[1]
+            out.append(m + 8 * n)
+    return out
+
+
+def test_random_xor_distributed_layouts_read_exactly_and_round_trip() -> None:
+    import random
+
+    rng = random.Random(1811)
+    f2_forms = 0
+    for _ in range(60):
+        obj = _random_distributed(rng)
+        ours = from_triton(obj)
+        assert [int(ours(i)) for i in range(ours.size())] == _bases_values(obj)
+        back = la.to_triton(ours, tile=(8, 16))
+        assert _bases_values(back) == _bases_values(obj)
+        f2_forms += isinstance(ours, la.StrideLayout)
+    assert f2_forms > 0  # some have no swizzle form and need the F2 strides

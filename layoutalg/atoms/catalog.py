@@ -139,6 +139,8 @@ def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | No
         arch = as_int(arch, "mma arch", InstructionError)
     a, b, c = _type_name(a, "a"), _type_name(b or a, "b"), _type_name(c, "c")
     shape = shape.strip().lstrip(".")
+    if not isinstance(satfinite, bool):
+        raise InstructionError(f"mma satfinite must be True or False, got {describe(satfinite)}")
     sat = ".satfinite" if satfinite else ""
     matches = [x for x in ALL_MMA_ATOMS
                if x.ptx == f"mma.sync.aligned.{shape}.{layout}{sat}.{c}.{a}.{b}.{c}" and (arch is None or x.arch == arch)]

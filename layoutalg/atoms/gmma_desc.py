@@ -147,9 +147,14 @@ def make_gmma_desc(layout: Any, major: str, bits: int, start_address: int = 0) -
     equals ``start_address + bits/8 * layout(mn, k)`` at **every** (mn, k) is returned.
     """
     lay, mn_ext, k_ext = _offset_fn(layout)
-    if bits not in (8, 16, 32):
+    try:
+        width = as_int(bits, "bits")  # numpy integers too
+    except LayoutError:
+        width = 0
+    if width not in (8, 16, 32):
         raise LayoutError(f"bits must be 8, 16 or 32 for a wgmma operand, got {describe(bits)}")
-    if major not in ("K", "MN"):
+    bits = width
+    if not (isinstance(major, str) and major in ("K", "MN")):
         raise LayoutError(f"major must be 'K' or 'MN', got {describe(major)}")
     nbytes = bits // 8
     per_unit = 16 // nbytes

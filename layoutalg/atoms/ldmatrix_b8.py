@@ -59,11 +59,11 @@ class B8MatrixForm:
         if not (isinstance(self.kind, str) and isinstance(self.shape, str)):
             raise InstructionError(f"kind and shape must be strings, got {describe(self.kind)}, {describe(self.shape)}")
         nums = valid.get((self.kind, self.shape))
-        if nums is None or self.num not in nums:
+        if nums is None or not (isinstance(self.num, int) and self.num in nums):
             raise InstructionError(f"no {self.kind}.{self.shape}.x{describe(self.num)}; valid: "
                                    + ", ".join(f"{k}.{s}.x{n}" for (k, s), ns in valid.items() for n in ns))
         fmts = {"m16n16": ("b8", "b6x16_p32", "b4x16_p64"), "m8n16": ("b6x16_p32", "b4x16_p64"), "m16n8": ("b8",)}
-        if self.src_fmt not in fmts[self.shape]:
+        if not (isinstance(self.src_fmt, str) and self.src_fmt in fmts[self.shape]):
             raise InstructionError(f"{self.kind}.{self.shape} reads {' or '.join(fmts[self.shape])}, got {describe(self.src_fmt)}")
 
     @property

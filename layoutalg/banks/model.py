@@ -79,7 +79,7 @@ from layoutalg.atoms.arch import Arch
 from layoutalg.banks.cp_async import ca_wavefronts, cg_wavefronts
 from layoutalg.banks.instruction import Instruction, parse_instruction
 from layoutalg.banks.limits import arch_of, check_address_end, require_instruction
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import as_int, describe
 from layoutalg.errors import InstructionError
 
 PINNING = (
@@ -137,9 +137,10 @@ def _check_global(ins: Instruction, global_byte_addresses: Any) -> tuple[Any, ..
 
 def _byte_offset(value: Any, name: str) -> int:
     """``value`` as a non-negative int byte offset (InstructionError naming ``name`` otherwise)."""
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise InstructionError(f"{name} must be an int byte offset, got {describe(value)}")
-    offset = int(value.__index__())
+    try:
+        offset = as_int(value, name, InstructionError)
+    except InstructionError:
+        raise InstructionError(f"{name} must be an int byte offset, got {describe(value)}") from None
     if offset < 0:
         raise InstructionError(f"{name} = {offset} is negative")
     return offset

@@ -34,7 +34,7 @@ from layoutalg.banks.analyze import analyze
 from layoutalg.banks.instruction import parse_instruction
 from layoutalg.core.layout import Layout
 from layoutalg.core.validate import describe
-from layoutalg.errors import LayoutError
+from layoutalg.errors import InstructionError, LayoutError
 from layoutalg.prove.result import ProofResult, combine
 
 
@@ -81,6 +81,9 @@ def _accesses(shape: tuple[int, int], dtype: Any, accesses: Any, arch: Any = Non
     if isinstance(accesses, (str, Access)) or (isinstance(accesses, tuple) and len(accesses) == 2
                                               and isinstance(accesses[1], str) and accesses[1] in ("row", "column")):
         accesses = [accesses]
+    if not isinstance(accesses, (list, tuple)):
+        raise InstructionError(f"accesses must be an instruction name, an Access, or a list of them, got "
+                               f"{describe(accesses)}")
     out = []
     for a in accesses:
         if isinstance(a, Access):

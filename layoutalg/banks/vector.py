@@ -195,8 +195,9 @@ def wavefronts_many(instruction: str, addresses: Any, global_addresses: Any = No
     ins = parse_instruction(instruction)
     act = None
     if active is not None:
+        addresses = _int_lanes(addresses, "addresses")
         act = _active_mask(active, np.shape(addresses))
-        addresses = np.where(act, _int_lanes(addresses, "addresses"), 0)
+        addresses = np.where(act, addresses, 0)
         if global_addresses is not None:
             global_addresses = np.where(act, _int_lanes(global_addresses, "global_addresses"), 0)
     a = _validate(ins, addresses, arch_of(arch))

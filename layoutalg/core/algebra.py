@@ -28,6 +28,7 @@ from layoutalg.core.flat import ENUMERATION_LIMIT, check_layout, coalesce_pairs,
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.inverses import left_inverse, max_common_layout, max_common_vector, right_inverse
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import check_depth
 from layoutalg.errors import ShapeError
 
 __all__ = [
@@ -62,6 +63,7 @@ def coalesce(layout: Layout, profile: IntTuple | None = None) -> Layout:
         layout = check_layout(layout, "coalesce layout")
     if profile is None or type(profile) is not tuple:
         return _coalesced(layout)
+    check_depth(profile, "coalesce profile")  # its nesting becomes the result's: limited as a shape's is
     shape: Any = layout.shape
     stride: Any = layout.stride
     if type(shape) is not tuple:

@@ -15,17 +15,24 @@ Every mode ``g:q`` lies inside one leaf of each shape at a split point, so
 greatest *in leaf order*: factors are matched only where both walks stand at the same
 split point, so ``(7,2,2,2,2,3,5)`` and ``(7,3,2,2,2,2,5)`` give ``(7,5):(1,336)``
 although the 48 indices between them also split both ways.  Only the shapes matter.
+
+The walk never lists divisors (a leaf of ``2**64`` has too many to try): the common split
+points of leaf ``i`` of A (indices ``[DA_i, DA_(i+1))``) and leaf ``j`` of B are the ``v`` with
+``lcm(DA_i, DB_j) | v | gcd(DA_(i+1), DB_(j+1))``, so the least one is that lcm when it divides
+that gcd; and past a point ``q`` where ``g == 1`` the pair holds no other (a later ``v`` would
+make ``lcm(q, v) / q`` a common factor of what is left of the two leaves).  Each step either
+emits a mode (``q`` at least doubles) or moves to the next pair of leaves, so the work is
+polynomial in the shapes' size in bits.
 """
 
 from __future__ import annotations
 
-import bisect
-import functools
 import math
 from typing import Any
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
+from layoutalg.errors import ShapeError
 
 
 def _shape(x: Any, what: str) -> Any:
@@ -34,58 +41,58 @@ def _shape(x: Any, what: str) -> Any:
     return it.to_int_tuple(shape, what)
 
 
-@functools.lru_cache(maxsize=1024)
-def _divisors(n: int) -> list[int]:
-    small, large = [], []
-    k = 1
-    while k * k <= n:
-        if n % k == 0:
-            small.append(k)
-            if k * k != n:
-                large.append(n // k)
-        k += 1
-    return small + large[::-1]
-
-
-class _Splits:
-    """The split points of one shape's index domain and what is left of a leaf at each."""
-
-    def __init__(self, shape: Any) -> None:
-        self.left: dict[int, int] = {}
-        running = 1
-        for s in it.flatten(shape):
-            if s == 1:
-                continue
-            for m in _divisors(s)[:-1]:  # the leaf's end is the next leaf's start
-                self.left[running * m] = s // m
-            running *= s
-        self.size = running
-        self.left.setdefault(running, 1)
+def _bounds(shape: Any, what: str) -> list[int]:
+    """The index strides ``1 = D_0 < D_1 < ... < D_n = size`` at which the non-1 leaves of ``shape`` start."""
+    bounds = [1]
+    for s in it.flatten(shape):
+        if s < 1:
+            raise ShapeError(f"{what}: leaf {s} is not positive; a shape's extents must be positive")
+        if s != 1:
+            bounds.append(bounds[-1] * s)
+    return bounds
 
 
 def greatest_common_domain(a: Any, b: Any) -> Layout:
     """The modes ``g:q`` both shapes split at, in leaf order (see the module docstring); symmetric in A and B."""
-    sa = _Splits(_shape(a, "greatest_common_domain A"))
-    sb = _Splits(_shape(b, "greatest_common_domain B"))
-    common = sorted(set(sa.left) & set(sb.left))
+    da = _bounds(_shape(a, "greatest_common_domain A"), "greatest_common_domain A")
+    db = _bounds(_shape(b, "greatest_common_domain B"), "greatest_common_domain B")
     shapes: list[int] = []
     strides: list[int] = []
+    end = min(da[-1], db[-1])
+    i = j = 0  # the leaves (of the non-1 ones) holding q: da[i] <= q < da[i + 1], likewise for B
     q = 1
-    end = min(sa.size, sb.size)
     while q < end:
-        g = math.gcd(sa.left[q], sb.left[q])
+        while da[i + 1] <= q:
+            i += 1
+        while db[j + 1] <= q:
+            j += 1
+        g = math.gcd(da[i + 1] // q, db[j + 1] // q)  # what is left of each leaf at q (q divides both ends)
         if g > 1:
             shapes.append(g)
             strides.append(q)
             q *= g
             continue
-        nxt = bisect.bisect_right(common, q)
-        if nxt == len(common):
-            break
-        q = common[nxt]
+        q = _next_common(da, db, i, j)  # none left in this pair of leaves: the first in a later pair
     if not shapes:
         return Layout._trusted((1,), (0,))
     return Layout._trusted(tuple(shapes), tuple(strides))
+
+
+def _next_common(da: list[int], db: list[int], i: int, j: int) -> int:
+    """The least split point both shapes share in a pair of leaves after ``(i, j)``; ``da[-1]`` (an end) if none."""
+    while True:
+        if da[i + 1] <= db[j + 1]:  # step past the leaf that ends first (both when they end together)
+            if da[i + 1] == db[j + 1]:
+                j += 1
+            i += 1
+        else:
+            j += 1
+        if i + 1 >= len(da) or j + 1 >= len(db):
+            return max(da[-1], db[-1])
+        lo = da[i] * db[j] // math.gcd(da[i], db[j])
+        hi = math.gcd(da[i + 1], db[j + 1])
+        if hi % lo == 0 and lo < min(da[i + 1], db[j + 1]):
+            return lo
 
 
 __all__ = ["greatest_common_domain"]

@@ -60,14 +60,14 @@ def complement(layout: Layout, cotarget: Any = None) -> Layout:
     extent in ``M``, a shape (:func:`layoutalg.core.stride_codomain.complement`).
     """
     if type(layout) is not Layout:
-        if type(layout) is SymbolicLayout or has_sym(cotarget):
+        if type(layout) is SymbolicLayout or has_sym(cotarget, "complement cotarget"):
             return _symbolic_complement(layout, cotarget)
         if type(layout) is StrideLayout:  # a coordinate layout: axis by axis
             from layoutalg.core import stride_codomain
 
             return stride_codomain.complement(layout, cotarget)  # type: ignore[no-any-return]
         layout = check_layout(layout, "complement layout")
-    elif type(cotarget) is not int and has_sym(cotarget):
+    elif type(cotarget) is not int and has_sym(cotarget, "complement cotarget"):
         return _symbolic_complement(layout, cotarget)
     m = _cotarget(layout, cotarget)
     return _complement(layout, m)

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterator
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.tuple_ops import _path, check_callable
-from layoutalg.core.validate import MAX_DEPTH, as_htuple, as_int
+from layoutalg.core.validate import MAX_DEPTH, as_htuple, as_int, check_depth, describe
 from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 
 
@@ -41,6 +41,7 @@ def replace(obj: Any, value: Any, mode: Any = ()) -> Any:
     path = list(_path(mode))
     if len(path) > MAX_DEPTH:
         raise CoordinateError(f"replace: a mode path deeper than {MAX_DEPTH}")
+    check_depth(obj, "replace obj")
     return _replace(obj, value, [as_int(i, "replace mode", CoordinateError) for i in path], path)
 
 
@@ -50,7 +51,7 @@ def _replace(obj: Any, value: Any, path: list[int], whole: list[int]) -> Any:
     items = tuple(obj) if isinstance(obj, (tuple, list)) else (obj,)
     head = path[0]
     if not 0 <= head < len(items):
-        raise CoordinateError(f"replace: no mode {head} in {items!r} (path {whole})")
+        raise CoordinateError(f"replace: no mode {head} in {describe(items)} (path {whole})")
     return tuple(_replace(x, value, path[1:], whole) if k == head else x for k, x in enumerate(items))
 
 
@@ -65,7 +66,7 @@ def _zip_leaves(htuple: Any, tuples: tuple[Any, ...], depth: int) -> Iterator[tu
     if isinstance(htuple, (tuple, list)):
         for other in tuples:
             if not isinstance(other, (tuple, list)):
-                raise ShapeError(f"zip_leaves: {other!r} is a leaf where {htuple!r} is a tuple (not weakly congruent)")
+                raise ShapeError(f"zip_leaves: {describe(other)} is a leaf where {describe(htuple)} is a tuple (not weakly congruent)")
         for row in zip_longest(htuple, *tuples):
             yield from _zip_leaves(row[0], tuple(row[1:]), depth + 1)
     else:

@@ -17,7 +17,7 @@ from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
 from layoutalg.core.tuple_ops import check_callable, repeat_like
-from layoutalg.core.validate import MAX_DEPTH, MAX_INT_BITS, as_htuple, as_int, as_int_tuple, describe
+from layoutalg.core.validate import MAX_DEPTH, MAX_INT_BITS, any_leaf, as_htuple, as_int, as_int_tuple, describe
 from layoutalg.errors import CoordinateError, ShapeError
 
 
@@ -223,28 +223,29 @@ def prefix_product(shape: Any, init: Any = _ONE) -> IntTuple:
         return _prefix_init(shape, init, 0)
     except _NotPlainError:
         pass  # the validating path below names the bad leaf or the rank mismatch
-    if _has_scalar(init) or _has_symbol(shape):
+    if any_leaf(init, _is_scalar, "prefix_product init") or any_leaf(shape, _is_symbol, "prefix_product shape"):
         return _prefix_scalars(shape, init, "prefix_product init")
     return it.prefix_product(as_int_tuple(shape, "prefix_product shape"), _init(init, "prefix_product init"))
 
 
-def _has_scalar(x: Any) -> bool:
-    """Whether a leaf of ``x`` is a stride scalar other than an int (an ``ArithTuple``, an ``F2``) or a sympy
-    expression: PyCuTe's ``init`` may be any of them."""
+def _is_scalar(x: Any) -> bool:
+    """A stride scalar other than an int (an ``ArithTuple``, an ``F2``) or a sympy expression: PyCuTe's ``init``
+    may be any of them."""
     from layoutalg.core.stride_scalars import F2, ArithTuple
 
-    if isinstance(x, (tuple, list)):
-        return any(_has_scalar(e) for e in x)
-    return isinstance(x, (ArithTuple, F2)) or _has_symbol(x)
+    return isinstance(x, (ArithTuple, F2)) or _is_symbol(x)
+
+
+def _is_symbol(x: Any) -> bool:
+    from layoutalg.core.symbolic import is_sym
+
+    return is_sym(x)
 
 
 def _has_symbol(x: Any) -> bool:
-    """:func:`layoutalg.core.symbolic.has_sym`, lists included (PyCuTe passes shapes and inits as lists too)."""
-    from layoutalg.core.symbolic import is_sym
-
-    if isinstance(x, (tuple, list)):
-        return any(_has_symbol(e) for e in x)
-    return is_sym(x)
+    """:func:`layoutalg.core.symbolic.has_sym`, lists included (PyCuTe passes shapes and inits as lists too);
+    walked without recursion, a nesting past ``MAX_DEPTH`` refused."""
+    return any_leaf(x, _is_symbol, "prefix_product argument")
 
 
 def _prefix_scalars(shape: Any, init: Any, what: str) -> Any:

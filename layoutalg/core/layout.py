@@ -20,7 +20,7 @@ from typing import Any, Iterator, Sequence
 from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.stride_scalars import F2, ArithTuple, value_as_coordinate
-from layoutalg.core.validate import MAX_INT_BITS, as_int, count_text, describe
+from layoutalg.core.validate import MAX_INT_BITS, any_leaf, as_int, check_depth, count_text, describe
 from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 
 _LIMIT = 1 << MAX_INT_BITS
@@ -376,11 +376,12 @@ def _index_offset(index: int, shape: IntTuple, stride: IntTuple, last: bool) -> 
 
 
 def _has_none(crd: Any) -> bool:
-    if crd is None:
-        return True
-    if isinstance(crd, (tuple, list)):
-        return any(_has_none(c) for c in crd)
-    return False
+    """Some leaf of the coordinate is None (a slice); a coordinate nested past ``MAX_DEPTH`` is refused."""
+    return any_leaf(crd, _is_none, "coordinate", CoordinateError)
+
+
+def _is_none(x: Any) -> bool:
+    return x is None
 
 
 def _check_coord(crd: Any, shape: IntTuple, path: str) -> IntTuple:
@@ -450,12 +451,11 @@ def _layout_of_kind(shape: Any, stride: Any) -> Any:
     from layoutalg.core.stride_scalars import F2, ArithTuple  # the upper core modules import this one
     from layoutalg.core.symbolic import has_sym, symbolic_layout
 
-    def leaves(t: Any) -> list[Any]:
-        return [x for e in t for x in leaves(e)] if isinstance(t, (tuple, list)) else [t]
-
+    check_depth(shape, "shape")
+    check_depth(stride, "stride")
     if has_sym(shape) or (stride is not None and has_sym(stride)):
         return symbolic_layout(shape, stride)
-    if stride is not None and any(isinstance(d, (ArithTuple, F2)) for d in leaves(stride)):
+    if stride is not None and any_leaf(stride, lambda d: isinstance(d, (ArithTuple, F2)), "stride"):
         from layoutalg.core.stride_layout import stride_layout
 
         return stride_layout(shape, stride)

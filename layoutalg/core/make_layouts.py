@@ -24,20 +24,21 @@ from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout, as_layout
 from layoutalg.core.stride_layout import StrideLayout
-from layoutalg.core.symbolic import SymbolicLayout, order_key
+from layoutalg.core.symbolic import SymbolicLayout, is_sym, order_key
+from layoutalg.core.validate import as_int, check_depth, describe
 from layoutalg.errors import ShapeError
 
 
 def make_ordered_layout(shape: Any, order: Any = None) -> Layout:
     """The compact layout of ``shape`` with strides growing in ``order`` (see the module docstring)."""
     shape_t = it.to_int_tuple(shape, "make_ordered_layout shape")
-    if order is None or order == "left":
+    if order is None or (isinstance(order, str) and order == "left"):
         return Layout(shape_t)
-    if order == "right":
+    if isinstance(order, str) and order == "right":
         return Layout.right(shape_t)
-    order_t = order if isinstance(order, tuple) else it.to_int_tuple(order, "make_ordered_layout order")
+    order_t = _order_tree(order, "make_ordered_layout order")
     if not it.weakly_congruent(order_t, shape_t):
-        raise ShapeError(f"make_ordered_layout: order {order} is not congruent to shape {shape_t}")
+        raise ShapeError(f"make_ordered_layout: order {describe(order_t)} is not congruent to shape {describe(shape_t)}")
     groups: list[tuple[Any, int, IntTuple]] = []  # (order value, position, sub-shape it orders)
     _pair_leaves(order_t, shape_t, groups)
     strides: list[IntTuple] = [0] * len(groups)
@@ -46,6 +47,27 @@ def make_ordered_layout(shape: Any, order: Any = None) -> Layout:
         strides[pos] = it.prefix_product(sub, running)
         running *= it.product(sub)
     return Layout(shape_t, _rebuild(order_t, shape_t, iter(strides)))
+
+
+def _order_tree(order: Any, what: str) -> Any:
+    """``order`` as a tree of tuples whose leaves are ints or sympy expressions (PyCuTe orders by symbols too);
+    a numpy integer array is read as its nested list, any other leaf (None, a float, a string) is refused."""
+    if isinstance(order, str):
+        raise ShapeError(f"{what} must be None, 'left', 'right' or an int tuple, got {describe(order)}")
+    if hasattr(order, "shape") and hasattr(order, "dtype") and getattr(order, "ndim", 0) != 0:
+        if getattr(order.dtype, "kind", "") not in ("i", "u"):
+            raise ShapeError(f"{what} must hold ints, got a numpy array of dtype {order.dtype}")
+        order = order.tolist()
+    check_depth(order, what)
+    return _order_leaves(order, what)
+
+
+def _order_leaves(order: Any, what: str) -> Any:
+    if isinstance(order, (tuple, list)):
+        return tuple(_order_leaves(o, f"{what}[{i}]") for i, o in enumerate(order))
+    if is_sym(order):
+        return order
+    return as_int(order, what, ShapeError)
 
 
 def _pair_leaves(order: Any, shape: IntTuple, out: list[tuple[Any, int, IntTuple]]) -> None:

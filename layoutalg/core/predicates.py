@@ -88,13 +88,13 @@ def shiftl(a: Any, s: Any) -> Any:
 
 
 def _shift(a: Any, s: Any, right: bool) -> Any:
-    from layoutalg.core.validate import as_int
+    from layoutalg.core.validate import as_int, describe
 
     amount = as_int(s, "shift amount", ShapeError)
     if abs(amount) > 4096:
         raise ShapeError(f"shift amount {amount} is past 4096 bits")
     if isinstance(a, bool) or not (is_int(a) or type(a).__name__ == "F2"):
-        raise ShapeError(f"shifts take an integer (or an F2), got {a!r}")
+        raise ShapeError(f"shifts take an integer (or an F2), got {describe(a)}")
     if (amount >= 0) == right:
         return a >> abs(amount)
     return a << abs(amount)

@@ -25,6 +25,7 @@ from typing import Any
 from layoutalg.core import int_tuple as it
 from layoutalg.core import symbolic
 from layoutalg.core.int_tuple import IntTuple
+from layoutalg.core.validate import check_depth
 from layoutalg.errors import ShapeError
 
 
@@ -39,8 +40,9 @@ def _shapes(x: Any) -> Any:
 
 def _shape(x: Any, what: str) -> IntTuple:
     """An int tuple; a shape with sympy leaves (PyCuTe's symbolic extents) is kept symbolic."""
+    check_depth(x, what)  # before the recursive walks below
     shape = _shapes(x)
-    if symbolic.has_sym(shape):
+    if symbolic.has_sym(shape, what):
         return symbolic.norm_tuple(shape, what)  # type: ignore[no-any-return]
     return it.to_int_tuple(shape, what)
 

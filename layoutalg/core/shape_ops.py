@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout, as_layout
-from layoutalg.core.validate import describe, plain_int
+from layoutalg.core.validate import MAX_RANK, check_depth, count_text, describe, plain_int
 from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 
 
@@ -30,6 +30,7 @@ def by_mode(op: Any, a: Layout, tiler: Sequence[Any], name: str, keep_rest: bool
     """``op(mode_i, tiler[i])`` for the first ``len(tiler)`` top-level modes (``None`` keeps a mode), errors
     naming the mode; modes past the tiler are kept (CuTe's by-mode divides and products), or dropped with
     ``keep_rest`` False (CuTe's by-mode ``composition``: "drop any modes of lhs that aren't hit by rhs")."""
+    check_depth(tiler, f"{name} tiler")  # the tiler's nesting becomes the result's: limited as a shape's is
     modes = top_modes(a)
     if len(tiler) > len(modes):
         raise ShapeError(f"{name}: tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} layout {a}")
@@ -64,9 +65,7 @@ def append(layout: Layout, mode: Any = None, n: int | None = None) -> Layout:
     modes = top_modes(layout)
     if n is None:
         return from_modes(modes + [extra])
-    n = plain_int(n, "append rank n")
-    if not it.is_int(n) or n < 1:
-        raise ShapeError(f"append rank n must be a positive int, got {describe(n)}")
+    n = _rank_arg(n, "append rank n")
     if len(modes) >= n:
         return layout
     return from_modes(modes + [extra] * (n - len(modes)))
@@ -79,12 +78,21 @@ def prepend(layout: Layout, mode: Any = None, n: int | None = None) -> Layout:
     modes = top_modes(layout)
     if n is None:
         return from_modes([extra] + modes)
-    n = plain_int(n, "prepend rank n")
-    if not it.is_int(n) or n < 1:
-        raise ShapeError(f"prepend rank n must be a positive int, got {describe(n)}")
+    n = _rank_arg(n, "prepend rank n")
     if len(modes) >= n:
         return layout
     return from_modes([extra] * (n - len(modes)) + modes)
+
+
+def _rank_arg(n: Any, what: str) -> int:
+    """A target rank: a positive int of at most ``MAX_RANK`` (2**16) modes, far past any real layout's rank."""
+    n = plain_int(n, what)
+    if not it.is_int(n) or n < 1:
+        raise ShapeError(f"{what} must be a positive int, got {describe(n)}")
+    if n > MAX_RANK:
+        raise ShapeError(f"{what} {count_text(n)} is past the largest rank a layout may be padded to "
+                         f"(MAX_RANK = {MAX_RANK} modes)")
+    return int(n)
 
 
 def group(layout: Layout, begin: int, end: int | None = None) -> Layout:

@@ -30,7 +30,7 @@ from layoutalg.core.flat import check_domain, from_pairs
 from layoutalg.core.layout import Layout
 from layoutalg.core.stride_layout import StrideLayout, stride_layout
 from layoutalg.core.stride_scalars import F2, ArithTuple, ScaledBasis, value_as_coordinate
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import check_depth, describe
 from layoutalg.errors import CompositionError, ShapeError
 
 Pairs = list[tuple[int, Any]]
@@ -59,6 +59,7 @@ def _by_mode(op: Any, a: Any, tiler: Any, name: str, keep_rest: bool = True) -> 
     """``op(mode_i, tiler[i])`` for the first ``len(tiler)`` top-level modes (``None`` keeps a mode); modes past
     the tiler kept (CuTe's by-mode divides and products) or, with ``keep_rest`` False, dropped (its by-mode
     ``composition``), as :func:`~layoutalg.core.shape_ops.by_mode` for int-stride layouts."""
+    check_depth(tiler, f"{name} tiler")
     modes = list(a) if isinstance(a.shape, tuple) else [a]
     if len(tiler) > len(modes):
         raise ShapeError(f"{name}: tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} layout {a}")
@@ -515,6 +516,7 @@ def tiler_to_layout(tiler: Any, e: Any = 1) -> Any:
     if isinstance(tiler, int) and not isinstance(tiler, bool):
         return Layout(tiler, 1)
     if isinstance(tiler, (tuple, list)):
+        check_depth(tiler, "tiler_to_layout tiler")
         modes = [tiler_to_layout(t) for t in tiler]
         return StrideLayout(tuple(m.shape for m in modes), tuple(_lift(m.stride, i) for i, m in enumerate(modes)))
     raise ShapeError(f"a tiler is an int, a layout or a tuple of tilers, got {describe(tiler)}")

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from layoutalg.core.validate import describe, plain_int
+from layoutalg.core.validate import check_depth, describe, plain_int
 from layoutalg.errors import ShapeError
 
 
@@ -194,6 +194,7 @@ class ArithTuple:
 
     def __new__(cls, *items: Any) -> Any:
         """``ArithTuple(1, 2)``, ``ArithTuple((1, 2))``; one scalar passes through (``ArithTuple(F2(5)) is F2(5)``)."""
+        check_depth(items, "ArithTuple entries")  # before _lift recurses into nested tuples
         if len(items) == 1 and isinstance(items[0], (tuple, list)):
             items = tuple(items[0])
         elif len(items) == 1 and not isinstance(items[0], ArithTuple):

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import MAX_DEPTH, any_leaf, describe
 from layoutalg.errors import ShapeError
 
 
@@ -36,11 +36,10 @@ def is_sym(x: Any) -> bool:
     return type(x).__module__.startswith("sympy")
 
 
-def has_sym(t: Any) -> bool:
-    """Some leaf of the (nested) tuple ``t`` is a sympy object."""
-    if isinstance(t, tuple):
-        return any(has_sym(e) for e in t)
-    return is_sym(t)
+def has_sym(t: Any, what: str = "shape") -> bool:
+    """Some leaf of the (nested) tuple ``t`` is a sympy object; walked without recursion, a tuple nested more
+    than ``MAX_DEPTH`` levels is refused (ShapeError naming ``what``)."""
+    return any_leaf(t, is_sym, what, ShapeError, tuple)
 
 
 def norm(x: Any, what: str = "leaf") -> Any:
@@ -61,9 +60,11 @@ def norm(x: Any, what: str = "leaf") -> Any:
     raise ShapeError(f"{what} must be an int or a sympy expression, got {type(x).__name__} {describe(x)}")
 
 
-def norm_tuple(t: Any, what: str) -> Any:
+def norm_tuple(t: Any, what: str, depth: int = 0) -> Any:
     if isinstance(t, (tuple, list)):
-        return tuple(norm_tuple(e, what) for e in t)
+        if depth >= MAX_DEPTH:
+            raise ShapeError(f"{what} is nested more than {MAX_DEPTH} levels deep (MAX_DEPTH)")
+        return tuple(norm_tuple(e, what, depth + 1) for e in t)
     return norm(t, what)
 
 

@@ -24,8 +24,12 @@ from typing import Any
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout, _slice_modes
-from layoutalg.core.validate import describe
-from layoutalg.errors import CoordinateError, ShapeError
+from layoutalg.core.validate import as_int, check_depth, count_text, describe, is_bool, plain_int
+from layoutalg.errors import CoordinateError, LayoutError, ShapeError
+
+#: The most elements :func:`make_tensor` allocates (2**32: 32 GiB of float64); a larger cosize is refused up front
+#: rather than left to numpy (which fails with MemoryError, or allocates lazily and fails on first write).
+MAX_TENSOR_ELEMENTS = 1 << 32
 
 
 class CountingEngine:
@@ -67,6 +71,45 @@ def _norm(crd: Any) -> Any:
     return crd
 
 
+def _checked(crd: Any) -> Any:
+    """:func:`_norm` of a coordinate whose nesting is first checked (CoordinateError past ``MAX_DEPTH``)."""
+    check_depth(crd, "coordinate", CoordinateError)
+    return _norm(crd)
+
+
+def _check_in_bounds(crd: Any, shape: Any, path: str) -> None:
+    """Every integer leaf of ``crd`` lies inside its mode of ``shape`` (an int leaf may stand for a whole
+    sub-tree: it indexes that sub-tree's size); CoordinateError naming the leaf otherwise.  ``None`` leaves (slices)
+    and a rank mismatch are left to the layout, which names them; ``crd`` is already depth-checked."""
+    if crd is None:
+        return
+    if isinstance(crd, tuple):
+        if isinstance(shape, tuple) and len(crd) == len(shape):
+            for i, (c, s) in enumerate(zip(crd, shape)):
+                _check_in_bounds(c, s, f"{path}[{i}]")
+        return
+    if type(crd) is not int and (is_bool(crd) or isinstance(crd, float) or not hasattr(crd, "__index__")
+                                 or getattr(crd, "ndim", 0) != 0):
+        return  # not an integer (a basis value, a wrong type): the layout reads or refuses it
+    value = as_int(crd, path, CoordinateError)
+    extent = it.product(shape)
+    if type(extent) is int and not 0 <= value < extent:
+        raise CoordinateError(f"{path} {count_text(value) if value >= 0 else value} is out of range: the mode there "
+                              f"has {count_text(extent)} elements")
+
+
+def _check_offset(offset: Any) -> Any:
+    """A tensor offset: an int (numpy's included) or a stride scalar (an ArithTuple or F2, a coordinate tensor's)."""
+    from layoutalg.core.stride_scalars import F2, ArithTuple
+
+    if isinstance(offset, (ArithTuple, F2)):
+        return offset
+    value = plain_int(offset, "tensor offset")
+    if type(value) is not int:
+        raise ShapeError(f"a tensor offset must be an int (or an ArithTuple / F2), got {describe(offset)}")
+    return value
+
+
 def _has_none(crd: Any) -> bool:
     return crd is None or (isinstance(crd, tuple) and any(_has_none(c) for c in crd))
 
@@ -84,33 +127,48 @@ class Tensor:
             raise ShapeError(f"a tensor's layout must be a Layout or StrideLayout, got {describe(layout)}")
         object.__setattr__(self, "engine", engine)
         object.__setattr__(self, "layout", layout)
-        object.__setattr__(self, "offset", offset)
+        object.__setattr__(self, "offset", _check_offset(offset))
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("Tensor is immutable (its values are not: write T[c] = v)")
 
     def _position(self, crd: Any) -> Any:
+        _check_in_bounds(crd, self.layout.shape, "coordinate")
         return self.offset + self.layout(crd)
 
+    def _engine_error(self, crd: Any, exc: Exception) -> CoordinateError:
+        return CoordinateError(f"coordinate {describe(crd)} is outside the tensor's storage "
+                               f"({type(self.engine).__name__}: {describe(exc)})")
+
     def __getitem__(self, crd: Any) -> Any:
-        crd = _norm(crd)
+        crd = _checked(crd)
         if _has_none(crd):
             return self.slice(crd)
-        return self.engine[self._position(crd)]
+        position = self._position(crd)
+        try:
+            return self.engine[position]
+        except IndexError as exc:  # the layout maps past the storage (an engine smaller than its cosize)
+            raise self._engine_error(crd, exc) from None
 
     __call__ = __getitem__
 
     def __setitem__(self, crd: Any, value: Any) -> None:
-        crd = _norm(crd)
+        crd = _checked(crd)
         if _has_none(crd):
             raise CoordinateError(f"writing a tensor needs a full coordinate, got {describe(crd)}")
-        self.engine[self._position(crd)] = value
+        position = self._position(crd)
+        try:
+            self.engine[position] = value
+        except IndexError as exc:
+            raise self._engine_error(crd, exc) from None
 
     def slice(self, crd: Any) -> Tensor:
         """The tensor over the ``None`` modes of ``crd``, on the same engine."""
         from layoutalg.core.stride_layout import stride_layout
 
-        kept, off = _slice_modes(_norm(crd), self.layout.shape, self.layout.stride)
+        crd = _checked(crd)
+        _check_in_bounds(crd, self.layout.shape, "slice coordinate")
+        kept, off = _slice_modes(crd, self.layout.shape, self.layout.stride)
         sub = stride_layout(tuple(s for s, _ in kept), tuple(d for _, d in kept))  # a tuple even of one (CuTe)
         return Tensor(self.engine, sub, self.offset + off)
 
@@ -134,7 +192,7 @@ class Tensor:
 
     def with_layout(self, layout: Any, offset: Any = 0) -> Tensor:
         """The same engine under another layout, the offset moved by ``offset``."""
-        return Tensor(self.engine, layout, self.offset + offset)
+        return Tensor(self.engine, layout, self.offset + _check_offset(offset))
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, Tensor) and other.engine is self.engine and bool(other.layout == self.layout)
@@ -160,7 +218,15 @@ def make_tensor(layout_or_shape: Any, dtype: Any = None, engine: Any = None) -> 
         except Exception as exc:  # noqa: BLE001 - numpy runs a foreign object's own __repr__ etc., which may raise anything
             raise ShapeError(f"make_tensor: dtype {describe(dtype)} is not a numpy dtype ({describe(exc)})") \
                 from None
-        engine = np.zeros(layout.cosize(), dtype=element)
+        cosize = layout.cosize()
+        if cosize > MAX_TENSOR_ELEMENTS:
+            raise LayoutError(f"make_tensor: layout {describe(layout)} needs {count_text(cosize)} elements of storage, "
+                              f"more than MAX_TENSOR_ELEMENTS ({MAX_TENSOR_ELEMENTS}); pass engine= to use your own")
+        try:
+            engine = np.zeros(cosize, dtype=element)
+        except (MemoryError, ValueError) as exc:
+            raise LayoutError(f"make_tensor: cannot allocate {cosize} elements of {element} ({describe(exc)})") \
+                from None
     return Tensor(engine, layout)
 
 

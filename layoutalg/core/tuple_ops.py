@@ -18,7 +18,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Iterator
 
-from layoutalg.core.validate import MAX_DEPTH, as_int, describe
+from layoutalg.core.validate import MAX_DEPTH, MAX_RANK, as_int, check_depth, describe
 from layoutalg.errors import CoordinateError, ShapeError
 
 
@@ -67,12 +67,18 @@ def lift(x: Any, mode: Any = (), pad: Any = 0, make: Any = None) -> Any:
 
 def _lift(x: Any, mode: Any, pad: Any) -> Any:
     path = _path(mode)
-    if not path:
-        return x
-    i = path[0]
-    if not isinstance(i, int) or isinstance(i, bool) or i < 0:
-        raise CoordinateError(f"lift: path entries must be non-negative ints, got {describe(i)}")
-    return tuple([pad] * i + [_lift(x, path[1:], pad)])
+    if len(path) > MAX_DEPTH:
+        raise ShapeError(f"lift: path {describe(path)} is longer than {MAX_DEPTH} (MAX_DEPTH): the result would nest "
+                         "deeper than a shape may")
+    for i in path:
+        if not isinstance(i, int) or isinstance(i, bool) or i < 0:
+            raise CoordinateError(f"lift: path entries must be non-negative ints, got {describe(i)}")
+        if i >= MAX_RANK:
+            raise ShapeError(f"lift: path entry {describe(i)} would build a tuple of more than {MAX_RANK} modes")
+    out = x
+    for i in reversed(path):
+        out = tuple([pad] * i + [out])
+    return out
 
 
 def take(x: Any, begin: int, end: int) -> Any:
@@ -104,6 +110,8 @@ def slice_(crd: Any, t: Any, g: Any = tuple) -> Any:
     """CuTe ``slice(crd, t)``: the sub-trees of ``t`` where ``crd`` holds ``None``, in order, as one tuple (``g``,
     PyCuTe's, builds it instead: ``slice_((None, 1), (Layout(4), Layout(8)), make_layout) == Layout((4,), (1,))``)."""
     check_callable(g, 1, "slice_: g")
+    check_depth(crd, "slice_ crd", CoordinateError)
+    check_depth(t, "slice_ t")
     out: list[Any] = []
     _collect(crd, t, True, out)
     return g(out)
@@ -111,6 +119,8 @@ def slice_(crd: Any, t: Any, g: Any = tuple) -> Any:
 
 def dice_(crd: Any, t: Any) -> tuple[Any, ...]:
     """CuTe ``dice(crd, t)``: the sub-trees of ``t`` where ``crd`` holds a value, in order, as one tuple."""
+    check_depth(crd, "dice_ crd", CoordinateError)
+    check_depth(t, "dice_ t")
     out: list[Any] = []
     _collect(crd, t, False, out)
     return tuple(out)
@@ -118,8 +128,13 @@ def dice_(crd: Any, t: Any) -> tuple[Any, ...]:
 
 def repeat_like(value: Any, profile: Any) -> Any:
     """``profile``'s tree with every leaf ``value``: ``repeat_like(0, ((1, (2, 3)), 4)) == ((0, (0, 0)), 0)``."""
+    check_depth(profile, "repeat_like profile")
+    return _repeat_like(value, profile)
+
+
+def _repeat_like(value: Any, profile: Any) -> Any:
     if _is_tuple(profile):
-        return tuple(repeat_like(value, p) for p in profile)
+        return tuple(_repeat_like(value, p) for p in profile)
     return value
 
 
@@ -177,12 +192,21 @@ def _transform_apply_leaf(combine: Callable[[Any], Any], fn: Callable[..., Any],
 
 
 def leaves(t: Any) -> Iterator[Any]:
-    """The leaves of ``t``, left to right."""
-    if _is_tuple(t):
-        for e in t:
-            yield from leaves(e)
-    else:
+    """The leaves of ``t``, left to right (walked without recursion; nested past ``MAX_DEPTH``: ShapeError)."""
+    if not _is_tuple(t):
         yield t
+        return
+    stack = [iter(t)]
+    while stack:
+        for e in stack[-1]:
+            if _is_tuple(e):
+                if len(stack) >= MAX_DEPTH:
+                    raise ShapeError(f"leaves: a tuple nested more than {MAX_DEPTH} levels deep (MAX_DEPTH)")
+                stack.append(iter(e))
+                break
+            yield e
+        else:
+            stack.pop()
 
 
 __all__ = ["wrap", "unwrap", "get", "lift", "take", "slice_", "dice_", "repeat_like", "transform_leaf",

@@ -10,7 +10,8 @@ algebra behind it sees only ``int`` leaves in ``tuple`` trees and never raises
   digits): products and sums of a few such values stay printable (Python
   refuses to print integers of more than 4300 digits) and cheap;
 * an int tuple is nested at most :data:`MAX_DEPTH` levels (no recursion can
-  overflow the stack);
+  overflow the stack); :func:`check_depth` probes the nesting without recursing,
+  so the recursive helpers call it before they descend into an argument;
 * ``bool`` and floats are not integers; a numpy array is not an int tuple
   (``tuple(a.tolist())`` is).
 """
@@ -26,8 +27,47 @@ from layoutalg.errors import LayoutError, ShapeError
 MAX_INT_BITS = 4096
 #: Deepest nesting of an int tuple (the parser has the same cap).
 MAX_DEPTH = 64
+#: The most modes a tuple built from a count argument may have (``append``/``prepend``'s rank ``n``, ``lift``'s
+#: path entries): far past any real layout's rank, so a count like ``2**64`` is refused before it is allocated.
+MAX_RANK = 1 << 16
 _LIMIT = 1 << MAX_INT_BITS
 _NEG_LIMIT = -_LIMIT  # computed once: negating a 4096-bit int costs more than the check
+
+
+def check_depth(x: Any, what: str, error: type[LayoutError] = ShapeError) -> None:
+    """Refuse ``x`` (``error`` naming ``what``) when its tuples and lists nest more than :data:`MAX_DEPTH` levels.
+
+    Non-recursive (a stack of iterators, one per open level): the work is the number of nodes met before the
+    first one past the limit, the memory ``MAX_DEPTH`` iterators, so a tuple nested thousands deep (or a list
+    holding itself) is refused at once.  Anything that is not a tuple or list is left to the caller's checks.
+    """
+    any_leaf(x, _never, what, error)
+
+
+def _never(_: Any) -> bool:
+    return False
+
+
+def any_leaf(x: Any, pred: Any, what: str = "argument", error: type[LayoutError] = ShapeError,
+             kinds: Any = (tuple, list)) -> bool:
+    """Whether ``pred`` holds for some leaf of ``x`` (``kinds``, tuples and lists by default, are the inner
+    nodes), walked without recursion and stopped at the first such leaf; a nesting deeper than
+    :data:`MAX_DEPTH` met before it is refused as :func:`check_depth` refuses it."""
+    if not isinstance(x, kinds):
+        return bool(pred(x))
+    stack = [iter(x)]
+    while stack:
+        for e in stack[-1]:
+            if isinstance(e, kinds):
+                if len(stack) >= MAX_DEPTH:
+                    raise error(f"{what} is nested more than {MAX_DEPTH} levels deep (MAX_DEPTH)")
+                stack.append(iter(e))
+                break
+            if pred(e):
+                return True
+        else:
+            stack.pop()
+    return False
 
 
 def describe(x: Any, limit: int = 80) -> str:
@@ -55,6 +95,14 @@ def count_text(n: int) -> str:
 def is_bool(x: Any) -> bool:
     """Python's bool, and numpy's (``numpy.bool_``), which also have ``__index__``."""
     return isinstance(x, bool) or type(x).__name__ in ("bool_", "bool")
+
+
+def one_of(x: Any, choices: tuple[Any, ...], what: str, error: type[LayoutError] = LayoutError) -> Any:
+    """``x`` when it is one of ``choices`` (compared only against a str, int, bool or None, so a numpy array or
+    another object with its own ``==`` cannot answer with an array), else ``error`` naming ``what``."""
+    if isinstance(x, (str, int, type(None))) and any(x == c and type(x) is type(c) for c in choices):
+        return x
+    raise error(f"{what} must be one of {', '.join(repr(c) for c in choices)}, got {describe(x)}")
 
 
 def plain_int(x: Any, what: str = "an integer argument") -> Any:
@@ -151,4 +199,4 @@ def as_htuple(x: Any, what: str, error: type[LayoutError] = ShapeError, depth: i
     return as_int_tuple(x, what, error, depth)
 
 
-__all__ = ["MAX_INT_BITS", "MAX_DEPTH", "describe", "count_text", "is_bool", "plain_int", "as_int", "as_int_tuple", "as_htuple"]
+__all__ = ["MAX_INT_BITS", "MAX_DEPTH", "MAX_RANK", "check_depth", "any_leaf", "describe", "count_text", "is_bool", "plain_int", "as_int", "as_int_tuple", "as_htuple"]

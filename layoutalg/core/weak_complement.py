@@ -67,7 +67,7 @@ def weak_complement(layout: Layout, cotarget: Any = None) -> Layout:
         from layoutalg.core import stride_codomain
 
         return stride_codomain.weak_complement(layout, cotarget)  # type: ignore[no-any-return]
-    if type(layout) is SymbolicLayout or (cotarget is not None and type(cotarget) is not int and has_sym(cotarget)):
+    if type(layout) is SymbolicLayout or (cotarget is not None and type(cotarget) is not int and has_sym(cotarget, "weak_complement cotarget")):
         from layoutalg.core import symbolic_ops
 
         if cotarget is None:

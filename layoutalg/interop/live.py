@@ -23,6 +23,7 @@ from typing import Any
 from layoutalg.core.layout import Layout
 from layoutalg.core.stride_layout import StrideLayout
 from layoutalg.core.symbolic import SymbolicLayout
+from layoutalg.core.validate import check_depth
 from layoutalg.errors import LayoutError
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
@@ -61,6 +62,7 @@ def as_layout(obj: Any, shape: Any = None) -> Any:
         from layoutalg.interop.text import parse
 
         return parse(obj)
+    check_depth(obj, "as_layout shape")  # before the recursive _is_int_tuple
     if _is_int_tuple(obj):
         return Layout(obj)
     library = library_of(obj)

@@ -15,10 +15,15 @@ from typing import Any, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
+from layoutalg.core.stride_layout import StrideLayout, stride_layout
+from layoutalg.core.stride_scalars import F2
 from layoutalg.errors import LayoutError
 from layoutalg.interop import triton_text as tt
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.f2 import BitMatrix, from_f2
+
+#: Most points of a TV layout with F2 strides that is read point by point.
+MAX_POINTS = 1 << 20
 
 LANES = 32
 
@@ -103,11 +108,32 @@ def _linear_columns(values: Any, what: str) -> list[int]:
 # --------------------------------------------------------------------------- distributed: TV layouts
 
 
+def _index_values(tv: Any) -> Any:
+    """Every value of a TV layout as an int64 array (a layout with F2 strides, as :func:`tv_from_bases` returns
+    for XOR maps of no swizzle form, evaluated point by point; its values are integers)."""
+    import numpy as np
+
+    if not isinstance(tv, StrideLayout):
+        return np.asarray(tv.to_numpy(), dtype=np.int64)
+    size = tv.size()
+    if size > MAX_POINTS:
+        raise LayoutError(f"{tv} has {size} points; a TV layout with F2 strides is read at most {MAX_POINTS}")
+    values = []
+    for i in range(size):
+        value = tv(i)
+        if not isinstance(value, (int, F2)):
+            raise LayoutError(f"{tv} maps {i} to {value}, not an index of the tile (a TV layout here has int or F2 "
+                              "strides)")
+        values.append(int(value))
+    return np.asarray(values, dtype=np.int64)
+
+
 def distributed_form(tv: Any, tile: Any) -> DistributedForm:
     """The Triton distributed linear layout of a CuTe TV layout over ``tile`` (see the module docstring)."""
     import numpy as np
 
-    if not isinstance(tv, (Layout, ComposedLayout)) or not isinstance(tv.shape, tuple) or len(tv.shape) != 2:
+    if not isinstance(tv, (Layout, ComposedLayout, StrideLayout)) or not isinstance(tv.shape, tuple) or \
+            len(tv.shape) != 2:
         raise LayoutError(f"a TV layout has two top-level modes (thread, value); got {tv!r}")
     shape = _tile(tile)
     threads, values_per = it.product(tv.shape[0]), it.product(tv.shape[1])
@@ -115,7 +141,7 @@ def distributed_form(tv: Any, tile: Any) -> DistributedForm:
     _pow2(values_per, f"the value count of {tv}")
     if threads < LANES:
         raise LayoutError(f"{tv} has {threads} threads; a Triton distributed layout spans whole warps of {LANES}")
-    values = np.asarray(tv.to_numpy(), dtype=np.int64)
+    values = _index_values(tv)
     size = int(np.prod(shape))
     outside = np.nonzero((values < 0) | (values >= size))[0]
     if len(outside):
@@ -150,7 +176,22 @@ def tv_from_bases(reg: Any, lane: Any, warp: Any, block: Any, shape: Sequence[in
         thread_layout = thread if isinstance(thread, Layout) else None
         if thread_layout is not None:
             return Layout((thread_layout.shape, 1), (thread_layout.stride, 0))
-    return from_f2(matrix, mode_bits=[len(thread_cols), len(reg_cols)])
+    try:
+        return from_f2(matrix, mode_bits=[len(thread_cols), len(reg_cols)])
+    except LayoutError:  # XOR maps of no swizzle form (two bases on one bit, ...): one F2 stride per input bit
+        if n_out > 64:  # refused for its size (from_f2's own limit), not for its form
+            raise
+        return stride_layout((_bits_mode(len(thread_cols)), _bits_mode(len(reg_cols))),
+                             (_f2_mode(thread_cols), _f2_mode(reg_cols)))
+
+
+def _bits_mode(count: int) -> Any:
+    return tuple([2] * count) if count > 1 else 2 if count == 1 else 1
+
+
+def _f2_mode(columns: list[int]) -> Any:
+    strides = tuple(F2(c) for c in columns)
+    return strides if len(strides) > 1 else strides[0] if strides else F2(0)
 
 
 __all__ = ["LANES", "DistributedForm", "distributed_form", "tv_from_bases"]

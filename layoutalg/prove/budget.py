@@ -35,7 +35,10 @@ def validate_timeout(value: Any, what: str = "timeout") -> float:
     """``value`` as seconds (``inf`` allowed), or :class:`ProofError` naming ``what``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ProofError(f"{what} must be a positive number of seconds (or float('inf') for no limit), got {describe(value)}")
-    seconds = float(value)
+    try:
+        seconds = float(value)
+    except OverflowError:  # an int past a float's range: as good as no limit, or a negative one
+        seconds = math.inf if value > 0 else -math.inf  # type: ignore[operator]  # numbers.Real lacks __gt__
     if math.isnan(seconds) or seconds <= 0:
         raise ProofError(f"{what} must be a positive number of seconds (or float('inf') for no limit), got {describe(value)}")
     return seconds

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import describe, one_of
 from layoutalg.errors import ProofError
 from layoutalg.prove import budget, config
 from layoutalg.prove import expr as ex
@@ -142,8 +142,9 @@ def run_problem(problem: Problem, method: str, timeout: float | None, cross_chec
     ``timeout`` (default ``settings().timeout``; ``inf`` for none) bounds the whole call, and is itself
     cut to any enclosing :func:`budget.limit`.
     """
-    if method not in METHODS:
-        raise ProofError(f"method must be one of {METHODS}, got {describe(method)}")
+    one_of(method, METHODS, "method", ProofError)
+    if cross_check is not None and not isinstance(cross_check, bool):
+        raise ProofError(f"cross_check must be True, False or None, got {describe(cross_check)}")
     check_well_defined(problem)
     cfg = config.current()
     with budget.limit(cfg.timeout if timeout is None else timeout) as deadline:

@@ -123,6 +123,12 @@ class Affine:
         return out
 
 
+def _repunit(count: int, width: int) -> int:
+    """``sum(1 << (j * width) for j in range(count))`` in closed form (a geometric series: linear, not quadratic,
+    in the bits of the answer)."""
+    return ((1 << (count * width)) - 1) // ((1 << width) - 1) if count else 0
+
+
 class BitSpace:
     """Assigns global input-bit positions to variables (by key), with ``slot`` bits per packed column."""
 
@@ -139,7 +145,7 @@ class BitSpace:
             self.offsets[v.key] = (pos, k)
             pos += k
         self.nbits = pos
-        self._ones = sum(1 << (j * self.slot) for j in range(pos))  # a 1 in the low bit of every slot
+        self._ones = _repunit(pos, self.slot)  # a 1 in the low bit of every slot
         self._reps: dict[int, int] = {}
         self._consts: dict[int, Affine] = {}
 
@@ -155,9 +161,7 @@ class BitSpace:
         if v.key not in self.offsets:
             raise NotApplicableError(f"variable {describe(v.name)} is not in the domain")
         pos, k = self.offsets[v.key]
-        packed = 0
-        for i in range(k):
-            packed |= (1 << i) << ((pos + i) * self.slot)
+        packed = _repunit(k, self.slot + 1) << (pos * self.slot)  # bit i of v in slot pos + i, at its bit i
         return Affine(self, packed, 0, k)
 
     def const(self, c: int) -> Affine:

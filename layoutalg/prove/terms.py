@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence, Union
 
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import MAX_INT_BITS, as_int, describe
 from layoutalg.errors import ProofError
 
 IntLike = Union["Expr", int]
@@ -138,6 +138,8 @@ class BinOp(Expr):
     def __init__(self, op: str, a: Expr, b: Expr) -> None:
         if op not in INT_OPS:
             raise ProofError(f"unknown operator {describe(op)}")
+        if op in ("<<", ">>") and isinstance(b, Const) and b.value > MAX_INT_BITS:  # negative: the engines say
+            raise ProofError(f"a shift by {describe(b.value)} bits: shift amounts are at most {MAX_INT_BITS}")
         object.__setattr__(self, "op", op)
         object.__setattr__(self, "a", a)
         object.__setattr__(self, "b", b)
@@ -273,7 +275,7 @@ def as_expr(x: Any) -> Expr:
     if isinstance(x, int):
         return Const(x)
     if hasattr(x, "__index__"):
-        return Const(int(x.__index__()))
+        return Const(as_int(x, "a term", ProofError))
     raise ProofError(f"a term must be an int or a symbolic term, got {describe(x)} ({type(x).__name__})")
 
 

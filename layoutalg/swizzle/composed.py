@@ -26,7 +26,7 @@ from typing import Any, Iterator, Union
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout, _has_none, slice_and_offset
 from layoutalg.core.validate import as_int, describe
-from layoutalg.errors import CoordinateError, LayoutError, ShapeError
+from layoutalg.errors import CompositionError, CoordinateError, LayoutError, ShapeError
 from layoutalg.swizzle.swizzle import Swizzle
 
 Outer = Union[Swizzle, Layout]
@@ -47,9 +47,17 @@ def eval_layout_at(layout: Layout, index: Any) -> Any:
     shape = it.flatten(layout.shape)
     stride = it.flatten(layout.stride)
     offsets = np.zeros_like(index)
+    top = int(index.max()) if index.size else 0
+    bound = 0
     running = 1
     for k, (extent, step) in enumerate(zip(shape, stride)):
+        if running > top:  # every index's remaining digits are 0
+            break
         last = k == len(shape) - 1
+        bound += abs(step) * (top // running if last else min(extent - 1, top // running))
+        if bound >= 1 << 62:
+            raise CompositionError(f"layout {layout} reaches offsets past 2**62 at indices up to {top}; they are "
+                                   "not evaluated element by element")
         digit = index // running if last else (index // running) % extent
         if step != 0:
             offsets += digit * step

@@ -30,7 +30,7 @@ from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
 from layoutalg.core.notation import CUTE_ALIASES
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import as_int, describe
 from layoutalg.errors import LayoutError, ParseError
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
@@ -42,6 +42,8 @@ def element_swizzle_base(byte_base: int, element_bits: int) -> int:
     ``B``-bit elements: byte address ``i * B / 8`` so bit ``k`` of the byte address is
     bit ``k - log2(B/8)`` of the element index: ``M_elem = M_byte + 3 - log2(B)``.
     """
+    byte_base = as_int(byte_base, "byte_base")
+    element_bits = as_int(element_bits, "element_bits")
     if element_bits < 1 or element_bits & (element_bits - 1):
         raise LayoutError(f"smem_ptr_flag_bits<{element_bits}>: element bits must be a power of two")
     base = byte_base + 3 - (element_bits.bit_length() - 1)

@@ -31,7 +31,7 @@ from typing import Any, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
-from layoutalg.core.validate import as_int, describe, plain_int
+from layoutalg.core.validate import as_int, count_text, describe, is_bool, plain_int
 from layoutalg.errors import LayoutError, NotLinearError
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
@@ -78,22 +78,36 @@ class BitMatrix:
     @classmethod
     def from_rows(cls, rows: Sequence[Sequence[int]]) -> "BitMatrix":
         """From a list of rows of 0/1 entries, row ``i`` being output bit ``i``."""
+        if not isinstance(rows, (tuple, list)):
+            raise LayoutError(f"BitMatrix.from_rows takes a list of rows (lists of 0/1 entries), got {describe(rows)}")
+        if len(rows) > MAX_BITS:
+            raise LayoutError(f"BitMatrix.from_rows: {len(rows)} rows, more than MAX_BITS ({MAX_BITS})")
+        for i, row in enumerate(rows):
+            if not isinstance(row, (tuple, list)):
+                raise LayoutError(f"BitMatrix.from_rows: row {i} must be a list of 0/1 entries, got {describe(row)}")
         n_out = len(rows)
         n_in = len(rows[0]) if rows else 0
+        if n_in > MAX_BITS:
+            raise LayoutError(f"BitMatrix.from_rows: rows of {n_in} entries, more than MAX_BITS ({MAX_BITS})")
         cols = []
         for j in range(n_in):
             col = 0
             for i in range(n_out):
                 if len(rows[i]) != n_in:
                     raise LayoutError(f"row {i} has {len(rows[i])} entries, expected {n_in}")
-                if rows[i][j] not in (0, 1):
-                    raise LayoutError(f"entry ({i},{j}) = {describe(rows[i][j])} is not 0 or 1")
-                col |= rows[i][j] << i
+                entry = rows[i][j]
+                value = int(entry) if is_bool(entry) else plain_int(entry, f"entry ({i},{j})")
+                if type(value) is not int or value not in (0, 1):
+                    raise LayoutError(f"entry ({i},{j}) = {describe(entry)} is not 0 or 1")
+                col |= value << i
             cols.append(col)
         return cls(n_in, n_out, tuple(cols))
 
     @classmethod
     def identity(cls, n: int) -> "BitMatrix":
+        n = as_int(n, "BitMatrix.identity n")
+        if not 0 <= n <= MAX_BITS:
+            raise LayoutError(f"BitMatrix.identity n must be in [0, {MAX_BITS}] (MAX_BITS), got {count_text(n)}")
         return cls(n, n, tuple(1 << j for j in range(n)))
 
     def rows(self) -> list[list[int]]:
@@ -117,15 +131,32 @@ class BitMatrix:
         """Apply to every entry of a numpy int array (entries in ``[0, 2**n_in)``)."""
         import numpy as np
 
-        x = np.asarray(x, dtype=np.int64)
+        if any(col >> 63 for col in self.columns):
+            raise LayoutError(f"apply_numpy computes in int64: a matrix of {self.n_out} output bits does not fit "
+                              "(apply it with m(x) on Python ints)")
+        try:
+            arr = np.asarray(x)
+        except Exception as exc:  # noqa: BLE001 - numpy runs a foreign object's own conversions
+            raise LayoutError(f"apply_numpy takes an array of ints, got {describe(x)} ({describe(exc)})") from None
+        if arr.size == 0:
+            return np.zeros(arr.shape, dtype=np.int64)
+        if arr.dtype.kind not in "iu":
+            raise LayoutError(f"apply_numpy takes an array of ints, got {describe(x)} (dtype {arr.dtype})")
+        top = 1 << min(self.n_in, 63)
+        if int(arr.min()) < 0 or int(arr.max()) >= top:
+            raise LayoutError(f"apply_numpy inputs must be in [0, 2**{min(self.n_in, 63)}), got values in "
+                              f"[{int(arr.min())}, {int(arr.max())}]")
+        x = arr.astype(np.int64)
         out = np.zeros_like(x)
-        for j, col in enumerate(self.columns):
+        for j, col in enumerate(self.columns[:63]):  # an int64 input in range has no bit 63 or above
             if col:
                 out ^= ((x >> j) & 1) * np.int64(col)
         return out
 
     def compose(self, inner: "BitMatrix") -> "BitMatrix":
         """``self o inner`` (the matrix product ``self @ inner``)."""
+        if not isinstance(inner, BitMatrix):
+            raise LayoutError(f"BitMatrix.compose takes a BitMatrix, got {describe(inner)}")
         if inner.n_out > self.n_in:
             extra = [c >> self.n_in for c in inner.columns]
             if any(extra):
@@ -402,6 +433,12 @@ def from_f2(matrix: BitMatrix, shape: Any = None, mode_bits: Sequence[int] | Non
     """
     if not isinstance(matrix, BitMatrix):
         raise LayoutError(f"from_f2 takes a BitMatrix, got {describe(matrix)}")
+    if mode_bits is not None:
+        if not isinstance(mode_bits, (tuple, list)):
+            raise LayoutError(f"from_f2 mode_bits must be a list of bit counts (ints), got {describe(mode_bits)}")
+        mode_bits = [as_int(b, f"from_f2 mode_bits[{k}]") for k, b in enumerate(mode_bits)]
+        if any(b < 0 for b in mode_bits):
+            raise LayoutError(f"from_f2 mode_bits must be non-negative bit counts, got {describe(mode_bits)}")
     cols = list(matrix.columns)
     if _disjoint(cols):
         try:

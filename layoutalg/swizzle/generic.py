@@ -277,9 +277,11 @@ def layout_after_swizzle(layout: Layout, swizzle: Swizzle) -> AnyLayout:
         from layoutalg.swizzle.f2 import BitMatrix, from_f2, to_f2
 
         size = layout.size()
+        if size > _MAX_CHECK:
+            raise first
         index = np.arange(size, dtype=np.int64)
         moved = swizzle(index)
-        if size > _MAX_CHECK or int(moved.max(initial=0)) >= size:
+        if int(moved.max(initial=0)) >= size:
             raise first
         try:
             to_f2(layout)

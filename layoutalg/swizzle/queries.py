@@ -20,7 +20,7 @@ from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
 from layoutalg.core.stride_layout import StrideLayout
 from layoutalg.core.symbolic import SymbolicLayout
-from layoutalg.core.validate import as_htuple
+from layoutalg.core.validate import as_htuple, check_depth
 from layoutalg.errors import CoordinateError, LayoutError
 from layoutalg.swizzle.composed import ComposedLayout
 
@@ -51,6 +51,7 @@ def _is_int_tuple(x: Any) -> bool:
 def get(x: Any, mode: Mode = None) -> Any:
     """The sub-object at ``mode`` (CuTe DSL ``get(x, mode=[i, j])``, C++ ``get<i, j>(x)``)."""
     path = _path(mode)
+    check_depth(x, "get argument")  # before the recursive _is_int_tuple
     for depth, i in enumerate(path):
         here = path[: depth + 1]
         if _is_int_tuple(x):
@@ -75,6 +76,7 @@ def _shape_of(x: Any, what: str) -> Any:
             or hasattr(x, "free_symbols"):
         return as_htuple(x, f"{what} argument")  # checked: numpy ints read, bools and floats refused
     shape_attr = getattr(x, "shape", None)
+    check_depth(shape_attr, f"{what} argument's shape")
     if shape_attr is not None and _is_int_tuple(shape_attr):
         return shape_attr
     raise LayoutError(f"{what} takes a tuple or a layout, got {type(x).__name__}")

@@ -67,6 +67,10 @@ def _basis_vectors(vectors: object, what: str) -> tuple[Basis, ...]:
     return tuple(tuple(as_int(x, f"{what} vector {i}") for x in v) for i, v in enumerate(vectors))
 
 
+#: Most bases one input dimension may have (a size of 2**64; Triton's are at most a few dozen).
+MAX_BASES = 64
+
+
 @dataclass(frozen=True)
 class TritonLinearLayout:
     """Triton's ``LinearLayout``: ``bases[in_dim][i]`` is the output of bit ``i`` of ``in_dim``."""
@@ -86,6 +90,9 @@ class TritonLinearLayout:
         if len(set(in_names)) != len(in_names):
             raise LayoutError(f"duplicate input dimension names {in_names}")
         for in_name, vectors in self.bases:
+            if len(vectors) > MAX_BASES:
+                raise LayoutError(f"input dimension {in_name!r} has {len(vectors)} bases, more than the {MAX_BASES} "
+                                  "(a size of 2**64) read here")
             for i, vec in enumerate(vectors):
                 if len(vec) != len(self.out_dims):
                     raise LayoutError(
@@ -101,7 +108,10 @@ class TritonLinearLayout:
         return cls(bases, out_dims)  # type: ignore[arg-type]  # __post_init__ reads mappings and checks every entry
 
     def in_dim_size(self, name: str) -> int:
-        return 1 << len(dict(self.bases)[name])
+        known = dict(self.bases)
+        if name not in known:
+            raise LayoutError(f"unknown input dimension {describe(name)}; this layout has {list(known)}")
+        return 1 << len(known[name])
 
     def in_dims(self) -> list[tuple[str, int]]:
         return [(name, 1 << len(vecs)) for name, vecs in self.bases]

@@ -145,3 +145,69 @@ def test_a_triton_basis_of_a_thousand_digits_is_refused_before_the_swizzle_searc
 
 
 _LANES = "lane = [[1], [2], [4], [8], [16]], warp = [], block = []"
+
+
+def _cases_found_by_the_eighteenth_session_fuzzer() -> list[tuple[str, object]]:
+    from layoutalg.atoms import catalog
+    from layoutalg.atoms.gmma_desc import make_gmma_desc
+    from layoutalg.swizzle.cpp import element_swizzle_base
+
+    tile = la.parse("(64,64):(64,1)")
+    ragged = [[0] * 32, [0] * 31]
+    return [
+        ("suggest_swizzle accesses None", lambda: banks.suggest_swizzle((64, 64), "f16", None)),
+        ("wavefronts of a lane array of pairs", lambda: banks.wavefronts("ld.shared.b32", np.zeros((32, 2), int))),
+        ("wavefronts_many ragged with active", lambda: banks.wavefronts_many("ld.shared.b32", ragged, None,
+                                                                             [True] * 32)),
+        ("element_swizzle_base None", lambda: element_swizzle_base(None, 16)),  # type: ignore[arg-type]
+        ("prove method an array", lambda: prove.injective(tile, method=np.array([1, 2]))),
+        ("prove cross_check an array", lambda: prove.injective(tile, cross_check=np.array([1, 2]))),
+        ("mma satfinite an array", lambda: catalog.mma("m16n8k16", "f16", satfinite=np.array([1]))),
+        ("gmma descriptor bits an array", lambda: make_gmma_desc(tile, "K", np.array([8, 16]))),
+        ("gmma descriptor major an array", lambda: make_gmma_desc(tile, np.array(["K"]), 16)),
+        ("ldmatrix_b8 num an array", lambda: catalog.ldmatrix_b8("m16n16", np.array([1, 2]))),
+        ("triton in_dim_size unknown", lambda: la.to_triton(la.Layout((4, 4), (1, 4))).in_dim_size("nosuch")),
+        ("triton linear text of 30000 bases", lambda: la.parse_triton(
+            "#ttg.linear<{register = [" + ",".join(["[0, 1]"] * 30000) + "], lane = [], warp = [], block = []}>")),
+        ("composition past 2**62", lambda: la.composition(la.Layout((4, 4), (2**64, 1)),
+                                                         la.parse("Sw<3,3,3> o 0 o (8,64):(64,1)"))),
+    ]
+
+
+@pytest.mark.parametrize(("name", "call"), _cases_found_by_the_eighteenth_session_fuzzer(),
+                         ids=[name for name, _ in _cases_found_by_the_eighteenth_session_fuzzer()])
+def test_arrays_none_and_huge_values_where_a_choice_or_an_int_is_expected_are_layout_errors(name: str,
+                                                                                          call: object) -> None:
+    start = time.monotonic()
+    with pytest.raises(LayoutError):
+        call()  # type: ignore[operator]
+    assert time.monotonic() - start < 20, name
+
+
+def test_numpy_integers_still_work_where_those_checks_run() -> None:
+    from layoutalg.swizzle.cpp import element_swizzle_base
+
+    assert element_swizzle_base(np.int64(4), np.int64(16)) == element_swizzle_base(4, 16) == 3
+    assert banks.wavefronts("ld.shared.b32", np.arange(0, 128, 4)) == banks.wavefronts("ld.shared.b32",
+                                                                                       list(range(0, 128, 4)))
+    # a swizzled A: composition still answers for a huge A whose offsets stay small on B's reach
+    assert la.composition(la.Layout(2**40, 1), la.parse("Sw<3,3,3> o 0 o (8,64):(64,1)")) == \
+        la.parse("Sw<3,3,3> o 0 o (8,64):(64,1)")
+
+
+def test_the_prover_refuses_giant_shifts_and_array_terms_and_takes_a_giant_timeout_as_none() -> None:
+    tile = la.parse("(8,4):(4,1)")
+    with pytest.raises(ProofError, match="shift amounts are at most"):
+        prove.forall(lambda i: (i << 2**33) >= 0, 8, timeout=2)
+    with pytest.raises(ProofError, match="a term must be an int"):
+        prove.in_bounds(tile, np.array([8, 4]))
+    assert prove.equivalent(tile, tile, timeout=2**4000).status == "proved"
+    with pytest.raises(ProofError, match="positive number of seconds"):
+        prove.equivalent(tile, tile, timeout=-(2**4000))
+
+
+def test_the_gf2_engine_sets_up_a_4000_bit_domain_in_linear_time() -> None:
+    # its bit-packing constants were sums of 4000 shifted ints of 16 million bits each (41 s); now closed forms
+    start = time.monotonic()
+    assert prove.injective(Layout(2**4000, 1), method="f2").status == "proved"
+    assert time.monotonic() - start < 20

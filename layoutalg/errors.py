@@ -36,6 +36,8 @@ class ParseError(LayoutError):
     """Text that is not CuTe layout notation; ``column`` is the 1-based column where parsing failed."""
 
     def __init__(self, message: str, text: str = "", column: int = 0) -> None:
+        text = text if isinstance(text, str) else repr(text)  # any value is shown, never a TypeError here
+        column = column if isinstance(column, int) else 0
         self.text = text
         self.column = column
         if text or column:

@@ -142,6 +142,8 @@ def _aggregate(items: list[Any], size: int, what: str, new_buffer: Any) -> bytes
 
 def pack_params(params: list[Variable], args: Mapping[Any, Any] | None) -> ParamBlock:
     """The parameter block of a launch (see the module doc); raises ArgumentError naming the parameter."""
+    if args is not None and not isinstance(args, Mapping):
+        raise ArgumentError(f"args maps parameter names or indices to values (a dict), got {describe(args)}")
     given = _lookup(args or {}, params)
     block = ParamBlock(b"", {})
     data = bytearray()

@@ -64,10 +64,22 @@ def compile_cuda(path: Path, arch: str = "sm_90", flags: tuple[str, ...] = ()) -
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "k.ptx"
         cmd = [nvcc, "-ptx", "-lineinfo", f"-arch=sm_{cc}", "-std=c++17", *flags, str(path), "-o", str(out)]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise KernelError(f"nvcc failed on {path}:\n{proc.stderr.strip()[:2000]}")
-        return out.read_text()
+        try:
+            proc = subprocess.run(cmd, capture_output=True)
+        except OSError as exc:
+            raise KernelError(f"cannot run nvcc ({nvcc}) on {path}: {exc}") from None
+        if proc.returncode != 0:  # its message in whatever encoding: bytes that are not UTF-8 show as U+FFFD
+            raise KernelError(f"nvcc failed on {path}:\n{_text(proc.stderr).strip()[:2000]}")
+        return read_text_file(out, "PTX")
+
+
+def _text(output: bytes | str | None) -> str:
+    """A subprocess's output as text: UTF-8, with bytes that are not shown as U+FFFD (no UnicodeDecodeError)."""
+    if output is None:
+        return ""
+    if isinstance(output, str):
+        return output
+    return bytes(output).decode("utf-8", errors="replace")
 
 
 def from_triton(compiled: Any) -> str:
@@ -95,8 +107,8 @@ def _run_cxxfilt(names: list[str]) -> dict[str, str]:
     tool = shutil.which("c++filt")
     if tool is None or not names:
         return {n: n for n in names}
-    proc = subprocess.run([tool], input="\n".join(names), capture_output=True, text=True)
-    lines = proc.stdout.splitlines()
+    proc = subprocess.run([tool], input="\n".join(names).encode("utf-8", errors="replace"), capture_output=True)
+    lines = _text(proc.stdout).splitlines()
     if proc.returncode != 0 or len(lines) != len(names):
         return {n: n for n in names}
     return dict(zip(names, lines))
@@ -104,6 +116,8 @@ def _run_cxxfilt(names: list[str]) -> dict[str, str]:
 
 def select_entry(module: Module, kernel: str | None) -> Function:
     """The entry named ``kernel`` (exact name, or a substring of exactly one demangled/mangled name)."""
+    if kernel is not None and not isinstance(kernel, str):
+        raise KernelError(f"the kernel to trace is named by a string, got {describe(kernel)}")
     entries = {n: f for n, f in module.entries.items() if f.defined}
     if not entries:
         raise KernelError("the PTX has no .entry (kernel) with a body")

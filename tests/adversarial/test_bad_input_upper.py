@@ -171,7 +171,25 @@ def _cases_found_by_the_eighteenth_session_fuzzer() -> list[tuple[str, object]]:
             "#ttg.linear<{register = [" + ",".join(["[0, 1]"] * 30000) + "], lane = [], warp = [], block = []}>")),
         ("composition past 2**62", lambda: la.composition(la.Layout((4, 4), (2**64, 1)),
                                                          la.parse("Sw<3,3,3> o 0 o (8,64):(64,1)"))),
+        ("trace kernel=True", lambda: _trace(kernel=True)),
+        ("trace kernel a list", lambda: _trace(kernel=["transpose_tile"])),
+        ("trace args=True", lambda: _trace(kernel="transpose_tile", args=True)),
+        ("trace args an array", lambda: _trace(kernel="transpose_tile", args=np.array([1, 2]))),
+        ("ParseError of None and 4 is still a ParseError", lambda: _raise(la.ParseError(None, 4))),  # type: ignore
     ]
+
+
+def _trace(**kwargs: object) -> object:
+    from pathlib import Path
+
+    from layoutalg.kernel import trace
+
+    ptx = Path(__file__).resolve().parents[2] / "examples" / "kernels" / "transpose.ptx"
+    return trace(ptx, grid=(2, 2), block=(32, 8), **kwargs)  # type: ignore[arg-type]
+
+
+def _raise(error: Exception) -> None:
+    raise error
 
 
 @pytest.mark.parametrize(("name", "call"), _cases_found_by_the_eighteenth_session_fuzzer(),

@@ -169,7 +169,7 @@ def build_mov(ins: Instruction, ctx: Context, idx: int) -> Op:
     dest, src = ins.operands[0], ins.operands[1]
     if isinstance(src, Vec):  # pack: mov.b32 %r, {%rs1, %rs2}
         k = len(src.items)
-        ew = type_bits(t) // k
+        ew = _element_bits(ins, t, k)
         readers = [ctx.reader(x, f"b{ew}", ins) for x in src.items]
         write, dests = ctx.writer(dest, ins, type_=t)
         emask = U64(MASKS[ew])
@@ -183,7 +183,7 @@ def build_mov(ins: Instruction, ctx: Context, idx: int) -> Op:
         return Op(idx, ins, pack, dests=dests)
     if isinstance(dest, Vec):  # unpack: mov.b64 {%r1, %r2}, %rd
         k = len(dest.items)
-        ew = type_bits(t) // k
+        ew = _element_bits(ins, t, k)
         read = ctx.reader(src, t, ins)
         writers = [ctx.writer(x, ins, type_=f"b{ew}") for x in dest.items]
         emask = U64(MASKS[ew])
@@ -202,6 +202,16 @@ def build_mov(ins: Instruction, ctx: Context, idx: int) -> Op:
         v = read(m)
         write(m, v.bits if w in (1, 64) else as_u(v.bits, w), v.known, mask)
     return Op(idx, ins, run, dests=dests)
+
+
+def _element_bits(ins: Instruction, t: str, k: int) -> int:
+    """Bits of each of the ``k`` elements a ``mov`` packs into (or unpacks from) a ``t`` value: the PTX ISA's
+    vector forms split it in 2 or 4 elements of 8, 16, 32 or 64 bits (``mov.b64 d, {a, b, c, e}``)."""
+    ew = type_bits(t) // k if k else 0
+    if k not in (2, 4) or ew not in MASKS or ew * k != type_bits(t) or ew < 8:
+        raise KernelError(f"a .{t} value packs into 2 or 4 elements of 8 to 64 bits, not a vector of {k}",
+                          ins.line, ins.opcode)
+    return ew
 
 
 def _int_convert(dtype: str, atype: str, sat: bool) -> Callable[[Any], Any]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from layoutalg.errors import KernelError
+from layoutalg.errors import KernelError, LayoutError
 from layoutalg.kernel.interp import (
     asyncops,
     bitops,
@@ -30,9 +30,21 @@ from layoutalg.kernel.interp import (
 from layoutalg.kernel.interp.decode import BUILDERS, Context, Op
 from layoutalg.kernel.interp.geometry import Geometry
 from layoutalg.kernel.interp.machine import Machine
+from layoutalg.kernel.interp.operand_counts import check_operand_count
 from layoutalg.kernel.interp.operand_types import check_register
 from layoutalg.kernel.interp.spaces import SMEM_BASE, SharedLayout, align_up, buffer_base
-from layoutalg.kernel.ptx.nodes import Addr, Function, Module, Reg, Sym, TensorAddr, Variable, Vec
+from layoutalg.kernel.ptx.nodes import (
+    Addr,
+    Function,
+    Instruction,
+    MissingOperandError,
+    Module,
+    Reg,
+    Sym,
+    TensorAddr,
+    Variable,
+    Vec,
+)
 from layoutalg.kernel.records import Recorder
 
 _OP_MODULES = (asyncops, bitops, control, convert, floatops, intops, matrixops, memops, tensormap, warpops)
@@ -146,9 +158,28 @@ def decoder(image: LaunchImage, machine: Machine) -> tuple[list[Op | None], Any]
             check_register(Reg(ins.guard[0]), fn.registers, "pred", ins)
         if ins.root in ("ld", "st") and "param" in ins.parts and _addresses_local_param(ins, local_params):
             ins = _as_local(ins)  # type: ignore[assignment]
-        return BUILDERS[ins.root](ins, ctx, i)
+        return build(ins, ctx, i)
 
     return ops, decode_one
+
+
+def build(ins: Instruction, ctx: Context, index: int) -> Op:
+    """Hand ``ins`` to its builder (:data:`~.decode.BUILDERS`) and hold it to its PTX ISA operand count
+    (:mod:`.operand_counts`).
+
+    The builder goes first, so that its own, more specific refusal of a malformed form stands; an instruction
+    it accepts must still have the operand count of its ISA form (no operand is silently ignored, and none
+    is read at run time that the instruction lacks).  A builder that fails on an instruction without its
+    ISA operand count (reading an operand it lacks, :class:`~layoutalg.kernel.ptx.nodes.MissingOperandError`,
+    or unpacking too few) is reported as that wrong count, naming the line; any other failure propagates."""
+    try:
+        op = BUILDERS[ins.root](ins, ctx, index)
+    except Exception as exc:
+        if isinstance(exc, MissingOperandError) or not isinstance(exc, LayoutError):
+            check_operand_count(ins)
+        raise
+    check_operand_count(ins)
+    return op
 
 
 def decode(image: LaunchImage, machine: Machine, private: bool = False) -> list[Op]:

@@ -10,9 +10,10 @@ ISA (8.x): a *state space* is ``.reg .shared .global .const .param .local``, a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Any, SupportsIndex, Union, overload
 
 from layoutalg.core.dtypes import dtype_bits
+from layoutalg.errors import KernelError
 from layoutalg.kernel.ptx.target import Target
 
 #: bytes per PTX scalar type (the one dtype table), plus the packed pairs (``.f16x2``/``.bf16x2`` are 32-bit,
@@ -103,6 +104,51 @@ class Sink:
 Operand = Union[Reg, Imm, FloatImm, Sym, Addr, TensorAddr, Vec, PredPair, Not, Sink]
 
 
+class MissingOperandError(KernelError):
+    """An instruction read for an operand it does not have (:class:`Operands`)."""
+
+
+class Operands(tuple[Operand, ...]):
+    """An instruction's operands: a tuple that knows its instruction, so that reading an operand the
+    instruction lacks (``ins.operands[1]`` of ``st.shared.f32 [%r1];``) raises :class:`MissingOperandError`
+    naming the PTX line, the opcode and the operand, never an ``IndexError``.  A slice is an ``Operands``
+    too, counting operands as the instruction does (``ins.operands[1:][1]`` is operand 3).  Equal to, and
+    hashed as, the plain tuple of its items."""
+
+    line: int
+    opcode: str
+    text: str
+    offset: int  # the instruction's index of item 0 (a slice's start)
+    total: int  # the instruction's operand count
+
+    def __new__(cls, items: Any = (), line: int = 0, opcode: str = "", text: str = "", offset: int = 0,
+                total: int | None = None) -> Operands:
+        self = super().__new__(cls, items)
+        self.line, self.opcode, self.text, self.offset = line, opcode, text, offset
+        self.total = len(self) if total is None else total
+        return self
+
+    @overload
+    def __getitem__(self, key: SupportsIndex) -> Operand: ...
+
+    @overload
+    def __getitem__(self, key: slice) -> Operands: ...
+
+    def __getitem__(self, key: SupportsIndex | slice) -> Any:
+        if isinstance(key, slice):
+            start, _, step = key.indices(len(self))
+            return Operands(tuple.__getitem__(self, key), self.line, self.opcode, self.text,
+                            self.offset + start if step == 1 else self.offset, self.total)
+        try:
+            return tuple.__getitem__(self, key)
+        except IndexError:
+            k = key.__index__()
+            which = f"operand {self.offset + k + 1}" if k >= 0 else f"operand {-k} from the end"
+            count = f"{self.total} operand{'' if self.total == 1 else 's'}"
+            raise MissingOperandError(f"{which} is missing: the instruction has {count} ({self.text or self.opcode})",
+                                      self.line, self.opcode) from None
+
+
 # ----------------------------------------------------------------------------- statements
 @dataclass(frozen=True)
 class Loc:
@@ -138,6 +184,7 @@ class Instruction:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "root", self.parts[0])
+        object.__setattr__(self, "operands", Operands(self.operands, self.line, self.opcode, self.text))
 
 
 @dataclass(frozen=True)

@@ -107,6 +107,8 @@ def parse_operand(text: str, line: int, registers: frozenset[str] | set[str] = f
     if t == "_":
         return Sink()
     if t.startswith("{") and t.endswith("}"):
+        if not t[1:-1].strip():  # ptxas: syntax error; no instruction takes a vector of no elements
+            raise KernelError(f"empty vector operand {t!r}: a vector operand names at least one element", line)
         return Vec(tuple(parse_operand(x, line, registers) for x in split_top(t[1:-1])))
     if t.startswith("[") and t.endswith("]"):
         pieces = split_top(t[1:-1])

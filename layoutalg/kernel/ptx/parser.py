@@ -127,8 +127,15 @@ def _initializer(text: str, line: int) -> tuple[int, ...]:
     return tuple(values)
 
 
+MAX_REGISTERS = 1 << 20
+"""The most registers one function may declare (:func:`_register_names`, :func:`_body_statement`): far above
+what compilers emit (nvcc and Triton declare at most some thousands of each type), and a bound on the
+names a ``%r<N>`` range makes the parser build."""
+
+
 def _register_names(text: str, line: int) -> tuple[str, list[str]]:
-    """``.reg .b32 %r<100>`` -> ('b32', ['%r0', ..., '%r99']); lists and single names too."""
+    """``.reg .b32 %r<100>`` -> ('b32', ['%r0', ..., '%r99']); lists and single names too.  A declaration of
+    more than :data:`MAX_REGISTERS` registers is refused before any name is made."""
     tokens = text.split(None, 2)
     if len(tokens) < 3 or not tokens[1].startswith("."):
         raise KernelError(f"cannot read register declaration {text!r}", line)
@@ -143,7 +150,11 @@ def _register_names(text: str, line: int) -> tuple[str, list[str]]:
         item = item.strip()
         m = re.fullmatch(r"(?<![\w$])([A-Za-z_$%][\w$]*)<(\d+)>", item)  # lookbehind: linear under search too
         if m:
-            names.extend(f"{m.group(1)}{k}" for k in range(int(m.group(2))))
+            count = int(m.group(2)) if len(m.group(2)) <= 12 else MAX_REGISTERS + 1
+            if len(names) + count > MAX_REGISTERS:
+                raise KernelError(f"register declaration {item!r} declares more than {MAX_REGISTERS} registers "
+                                  f"(the most one function may declare)", line, ".reg")
+            names.extend(f"{m.group(1)}{k}" for k in range(count))
         elif re.fullmatch(r"(?<![\w$])[A-Za-z_$%][\w$]*", item):
             names.append(item)
         else:
@@ -359,6 +370,9 @@ def _body_statement(body: _Body, st: Statement) -> None:
     fn = body.fn
     if head == ".reg":
         type_, names = _register_names(text, line)
+        if len(fn.registers) + len(names) > MAX_REGISTERS:
+            raise KernelError(f"function {fn.name} declares more than {MAX_REGISTERS} registers (the most one "
+                              "function may declare)", line, head)
         for n in names:
             fn.registers[body.declare(n)] = type_
     elif head == ".loc":

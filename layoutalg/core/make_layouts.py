@@ -25,7 +25,7 @@ from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout, as_layout
 from layoutalg.core.stride_layout import StrideLayout
 from layoutalg.core.symbolic import SymbolicLayout, is_sym, order_key
-from layoutalg.core.validate import as_int, check_depth, describe
+from layoutalg.core.validate import as_int, check_depth, describe, is_plain_tuple
 from layoutalg.errors import ShapeError
 
 
@@ -52,6 +52,8 @@ def make_ordered_layout(shape: Any, order: Any = None) -> Layout:
 def _order_tree(order: Any, what: str) -> Any:
     """``order`` as a tree of tuples whose leaves are ints or sympy expressions (PyCuTe orders by symbols too);
     a numpy integer array is read as its nested list, any other leaf (None, a float, a string) is refused."""
+    if is_plain_tuple(order):  # the common case: an int tuple within the limits
+        return order
     if isinstance(order, str):
         raise ShapeError(f"{what} must be None, 'left', 'right' or an int tuple, got {describe(order)}")
     if hasattr(order, "shape") and hasattr(order, "dtype") and getattr(order, "ndim", 0) != 0:

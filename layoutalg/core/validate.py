@@ -41,6 +41,8 @@ def check_depth(x: Any, what: str, error: type[LayoutError] = ShapeError) -> Non
     first one past the limit, the memory ``MAX_DEPTH`` iterators, so a tuple nested thousands deep (or a list
     holding itself) is refused at once.  Anything that is not a tuple or list is left to the caller's checks.
     """
+    if is_plain_tuple(x):  # the common case: plain ints, depth bounded by the walk itself
+        return
     any_leaf(x, _never, what, error)
 
 
@@ -143,6 +145,12 @@ def as_int(x: Any, what: str, error: type[LayoutError] = LayoutError) -> int:
     return value
 
 
+def is_plain_tuple(x: Any) -> bool:
+    """Whether ``x`` is a tuple of plain ints (nested at most MAX_DEPTH levels, within the bit limit): nothing
+    to convert, report or refuse (the fast path of every check)."""
+    return type(x) is tuple and _is_plain(x, 0)
+
+
 def _is_plain(x: tuple[Any, ...], depth: int) -> bool:
     """A nested tuple of plain ints within the limits (nothing to convert or report)."""
     if depth >= MAX_DEPTH:
@@ -199,4 +207,4 @@ def as_htuple(x: Any, what: str, error: type[LayoutError] = ShapeError, depth: i
     return as_int_tuple(x, what, error, depth)
 
 
-__all__ = ["MAX_INT_BITS", "MAX_DEPTH", "MAX_RANK", "check_depth", "any_leaf", "describe", "count_text", "is_bool", "plain_int", "as_int", "as_int_tuple", "as_htuple"]
+__all__ = ["MAX_INT_BITS", "MAX_DEPTH", "MAX_RANK", "check_depth", "is_plain_tuple", "any_leaf", "describe", "count_text", "is_bool", "plain_int", "as_int", "as_int_tuple", "as_htuple"]

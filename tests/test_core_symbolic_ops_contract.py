@@ -14,6 +14,7 @@ import sympy
 import layoutalg as la
 from layoutalg.core import symbolic_ops
 from layoutalg.core.symbolic import SymbolicLayout
+from layoutalg.errors import CompositionError
 from tests.oracles import reference as ref
 
 X = sympy.Symbol("X", positive=True, integer=True)
@@ -244,3 +245,33 @@ def test_a_symbolic_composition_refusal_names_the_cute_condition() -> None:
     n, x, y = sympy.symbols("N X Y", positive=True, integer=True)
     with pytest.raises(la.CompositionError, match="CuTe's Shape divisibility condition"):
         la.composition(la.symbolic_layout((n, 8), (x, y)), la.Layout(4, 1))
+
+
+@pytest.mark.parametrize("layout,cotarget", [
+    (SymbolicLayout((2, X), (1, 6)), 4),  # X's mode ends the chain: at X == 1 it drops and the rest is sized by 2
+    (SymbolicLayout((2, X), (1, 2 * X)), 16),
+    (SymbolicLayout((4, X), (1, 8)), 64),
+    (SymbolicLayout((X, 2), (2, 4 * X)), 64),
+    (SymbolicLayout((2, X), (1, 2)), 8),  # the stride follows on: the same answer at X == 1, not refused
+    (SymbolicLayout((X, 2), (2, 2 * X)), 8 * X),
+])
+def test_a_sized_complement_holds_at_every_value_of_its_symbols_one_included_or_is_refused(layout: Any,
+                                                                                         cotarget: Any) -> None:
+    try:
+        result = la.complement(layout, cotarget)
+    except CompositionError as exc:
+        assert "may be 1" in str(exc)
+        return
+    for v in VALUES:
+        concrete = la.complement(subs_all(layout, v), int(sympy.sympify(cotarget).subs(X, v)))
+        got = subs_all(result, v)
+        assert got.size() == concrete.size(), (layout, v, result)
+        assert values(got, got.size()) == values(concrete, concrete.size()), (layout, v, result)
+
+
+def test_the_symbolic_divide_a_fuzzer_found_wrong_at_one_is_refused() -> None:
+    # logical_divide(4:1, (2,N):(1,2M)) at N = 1, M = 3 had 6 elements, past the 4 of A
+    m, n = sympy.Symbol("M", integer=True, positive=True), sympy.Symbol("N", integer=True, positive=True)
+    with pytest.raises(CompositionError, match="may be 1"):
+        la.logical_divide(la.Layout(4), SymbolicLayout((2, n), (1, 2 * m)))
+    assert la.logical_divide(la.Layout(4), SymbolicLayout((2, n + 1), (1, 2 * m))) is not None

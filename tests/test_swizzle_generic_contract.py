@@ -601,3 +601,40 @@ def test_composition_with_random_composed_layouts_answers_whenever_a_plain_layou
         answered += 1
         assert function_values(result) == expected, (a, b, result)
     assert answered > 200
+
+
+# ---------------------------------------------------------------------------
+# swizzles and int layouts composed with F2-stride layouts
+
+
+def _f2_layout(rng: Any) -> Any:
+    from layoutalg.core.stride_layout import stride_layout
+    from layoutalg.core.stride_scalars import F2
+
+    return stride_layout((2, (2, 2), 2), (F2(rng.randint(0, 31)), (F2(rng.randint(0, 31)), F2(rng.randint(0, 31))),
+                                          F2(rng.randint(0, 31))))
+
+
+def test_a_swizzle_or_an_int_layout_after_an_f2_layout_is_read_as_a_layout_of_its_shape() -> None:
+    import random
+
+    rng = random.Random(1813)
+    for _ in range(150):
+        b = _f2_layout(rng)
+        offsets = [int(b(i)) for i in range(b.size())]
+        for a in (Swizzle(rng.randint(1, 2), rng.randint(0, 2), rng.choice([-3, 2, 3])), Layout(64, rng.randint(1, 3)),
+                  Layout(32, 1)):
+            expected = [a(v) for v in offsets]
+            try:
+                result = composition(a, b)
+            except CompositionError:
+                # only where no layout holds it: a stride-s int layout of XOR values is linear over GF(2) only
+                # where s is a power of two
+                assert isinstance(a, Layout) and a.stride & (a.stride - 1), (a, b)
+                continue
+            assert [int(result(i)) for i in range(b.size())] == expected, (a, b, result)
+
+
+def test_a_swizzle_after_a_coordinate_layout_is_refused() -> None:
+    with pytest.raises(CompositionError, match="acts on offsets"):
+        composition(Swizzle(1, 0, 2), StrideLayout((4, 3), (E(1), E(0))))

@@ -226,3 +226,47 @@ def test_random_xor_distributed_layouts_read_exactly_and_round_trip() -> None:
         assert _bases_values(back) == _bases_values(obj)
         f2_forms += isinstance(ours, la.StrideLayout)
     assert f2_forms > 0  # some have no swizzle form and need the F2 strides
+
+
+def _random_shared_bases(rng: Any, rows: int, cols: int) -> list[list[int]]:
+    """Offset bases of a random bijection onto a rows x cols tile: the unit coordinates under random XOR mixing."""
+    bits = (rows * cols).bit_length() - 1
+    columns = [1 << k for k in range(bits)]
+    for _ in range(3 * bits):
+        i, j = rng.sample(range(bits), 2)
+        columns[i] ^= columns[j]
+    return [[c % rows, c // rows] for c in columns]
+
+
+def test_random_xor_shared_layouts_read_exactly_and_export_again() -> None:
+    import random
+
+    rng = random.Random(1812)
+    f2_forms = 0
+    for _ in range(40):
+        rows, cols = rng.choice([(8, 8), (16, 4), (64, 2), (4, 32)])
+        bases = _random_shared_bases(rng, rows, cols)
+        ours = from_triton(gl.SharedLinearLayout(bases), shape=(rows, cols))
+        index_of = _triton_offsets(bases, (rows, cols))
+        assert all(int(ours(index)) == offset for offset, index in index_of.items())
+        back = la.to_triton(ours, dtype="f16")
+        assert _triton_offsets([list(b) for b in back.offset_bases], (rows, cols)) == index_of
+        f2_forms += isinstance(ours, la.StrideLayout)
+    assert f2_forms > 0
+
+
+def test_xor_distributed_layouts_without_registers_read_and_export() -> None:
+    obj = gl.DistributedLinearLayout(reg_bases=[], lane_bases=[[0, 10], [0, 21], [0, 1], [0, 6], [0, 2]],
+                                     warp_bases=[], block_bases=[], shape=[1, 32])
+    ours = from_triton(obj)
+    assert [int(ours(i)) for i in range(32)] == [
+        (10 * (t & 1)) ^ (21 * (t >> 1 & 1)) ^ (t >> 2 & 1) ^ (6 * (t >> 3 & 1)) ^ (2 * (t >> 4 & 1)) for t in range(32)]
+    back = la.to_triton(ours, tile=(1, 32))
+    assert back.lane_bases == obj.lane_bases and back.reg_bases == []
+
+
+def test_tv_values_past_int64_are_layout_errors() -> None:
+    for text in ("((2,2,2,2,2),2):((1,2,4,8,16),9223372036854775808)",
+                 "((2,2,2,2,2),2):((F1,F2,F4,F8,F16),F9223372036854775808)"):
+        with pytest.raises(LayoutError, match="past"):
+            la.to_triton(la.parse(text), tile=(64, 1))

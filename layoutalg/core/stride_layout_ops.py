@@ -205,7 +205,15 @@ def _read_values(shape: Any, values: list[Any], what: str) -> Any:
     at one coordinate), so a basis layout has the function exactly when the numbered values are an int
     layout's, whose strides decode back; the result is checked on every index."""
     if all(isinstance(v, int) for v in values):
-        return _checked(_read_ints(shape, values, what), values, what)
+        try:
+            return _checked(_read_ints(shape, values, what), values, what)
+        except CompositionError as no_int_layout:
+            if min(values, default=0) < 0:
+                raise
+            try:  # no int layout: an F2 one has these values where they are GF(2)-linear in the index bits
+                return _read_f2(shape, [F2(v) for v in values], what)
+            except CompositionError:
+                raise no_int_layout from None
     if any(isinstance(v, ArithTuple) and any(isinstance(x, F2) for x, _ in v.terms()) for v in values):
         return _read_by_leaves(shape, values, what)  # an F2 axis beside others: leaf by leaf
     if any(isinstance(v, F2) for v in values):
@@ -227,6 +235,13 @@ def _read_values(shape: Any, values: list[Any], what: str) -> Any:
                                f"(its values begin {', '.join(map(str, values[:8]))})") from None
     decoded = it.unflatten([_decode(d, paths, radix) for d in it.flatten(ints.stride)], ints.shape)
     return _checked(stride_layout(ints.shape, decoded), values, what)
+
+
+def read_values(shape: Any, values: list[Any], what: str) -> Any:
+    """The layout of ``shape`` (its modes refined as needed) whose function is ``values`` (ints, basis or F2
+    values): int strides where they fit, else F2 or basis strides; CompositionError naming ``what`` when no
+    such layout has the function.  (:func:`_read_values`, for the layers above.)"""
+    return _read_values(shape, values, what)
 
 
 def _fmt_shape(shape: Any) -> str:
@@ -549,4 +564,4 @@ def _inner_operand(b: Any) -> Layout:
 
 
 __all__ = ["coalesce", "coalesce_z", "composition", "layout_add", "nullspace", "make_layout_like",
-           "tiler_to_layout", "identity_composition"]
+           "tiler_to_layout", "identity_composition", "read_values"]

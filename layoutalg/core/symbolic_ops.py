@@ -171,20 +171,38 @@ def composition(a: Any, b: Any) -> Any:
 # complements and inverses
 
 
-def _chain(layout: SymbolicLayout, what: str) -> tuple[list[tuple[Any, Any]], Any]:
-    """The gap modes of CuTe's complement and the running product after A's last mode."""
+def _chain(layout: SymbolicLayout, what: str, sized: bool = False) -> tuple[list[tuple[Any, Any]], Any]:
+    """The gap modes of CuTe's complement and the running product after A's last mode.
+
+    ``sized`` (a complement sized by a cotarget): refused where a symbolic extent that may be 1 ends the chain
+    with a stride past the product before it.  At 1 that mode drops out, and the rest mode is sized from the
+    smaller product: another size (PyCuTe's size-free complement is still a complement there, so not refused)."""
     pairs = [(s, d) for s, d in layout.pairs() if not (type(d) is int and d == 0) and not (type(s) is int and s == 1)]
     order = sorted(range(len(pairs)), key=lambda k: sy.order_key(pairs[k][1], k))
     gaps: list[tuple[Any, Any]] = []
     current: Any = 1
-    for k in order:
+    for position, k in enumerate(order):
         s, d = pairs[k]
         if not sy.divides(current, d):
             raise CompositionError(f"{what}: stride {d} is not provably a multiple of {current} (the strides of "
                                    f"{layout} do not chain for every value of the symbols)")
+        if sized and _may_be_one(s) and all(_may_be_one(pairs[j][0]) for j in order[position + 1:]) and \
+                sy.simplify(d - current) != 0:
+            # Where s == 1 the mode drops out.  Before a mode that stays, its gap only splits the next one's (the
+            # two coalesce back); as the last mode it opens a gap of its own and moves the rest: another answer.
+            raise CompositionError(f"{what}: the extent {s} of {layout} may be 1, where its mode (stride {d}) drops "
+                                   "out and the answer differs; it holds for every value of the symbols only with "
+                                   "an extent known to be at least 2 (write it as 2*K or K + 2)")
         gaps.append((sy.quotient(d, current), current))
         current = sy.simplify(s * d)
     return gaps, current
+
+
+def _may_be_one(extent: Any) -> bool:
+    """Whether a (positive-integer) symbolic extent can equal 1: sympy cannot prove ``extent >= 2``."""
+    if type(extent) is int:
+        return extent == 1
+    return (sympy.sympify(extent) - 2).is_nonnegative is not True
 
 
 def weak_complement(layout: Any) -> Any:
@@ -212,7 +230,7 @@ def shape_div(shape: Any, d: Any) -> Any:
 def complement(layout: Any, cotarget: Any) -> Any:
     """CuTe ``complement(A, M)``; a tuple ``M`` keeps its structure in the rest mode (PyCuTe's ``extend``)."""
     a = as_symbolic(layout, "complement layout")
-    gaps, current = _chain(a, "complement")
+    gaps, current = _chain(a, "complement", sized=True)
     if isinstance(cotarget, (tuple, list)):
         target = sy.norm_tuple(tuple(cotarget), "complement cotarget")
         rest_shape = shape_div(target, current)

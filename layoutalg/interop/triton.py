@@ -27,6 +27,7 @@ from typing import Any, Sequence
 
 from layoutalg.core.dtypes import dtype_bits
 from layoutalg.core.layout import Layout
+from layoutalg.core.stride_layout import StrideLayout
 from layoutalg.errors import LayoutError
 from layoutalg.interop import triton_shared as ts
 from layoutalg.interop import triton_text as tt
@@ -220,8 +221,9 @@ def to_triton(x: Any, tile: Any = None, dtype: Any = None, **kwargs: Any) -> Any
 
 
 def _smem(x: Any) -> Any:
-    if not isinstance(x, (Layout, ComposedLayout)):
-        raise LayoutError(f"to_triton(..., dtype=) takes a shared-memory Layout or ComposedLayout, got {x!r}")
+    if not isinstance(x, (Layout, ComposedLayout, StrideLayout)):
+        raise LayoutError(f"to_triton(..., dtype=) takes a shared-memory Layout, ComposedLayout or a layout with F2 "
+                          f"strides, got {x!r}")
     return x
 
 

@@ -19,6 +19,7 @@ from layoutalg.core.stride_layout import StrideLayout, stride_layout
 from layoutalg.core.stride_scalars import F2
 from layoutalg.errors import LayoutError
 from layoutalg.interop import triton_text as tt
+from layoutalg.interop.function import integer_values
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.f2 import BitMatrix, from_f2
 
@@ -113,19 +114,8 @@ def _index_values(tv: Any) -> Any:
     for XOR maps of no swizzle form, evaluated point by point; its values are integers)."""
     import numpy as np
 
-    if not isinstance(tv, StrideLayout):
-        return np.asarray(tv.to_numpy(), dtype=np.int64)
-    size = tv.size()
-    if size > MAX_POINTS:
-        raise LayoutError(f"{tv} has {size} points; a TV layout with F2 strides is read at most {MAX_POINTS}")
-    values = []
-    for i in range(size):
-        value = tv(i)
-        if not isinstance(value, (int, F2)):
-            raise LayoutError(f"{tv} maps {i} to {value}, not an index of the tile (a TV layout here has int or F2 "
-                              "strides)")
-        values.append(int(value))
-    return np.asarray(values, dtype=np.int64)
+    limit = MAX_POINTS if isinstance(tv, StrideLayout) else 1 << 24
+    return np.asarray(integer_values(tv, limit, "a Triton TV layout"), dtype=np.int64)
 
 
 def distributed_form(tv: Any, tile: Any) -> DistributedForm:
@@ -171,12 +161,11 @@ def tv_from_bases(reg: Any, lane: Any, warp: Any, block: Any, shape: Sequence[in
     reg_cols = [_flat(b, shape) for b in reg]
     n_out = sum(int(e).bit_length() - 1 for e in shape)
     matrix = BitMatrix(len(thread_cols) + len(reg_cols), n_out, tuple(thread_cols + reg_cols))
-    if not reg_cols:
-        thread = from_f2(BitMatrix(len(thread_cols), n_out, tuple(thread_cols)))
-        thread_layout = thread if isinstance(thread, Layout) else None
-        if thread_layout is not None:
-            return Layout((thread_layout.shape, 1), (thread_layout.stride, 0))
     try:
+        if not reg_cols:
+            thread = from_f2(BitMatrix(len(thread_cols), n_out, tuple(thread_cols)))
+            if isinstance(thread, Layout):
+                return Layout((thread.shape, 1), (thread.stride, 0))
         return from_f2(matrix, mode_bits=[len(thread_cols), len(reg_cols)])
     except LayoutError:  # XOR maps of no swizzle form (two bases on one bit, ...): one F2 stride per input bit
         if n_out > 64:  # refused for its size (from_f2's own limit), not for its form

@@ -32,6 +32,7 @@ from typing import Any, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.errors import LayoutError
+from layoutalg.interop.function import integer_values
 
 Basis = list[int]
 
@@ -173,9 +174,7 @@ def tile_shape(layout: Any) -> tuple[int, ...]:
 
 
 def _values(layout: Any, size: int) -> list[int]:
-    if size > MAX_ELEMENTS:
-        raise LayoutError(f"{layout} has {size} elements; Triton export examines at most {MAX_ELEMENTS}")
-    return [int(v) for v in layout.to_numpy()]
+    return integer_values(layout, MAX_ELEMENTS if hasattr(layout, "to_numpy") else 1 << 20, "Triton export")
 
 
 def _linear_bases(index_of_offset: list[int], shape: Sequence[int]) -> list[Basis] | None:

@@ -161,6 +161,8 @@ def composition(a: Any, b: Any) -> Any:
         from layoutalg.core import symbolic_ops
 
         return symbolic_ops.composition(a, b)
+    if isinstance(a, Swizzle) and _strided(b):
+        return _swizzle_then_strided(a, b)
     if _strided(a, b):
         from layoutalg.core import stride_layout_ops
 
@@ -190,6 +192,24 @@ def composition(a: Any, b: Any) -> Any:
             return _layout_then_composed(a, b)
         return core_algebra.composition(a, b)
     raise LayoutError(f"composition: a must be a Layout, ComposedLayout or Swizzle, got {describe(a)}")
+
+
+def _swizzle_then_strided(swizzle: Swizzle, b: StrideLayout) -> Any:
+    """``Sw o B`` for a layout ``B`` with F2 (or int) values: the swizzle applied to each offset, read back as a
+    layout of B's shape (int strides where they fit, else F2: a swizzle is GF(2)-linear, so it keeps an F2
+    layout of power-of-two extents one).  A coordinate-valued ``B`` has no offsets to swizzle: refused."""
+    from layoutalg.core.stride_layout_ops import read_values
+    from layoutalg.core.stride_scalars import F2
+
+    _require_checkable(b, f"{swizzle} o {b}")
+    values = []
+    for i in range(b.size()):
+        value = b(i)
+        if not isinstance(value, (int, F2)):
+            raise CompositionError(f"{swizzle} o {b}: a swizzle acts on offsets, and {b} maps {i} to the "
+                                   f"coordinate {value}")
+        values.append(swizzle(int(value)))
+    return read_values(b.shape, values, f"{swizzle} o {b}")
 
 
 def _swizzle_product(a: Swizzle, b: Swizzle) -> Swizzle:

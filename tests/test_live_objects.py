@@ -405,6 +405,10 @@ DSL_BASIS_SCRIPT = textwrap.dedent(
             back = la.to_cute_dsl(ours)
             out.append((type(ours).__name__, [dense(theirs(i)) for i in range(n)], [dense(ours(i)) for i in range(n)],
                         [dense(back(i)) for i in range(n)]))
+        zero = la.stride_layout((2, 3), (la.E(0), 0 * la.E(1)))  # a zero basis stride is written as the int 0
+        back = la.to_cute_dsl(zero)
+        values = [dense(zero(i)) for i in range(6)]
+        out.append((type(zero).__name__, values, values, [dense(back(i)) for i in range(6)]))
 
     run()
     sys.stdout.write("RESULT" + json.dumps(out) + "\\n")
@@ -419,7 +423,7 @@ def test_cute_dsl_coordinate_layouts_are_read_and_written_as_basis_strides(tmp_p
     them back (CuTe DSL evaluates it)."""
     pytest.importorskip("cutlass.cute")
     rows = run_cute_dsl_script(tmp_path, DSL_BASIS_SCRIPT)
-    assert len(rows) == 4
+    assert len(rows) == 5
     for kind, dsl_values, ours, written in rows:
         assert kind == "StrideLayout" and ours == dsl_values and written == dsl_values
 

@@ -30,7 +30,10 @@ def by_mode(op: Any, a: Layout, tiler: Sequence[Any], name: str, keep_rest: bool
     """``op(mode_i, tiler[i])`` for the first ``len(tiler)`` top-level modes (``None`` keeps a mode), errors
     naming the mode; modes past the tiler are kept (CuTe's by-mode divides and products), or dropped with
     ``keep_rest`` False (CuTe's by-mode ``composition``: "drop any modes of lhs that aren't hit by rhs")."""
-    check_depth(tiler, f"{name} tiler")  # the tiler's nesting becomes the result's: limited as a shape's is
+    for mode_tiler in tiler:  # the tiler's nesting becomes the result's: limited as a shape's is (if it nests)
+        if isinstance(mode_tiler, (tuple, list)):
+            check_depth(tiler, f"{name} tiler")
+            break
     modes = top_modes(a)
     if len(tiler) > len(modes):
         raise ShapeError(f"{name}: tiler of rank {len(tiler)} has more modes than the rank-{len(modes)} layout {a}")

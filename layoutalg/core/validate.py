@@ -41,8 +41,14 @@ def check_depth(x: Any, what: str, error: type[LayoutError] = ShapeError) -> Non
     first one past the limit, the memory ``MAX_DEPTH`` iterators, so a tuple nested thousands deep (or a list
     holding itself) is refused at once.  Anything that is not a tuple or list is left to the caller's checks.
     """
-    if is_plain_tuple(x):  # the common case: plain ints, depth bounded by the walk itself
-        return
+    if type(x) is tuple:  # the common cases first: a flat tuple, or plain ints (depth bounded by that walk)
+        for e in x:
+            if isinstance(e, (tuple, list)):
+                break
+        else:
+            return
+        if _is_plain(x, 0):
+            return
     any_leaf(x, _never, what, error)
 
 

@@ -115,6 +115,8 @@ def _basis_to_dsl(cute: Any, t: Any) -> Any:
         return tuple(_basis_to_dsl(cute, e) for e in t)
     if isinstance(t, ArithTuple):
         terms = t.terms()
+        if not terms:  # the zero vector (0*E(1)): the stride 0
+            return 0
         if len(terms) != 1 or type(terms[0][0]) is not int:
             raise LayoutError(f"stride {t} is not one scaled basis vector; CuTe DSL writes value * E(mode) only")
         value, path = terms[0]

@@ -196,13 +196,18 @@ def _flat_product(a: Layout, b: Layout) -> Layout | None:
         return None
     comp = chained_pairs(by_stride, cotarget)  # the complement's coalesced pairs, as composition reads them
     if comp is None:
-        if not refuted_injective(by_stride, cotarget):
+        if not refuted_injective(by_stride, cotarget) or _image_is_zero(b):
             return None
         comp = weak_pairs(a, by_stride, cotarget)  # the general path's fallback, without raising first
     rest = compose_pairs(comp, b)
     if rest is None:
         return None
     return Layout._trusted((a.shape, rest.shape), (a.stride, rest.stride))
+
+
+def _image_is_zero(b: Layout) -> bool:
+    """Whether ``B`` takes the value 0 only (each leaf of extent 1 or stride 0)."""
+    return all(extent == 1 or stride == 0 for extent, stride in zip(it.flatten(b.shape), it.flatten(b.stride)))
 
 
 @memoized
@@ -219,8 +224,7 @@ def _logical_product(a: Layout, tiler: Any) -> Layout:
     try:
         comp = complement(a, cotarget)
     except (CompositionError, NotInjectiveError):
-        if all(extent == 1 or stride == 0 for extent, stride in zip(it.flatten(b.shape), it.flatten(b.stride))):
-            # B's image is {0}: every complement C has C(0) == 0, so C o B is B's shape at stride 0
+        if _image_is_zero(b):  # every complement C has C(0) == 0, so C o B is B's shape at stride 0
             return Layout._trusted((a.shape, b.shape), (a.stride, repeat_like(0, b.shape)))
         comp = weak_complement(a, cotarget)
     rest = composition(comp, b)

@@ -518,3 +518,15 @@ def test_show_a_coordinate_layout_prints_each_cell_s_coordinate() -> None:
             assert got["values"][m][n] == f"({int(value[0])},{int(value[1])})", (m, n)
     table = cli("show", text)
     assert table.returncode == 0 and "(5,3)" in table.stdout and "Traceback" not in table.stderr
+
+
+def test_show_reads_ttg_text_without_a_shape_at_the_tile_it_is_given() -> None:
+    text = "#ttg.swizzled_shared<{vec = 2, perPhase = 1, maxPhase = 4, order = [1, 0]}>"
+    shown = cli("show", text, "--tile", "4x8")
+    assert shown.returncode == 0, shown.stderr
+    # Triton's formula: element (r, c) sits at row r, column c XOR vec * (r // perPhase % maxPhase)
+    rows = [line for line in shown.stdout.splitlines() if "|" in line and line.strip()[0].isdigit()]
+    cells = [[int(v) for v in row.split("|")[1:-1]] for row in rows]
+    assert cells == [[8 * r + (c ^ (2 * (r % 4))) for c in range(8)] for r in range(4)]
+    missing = cli("show", text)
+    assert missing.returncode != 0 and "--tile MxN" in missing.stderr and "Traceback" not in missing.stderr

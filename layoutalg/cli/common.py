@@ -107,22 +107,29 @@ LAYOUT_HINT = ("write a layout as shape:stride and quote it for the shell, e.g. 
                "or 'Layout<Shape<_8,_64>,Stride<_64,_1>>'")
 
 
-def parse_layout(text: str, what: str = "LAYOUT", dtype: str | None = None) -> Any:
+def parse_layout(text: str, what: str = "LAYOUT", dtype: str | None = None, shape: Any = None) -> Any:
     """A layout from the command line, read by the package's one reader (:func:`layoutalg.parse`): CuTe print
-    notation, a C++ type string, a smem atom name (its element type from ``<T>`` or ``--dtype``), Triton text."""
+    notation, a C++ type string, a smem atom name (its element type from ``<T>`` or ``--dtype``), Triton text
+    (``shape``: the tensor shape of a ``#ttg`` attribute that carries none, from ``--tile``)."""
     from layoutalg.interop.text import MissingDtypeError, parse
 
     check_text(text, what, "'(8,64):(64,1)'")
     if dtype is not None:
         dtype_bits(dtype)  # a bad --dtype is reported as such, not as a bad layout
     try:
+        if shape is not None and text.lstrip().startswith("#ttg."):
+            from layoutalg.interop.triton import from_triton
+
+            return from_triton(text, shape=shape)
         return parse(text, dtype=dtype)
     except MissingDtypeError as exc:
         name = text.strip()
         raise UsageError(f"{name} depends on the element width",
                          f"add --dtype, e.g. layoutalg show {name} --dtype bf16, or write {name}<bf16>") from exc
     except LayoutError as exc:
-        raise UsageError(f"cannot read {what}: {parse_message(exc)}", LAYOUT_HINT) from exc
+        hint = (f"give the tensor shape with --tile MxN, e.g. layoutalg show '{text.strip()[:40]}...' --tile 64x64"
+                if "does not carry its shape" in str(exc) else LAYOUT_HINT)
+        raise UsageError(f"cannot read {what}: {parse_message(exc)}", hint) from exc
 
 
 def parse_extents(text: str, what: str) -> tuple[int, ...]:

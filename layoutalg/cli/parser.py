@@ -116,7 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--operand", metavar="OP", help="which TV layout of the atom: A, B, C (MMA) or src, dst (copy); default all")
     show.add_argument("--dtype", metavar="T",
                       help="element type: for copy atoms (their layouts are in bits) and smem atoms (Layout_K_SW128_Atom)")
-    show.add_argument("--tile", metavar="MxN", help="the tile a TV layout covers (default: the atom's)")
+    show.add_argument("--tile", metavar="MxN", help="the tile a TV layout covers (default: the atom's); the tensor "
+                      "shape of #ttg text that carries none (swizzled_shared, nvmma_shared, blocked ...)")
     show.add_argument("--tile-to", metavar="MxN", help="repeat LAYOUT (e.g. a smem atom) to MxN first (CuTe tile_to_shape)")
     show.add_argument("--formula", action="store_true", help="print the index function as a formula (and LaTeX with --json)")
     show.add_argument("--json", action="store_true", help="machine-readable output")

@@ -59,7 +59,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
     if not args.layout:
         raise UsageError("show needs a LAYOUT or --tv ATOM", "e.g. layoutalg show '(8,8):(8,1)' or "
                          "layoutalg show --tv SM80_16x8x16_F32F16F16F32_TN")
-    layout = tiled(parse_layout(args.layout, dtype=args.dtype), args.tile_to)
+    shape = parse_extents(args.tile, "--tile") if args.tile and args.layout.lstrip().startswith("#ttg.") else None
+    layout = tiled(parse_layout(args.layout, dtype=args.dtype, shape=shape), args.tile_to)
     if args.formula:
         return _show_formula(layout, args)
     rank2_extents(layout, "LAYOUT")

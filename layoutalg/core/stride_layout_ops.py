@@ -73,6 +73,16 @@ def _values(x: Any) -> list[Any]:
     return x.values() if isinstance(x, StrideLayout) else [int(v) for v in x.to_numpy()]
 
 
+def offset_values(x: Any, what: str) -> list[int]:
+    """``x(i)`` for every ``i < size`` as ints, for a layout whose values are integers (int or F2 strides, or a
+    plain layout); CompositionError naming ``what`` at a coordinate value, or past ENUMERATION_LIMIT points."""
+    values = _values(x)
+    for i, value in enumerate(values):
+        if not isinstance(value, (int, F2)):
+            raise CompositionError(f"{what}: {x} maps {i} to the coordinate {value}, not an integer offset")
+    return [int(v) for v in values]
+
+
 def _mergeable(s0: int, d0: Any, d1: Any) -> bool:
     if _has_f2(d0) or _has_f2(d1):  # an F2 stride, or a basis vector with an F2 component
         return s0 & (s0 - 1) == 0 and d1 == s0 * d0  # no carry between the modes: s0 a power of two
@@ -187,19 +197,20 @@ def composition(a: Any, b: Any) -> Any:
         candidate = stride_layout(*walked)
         if _values(candidate) == want:
             return candidate
-    return _read_values(b.shape, want, what)
+    return read_values(b.shape, want, what)
 
 
 def _by_coordinate(a: Any, b: StrideLayout) -> Any:
     """``A o B`` where B's values are coordinates of A: the values ``A(B(i))`` read as a layout of B's shape."""
     values = [a(_as_coordinate(v, a.shape)) for v in _values(b)]
-    return _read_values(b.shape, values, f"{a} o {b}")
+    return read_values(b.shape, values, f"{a} o {b}")
 
 
-def _read_values(shape: Any, values: list[Any], what: str) -> Any:
+def read_values(shape: Any, values: list[Any], what: str) -> Any:
     """The layout of ``shape`` (its modes refined as needed) whose function is ``values``, or CompositionError.
 
-    Int values are read by :func:`layoutalg.core.composition._synth_tuple`'s exact synthesis.  Basis values
+    Int values are read by :func:`layoutalg.core.composition._synth_tuple`'s exact synthesis, else (non-negative
+    ones) as F2 strides where they are GF(2)-linear in the index bits (:func:`_read_f2`).  Basis values
     are numbered first: each path one balanced digit in a radix larger than twice any component, a map that
     is linear and one-to-one on the values and on the strides that could produce them (a stride is a value
     at one coordinate), so a basis layout has the function exactly when the numbered values are an int
@@ -235,13 +246,6 @@ def _read_values(shape: Any, values: list[Any], what: str) -> Any:
                                f"(its values begin {', '.join(map(str, values[:8]))})") from None
     decoded = it.unflatten([_decode(d, paths, radix) for d in it.flatten(ints.stride)], ints.shape)
     return _checked(stride_layout(ints.shape, decoded), values, what)
-
-
-def read_values(shape: Any, values: list[Any], what: str) -> Any:
-    """The layout of ``shape`` (its modes refined as needed) whose function is ``values`` (ints, basis or F2
-    values): int strides where they fit, else F2 or basis strides; CompositionError naming ``what`` when no
-    such layout has the function.  (:func:`_read_values`, for the layers above.)"""
-    return _read_values(shape, values, what)
 
 
 def _fmt_shape(shape: Any) -> str:
@@ -564,4 +568,4 @@ def _inner_operand(b: Any) -> Layout:
 
 
 __all__ = ["coalesce", "coalesce_z", "composition", "layout_add", "nullspace", "make_layout_like",
-           "tiler_to_layout", "identity_composition", "read_values"]
+           "tiler_to_layout", "identity_composition", "read_values", "offset_values"]

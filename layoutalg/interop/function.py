@@ -80,33 +80,26 @@ def layout_from_values(values: Any, shape: Any, what: str) -> Any:
                         continue
                     if _same(result, array):
                         return result
-                return _f2_strides(shape, columns)
+                return f2_bit_layout(shape, columns)
     raise LayoutError(f"{what} is neither affine nor linear over GF(2) on {shape}; no layoutalg layout equals it")
 
 
 def integer_values(layout: Any, limit: int, what: str) -> list[int]:
     """Every value of a layout whose values are integers (``Layout``, ``ComposedLayout``, or a layout with int or
-    F2 strides), index by index; LayoutError past ``limit`` points, for coordinate values, or past 2**62."""
+    F2 strides: :func:`~layoutalg.core.stride_layout_ops.offset_values`, at most 2**20 points); LayoutError past
+    ``limit`` points, for coordinate values, or past 2**62."""
+    from layoutalg.core.stride_layout_ops import offset_values
+
     size = layout.size()
     if size > limit:
         raise LayoutError(f"{what}: {layout} has {size} points; at most {limit} are read")
-    if hasattr(layout, "to_numpy"):
-        values = [int(v) for v in layout.to_numpy()]
-    else:
-        from layoutalg.core.stride_scalars import F2
-
-        values = []
-        for i in range(size):
-            value = layout(i)
-            if not isinstance(value, (int, F2)):
-                raise LayoutError(f"{what}: {layout} maps {i} to the coordinate {value}, not an integer offset")
-            values.append(int(value))
+    values = [int(v) for v in layout.to_numpy()] if hasattr(layout, "to_numpy") else offset_values(layout, what)
     if values and not -(1 << 62) < min(values) <= max(values) < 1 << 62:
         raise LayoutError(f"{what}: {layout} reaches values past 2**62")
     return values
 
 
-def _f2_strides(shape: Any, columns: list[int]) -> Any:
+def f2_bit_layout(shape: Any, columns: list[int]) -> Any:
     """The layout with one F2 stride per index bit (``columns[j]`` the value at ``2**j``) over ``shape``'s leaves
     split into bits: its value is the XOR of the strides of the set index bits, so it equals a function that is
     linear over GF(2) with those columns, exactly and at every point."""
@@ -118,4 +111,4 @@ def _f2_strides(shape: Any, columns: list[int]) -> Any:
     return stride_layout(bit_shape, transform_leaf(lambda extent: next(strides) if extent == 2 else F2(0), bit_shape))
 
 
-__all__ = ["layout_from_values", "integer_values"]
+__all__ = ["layout_from_values", "integer_values", "f2_bit_layout"]

@@ -15,16 +15,12 @@ from typing import Any, Sequence
 
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
-from layoutalg.core.stride_layout import StrideLayout, stride_layout
-from layoutalg.core.stride_scalars import F2
+from layoutalg.core.stride_layout import StrideLayout
 from layoutalg.errors import LayoutError
 from layoutalg.interop import triton_text as tt
-from layoutalg.interop.function import integer_values
+from layoutalg.interop.function import f2_bit_layout, integer_values
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.f2 import BitMatrix, from_f2
-
-#: Most points of a TV layout with F2 strides that is read point by point.
-MAX_POINTS = 1 << 20
 
 LANES = 32
 
@@ -109,15 +105,6 @@ def _linear_columns(values: Any, what: str) -> list[int]:
 # --------------------------------------------------------------------------- distributed: TV layouts
 
 
-def _index_values(tv: Any) -> Any:
-    """Every value of a TV layout as an int64 array (a layout with F2 strides, as :func:`tv_from_bases` returns
-    for XOR maps of no swizzle form, evaluated point by point; its values are integers)."""
-    import numpy as np
-
-    limit = MAX_POINTS if isinstance(tv, StrideLayout) else 1 << 24
-    return np.asarray(integer_values(tv, limit, "a Triton TV layout"), dtype=np.int64)
-
-
 def distributed_form(tv: Any, tile: Any) -> DistributedForm:
     """The Triton distributed linear layout of a CuTe TV layout over ``tile`` (see the module docstring)."""
     import numpy as np
@@ -131,7 +118,8 @@ def distributed_form(tv: Any, tile: Any) -> DistributedForm:
     _pow2(values_per, f"the value count of {tv}")
     if threads < LANES:
         raise LayoutError(f"{tv} has {threads} threads; a Triton distributed layout spans whole warps of {LANES}")
-    values = _index_values(tv)
+    # a layout with F2 strides too, as tv_from_bases returns for XOR maps of no swizzle form
+    values = np.asarray(integer_values(tv, 1 << 24, "a Triton TV layout"), dtype=np.int64)
     size = int(np.prod(shape))
     outside = np.nonzero((values < 0) | (values >= size))[0]
     if len(outside):
@@ -170,17 +158,7 @@ def tv_from_bases(reg: Any, lane: Any, warp: Any, block: Any, shape: Sequence[in
     except LayoutError:  # XOR maps of no swizzle form (two bases on one bit, ...): one F2 stride per input bit
         if n_out > 64:  # refused for its size (from_f2's own limit), not for its form
             raise
-        return stride_layout((_bits_mode(len(thread_cols)), _bits_mode(len(reg_cols))),
-                             (_f2_mode(thread_cols), _f2_mode(reg_cols)))
-
-
-def _bits_mode(count: int) -> Any:
-    return tuple([2] * count) if count > 1 else 2 if count == 1 else 1
-
-
-def _f2_mode(columns: list[int]) -> Any:
-    strides = tuple(F2(c) for c in columns)
-    return strides if len(strides) > 1 else strides[0] if strides else F2(0)
+        return f2_bit_layout((1 << len(thread_cols), 1 << len(reg_cols)), thread_cols + reg_cols)
 
 
 __all__ = ["LANES", "DistributedForm", "distributed_form", "tv_from_bases"]

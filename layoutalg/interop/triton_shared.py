@@ -174,7 +174,7 @@ def tile_shape(layout: Any) -> tuple[int, ...]:
 
 
 def _values(layout: Any, size: int) -> list[int]:
-    return integer_values(layout, MAX_ELEMENTS if hasattr(layout, "to_numpy") else 1 << 20, "Triton export")
+    return integer_values(layout, MAX_ELEMENTS, "Triton export")
 
 
 def _linear_bases(index_of_offset: list[int], shape: Sequence[int]) -> list[Basis] | None:

@@ -154,8 +154,12 @@ def _holds(value: Any, what: str) -> bool:
     return all(_holds(v, _INTS) for v in value)
 
 
+_PRINTED = {snake: camel for camel, snake in _CAMEL.items()}
+
+
 def _camel(field: str) -> str:
-    return next((name for name, snake in _CAMEL.items() if snake == field), field)
+    """A field's name as Triton prints it."""
+    return _PRINTED.get(field, field)
 
 
 def check_fields(kind: str, fields: dict[str, Any], text: str) -> None:
@@ -175,9 +179,10 @@ def check_fields(kind: str, fields: dict[str, Any], text: str) -> None:
     missing = [_camel(field) for field in required if field not in fields]
     if missing:
         raise ParseError(f"#ttg.{kind} needs the field(s) {', '.join(missing)}", text, text.find("<") + 2)
-    ctas = [f for f in ("ctas_per_cga", "cta_split_num") if any(e != 1 for e in fields.get(f, []))]
-    if fields.get("cga_layout") or fields.get("block") or ctas:
-        spread = ctas[0] if ctas else "cga_layout" if fields.get("cga_layout") else "block"
+    spreading = [f for f in ("ctas_per_cga", "cta_split_num") if any(e != 1 for e in fields.get(f, []))] + \
+        [f for f in ("cga_layout", "block") if fields.get(f)]
+    if spreading:
+        spread = spreading[0]
         raise ParseError(f"this #ttg.{kind} layout is spread over several CTAs ({_camel(spread)} = "
                          f"{fields[spread]}); layoutalg reads single-CTA layouts", text, max(1, text.find(
                              _camel(spread)) + 1))

@@ -198,18 +198,10 @@ def _swizzle_then_strided(swizzle: Swizzle, b: StrideLayout) -> Any:
     """``Sw o B`` for a layout ``B`` with F2 (or int) values: the swizzle applied to each offset, read back as a
     layout of B's shape (int strides where they fit, else F2: a swizzle is GF(2)-linear, so it keeps an F2
     layout of power-of-two extents one).  A coordinate-valued ``B`` has no offsets to swizzle: refused."""
-    from layoutalg.core.stride_layout_ops import read_values
-    from layoutalg.core.stride_scalars import F2
+    from layoutalg.core.stride_layout_ops import offset_values, read_values
 
-    _require_checkable(b, f"{swizzle} o {b}")
-    values = []
-    for i in range(b.size()):
-        value = b(i)
-        if not isinstance(value, (int, F2)):
-            raise CompositionError(f"{swizzle} o {b}: a swizzle acts on offsets, and {b} maps {i} to the "
-                                   f"coordinate {value}")
-        values.append(swizzle(int(value)))
-    return read_values(b.shape, values, f"{swizzle} o {b}")
+    offsets = offset_values(b, f"{swizzle} o {b}: a swizzle acts on offsets")
+    return read_values(b.shape, [swizzle(v) for v in offsets], f"{swizzle} o {b}")
 
 
 def _swizzle_product(a: Swizzle, b: Swizzle) -> Swizzle:
@@ -623,7 +615,7 @@ def right_inverse(a: Any) -> AnyLayout:
         candidate = _exact_prefix(base, values)
     if not _is_right_inverse(candidate, values):
         raise CompositionError(f"right_inverse({a}) has no exact representation")
-    if isinstance(candidate, ComposedLayout) and isinstance(candidate.outer, Swizzle) and candidate.outer.is_identity():
+    if isinstance(candidate, ComposedLayout) and _identity_swizzle(candidate.outer):
         return candidate.inner
     return candidate
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Iterator
 
-from layoutalg.core.validate import MAX_DEPTH, MAX_RANK, as_int, check_depth, describe
+from layoutalg.core.validate import MAX_DEPTH, MAX_RANK, as_int, check_depth, describe, walk_leaves
 from layoutalg.errors import CoordinateError, ShapeError
 
 
@@ -192,21 +192,9 @@ def _transform_apply_leaf(combine: Callable[[Any], Any], fn: Callable[..., Any],
 
 
 def leaves(t: Any) -> Iterator[Any]:
-    """The leaves of ``t``, left to right (walked without recursion; nested past ``MAX_DEPTH``: ShapeError)."""
-    if not _is_tuple(t):
-        yield t
-        return
-    stack = [iter(t)]
-    while stack:
-        for e in stack[-1]:
-            if _is_tuple(e):
-                if len(stack) >= MAX_DEPTH:
-                    raise ShapeError(f"leaves: a tuple nested more than {MAX_DEPTH} levels deep (MAX_DEPTH)")
-                stack.append(iter(e))
-                break
-            yield e
-        else:
-            stack.pop()
+    """The leaves of ``t`` (tuples and lists are inner nodes), left to right (walked without recursion; nested past
+    ``MAX_DEPTH``: ShapeError)."""
+    return walk_leaves(t, "leaves: a tuple")
 
 
 __all__ = ["wrap", "unwrap", "get", "lift", "take", "slice_", "dice_", "repeat_like", "transform_leaf",

@@ -19,7 +19,7 @@ algebra behind it sees only ``int`` leaves in ``tuple`` trees and never raises
 from __future__ import annotations
 
 import operator
-from typing import Any
+from typing import Any, Iterator
 
 from layoutalg.errors import LayoutError, ShapeError
 
@@ -49,20 +49,18 @@ def check_depth(x: Any, what: str, error: type[LayoutError] = ShapeError) -> Non
             return
         if _is_plain(x, 0):
             return
-    any_leaf(x, _never, what, error)
+    for _ in walk_leaves(x, what, error):
+        pass
 
 
-def _never(_: Any) -> bool:
-    return False
-
-
-def any_leaf(x: Any, pred: Any, what: str = "argument", error: type[LayoutError] = ShapeError,
-             kinds: Any = (tuple, list)) -> bool:
-    """Whether ``pred`` holds for some leaf of ``x`` (``kinds``, tuples and lists by default, are the inner
-    nodes), walked without recursion and stopped at the first such leaf; a nesting deeper than
-    :data:`MAX_DEPTH` met before it is refused as :func:`check_depth` refuses it."""
+def walk_leaves(x: Any, what: str = "argument", error: type[LayoutError] = ShapeError,
+                kinds: Any = (tuple, list)) -> Iterator[Any]:
+    """The leaves of ``x`` left to right (``kinds``, tuples and lists by default, are the inner nodes; ``x`` itself
+    when it is none), walked without recursion: a stack of iterators, one per open level, so a nesting deeper
+    than :data:`MAX_DEPTH` is refused (``error`` naming ``what``) when the walk reaches it."""
     if not isinstance(x, kinds):
-        return bool(pred(x))
+        yield x
+        return
     stack = [iter(x)]
     while stack:
         for e in stack[-1]:
@@ -71,11 +69,16 @@ def any_leaf(x: Any, pred: Any, what: str = "argument", error: type[LayoutError]
                     raise error(f"{what} is nested more than {MAX_DEPTH} levels deep (MAX_DEPTH)")
                 stack.append(iter(e))
                 break
-            if pred(e):
-                return True
+            yield e
         else:
             stack.pop()
-    return False
+
+
+def any_leaf(x: Any, pred: Any, what: str = "argument", error: type[LayoutError] = ShapeError,
+             kinds: Any = (tuple, list)) -> bool:
+    """Whether ``pred`` holds for some leaf of ``x`` (:func:`walk_leaves`), stopped at the first such leaf; a
+    nesting deeper than :data:`MAX_DEPTH` met before it is refused as :func:`check_depth` refuses it."""
+    return any(pred(e) for e in walk_leaves(x, what, error, kinds))
 
 
 def describe(x: Any, limit: int = 80) -> str:
@@ -213,4 +216,4 @@ def as_htuple(x: Any, what: str, error: type[LayoutError] = ShapeError, depth: i
     return as_int_tuple(x, what, error, depth)
 
 
-__all__ = ["MAX_INT_BITS", "MAX_DEPTH", "MAX_RANK", "check_depth", "is_plain_tuple", "any_leaf", "describe", "count_text", "is_bool", "plain_int", "as_int", "as_int_tuple", "as_htuple"]
+__all__ = ["MAX_INT_BITS", "MAX_DEPTH", "MAX_RANK", "check_depth", "walk_leaves", "is_plain_tuple", "any_leaf", "describe", "count_text", "is_bool", "plain_int", "as_int", "as_int_tuple", "as_htuple"]

@@ -560,6 +560,8 @@ def _plain_strides(values: list[int], shape: Any) -> Layout | None:
 @pytest.mark.parametrize(("a", "b", "expected"), [
     (Layout(8, 1), ComposedLayout(Swizzle(2, 1, -5), 0, Layout(2, 1)), "2:1"),  # the swizzle moves nothing b reaches
     (Layout(6, 0), ComposedLayout(Swizzle(1, 0, -1), 0, Layout(3, 1)), "3:0"),  # CuTe's domain-wide commute fails
+    # values 2, 3 of b, so 6, 9: affine at an offset, a plain layout after the offset 6
+    (Layout(8, 3), ComposedLayout(Swizzle(1, 2, -3), 2, Layout(2, 1)), "Sw<0,0,0> o _6 o 2:3"),
 ])
 def test_composition_with_a_composed_layout_is_a_plain_layout_where_the_function_is_one(
         a: Layout, b: ComposedLayout, expected: str) -> None:

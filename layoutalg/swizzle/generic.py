@@ -640,7 +640,7 @@ def _exact_prefix(base: Layout, values: Any) -> Layout:
     reached = values[base.to_numpy()]
     wrong = np.nonzero(reached != np.arange(reached.size))[0]
     exact = int(wrong[0]) if wrong.size else reached.size
-    return core_algebra.composition(base, Layout(max(1, layout_prefix(base, exact)), 1))
+    return core_algebra.composition(base, Layout(layout_prefix(base, exact), 1))  # exact >= 1: 0 maps to 0
 
 
 def left_inverse(a: Any) -> AnyLayout:

@@ -106,4 +106,30 @@ def test_partial_warps_run_the_masked_kernel_with_inactive_lanes_marked():
     body = src.split("k_cp_async_cg_shared_global_16_masked(")[1].split("\n}")[0]
     assert f"if (soff[t] != {banks_ncu.INACTIVE}u)" in body and body.count("cp.async.cg.shared.global") == 1
     with pytest.raises(Exception, match="active mask"):
-        banks_ncu.write_cases([Case("x", "ld.shared.b32", tuple(range(0, 128, 4)), None, (), active)], path)
+        banks_ncu.write_cases([Case("x", "ldmatrix.x4", tuple(range(0, 512, 16)), None, (), active)], path)
+
+
+@pytest.mark.parametrize("instruction", ["ld.shared.v2.b32", "st.shared.u8", "ld.shared.v4.b32"])
+def test_partial_ld_st_keep_every_address_and_pass_the_mask_in_the_global_slots(instruction):
+    """Masked ld/st: inactive lanes keep their shared offset (their address register is still computed, so a
+    case can test whether the hardware's pairing looks at it); lane t accesses only where goff[t] is the flag."""
+    active = tuple(lane % 5 != 2 for lane in range(32))
+    addrs = tuple(8 * (lane // 2) for lane in range(32))
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "banks_cases_masked_ld_st.bin")
+    banks_ncu.write_cases([Case("m", instruction, addrs, None, (), active)], path)
+    kid, *rest = struct.unpack_from("<I32I32Q", open(path, "rb").read(), 0)
+    soff, goff = rest[:32], rest[32:]
+    canonical = list(banks_ncu.kernel_table())[kid]
+    assert canonical.endswith(banks_ncu.MASKED) and canonical.startswith(instruction.split(".")[0] + ".shared")
+    assert soff == list(addrs)
+    assert goff == [banks_ncu.ACTIVE_FLAG if lane % 5 != 2 else 0 for lane in range(32)]
+    name = banks_ncu._kernel_name(canonical)
+    body = banks_ncu.cuda_source().split(name + "(")[1].split("\n}")[0]
+    assert f"if (goff[t] == {banks_ncu.ACTIVE_FLAG}ull)" in body and body.count("shared.") == 1
+
+
+def test_masked_kernels_are_appended_so_earlier_kernel_ids_stay():
+    names = list(banks_ncu.kernel_table())
+    first_masked = min(i for i, n in enumerate(names) if n.endswith(banks_ncu.MASKED))
+    assert all(n.endswith(banks_ncu.MASKED) for n in names[first_masked:])
+    assert names[first_masked].startswith("cp.async")

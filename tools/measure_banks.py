@@ -1,6 +1,6 @@
 """Measure shared-memory wavefronts of many access patterns on the GPU (run on the device machine).
 
-    python3 tools/measure_banks.py OUTDIR [--set 1|2|3|4|5|6|7] [--budget-s 400] [--only PREFIX] [--start K]
+    python3 tools/measure_banks.py OUTDIR [--set 1|2|3|4|5|6|7|8] [--budget-s 400] [--only PREFIX] [--start K]
 
 Generates a fixed, seeded list of patterns (targeted experiments that separate
 the candidate rules, then random ones), builds one probe program with
@@ -8,7 +8,8 @@ the candidate rules, then random ones), builds one probe program with
 launch (in chunks, saving after each) and writes ``OUTDIR/measurements.json``
 and ``OUTDIR/sass.json``.  ``--start K`` skips the first K cases (to resume a run the budget cut short; the
 measurements of the resumed run go to OUTDIR too, so use a fresh OUTDIR).  Round 7 (cp.async) lives in
-``tools/banks_round7.py``, which also imports its results.
+``tools/banks_round7.py``, which also imports its results; round 8 (partial warps of ld/st, a fresh holdout) in
+``tools/banks_round8.py``.
 """
 
 from __future__ import annotations
@@ -723,6 +724,13 @@ def _round7() -> list[Case]:
     return round7()
 
 
+def _round8() -> list[Case]:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from banks_round8 import round8
+
+    return round8()
+
+
 def main() -> int:
     out_dir = sys.argv[1]
     budget = float(sys.argv[sys.argv.index("--budget-s") + 1]) if "--budget-s" in sys.argv else 400.0
@@ -744,7 +752,7 @@ def main() -> int:
                          capture_output=True, text=True).stdout.strip()
     which = sys.argv[sys.argv.index("--set") + 1] if "--set" in sys.argv else "1"
     rounds = {"1": lambda: targeted() + random_cases(), "2": round2, "3": round3, "4": round4, "5": round5,
-              "6": round6, "7": _round7}
+              "6": round6, "7": _round7, "8": _round8}
     cases = rounds[which]()
     cases = [c for c in cases if c.name.startswith(only)][start:]
     print(f"{len(cases)} cases, build+check {time.time() - t0:.1f}s", flush=True)

@@ -77,6 +77,10 @@ def _matrix_body(kind: str, n: int, trans: bool) -> tuple[str, str]:
 
 INACTIVE = 0xFFFFFFFF
 """The shared offset that marks a lane inactive in a case file (masked cp.async kernels skip the copy)."""
+ACTIVE_FLAG = 1
+"""Masked ld/st kernels: lane ``t`` accesses only where its global slot ``goff[t]`` holds this flag (ld/st read
+no global memory, so the slot is free); an inactive lane keeps its shared offset in its address register, so a
+case can ask whether the hardware looks at inactive lanes' addresses (the pairing of rule 2)."""
 MASKED = " (masked)"
 """Suffix of the kernel-table key of an instruction's masked kernel (lanes whose offset is INACTIVE do not copy)."""
 
@@ -91,6 +95,33 @@ def _cp_async_body(cache: str, size: int, masked: bool = False) -> tuple[str, st
     if cache == "cg":
         return body, rf"LDGSTS\.E\.BYPASS(\.LTC\w+)?{bits}"
     return body, rf"LDGSTS\.E(\.LTC\w+)?{bits}"
+
+
+_VECTOR = {1: ("ld.shared.u8", "st.shared.u8", 1, "h"), 2: ("ld.shared.u16", "st.shared.u16", 1, "h"),
+           4: ("ld.shared.b32", "st.shared.b32", 1, "r"), 8: ("ld.shared.v2.b32", "st.shared.v2.b32", 2, "r"),
+           16: ("ld.shared.v4.b32", "st.shared.v4.b32", 4, "r")}
+
+
+def _masked_ld_st_body(width: int, store: bool) -> str:
+    """One ``@p ld/st.shared`` whose predicate ``p`` is set inside the same asm statement from the lane's flag.
+
+    The address is an input of the asm, so every lane computes it (a C++ ``if`` let the compiler compute the
+    address only under the predicate, leaving inactive lanes' address registers undefined).
+    """
+    load, store_op, count, kind = _VECTOR[width]
+    regs = [f"%{i}" for i in range(count)]
+    vec = regs[0] if count == 1 else "{" + ", ".join(regs) + "}"
+    addr, flag = f"%{count}", f"%{count + 1}"
+    guard = f"{{ .reg .pred p; setp.eq.u32 p, {flag}, {ACTIVE_FLAG};"
+    if store:
+        values = ", ".join(f"\"{kind}\"(({'unsigned short' if kind == 'h' else 'u32'})(t + {i}u))"
+                           for i in range(count))
+        return (f"asm volatile(\"{guard} @p {store_op} [{addr}], {vec}; }}\" :: {values}, \"r\"(a), "
+                "\"r\"((u32)goff[t]) : \"memory\");")
+    outs = ", ".join(f"\"+{kind}\"(v{i})" for i in range(count))
+    decl = ("unsigned short" if kind == "h" else "u32") + " " + ", ".join(f"v{i} = 0" for i in range(count)) + ";"
+    return (f"{decl} asm volatile(\"{guard} @p {load} {vec}, [{addr}]; }}\" : {outs} : \"r\"(a), "
+            "\"r\"((u32)goff[t])); r = " + " ^ ".join(f"(u32)v{i}" for i in range(count)) + ";")
 
 
 def kernel_table() -> dict[str, tuple[str, str]]:
@@ -113,6 +144,13 @@ def kernel_table() -> dict[str, tuple[str, str]]:
     for size in (4, 8, 16):
         table[parse_instruction(f"cp.async.ca.shared.global, {size}").canonical + MASKED] = _cp_async_body(
             "ca", size, True)
+    # partial warps of ld/st (appended after the cp.async ones, so every earlier id is unchanged)
+    for width, (_, pat) in _LD_BODIES.items():
+        table[parse_instruction(f"ld.shared.{_width_type(width)}").canonical + MASKED] = (
+            _masked_ld_st_body(width, store=False), pat)
+    for width, (_, pat) in _ST_BODIES.items():
+        table[parse_instruction(f"st.shared.{_width_type(width)}").canonical + MASKED] = (
+            _masked_ld_st_body(width, store=True), pat)
     return table
 
 
@@ -187,8 +225,11 @@ def cuda_source() -> str:
 class Case:
     """One launch: an instruction, 32 shared-memory byte offsets, and (cp.async) 32 global byte offsets.
 
-    ``active`` (cp.async only): which lanes copy; a case with a mask (even an all-True one, as a control) runs the
-    instruction's masked kernel, whose inactive lanes skip the copy.
+    ``active`` (cp.async, ld, st: not ldmatrix/stmatrix, whose ``.sync.aligned`` needs the whole warp): which
+    lanes access; a case with a mask (even an all-True one, as a control) runs the instruction's masked kernel,
+    whose inactive lanes skip the access.  A masked cp.async marks an inactive lane by INACTIVE in its shared
+    offset; a masked ld/st keeps every lane's shared offset (inactive lanes still compute their address) and
+    passes the mask in the global slots (ACTIVE_FLAG).
     """
 
     name: str
@@ -207,8 +248,9 @@ def _canonical(case: Case) -> Instruction:
     ins = parse_instruction(case.instruction)
     if len(case.lane_byte_addresses) != 32:
         raise LayoutError(f"case {case.name!r}: needs 32 lane addresses, got {len(case.lane_byte_addresses)}")
-    if case.active is not None and (len(case.active) != 32 or ins.kind != "cp.async"):
-        raise LayoutError(f"case {case.name!r}: an active mask needs 32 lanes and a cp.async")
+    if case.active is not None and (len(case.active) != 32 or ins.matrices):
+        raise LayoutError(f"case {case.name!r}: an active mask needs 32 lanes and a cp.async, ld or st "
+                          "(ldmatrix/stmatrix need the whole warp)")
     return ins
 
 
@@ -220,9 +262,10 @@ def write_cases(cases: Sequence[Case], path: str) -> None:
             ins = _canonical(case)
             goff = case.global_byte_addresses or tuple(16 * i for i in range(32))
             soff = case.lane_byte_addresses
-            if case.masked:
-                assert case.active is not None
+            if case.active is not None and ins.kind == "cp.async":
                 soff = tuple(s if on else INACTIVE for s, on in zip(soff, case.active))
+            elif case.active is not None:
+                goff = tuple(ACTIVE_FLAG if on else 0 for on in case.active)
             fh.write(struct.pack("<I", names.index(ins.canonical + (MASKED if case.masked else ""))))
             fh.write(struct.pack("<32I", *soff))
             fh.write(struct.pack("<32Q", *goff))

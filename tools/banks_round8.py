@@ -1,6 +1,7 @@
 """Round 8 of the shared-memory measurements: partial warps of ld/st, and a fresh full-warp holdout.
 
     python3 tools/measure_banks.py OUTDIR --set 8 [--budget-s 420] [--start K]   # on the GPU machine
+    python3 tools/measure_banks.py OUTDIR --set 8b                              # round 8b (see lenient_probes)
     python3 tools/banks_round8.py predict            # rewrite tests/data/banks_round8_predictions.json
     python3 tools/banks_round8.py import OUTDIR/measurements.json [MORE.json ...]
 
@@ -262,6 +263,59 @@ def holdout(rng: random.Random) -> list[Case]:
     return out
 
 
+def _mask_without_active_pairs(rng: random.Random, step: int, density: float) -> list[bool]:
+    """A random mask where no two lanes ``i``, ``i ^ step`` are both active (at least one lane active)."""
+    mask = [False] * 32
+    for i in range(32):
+        if i < i ^ step and rng.random() < density:
+            mask[rng.choice([i, i ^ step])] = True
+    if not any(mask):
+        mask[rng.randrange(32)] = True
+    return mask
+
+
+def lenient_probes(rng: random.Random) -> list[Case]:
+    """Round 8b: the lenient reading, which round 8 chose, under masks built to test it (predicted first):
+    no partner pair with two active lanes (the reading merges whatever the addresses), active pairs split
+    between ``i ^ 1`` and ``i ^ 2``, one unequal active pair, and the same masks on stores (never merge)."""
+    out: list[Case] = []
+    for width in (8, 16):
+        for k in range(36):
+            step = rng.choice([1, 2, 3, 4])
+            mask = _mask_without_active_pairs(rng, step, rng.choice([0.3, 0.6, 1.0]))
+            kind = rng.choice(["column", "contiguous", "random", "two rows"])
+            addrs = {"column": [lane * 128 for lane in range(32)],
+                     "contiguous": [width * lane for lane in range(32)],
+                     "random": [width * rng.randrange(SPAN // width) for _ in range(32)],
+                     "two rows": [(lane % 2) * 1024 + (lane // 2) * width for lane in range(32)]}[kind]
+            for ins in (LD[width], ST[width]) if k % 3 == 0 else (LD[width],):
+                out.append(_case(f"r8b no active i^{step} pair {ins[:2]}{width} {kind} #{k}", ins, addrs,
+                                 "lenient", mask))
+        for k in range(10):  # quads paired by i^1 and quads paired by i^2, other lanes off
+            base = [width * rng.randrange(SPAN // width) for _ in range(32)]
+            addrs, mask = list(base), [True] * 32
+            for q in range(8):
+                style = rng.choice([1, 2, 0])
+                for lane in range(4 * q, 4 * q + 4):
+                    if style:
+                        addrs[lane] = base[(4 * q) + ((lane - 4 * q) & ~style & 3)]
+                    else:
+                        mask[lane] = False
+            out.append(_case(f"r8b mixed i^1 / i^2 quads ld{width} #{k}", LD[width], addrs, "lenient", mask))
+        for k in range(10):  # pairs equal except one active pair; random lanes off
+            picks = [width * rng.randrange(SPAN // width) for _ in range(16)]
+            addrs = [picks[lane // 2] for lane in range(32)]
+            odd_pair = rng.randrange(16)
+            addrs[2 * odd_pair + 1] = (addrs[2 * odd_pair] + width * 5) % SPAN
+            mask = [rng.random() < 0.7 or lane // 2 == odd_pair for lane in range(32)]
+            out.append(_case(f"r8b pairs equal but pair {odd_pair} ld{width} #{k}", LD[width], addrs, "lenient", mask))
+    return out
+
+
+def round8b() -> list[Case]:
+    return lenient_probes(random.Random(SEED + 1))
+
+
 def round8() -> list[Case]:
     rng = random.Random(SEED)
     cases = pairing(rng) + absent(rng) + empty(rng) + control(rng) + holdout(rng)
@@ -282,7 +336,7 @@ def _record(case: Case) -> dict[str, object]:
 
 
 def write_predictions() -> int:
-    cases = round8()
+    cases = round8() + round8b()
     doc = {"meta": {"tool": "tools/banks_round8.py predict", "seed": SEED,
                     "note": "written before the round is measured: 'model' is layoutalg's count then (null: "
                             "refused), 'readings' what each reading of rule 2's pairing gives (module doc)"},

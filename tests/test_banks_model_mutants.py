@@ -77,14 +77,16 @@ def test_an_access_that_ends_past_shared_memory_is_refused_with_its_end(arch, in
         report(instruction, [capacity] * 32, arch=arch)
 
 
-def test_lanes_pair_up_by_default_needs_inactive_lanes_to_pair_with_inactive_ones():
+def test_lanes_pair_up_ignores_a_pair_with_an_inactive_lane_but_not_two_unequal_active_ones():
     from layoutalg.banks.model import lanes_pair_up
 
     pairs = [8 * (i // 2) for i in range(32)]  # lane i holds lane i ^ 1's address
     assert lanes_pair_up(pairs)
-    one_off = [None] + pairs[1:]  # lane 0 inactive, its partner lane 1 active
-    assert not lanes_pair_up(one_off)
-    assert lanes_pair_up(one_off, lenient=True)
+    one_off = [None] + pairs[1:]  # lane 0 inactive, its partner lane 1 active: ignored (rule 5)
+    assert lanes_pair_up(one_off)
+    unequal = [None, 8, 8, 16] + pairs[4:]  # lanes 2 and 3 active, different addresses (and no i ^ 2 pairing)
+    assert not lanes_pair_up(unequal)
+    assert lanes_pair_up([None] * 32) and not lanes_pair_up(list(range(0, 256, 8)))
 
 
 def test_bank_reports_are_immutable_values():

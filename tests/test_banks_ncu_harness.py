@@ -33,7 +33,8 @@ def test_one_kernel_per_instruction_with_exactly_one_shared_access():
     kernels = re.findall(r'extern "C" __global__ void (k_\w+)\(', src)
     assert len(kernels) == len(table) == len(set(kernels))
     for canonical, (body, pattern) in table.items():
-        asm = re.findall(r'asm volatile\("([a-z][^"]*)"', body)
+        # a masked ld/st sets its predicate inside the asm: "{ .reg .pred p; setp...; @p ld.shared... }"
+        asm = [a.split("@p ", 1)[1] if "@p " in a else a for a in re.findall(r'asm volatile\("([^"]*)"', body)]
         shared = [a for a in asm if ".shared" in a]
         assert len(shared) == 1, canonical
         family = canonical.split(".")[0] if not canonical.startswith("cp.async") else "cp.async"
@@ -125,7 +126,9 @@ def test_partial_ld_st_keep_every_address_and_pass_the_mask_in_the_global_slots(
     assert goff == [banks_ncu.ACTIVE_FLAG if lane % 5 != 2 else 0 for lane in range(32)]
     name = banks_ncu._kernel_name(canonical)
     body = banks_ncu.cuda_source().split(name + "(")[1].split("\n}")[0]
-    assert f"if (goff[t] == {banks_ncu.ACTIVE_FLAG}ull)" in body and body.count("shared.") == 1
+    # the predicate is set inside the asm from the flag, the address is an input every lane computes
+    assert re.search(rf"setp\.eq\.u32 p, %\d+, {banks_ncu.ACTIVE_FLAG}; @p {instruction.split('.')[0]}\.shared", body)
+    assert '"r"(a), "r"((u32)goff[t])' in body and body.count("shared.") == 1 and "if (goff" not in body
 
 
 def test_masked_kernels_are_appended_so_earlier_kernel_ids_stay():

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from layoutalg.banks import wavefronts, wavefronts_many
-from layoutalg.banks.vector import lane_array, pairing_undecided
+from layoutalg.banks.vector import lane_array
 from layoutalg.errors import InstructionError
 
 LDSM_X1 = "ldmatrix.sync.aligned.m8n8.x1.shared.b16"
@@ -108,18 +108,19 @@ def test_inactive_lanes_are_never_validated_or_costed() -> None:
         wavefronts_many("st.shared.b32", 4 * LANES[None, :], active=np.ones((1, 32), dtype=np.int64))
 
 
-def test_pairing_is_undecided_only_for_partial_wide_loads() -> None:
-    # lanes 2k, 2k+1 share 8 bytes; lane 31 inactive leaves lane 30 unpaired (test_banks_partial_warps's case)
+def test_an_inactive_partner_is_ignored_when_wide_load_lanes_pair_up() -> None:
+    # lanes 2k, 2k+1 share 8 bytes; lane 31 inactive leaves lane 30 without an active partner: the pair is
+    # ignored (rule 5, measured in round 8), so the warp pairs up: one 32-lane phase of 16 units, 1 wavefront
     addrs = np.array([[8 * (i // 2) for i in range(32)]])
     active = np.ones((1, 32), dtype=bool)
     active[0, 31] = False
-    assert pairing_undecided("ld.shared.v2.b32", addrs, active).tolist() == [True]
-    assert pairing_undecided("ld.shared.v2.b32", addrs, np.ones((1, 32), dtype=bool)).tolist() == [False]
-    for text in ("ld.shared.b32", LDSM_X1, "st.shared.v2.b32"):
-        assert pairing_undecided(text, addrs // 8 * 16 if "matrix" in text else addrs // 2 // 4 * 4, active).tolist() \
-            == [False]
-    batch = pairing_undecided("ld.shared.v2.b32", np.stack([addrs, addrs]), np.stack([active, ~active]))
-    assert batch.shape == (2, 1) and batch.tolist() == [[True], [False]]
+    assert wavefronts_many("ld.shared.v2.b32", addrs, active=active)[0].tolist() == [1]
+    # the same lanes storing never pair: two 16-lane phases
+    assert wavefronts_many("st.shared.v2.b32", addrs, active=active)[0].tolist() == [2]
+    # an unequal pair of active lanes still breaks the pairing
+    broken = addrs.copy()
+    broken[0, 1] = 8 * 16
+    assert wavefronts_many("ld.shared.v2.b32", broken, active=active)[0].tolist() == [3]
 
 
 def test_a_source_offset_one_byte_off_the_copy_size_is_misaligned() -> None:
@@ -152,23 +153,21 @@ def test_a_partial_warp_is_costed_without_numeric_warnings() -> None:
 @pytest.mark.parametrize("same", [True, False])
 @pytest.mark.parametrize("on0", [True, False])
 @pytest.mark.parametrize("on1", [True, False])
-def test_wide_load_lanes_pair_up_only_when_every_active_lanes_partner_is_active_and_equal(
+def test_wide_load_lanes_pair_up_unless_two_active_partners_differ(
         same: bool, on0: bool, on1: bool) -> None:
     """Lanes 2k and 2k+1 share 8-byte unit k (banks 2k, 2k+1), all active, except lanes 0 and 1 (configured; lane
     1 alone may take unit 16, the same banks as unit 0).  Paired (one 32-lane phase of 16 units): 1 wavefront;
     unpaired: two 16-lane phases, 1 wavefront each, 2 for the first when lanes 0 and 1 both need banks 0-1 for
-    different units.  Strict reading (the model's): every active lane's partner is active with the same address;
-    lenient: inactive partners ignored."""
+    different units.  The measured rule (round 8): a pair with an inactive lane is ignored, so only two active
+    lanes with different addresses break the pairing."""
     addrs = np.array([[8 * (lane // 2) for lane in range(32)]])
     if not same:
         addrs[0, 1] = 8 * 16
     active = np.ones((1, 32), dtype=bool)
     active[0, 0], active[0, 1] = on0, on1
-    strict = (not on0 or (on1 and same)) and (not on1 or (on0 and same))
-    lenient = same or not on0 or not on1
+    paired = same or not on0 or not on1
     unpaired = 3 if on0 and on1 and not same else 2
-    assert int(wavefronts_many("ld.shared.v2.b32", addrs, active=active)[0][0]) == (1 if strict else unpaired)
-    assert bool(pairing_undecided("ld.shared.v2.b32", addrs, active)[0]) == (lenient and not strict)
+    assert int(wavefronts_many("ld.shared.v2.b32", addrs, active=active)[0][0]) == (1 if paired else unpaired)
 
 
 def test_a_batch_of_partial_cp_async_warps_costs_each_warp_as_alone() -> None:

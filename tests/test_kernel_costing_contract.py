@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 
 import layoutalg.banks as banks
-from layoutalg.banks.vector import pairing_undecided
 from layoutalg.errors import LayoutError
-from layoutalg.kernel.costing import PAIRING_REASON, ZERO_FILL_REASON, cost_record, cost_records
+from layoutalg.kernel.costing import ZERO_FILL_REASON, cost_record, cost_records
 from layoutalg.kernel.records import AccessRecord
 
 LANES = np.arange(32, dtype=np.int64)
@@ -121,21 +120,27 @@ def test_cp_async_costs_match_the_bank_model_on_the_same_global_lines_in_any_buf
     assert costs_of(split)[1] == [sep] and costs_of(one)[1] == [same]
 
 
-def lanes_with_undecided_pairing() -> tuple[np.ndarray, np.ndarray]:
-    """(byte addresses, active lanes) of a partial 64-bit load whose lane pairing the bank model cannot decide."""
+def lanes_paired_only_past_inactive_partners() -> tuple[np.ndarray, np.ndarray]:
+    """(byte addresses, active lanes) of a partial 64-bit load whose active lanes pair up (rule 2) only because a
+    pair with an inactive lane is ignored (rule 5), and whose cost depends on it."""
     rng = np.random.default_rng(0)
     while True:
         a = rng.integers(0, 16, 32).astype(np.int64) * 8
         act = rng.random(32) < 0.5
-        if pairing_undecided("ld.shared.b64", a[None], act[None])[0]:
+        addrs = [int(x) if on else None for x, on in zip(a, act)]
+        full_pairs = all(addrs[i] == addrs[i ^ 1] for i in range(32))
+        partial_pairs = all(None in (addrs[i], addrs[i ^ 1]) or addrs[i] == addrs[i ^ 1] for i in range(32))
+        if partial_pairs and not full_pairs:
             return a, act
 
 
-def test_partial_wide_loads_whose_lane_pairing_is_undecided_are_unmodelled() -> None:
-    a, act = lanes_with_undecided_pairing()
+def test_partial_wide_loads_are_costed_with_pairs_of_an_inactive_lane_ignored() -> None:
+    a, act = lanes_paired_only_past_inactive_partners()
     r = rec([a, 8 * LANES, a], text="ld.shared.b64", nbytes=8, active=[act, act, np.ones(32, bool)])
     modelled, wf, _, reasons, _ = costs_of(r)
-    assert modelled == [False, True, True] and reasons == {PAIRING_REASON: 1} and wf[0] == 0
+    assert modelled == [True, True, True] and reasons == {}
+    partial = [int(x) if on else None for x, on in zip(a, act)]
+    assert wf[0] == banks.report("ld.shared.b64", partial).wavefronts
     assert wf[2] == banks.report("ld.shared.b64", a.tolist()).wavefronts
 
 
@@ -163,8 +168,8 @@ def test_a_partial_warp_of_a_wide_load_the_model_refuses_is_unmodelled_with_the_
     assert "32 bytes per lane" in next(iter(reasons))
 
 
-def test_a_dropped_partial_wide_load_is_data_dependent_and_never_refused_for_its_pairing() -> None:
-    a, act = lanes_with_undecided_pairing()
+def test_a_dropped_partial_wide_load_is_data_dependent_and_never_costed_from_its_known_lanes() -> None:
+    a, act = lanes_paired_only_past_inactive_partners()
     r = rec([a, 8 * LANES], text="ld.shared.b64", nbytes=8, active=[act, np.ones(32, bool)],
             dropped=np.array([True, False]))
     # warp 1: 64-bit loads at an 8-byte stride, two conflict-free half-warp phases over 256 bytes: 2 of an ideal 2

@@ -29,9 +29,16 @@ rule 2, which round 5 pinned).  Every one is reproduced exactly.
    must deliver (identical words are served once, loads and stores alike).
 4. **wavefronts** = the sum over the phases.
 5. **Partial warps** (``None`` for an inactive lane): the same rules with the inactive lanes simply
-   absent (they request no word; a phase without an active lane costs nothing).  Rule 2's pairing is
-   read strictly (an active lane's partner must be active, with the same address); where the lenient
-   reading (inactive partners ignored) would cost differently, the model refuses (not measured).
+   absent (they request no word; a phase without an active lane costs nothing), and rule 2's pairing
+   judged on the active lanes only: a pair ``(i, i ^ x)`` with an inactive lane is ignored, whatever
+   address the inactive lane's register holds.  Measured in round 8 (``tools/banks_round8.py``, masked
+   probe kernels whose inactive lanes still compute their address): of four readings, only this one
+   fits all 162 pairing patterns (one partner off with its stale address equal to the other's or not,
+   both off, every odd lane off, random masks) and the 136 of round 8b, predicted before measuring (no
+   active partner pair at all: the phases double whatever the addresses; ``i ^ 1``/``i ^ 2`` quad
+   mixtures; stores): 417 partial warps in all.  The strict reading (an active lane's partner must be
+   active) missed 114 of them, judging the pairing on every lane's register 88, "a partial warp never
+   pairs" 171.
 
 The *ideal* count is the sum over phases of ``ceil(distinct words / 32)``
 (the same phases, no two distinct words sharing a bank); ``excess`` =
@@ -179,28 +186,28 @@ def _check_addresses(ins: Instruction, lane_byte_addresses: Any, arch: Arch | No
 
 
 # ------------------------------------------------------------------- phases
-def phases(ins: Instruction, addrs: Sequence[int | None], lenient: bool = False) -> list[range]:
-    """The lane groups served one after another (rule 2 of the module doc; rule 5 for ``lenient``)."""
+def phases(ins: Instruction, addrs: Sequence[int | None]) -> list[range]:
+    """The lane groups served one after another (rules 2 and 5 of the module doc)."""
     if ins.matrices:
         return [range(8 * m, 8 * m + 8) for m in range(ins.matrices)]
     w = ins.access_bytes
     if w <= BANK_BYTES:
         return [range(32)]
     per = 128 // w
-    if ins.kind == "ld" and lanes_pair_up(addrs, lenient) and any(a is not None for a in addrs):
+    if ins.kind == "ld" and lanes_pair_up(addrs) and any(a is not None for a in addrs):
         per *= 2
     return [range(p, p + per) for p in range(0, 32, per)]
 
 
-def lanes_pair_up(addrs: Sequence[int | None], lenient: bool = False) -> bool:
+def lanes_pair_up(addrs: Sequence[int | None]) -> bool:
     """True when every lane ``i`` holds the address of lane ``i ^ 1``, or every lane that of lane ``i ^ 2``.
 
     This is what doubles the phases of 64/128-bit loads (rule 2); ``i ^ 3``, ``i ^ 4`` and mixtures (some
-    lane quads paired one way, some the other) do not.  Inactive lanes (None) must pair with inactive
-    ones, unless ``lenient`` (then a pair with an inactive lane is ignored; rule 5).
+    lane quads paired one way, some the other) do not.  A pair with an inactive lane (None) is ignored
+    (rule 5, measured).
     """
-    return any(all(addrs[i] == addrs[i ^ step] or (lenient and None in (addrs[i], addrs[i ^ step]))
-                   for i in range(32)) for step in PAIRING_XORS)
+    return any(all(addrs[i] == addrs[i ^ step] or None in (addrs[i], addrs[i ^ step]) for i in range(32))
+               for step in PAIRING_XORS)
 
 
 def lane_words(ins: Instruction, address: int) -> range:
@@ -297,19 +304,7 @@ def report(instruction: str, lane_byte_addresses: Any, global_byte_addresses: An
 
         return cp_async_report(ins, addrs, _check_global(ins, global_byte_addresses))
     reps = tuple(_phase_report(ins, addrs, lanes) for lanes in phases(ins, addrs))
-    _check_pairing_decided(ins, addrs, sum(r.wavefronts for r in reps))
     return BankReport(ins.canonical, addrs, sum(r.wavefronts for r in reps), sum(r.ideal for r in reps), reps)
-
-
-def _check_pairing_decided(ins: Instruction, addrs: Sequence[int | None], cost: int) -> None:
-    """Refuse a partial 64/128-bit load whose cost depends on how rule 2 treats inactive partners (rule 5)."""
-    if None not in addrs or ins.kind != "ld" or ins.matrices or ins.access_bytes <= BANK_BYTES:
-        return
-    lenient = sum(_phase_report(ins, addrs, lanes).wavefronts for lanes in phases(ins, addrs, lenient=True))
-    if lenient != cost:
-        raise InstructionError(
-            f"{ins.canonical}: a partial warp whose active lanes pair up (rule 2) only if inactive partners are "
-            f"ignored ({lenient} wavefronts) or not ({cost}); no measurement decides this yet")
 
 
 def wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses: Any = None, *,

@@ -8,11 +8,9 @@ A ``cp.async`` also takes ``global_addresses`` of the same shape (its rules:
 :mod:`layoutalg.banks.cp_async`, vectorised in :mod:`.cp_async_vector`).
 
 Partial warps (``active``, a bool mask of the same shape): the phase rule with the inactive lanes
-simply absent -- they request no word, and a phase without an active lane costs nothing.  Whether
-a 64/128-bit load's lanes pair up (rule 2) is read strictly: every active lane's partner must be
-active and hold the same address.  Where the reading matters (an active lane's partner is inactive
-and the lenient reading, which ignores such partners, costs differently)
-:func:`pairing_undecided` says so; no measurement decides it yet.
+simply absent -- they request no word, a phase without an active lane costs nothing, and a lane pair
+with an inactive lane is ignored when a 64/128-bit load's lanes pair up (rules 2 and 5, measured in
+round 8).
 """
 
 from __future__ import annotations
@@ -143,9 +141,9 @@ def _active_mask(active: Any, shape: tuple[int, ...]) -> Any:
     return act
 
 
-def _paired(a: Any, active: Any, lenient: bool) -> Any:
-    """Rows whose lanes pair up (rule 2): strictly, every active lane's partner is active with the same
-    address; leniently, partners that are inactive are ignored."""
+def _paired(a: Any, active: Any) -> Any:
+    """Rows whose lanes pair up (rule 2): every pair ``(i, i ^ x)`` of active lanes holds one address
+    (a pair with an inactive lane is ignored: rule 5)."""
     import numpy as np
 
     lanes = np.arange(32)
@@ -154,14 +152,12 @@ def _paired(a: Any, active: Any, lenient: bool) -> Any:
         same = a == a[:, lanes ^ step]
         if active is None:
             paired |= same.all(axis=1)
-        elif lenient:
-            paired |= (same | ~active | ~active[:, lanes ^ step]).all(axis=1)
         else:
-            paired |= (same & active[:, lanes ^ step] | ~active).all(axis=1)
+            paired |= (same | ~active | ~active[:, lanes ^ step]).all(axis=1)
     return paired
 
 
-def _plain_cost(ins: Instruction, a: Any, active: Any, lenient: bool = False) -> tuple[Any, Any]:
+def _plain_cost(ins: Instruction, a: Any, active: Any) -> tuple[Any, Any]:
     import numpy as np
 
     if ins.matrices:
@@ -171,7 +167,7 @@ def _plain_cost(ins: Instruction, a: Any, active: Any, lenient: bool = False) ->
     per = 128 // ins.access_bytes
     wf, ideal = _cost(ins, a, per, 32, active)
     if ins.kind == "ld":
-        paired = _paired(a, active, lenient)
+        paired = _paired(a, active)
         if active is not None:
             paired &= active.any(axis=1)
         if paired.any():
@@ -213,24 +209,3 @@ def wavefronts_many(instruction: str, addresses: Any, global_addresses: Any = No
         return np.zeros(batch, dtype=np.int64), np.zeros(batch, dtype=np.int64)
     wf, ideal = _plain_cost(ins, a, None if act is None else act.reshape(-1, 32))
     return wf.reshape(batch), ideal.reshape(batch)
-
-
-def pairing_undecided(instruction: str, addresses: Any, active: Any) -> Any:
-    """Bool per row: a partial 64/128-bit load whose cost depends on how rule 2's lane pairing treats
-    inactive partners (strict and lenient readings, module doc, give different wavefronts)."""
-    import numpy as np
-
-    ins = parse_instruction(instruction)
-    act = _active_mask(active, np.shape(addresses))
-    a = np.where(act, _int_lanes(addresses, "addresses"), 0)
-    batch = a.shape[:-1]
-    if ins.kind != "ld" or ins.matrices or ins.access_bytes <= BANK_BYTES:
-        return np.zeros(batch, dtype=bool)
-    a, act = a.reshape(-1, 32), act.reshape(-1, 32)
-    undecided = _paired(a, act, True) & ~_paired(a, act, False) & act.any(axis=1)
-    if undecided.any():
-        rows = np.flatnonzero(undecided)
-        strict, _ = _plain_cost(ins, a[rows], act[rows], False)
-        lenient, _ = _plain_cost(ins, a[rows], act[rows], True)
-        undecided[rows] = strict != lenient
-    return undecided.reshape(batch)

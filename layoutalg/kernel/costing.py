@@ -12,8 +12,7 @@ For each :class:`~layoutalg.kernel.records.AccessRecord`, per warp:
   execution with a data-dependent cost: never costed from its known lanes;
 * what the model does not cover is listed as unmodelled with the reason: atomics, wmma, a
   ``cp.async`` whose source is partly zero-filled
-  (``src-size`` below the copy size), a partial 64/128-bit load whose lane pairing is undecided
-  (:func:`layoutalg.banks.vector.pairing_undecided`); its executions still count.
+  (``src-size`` below the copy size); its executions still count.
 """
 
 from __future__ import annotations
@@ -23,15 +22,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import layoutalg.banks as banks
-from layoutalg.banks.vector import pairing_undecided
 from layoutalg.errors import LayoutError
 from layoutalg.kernel.records import AccessRecord
 
 MODELLED_KINDS = ("ld", "st", "ldmatrix", "stmatrix", "cp.async")
 ZERO_FILL_REASON = ("cp.async with src-size below its copy size (zero-filled bytes): the bank model was measured "
                     "on copies that read every byte")
-PAIRING_REASON = ("partial warp of a 64/128-bit load whose lanes pair up only if inactive partners are ignored: "
-                  "the phase rule for it is not measured")
 
 
 @dataclass
@@ -98,13 +94,6 @@ def _eligible(rec: AccessRecord, costs: WarpCosts) -> np.ndarray | None:
         short: np.ndarray = ok & ((rec.src_size < rec.access_bytes) & rec.active).any(axis=1)
         costs.refuse(short, ZERO_FILL_REASON)
         ok &= ~short
-    partial: np.ndarray = ok & ~rec.active.all(axis=1)
-    if partial.any() and rec.kind == "ld" and rec.access_bytes > 4:
-        rows = np.flatnonzero(partial)
-        undecided = np.zeros_like(ok)
-        undecided[rows] = pairing_undecided(rec.model_text, rec.smem[rows], rec.active[rows])
-        costs.refuse(undecided, PAIRING_REASON)
-        ok &= ~undecided
     return ok
 
 

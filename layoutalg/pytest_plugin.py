@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 
+from layoutalg.core.validate import describe
 from layoutalg.prove.result import ProofResult
 from layoutalg.prove.runner import is_theorem_file
 
@@ -247,7 +248,7 @@ def assert_kernel_wavefronts(ptx: Any, expected: Any, **trace_kwargs: Any) -> An
             what = f"PTX line {key}"
         else:
             if key not in counters:
-                raise AssertionError(f"unknown counter {key!r}; known: {', '.join(counters)}")
+                raise AssertionError(f"unknown counter {describe(key)}; known: {', '.join(counters)}")
             got, what = counters[key], key
         if got != want:
             wrong.append(f"{what}: expected {want}, traced {got}")

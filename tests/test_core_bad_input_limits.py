@@ -338,3 +338,68 @@ def test_valid_inputs_behave_as_before() -> None:
     assert m.compose(BitMatrix.identity(4)) == m
     assert la.from_f2(m, None, [2, 2]) == Layout((4, 4), (1, 4))
     assert la.from_f2(m, (4, 4)) == Layout((4, 4), (1, 4))
+
+
+# a tuple built by pairing one object with itself: few objects, astronomically many leaves
+def self_paired(levels: int, leaf: Any = 1) -> Any:
+    x = leaf
+    for _ in range(levels):
+        x = (x, x)
+    return x
+
+
+P60 = self_paired(60)
+
+SELF_PAIRED_CALLS: list[tuple[str, Callable[[Any], Any]]] = SHAPE_TAKERS + [
+    ("raked_product tiler", lambda d: la.raked_product(Layout(8), d)),
+    ("blocked_product tiler", lambda d: la.blocked_product(Layout(8), d)),
+    ("stride_layout stride", lambda d: la.stride_layout(Layout(8), d)),
+    ("size", lambda d: la.size(d)),
+    ("rank", lambda d: la.rank(d)),
+    ("depth", lambda d: la.depth(d)),
+    ("idx2crd", lambda d: la.idx2crd(3, d)),
+    ("crd2idx coordinate", lambda d: la.crd2idx(d, (8,))),
+    ("weakly_congruent", lambda d: la.weakly_congruent(d, d)),
+    ("greatest_common_domain", lambda d: la.greatest_common_domain(d, d)),
+    ("make_identity_tensor", lambda d: la.make_identity_tensor(d)),
+    ("register_integer_type", lambda d: la.register_integer_type(d)),
+]
+
+
+@pytest.mark.parametrize(("name", "call"), SELF_PAIRED_CALLS, ids=[name for name, _ in SELF_PAIRED_CALLS])
+def test_a_tuple_pairing_one_object_with_itself_is_refused_at_once(name: str, call: Callable[[Any], Any]) -> None:
+    """60 objects, 2**60 leaves: refused by the node count (MAX_NODES) or the argument's own checks, with a message
+    that prints the tuple's start only (a full repr would never end)."""
+    start = time.monotonic()
+    with pytest.raises(LayoutError) as refusal:
+        call(P60)
+    assert time.monotonic() - start < FAST
+    assert len(str(refusal.value)) < 2000
+
+
+def test_the_node_count_is_checked_on_both_sides_of_the_limit() -> None:
+    from layoutalg.core.validate import MAX_NODES, is_plain_tuple
+
+    # self_paired(k) holds 2**(k+1) - 1 tuples, counting each time it appears
+    fits = self_paired(MAX_NODES.bit_length() - 2)  # 2**17 - 1 tuples at MAX_NODES = 2**18
+    over = self_paired(MAX_NODES.bit_length() - 1)  # 2**18 - 1: still within
+    past = self_paired(MAX_NODES.bit_length())  # 2**19 - 1: past
+    check_depth(fits, "x")
+    check_depth(over, "x")
+    assert is_plain_tuple(over) and not is_plain_tuple(past)
+    with pytest.raises(ShapeError, match="more than 262144 tuples"):
+        check_depth(past, "x")
+    # shared tuples are walked like any other below the limit: 8 leaves of 2, products 2**k in order
+    assert la.size(fits) == 1 and la.size(self_paired(3, 2)) == 256
+    assert la.prefix_product(self_paired(3, 2)) == (((1, 2), (4, 8)), ((16, 32), (64, 128)))
+    assert la.crd2idx(self_paired(3, 1), self_paired(3, 2)) == 255
+
+
+def test_describe_prints_the_start_of_a_tuple_whose_repr_would_not_end() -> None:
+    from layoutalg.core.validate import describe
+
+    text = describe(P60)
+    assert text.startswith("((((") and "over 65536 characters, tuple" in text and len(text) < 120
+    for value in [(1, 2), (1,), ((1,), [2, (3,)]), [], (), ("a", (1, 2), None), (")", ", ", "]"), [(")",)]]:
+        assert describe(value) == repr(value)
+    assert describe(tuple(range(100))).endswith("(390 characters, tuple)")

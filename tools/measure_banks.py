@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import time
@@ -771,6 +772,7 @@ def main() -> int:
             break
         t1 = time.time()
         results += banks_ncu.measure(cases[i:i + chunk], workdir=work, exe=exe, metrics=metrics)
+        shutil.copy(os.path.join(work, "cases.bin.csv"), os.path.join(out_dir, f"ncu_raw_{start + i:05d}.csv"))
         print(f"chunk {i}: {time.time() - t1:.1f}s", flush=True)
         doc = {"meta": {"device": dev, "metrics": metrics, "tool": "tools/measure_banks.py",
                         "measured": time.strftime("%Y-%m-%d", time.gmtime()),

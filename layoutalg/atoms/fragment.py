@@ -45,7 +45,7 @@ def index_arg(value: Any, hi: int, what: str) -> Any:
     if is_symbolic(value):
         if getattr(value, "kind", None) in ("var", "param") and not (value.lo >= 0 and value.hi <= hi):
             raise InstructionError(f"{what} must range over [0, {hi}), but the variable {describe(value.name)} ranges over "
-                                   f"[{value.lo}, {value.hi}): declare it as var({value.name!r}, {hi})")
+                                   f"[{value.lo}, {value.hi}): declare it as var({describe(value.name)}, {hi})")
         return value
     if isinstance(value, bool):
         raise InstructionError(f"{what} must be an int in [0, {hi}) or a symbolic term, got {describe(value)}")
@@ -53,7 +53,7 @@ def index_arg(value: Any, hi: int, what: str) -> Any:
         number = operator.index(value)
     except TypeError:
         raise InstructionError(f"{what} must be an int in [0, {hi}) or a symbolic term (layoutalg.prove.var), "
-                               f"got {value!r} ({type(value).__name__})") from None
+                               f"got {describe(value)} ({type(value).__name__})") from None
     if not 0 <= number < hi:
         raise InstructionError(f"{what} must be in [0, {hi}), got {number}")
     return number

@@ -22,6 +22,7 @@ import re
 from typing import Any
 
 from layoutalg.atoms import smem
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError, ParseError
 from layoutalg.swizzle import notation as swizzle_notation
 from layoutalg.swizzle.cpp import ATOM_NAME, from_cpp
@@ -67,7 +68,7 @@ def smem_atom(name: str, element: Any = None) -> Any:
     if name not in names:
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
         hint = ("did you mean " + " or ".join(close) + "? ") if close else ""
-        raise LayoutError(f"unknown shared-memory atom {name!r}; {hint}known: {', '.join(names)}")
+        raise LayoutError(f"unknown shared-memory atom {describe(name)}; {hint}known: {', '.join(names)}")
     if name.endswith("_Bits"):
         if element is not None and dtype_bits(element) != 1:
             raise LayoutError(f"{name} is in bits; drop the element type or use {name[:-len('_Bits')]}<{element}>")
@@ -95,7 +96,7 @@ def parse(text: str, dtype: Any = None) -> Any:
             from layoutalg.core.dtypes import dtype_bits
 
             if dtype_bits(element) != dtype_bits(dtype):
-                raise LayoutError(f"{name}<{element}> disagrees with dtype={dtype!r}")
+                raise LayoutError(f"{name}<{element}> disagrees with dtype={describe(dtype)}")
         return smem_atom(name, element if element is not None else dtype)
 
     if _CPP_TYPE.match(stripped):

@@ -230,8 +230,8 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
         given = str(method).lower()
         close = [m for m in METHODS if given.startswith(m) or m.startswith(given)] or \
             difflib.get_close_matches(given, METHODS, n=1, cutoff=0.5)
-        raise LayoutError(f"method must be one of {', '.join(METHODS)} (the prover's spellings), got {method!r}"
-                          + (f"; did you mean {close[0]!r}?" if close else ""))
+        raise LayoutError(f"method must be one of {', '.join(METHODS)} (the prover's spellings), got {describe(method)}"
+                          + (f"; did you mean {describe(close[0])}?" if close else ""))
     from layoutalg.prove import budget, config
 
     if not isinstance(method, str) or method not in ("auto", "enum", "f2", "z3"):

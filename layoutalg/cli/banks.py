@@ -22,6 +22,7 @@ from layoutalg.cli.common import (
     tiled,
     write_picture,
 )
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 
 
@@ -33,11 +34,11 @@ def expand_access(text: str, element_bytes: int) -> str:
 
     words = text.strip().lower().split(".")
     if words[0] in ("ldmatrix", "stmatrix") and "shared" not in words and not any(w in ("x1", "x2", "x4") for w in words):
-        raise UsageError(f"--access {text!r}: say how many matrices", f"e.g. --access {words[0]}.x4 or {words[0]}.x4.trans")
+        raise UsageError(f"--access {describe(text)}: say how many matrices", f"e.g. --access {words[0]}.x4 or {words[0]}.x4.trans")
     try:
         return expand_short_form(text, element_bytes)
     except LayoutError as exc:
-        raise UsageError(f"--access {text!r}: {exc}", "e.g. --access ldmatrix.x4.trans, cp.async.cg, ld.shared.v4 "
+        raise UsageError(f"--access {describe(text)}: {exc}", "e.g. --access ldmatrix.x4.trans, cp.async.cg, ld.shared.v4 "
                                                       "or ld.shared.b32") from exc
 
 
@@ -61,7 +62,7 @@ def arch_option(text: str) -> Any:
         return get_arch(text)
     except LayoutError as exc:
         close = difflib.get_close_matches(text.strip().lower(), list(ARCHES), n=1)
-        raise UsageError(f"--arch {text!r}: unknown architecture",
+        raise UsageError(f"--arch {describe(text)}: unknown architecture",
                          (f"did you mean --arch {close[0]}? " if close else "") + "use --arch " + ", ".join(ARCHES)) \
             from exc
 

@@ -9,6 +9,7 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
@@ -141,7 +142,7 @@ def parse_extents(text: str, what: str) -> tuple[int, ...]:
     except ValueError:
         values = ()
     if len(values) != 2 or min(values) <= 0:
-        raise UsageError(f"{what} {text!r} is not two positive extents", f"write it as MxN, e.g. {what} 64x64")
+        raise UsageError(f"{what} {describe(text)} is not two positive extents", f"write it as MxN, e.g. {what} 64x64")
     return values
 
 
@@ -206,7 +207,7 @@ def write_text(path: str, text: str, option: str) -> None:
             handle.write(text)
     except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
         reason = exc.strerror if isinstance(exc, OSError) else str(exc)
-        raise UsageError(f"cannot write {path!r}: {reason}", f"pass {option} FILE in a writable folder") from exc
+        raise UsageError(f"cannot write {describe(path)}: {reason}", f"pass {option} FILE in a writable folder") from exc
 
 
 def add_picture_options(parser: argparse.ArgumentParser) -> None:
@@ -269,7 +270,7 @@ def lookup_atom(name: str) -> Any:
         names = atom_names()
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
         hint = ("did you mean " + " or ".join(close) + "? ") if close else ""
-        raise UsageError(f"unknown atom {name!r}", hint + "list the atoms with: layoutalg atoms") from exc
+        raise UsageError(f"unknown atom {describe(name)}", hint + "list the atoms with: layoutalg atoms") from exc
 
 
 def atom_names() -> list[str]:

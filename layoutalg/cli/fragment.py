@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from layoutalg.cli.common import EXIT_FAILED, EXIT_OK, UsageError, emit_json, parse_layout, require_offsets, tiled
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 
 EXIT_UNKNOWN = 3
@@ -88,7 +89,7 @@ def _cmd_prove_fragment(args: argparse.Namespace) -> int:
     copy, mma = _resolve_names(args)
     for option, value in (("--operand", args.operand), ("--source", args.source)):
         if str(value).strip().upper() not in ("A", "B", "C", "D"):
-            raise UsageError(f"{option} must be A, B, C or D, got {value!r}", f"e.g. {option} B (D is the accumulator, as C)")
+            raise UsageError(f"{option} must be A, B, C or D, got {describe(value)}", f"e.g. {option} B (D is the accumulator, as C)")
     if args.timeout is not None and not args.timeout > 0:
         raise UsageError(f"--timeout must be a positive number of seconds, got {args.timeout}", "e.g. --timeout 30")
     smem = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from layoutalg.cli.common import EXIT_FAILED, EXIT_OK, UsageError
+from layoutalg.core.validate import describe
 
 EXIT_UNKNOWN = 3
 EXAMPLE = "--check-mma 'A=0@(128,64):(64,1)' --check-mma 'B=1@(64,128):(128,1)' --check-mma 'C=2@(128,128):(128,1)'"
@@ -21,15 +22,15 @@ def parse_check_mma(items: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items:
         if "=" not in item:
-            raise UsageError(f"--check-mma {item!r} is not MATRIX=PARAM@LAYOUT", f"e.g. {EXAMPLE}")
+            raise UsageError(f"--check-mma {describe(item)} is not MATRIX=PARAM@LAYOUT", f"e.g. {EXAMPLE}")
         role, spec = item.split("=", 1)
         role = role.strip().upper()
         if role not in ("A", "B", "C"):
-            raise UsageError(f"--check-mma {item!r}: the matrix must be A, B or C", f"e.g. {EXAMPLE}")
+            raise UsageError(f"--check-mma {describe(item)}: the matrix must be A, B or C", f"e.g. {EXAMPLE}")
         if role in out:
             raise UsageError(f"--check-mma gives {role} twice", f"e.g. {EXAMPLE}")
         if "@" not in spec:
-            raise UsageError(f"--check-mma {item!r}: expected {role}=PARAM@LAYOUT (PARAM: the parameter's PTX name "
+            raise UsageError(f"--check-mma {describe(item)}: expected {role}=PARAM@LAYOUT (PARAM: the parameter's PTX name "
                              "or 0-based index)", f"e.g. {EXAMPLE}")
         out[role] = spec.strip()
     missing = [r for r in "ABC" if r not in out]

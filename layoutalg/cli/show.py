@@ -20,6 +20,7 @@ from layoutalg.cli.common import (
     tiled,
     write_picture,
 )
+from layoutalg.core.validate import describe
 
 TABLE_HINT = ("show a tile of it (e.g. a smem atom without --tile-to), or print its index function with "
               "layoutalg show LAYOUT --formula")
@@ -133,7 +134,7 @@ def _show_tv(args: argparse.Namespace) -> int:
         if args.operand:
             chosen = [o for o in operands if o.lower() == args.operand.lower()]
             if not chosen:
-                raise UsageError(f"atom {atom_name} has no operand {args.operand!r}",
+                raise UsageError(f"atom {atom_name} has no operand {describe(args.operand)}",
                                  f"use --operand {' or '.join(operands)}")
             operands = chosen
         panels = []

@@ -30,7 +30,7 @@ from layoutalg.core.layout import Layout, as_layout
 from layoutalg.core.memo import memoized
 from layoutalg.core.shape_ops import append, by_mode, from_modes, top_modes
 from layoutalg.core.tuple_ops import repeat_like
-from layoutalg.core.validate import MAX_INT_BITS, describe, is_bool
+from layoutalg.core.validate import MAX_INT_BITS, check_depth, describe, is_bool
 from layoutalg.core.weak_complement import weak_complement, weak_pairs
 from layoutalg.errors import CompositionError, NotInjectiveError, ShapeError
 
@@ -248,6 +248,7 @@ def flat_product(a: Layout, tiler: Any) -> Layout:
 
 def _block_and_repeat(a: Layout, tiler: Any, name: str) -> tuple[list[Layout], list[Layout]]:
     a = as_layout(a, f"{name} block")
+    check_depth(tiler, f"{name} tiler")
     if type(tiler) is tuple:  # by mode: mode i of A with the tiler's mode i, (A_i, R_i) = logical_product(A_i, B_i)
         modes = top_modes(a)
         if len(tiler) > len(modes):

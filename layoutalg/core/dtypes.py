@@ -133,6 +133,8 @@ def _object_name(x: Any) -> str | None:
         return x
     if isinstance(x, type):
         return x.__name__
+    if isinstance(x, (tuple, list, dict, set)):  # no container names a dtype (and its str may not end)
+        return None
     try:  # a foreign object's own attribute or __str__ may raise anything: it then names no dtype
         name = getattr(x, "name", None)
         if isinstance(name, str) and name:

@@ -88,7 +88,7 @@ def coordinates(shape: Any) -> Iterator[Any]:
     checked = as_htuple(shape, "coordinates shape")
     for leaf in it.flatten(checked) if isinstance(checked, tuple) else [checked]:
         if not isinstance(leaf, int):
-            raise ShapeError(f"coordinates takes a shape of int extents, got {checked!r}")
+            raise ShapeError(f"coordinates takes a shape of int extents, got {describe(checked)}")
     return _coordinates(checked)
 
 
@@ -113,7 +113,7 @@ def in_bounds(crd: Any, shape: Any) -> bool:
     try:
         return all(0 <= int(c) < int(s) for c, s in pairs)
     except (TypeError, ValueError) as bad:
-        raise LayoutError(f"in_bounds({crd!r}, {shape!r}): {bad}") from None
+        raise LayoutError(f"in_bounds({describe(crd)}, {describe(shape)}): {bad}") from None
 
 
 __all__ = ["profile", "replace", "zip_leaves", "fold_leaf", "coordinates", "in_bounds"]

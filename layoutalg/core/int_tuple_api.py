@@ -17,7 +17,16 @@ from layoutalg.core import int_tuple as it
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
 from layoutalg.core.tuple_ops import check_callable, repeat_like
-from layoutalg.core.validate import MAX_DEPTH, MAX_INT_BITS, any_leaf, as_htuple, as_int, as_int_tuple, describe
+from layoutalg.core.validate import (
+    MAX_DEPTH,
+    MAX_INT_BITS,
+    MAX_NODES,
+    any_leaf,
+    as_htuple,
+    as_int,
+    as_int_tuple,
+    describe,
+)
 from layoutalg.errors import CoordinateError, ShapeError
 
 
@@ -134,10 +143,15 @@ _BOUND = 1 << MAX_INT_BITS
 _NEG_BOUND = -_BOUND  # computed once: negating a 4096-bit int on every call costs more than the call
 
 
-def _prefix_plain(shape: tuple[Any, ...], running: int, depth: int) -> tuple[IntTuple, int]:
+def _prefix_plain(shape: tuple[Any, ...], running: int, depth: int,
+                  budget: list[int] | None = None) -> tuple[IntTuple, int]:
     """``(prefix products of shape from running, running times its size)``; _NotPlainError at a leaf that is not a plain
-    int within the limits (or past the nesting limit)."""
-    if depth >= MAX_DEPTH:
+    int within the limits, past the nesting limit, or past MAX_NODES tuples (``budget``: the tuples left, shared by
+    the whole walk; a tuple made by pairing one object with itself is refused, not walked 2**60 times)."""
+    if budget is None:
+        budget = [MAX_NODES]
+    budget[0] -= 1
+    if depth >= MAX_DEPTH or budget[0] < 0:
         raise _NotPlainError
     out: list[Any] = []
     for s in shape:
@@ -145,7 +159,7 @@ def _prefix_plain(shape: tuple[Any, ...], running: int, depth: int) -> tuple[Int
             out.append(running)
             running *= s
         elif type(s) is tuple:
-            value, running = _prefix_plain(s, running, depth + 1)
+            value, running = _prefix_plain(s, running, depth + 1, budget)
             out.append(value)
         else:
             raise _NotPlainError
@@ -298,26 +312,36 @@ def shape_div(a: Any, b: Any) -> IntTuple:
     return it.shape_div(ta, tb)
 
 
-def _compact_size(shape: Any, depth: int) -> int:
+def _compact_size(shape: Any, depth: int, budget: list[int] | None = None) -> int:
+    """The size of a plain int shape; _NotPlainError otherwise, or past MAX_NODES tuples (``budget``, shared by the
+    walk: each tuple counted every time it appears)."""
     if type(shape) is int and 0 < shape < _BOUND:
         return shape
-    if type(shape) is tuple and depth < MAX_DEPTH:
+    if budget is None:
+        budget = [MAX_NODES]
+    budget[0] -= 1
+    if type(shape) is tuple and depth < MAX_DEPTH and budget[0] >= 0:
         n = 1
         for s in shape:
-            n *= _compact_size(s, depth + 1)
+            n *= _compact_size(s, depth + 1, budget)
         return n
     raise _NotPlainError
 
 
-def _compact_offset(crd: Any, shape: Any, running: int, depth: int) -> tuple[int, int]:
+def _compact_offset(crd: Any, shape: Any, running: int, depth: int,
+                    budget: list[int] | None = None) -> tuple[int, int]:
     """``(offset of crd under shape's compact strides from running, running * size(shape))`` for plain ints;
-    _NotPlainError for anything else (a bad leaf, a tree mismatch)."""
+    _NotPlainError for anything else (a bad leaf, a tree mismatch, past MAX_NODES tuples)."""
+    if budget is None:
+        budget = [MAX_NODES]
     if type(crd) is int and _NEG_BOUND < crd < _BOUND:
-        return crd * running, running * _compact_size(shape, depth)
-    if type(crd) is tuple and type(shape) is tuple and len(crd) == len(shape) and depth < MAX_DEPTH:
+        return crd * running, running * _compact_size(shape, depth, budget)
+    budget[0] -= 1
+    if (type(crd) is tuple and type(shape) is tuple and len(crd) == len(shape) and depth < MAX_DEPTH
+            and budget[0] >= 0):
         total = 0
         for c, s in zip(crd, shape):
-            off, running = _compact_offset(c, s, running, depth + 1)
+            off, running = _compact_offset(c, s, running, depth + 1, budget)
             total += off
         return total, running
     raise _NotPlainError
@@ -371,7 +395,7 @@ def _f2_split(index: Any, shape: Any) -> Any:
     for extent in leaves[:-1]:
         if clmul(running, extent) != running * extent:
             raise CoordinateError(
-                f"idx2crd({index!r}, {shape}): extent {extent} carries into the prefix product {running} "
+                f"idx2crd({describe(index)}, {shape}): extent {extent} carries into the prefix product {running} "
                 f"({running} x {extent} is {clmul(running, extent)} carry-less, {running * extent} in Z), so the F2 "
                 "and integer decompositions of the shape differ")
         running *= extent

@@ -41,9 +41,11 @@ class Integer(abc.ABC):  # noqa: B024  (membership by registration: no abstract 
 
 def register_integer_type(*types: type) -> None:
     """Declare types integer-shaped (idempotent), as PyCuTe's ``register_integer_type``."""
+    from layoutalg.core.validate import describe
+
     for kind in types:
         if not isinstance(kind, type):
-            raise ShapeError(f"register_integer_type takes types, got {kind!r}")
+            raise ShapeError(f"register_integer_type takes types, got {describe(kind)}")
         Integer.register(kind)
 
 

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
 from layoutalg.core.stride_scalars import F2, ArithTuple, is_stride_scalar, value_as_coordinate
-from layoutalg.core.validate import describe, plain_int
+from layoutalg.core.validate import check_depth, describe, plain_int
 from layoutalg.errors import CoordinateError, ShapeError
 
 
@@ -45,7 +45,8 @@ def _leaves(t: Any) -> list[Any]:
 
 
 def has_scalar_strides(stride: Any) -> bool:
-    """True when some stride leaf is an ArithTuple or an F2."""
+    """True when some stride leaf is an ArithTuple or an F2 (the nesting probed first: :func:`check_depth`)."""
+    check_depth(stride, "stride")
     return any(isinstance(d, (ArithTuple, F2)) for d in _leaves(stride))
 
 

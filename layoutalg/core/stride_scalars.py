@@ -125,7 +125,7 @@ class F2:
             return NotImplemented
         divisor = int(other)
         if divisor <= 0:
-            raise ShapeError(f"divmod({self}, {other!r}): the divisor must be a positive int or a non-zero F2")
+            raise ShapeError(f"divmod({self}, {describe(other)}): the divisor must be a positive int or a non-zero F2")
         quotient, rest, top = 0, int(self.value), divisor.bit_length()
         while rest.bit_length() >= top:
             shift = rest.bit_length() - top

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-from layoutalg.core.validate import MAX_DEPTH, any_leaf, describe
+from layoutalg.core.validate import MAX_DEPTH, any_leaf, check_depth, describe
 from layoutalg.errors import ShapeError
 
 
@@ -49,7 +49,7 @@ def norm(x: Any, what: str = "leaf") -> Any:
     if is_sym(x):
         sp = sympy_module()
         if not isinstance(x, sp.Expr):
-            raise ShapeError(f"{what} {x!r} is not a sympy expression")
+            raise ShapeError(f"{what} {describe(x)} is not a sympy expression")
         if x.is_Integer:
             return int(x)
         if x.is_number or x.is_integer is False:
@@ -64,6 +64,8 @@ def norm_tuple(t: Any, what: str, depth: int = 0) -> Any:
     if isinstance(t, (tuple, list)):
         if depth >= MAX_DEPTH:
             raise ShapeError(f"{what} is nested more than {MAX_DEPTH} levels deep (MAX_DEPTH)")
+        if depth == 0:
+            check_depth(t, what)  # the node count too, before the recursion below walks every node
         return tuple(norm_tuple(e, what, depth + 1) for e in t)
     return norm(t, what)
 

@@ -25,7 +25,7 @@ import numbers
 from typing import Any
 
 from layoutalg.core.tensor import Tensor
-from layoutalg.core.validate import is_bool
+from layoutalg.core.validate import describe, is_bool
 from layoutalg.errors import CoordinateError, LayoutError, ShapeError
 
 
@@ -131,7 +131,7 @@ class Array(Ptr):
             raise ShapeError(f"Array size must lie in [0, 2**26] elements, got {count}")
         kind = ctypes.c_double if dtype is None else dtype
         if not (isinstance(kind, type) and issubclass(kind, ctypes._SimpleCData)):  # type: ignore[attr-defined]
-            raise LayoutError(f"Array dtype must be a ctypes scalar type (ctypes.c_int, ...), got {kind!r}")
+            raise LayoutError(f"Array dtype must be a ctypes scalar type (ctypes.c_int, ...), got {describe(kind)}")
         super().__init__((kind * count)())
 
 

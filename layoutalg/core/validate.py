@@ -10,8 +10,11 @@ algebra behind it sees only ``int`` leaves in ``tuple`` trees and never raises
   digits): products and sums of a few such values stay printable (Python
   refuses to print integers of more than 4300 digits) and cheap;
 * an int tuple is nested at most :data:`MAX_DEPTH` levels (no recursion can
-  overflow the stack); :func:`check_depth` probes the nesting without recursing,
-  so the recursive helpers call it before they descend into an argument;
+  overflow the stack) and holds at most :data:`MAX_NODES` tuples, counting a tuple
+  each time it appears (a tuple built by pairing one object with itself, ``x = (x, x)``
+  sixty times, is sixty objects but 2**60 leaves: no walk over it would end);
+  :func:`check_depth` probes both without recursing, so the recursive helpers call
+  it before they descend into an argument;
 * ``bool`` and floats are not integers; a numpy array is not an int tuple
   (``tuple(a.tolist())`` is).
 """
@@ -30,16 +33,21 @@ MAX_DEPTH = 64
 #: The most modes a tuple built from a count argument may have (``append``/``prepend``'s rank ``n``, ``lift``'s
 #: path entries): far past any real layout's rank, so a count like ``2**64`` is refused before it is allocated.
 MAX_RANK = 1 << 16
+#: The most tuples (inner nodes, each counted every time it appears) an int tuple argument may hold: far past any
+#: real layout, small enough that a walk over it ends at once.
+MAX_NODES = 1 << 18
 _LIMIT = 1 << MAX_INT_BITS
 _NEG_LIMIT = -_LIMIT  # computed once: negating a 4096-bit int costs more than the check
 
 
 def check_depth(x: Any, what: str, error: type[LayoutError] = ShapeError) -> None:
-    """Refuse ``x`` (``error`` naming ``what``) when its tuples and lists nest more than :data:`MAX_DEPTH` levels.
+    """Refuse ``x`` (``error`` naming ``what``) when its tuples and lists nest more than :data:`MAX_DEPTH` levels
+    or number more than :data:`MAX_NODES` (each counted every time it appears).
 
     Non-recursive (a stack of iterators, one per open level): the work is the number of nodes met before the
-    first one past the limit, the memory ``MAX_DEPTH`` iterators, so a tuple nested thousands deep (or a list
-    holding itself) is refused at once.  Anything that is not a tuple or list is left to the caller's checks.
+    first one past a limit, the memory ``MAX_DEPTH`` iterators, so a tuple nested thousands deep (or a list
+    holding itself, or a tuple made by pairing one object with itself) is refused at once.  Anything that is not a
+    tuple or list is left to the caller's checks.
     """
     if type(x) is tuple:  # the common cases first: a flat tuple, or plain ints (depth bounded by that walk)
         for e in x:
@@ -57,16 +65,22 @@ def walk_leaves(x: Any, what: str = "argument", error: type[LayoutError] = Shape
                 kinds: Any = (tuple, list)) -> Iterator[Any]:
     """The leaves of ``x`` left to right (``kinds``, tuples and lists by default, are the inner nodes; ``x`` itself
     when it is none), walked without recursion: a stack of iterators, one per open level, so a nesting deeper
-    than :data:`MAX_DEPTH` is refused (``error`` naming ``what``) when the walk reaches it."""
+    than :data:`MAX_DEPTH`, or more than :data:`MAX_NODES` inner nodes, is refused (``error`` naming ``what``) when
+    the walk reaches it."""
     if not isinstance(x, kinds):
         yield x
         return
     stack = [iter(x)]
+    nodes = 1
     while stack:
         for e in stack[-1]:
             if isinstance(e, kinds):
                 if len(stack) >= MAX_DEPTH:
                     raise error(f"{what} is nested more than {MAX_DEPTH} levels deep (MAX_DEPTH)")
+                nodes += 1
+                if nodes > MAX_NODES:
+                    raise error(f"{what} holds more than {MAX_NODES} tuples, counting a tuple each time it appears "
+                                "(MAX_NODES); was it built by nesting one object in itself?")
                 stack.append(iter(e))
                 break
             yield e
@@ -85,17 +99,73 @@ def describe(x: Any, limit: int = 80) -> str:
     """``repr(x)`` cut to ``limit`` characters, or a description when ``repr`` itself fails.
 
     Safe on anything a caller may pass: integers too long to print, objects
-    whose ``__repr__`` raises, nesting deep enough to exhaust the stack.
+    whose ``__repr__`` raises, nesting deep enough to exhaust the stack, and tuples
+    or lists whose ``repr`` would not end (one object paired with itself sixty
+    times prints 2**60 leaves): those are printed by :func:`_bounded_repr`, which
+    stops after :data:`_REPR_CAP` characters.
     """
     if type(x) is int and not _NEG_LIMIT < x < _LIMIT:
         return f"<an int of {x.bit_length()} bits>"
     try:
-        text = repr(x)
+        text = _bounded_repr(x) if isinstance(x, (tuple, list)) else repr(x)
+    except _ReprTooLongError as stop:
+        return f"{stop.head[: limit - 20]}... (over {_REPR_CAP} characters, {type(x).__name__})"
     except Exception:  # noqa: BLE001 - any failure of a foreign __repr__ is described instead
         return f"<a {type(x).__name__}>"
     if len(text) > limit:
         return f"{text[: limit - 20]}... ({len(text)} characters, {type(x).__name__})"
     return text
+
+
+_REPR_CAP = 1 << 16
+"""The most characters :func:`describe` prints of a tuple or list before it gives up on the rest."""
+
+
+class _Text:
+    """A bracket or separator on :func:`_bounded_repr`'s stack (never confused with a string leaf)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+class _ReprTooLongError(Exception):
+    def __init__(self, head: str) -> None:
+        super().__init__(head)
+        self.head = head
+
+
+def _bounded_repr(x: Any) -> str:
+    """``repr`` of nested tuples and lists (other leaves by their own ``repr``), written piece by piece and stopped
+    with :class:`_ReprTooLongError` once past :data:`_REPR_CAP` characters, so its work is bounded by the cap
+    whatever the number of leaves; the nesting it can reach is bounded by the cap too (one bracket per level)."""
+    parts: list[str] = []
+    size = 0
+
+    def emit(piece: str) -> None:
+        nonlocal size
+        parts.append(piece)
+        size += len(piece)
+        if size > _REPR_CAP:
+            raise _ReprTooLongError("".join(parts)[:_REPR_CAP])
+
+    stack: list[Any] = [x]  # items to print, and _Text pieces (brackets, separators) between them
+    while stack:
+        item = stack.pop()
+        if type(item) is _Text:
+            emit(item.text)
+        elif isinstance(item, (tuple, list)):
+            is_tuple = isinstance(item, tuple)
+            emit("(" if is_tuple else "[")
+            stack.append(_Text("]" if not is_tuple else ",)" if len(item) == 1 else ")"))
+            for k in range(len(item) - 1, -1, -1):
+                stack.append(item[k])
+                if k:
+                    stack.append(_Text(", "))
+        else:
+            emit(repr(item))
+    return "".join(parts)
 
 
 def count_text(n: int) -> str:
@@ -162,15 +232,26 @@ def is_plain_tuple(x: Any) -> bool:
 
 def _is_plain(x: tuple[Any, ...], depth: int) -> bool:
     """A nested tuple of plain ints within the limits (nothing to convert or report)."""
-    if depth >= MAX_DEPTH:
-        return False
+    return _plain_budget(x, depth, MAX_NODES) >= 0
+
+
+def _plain_budget(x: tuple[Any, ...], depth: int, budget: int) -> int:
+    """``budget`` less the tuples of ``x`` (each counted every time it appears) if ``x`` is a tuple of plain ints
+    within the limits and the budget lasts; -1 otherwise."""
+    budget -= 1
+    if depth >= MAX_DEPTH or budget < 0:
+        return -1
     for e in x:
         if type(e) is int:
             if not _NEG_LIMIT < e < _LIMIT:
-                return False
-        elif type(e) is not tuple or not _is_plain(e, depth + 1):
-            return False
-    return True
+                return -1
+        elif type(e) is not tuple:
+            return -1
+        else:
+            budget = _plain_budget(e, depth + 1, budget)
+            if budget < 0:
+                return -1
+    return budget
 
 
 def as_int_tuple(x: Any, what: str, error: type[LayoutError] = ShapeError, depth: int = 0) -> Any:
@@ -187,6 +268,8 @@ def as_int_tuple(x: Any, what: str, error: type[LayoutError] = ShapeError, depth
     if isinstance(x, (tuple, list)):
         if depth >= MAX_DEPTH:
             raise error(f"{what} is nested more than {MAX_DEPTH} levels deep")
+        if depth == 0:
+            check_depth(x, what, error)  # the node count, before the recursion below walks every node
         return tuple(as_int_tuple(e, f"{what}[{i}]", error, depth + 1) for i, e in enumerate(x))
     if hasattr(x, "shape") and hasattr(x, "dtype") and getattr(x, "ndim", 0) != 0:
         raise error(
@@ -207,6 +290,8 @@ def as_htuple(x: Any, what: str, error: type[LayoutError] = ShapeError, depth: i
     if isinstance(x, (tuple, list)):
         if depth >= MAX_DEPTH:
             raise error(f"{what} is nested more than {MAX_DEPTH} levels deep")
+        if depth == 0:
+            check_depth(x, what, error)  # the node count, before the recursion below walks every node
         return tuple(as_htuple(e, f"{what}[{i}]", error, depth + 1) for i, e in enumerate(x))
     if type(x).__name__ in ("ArithTuple", "F2") or (hasattr(x, "shape") and hasattr(x, "size")
                                                       and not hasattr(x, "ndim")):
@@ -216,4 +301,4 @@ def as_htuple(x: Any, what: str, error: type[LayoutError] = ShapeError, depth: i
     return as_int_tuple(x, what, error, depth)
 
 
-__all__ = ["MAX_INT_BITS", "MAX_DEPTH", "MAX_RANK", "check_depth", "walk_leaves", "is_plain_tuple", "any_leaf", "describe", "count_text", "is_bool", "plain_int", "as_int", "as_int_tuple", "as_htuple"]
+__all__ = ["MAX_INT_BITS", "MAX_DEPTH", "MAX_RANK", "MAX_NODES", "check_depth", "walk_leaves", "is_plain_tuple", "any_leaf", "describe", "count_text", "is_bool", "plain_int", "as_int", "as_int_tuple", "as_htuple"]

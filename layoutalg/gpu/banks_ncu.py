@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from layoutalg.banks.instruction import Instruction, parse_instruction
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 
 LD_METRIC = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
@@ -247,9 +248,9 @@ class Case:
 def _canonical(case: Case) -> Instruction:
     ins = parse_instruction(case.instruction)
     if len(case.lane_byte_addresses) != 32:
-        raise LayoutError(f"case {case.name!r}: needs 32 lane addresses, got {len(case.lane_byte_addresses)}")
+        raise LayoutError(f"case {describe(case.name)}: needs 32 lane addresses, got {len(case.lane_byte_addresses)}")
     if case.active is not None and (len(case.active) != 32 or ins.matrices):
-        raise LayoutError(f"case {case.name!r}: an active mask needs 32 lanes and a cp.async, ld or st "
+        raise LayoutError(f"case {describe(case.name)}: an active mask needs 32 lanes and a cp.async, ld or st "
                           "(ldmatrix/stmatrix need the whole warp)")
     return ins
 

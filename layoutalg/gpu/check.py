@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 
 FORMAT = "layoutalg-gpu-recording/1"
@@ -119,11 +120,11 @@ def load_recording(path: Path) -> dict[str, Any]:
         raise RecordingError(f"{path} is not JSON: {exc}") from None
     if not isinstance(recording, dict) or recording.get("format") != FORMAT:
         found = recording.get("format") if isinstance(recording, dict) else type(recording).__name__
-        raise RecordingError(f"{path} is not a gpu-check recording (format {found!r}, expected {FORMAT!r})")
+        raise RecordingError(f"{path} is not a gpu-check recording (format {describe(found)}, expected {describe(FORMAT)})")
     for section in SECTIONS:
         cases = recording.get(section, [])
         if not isinstance(cases, list) or not all(isinstance(c, dict) for c in cases):
-            raise RecordingError(f"{path}: section {section!r} must be a list of cases (objects)")
+            raise RecordingError(f"{path}: section {describe(section)} must be a list of cases (objects)")
     return recording
 
 

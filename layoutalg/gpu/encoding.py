@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError
 from layoutalg.gpu.suite import TYPE_BITS
 
@@ -55,7 +56,7 @@ def encode(values: Any, elem_type: str) -> Any:
     if elem_type in _FP8:
         table = np.array([_fp8_bits(i, elem_type) for i in range(int(v.max(initial=0)) + 1)], dtype=np.uint64)
         return table[v]
-    raise InstructionError(f"unknown element type {elem_type!r}")
+    raise InstructionError(f"unknown element type {describe(elem_type)}")
 
 
 def decode(units: Any, elem_type: str, elems: int) -> Any:
@@ -77,7 +78,7 @@ def decode(units: Any, elem_type: str, elems: int) -> Any:
         return raw.astype(np.uint32).view(np.float32).astype(np.float64)
     if elem_type == "s32":
         return raw.astype(np.uint32).view(np.int32).astype(np.float64)
-    raise InstructionError(f"cannot decode outputs of type {elem_type!r}")
+    raise InstructionError(f"cannot decode outputs of type {describe(elem_type)}")
 
 
 def pack(elements: Any, elem_type: str) -> Any:

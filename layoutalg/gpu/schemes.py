@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from layoutalg.core.validate import describe
 from layoutalg.gpu.replay import Outcome, _outcome
 from layoutalg.gpu.suite import HALVES, swizzle
 
@@ -307,7 +308,7 @@ def pipeline_ok(case: dict[str, Any]) -> bool:
         for e in range(len(smem)):
             want[f(e)] = e
         return bool((smem == want).all())
-    raise ValueError(f"unknown pipeline kind {kind!r}")
+    raise ValueError(f"unknown pipeline kind {describe(kind)}")
 
 
 def pipeline_verdicts(cases: list[dict[str, Any]]) -> list[Outcome]:

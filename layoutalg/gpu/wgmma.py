@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from layoutalg.core.dtypes import dtype_bits
+from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError
 from layoutalg.gpu.wgmma_triples import expand, factorise, pack, triple_codes, unpack
 
@@ -80,7 +81,7 @@ def canonical_operand(mn: int, major: str, layout_type: str) -> Operand:
             return Operand("MN", layout_type, 128, 256, mn * 32)
         groups = -(-(mn * 2) // w)  # ceil: a partial last group still takes a whole atom
         return Operand("MN", layout_type, 16 * w, 8 * w, groups * 16 * w)
-    raise InstructionError(f"major must be 'K' or 'MN', got {major!r}")
+    raise InstructionError(f"major must be 'K' or 'MN', got {describe(major)}")
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import Any
 
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError, ShapeError
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
@@ -25,7 +26,7 @@ def _dsl_int(value: Any, what: str) -> int:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     raise ShapeError(
-        f"{what} is a dynamic CuTe DSL value ({value!r}); only static layouts can be read: "
+        f"{what} is a dynamic CuTe DSL value ({describe(value)}); only static layouts can be read: "
         "build it from Python ints or cutlass.Constexpr")
 
 

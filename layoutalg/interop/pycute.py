@@ -23,6 +23,7 @@ from typing import Any
 
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError, ShapeError
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
@@ -32,7 +33,7 @@ def _plain_tuple(t: Any, what: str) -> IntTuple:
     if isinstance(t, (tuple, list)):
         return tuple(_plain_tuple(e, f"{what}[{i}]") for i, e in enumerate(t))
     if isinstance(t, bool) or not isinstance(t, int):
-        raise ShapeError(f"{what} holds {t!r}, which is not a static integer")
+        raise ShapeError(f"{what} holds {describe(t)}, which is not a static integer")
     return int(t)
 
 
@@ -77,7 +78,7 @@ def _scalar(x: Any, what: str) -> Any:
         return ArithTuple(tuple(_scalar(e, f"{what}[{i}]") for i, e in enumerate(x.data)))
     if not isinstance(x, bool) and hasattr(x, "__index__"):
         return int(x.__index__())
-    raise ShapeError(f"{what} holds {x!r} ({type(x).__name__}), which is no integer, F2, ArithTuple or sympy leaf")
+    raise ShapeError(f"{what} holds {describe(x)} ({type(x).__name__}), which is no integer, F2, ArithTuple or sympy leaf")
 
 
 def _from_layout(obj: Any) -> Any:
@@ -89,7 +90,7 @@ def _from_layout(obj: Any) -> Any:
             pass  # a sympy or numpy shape: read leaf by leaf below
     if any(_is_f2(d) for d in strides):
         if not all(_is_f2(d) or (isinstance(d, int) and d == 0) for d in strides):
-            raise ShapeError(f"stride {obj.stride!r} mixes integer and F2 strides (PyCuTe cannot add them either)")
+            raise ShapeError(f"stride {describe(obj.stride)} mixes integer and F2 strides (PyCuTe cannot add them either)")
         shape = _plain_tuple(obj.shape, "shape")
         try:
             return _from_f2_layout(shape, [d if _is_f2(d) else None for d in strides])
@@ -103,7 +104,7 @@ def _from_layout(obj: Any) -> Any:
 def from_pycute(obj: Any) -> Any:
     """A ``pycute`` (legacy or PyCuTe) ``Layout``, ``Swizzle`` or ``ComposedLayout`` as ours."""
     if not is_pycute(obj):
-        raise LayoutError(f"from_pycute expects a pycute object, got {type(obj).__name__} from {type(obj).__module__!r}")
+        raise LayoutError(f"from_pycute expects a pycute object, got {type(obj).__name__} from {describe(type(obj).__module__)}")
     kind = type(obj).__name__
     if kind == "Layout":
         return _from_layout(obj)

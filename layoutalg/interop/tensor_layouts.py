@@ -13,6 +13,7 @@ from typing import Any
 
 from layoutalg.core.int_tuple import IntTuple
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError, ShapeError
 from layoutalg.swizzle.composed import ComposedLayout
 from layoutalg.swizzle.swizzle import Swizzle
@@ -26,7 +27,7 @@ def _ints(t: Any, what: str) -> IntTuple:
     if isinstance(t, (tuple, list)):
         return tuple(_ints(e, f"{what}[{i}]") for i, e in enumerate(t))
     if isinstance(t, bool) or not isinstance(t, int):
-        raise ShapeError(f"{what} holds {t!r}, which is not an integer; only integer layouts are read")
+        raise ShapeError(f"{what} holds {describe(t)}, which is not an integer; only integer layouts are read")
     return t
 
 
@@ -45,7 +46,7 @@ def from_tensor_layouts(obj: Any) -> Any:
                               "swizzled layout) has no layoutalg form: its domain is not a layout's")
         offset = obj.offset
         if isinstance(offset, bool) or not isinstance(offset, int):
-            raise ShapeError(f"ComposedLayout offset {offset!r} is not an integer")
+            raise ShapeError(f"ComposedLayout offset {describe(offset)} is not an integer")
         return ComposedLayout(from_tensor_layouts(obj.outer), offset, from_tensor_layouts(obj.inner))
     raise LayoutError(f"from_tensor_layouts: a {kind} is not a layout (Layout, Swizzle or ComposedLayout)")
 

@@ -28,6 +28,7 @@ from typing import Any, Sequence
 from layoutalg.core.dtypes import dtype_bits
 from layoutalg.core.layout import Layout
 from layoutalg.core.stride_layout import StrideLayout
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 from layoutalg.interop import triton_shared as ts
 from layoutalg.interop import triton_text as tt
@@ -84,7 +85,7 @@ def shared_form_of(kind: str, fields: dict[str, Any], shape: Sequence[int] | Non
         sw = ts.swizzled_bases(full, int(fields["vec"]), int(fields["per_phase"]), int(fields["max_phase"]),
                                list(fields["order"]))
         return ts.SharedForm("swizzled", full, dict(fields), tuple(map(tuple, sw)))
-    raise LayoutError(f"unknown Triton shared layout kind {kind!r}")
+    raise LayoutError(f"unknown Triton shared layout kind {describe(kind)}")
 
 
 def smem_from_form(form: ts.SharedForm) -> Any:
@@ -223,7 +224,7 @@ def to_triton(x: Any, tile: Any = None, dtype: Any = None, **kwargs: Any) -> Any
 def _smem(x: Any) -> Any:
     if not isinstance(x, (Layout, ComposedLayout, StrideLayout)):
         raise LayoutError(f"to_triton(..., dtype=) takes a shared-memory Layout, ComposedLayout or a layout with F2 "
-                          f"strides, got {x!r}")
+                          f"strides, got {describe(x)}")
     return x
 
 

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
 from layoutalg.core.stride_layout import StrideLayout
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 from layoutalg.interop import triton_text as tt
 from layoutalg.interop.function import f2_bit_layout, integer_values
@@ -45,7 +46,7 @@ class DistributedForm:
 
 def _pow2(n: Any, what: str) -> int:
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0 or n & (n - 1):
-        raise LayoutError(f"{what} must be a positive power of two, got {n!r}")
+        raise LayoutError(f"{what} must be a positive power of two, got {describe(n)}")
     return n.bit_length() - 1
 
 
@@ -57,7 +58,7 @@ def _tile(tile: Any) -> tuple[int, ...]:
     else:
         raise LayoutError(f"tile must be (M, N) or (M,), got {type(tile).__name__}")
     if not 1 <= len(extents) <= 2:
-        raise LayoutError(f"tile must be (M, N) or (M,), got {tile!r}")
+        raise LayoutError(f"tile must be (M, N) or (M,), got {describe(tile)}")
     for k, e in enumerate(extents):
         _pow2(e, f"tile extent {k}")
     return extents
@@ -111,7 +112,7 @@ def distributed_form(tv: Any, tile: Any) -> DistributedForm:
 
     if not isinstance(tv, (Layout, ComposedLayout, StrideLayout)) or not isinstance(tv.shape, tuple) or \
             len(tv.shape) != 2:
-        raise LayoutError(f"a TV layout has two top-level modes (thread, value); got {tv!r}")
+        raise LayoutError(f"a TV layout has two top-level modes (thread, value); got {describe(tv)}")
     shape = _tile(tile)
     threads, values_per = it.product(tv.shape[0]), it.product(tv.shape[1])
     thread_bits = _pow2(threads, f"the thread count of {tv}")

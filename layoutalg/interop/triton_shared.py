@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from layoutalg.core import int_tuple as it
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 from layoutalg.interop.function import integer_values
 
@@ -42,7 +43,7 @@ MAX_ELEMENTS = 1 << 22
 
 def _log2(n: int, what: str) -> int:
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0 or n & (n - 1):
-        raise LayoutError(f"{what} must be a positive power of two, got {n!r}")
+        raise LayoutError(f"{what} must be a positive power of two, got {describe(n)}")
     return n.bit_length() - 1
 
 
@@ -56,7 +57,7 @@ def swizzled_bases(shape: Sequence[int], vec: int, per_phase: int, max_phase: in
     """Offset bases of ``SwizzledSharedLayout`` on a rank-1 or rank-2 ``shape`` (see the module docstring)."""
     for name, value in (("vec", vec), ("per_phase", per_phase), ("max_phase", max_phase)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise LayoutError(f"a swizzled shared layout's {name} is a positive integer, got {value!r}")
+            raise LayoutError(f"a swizzled shared layout's {name} is a positive integer, got {describe(value)}")
     rank = len(shape)
     if rank == 1:
         return [[1 << k] for k in range(_log2(shape[0], "shape[0]"))]
@@ -103,7 +104,7 @@ def check_padding(pairs: Any, what: str) -> list[list[int]]:
     out = []
     for pair in pairs:
         if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-            raise LayoutError(f"{what}: an interval-padding pair is [interval, padding], got {pair!r}")
+            raise LayoutError(f"{what}: an interval-padding pair is [interval, padding], got {describe(pair)}")
         _log2(pair[0], f"{what}: interval {pair[0]!r} of {list(pair)}")
         _log2(pair[1], f"{what}: padding {pair[1]!r} of {list(pair)}")
         out.append([int(pair[0]), int(pair[1])])
@@ -308,7 +309,7 @@ def check_bases(bases: Sequence[Sequence[int]], shape: Sequence[int], what: str)
                               f"rank-{len(shape)} shape {list(shape)}")
         for d, (value, extent) in enumerate(zip(basis, shape)):
             if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < extent:
-                raise LayoutError(f"{what}: offset basis {k} {list(basis)} has coordinate {value!r} in dim {d}, "
+                raise LayoutError(f"{what}: offset basis {k} {list(basis)} has coordinate {describe(value)} in dim {d}, "
                                   f"outside [0, {extent})")
 
 

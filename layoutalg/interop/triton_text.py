@@ -20,6 +20,7 @@ import ast
 import re
 from typing import Any, Sequence
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import ParseError
 
 _ATTR = re.compile(r"^\s*#ttg\.(\w+)\s*<(.*)>\s*$", re.S)
@@ -96,7 +97,7 @@ def _value(text: str, whole: str) -> Any:
     except (ValueError, SyntaxError, RecursionError, MemoryError):
         value = None
     if not _int_lists(value):
-        raise ParseError(f"cannot read the value {text!r}: its entries are not integers (expected an integer, "
+        raise ParseError(f"cannot read the value {describe(text)}: its entries are not integers (expected an integer, "
                          "true/false or nested [...] lists of integers)", whole, max(1, whole.find(text) + 1))
     return value
 
@@ -132,10 +133,10 @@ def _fields(body: str, whole: str) -> dict[str, Any]:
             continue
         name, eq, value = part.partition("=")
         if not eq:
-            raise ParseError(f"expected name = value, found {part.strip()!r}", whole, max(1, whole.find(part) + 1))
+            raise ParseError(f"expected name = value, found {describe(part.strip())}", whole, max(1, whole.find(part) + 1))
         key = name.strip()
         if value.strip().startswith("#"):
-            raise ParseError(f"the field {key!r} holds a nested attribute, which is not read here (a dot operand's "
+            raise ParseError(f"the field {describe(key)} holds a nested attribute, which is not read here (a dot operand's "
                              "parent, an older print's CTA layout): write the layout itself", whole,
                              max(1, whole.find(part) + 1))
         out[_CAMEL.get(key, key)] = _value(value, whole)
@@ -172,10 +173,10 @@ def check_fields(kind: str, fields: dict[str, Any], text: str) -> None:
         name = _camel(field)
         column = max(1, text.find(name) + 1)
         if field not in known:
-            raise ParseError(f"#ttg.{kind} has no field {name!r} read here (known: "
+            raise ParseError(f"#ttg.{kind} has no field {describe(name)} read here (known: "
                              f"{', '.join(_camel(k) for k in known)})", text, column)
         if not _holds(value, known[field]):
-            raise ParseError(f"#ttg.{kind} field {name!r} holds {known[field]}, got {value!r}", text, column)
+            raise ParseError(f"#ttg.{kind} field {describe(name)} holds {known[field]}, got {describe(value)}", text, column)
     missing = [_camel(field) for field in required if field not in fields]
     if missing:
         raise ParseError(f"#ttg.{kind} needs the field(s) {', '.join(missing)}", text, text.find("<") + 2)
@@ -205,7 +206,7 @@ def parse_ttg(text: str) -> tuple[str, dict[str, Any]]:
             interval, padding = interval.strip(), padding.strip()
             padding = padding[1:].strip() if padding.startswith("+") else ""
             if not (colon and _small_int(interval) and _small_int(padding)):
-                raise ParseError(f"expected interval:+padding, found {item.strip()!r}", text, text.find(item) + 1)
+                raise ParseError(f"expected interval:+padding, found {describe(item.strip())}", text, text.find(item) + 1)
             pairs.append([int(interval), int(padding)])
         fields["interval_padding_pairs"] = pairs
         body = (pm.group(2) or "{}").strip()

@@ -101,7 +101,7 @@ def _scalar_text(text: str) -> Any:
         return [x.strip() for x in t.split(",")]
     if t.startswith("i64:"):
         return [t]
-    raise ArgumentError(f"cannot read value {text!r}: expected an integer, buf, or a comma-separated list")
+    raise ArgumentError(f"cannot read value {describe(text)}: expected an integer, buf, or a comma-separated list")
 
 
 def _aggregate(items: list[Any], size: int, what: str, new_buffer: Any) -> bytes:
@@ -115,15 +115,15 @@ def _aggregate(items: list[Any], size: int, what: str, new_buffer: Any) -> bytes
             if s.startswith("i64:"):
                 v = parse_int(s[4:])
                 if v is None:
-                    raise ArgumentError(f"{what}: element {pos} {s!r} is not i64:<integer>")
+                    raise ArgumentError(f"{what}: element {pos} {describe(s)} is not i64:<integer>")
                 out += _int_bytes(v, 8, f"{what} element {pos}")
                 continue
             v = parse_int(s)
             if v is None:
-                raise ArgumentError(f"{what}: element {pos} {s!r} is not an integer, buf or i64:N")
+                raise ArgumentError(f"{what}: element {pos} {describe(s)} is not an integer, buf or i64:N")
             item = v
         if isinstance(item, bool) or not isinstance(item, (int, np.integer)):
-            raise ArgumentError(f"{what}: element {pos} {item!r} is not an integer, 'buf' or 'i64:N'")
+            raise ArgumentError(f"{what}: element {pos} {describe(item)} is not an integer, 'buf' or 'i64:N'")
         remaining = size - len(out)
         if remaining <= 0:
             raise ArgumentError(f"{what}: the list has more elements than the {size} bytes hold (element {pos})")
@@ -193,7 +193,7 @@ def pack_params(params: list[Variable], args: Mapping[Any, Any] | None) -> Param
             raw = _int_bytes(int(value), size, what)
             block.values[p.name] = str(int(value))
         else:
-            raise ArgumentError(f"{what}: cannot use {value!r}; expected an integer, 'buf' or a list")
+            raise ArgumentError(f"{what}: cannot use {describe(value)}; expected an integer, 'buf' or a list")
         data += raw
     block.data = bytes(data)
     return block

@@ -132,8 +132,8 @@ def select_entry(module: Module, kernel: str | None) -> Function:
     if len(hits) == 1:
         return entries[hits[0]]
     if not hits:
-        raise KernelError(f"no kernel matches {kernel!r}; kernels: " + _listing(entries))
-    raise KernelError(f"{kernel!r} matches {len(hits)} kernels; give a longer substring: " +
+        raise KernelError(f"no kernel matches {describe(kernel)}; kernels: " + _listing(entries))
+    raise KernelError(f"{describe(kernel)} matches {len(hits)} kernels; give a longer substring: " +
                       _listing({h: entries[h] for h in hits}))
 
 

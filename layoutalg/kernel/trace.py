@@ -13,6 +13,7 @@ import time
 from typing import Any, Mapping, Sequence
 
 from layoutalg.atoms.arch import get_arch
+from layoutalg.core.validate import describe
 from layoutalg.errors import KernelError
 from layoutalg.kernel.args import pack_params
 from layoutalg.kernel.costing import cost_records
@@ -88,9 +89,9 @@ def _trace(ptx: Any, kernel: Any, grid: Any, block: Any, args: Any, dynamic_smem
     fn = select_entry(module, kernel)
     g, b = dim3(grid, "grid"), dim3(block, "block")
     if isinstance(dynamic_smem, bool) or not isinstance(dynamic_smem, int):
-        raise KernelError(f"dynamic_smem must be an int number of bytes, got {dynamic_smem!r}")
+        raise KernelError(f"dynamic_smem must be an int number of bytes, got {describe(dynamic_smem)}")
     if isinstance(step_budget, bool) or not isinstance(step_budget, int) or step_budget < 1:
-        raise KernelError(f"step_budget must be a positive int, got {step_budget!r}")
+        raise KernelError(f"step_budget must be a positive int, got {describe(step_budget)}")
     params = pack_params(fn.params, args)
     image = build_image(module, fn, params.data, params.offsets, len(params.buffers), dynamic_smem)
     _check_launch(fn, b, image, arch, dynamic_smem)

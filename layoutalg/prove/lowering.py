@@ -24,12 +24,12 @@ def free_vars(*roots: Any) -> dict[VarKey, Var]:
     stack: list[Any] = list(roots)
     while stack:
         node = stack.pop()
+        if id(node) in seen:  # every node once, tuples too: a tuple shared many times is walked once
+            continue
+        seen.add(id(node))
         if isinstance(node, (tuple, list)):
             stack.extend(node)
             continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
         if isinstance(node, Var):
             old = found.get(node.key)
             if old is not None and not old.same_as(node):

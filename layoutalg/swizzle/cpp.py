@@ -281,7 +281,7 @@ class _CppParser:
         if tok.kind == "num":
             return self.number(tok.text, tok.column)
         if tok.kind != "name":
-            raise ParseError(f"expected a {what} (a static integer or a tuple), found {tok.text!r}", self.text, tok.column)
+            raise ParseError(f"expected a {what} (a static integer or a tuple), found {describe(tok.text)}", self.text, tok.column)
         negative = self.static_negative(tok)
         if negative is not None:
             return negative

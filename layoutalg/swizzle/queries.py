@@ -20,7 +20,7 @@ from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
 from layoutalg.core.stride_layout import StrideLayout
 from layoutalg.core.symbolic import SymbolicLayout
-from layoutalg.core.validate import as_htuple, check_depth
+from layoutalg.core.validate import as_htuple, check_depth, describe
 from layoutalg.errors import CoordinateError, LayoutError
 from layoutalg.swizzle.composed import ComposedLayout
 
@@ -37,7 +37,7 @@ def _path(mode: Mode) -> list[int]:
         return [mode]
     if isinstance(mode, (list, tuple)) and all(isinstance(m, int) and not isinstance(m, bool) for m in mode):
         return list(mode)
-    raise CoordinateError(f"mode must be an int or a list of ints (a path of mode indices), got {mode!r}")
+    raise CoordinateError(f"mode must be an int or a list of ints (a path of mode indices), got {describe(mode)}")
 
 
 def _is_int_tuple(x: Any) -> bool:

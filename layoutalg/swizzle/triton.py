@@ -91,7 +91,7 @@ class TritonLinearLayout:
             raise LayoutError(f"duplicate input dimension names {in_names}")
         for in_name, vectors in self.bases:
             if len(vectors) > MAX_BASES:
-                raise LayoutError(f"input dimension {in_name!r} has {len(vectors)} bases, more than the {MAX_BASES} "
+                raise LayoutError(f"input dimension {describe(in_name)} has {len(vectors)} bases, more than the {MAX_BASES} "
                                   "(a size of 2**64) read here")
             for i, vec in enumerate(vectors):
                 if len(vec) != len(self.out_dims):
@@ -202,7 +202,7 @@ def parse_triton(text: str, shape: Sequence[int] | None = None) -> TritonLinearL
             for item in m.group(1).split(","):
                 dm = _OUT_DIM.match(item)
                 if not dm:
-                    raise ParseError(f"output dim {item.strip()!r} is not 'name (size N)'", line, line.find(item) + 1)
+                    raise ParseError(f"output dim {describe(item.strip())} is not 'name (size N)'", line, line.find(item) + 1)
                 out_dims.append((dm.group(1), _int(dm.group(2), "output dim size", line)))
         else:
             raise ParseError("not a Triton linear layout line", line, 1)

@@ -21,6 +21,7 @@ import colorsys
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError, ShapeError
 
 RGB = tuple[int, int, int]
@@ -196,7 +197,7 @@ def tv_grid(
     broadcast, from a stride-0 mode) shows the first in ``(v, t)`` order.
     """
     if len(tile) != 2 or any(not isinstance(e, int) or e <= 0 for e in tile):
-        raise ShapeError(f"tile must be two positive extents (M, N), got {tuple(tile)!r}")
+        raise ShapeError(f"tile must be two positive extents (M, N), got {describe(tuple(tile))}")
     rows, cols = int(tile[0]), int(tile[1])
     _check_size(rows, cols, f"tile {rows}x{cols}")
     shape = tv_layout.shape

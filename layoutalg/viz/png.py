@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 from layoutalg.viz.grid import Grid, layout_grid, tv_grid
 from layoutalg.viz.svg import CELL, HEADER, TITLE, cell_width, header_width, picture_size
@@ -59,7 +60,7 @@ def write_png(grid: Grid, path: str | Path) -> Path:
     try:
         grid_to_image(grid).save(target, format="PNG")
     except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
-        raise LayoutError(f"cannot write PNG {str(target)!r}: {exc}") from exc
+        raise LayoutError(f"cannot write PNG {describe(str(target))}: {exc}") from exc
     return target
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from layoutalg.core import int_tuple as it
+from layoutalg.core.validate import describe
 from layoutalg.errors import ShapeError
 from layoutalg.viz.table import boxed_table
 
@@ -54,7 +55,7 @@ def layout_table(layout: Any, title: str | None = None) -> str:
     from layoutalg.viz.grid import layout_values, value_label
 
     if not (hasattr(layout, "to_numpy") or hasattr(layout, "pairs")) or not hasattr(layout, "shape"):
-        raise ShapeError(f"layout_table takes a Layout, ComposedLayout or StrideLayout, got {layout!r}")
+        raise ShapeError(f"layout_table takes a Layout, ComposedLayout or StrideLayout, got {describe(layout)}")
     rows, cols = _extents(layout)
     _check_cells(rows, cols)
     values = layout_values(layout)
@@ -66,7 +67,7 @@ def layout_table(layout: Any, title: str | None = None) -> str:
 def tv_table(tv_layout: Any, tile: Sequence[int], thr_id: Any = None, title: str | None = None) -> str:
     """``T#V#`` per cell of the ``tile = (M, N)`` a TV layout covers (see the module docstring)."""
     if len(tile) != 2 or any(not it.is_int(e) or e <= 0 for e in tile):
-        raise ShapeError(f"tile must be two positive extents (M, N), got {tuple(tile)!r}")
+        raise ShapeError(f"tile must be two positive extents (M, N), got {describe(tuple(tile))}")
     rows, cols = int(tile[0]), int(tile[1])
     _check_cells(rows, cols)
     shape = tv_layout.shape

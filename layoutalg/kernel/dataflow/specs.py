@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from layoutalg.core.layout import Layout
+from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 from layoutalg.swizzle.composed import ComposedLayout
 
@@ -56,20 +57,20 @@ def parse_spec(role: str, value: Any) -> MatrixSpec:
         return MatrixSpec(role, value.param, value.layout)
     if isinstance(value, str):
         if "@" not in value:
-            raise LayoutError(f"{role}: {value!r} is not PARAM@LAYOUT (e.g. {role}=0@(128,64):(64,1))")
+            raise LayoutError(f"{role}: {describe(value)} is not PARAM@LAYOUT (e.g. {role}=0@(128,64):(64,1))")
         param_text, layout_text = value.split("@", 1)
         param: Any = param_text.strip()
         if not param:
-            raise LayoutError(f"{role}: {value!r} names no parameter before '@'")
+            raise LayoutError(f"{role}: {describe(value)} names no parameter before '@'")
         layout = parse(layout_text.strip())
     elif isinstance(value, (tuple, list)) and len(value) == 2:
         param, layout = value
         if isinstance(layout, str):
             layout = parse(layout)
     else:
-        raise LayoutError(f"{role}: expected 'PARAM@LAYOUT' or (PARAM, layout), got {value!r}")
+        raise LayoutError(f"{role}: expected 'PARAM@LAYOUT' or (PARAM, layout), got {describe(value)}")
     if not isinstance(layout, (Layout, ComposedLayout)):
-        raise LayoutError(f"{role}: the layout must be a Layout or a swizzled (composed) layout, got {layout!r}")
+        raise LayoutError(f"{role}: the layout must be a Layout or a swizzled (composed) layout, got {describe(layout)}")
     if isinstance(param, str) and param.isdigit():
         param = int(param)
     return MatrixSpec(role, param, layout)
@@ -86,7 +87,7 @@ def resolve(spec: MatrixSpec, fn: Any, buffers: list[str]) -> None:
     else:
         name = str(spec.param)
         if name not in names:
-            raise LayoutError(f"{spec.role}: no kernel parameter {name!r}; parameters (index:name): "
+            raise LayoutError(f"{spec.role}: no kernel parameter {describe(name)}; parameters (index:name): "
                               + ", ".join(f"{k}:{n}" for k, n in enumerate(names)))
     ids = [k for k, b in enumerate(buffers) if b == name]
     if len(ids) != 1:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import KernelError
 from layoutalg.kernel.interp.decode import Context, Op, builder
 from layoutalg.kernel.interp.memops import state_space
@@ -37,7 +38,7 @@ HARMLESS_CALLS = {"vprintf", "__assertfail"}
 def build_bra(ins: Instruction, ctx: Context, idx: int) -> Op:
     target = ins.operands[-1] if ins.operands else None
     if not isinstance(target, Sym) or target.name not in ctx.labels:
-        raise KernelError(f"branch target {target!r} is not a label of this function", ins.line, ins.opcode)
+        raise KernelError(f"branch target {describe(target)} is not a label of this function", ins.line, ins.opcode)
     return Op(idx, ins, kind="bra", target=ctx.labels[target.name])
 
 
@@ -260,5 +261,5 @@ def _load_fragment(ins: Instruction) -> Vec:
     argument 0"); anything else is refused, never traced as a load that writes nothing."""
     d = ins.operands[0] if ins.operands else None
     if not isinstance(d, Vec):
-        raise KernelError(f"{ins.opcode} needs a vector destination {{...}}, got {d!r}", ins.line, ins.opcode)
+        raise KernelError(f"{ins.opcode} needs a vector destination {{...}}, got {describe(d)}", ins.line, ins.opcode)
     return d

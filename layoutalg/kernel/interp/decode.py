@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import KernelError
 from layoutalg.kernel.interp.operand_types import check_register
 from layoutalg.kernel.interp.values import U64, Value, as_u
@@ -143,10 +144,10 @@ class Context:
             return lambda m: v
         if isinstance(op, Sym):
             if op.name not in self.symbols:
-                raise KernelError(f"unknown symbol {op.name!r}", ins.line, ins.opcode)
+                raise KernelError(f"unknown symbol {describe(op.name)}", ins.line, ins.opcode)
             v = Value(U64((self.symbols[op.name] + op.offset) % (1 << 64)))
             return lambda m: v
-        raise KernelError(f"operand {op!r} cannot be read here", ins.line, ins.opcode)
+        raise KernelError(f"operand {describe(op)} cannot be read here", ins.line, ins.opcode)
 
     def writer(self, op: Operand, ins: Instruction, value_bits: int = 64,
                type_: str | None = None) -> tuple[Writer, list[str]]:
@@ -168,7 +169,7 @@ class Context:
             if value_bits <= width:
                 return (lambda m, b, k, mask: m.write(name, b, k, mask)), [name]
             return (lambda m, b, k, mask: m.write(name, as_u(b, width) if k is not False else b, k, mask)), [name]
-        raise KernelError(f"operand {op!r} is not a destination register", ins.line, ins.opcode)
+        raise KernelError(f"operand {describe(op)} is not a destination register", ins.line, ins.opcode)
 
 
 def _negate(v: Value) -> Value:

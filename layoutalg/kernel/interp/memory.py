@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import KernelError
 from layoutalg.kernel.interp.decode import Context, Op
 from layoutalg.kernel.interp.values import U64, Value
@@ -25,14 +26,14 @@ from layoutalg.kernel.records import AccessRecord
 def address_reader(ctx: Context, op: Operand, ins: Instruction) -> Callable[[Any], Value]:
     """``machine -> Value`` of the address ``[base + offset]`` (uint64 bits per thread)."""
     if not isinstance(op, Addr):
-        raise KernelError(f"expected an address operand [..], got {op!r}", ins.line, ins.opcode)
+        raise KernelError(f"expected an address operand [..], got {describe(op)}", ins.line, ins.opcode)
     off = U64(op.offset % (1 << 64))
     if op.base is None:
         v = Value(off)
         return lambda m: v
     if isinstance(op.base, Sym):
         if op.base.name not in ctx.symbols:
-            raise KernelError(f"unknown symbol {op.base.name!r}", ins.line, ins.opcode)
+            raise KernelError(f"unknown symbol {describe(op.base.name)}", ins.line, ins.opcode)
         v = Value(U64((ctx.symbols[op.base.name] + op.base.offset + op.offset) % (1 << 64)))
         return lambda m: v
     assert isinstance(op.base, Reg)

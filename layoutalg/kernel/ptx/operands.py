@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import struct
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import KernelError
 from layoutalg.kernel.ptx.nodes import Addr, FloatImm, Imm, Not, Operand, PredPair, Reg, Sink, Sym, TensorAddr, Vec
 
@@ -93,7 +94,7 @@ def _address(inner: str, line: int) -> Addr:
     if sign:
         off = parse_int(rest.replace(" ", ""))
         if off is None:
-            raise KernelError(f"address offset {rest!r} in [{inner}] is not an integer", line)
+            raise KernelError(f"address offset {describe(rest)} in [{inner}] is not an integer", line)
         offset = -off if sign == "-" else off
     base: Reg | Sym = Reg(base_text) if base_text.startswith("%") else Sym(base_text)
     return Addr(base, offset)
@@ -108,7 +109,7 @@ def parse_operand(text: str, line: int, registers: frozenset[str] | set[str] = f
         return Sink()
     if t.startswith("{") and t.endswith("}"):
         if not t[1:-1].strip():  # ptxas: syntax error; no instruction takes a vector of no elements
-            raise KernelError(f"empty vector operand {t!r}: a vector operand names at least one element", line)
+            raise KernelError(f"empty vector operand {describe(t)}: a vector operand names at least one element", line)
         return Vec(tuple(parse_operand(x, line, registers) for x in split_top(t[1:-1])))
     if t.startswith("[") and t.endswith("]"):
         pieces = split_top(t[1:-1])
@@ -125,17 +126,17 @@ def parse_operand(text: str, line: int, registers: frozenset[str] | set[str] = f
     if "|" in t:  # ISA setp: "p[|q]", two destinations; ptxas refuses "%p|%q|%r" and an empty name
         names = [x.strip() for x in t.split("|")]
         if len(names) != 2 or not all(_IDENT.match(x) for x in names):
-            raise KernelError(f"predicate pair {t!r} must name exactly two registers (setp's p|q)", line)
+            raise KernelError(f"predicate pair {describe(t)} must name exactly two registers (setp's p|q)", line)
         return PredPair(Reg(names[0]), Reg(names[1]))
     if t.startswith("%"):
         if not _IDENT.match(t):
-            raise KernelError(f"bad register name {t!r}", line)
+            raise KernelError(f"bad register name {describe(t)}", line)
         return Reg(t)
     m = _FLOAT_BITS.match(t)
     if m:
         width = 32 if m.group(1) in "fF" else 64
         if len(m.group(2)) != width // 4:
-            raise KernelError(f"float literal {t!r} needs {width // 4} hex digits", line)
+            raise KernelError(f"float literal {describe(t)} needs {width // 4} hex digits", line)
         return FloatImm(int(m.group(2), 16), width)
     value = parse_int(t)
     if value is not None:
@@ -148,8 +149,8 @@ def parse_operand(text: str, line: int, registers: frozenset[str] | set[str] = f
     if m:
         off = parse_int(m.group(3).replace(" ", ""))
         if off is None:
-            raise KernelError(f"cannot read operand {t!r}", line)
+            raise KernelError(f"cannot read operand {describe(t)}", line)
         return Sym(m.group(1), -off if m.group(2) == "-" else off)
     if _IDENT.match(t):
         return Sym(t)
-    raise KernelError(f"cannot read operand {t!r}", line)
+    raise KernelError(f"cannot read operand {describe(t)}", line)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import KernelError
 from layoutalg.kernel.ptx.lexer import Statement, split_statements
 from layoutalg.kernel.ptx.nodes import (
@@ -82,7 +83,7 @@ def parse_variable(text: str, line: int, default_space: str | None = None) -> li
             i += 1
             value = parse_int(tokens[i]) if i < len(tokens) else None
             if value is None or value <= 0:
-                raise KernelError(f".align needs a positive integer in {text.strip()!r}", line)
+                raise KernelError(f".align needs a positive integer in {describe(text.strip())}", line)
             align = value
         elif tok == ".ptr":
             is_pointer = True
@@ -97,12 +98,12 @@ def parse_variable(text: str, line: int, default_space: str | None = None) -> li
             break
         i += 1
     if space is None or type_ is None or not names:
-        raise KernelError(f"cannot read declaration {text.strip()!r}", line)
+        raise KernelError(f"cannot read declaration {describe(text.strip())}", line)
     out = []
     for raw in names:
         m = re.fullmatch(r"([A-Za-z_$%][\w$]*)(\[(\d*)\])?", raw)
         if not m:
-            raise KernelError(f"cannot read declared name {raw!r}", line)
+            raise KernelError(f"cannot read declared name {describe(raw)}", line)
         count = 1 if m.group(2) is None else (int(m.group(3)) if m.group(3) else 0)
         if count == 0 and init is not None:
             count = len(init)
@@ -121,7 +122,7 @@ def _initializer(text: str, line: int) -> tuple[int, ...]:
         if v is None:
             m = re.fullmatch(r"0[fF]([0-9a-fA-F]{8})|0[dD]([0-9a-fA-F]{16})", item)
             if not m:
-                raise KernelError(f"initializer element {item!r} is not a constant the tracer reads", line)
+                raise KernelError(f"initializer element {describe(item)} is not a constant the tracer reads", line)
             v = int(m.group(1) or m.group(2), 16)
         values.append(v)
     return tuple(values)
@@ -138,7 +139,7 @@ def _register_names(text: str, line: int) -> tuple[str, list[str]]:
     more than :data:`MAX_REGISTERS` registers is refused before any name is made."""
     tokens = text.split(None, 2)
     if len(tokens) < 3 or not tokens[1].startswith("."):
-        raise KernelError(f"cannot read register declaration {text!r}", line)
+        raise KernelError(f"cannot read register declaration {describe(text)}", line)
     type_ = tokens[1][1:]
     rest = tokens[2]
     if type_ in ("v2", "v4"):
@@ -152,13 +153,13 @@ def _register_names(text: str, line: int) -> tuple[str, list[str]]:
         if m:
             count = int(m.group(2)) if len(m.group(2)) <= 12 else MAX_REGISTERS + 1
             if len(names) + count > MAX_REGISTERS:
-                raise KernelError(f"register declaration {item!r} declares more than {MAX_REGISTERS} registers "
+                raise KernelError(f"register declaration {describe(item)} declares more than {MAX_REGISTERS} registers "
                                   f"(the most one function may declare)", line, ".reg")
             names.extend(f"{m.group(1)}{k}" for k in range(count))
         elif re.fullmatch(r"(?<![\w$])[A-Za-z_$%][\w$]*", item):
             names.append(item)
         else:
-            raise KernelError(f"cannot read register name {item!r}", line)
+            raise KernelError(f"cannot read register name {describe(item)}", line)
     return type_, names
 
 
@@ -259,7 +260,7 @@ def _loc(body: _Body, text: str, line: int) -> None:
     innermost entry, ``site`` its outermost (the user's source line)."""
     m = re.match(r"\.loc\s+(\d+)\s+(\d+)\s+(\d+)(.*)$", text)
     if not m:
-        raise KernelError(f"cannot read {text!r}", line)
+        raise KernelError(f"cannot read {describe(text)}", line)
     here = (int(m.group(1)), int(m.group(2)), int(m.group(3)))
     im = re.search(r"inlined_at\s+(\d+)\s+(\d+)\s+(\d+)", m.group(4))
     chain = body.chain_locs
@@ -295,13 +296,13 @@ def _instruction(body: _Body, text: str, line: int) -> Instruction:
     if t.startswith("@"):
         m = re.match(r"@(!?)\s*([%\w$]+)\s+", t)
         if not m:
-            raise KernelError(f"cannot read the guard of {text!r}", line)
+            raise KernelError(f"cannot read the guard of {describe(text)}", line)
         if (reg := body.resolve(m.group(2))) is None:  # ptxas refuses an undeclared guard, like any register
             raise KernelError(f"guard register {m.group(2)} is not declared", line)
         guard, t = (reg, bool(m.group(1))), t[m.end():]
     m = re.match(r"([A-Za-z_][\w.:]*)\s*(.*)$", t, re.S)
     if not m:
-        raise KernelError(f"cannot read instruction {text!r}", line)
+        raise KernelError(f"cannot read instruction {describe(text)}", line)
     opcode, rest = m.group(1), m.group(2).strip()
     known = body.known_registers()
     operands: tuple[Operand, ...] = ()
@@ -532,7 +533,7 @@ def _callprototype(body: _Body, text: str, line: int, head: str) -> None:
 def _file(module: Module, text: str, line: int) -> None:
     m = re.match(r'\.file\s+(\d+)\s+"([^"]*)"', text)
     if not m:
-        raise KernelError(f"cannot read {text!r}", line)
+        raise KernelError(f"cannot read {describe(text)}", line)
     module.files[int(m.group(1))] = m.group(2)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from layoutalg.core.validate import describe
 from layoutalg.errors import KernelError
 
 _PLATFORM = re.compile(r"sm_(\d+)([af]?)")
@@ -43,7 +44,7 @@ def parse_platform(text: str, line: int) -> tuple[int, str]:
     items = [t.strip() for t in text.split(None, 1)[1].split(",")] if len(text.split()) > 1 else []
     platforms = [m for t in items if (m := _PLATFORM.fullmatch(t))]
     if not platforms or any(not _PLATFORM.fullmatch(t) and t not in _OPTIONS for t in items):
-        raise KernelError(f"cannot read {text!r}: .target takes platforms sm_NN[a|f] and options "
+        raise KernelError(f"cannot read {describe(text)}: .target takes platforms sm_NN[a|f] and options "
                           f"{', '.join(sorted(_OPTIONS))}, separated by commas", line, ".target")
     return int(platforms[-1].group(1)), platforms[-1].group(2)
 
@@ -52,7 +53,7 @@ def parse_version(text: str, line: int) -> Version:
     """(8, 5) of ``.version 8.5``."""
     m = re.fullmatch(r"\.version\s+(\d+)\.(\d+)", text.strip())
     if not m:
-        raise KernelError(f"cannot read {text!r}: .version takes major.minor", line, ".version")
+        raise KernelError(f"cannot read {describe(text)}: .version takes major.minor", line, ".version")
     return int(m.group(1)), int(m.group(2))
 
 

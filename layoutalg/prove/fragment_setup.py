@@ -97,8 +97,10 @@ class FragmentSetup:
 
     @property
     def sub_name(self) -> str | None:
-        """Name of the index of a sub-16-bit element inside a half: ``byte`` (8-bit), ``nibble`` (4-bit)."""
-        return {1: None, 2: "byte", 4: "nibble"}[self.units_per_half]
+        """Name of the index of a sub-16-bit element inside a half: ``byte`` (8-bit), ``nibble`` (4-bit), ``bit``
+        (the ``.b1`` operands of ``mma.m8n8k128`` / ``m16n8k128`` / ``m16n8k256``, 32 per register in the PTX ISA's
+        fragment tables, so 16 per b16 half)."""
+        return {1: None, 2: "byte", 4: "nibble", 16: "bit"}[self.units_per_half]
 
     @property
     def element_names(self) -> str:

@@ -21,13 +21,14 @@ from layoutalg.prove.fragment_terms import Sides
 FIRST_FAILURE_LIMIT = 1 << 22
 
 
-def _grid(variables: tuple[ex.Var, ...]) -> tuple[dict[str, Any], tuple[int, ...]]:
+def _grid(variables: tuple[ex.Var, ...], objects: bool = False) -> tuple[dict[str, Any], tuple[int, ...]]:
+    """Every variable's values on its own axis: int64, or Python integers (``objects``) where values may pass int64."""
     import numpy as np
 
     env: dict[str, Any] = {}
     shape = tuple(v.count() for v in variables)
     for axis, v in enumerate(variables):
-        values = np.array(list(v.values_iter()), dtype=np.int64)
+        values = np.array(list(v.values_iter()), dtype=object if objects else np.int64)
         env[v.name] = values.reshape([len(values) if k == axis else 1 for k in range(len(variables))])
     return env, shape
 
@@ -38,8 +39,10 @@ def first_failure(lhs: Any, rhs: Any, ordered: tuple[ex.Var, ...], witness: dict
 
     if math.prod(v.count() for v in ordered) > FIRST_FAILURE_LIMIT:
         return witness
-    env, shape = _grid(ordered)
+    from layoutalg.prove.engine_enum import needs_objects
+
     low_l, low_r = ex.lower(lhs), ex.lower(rhs)
+    env, shape = _grid(ordered, needs_objects([low_l, low_r], ordered))  # enumeration's rule: exact at any width
     differ = np.broadcast_to(np.asarray(ex.evaluate(low_l, env) != ex.evaluate(low_r, env)), shape)
     if not differ.any():  # pragma: no cover - the engine's witness was re-checked, so a point exists
         return witness
@@ -59,9 +62,12 @@ def tile_coordinate(smem: Any, rows: int, cols: int, element: int) -> tuple[int,
     if rows * cols > FIRST_FAILURE_LIMIT:
         return None
 
+    from layoutalg.prove.engine_enum import needs_objects
+
     r, c = ex.var("row", rows), ex.var("col", cols)
-    env = {"row": np.arange(rows, dtype=np.int64).reshape(rows, 1), "col": np.arange(cols, dtype=np.int64).reshape(1, cols)}
-    table = np.broadcast_to(np.asarray(ex.evaluate(ex.lower(ex.sym(smem)(r, c)), env)), (rows, cols))
+    term = ex.lower(ex.sym(smem)(r, c))
+    env, _ = _grid((r, c), needs_objects([term], (r, c)))  # offsets past int64 stay exact (no wrapped match)
+    table = np.broadcast_to(np.asarray(ex.evaluate(term, env)), (rows, cols))
     hits = np.argwhere(table.T == element)
     if not len(hits):
         return None

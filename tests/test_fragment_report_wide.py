@@ -37,3 +37,12 @@ def test_a_misaligned_row_past_int64_is_named_exactly() -> None:
     assert result.refuted and cex is not None
     assert cex["element"] == smem(cex["row"], cex["col"]) and cex["byte_address"] == 2 * cex["element"]
     assert cex["byte_address"] % 16 != 0
+
+
+def test_kernel_addresses_past_int64_are_reported_not_crashed() -> None:
+    """addresses= with rows past 2**64 raised OverflowError while the lane table was built on int64 lanes; the
+    row address lies outside the 16 x 16 tile (or names no element), so the claim is refuted."""
+    result = fragment_delivers("ldmatrix.x4", Layout((16, 16), (16, 1)), F16, "A",
+                               addresses=lambda lane: (lane % 16 + 2**70, 8 * (lane // 16)))
+    assert result.refuted
+    assert result.addresses[0][0] == (2**70, 0)

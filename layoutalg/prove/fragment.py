@@ -234,7 +234,7 @@ def _address_table(setup: FragmentSetup, sides: Sides, params: tuple[ex.Var, ...
     r, c = sides.address(lane >> 3, lane & 7)
     low_r, low_c = ex.lower(ex.as_expr(r)), ex.lower(ex.as_expr(c))
     env: dict[str, Any] = {p.name: 0 for p in params}
-    env["lane"] = np.arange(8 * setup.num, dtype=np.int64)
+    env["lane"] = np.arange(8 * setup.num).astype(object)  # Python ints: the kernel's addresses may pass int64
     table = []
     for part in range(setup.parts):
         env["part"] = part

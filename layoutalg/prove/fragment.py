@@ -43,6 +43,7 @@ from layoutalg.prove.fragment_report import (
     describe_addresses,
     first_failure,
     row_address_counterexample,
+    with_params,
 )
 from layoutalg.prove.fragment_setup import FragmentSetup, resolve
 from layoutalg.prove.fragment_terms import Sides, derived_address, domain, part_param, tile_params, user_address
@@ -218,7 +219,9 @@ def _outside_counterexample(sides: Sides, witness: dict[str, int], params: tuple
     n = sides.need(*point, *((0,) if len(point) == 3 else ()))
     row = int(ex.evaluate(ex.lower(ex.as_expr(sides.origin[0] + n.row)), env))
     col = int(ex.evaluate(ex.lower(ex.as_expr(sides.origin[1] + n.col)), env))
-    cex = {**env, "row": row, "col": col}
+    own = [v for v in variables if v.name in env]
+    cex = with_params({**{v.name: env[v.name] for v in own}, "row": row, "col": col}, env,
+                      tuple(p for p in params if p.name in env))
     d0, d1 = s.dims
     where = ", ".join(f"{p.name}={env[p.name]}" for p in params if p.name in env)
     slot = ", ".join(f"{v.name} {env[v.name]}" for v in variables)

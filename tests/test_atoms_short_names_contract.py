@@ -175,3 +175,13 @@ def test_a_refused_name_is_shown_by_its_first_60_characters_and_dots_only_past_t
     """Too long, or empty once stripped (blanks): the message shows at most 60 characters, '...' when cut."""
     with pytest.raises(InstructionError, match=f"^copy {shown} is not an instruction name"):
         copy_atom(spec)
+
+
+@pytest.mark.parametrize("spec", ["SM100_U8x16_LDSM_T", "SM100_SU4_DU8x16_x4_LDSM_N", "SM100_U8x16_STSM_T"])
+def test_an_8_bit_matrix_form_is_refused_as_what_it_is(spec: str) -> None:
+    """ldmatrix.m16n16/.m8n16 and stmatrix.m16n8 .b8 are warp-wide matrix instructions (PTX ISA, sm_100a); they were
+    refused as 'a per-thread copy', which they are not."""
+    for given in (spec, catalog.get(spec)):
+        with pytest.raises(InstructionError, match=r"is an 8-bit (ldmatrix|stmatrix) form \(sm_100a/sm_120a\)") as info:
+            copy_atom(given)
+        assert "per-thread" not in str(info.value)

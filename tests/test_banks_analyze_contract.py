@@ -188,3 +188,17 @@ def test_a_symbolic_access_is_refused_by_analysis_and_suggestion_and_still_prove
         with pytest.raises(LayoutError, match="symbolic .*conflict_free"):
             call()
     assert conflict_free(layout, access, "f32").proved
+
+
+@pytest.mark.parametrize("stride", [2**63 - 1, 2**64 + 1, 2**57])
+def test_an_offset_past_any_shared_memory_is_refused_naming_it(stride: int) -> None:
+    """A row stride past int64 raised numpy's OverflowError out of conflict_free / analyze; the offset of row 1 is
+    ``stride`` itself, so that is the one named."""
+    from layoutalg import prove
+    from layoutalg.core.layout import Layout
+    from layoutalg.errors import InstructionError
+
+    smem = Layout((64, 64), (stride, 1))
+    for call in (lambda: prove.conflict_free(smem, "ldmatrix.x4", "f16"), lambda: analyze(smem, "ldmatrix.x4", "f16")):
+        with pytest.raises(InstructionError, match=rf"gives the element offset {stride}, past any shared memory"):
+            call()

@@ -280,3 +280,19 @@ def test_a_method_that_only_compares_equal_to_a_name_is_still_refused() -> None:
 
     with pytest.raises(LayoutError, match="method must be auto, enum, f2 or z3, got"):
         conflict_free(Layout((32, 32), (32, 1)), "ld.shared.b32", "f32", method=EqualToEverything())  # type: ignore[arg-type]
+
+
+def test_an_instance_axis_named_like_a_coordinate_keeps_its_value() -> None:
+    """Access.from_fn(..., row=2): instance row=1 reads column 0 down 32 rows (all on bank 0), instance 0 a row.
+    The counterexample's ``row`` is the instance (as the sentence says), lane 0's row is ``row#2``; before, the
+    lane's row 0 overwrote the instance's 1."""
+    from layoutalg.banks.access import Access
+    from layoutalg.core.layout import Layout
+    from layoutalg.prove import conflict_free as prove_conflict_free
+
+    access = Access.from_fn("ld.shared.b32", lambda lane, row: (lane * row, lane * (1 - row)), row=2)
+    result = prove_conflict_free(Layout((64, 64), (64, 1)), access, "f32")
+    cex = result.counterexample
+    assert result.refuted and cex is not None
+    assert cex["row"] == 1 and result.explanation.startswith("at row=1: ")
+    assert (cex["row#2"], cex["col"]) == (cex["lane"] * 1, 0) and cex["row_b"] == cex["lane_b"]

@@ -108,3 +108,13 @@ def test_the_table_shows_a_name_whole_unless_it_passes_the_column_limit(tmp_path
     assert runner.run_cli([str(tmp_path)], out=out, err=err) == 0
     row = out.getvalue().splitlines()[2]
     assert row.split("  ")[0] == cell
+
+
+def test_one_file_named_twice_runs_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A theorem file given relative and absolute (or through a symlinked folder) is one file: its theorems ran
+    and counted twice."""
+    f = write(tmp_path / "proofs", "one.py", ONE.replace("NAME", "once"))
+    (tmp_path / "link").symlink_to(tmp_path / "proofs")
+    monkeypatch.chdir(tmp_path)
+    found = runner.theorem_files(["proofs/one.py", str(f), "link/one.py", "proofs"])
+    assert found == [Path("proofs/one.py")]

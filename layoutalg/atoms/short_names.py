@@ -56,6 +56,11 @@ def copy_atom(spec: Any) -> tuple[CopyAtom, int | None]:
         atom, bits = spec, None
     else:
         atom, bits = _copy_by_name(_text(spec, "copy")), None
+    if atom.kind.endswith(".b8"):  # ldmatrix.b8 / stmatrix.b8: warp-wide, but not the .m8n8 .b16 semantics
+        raise InstructionError(f"{atom.name} ({atom.ptx}) is an 8-bit {atom.kind.split('.')[0]} form (sm_100a/sm_120a), "
+                               "whose rows and registers the fragment theorems do not model; state it with the "
+                               ".m8n8 .b16 forms (e.g. 'ldmatrix.x4' over 8-bit data), or compare its TV layout "
+                               "with equivalent()")
     if atom.kind not in _MATRIX_KINDS:
         raise InstructionError(f"{atom.name} ({atom.ptx}) is a per-thread copy: a fragment theorem needs a warp-wide "
                                "matrix instruction, ldmatrix, stmatrix or movmatrix (e.g. 'ldmatrix.x4.trans')")

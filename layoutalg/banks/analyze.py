@@ -19,7 +19,7 @@ from layoutalg.banks.model import BankReport, report
 from layoutalg.banks.vector import wavefronts_many
 from layoutalg.core.array_records import ArrayRecord
 from layoutalg.core.validate import describe
-from layoutalg.errors import CoordinateError, LayoutError
+from layoutalg.errors import CoordinateError, InstructionError, LayoutError
 
 
 def _mode_sizes(smem_layout: Any) -> list[int]:
@@ -80,19 +80,35 @@ def byte_addresses(smem_layout: Any, access: Access, dtype: Any, base: int = 0, 
 
 def _evaluate(smem_layout: Any, flat: Any) -> Any:
     """The layout at the 1-D indices ``flat`` (only the points needed, not the whole table)."""
-    import numpy as np
-
     from layoutalg.core.layout import Layout
     from layoutalg.swizzle.composed import ComposedLayout
     from layoutalg.swizzle.swizzle import Swizzle
 
     if isinstance(smem_layout, Layout):
-        return np.asarray(smem_layout.evaluate_indices(flat), dtype=np.int64)
+        return _offsets(smem_layout.evaluate_indices(flat), smem_layout)
     if isinstance(smem_layout, ComposedLayout) and isinstance(smem_layout.outer, (Swizzle, Layout)):
-        inner = np.asarray(smem_layout.inner.evaluate_indices(flat), dtype=np.int64) + smem_layout.offset
+        inner = _offsets(smem_layout.inner.evaluate_indices(flat), smem_layout) + smem_layout.offset
         outer = smem_layout.outer
-        return np.asarray(outer.evaluate_indices(inner) if isinstance(outer, Layout) else outer(inner), dtype=np.int64)
-    return np.asarray(smem_layout.to_numpy(), dtype=np.int64)[flat]
+        return _offsets(outer.evaluate_indices(inner) if isinstance(outer, Layout) else outer(inner), smem_layout)
+    return _offsets(smem_layout.to_numpy(), smem_layout)[flat]
+
+
+_OFFSET_LIMIT = 1 << 56  # far past any shared memory; times an element size and plus a base it stays in int64
+
+
+def _offsets(values: Any, smem_layout: Any) -> Any:
+    """``values`` as int64, or an InstructionError naming the first offset no shared memory can hold (a layout
+    whose strides pass int64 raised numpy's OverflowError here)."""
+    import numpy as np
+
+    arr = np.asarray(values)
+    flat = arr.reshape(-1)
+    far = [int(v) for v in flat if not -_OFFSET_LIMIT < int(v) < _OFFSET_LIMIT] if arr.dtype == object else \
+        [int(v) for v in flat[np.abs(flat) >= _OFFSET_LIMIT]]
+    if far:
+        raise InstructionError(f"smem_layout {smem_layout} gives the element offset {far[0]}, past any shared memory "
+                               "(a block has at most a few hundred KiB)")
+    return arr.astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)

@@ -96,10 +96,13 @@ def enumerate_access(smem_layout: Any, access: Access, dtype: Any, base: int, gl
     names = coord_names(access.rank)
     crd_a, crd_b = (tuple(int(c) for c in access.coords[key + (lane,)]) for lane in (lane_a, lane_b))
     addr_a, addr_b = int(res.addresses[key + (lane_a,)]), int(res.addresses[key + (lane_b,)])
-    cex = dict(idx)
-    cex.update({"lane": lane_a, **dict(zip(names, crd_a)), "address": addr_a,
-                "lane_b": lane_b, **{f"{n}_b": c for n, c in zip(names, crd_b)}, "address_b": addr_b,
-                "bank": use.bank, "word": use.words[0], "word_b": use.words[1], "wavefronts": wf, "ideal": ideal})
+    from layoutalg.prove.render import named
+
+    # the instance's axes first; a coordinate named like an axis (``row``) becomes ``row#2`` instead of overwriting it
+    cex = named(list(idx.items()) + [("lane", lane_a), *zip(names, crd_a), ("address", addr_a),
+                                     ("lane_b", lane_b), *((f"{n}_b", c) for n, c in zip(names, crd_b)),
+                                     ("address_b", addr_b), ("bank", use.bank), ("word", use.words[0]),
+                                     ("word_b", use.words[1]), ("wavefronts", wf), ("ideal", ideal)])
     where = "at " + ", ".join(f"{k}={v}" for k, v in idx.items()) + ": " if idx else ""  # none: one instance
 
     def lane_text(lane: int, crd: tuple[int, ...], addr: int) -> str:
@@ -149,6 +152,14 @@ def _ca_witness(smem: list[int], sources: list[int], active: list[bool], w: int)
     return None if best is None else (best[1], best[2], best[3])
 
 
+def _put(cex: dict[str, int], key: str, value: int) -> None:
+    """Add ``key`` without overwriting an instance axis of that name (it becomes ``key#2``, as ``named`` does)."""
+    name, k = key, 2
+    while name in cex:
+        name, k = f"{key}#{k}", k + 1
+    cex[name] = int(value)
+
+
 def _name_lanes(cex: dict[str, int], access: Access, key: tuple[int, ...], smem: list[int], sources: list[int],
                 lane_a: int, lane_b: int) -> str:
     """``lanes A (row r, col c, shared byte s, global byte g) and B (...)``; the same facts go into ``cex``."""
@@ -158,8 +169,9 @@ def _name_lanes(cex: dict[str, int], access: Access, key: tuple[int, ...], smem:
     parts = []
     for tag, lane in (("", lane_a), ("_b", lane_b)):
         crd = tuple(int(c) for c in access.coords[key + (lane,)])
-        cex.update({f"lane{tag}": lane, **{f"{n}{tag}": c for n, c in zip(names, crd)},
-                    f"address{tag}": smem[lane], f"global_address{tag}": sources[lane]})
+        for k, v in ((f"lane{tag}", lane), *((f"{n}{tag}", c) for n, c in zip(names, crd)),
+                     (f"address{tag}", smem[lane]), (f"global_address{tag}", sources[lane])):
+            _put(cex, k, v)
         parts.append(f"{lane} ({', '.join(f'{n} {c}' for n, c in zip(names, crd))}, shared byte {smem[lane]}, "
                      f"global byte {sources[lane]})")
     return f"lanes {parts[0]} and {parts[1]}"
@@ -179,7 +191,8 @@ def _cp_async_refutation(res: Any, access: Access, idx: dict[str, int], wf: int,
     on = ins.active_lanes  # a partial warp's missing lanes move nothing
     if ins.cache == "ca":
         rep = res.report(**idx)
-        cex.update({"wavefronts": wf, "ideal": ideal})
+        for k, v in (("wavefronts", wf), ("ideal", ideal)):
+            _put(cex, k, v)
         why = f"{where}the instance costs {wf} wavefronts, ideal {ideal}; " + "; ".join(rep.notes)
         pair = _ca_witness(smem, sources, [lane in on for lane in range(len(smem))], ins.access_bytes)
         if pair is not None:
@@ -187,7 +200,8 @@ def _cp_async_refutation(res: Any, access: Access, idx: dict[str, int], wf: int,
         return ProofResult("refuted", cex, time.perf_counter() - start, "enum", claim, why)
     lines, rows = len({g // 128 for g in sources}), len({s // 128 for s in smem})
     groups = len({(g // 128, s // 128) for s, g in zip(smem, sources)})
-    cex.update({"global_lines": lines, "smem_rows": rows, "groups": groups, "wavefronts": wf, "ideal": ideal})
+    for k, v in (("global_lines", lines), ("smem_rows", rows), ("groups", groups), ("wavefronts", wf), ("ideal", ideal)):
+        _put(cex, k, v)
     why = (f"{where}the warp's 16-byte copies read {lines} global 128-byte lines into {rows} shared 128-byte "
            f"rows, {groups} (line, row) pairs; the instance costs {wf} wavefronts, ideal {ideal}")
     witness = _cg_witness(smem, sources, [lane in on for lane in range(len(smem))])

@@ -20,6 +20,7 @@ def evaluate(root: Any, env: dict[Any, Any], memo: dict[int, tuple[Any, Any]] | 
     variables or by a negative amount raise :class:`ProofError` naming the term.
     """
     memo = {} if memo is None else memo
+    objects = _has_objects(env)
 
     def go(node: Any) -> Any:
         key = id(node)
@@ -43,9 +44,7 @@ def evaluate(root: Any, env: dict[Any, Any], memo: dict[int, tuple[Any, Any]] | 
             if isinstance(c, bool):
                 out = go(node.a) if c else go(node.b)
             else:
-                import numpy as np
-
-                out = np.where(c, go(node.a), go(node.b))
+                out = _select(c, go(node.a), go(node.b), objects)
         elif isinstance(node, Apply):
             out = go(apply_fn(node.fn, node.args))
         elif isinstance(node, BoolConst):
@@ -60,3 +59,23 @@ def evaluate(root: Any, env: dict[Any, Any], memo: dict[int, tuple[Any, Any]] | 
         return out
 
     return go(root)
+
+
+def _has_objects(env: dict[Any, Any]) -> bool:
+    """True when ``env`` holds numpy arrays of Python integers (enumeration's mode for values past int64)."""
+    return any(getattr(getattr(v, "dtype", None), "kind", "") == "O" for v in env.values())
+
+
+def _select(cond: Any, a: Any, b: Any, objects: bool) -> Any:
+    """``ite`` over an array of conditions, keeping the evaluation's integer mode.
+
+    ``np.where`` types Python-int branches by their values: two constants become an int64 array even when
+    they lie past ``2**63`` (wrapped, or an OverflowError past ``2**64``), and small ones become int64 where
+    the rest of the evaluation runs on Python integers, so a later ``*``/``<<`` would wrap silently.  With
+    object arrays in ``env`` both branches are taken as Python integers, so ``ite`` is exact at any width.
+    """
+    import numpy as np
+
+    if objects:
+        return np.where(cond, np.asarray(a, dtype=object), np.asarray(b, dtype=object))
+    return np.where(cond, a, b)

@@ -43,6 +43,7 @@ from layoutalg.prove.fragment_report import (
     describe_addresses,
     first_failure,
     row_address_counterexample,
+    with_params,
 )
 from layoutalg.prove.fragment_setup import FragmentSetup, resolve
 from layoutalg.prove.fragment_terms import Sides, derived_address, domain, part_param, tile_params, user_address
@@ -147,6 +148,10 @@ def _matrix_copy(setup: FragmentSetup, origin: Any, addresses: Any, read: Any, k
     row_check = claims.forall(lambda lane: _row_ok(sides, lane, addresses is not None), [row_lane], name="row_address_ok", **kw)
     unique = claims.injective(setup.smem, {setup.dims[0]: setup.rows, setup.dims[1]: setup.cols}, name="smem", **kw)
     parts = [delivery, row_check, unique]
+    inside = None
+    if origin is not None:  # the kernel's own copy tile: every element the fragment needs must lie in the smem tile
+        inside = claims.forall(at(lambda *v: _need_in_tile(sides, *v)), variables, name="fragment_in_tile", **kw)
+        parts.append(inside)
     methods = "+".join(dict.fromkeys(r.method for r in parts))
     coords = _address_table(setup, sides, all_params)
     notes = [describe_addresses(setup, {p: list(lanes) for p, lanes in enumerate(coords)})]
@@ -164,6 +169,9 @@ def _matrix_copy(setup: FragmentSetup, origin: Any, addresses: Any, read: Any, k
                             tuple(all_params) + (row_lane,), row_check.counterexample)
         cex, why = row_address_counterexample(sides, env, all_params)
         return FragmentResult("refuted", cex, _since(start), row_check.method, claim, why, tuple(notes), coords)
+    if inside is not None and inside.refuted and inside.counterexample is not None:
+        cex, why = _outside_counterexample(sides, inside.counterexample, all_params, variables)
+        return FragmentResult("refuted", cex, _since(start), inside.method, claim, why, tuple(notes), coords)
     if unique.refuted:
         why = f"smem is not injective, so an address does not name one element: {unique.explanation}"
         return FragmentResult("refuted", unique.counterexample, _since(start), unique.method, claim, why, tuple(notes),
@@ -195,6 +203,32 @@ def _row_ok(sides: Sides, lane: Any, check_tile: bool) -> Any:
     return ex.all_of(r >= 0, r < s.rows, c >= 0, c < s.cols, aligned)
 
 
+def _need_in_tile(sides: Sides, lane: Any, reg: Any, half: Any, sub: Any) -> Any:
+    """The element the mma fragment holds at (lane, reg, half, sub) lies inside the ``rows x cols`` smem tile."""
+    s, n = sides.setup, sides.need(lane, reg, half, sub)
+    r, c = sides.origin[0] + n.row, sides.origin[1] + n.col
+    return ex.all_of(r >= 0, r < s.rows, c >= 0, c < s.cols)
+
+
+def _outside_counterexample(sides: Sides, witness: dict[str, int], params: tuple[ex.Var, ...],
+                            variables: tuple[ex.Var, ...]) -> tuple[dict[str, int], str]:
+    """(counterexample, sentence) for a fragment element that ``origin=`` puts outside the smem tile."""
+    s = sides.setup
+    env = {v.name: witness[v.name] for v in params + variables if v.name in witness}
+    point = [env.get(v.name, 0) for v in variables]
+    n = sides.need(*point, *((0,) if len(point) == 3 else ()))
+    row = int(ex.evaluate(ex.lower(ex.as_expr(sides.origin[0] + n.row)), env))
+    col = int(ex.evaluate(ex.lower(ex.as_expr(sides.origin[1] + n.col)), env))
+    own = [v for v in variables if v.name in env]
+    cex = with_params({**{v.name: env[v.name] for v in own}, "row": row, "col": col}, env,
+                      tuple(p for p in params if p.name in env))
+    d0, d1 = s.dims
+    where = ", ".join(f"{p.name}={env[p.name]}" for p in params if p.name in env)
+    slot = ", ".join(f"{v.name} {env[v.name]}" for v in variables)
+    return cex, ((f"at {where}: " if where else "") + f"{slot} holds {s.operand}({d0}={row}, {d1}={col}), outside the "
+                 f"{s.rows} x {s.cols} smem tile (origin= puts the copy tile past its edge)")
+
+
 def _address_table(setup: FragmentSetup, sides: Sides, params: tuple[ex.Var, ...]) -> tuple[tuple[tuple[int, int], ...], ...]:
     """Where each lane points, relative to the copy tile, for every part (evaluated on all lanes at once)."""
     import numpy as np
@@ -203,7 +237,7 @@ def _address_table(setup: FragmentSetup, sides: Sides, params: tuple[ex.Var, ...
     r, c = sides.address(lane >> 3, lane & 7)
     low_r, low_c = ex.lower(ex.as_expr(r)), ex.lower(ex.as_expr(c))
     env: dict[str, Any] = {p.name: 0 for p in params}
-    env["lane"] = np.arange(8 * setup.num, dtype=np.int64)
+    env["lane"] = np.arange(8 * setup.num).astype(object)  # Python ints: the kernel's addresses may pass int64
     table = []
     for part in range(setup.parts):
         env["part"] = part

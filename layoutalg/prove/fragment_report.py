@@ -21,13 +21,14 @@ from layoutalg.prove.fragment_terms import Sides
 FIRST_FAILURE_LIMIT = 1 << 22
 
 
-def _grid(variables: tuple[ex.Var, ...]) -> tuple[dict[str, Any], tuple[int, ...]]:
+def _grid(variables: tuple[ex.Var, ...], objects: bool = False) -> tuple[dict[str, Any], tuple[int, ...]]:
+    """Every variable's values on its own axis: int64, or Python integers (``objects``) where values may pass int64."""
     import numpy as np
 
     env: dict[str, Any] = {}
     shape = tuple(v.count() for v in variables)
     for axis, v in enumerate(variables):
-        values = np.array(list(v.values_iter()), dtype=np.int64)
+        values = np.array(list(v.values_iter()), dtype=object if objects else np.int64)
         env[v.name] = values.reshape([len(values) if k == axis else 1 for k in range(len(variables))])
     return env, shape
 
@@ -38,8 +39,10 @@ def first_failure(lhs: Any, rhs: Any, ordered: tuple[ex.Var, ...], witness: dict
 
     if math.prod(v.count() for v in ordered) > FIRST_FAILURE_LIMIT:
         return witness
-    env, shape = _grid(ordered)
+    from layoutalg.prove.engine_enum import needs_objects
+
     low_l, low_r = ex.lower(lhs), ex.lower(rhs)
+    env, shape = _grid(ordered, needs_objects([low_l, low_r], ordered))  # enumeration's rule: exact at any width
     differ = np.broadcast_to(np.asarray(ex.evaluate(low_l, env) != ex.evaluate(low_r, env)), shape)
     if not differ.any():  # pragma: no cover - the engine's witness was re-checked, so a point exists
         return witness
@@ -59,9 +62,12 @@ def tile_coordinate(smem: Any, rows: int, cols: int, element: int) -> tuple[int,
     if rows * cols > FIRST_FAILURE_LIMIT:
         return None
 
+    from layoutalg.prove.engine_enum import needs_objects
+
     r, c = ex.var("row", rows), ex.var("col", cols)
-    env = {"row": np.arange(rows, dtype=np.int64).reshape(rows, 1), "col": np.arange(cols, dtype=np.int64).reshape(1, cols)}
-    table = np.broadcast_to(np.asarray(ex.evaluate(ex.lower(ex.sym(smem)(r, c)), env)), (rows, cols))
+    term = ex.lower(ex.sym(smem)(r, c))
+    env, _ = _grid((r, c), needs_objects([term], (r, c)))  # offsets past int64 stay exact (no wrapped match)
+    table = np.broadcast_to(np.asarray(ex.evaluate(term, env)), (rows, cols))
     hits = np.argwhere(table.T == element)
     if not len(hits):
         return None
@@ -83,8 +89,7 @@ def delivery_counterexample(sides: Sides, env: dict[str, int], params: tuple[ex.
     got_element = got_unit // ue
     got = tile_coordinate(s.smem, s.rows, s.cols, got_element)
     d0, d1 = s.dims
-    cex: dict[str, int] = {p.name: env[p.name] for p in params}
-    cex.update(lane=lane, reg=reg, half=half)
+    cex: dict[str, int] = {"lane": lane, "reg": reg, "half": half}
     if s.sub_name:
         cex[s.sub_name] = sub
     if got is not None:
@@ -111,7 +116,15 @@ def delivery_counterexample(sides: Sides, env: dict[str, int], params: tuple[ex.
     else:
         what = (f"{slot} gets smem element {got_element} (byte {byte}), which is {got_text}; the mma fragment has "
                 f"{want} there, at smem element {want_element}")
-    return cex, (f"at {where}: " if where else "at ") + what
+    return with_params(cex, env, params), (f"at {where}: " if where else "at ") + what
+
+
+def with_params(fields: dict[str, int], env: dict[str, Any], params: tuple[ex.Var, ...]) -> dict[str, int]:
+    """The parameters' values first, then ``fields``; a parameter named like a field (``row``, ``col``) keeps its
+    value and the field is shown as ``row#2`` (they used to overwrite each other)."""
+    from layoutalg.prove.render import named
+
+    return named([(p.name, env[p.name]) for p in params] + list(fields.items()))
 
 
 def row_address_counterexample(sides: Sides, env: dict[str, int], params: tuple[ex.Var, ...]) -> tuple[dict[str, int], str]:
@@ -121,17 +134,16 @@ def row_address_counterexample(sides: Sides, env: dict[str, int], params: tuple[
     matrix, row = lane // 8, lane % 8
     r, c = sides.address(matrix, row)
     at_row, at_col = _value(sides.origin[0] + r, env), _value(sides.origin[1] + c, env)
-    cex: dict[str, int] = {p.name: env[p.name] for p in params}
-    cex.update(lane=lane, matrix=matrix, matrix_row=row, row=at_row, col=at_col)
+    cex: dict[str, int] = {"lane": lane, "matrix": matrix, "matrix_row": row, "row": at_row, "col": at_col}
     d0, d1 = s.dims
     where = ", ".join(f"{p.name}={env[p.name]}" for p in params)
     head = (f"at {where}: " if where else "at ") + f"lane {lane} supplies row {row} of matrix {matrix}, {s.operand}({d0}={at_row}, {d1}={at_col})"
     if not (0 <= at_row < s.rows and 0 <= at_col < s.cols):
-        return cex, f"{head}, outside the {s.rows} x {s.cols} smem tile"
+        return with_params(cex, env, params), f"{head}, outside the {s.rows} x {s.cols} smem tile"
     element = _value(sides.element_at(r, c), env)
     byte = element * s.units_per_element * s.unit_bits // 8
     cex.update(element=element, byte_address=byte)
-    return cex, (f"{head} at smem element {element}, byte {byte}, which is not 16-byte aligned (each row of an "
+    return with_params(cex, env, params), (f"{head} at smem element {element}, byte {byte}, which is not 16-byte aligned (each row of an "
                  f"8 x 8 b16 matrix is 16 contiguous bytes starting on a 16-byte boundary)")
 
 

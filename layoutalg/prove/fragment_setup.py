@@ -97,8 +97,10 @@ class FragmentSetup:
 
     @property
     def sub_name(self) -> str | None:
-        """Name of the index of a sub-16-bit element inside a half: ``byte`` (8-bit), ``nibble`` (4-bit)."""
-        return {1: None, 2: "byte", 4: "nibble"}[self.units_per_half]
+        """Name of the index of a sub-16-bit element inside a half: ``byte`` (8-bit), ``nibble`` (4-bit), ``bit``
+        (the ``.b1`` operands of ``mma.m8n8k128`` / ``m16n8k128`` / ``m16n8k256``, 32 per register in the PTX ISA's
+        fragment tables, so 16 per b16 half)."""
+        return {1: None, 2: "byte", 4: "nibble", 16: "bit"}[self.units_per_half]
 
     @property
     def element_names(self) -> str:
@@ -144,6 +146,12 @@ def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, alo
     if (n * bits) % 32:
         raise InstructionError(f"operand {op} of {mm.name}: {n} elements of {bits} bits do not fill whole 32-bit "
                                f"registers; dtype {type_name} does not fit this fragment")
+    native = {"A": mm.a_type, "B": mm.b_type, "C": mm.c_type}[op]
+    if op != "C" and bits != TYPE_BITS[native]:
+        raise LayoutError(f"dtype {type_name!r} is {bits}-bit, but the mma reads operand {op} of {mm.name} as {TYPE_BITS[native]}-bit "
+                          f"{native}: its registers hold {n} elements of {TYPE_BITS[native]} bits (PTX fragment table), so "
+                          f"{bits}-bit elements form no fragment it reads; drop dtype=, or give one of {TYPE_BITS[native]} bits "
+                          "(only the accumulator C may be converted to another width before stmatrix)")
     if along not in ("col", "row"):
         raise LayoutError(f"along must be 'col' or 'row' (where the fragments of one copy sit side by side), got {describe(along)}")
     setup = FragmentSetup(atom, mm, op, bits, type_name, None, 0, 0, frag_rows, frag_cols, n * bits // 32, along)

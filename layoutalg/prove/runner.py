@@ -80,7 +80,10 @@ def theorem_files(paths: list[str]) -> list[Path]:
                     found.append(f)
         else:
             raise FileNotFoundError(f"no such file or directory: {raw if len(raw) <= 80 else raw[:77] + '...'}")
-    return list(dict.fromkeys(found))
+    unique: dict[Path, Path] = {}
+    for f in found:  # one file named twice (relative and absolute, through a symlink) runs once
+        unique.setdefault(f.resolve(), f)
+    return list(unique.values())
 
 
 def load_module(path: Path) -> Any:

@@ -188,3 +188,35 @@ def test_a_symbolic_access_is_refused_by_analysis_and_suggestion_and_still_prove
         with pytest.raises(LayoutError, match="symbolic .*conflict_free"):
             call()
     assert conflict_free(layout, access, "f32").proved
+
+
+@pytest.mark.parametrize("base", [0.5, 4.0, "4", None])
+def test_a_base_that_is_not_an_int_is_refused_naming_it(base):
+    # int(base) used to turn 4.7 into 4 and "4" into 4 without a word
+    with pytest.raises(LayoutError, match="base must be an int"):
+        analyze(Layout((32, 32), (32, 1)), "ld.shared.b32", "f32", base=base)
+    with pytest.raises(LayoutError, match="global_base must be an int"):
+        analyze(Layout((64, 64), (64, 1)), "cp.async.cg", "f16", global_layout=Layout((64, 64), (64, 1)),
+                global_base=base)
+
+
+def test_byte_addresses_past_64_bits_are_refused_not_wrapped_or_overflowed():
+    from layoutalg.errors import InstructionError
+
+    tile = Layout((64, 64), (64, 1))
+    # 63 rows of 2^56 f64 elements: byte 63 * 2^59 > 2^63 (numpy used to wrap it to a "negative" source offset)
+    with pytest.raises(LayoutError, match=r"global_layout \(64,64\):\(72057594037927936,1\) puts a lane at byte "
+                                          r"offset 36317027395115680248, which does not fit in 64 bits"):
+        analyze(tile, "cp.async.ca.8", "f64", global_layout=Layout((64, 64), (1 << 56, 1)))
+    # offsets past 2^63 themselves (an object array of Python ints) used to raise OverflowError
+    with pytest.raises(LayoutError, match="does not fit in 64 bits"):
+        analyze(tile, "cp.async.cg", "f16", global_layout=Layout((64, 64), (1 << 70, 1)))
+    with pytest.raises(LayoutError, match="from global_base 1180591620717411303424, which does not fit"):
+        analyze(tile, "cp.async.cg", "f16", global_layout=tile, global_base=1 << 70)
+    with pytest.raises(InstructionError, match="outside any GPU's shared memory"):
+        analyze(Layout((64, 64), (1 << 62, 1)), "ld.shared.b32", "f32")
+    with pytest.raises(InstructionError, match="outside any GPU's shared memory"):
+        analyze(tile, "ld.shared.b32", "f32", base=1 << 70)
+    # exact below 2^63: a global row 2^61 bytes away is costed (one line per row)
+    far = analyze(Layout((4, 64), (64, 1)), "cp.async.cg", "f16", global_layout=Layout((4, 64), (1 << 60, 1)))
+    assert int(far.global_addresses.max()) == 3 * (1 << 61) + 2 * 56 and far.total == far.total_ideal == 4

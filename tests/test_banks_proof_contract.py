@@ -280,3 +280,13 @@ def test_a_method_that_only_compares_equal_to_a_name_is_still_refused() -> None:
 
     with pytest.raises(LayoutError, match="method must be auto, enum, f2 or z3, got"):
         conflict_free(Layout((32, 32), (32, 1)), "ld.shared.b32", "f32", method=EqualToEverything())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("base", [0.5, 4.0, "0"])
+def test_a_base_that_is_not_an_int_is_refused_on_every_route(base) -> None:
+    # base=0.5 used to be truncated to 0 and "proved"
+    tile = Layout((32, 32), (32, 1))
+    for method in ("auto", "z3"):
+        with pytest.raises(LayoutError, match="base must be an int"):
+            conflict_free(tile, Access.from_fn("ld.shared.b32", lambda lane, i: (lane, i), i=32), "f32", base=base,
+                          method=method)

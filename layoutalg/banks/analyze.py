@@ -18,8 +18,8 @@ from layoutalg.banks.instruction import parse_instruction
 from layoutalg.banks.model import BankReport, report
 from layoutalg.banks.vector import wavefronts_many
 from layoutalg.core.array_records import ArrayRecord
-from layoutalg.core.validate import describe
-from layoutalg.errors import CoordinateError, LayoutError
+from layoutalg.core.validate import as_int, describe
+from layoutalg.errors import CoordinateError, InstructionError, LayoutError
 
 
 def _mode_sizes(smem_layout: Any) -> list[int]:
@@ -73,13 +73,39 @@ def byte_addresses(smem_layout: Any, access: Access, dtype: Any, base: int = 0, 
                 raise CoordinateError(f"access coordinate {bad} in mode {k} is outside {what}'s extent {size}")
         flat += ck * running
         running *= size
-    addrs = _evaluate(smem_layout, flat) * e + int(base)
+    addrs = _to_bytes(_evaluate(smem_layout, flat), e, as_int(base, "base" if what == "smem_layout" else "global_base"),
+                      what, smem_layout, ins.canonical)
     addrs[..., active:] = 0
     return addrs
 
 
+INT64_MAX = (1 << 63) - 1
+
+
+def _to_bytes(values: Any, e: int, base: int, what: str, layout: Any, instruction: str) -> Any:
+    """``values * e + base`` (element offsets to byte addresses) as int64, refusing a byte address past 64 bits.
+
+    The layout's values are exact (Python ints in an object array where they pass 2**62); numpy's int64 would wrap
+    them silently, so the extremes are checked first.  A shared-memory address that large is past any shared memory
+    (InstructionError, as every address past the capacity); a global one is refused naming ``global_layout``.
+    """
+    import numpy as np
+
+    if values.size:
+        low, high = int(values.min()) * e, int(values.max()) * e
+        bad = next((x for x in (high + base, high, low + base, low) if not -INT64_MAX - 1 <= x <= INT64_MAX), None)
+        if bad is not None:
+            if what == "smem_layout":
+                raise InstructionError(f"{instruction}: {what} {layout} puts a lane at byte address {bad}, outside any "
+                                       "GPU's shared memory")
+            at = f" from global_base {base}" if base else ""
+            raise LayoutError(f"{what} {layout} puts a lane at byte offset {bad}{at}, which does not fit in 64 bits")
+    return values.astype(np.int64) * e + base
+
+
 def _evaluate(smem_layout: Any, flat: Any) -> Any:
-    """The layout at the 1-D indices ``flat`` (only the points needed, not the whole table)."""
+    """The layout at the 1-D indices ``flat`` (only the points needed, not the whole table), exact: int64, or
+    Python ints (an object array) where the values pass 2**62."""
     import numpy as np
 
     from layoutalg.core.layout import Layout
@@ -87,12 +113,12 @@ def _evaluate(smem_layout: Any, flat: Any) -> Any:
     from layoutalg.swizzle.swizzle import Swizzle
 
     if isinstance(smem_layout, Layout):
-        return np.asarray(smem_layout.evaluate_indices(flat), dtype=np.int64)
+        return np.asarray(smem_layout.evaluate_indices(flat))
     if isinstance(smem_layout, ComposedLayout) and isinstance(smem_layout.outer, (Swizzle, Layout)):
-        inner = np.asarray(smem_layout.inner.evaluate_indices(flat), dtype=np.int64) + smem_layout.offset
+        inner = np.asarray(smem_layout.inner.evaluate_indices(flat)) + smem_layout.offset
         outer = smem_layout.outer
-        return np.asarray(outer.evaluate_indices(inner) if isinstance(outer, Layout) else outer(inner), dtype=np.int64)
-    return np.asarray(smem_layout.to_numpy(), dtype=np.int64)[flat]
+        return np.asarray(outer.evaluate_indices(inner) if isinstance(outer, Layout) else outer(inner))
+    return np.asarray(smem_layout.to_numpy())[flat]
 
 
 @dataclass(frozen=True, eq=False)

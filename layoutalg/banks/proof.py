@@ -36,7 +36,7 @@ from layoutalg.banks.access import Access, element_bytes, tile_access
 from layoutalg.banks.analyze import _mode_sizes, analyze, byte_addresses
 from layoutalg.banks.instruction import Instruction, parse_instruction
 from layoutalg.banks.model import report
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import as_int, describe
 from layoutalg.errors import InstructionError, LayoutError
 from layoutalg.prove.dispatch import METHODS
 from layoutalg.prove.result import ProofResult
@@ -238,6 +238,7 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
         raise LayoutError(f"method must be auto, enum, f2 or z3, got {describe(method)}")
     if not callable(smem_layout) or not hasattr(smem_layout, "shape"):
         raise LayoutError(f"smem_layout must be a Layout or a ComposedLayout, got {describe(smem_layout)}")
+    base = as_int(base, "base")  # a byte offset: 0.5 must not pass as 0
     target = get_arch(arch)
     if hasattr(access, "layout_tv") and hasattr(access, "atom"):  # a TiledCopy (layoutalg.atoms.tiled)
         from layoutalg.banks.tiled import access_from_tiled_copy

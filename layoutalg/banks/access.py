@@ -27,6 +27,9 @@ from layoutalg.core.dtypes import dtype_bits
 from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 
+MAX_ENUMERATED_LANES = 1 << 26
+"""The most lanes (instances x 32) :meth:`Access.from_fn` evaluates (64 Mi: 1 GiB of rank-2 int64 coordinates)."""
+
 
 def element_bytes(dtype: Any) -> int:
     """Bytes of one element: any dtype name or object of :mod:`layoutalg.core.dtypes` (``"f16"``, ``"bf16"``,
@@ -89,6 +92,12 @@ class Access(ArrayRecord):
                 raise LayoutError(f"Access range {name}={describe(extent)} must be a positive int")
         names = list(ranges)
         shape = [ranges[n] for n in names] + [32]
+        lanes = 1
+        for extent in shape:
+            lanes *= extent
+        if lanes > MAX_ENUMERATED_LANES:
+            raise LayoutError(f"Access.from_fn over {ranges} enumerates {lanes} lanes, more than the "
+                              f"{MAX_ENUMERATED_LANES} it builds; prove a larger range with symbolic_access")
         # one broadcastable axis per argument (an open grid): fn's arithmetic broadcasts to the full grid
         axes = [np.arange(s, dtype=np.int64).reshape([s if j == k else 1 for j in range(len(shape))])
                 for k, s in enumerate(shape)]
@@ -97,7 +106,18 @@ class Access(ArrayRecord):
         out = fn(lane, **params)
         if not isinstance(out, (tuple, list)):
             out = (out,)
-        coords = np.stack([np.broadcast_to(np.asarray(o, dtype=np.int64), tuple(shape)) for o in out], axis=-1)
+        modes = []
+        for k, o in enumerate(out):
+            value = np.asarray(o)
+            if value.dtype.kind not in "iub":  # int64 casting would truncate 2.5 to 2 without a word
+                raise LayoutError(f"the access function returned {value.dtype} values for coordinate {k}; "
+                                  "coordinates must be integers (use // rather than /)")
+            try:
+                modes.append(np.broadcast_to(value.astype(np.int64), tuple(shape)))
+            except ValueError:
+                raise LayoutError(f"the access function returned coordinate {k} of shape {value.shape}, which does "
+                                  f"not broadcast to (*ranges, 32) = {tuple(shape)}") from None
+        coords = np.stack(modes, axis=-1)
         return cls(instruction, coords, tuple(names), fn, tuple(ranges.items()))
 
     @property

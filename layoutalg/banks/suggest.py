@@ -100,11 +100,17 @@ def _accesses(shape: tuple[int, int], dtype: Any, accesses: Any, arch: Any = Non
     return out
 
 
-def _global_side(shape: tuple[int, int], accesses: list[Access], global_layout: Any, global_ld: Any) -> Any:
-    """The validated global layout of the cp.async accesses (None when there are none)."""
+def _global_side(shape: tuple[int, int], accesses: list[Access], global_layout: Any, global_ld: Any,
+                 element_bytes: int = 1) -> Any:
+    """The validated global layout of the cp.async accesses (None when there are none).
+
+    ``global_ld`` must be at least the tile's row, and (with more than one row) ``global_ld * element_bytes`` a
+    multiple of the widest copy, or row 1 would start at a source address cp.async cannot take.
+    """
     import numpy as np
 
     rows, cols = shape
+    copies = [a for a in accesses if parse_instruction(a.instruction).kind == "cp.async"]
     if global_ld is not None:
         if global_layout is not None:
             raise LayoutError("give global_layout or global_ld, not both")
@@ -113,8 +119,12 @@ def _global_side(shape: tuple[int, int], accesses: list[Access], global_layout: 
         if global_ld < cols:
             raise LayoutError(f"global_ld = {global_ld} is smaller than the tile's row of {cols} elements: global rows "
                               f"would overlap; the leading dimension must be at least {cols}")
+        width = max((parse_instruction(a.instruction).access_bytes for a in copies), default=1)
+        if rows > 1 and global_ld * element_bytes % width:
+            raise LayoutError(f"global_ld = {global_ld}: global rows of {global_ld * element_bytes} bytes start "
+                              f"misaligned for a {width}-byte cp.async; the leading dimension must be a multiple of "
+                              f"{max(1, width // element_bytes)} elements")
         global_layout = Layout((rows, cols), (global_ld, 1))
-    copies = [a for a in accesses if parse_instruction(a.instruction).kind == "cp.async"]
     if not copies:
         if global_layout is not None:
             raise LayoutError("global_layout / global_ld is for cp.async accesses only")
@@ -182,6 +192,8 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
         raise LayoutError(f"pitch must be an int >= cols ({cols}), got {describe(pitch)}")
     if isinstance(max_swizzle_bits, bool) or not isinstance(max_swizzle_bits, int) or not 0 <= max_swizzle_bits <= 8:
         raise LayoutError(f"max_swizzle_bits must be an int in [0, 8], got {describe(max_swizzle_bits)}")
+    if isinstance(max_padding_bytes, bool) or not isinstance(max_padding_bytes, int) or max_padding_bytes < 0:
+        raise LayoutError(f"max_padding_bytes must be an int >= 0 (0: no padding), got {describe(max_padding_bytes)}")
     e = element_bytes(dtype)
     target = arch_of(arch)
     check_sweep_size(rows * cols, e, target, f"a {rows}x{cols} tile")
@@ -190,8 +202,11 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
         raise LayoutError(f"a {rows}x{cols} tile with a pitch of {pitch} elements spans {span} bytes, more than the "
                           f"{capacity_text(target)}")
     accs = _accesses((rows, cols), dtype, accesses, target)
-    global_layout = _global_side((rows, cols), accs, global_layout, global_ld)
+    global_layout = _global_side((rows, cols), accs, global_layout, global_ld, e)
     widest = max(parse_instruction(a.instruction).access_bytes for a in accs)
+    if rows > 1 and pitch * e % widest:
+        raise LayoutError(f"pitch = {pitch}: rows of {pitch * e} bytes start misaligned for the {widest}-byte access; "
+                          f"the pitch must be a multiple of {max(1, widest // e)} elements")
     vec = max(1, widest // e)
     min_base = max(0, vec.bit_length() - 1)
     plain = Layout((rows, cols), (pitch, 1))

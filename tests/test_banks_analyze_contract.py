@@ -220,3 +220,36 @@ def test_byte_addresses_past_64_bits_are_refused_not_wrapped_or_overflowed():
     # exact below 2^63: a global row 2^61 bytes away is costed (one line per row)
     far = analyze(Layout((4, 64), (64, 1)), "cp.async.cg", "f16", global_layout=Layout((4, 64), (1 << 60, 1)))
     assert int(far.global_addresses.max()) == 3 * (1 << 61) + 2 * 56 and far.total == far.total_ideal == 4
+
+
+@pytest.mark.parametrize("layout, instruction, dtype, element, offset", [
+    (Layout((32, 32), (64, 2)), "ld.shared.v4.b32", "f16", 1, 2),              # halves 2 apart
+    (Layout((64, 64), (64, 3)), "ld.shared.v4.b32", "f16", 1, 3),              # aligned, but 3 apart
+    (Layout((64, (4, 16)), (8, (1, 512))), "ldmatrix.x4", "f16", 4, 512),    # a matrix row split after 4 halves
+    (Layout((8, 64), (128, 2)), "ld.shared.b32", "f16", 1, 2),
+])
+def test_a_tile_sweep_over_a_layout_that_splits_a_lanes_elements_is_refused(layout, instruction, dtype, element,
+                                                                            offset):
+    # each lane of the sweep moves consecutive bytes holding its vector (or ldmatrix row); where the layout puts
+    # those elements apart, no such instruction exists (CuTe refuses the copy: "doesn't vectorize"); the lane's
+    # first address alone used to be costed
+    from layoutalg.banks.proof import conflict_free
+
+    message = rf"does not keep them together: the lane at \(0, 0\) \(offset 0\) has its element {element} at offset {offset}"
+    with pytest.raises(LayoutError, match=message):
+        analyze(layout, instruction, dtype)
+    with pytest.raises(LayoutError, match=message):
+        conflict_free(layout, instruction, dtype)
+
+
+def test_the_elements_of_a_cp_async_sweep_must_be_contiguous_on_the_global_side_too():
+    tile = Layout((64, 64), (64, 1))
+    with pytest.raises(LayoutError, match=r"but global_layout \(64,64\):\(128,2\) does not keep them together"):
+        analyze(tile, "cp.async.cg", "f16", global_layout=Layout((64, 64), (128, 2)))
+    # a swizzle that moves whole vectors keeps them: CUTLASS's atom, read and filled
+    sw = ComposedLayout(Swizzle(3, 3, 3), 0, tile)
+    assert analyze(sw, "ldmatrix.x4", "f16").conflict_free
+    assert analyze(sw, "cp.async.cg", "f16", global_layout=tile).conflict_free
+    # an Access of bare coordinates says only where each lane starts: not checked
+    starts = Access("ld.shared.v4.b32", np.array([[(lane // 4, 8 * (lane % 4)) for lane in range(32)]]))
+    assert analyze(Layout((64, 64), (64, 3)), starts, "f16").count == 1

@@ -54,7 +54,10 @@ class Access(ArrayRecord):
     ``axes`` names the batch axes (e.g. ``("warp", "k", "i")``); ``fn``/``ranges`` are kept when built by
     :meth:`from_fn` so a proof can restate the access symbolically; ``symbolic`` marks an access whose function
     holds :func:`layoutalg.prove.expr.param` parameters (no concrete coordinates: it can only be proved, see
-    :func:`layoutalg.banks.proof.symbolic_access`).
+    :func:`layoutalg.banks.proof.symbolic_access`).  ``run_mode`` (set by :func:`tile_access`) is the mode along
+    which each lane's elements (its vector, or its ldmatrix row) lie in the tile: the analysis then checks that the
+    layout keeps them contiguous in memory, as the instruction moves consecutive bytes (None: the coordinate is
+    only where the lane's bytes start).
     """
 
     instruction: str
@@ -63,6 +66,7 @@ class Access(ArrayRecord):
     fn: Callable[..., Any] | None = field(default=None, compare=False)
     ranges: tuple[tuple[str, int], ...] = ()
     symbolic: bool = False
+    run_mode: int | None = None
 
     def __post_init__(self) -> None:
         import numpy as np
@@ -179,7 +183,7 @@ def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = 
             r, c = r0 + lane % (8 * n), c0 + 0 * lane
         r, c = np.broadcast_arrays(r, c)
         coords = np.stack([r, c], axis=-1)
-        return Access(instruction, coords, ("row_block", "col_block"))
+        return Access(instruction, coords, ("row_block", "col_block"), run_mode=1)
     if ins.access_bytes % e:
         raise LayoutError(f"{ins.canonical} moves {ins.access_bytes} bytes, not whole {e}-byte elements")
     v = ins.access_bytes // e
@@ -191,12 +195,12 @@ def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = 
             raise LayoutError(f"{total} elements are not a whole number of warp accesses of {32 * v} elements")
         flat = 32 * v * np.arange(total // (32 * v), dtype=np.int64)[:, None] + v * lane
         coords = np.stack([flat // cols, flat % cols], axis=-1)
-        return Access(instruction, coords, ("instance",))
+        return Access(instruction, coords, ("instance",), run_mode=1)
     if by == "column":
         if rows % 32:
             raise LayoutError(f"a column sweep needs rows in multiples of 32 (one per lane), got {rows}")
         rb = np.arange(rows // 32, dtype=np.int64)[:, None, None]
         cg = np.arange(cols // v, dtype=np.int64)[None, :, None]
         r, c = np.broadcast_arrays(32 * rb + lane, v * cg + 0 * lane)
-        return Access(instruction, np.stack([r, c], axis=-1), ("row_block", "col_group"))
+        return Access(instruction, np.stack([r, c], axis=-1), ("row_block", "col_group"), run_mode=1)
     raise LayoutError(f"by must be 'row' or 'column', got {describe(by)}")

@@ -73,10 +73,54 @@ def byte_addresses(smem_layout: Any, access: Access, dtype: Any, base: int = 0, 
                 raise CoordinateError(f"access coordinate {bad} in mode {k} is outside {what}'s extent {size}")
         flat += ck * running
         running *= size
-    addrs = _to_bytes(_evaluate(smem_layout, flat), e, as_int(base, "base" if what == "smem_layout" else "global_base"),
+    values = _evaluate(smem_layout, flat)
+    if access.run_mode is not None:
+        _check_runs(smem_layout, access, coords, sizes, values, ins.access_bytes // e, what)
+    addrs = _to_bytes(values, e, as_int(base, "base" if what == "smem_layout" else "global_base"),
                       what, smem_layout, ins.canonical)
     addrs[..., active:] = 0
     return addrs
+
+
+def _check_runs(layout: Any, access: Access, coords: Any, sizes: list[int], values: Any, run: int, what: str) -> None:
+    """A tile sweep's lanes each move ``run`` consecutive elements along ``access.run_mode`` (one vector, or one
+    ldmatrix row): refuse a layout that does not keep them consecutive in memory, ``L(c + j) = L(c) + j`` (a
+    16-byte load at a lane's first element would move other elements than the sweep's; CuTe's partition refuses
+    such a copy as not vectorizing, :mod:`layoutalg.banks.tiled`)."""
+    import numpy as np
+
+    mode = access.run_mode
+    if run <= 1 or mode is None or not coords.size:
+        return
+    stride = 1
+    for size in sizes[:mode]:
+        stride *= size
+    for j in range(1, run):
+        if int(coords[..., mode].max()) + j >= sizes[mode]:
+            raise LayoutError(f"{access.instruction}: a lane's {run} elements run past {what}'s extent {sizes[mode]} "
+                              f"in mode {mode}")
+        shifted = _evaluate(layout, _flat(coords, sizes) + j * stride)
+        bad = np.argwhere(shifted != values + j)
+        name = "the layout" if what == "smem_layout" else what
+        if bad.size:
+            where = tuple(int(i) for i in bad[0])
+            crd = tuple(int(x) for x in coords[where])
+            raise LayoutError(
+                f"{access.instruction} moves {run} consecutive elements per lane, but {name} {layout} does not keep "
+                f"them together: the lane at {crd} (offset {int(values[where])}) has its element {j} at offset "
+                f"{int(shifted[where])}, not {int(values[where]) + j}; no such vector or row access exists")
+
+
+def _flat(coords: Any, sizes: list[int]) -> Any:
+    """Column-major 1-D index of ``coords`` (``(..., rank)``) in a layout of mode sizes ``sizes``."""
+    import numpy as np
+
+    flat = np.zeros(coords.shape[:-1], dtype=np.int64)
+    running = 1
+    for k, size in enumerate(sizes):
+        flat += coords[..., k] * running
+        running *= size
+    return flat
 
 
 INT64_MAX = (1 << 63) - 1

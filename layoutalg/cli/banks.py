@@ -168,7 +168,8 @@ def _cmd_banks(args: argparse.Namespace) -> int:
     if global_layout is not None and (args.png or args.svg or args.tikz):
         raise UsageError("the bank heat map shows ld/st phases; a cp.async has none", "drop --png/--svg/--tikz")
     access = sweep(instruction, rows, cols, element_bytes, args.by, arch)
-    with option_errors("LAYOUT", f"every address must be aligned to the access and lie within shared memory "
+    with option_errors("LAYOUT", f"every lane's elements must be contiguous, its address aligned to the access and "
+                                 f"within shared memory "
                                  f"({arch.smem_per_block_bytes} bytes on --arch {arch.name}); check the layout's "
                                  "strides and offset"):
         analysis = analyze(layout, access, 8 * element_bytes, global_layout=global_layout, arch=arch)

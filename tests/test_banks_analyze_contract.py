@@ -253,3 +253,27 @@ def test_the_elements_of_a_cp_async_sweep_must_be_contiguous_on_the_global_side_
     # an Access of bare coordinates says only where each lane starts: not checked
     starts = Access("ld.shared.v4.b32", np.array([[(lane // 4, 8 * (lane % 4)) for lane in range(32)]]))
     assert analyze(Layout((64, 64), (64, 3)), starts, "f16").count == 1
+
+
+@pytest.mark.parametrize("index, message", [
+    ({"row_block": 4, "col_block": 0}, r"row_block=4 is outside the access's 4 instances on that axis"),
+    ({"row_block": -1, "col_block": 0}, r"row_block=-1 is outside"),  # used to be numpy's ValueError
+    ({"row_block": 0, "col_block": 0, "warp": 1}, r"got warp=\.\.\., which is not an axis"),  # was ignored
+    ({"row_block": 1.5, "col_block": 0}, "row_block must be an int"),  # was int(1.5) = 1
+    ({"row_block": "1", "col_block": 0}, "row_block must be an int"),
+])
+def test_report_refuses_an_index_that_names_no_instance(index, message):
+    res = analyze(Layout((64, 64), (64, 1)), "ldmatrix.x4", "f16")
+    with pytest.raises(CoordinateError, match=message):
+        res.report(**index)
+    assert res.report(row_block=np.int64(3), col_block=3).wavefronts == 32
+
+
+def test_worst_and_conflict_bits_take_a_count_not_a_slice():
+    res = analyze(Layout((64, 64), (64, 1)), "ldmatrix.x4", "f16")
+    for bad in (-1, 2.5, "3"):  # -1 used to slice from the end: all instances but one
+        with pytest.raises(LayoutError, match="must be"):
+            res.worst(bad)
+        with pytest.raises(LayoutError, match="must be"):
+            res.conflict_bits(bad)
+    assert res.worst(0) == [] and res.conflict_bits(0) == {}

@@ -165,6 +165,14 @@ def _evaluate(smem_layout: Any, flat: Any) -> Any:
     return np.asarray(smem_layout.to_numpy())[flat]
 
 
+def _count(n: Any, what: str) -> int:
+    """``n`` as a count of instances: an int >= 0 (a negative one would slice from the end)."""
+    value = as_int(n, what)
+    if value < 0:
+        raise LayoutError(f"{what} must be >= 0, got {value}")
+    return value
+
+
 @dataclass(frozen=True, eq=False)
 class Analysis(ArrayRecord):
     """Per-instance ``wavefronts`` and ``ideal`` (arrays over the access's batch axes) and summaries."""
@@ -206,6 +214,7 @@ class Analysis(ArrayRecord):
         """The ``n`` instances with the most excess wavefronts: (index by axis, wavefronts, ideal)."""
         import numpy as np
 
+        n = _count(n, "n")
         ex = (self.wavefronts - self.ideal).ravel()
         order = np.argsort(-ex, kind="stable")[:n]
         wf, idl = self.wavefronts.ravel(), self.ideal.ravel()
@@ -215,11 +224,17 @@ class Analysis(ArrayRecord):
         """The per-phase, per-bank report of one instance, named by its axes (``analysis.report(warp=1, k=0)``)."""
         import numpy as np
 
+        unknown = [a for a in index if a not in self.axes]
+        if unknown:
+            raise CoordinateError(f"report() got {unknown[0]}=..., which is not an axis; axes are {self.axes}")
         key = []
-        for a in self.axes:
+        for a, extent in zip(self.axes, self.wavefronts.shape):
             if a not in index:
                 raise CoordinateError(f"report() needs {a}=...; axes are {self.axes}")
-            key.append(int(index[a]))
+            value = as_int(index[a], f"report() {a}", CoordinateError)
+            if not 0 <= value < extent:
+                raise CoordinateError(f"report() {a}={value} is outside the access's {extent} instances on that axis")
+            key.append(value)
         return self._report_flat(int(np.ravel_multi_index(tuple(key), self.wavefronts.shape)) if key else 0)
 
     def _report_flat(self, flat: int) -> BankReport:
@@ -237,7 +252,7 @@ class Analysis(ArrayRecord):
         import numpy as np
 
         counts: dict[int, int] = {}
-        flat = np.flatnonzero((self.wavefronts - self.ideal).ravel() > 0)[:limit]
+        flat = np.flatnonzero((self.wavefronts - self.ideal).ravel() > 0)[:_count(limit, "limit")]
         for k in flat:
             rep = self._report_flat(int(k))
             for ph in rep.phases:

@@ -84,6 +84,7 @@ BAD = [
     ("banks '(30,64):(64,1)' --dtype f32 --access ld.shared.b32 --by column", 2, "--by column"),
     ("banks '(64,64):(64,1)' --dtype f16 --access ld.shared --by diagonal", 2, "--by row, --by column"),
     ("banks '(64,64,2):(64,1,4096)' --dtype f16 --access ld.shared", 2, "group"),
+    ("banks '64:1' --dtype f32 --access ld.shared.b32", 2, "'(1,64):(0,1)' for one row"),  # was rank 2 vs 1 modes
     ("banks '(64,64):(-64,1)' --dtype f16 --access ldmatrix.x4", 2, "strides"),
     ("banks '(64,64):(100000,1)' --dtype f16 --access ldmatrix.x4", 2, "--arch"),
     ("banks '(64,64):(72,1)' --dtype f16 --access ld.shared.v4 --arch sm_80", 0, ""),

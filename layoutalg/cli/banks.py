@@ -161,7 +161,7 @@ def _cmd_banks(args: argparse.Namespace) -> int:
     rows, cols = rank2_extents(layout, "LAYOUT")
     if not isinstance(layout.shape, tuple) or len(layout.shape) != 2:  # the sweep's coordinates are (row, col)
         raise UsageError(f"LAYOUT {layout} has one mode; banks sweeps a tile of rows and columns",
-                         f"write it with two modes, e.g. '(1,{rows}):(0,1)' for one row or '({rows},1):(1,0)' for "
+                         f"write LAYOUT with two modes, e.g. '(1,{rows}):(0,1)' for one row or '({rows},1):(1,0)' for "
                          "one column")
     with option_errors("LAYOUT", _size_hint(rows * cols, element_bytes, arch, args.dtype)):
         check_sweep_size(rows * cols, element_bytes, arch, f"{layout}")

@@ -210,3 +210,12 @@ def test_from_fn_refuses_ranges_too_large_to_enumerate_before_building_them():
     with pytest.raises(LayoutError, match="enumerates 35184372088832 lanes, more than the 67108864"):
         Access.from_fn("ld.shared.b32", lambda lane, i: (lane, i), i=1 << 40)
     assert Access.from_fn("ld.shared.b32", lambda lane, i: (lane, i), i=(1 << 21)).count == 1 << 21  # 2^26 lanes
+
+
+def test_tile_sweeps_say_their_lanes_run_along_the_columns_and_a_bad_run_mode_is_refused():
+    assert tile_access("ld.shared.v4.b32", (32, 32), "f32").run_mode == 1
+    assert tile_access("ldmatrix.x4", (16, 16), "f16").run_mode == 1
+    assert Access.from_fn("ld.shared.b32", lambda lane: (lane, 0)).run_mode is None
+    for bad in (2, -1, True, 1.0):
+        with pytest.raises(LayoutError, match="run_mode must be None or a mode of the coordinates"):
+            Access("ld.shared.b32", np.zeros((1, 32, 2), dtype=np.int64), run_mode=bad)

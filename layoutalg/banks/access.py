@@ -82,6 +82,10 @@ class Access(ArrayRecord):
             raise LayoutError(f"Access coords must have shape (*batch, 32, rank), got {c.shape}")
         if len(self.axes) not in (0, c.ndim - 2):
             raise LayoutError(f"Access axes {self.axes} do not match the {c.ndim - 2} batch axes of coords")
+        if self.run_mode is not None and (isinstance(self.run_mode, bool) or not isinstance(self.run_mode, int)
+                                          or not 0 <= self.run_mode < c.shape[-1]):
+            raise LayoutError(f"Access run_mode must be None or a mode of the coordinates (0 to {c.shape[-1] - 1}), "
+                              f"got {describe(self.run_mode)}")
         object.__setattr__(self, "coords", c.astype(np.int64))
         if not self.axes:
             object.__setattr__(self, "axes", tuple(f"i{k}" for k in range(c.ndim - 2)))

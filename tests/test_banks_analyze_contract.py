@@ -277,3 +277,12 @@ def test_worst_and_conflict_bits_take_a_count_not_a_slice():
         with pytest.raises(LayoutError, match="must be"):
             res.conflict_bits(bad)
     assert res.worst(0) == [] and res.conflict_bits(0) == {}
+
+
+def test_a_global_layout_given_for_an_access_that_is_no_cp_async_is_refused_not_ignored():
+    from layoutalg.banks.proof import conflict_free
+
+    tile = Layout((32, 32), (32, 1))
+    for run in (analyze, conflict_free):
+        with pytest.raises(LayoutError, match="global_layout is for cp.async accesses only, not ld.shared.b32"):
+            run(tile, "ld.shared.b32", "f32", global_layout=tile)

@@ -328,6 +328,8 @@ def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, 
     ins = parse_instruction(access.instruction)
     if ins.kind == "cp.async":
         return _analyze_cp_async(ins.canonical, access, addrs, dtype, global_layout, global_base, arch)
+    if global_layout is not None:  # as wavefronts_many and suggest_swizzle: a source only a cp.async has
+        raise LayoutError(f"global_layout is for cp.async accesses only, not {ins.canonical} (it would be ignored)")
     wf, ideal = wavefronts_many(access.instruction, addrs, arch=arch)
     return Analysis(ins.canonical, access.axes, wf, ideal, addrs)
 

@@ -258,6 +258,8 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
         raise InstructionError(f"{ins.canonical} does not exist on {target.name} (no {_FAMILY[ins.kind]}); "
                                "pass arch= for the GPU the kernel targets")
     cp_async = ins.kind == "cp.async"
+    if global_layout is not None and not cp_async:
+        raise LayoutError(f"global_layout is for cp.async accesses only, not {ins.canonical} (it would be ignored)")
     if cp_async and (method in ("f2", "z3") or access.symbolic):
         raise LayoutError("a cp.async access is decided by enumeration only: give concrete coordinates and "
                           "method='auto' or 'enum'")

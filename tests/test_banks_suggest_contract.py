@@ -274,3 +274,25 @@ def test_a_pitch_that_misaligns_the_rows_is_refused_naming_it() -> None:
         suggest_swizzle((32, 32), "f32", "ld.shared.v4.b32", pitch=33)
     assert suggest_swizzle((32, 32), "f32", "ld.shared.v4.b32", pitch=36).conflict_free
     assert suggest_swizzle((1, 32), "f32", "ld.shared.b32", pitch=33).conflict_free  # one row: no second row to align
+
+
+def test_a_candidate_stops_being_costed_once_it_cannot_beat_the_best_so_far(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the same answer as costing every access of every candidate, with fewer analyses: the second access of a
+    # candidate whose first access already costs as much as the best total so far is never analysed
+    import layoutalg.banks.suggest as suggest_module
+
+    accesses = [_column(32), _column(32), _column(32)]
+    calls = []
+    real = suggest_module.analyze
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(suggest_module, "analyze", counting)
+    s = suggest_swizzle((32, 32), "f32", accesses, max_swizzle_bits=0, max_padding_bytes=0)
+    assert s.wavefronts == s.baseline_wavefronts == 3 * 32 * 32 and s.candidates_tried == 1 and len(calls) == 3
+    calls.clear()
+    s = suggest_swizzle((32, 32), "f32", accesses, max_swizzle_bits=5)
+    assert s.swizzle is not None and s.swizzle.bits == 5 and s.conflict_free and s.wavefronts == 3 * 32
+    assert len(calls) < 3 * s.candidates_tried

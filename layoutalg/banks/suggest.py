@@ -144,12 +144,21 @@ def _global_side(shape: tuple[int, int], accesses: list[Access], global_layout: 
 
 
 def _cost(layout: Any, accesses: list[Access], dtype: Any, global_layout: Any = None,
-          arch: Any = None) -> tuple[int, int, list[tuple[str, int, int]]]:
+          arch: Any = None, bound: int | None = None) -> tuple[int, int, list[tuple[str, int, int]]]:
+    """Total wavefronts, total ideal and per-access ``(instruction, wavefronts, ideal)`` of ``layout``.
+
+    With ``bound`` (the best total so far, above its ideal), costing stops once the running total reaches it: such
+    a candidate can be neither cheaper nor conflict-free, because every candidate has the same ideal (each phase of
+    an ld/st/ldmatrix/stmatrix has ideal 1, a cp.async's ideal counts its distinct destinations, and candidates are
+    one-to-one), so only the search's speed changes.
+    """
     per = []
     for acc in accesses:
         copy = parse_instruction(acc.instruction).kind == "cp.async"
         res = analyze(layout, acc, dtype=dtype, global_layout=global_layout if copy else None, arch=arch)
         per.append((res.instruction, res.total, res.total_ideal))
+        if bound is not None and sum(p[1] for p in per) >= bound:
+            break
     return sum(p[1] for p in per), sum(p[2] for p in per), per
 
 
@@ -225,7 +234,7 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
             if int(image.max()) >= size or not allowed[image].all() or len(np.unique(image)) != len(offsets):
                 continue  # not a permutation of the tile's offsets
             swizzled = ComposedLayout(sw, 0, plain)
-            wf, ideal, per = _cost(swizzled, accs, dtype, global_layout, target)
+            wf, ideal, per = _cost(swizzled, accs, dtype, global_layout, target, bound=best[0])
             tried += 1
             if wf < best[0]:
                 best = (wf, swizzled, sw, 0, ideal, per)
@@ -237,7 +246,7 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
                 if (rows - 1) * (pitch + pad) + cols > target.smem_per_block_bytes // e:
                     break  # this padding (and every larger one) no longer fits in shared memory
                 cand = Layout((rows, cols), (pitch + pad, 1))
-                wf, ideal, per = _cost(cand, accs, dtype, global_layout, target)
+                wf, ideal, per = _cost(cand, accs, dtype, global_layout, target, bound=best[0])
                 tried += 1
                 if wf < best[0]:
                     best = (wf, cand, None, pad, ideal, per)

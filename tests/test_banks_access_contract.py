@@ -191,3 +191,31 @@ def test_accesses_compare_by_their_coordinates_and_hash_alike_when_equal():
     assert first != Access("ld.shared.b64", rows.copy())
     assert first != Access("ld.shared.b32", np.stack([rows, rows]))
     assert first != "ld.shared.b32"
+
+
+@pytest.mark.parametrize("fn", [lambda lane: (lane, lane / 2), lambda lane: (lane, 0.5 + 0 * lane), lambda lane: "x"])
+def test_from_fn_refuses_coordinates_that_are_not_integers_instead_of_truncating_them(fn):
+    # lane / 2 (not //): casting to int64 used to turn 2.5 into 2 and analyse an access nobody wrote
+    with pytest.raises(LayoutError, match="coordinates must be integers"):
+        Access.from_fn("ld.shared.b32", fn)
+
+
+def test_from_fn_refuses_a_coordinate_that_does_not_broadcast_to_the_ranges():
+    with pytest.raises(LayoutError, match=r"does not broadcast to \(\*ranges, 32\) = \(3, 32\)"):
+        Access.from_fn("ld.shared.b32", lambda lane, i: (lane, np.zeros(5, dtype=np.int64)), i=3)
+
+
+def test_from_fn_refuses_ranges_too_large_to_enumerate_before_building_them():
+    # 2^40 instances x 32 lanes: refused by count (it used to try to allocate 8 TiB)
+    with pytest.raises(LayoutError, match="enumerates 35184372088832 lanes, more than the 67108864"):
+        Access.from_fn("ld.shared.b32", lambda lane, i: (lane, i), i=1 << 40)
+    assert Access.from_fn("ld.shared.b32", lambda lane, i: (lane, i), i=(1 << 21)).count == 1 << 21  # 2^26 lanes
+
+
+def test_tile_sweeps_say_their_lanes_run_along_the_columns_and_a_bad_run_mode_is_refused():
+    assert tile_access("ld.shared.v4.b32", (32, 32), "f32").run_mode == 1
+    assert tile_access("ldmatrix.x4", (16, 16), "f16").run_mode == 1
+    assert Access.from_fn("ld.shared.b32", lambda lane: (lane, 0)).run_mode is None
+    for bad in (2, -1, True, 1.0):
+        with pytest.raises(LayoutError, match="run_mode must be None or a mode of the coordinates"):
+            Access("ld.shared.b32", np.zeros((1, 32, 2), dtype=np.int64), run_mode=bad)

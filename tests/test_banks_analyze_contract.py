@@ -200,5 +200,103 @@ def test_an_offset_past_any_shared_memory_is_refused_naming_it(stride: int) -> N
 
     smem = Layout((64, 64), (stride, 1))
     for call in (lambda: prove.conflict_free(smem, "ldmatrix.x4", "f16"), lambda: analyze(smem, "ldmatrix.x4", "f16")):
-        with pytest.raises(InstructionError, match=rf"gives the element offset {stride}, past any shared memory"):
+        with pytest.raises(InstructionError, match=r"puts a lane at byte address \d+, outside any GPU's shared memory"):
             call()
+
+
+@pytest.mark.parametrize("base", [0.5, 4.0, "4", None])
+def test_a_base_that_is_not_an_int_is_refused_naming_it(base):
+    # int(base) used to turn 4.7 into 4 and "4" into 4 without a word
+    with pytest.raises(LayoutError, match="base must be an int"):
+        analyze(Layout((32, 32), (32, 1)), "ld.shared.b32", "f32", base=base)
+    with pytest.raises(LayoutError, match="global_base must be an int"):
+        analyze(Layout((64, 64), (64, 1)), "cp.async.cg", "f16", global_layout=Layout((64, 64), (64, 1)),
+                global_base=base)
+
+
+def test_byte_addresses_past_64_bits_are_refused_not_wrapped_or_overflowed():
+    from layoutalg.errors import InstructionError
+
+    tile = Layout((64, 64), (64, 1))
+    # 63 rows of 2^56 f64 elements: byte 63 * 2^59 > 2^63 (numpy used to wrap it to a "negative" source offset)
+    with pytest.raises(LayoutError, match=r"global_layout \(64,64\):\(72057594037927936,1\) puts a lane at byte "
+                                          r"offset 36317027395115680248, which does not fit in 64 bits"):
+        analyze(tile, "cp.async.ca.8", "f64", global_layout=Layout((64, 64), (1 << 56, 1)))
+    # offsets past 2^63 themselves (an object array of Python ints) used to raise OverflowError
+    with pytest.raises(LayoutError, match="does not fit in 64 bits"):
+        analyze(tile, "cp.async.cg", "f16", global_layout=Layout((64, 64), (1 << 70, 1)))
+    with pytest.raises(LayoutError, match="from global_base 1180591620717411303424, which does not fit"):
+        analyze(tile, "cp.async.cg", "f16", global_layout=tile, global_base=1 << 70)
+    with pytest.raises(InstructionError, match="outside any GPU's shared memory"):
+        analyze(Layout((64, 64), (1 << 62, 1)), "ld.shared.b32", "f32")
+    with pytest.raises(InstructionError, match="outside any GPU's shared memory"):
+        analyze(tile, "ld.shared.b32", "f32", base=1 << 70)
+    # exact below 2^63: a global row 2^61 bytes away is costed (one line per row)
+    far = analyze(Layout((4, 64), (64, 1)), "cp.async.cg", "f16", global_layout=Layout((4, 64), (1 << 60, 1)))
+    assert int(far.global_addresses.max()) == 3 * (1 << 61) + 2 * 56 and far.total == far.total_ideal == 4
+
+
+@pytest.mark.parametrize("layout, instruction, dtype, element, offset", [
+    (Layout((32, 32), (64, 2)), "ld.shared.v4.b32", "f16", 1, 2),              # halves 2 apart
+    (Layout((64, 64), (64, 3)), "ld.shared.v4.b32", "f16", 1, 3),              # aligned, but 3 apart
+    (Layout((64, (4, 16)), (8, (1, 512))), "ldmatrix.x4", "f16", 4, 512),    # a matrix row split after 4 halves
+    (Layout((8, 64), (128, 2)), "ld.shared.b32", "f16", 1, 2),
+])
+def test_a_tile_sweep_over_a_layout_that_splits_a_lanes_elements_is_refused(layout, instruction, dtype, element,
+                                                                            offset):
+    # each lane of the sweep moves consecutive bytes holding its vector (or ldmatrix row); where the layout puts
+    # those elements apart, no such instruction exists (CuTe refuses the copy: "doesn't vectorize"); the lane's
+    # first address alone used to be costed
+    from layoutalg.banks.proof import conflict_free
+
+    message = rf"does not keep them together: the lane at \(0, 0\) \(offset 0\) has its element {element} at offset {offset}"
+    with pytest.raises(LayoutError, match=message):
+        analyze(layout, instruction, dtype)
+    with pytest.raises(LayoutError, match=message):
+        conflict_free(layout, instruction, dtype)
+
+
+def test_the_elements_of_a_cp_async_sweep_must_be_contiguous_on_the_global_side_too():
+    tile = Layout((64, 64), (64, 1))
+    with pytest.raises(LayoutError, match=r"but global_layout \(64,64\):\(128,2\) does not keep them together"):
+        analyze(tile, "cp.async.cg", "f16", global_layout=Layout((64, 64), (128, 2)))
+    # a swizzle that moves whole vectors keeps them: CUTLASS's atom, read and filled
+    sw = ComposedLayout(Swizzle(3, 3, 3), 0, tile)
+    assert analyze(sw, "ldmatrix.x4", "f16").conflict_free
+    assert analyze(sw, "cp.async.cg", "f16", global_layout=tile).conflict_free
+    # an Access of bare coordinates says only where each lane starts: not checked
+    starts = Access("ld.shared.v4.b32", np.array([[(lane // 4, 8 * (lane % 4)) for lane in range(32)]]))
+    assert analyze(Layout((64, 64), (64, 3)), starts, "f16").count == 1
+
+
+@pytest.mark.parametrize("index, message", [
+    ({"row_block": 4, "col_block": 0}, r"row_block=4 is outside the access's 4 instances on that axis"),
+    ({"row_block": -1, "col_block": 0}, r"row_block=-1 is outside"),  # used to be numpy's ValueError
+    ({"row_block": 0, "col_block": 0, "warp": 1}, r"got warp=\.\.\., which is not an axis"),  # was ignored
+    ({"row_block": 1.5, "col_block": 0}, "row_block must be an int"),  # was int(1.5) = 1
+    ({"row_block": "1", "col_block": 0}, "row_block must be an int"),
+])
+def test_report_refuses_an_index_that_names_no_instance(index, message):
+    res = analyze(Layout((64, 64), (64, 1)), "ldmatrix.x4", "f16")
+    with pytest.raises(CoordinateError, match=message):
+        res.report(**index)
+    assert res.report(row_block=np.int64(3), col_block=3).wavefronts == 32
+
+
+def test_worst_and_conflict_bits_take_a_count_not_a_slice():
+    res = analyze(Layout((64, 64), (64, 1)), "ldmatrix.x4", "f16")
+    for bad in (-1, 2.5, "3"):  # -1 used to slice from the end: all instances but one
+        with pytest.raises(LayoutError, match="must be"):
+            res.worst(bad)
+        with pytest.raises(LayoutError, match="must be"):
+            res.conflict_bits(bad)
+    assert res.worst(0) == [] and res.conflict_bits(0) == {}
+
+
+def test_a_global_layout_given_for_an_access_that_is_no_cp_async_is_refused_not_ignored():
+    from layoutalg.banks.proof import conflict_free
+
+    tile = Layout((32, 32), (32, 1))
+    for run in (analyze, conflict_free):
+        with pytest.raises(LayoutError, match="global_layout is for cp.async accesses only, not ld.shared.b32"):
+            run(tile, "ld.shared.b32", "f32", global_layout=tile)

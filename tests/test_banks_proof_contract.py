@@ -296,3 +296,13 @@ def test_an_instance_axis_named_like_a_coordinate_keeps_its_value() -> None:
     assert result.refuted and cex is not None
     assert cex["row"] == 1 and result.explanation.startswith("at row=1: ")
     assert (cex["row#2"], cex["col"]) == (cex["lane"] * 1, 0) and cex["row_b"] == cex["lane_b"]
+
+
+@pytest.mark.parametrize("base", [0.5, 4.0, "0"])
+def test_a_base_that_is_not_an_int_is_refused_on_every_route(base) -> None:
+    # base=0.5 used to be truncated to 0 and "proved"
+    tile = Layout((32, 32), (32, 1))
+    for method in ("auto", "z3"):
+        with pytest.raises(LayoutError, match="base must be an int"):
+            conflict_free(tile, Access.from_fn("ld.shared.b32", lambda lane, i: (lane, i), i=32), "f32", base=base,
+                          method=method)

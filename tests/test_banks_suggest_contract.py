@@ -115,6 +115,12 @@ def test_a_list_shape_is_accepted_like_a_tuple() -> None:
     ({"max_swizzle_bits": True}, "max_swizzle_bits must be an int"),
     ({"max_swizzle_bits": 2.0}, "max_swizzle_bits must be an int"),
     ({"global_ld": 32}, "global_layout / global_ld is for cp.async accesses only"),
+    # max_padding_bytes used to be unchecked: a str or None raised TypeError, -8 and True passed as bounds
+    ({"max_padding_bytes": -8, "max_swizzle_bits": 0}, r"max_padding_bytes must be an int >= 0 \(0: no padding\), got -8"),
+    ({"max_padding_bytes": True}, "max_padding_bytes must be an int >= 0"),
+    ({"max_padding_bytes": 64.5, "max_swizzle_bits": 0}, "max_padding_bytes must be an int >= 0"),
+    ({"max_padding_bytes": "128", "max_swizzle_bits": 0}, "max_padding_bytes must be an int >= 0"),
+    ({"max_padding_bytes": None, "max_swizzle_bits": 0}, "max_padding_bytes must be an int >= 0"),
 ])
 def test_bad_search_options_are_refused_naming_them(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(LayoutError, match=message):
@@ -132,6 +138,10 @@ def test_the_search_bounds_themselves_are_allowed() -> None:
     (True, "global_ld must be a positive int"),
     (64.0, "global_ld must be a positive int"),
     (63, "global_ld = 63 is smaller than the tile's row of 64 elements"),
+    # 68 halves = 136 bytes: row 1's copies would start misaligned (the error used to name no argument)
+    (68, "global_ld = 68: global rows of 136 bytes start misaligned for a 16-byte cp.async; the leading "
+         "dimension must be a multiple of 8 elements"),
+    (1 << 70, "does not fit in 64 bits"),  # used to raise OverflowError
 ])
 def test_a_bad_global_leading_dimension_is_refused(global_ld: object, message: str) -> None:
     with pytest.raises(LayoutError, match=message):
@@ -255,3 +265,34 @@ def test_by_default_five_xor_bits_are_searched_and_padding_stops_at_the_first_co
     assert s.swizzle is not None and s.swizzle.bits == 5 and s.conflict_free
     padded = suggest_swizzle((32, 32), "f32", [_column(32)], max_swizzle_bits=0)
     assert padded.padding == 1 and padded.candidates_tried == 2  # the plain layout, then pitch 33
+
+
+def test_a_pitch_that_misaligns_the_rows_is_refused_naming_it() -> None:
+    # 33 floats = 132 bytes: row 1's 16-byte vectors are misaligned (the error used to name no argument)
+    with pytest.raises(LayoutError, match="pitch = 33: rows of 132 bytes start misaligned for the 16-byte access; "
+                                          "the pitch must be a multiple of 4 elements"):
+        suggest_swizzle((32, 32), "f32", "ld.shared.v4.b32", pitch=33)
+    assert suggest_swizzle((32, 32), "f32", "ld.shared.v4.b32", pitch=36).conflict_free
+    assert suggest_swizzle((1, 32), "f32", "ld.shared.b32", pitch=33).conflict_free  # one row: no second row to align
+
+
+def test_a_candidate_stops_being_costed_once_it_cannot_beat_the_best_so_far(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the same answer as costing every access of every candidate, with fewer analyses: the second access of a
+    # candidate whose first access already costs as much as the best total so far is never analysed
+    import layoutalg.banks.suggest as suggest_module
+
+    accesses = [_column(32), _column(32), _column(32)]
+    calls = []
+    real = suggest_module.analyze
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(suggest_module, "analyze", counting)
+    s = suggest_swizzle((32, 32), "f32", accesses, max_swizzle_bits=0, max_padding_bytes=0)
+    assert s.wavefronts == s.baseline_wavefronts == 3 * 32 * 32 and s.candidates_tried == 1 and len(calls) == 3
+    calls.clear()
+    s = suggest_swizzle((32, 32), "f32", accesses, max_swizzle_bits=5)
+    assert s.swizzle is not None and s.swizzle.bits == 5 and s.conflict_free and s.wavefronts == 3 * 32
+    assert len(calls) < 3 * s.candidates_tried

@@ -496,6 +496,17 @@ def test_suggest_swizzle_covers_cp_async_fills() -> None:
     assert stray.returncode == 2 and "hint:" in stray.stderr
 
 
+def test_suggest_swizzle_knows_a_cp_async_in_any_spelling_the_parser_takes() -> None:
+    # mnemonics are case-insensitive (as for banks): upper case is the same fill and takes its --global-ld
+    upper = cli_json("suggest-swizzle", "--shape", "64x64", "--dtype", "f16", "--access", "CP.ASYNC.CG",
+                     "--access", "ldmatrix.x4", "--global-ld", "4096")
+    lower = cli_json("suggest-swizzle", "--shape", "64x64", "--dtype", "f16", "--access", "cp.async.cg",
+                     "--access", "ldmatrix.x4", "--global-ld", "4096")
+    for answer in (upper, lower):
+        del answer["proof"]["seconds"]
+    assert upper == lower and upper["conflict_free"]
+
+
 def test_prove_timeout_inf_means_no_limit_as_in_prove_fragment() -> None:
     rows = cli_json("prove", "proofs/ldmatrix_mma_a.py", "--timeout", "inf")
     assert rows and all(row["status"] == row["expected"] and row["status"] != "unknown" for row in rows)

@@ -84,9 +84,12 @@ BAD = [
     ("banks '(30,64):(64,1)' --dtype f32 --access ld.shared.b32 --by column", 2, "--by column"),
     ("banks '(64,64):(64,1)' --dtype f16 --access ld.shared --by diagonal", 2, "--by row, --by column"),
     ("banks '(64,64,2):(64,1,4096)' --dtype f16 --access ld.shared", 2, "group"),
+    ("banks '64:1' --dtype f32 --access ld.shared.b32", 2, "'(1,64):(0,1)' for one row"),  # was rank 2 vs 1 modes
     ("banks '(64,64):(-64,1)' --dtype f16 --access ldmatrix.x4", 2, "strides"),
     ("banks '(64,64):(100000,1)' --dtype f16 --access ldmatrix.x4", 2, "--arch"),
-    ("banks '(64,64):(64,3)' --dtype f16 --access ld.shared.v4 --arch sm_80", 0, ""),
+    ("banks '(64,64):(72,1)' --dtype f16 --access ld.shared.v4 --arch sm_80", 0, ""),
+    # aligned, but each lane's 8 halves lie 3 apart: no 16-byte load moves them (it used to be costed as one)
+    ("banks '(64,64):(64,3)' --dtype f16 --access ld.shared.v4 --arch sm_80", 2, "contiguous"),
     ("banks '(1048576,1048576):(1048576,1)' --dtype f16 --access ldmatrix.x4", 2, "2^40"),
     ("banks '(256,128):(128,1)' --dtype f32 --access ld.shared --arch sm_86", 2, "--arch sm_90"),
     ("banks '(256,256):(256,1)' --dtype f32 --access ld.shared --arch sm_86", 2, "at most 25344 elements"),
@@ -99,6 +102,9 @@ BAD = [
     ("banks '(64,64):(64,1)' --dtype f16 --access cp.async.cg --global-ld 64 --png a.png", 2, "--png"),
     ("banks '(64,64):(64,1)' --dtype f16 --access ld.shared --global-ld 64", 2, "--global-ld"),
     ("banks '(64,64):(64,1)' --dtype f16 --access cp.async.ca.8 --global-ld 32", 2, "--global-ld 64"),
+    # 68 halves = 136 bytes: global row 1 is not 16-byte aligned (it used to be blamed on LAYOUT)
+    ("banks '(64,64):(64,1)' --dtype f16 --access cp.async.cg --global-ld 68", 2, "--global-ld 72"),
+    ("banks '(64,64):(64,1)' --dtype f16 --access cp.async.ca.4 --global-ld 65", 2, "--global-ld 66"),
     ("banks Layout_K_SW128_Atom --dtype bf16 --tile-to 60x64 --access ldmatrix.x4", 2, "--tile-to"),
     ("suggest-swizzle --shape 64x64 --dtype f16", 2, "--access"),
     ("suggest-swizzle --shape 64 --dtype f16 --access ldmatrix.x4", 2, "MxN"),
@@ -106,6 +112,9 @@ BAD = [
     ("suggest-swizzle --shape 48x40 --dtype f16 --access ldmatrix.x4", 2, "--tile-to"),
     ("suggest-swizzle --shape 1048576x1048576 --dtype f16 --access ldmatrix.x4", 2, "2^40"),
     ("suggest-swizzle --shape 64x64 --dtype f16 --access cp.async.cg", 2, "--global-ld"),
+    ("suggest-swizzle --shape 64x64 --dtype f16 --access CP.ASYNC.CG", 2, "--global-ld 4096"),
+    ("suggest-swizzle --shape 64x64 --dtype f16 --access cp.async.cg --global-ld 68", 2, "--global-ld 72"),
+    ("suggest-swizzle --shape 64x64 --dtype f16 --access cp.async.cg --global-ld 100000000000000000000", 2, "2^40"),
     ("suggest-swizzle --shape 64x64 --dtype f16 --access stmatrix.x4 --arch sm_80", 2, "--arch sm_90"),
     ("suggest-swizzle --shape 64x64 --dtype f16 --access ldmatrix.x4 --arch sm_1", 2, "--arch"),
     ("suggest-swizzle --shape 64x64 --dtype s4 --access ld.shared", 2, "--dtype"),

@@ -27,6 +27,9 @@ from layoutalg.core.dtypes import dtype_bits
 from layoutalg.core.validate import describe
 from layoutalg.errors import LayoutError
 
+MAX_ENUMERATED_LANES = 1 << 26
+"""The most lanes (instances x 32) :meth:`Access.from_fn` evaluates (64 Mi: 1 GiB of rank-2 int64 coordinates)."""
+
 
 def element_bytes(dtype: Any) -> int:
     """Bytes of one element: any dtype name or object of :mod:`layoutalg.core.dtypes` (``"f16"``, ``"bf16"``,
@@ -51,7 +54,10 @@ class Access(ArrayRecord):
     ``axes`` names the batch axes (e.g. ``("warp", "k", "i")``); ``fn``/``ranges`` are kept when built by
     :meth:`from_fn` so a proof can restate the access symbolically; ``symbolic`` marks an access whose function
     holds :func:`layoutalg.prove.expr.param` parameters (no concrete coordinates: it can only be proved, see
-    :func:`layoutalg.banks.proof.symbolic_access`).
+    :func:`layoutalg.banks.proof.symbolic_access`).  ``run_mode`` (set by :func:`tile_access`) is the mode along
+    which each lane's elements (its vector, or its ldmatrix row) lie in the tile: the analysis then checks that the
+    layout keeps them contiguous in memory, as the instruction moves consecutive bytes (None: the coordinate is
+    only where the lane's bytes start).
     """
 
     instruction: str
@@ -60,6 +66,7 @@ class Access(ArrayRecord):
     fn: Callable[..., Any] | None = field(default=None, compare=False)
     ranges: tuple[tuple[str, int], ...] = ()
     symbolic: bool = False
+    run_mode: int | None = None
 
     def __post_init__(self) -> None:
         import numpy as np
@@ -75,6 +82,10 @@ class Access(ArrayRecord):
             raise LayoutError(f"Access coords must have shape (*batch, 32, rank), got {c.shape}")
         if len(self.axes) not in (0, c.ndim - 2):
             raise LayoutError(f"Access axes {self.axes} do not match the {c.ndim - 2} batch axes of coords")
+        if self.run_mode is not None and (isinstance(self.run_mode, bool) or not isinstance(self.run_mode, int)
+                                          or not 0 <= self.run_mode < c.shape[-1]):
+            raise LayoutError(f"Access run_mode must be None or a mode of the coordinates (0 to {c.shape[-1] - 1}), "
+                              f"got {describe(self.run_mode)}")
         object.__setattr__(self, "coords", c.astype(np.int64))
         if not self.axes:
             object.__setattr__(self, "axes", tuple(f"i{k}" for k in range(c.ndim - 2)))
@@ -89,6 +100,12 @@ class Access(ArrayRecord):
                 raise LayoutError(f"Access range {name}={describe(extent)} must be a positive int")
         names = list(ranges)
         shape = [ranges[n] for n in names] + [32]
+        lanes = 1
+        for extent in shape:
+            lanes *= extent
+        if lanes > MAX_ENUMERATED_LANES:
+            raise LayoutError(f"Access.from_fn over {ranges} enumerates {lanes} lanes, more than the "
+                              f"{MAX_ENUMERATED_LANES} it builds; prove a larger range with symbolic_access")
         # one broadcastable axis per argument (an open grid): fn's arithmetic broadcasts to the full grid
         axes = [np.arange(s, dtype=np.int64).reshape([s if j == k else 1 for j in range(len(shape))])
                 for k, s in enumerate(shape)]
@@ -97,7 +114,18 @@ class Access(ArrayRecord):
         out = fn(lane, **params)
         if not isinstance(out, (tuple, list)):
             out = (out,)
-        coords = np.stack([np.broadcast_to(np.asarray(o, dtype=np.int64), tuple(shape)) for o in out], axis=-1)
+        modes = []
+        for k, o in enumerate(out):
+            value = np.asarray(o)
+            if value.dtype.kind not in "iub":  # int64 casting would truncate 2.5 to 2 without a word
+                raise LayoutError(f"the access function returned {value.dtype} values for coordinate {k}; "
+                                  "coordinates must be integers (use // rather than /)")
+            try:
+                modes.append(np.broadcast_to(value.astype(np.int64), tuple(shape)))
+            except ValueError:
+                raise LayoutError(f"the access function returned coordinate {k} of shape {value.shape}, which does "
+                                  f"not broadcast to (*ranges, 32) = {tuple(shape)}") from None
+        coords = np.stack(modes, axis=-1)
         return cls(instruction, coords, tuple(names), fn, tuple(ranges.items()))
 
     @property
@@ -159,7 +187,7 @@ def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = 
             r, c = r0 + lane % (8 * n), c0 + 0 * lane
         r, c = np.broadcast_arrays(r, c)
         coords = np.stack([r, c], axis=-1)
-        return Access(instruction, coords, ("row_block", "col_block"))
+        return Access(instruction, coords, ("row_block", "col_block"), run_mode=1)
     if ins.access_bytes % e:
         raise LayoutError(f"{ins.canonical} moves {ins.access_bytes} bytes, not whole {e}-byte elements")
     v = ins.access_bytes // e
@@ -171,12 +199,12 @@ def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = 
             raise LayoutError(f"{total} elements are not a whole number of warp accesses of {32 * v} elements")
         flat = 32 * v * np.arange(total // (32 * v), dtype=np.int64)[:, None] + v * lane
         coords = np.stack([flat // cols, flat % cols], axis=-1)
-        return Access(instruction, coords, ("instance",))
+        return Access(instruction, coords, ("instance",), run_mode=1)
     if by == "column":
         if rows % 32:
             raise LayoutError(f"a column sweep needs rows in multiples of 32 (one per lane), got {rows}")
         rb = np.arange(rows // 32, dtype=np.int64)[:, None, None]
         cg = np.arange(cols // v, dtype=np.int64)[None, :, None]
         r, c = np.broadcast_arrays(32 * rb + lane, v * cg + 0 * lane)
-        return Access(instruction, np.stack([r, c], axis=-1), ("row_block", "col_group"))
+        return Access(instruction, np.stack([r, c], axis=-1), ("row_block", "col_group"), run_mode=1)
     raise LayoutError(f"by must be 'row' or 'column', got {describe(by)}")

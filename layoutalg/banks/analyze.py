@@ -18,7 +18,7 @@ from layoutalg.banks.instruction import parse_instruction
 from layoutalg.banks.model import BankReport, report
 from layoutalg.banks.vector import wavefronts_many
 from layoutalg.core.array_records import ArrayRecord
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import as_int, describe
 from layoutalg.errors import CoordinateError, InstructionError, LayoutError
 
 
@@ -73,42 +73,104 @@ def byte_addresses(smem_layout: Any, access: Access, dtype: Any, base: int = 0, 
                 raise CoordinateError(f"access coordinate {bad} in mode {k} is outside {what}'s extent {size}")
         flat += ck * running
         running *= size
-    addrs = _evaluate(smem_layout, flat) * e + int(base)
+    values = _evaluate(smem_layout, flat)
+    if access.run_mode is not None:
+        _check_runs(smem_layout, access, coords, sizes, values, ins.access_bytes // e, what)
+    addrs = _to_bytes(values, e, as_int(base, "base" if what == "smem_layout" else "global_base"),
+                      what, smem_layout, ins.canonical)
     addrs[..., active:] = 0
     return addrs
 
 
+def _check_runs(layout: Any, access: Access, coords: Any, sizes: list[int], values: Any, run: int, what: str) -> None:
+    """A tile sweep's lanes each move ``run`` consecutive elements along ``access.run_mode`` (one vector, or one
+    ldmatrix row): refuse a layout that does not keep them consecutive in memory, ``L(c + j) = L(c) + j`` (a
+    16-byte load at a lane's first element would move other elements than the sweep's; CuTe's partition refuses
+    such a copy as not vectorizing, :mod:`layoutalg.banks.tiled`)."""
+    import numpy as np
+
+    mode = access.run_mode
+    if run <= 1 or mode is None or not coords.size:
+        return
+    stride = 1
+    for size in sizes[:mode]:
+        stride *= size
+    for j in range(1, run):
+        if int(coords[..., mode].max()) + j >= sizes[mode]:
+            raise LayoutError(f"{access.instruction}: a lane's {run} elements run past {what}'s extent {sizes[mode]} "
+                              f"in mode {mode}")
+        shifted = _evaluate(layout, _flat(coords, sizes) + j * stride)
+        bad = np.argwhere(shifted != values + j)
+        name = "the layout" if what == "smem_layout" else what
+        if bad.size:
+            where = tuple(int(i) for i in bad[0])
+            crd = tuple(int(x) for x in coords[where])
+            raise LayoutError(
+                f"{access.instruction} moves {run} consecutive elements per lane, but {name} {layout} does not keep "
+                f"them together: the lane at {crd} (offset {int(values[where])}) has its element {j} at offset "
+                f"{int(shifted[where])}, not {int(values[where]) + j}; no such vector or row access exists")
+
+
+def _flat(coords: Any, sizes: list[int]) -> Any:
+    """Column-major 1-D index of ``coords`` (``(..., rank)``) in a layout of mode sizes ``sizes``."""
+    import numpy as np
+
+    flat = np.zeros(coords.shape[:-1], dtype=np.int64)
+    running = 1
+    for k, size in enumerate(sizes):
+        flat += coords[..., k] * running
+        running *= size
+    return flat
+
+
+INT64_MAX = (1 << 63) - 1
+
+
+def _to_bytes(values: Any, e: int, base: int, what: str, layout: Any, instruction: str) -> Any:
+    """``values * e + base`` (element offsets to byte addresses) as int64, refusing a byte address past 64 bits.
+
+    The layout's values are exact (Python ints in an object array where they pass 2**62); numpy's int64 would wrap
+    them silently, so the extremes are checked first.  A shared-memory address that large is past any shared memory
+    (InstructionError, as every address past the capacity); a global one is refused naming ``global_layout``.
+    """
+    import numpy as np
+
+    if values.size:
+        low, high = int(values.min()) * e, int(values.max()) * e
+        bad = next((x for x in (high + base, high, low + base, low) if not -INT64_MAX - 1 <= x <= INT64_MAX), None)
+        if bad is not None:
+            if what == "smem_layout":
+                raise InstructionError(f"{instruction}: {what} {layout} puts a lane at byte address {bad}, outside any "
+                                       "GPU's shared memory")
+            at = f" from global_base {base}" if base else ""
+            raise LayoutError(f"{what} {layout} puts a lane at byte offset {bad}{at}, which does not fit in 64 bits")
+    return values.astype(np.int64) * e + base
+
+
 def _evaluate(smem_layout: Any, flat: Any) -> Any:
-    """The layout at the 1-D indices ``flat`` (only the points needed, not the whole table)."""
+    """The layout at the 1-D indices ``flat`` (only the points needed, not the whole table), exact: int64, or
+    Python ints (an object array) where the values pass 2**62."""
+    import numpy as np
+
     from layoutalg.core.layout import Layout
     from layoutalg.swizzle.composed import ComposedLayout
     from layoutalg.swizzle.swizzle import Swizzle
 
     if isinstance(smem_layout, Layout):
-        return _offsets(smem_layout.evaluate_indices(flat), smem_layout)
+        return np.asarray(smem_layout.evaluate_indices(flat))
     if isinstance(smem_layout, ComposedLayout) and isinstance(smem_layout.outer, (Swizzle, Layout)):
-        inner = _offsets(smem_layout.inner.evaluate_indices(flat), smem_layout) + smem_layout.offset
+        inner = np.asarray(smem_layout.inner.evaluate_indices(flat)) + smem_layout.offset
         outer = smem_layout.outer
-        return _offsets(outer.evaluate_indices(inner) if isinstance(outer, Layout) else outer(inner), smem_layout)
-    return _offsets(smem_layout.to_numpy(), smem_layout)[flat]
+        return np.asarray(outer.evaluate_indices(inner) if isinstance(outer, Layout) else outer(inner))
+    return np.asarray(smem_layout.to_numpy())[flat]
 
 
-_OFFSET_LIMIT = 1 << 56  # far past any shared memory; times an element size and plus a base it stays in int64
-
-
-def _offsets(values: Any, smem_layout: Any) -> Any:
-    """``values`` as int64, or an InstructionError naming the first offset no shared memory can hold (a layout
-    whose strides pass int64 raised numpy's OverflowError here)."""
-    import numpy as np
-
-    arr = np.asarray(values)
-    flat = arr.reshape(-1)
-    far = [int(v) for v in flat if not -_OFFSET_LIMIT < int(v) < _OFFSET_LIMIT] if arr.dtype == object else \
-        [int(v) for v in flat[np.abs(flat) >= _OFFSET_LIMIT]]
-    if far:
-        raise InstructionError(f"smem_layout {smem_layout} gives the element offset {far[0]}, past any shared memory "
-                               "(a block has at most a few hundred KiB)")
-    return arr.astype(np.int64)
+def _count(n: Any, what: str) -> int:
+    """``n`` as a count of instances: an int >= 0 (a negative one would slice from the end)."""
+    value = as_int(n, what)
+    if value < 0:
+        raise LayoutError(f"{what} must be >= 0, got {value}")
+    return value
 
 
 @dataclass(frozen=True, eq=False)
@@ -152,6 +214,7 @@ class Analysis(ArrayRecord):
         """The ``n`` instances with the most excess wavefronts: (index by axis, wavefronts, ideal)."""
         import numpy as np
 
+        n = _count(n, "n")
         ex = (self.wavefronts - self.ideal).ravel()
         order = np.argsort(-ex, kind="stable")[:n]
         wf, idl = self.wavefronts.ravel(), self.ideal.ravel()
@@ -161,11 +224,17 @@ class Analysis(ArrayRecord):
         """The per-phase, per-bank report of one instance, named by its axes (``analysis.report(warp=1, k=0)``)."""
         import numpy as np
 
+        unknown = [a for a in index if a not in self.axes]
+        if unknown:
+            raise CoordinateError(f"report() got {unknown[0]}=..., which is not an axis; axes are {self.axes}")
         key = []
-        for a in self.axes:
+        for a, extent in zip(self.axes, self.wavefronts.shape):
             if a not in index:
                 raise CoordinateError(f"report() needs {a}=...; axes are {self.axes}")
-            key.append(int(index[a]))
+            value = as_int(index[a], f"report() {a}", CoordinateError)
+            if not 0 <= value < extent:
+                raise CoordinateError(f"report() {a}={value} is outside the access's {extent} instances on that axis")
+            key.append(value)
         return self._report_flat(int(np.ravel_multi_index(tuple(key), self.wavefronts.shape)) if key else 0)
 
     def _report_flat(self, flat: int) -> BankReport:
@@ -183,7 +252,7 @@ class Analysis(ArrayRecord):
         import numpy as np
 
         counts: dict[int, int] = {}
-        flat = np.flatnonzero((self.wavefronts - self.ideal).ravel() > 0)[:limit]
+        flat = np.flatnonzero((self.wavefronts - self.ideal).ravel() > 0)[:_count(limit, "limit")]
         for k in flat:
             rep = self._report_flat(int(k))
             for ph in rep.phases:
@@ -259,6 +328,8 @@ def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, 
     ins = parse_instruction(access.instruction)
     if ins.kind == "cp.async":
         return _analyze_cp_async(ins.canonical, access, addrs, dtype, global_layout, global_base, arch)
+    if global_layout is not None:  # as wavefronts_many and suggest_swizzle: a source only a cp.async has
+        raise LayoutError(f"global_layout is for cp.async accesses only, not {ins.canonical} (it would be ignored)")
     wf, ideal = wavefronts_many(access.instruction, addrs, arch=arch)
     return Analysis(ins.canonical, access.axes, wf, ideal, addrs)
 

@@ -36,7 +36,7 @@ from layoutalg.banks.access import Access, element_bytes, tile_access
 from layoutalg.banks.analyze import _mode_sizes, analyze, byte_addresses
 from layoutalg.banks.instruction import Instruction, parse_instruction
 from layoutalg.banks.model import report
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import as_int, describe
 from layoutalg.errors import InstructionError, LayoutError
 from layoutalg.prove.dispatch import METHODS
 from layoutalg.prove.result import ProofResult
@@ -252,6 +252,7 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
         raise LayoutError(f"method must be auto, enum, f2 or z3, got {describe(method)}")
     if not callable(smem_layout) or not hasattr(smem_layout, "shape"):
         raise LayoutError(f"smem_layout must be a Layout or a ComposedLayout, got {describe(smem_layout)}")
+    base = as_int(base, "base")  # a byte offset: 0.5 must not pass as 0
     target = get_arch(arch)
     if hasattr(access, "layout_tv") and hasattr(access, "atom"):  # a TiledCopy (layoutalg.atoms.tiled)
         from layoutalg.banks.tiled import access_from_tiled_copy
@@ -271,6 +272,8 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
         raise InstructionError(f"{ins.canonical} does not exist on {target.name} (no {_FAMILY[ins.kind]}); "
                                "pass arch= for the GPU the kernel targets")
     cp_async = ins.kind == "cp.async"
+    if global_layout is not None and not cp_async:
+        raise LayoutError(f"global_layout is for cp.async accesses only, not {ins.canonical} (it would be ignored)")
     if cp_async and (method in ("f2", "z3") or access.symbolic):
         raise LayoutError("a cp.async access is decided by enumeration only: give concrete coordinates and "
                           "method='auto' or 'enum'")

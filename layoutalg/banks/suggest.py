@@ -100,11 +100,17 @@ def _accesses(shape: tuple[int, int], dtype: Any, accesses: Any, arch: Any = Non
     return out
 
 
-def _global_side(shape: tuple[int, int], accesses: list[Access], global_layout: Any, global_ld: Any) -> Any:
-    """The validated global layout of the cp.async accesses (None when there are none)."""
+def _global_side(shape: tuple[int, int], accesses: list[Access], global_layout: Any, global_ld: Any,
+                 element_bytes: int = 1) -> Any:
+    """The validated global layout of the cp.async accesses (None when there are none).
+
+    ``global_ld`` must be at least the tile's row, and (with more than one row) ``global_ld * element_bytes`` a
+    multiple of the widest copy, or row 1 would start at a source address cp.async cannot take.
+    """
     import numpy as np
 
     rows, cols = shape
+    copies = [a for a in accesses if parse_instruction(a.instruction).kind == "cp.async"]
     if global_ld is not None:
         if global_layout is not None:
             raise LayoutError("give global_layout or global_ld, not both")
@@ -113,8 +119,12 @@ def _global_side(shape: tuple[int, int], accesses: list[Access], global_layout: 
         if global_ld < cols:
             raise LayoutError(f"global_ld = {global_ld} is smaller than the tile's row of {cols} elements: global rows "
                               f"would overlap; the leading dimension must be at least {cols}")
+        width = max((parse_instruction(a.instruction).access_bytes for a in copies), default=1)
+        if rows > 1 and global_ld * element_bytes % width:
+            raise LayoutError(f"global_ld = {global_ld}: global rows of {global_ld * element_bytes} bytes start "
+                              f"misaligned for a {width}-byte cp.async; the leading dimension must be a multiple of "
+                              f"{max(1, width // element_bytes)} elements")
         global_layout = Layout((rows, cols), (global_ld, 1))
-    copies = [a for a in accesses if parse_instruction(a.instruction).kind == "cp.async"]
     if not copies:
         if global_layout is not None:
             raise LayoutError("global_layout / global_ld is for cp.async accesses only")
@@ -134,12 +144,21 @@ def _global_side(shape: tuple[int, int], accesses: list[Access], global_layout: 
 
 
 def _cost(layout: Any, accesses: list[Access], dtype: Any, global_layout: Any = None,
-          arch: Any = None) -> tuple[int, int, list[tuple[str, int, int]]]:
+          arch: Any = None, bound: int | None = None) -> tuple[int, int, list[tuple[str, int, int]]]:
+    """Total wavefronts, total ideal and per-access ``(instruction, wavefronts, ideal)`` of ``layout``.
+
+    With ``bound`` (the best total so far, above its ideal), costing stops once the running total reaches it: such
+    a candidate can be neither cheaper nor conflict-free, because every candidate has the same ideal (each phase of
+    an ld/st/ldmatrix/stmatrix has ideal 1, a cp.async's ideal counts its distinct destinations, and candidates are
+    one-to-one), so only the search's speed changes.
+    """
     per = []
     for acc in accesses:
         copy = parse_instruction(acc.instruction).kind == "cp.async"
         res = analyze(layout, acc, dtype=dtype, global_layout=global_layout if copy else None, arch=arch)
         per.append((res.instruction, res.total, res.total_ideal))
+        if bound is not None and sum(p[1] for p in per) >= bound:
+            break
     return sum(p[1] for p in per), sum(p[2] for p in per), per
 
 
@@ -182,6 +201,8 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
         raise LayoutError(f"pitch must be an int >= cols ({cols}), got {describe(pitch)}")
     if isinstance(max_swizzle_bits, bool) or not isinstance(max_swizzle_bits, int) or not 0 <= max_swizzle_bits <= 8:
         raise LayoutError(f"max_swizzle_bits must be an int in [0, 8], got {describe(max_swizzle_bits)}")
+    if isinstance(max_padding_bytes, bool) or not isinstance(max_padding_bytes, int) or max_padding_bytes < 0:
+        raise LayoutError(f"max_padding_bytes must be an int >= 0 (0: no padding), got {describe(max_padding_bytes)}")
     e = element_bytes(dtype)
     target = arch_of(arch)
     check_sweep_size(rows * cols, e, target, f"a {rows}x{cols} tile")
@@ -190,8 +211,11 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
         raise LayoutError(f"a {rows}x{cols} tile with a pitch of {pitch} elements spans {span} bytes, more than the "
                           f"{capacity_text(target)}")
     accs = _accesses((rows, cols), dtype, accesses, target)
-    global_layout = _global_side((rows, cols), accs, global_layout, global_ld)
+    global_layout = _global_side((rows, cols), accs, global_layout, global_ld, e)
     widest = max(parse_instruction(a.instruction).access_bytes for a in accs)
+    if rows > 1 and pitch * e % widest:
+        raise LayoutError(f"pitch = {pitch}: rows of {pitch * e} bytes start misaligned for the {widest}-byte access; "
+                          f"the pitch must be a multiple of {max(1, widest // e)} elements")
     vec = max(1, widest // e)
     min_base = max(0, vec.bit_length() - 1)
     plain = Layout((rows, cols), (pitch, 1))
@@ -210,7 +234,7 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
             if int(image.max()) >= size or not allowed[image].all() or len(np.unique(image)) != len(offsets):
                 continue  # not a permutation of the tile's offsets
             swizzled = ComposedLayout(sw, 0, plain)
-            wf, ideal, per = _cost(swizzled, accs, dtype, global_layout, target)
+            wf, ideal, per = _cost(swizzled, accs, dtype, global_layout, target, bound=best[0])
             tried += 1
             if wf < best[0]:
                 best = (wf, swizzled, sw, 0, ideal, per)
@@ -222,7 +246,7 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
                 if (rows - 1) * (pitch + pad) + cols > target.smem_per_block_bytes // e:
                     break  # this padding (and every larger one) no longer fits in shared memory
                 cand = Layout((rows, cols), (pitch + pad, 1))
-                wf, ideal, per = _cost(cand, accs, dtype, global_layout, target)
+                wf, ideal, per = _cost(cand, accs, dtype, global_layout, target, bound=best[0])
                 tried += 1
                 if wf < best[0]:
                     best = (wf, cand, None, pad, ideal, per)

@@ -116,10 +116,21 @@ def sweep(instruction: str, rows: int, cols: int, element_bytes: int, by: str | 
         return tile_access(instruction, (rows, cols), 8 * element_bytes, by or "row", arch=arch)
 
 
-def _check_global_ld(global_ld: int, cols: int) -> None:
+def _check_global_ld(global_ld: int, rows: int, cols: int, element_bytes: int, copy_bytes: int) -> None:
+    """``--global-ld``: positive, below 2^40, at least the tile's row, and (for more than one row) a whole number of
+    the copy's ``copy_bytes`` per row, so that every global row starts aligned as cp.async requires."""
+    hint = "give the global matrix's leading dimension in elements, e.g. --global-ld 4096"
+    if not 0 < global_ld < 1 << 40:
+        raise UsageError(f"--global-ld {global_ld}: must be a positive number of elements below 2^40", hint)
     if global_ld < cols:
         raise UsageError(f"--global-ld {global_ld} is smaller than the tile's row of {cols} elements (global rows "
                          "would overlap)", f"give --global-ld {cols} or more: the global matrix's elements per row")
+    if rows > 1 and global_ld * element_bytes % copy_bytes:
+        step = copy_bytes // element_bytes or 1
+        raise UsageError(f"--global-ld {global_ld}: global row 1 starts at byte {global_ld * element_bytes}, "
+                         f"misaligned for a {copy_bytes}-byte cp.async",
+                         f"give a leading dimension that is a multiple of {step} elements, e.g. --global-ld "
+                         f"{-(-global_ld // step) * step}")
 
 
 def _global_layout(ins: Any, args: argparse.Namespace, rows: int, cols: int) -> Any:
@@ -134,10 +145,7 @@ def _global_layout(ins: Any, args: argparse.Namespace, rows: int, cols: int) -> 
         raise UsageError(f"{ins.canonical}: its cost depends on where each lane's data comes from",
                          "give the global matrix's leading dimension in elements, e.g. --global-ld 4096 "
                          "(row-major, tile at a 128-byte-aligned address)")
-    if not 0 < args.global_ld < 1 << 40:
-        raise UsageError(f"--global-ld {args.global_ld}: must be a positive number of elements below 2^40",
-                         "give the global matrix's leading dimension in elements, e.g. --global-ld 4096")
-    _check_global_ld(args.global_ld, cols)
+    _check_global_ld(args.global_ld, rows, cols, dtype_bits(args.dtype) // 8, ins.access_bytes)
     return Layout((rows, cols), (args.global_ld, 1))
 
 
@@ -152,6 +160,10 @@ def _cmd_banks(args: argparse.Namespace) -> int:
     layout = tiled(parse_layout(args.layout, dtype=args.dtype), args.tile_to)
     require_offsets(layout, "LAYOUT")
     rows, cols = rank2_extents(layout, "LAYOUT")
+    if not isinstance(layout.shape, tuple) or len(layout.shape) != 2:  # the sweep's coordinates are (row, col)
+        raise UsageError(f"LAYOUT {layout} has one mode; banks sweeps a tile of rows and columns",
+                         f"write LAYOUT with two modes, e.g. '(1,{rows}):(0,1)' for one row or '({rows},1):(1,0)' for "
+                         "one column")
     with option_errors("LAYOUT", _size_hint(rows * cols, element_bytes, arch, args.dtype)):
         check_sweep_size(rows * cols, element_bytes, arch, f"{layout}")
     ins = parse_access(args.access, element_bytes, arch)
@@ -161,7 +173,8 @@ def _cmd_banks(args: argparse.Namespace) -> int:
     if global_layout is not None and (args.png or args.svg or args.tikz):
         raise UsageError("the bank heat map shows ld/st phases; a cp.async has none", "drop --png/--svg/--tikz")
     access = sweep(instruction, rows, cols, element_bytes, args.by, arch)
-    with option_errors("LAYOUT", f"every address must be aligned to the access and lie within shared memory "
+    with option_errors("LAYOUT", f"every lane's elements must be contiguous, its address aligned to the access and "
+                                 f"within shared memory "
                                  f"({arch.smem_per_block_bytes} bytes on --arch {arch.name}); check the layout's "
                                  "strides and offset"):
         analysis = analyze(layout, access, 8 * element_bytes, global_layout=global_layout, arch=arch)
@@ -261,22 +274,22 @@ def _cmd_suggest(args: argparse.Namespace) -> int:
     with option_errors("--shape", _size_hint(rows * cols, element_bytes, arch, args.dtype)):
         check_sweep_size(rows * cols, element_bytes, arch, f"a {rows}x{cols} tile")
     accesses: list[Any] = []
+    copies: list[Any] = []  # the cp.async accesses, parsed (any spelling: CP.ASYNC.CG is one too)
     for text in args.access:
         ins = parse_access(text, element_bytes, arch)
         canonical = ins.canonical
         swept = ins.kind in ("ld", "st", "cp.async")
         sweep(canonical, rows, cols, element_bytes, args.by if swept else None, arch)
         accesses.append((canonical, "column") if args.by == "column" and swept else canonical)
-    copies = [a for a in args.access if a.startswith("cp.async")]
+        if ins.kind == "cp.async":
+            copies.append(ins)
     if copies and args.global_ld is None:
-        raise UsageError(f"{copies[0]}: its cost depends on where each lane's data comes from",
+        raise UsageError(f"{copies[0].canonical}: its cost depends on where each lane's data comes from",
                          "give the global matrix's leading dimension in elements, e.g. --global-ld 4096")
     if args.global_ld is not None:
         if not copies:
             raise UsageError("--global-ld is for cp.async accesses only", "drop it, or add --access cp.async.cg")
-        if args.global_ld <= 0:
-            raise UsageError(f"--global-ld {args.global_ld} must be positive", f"e.g. --global-ld {cols}")
-        _check_global_ld(args.global_ld, cols)
+        _check_global_ld(args.global_ld, rows, cols, element_bytes, max(c.access_bytes for c in copies))
     try:
         suggest = importlib.import_module("layoutalg.banks.suggest").suggest_swizzle
     except (ImportError, AttributeError) as exc:

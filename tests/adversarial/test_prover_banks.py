@@ -179,8 +179,10 @@ def test_refutations_name_lanes_coordinates_and_byte_addresses(method: str) -> N
 CP_ASYNC_CASES = [  # (instruction, global layout of the 64 x 64 f16 tile's source)
     ("cp.async.cg.shared.global, 16", Layout((64, 64), (4104, 1))),  # padded global rows: lines straddle
     ("cp.async.cg.shared.global, 16", Layout((64, 64), (72, 1))),  # rows padded by 16 bytes
-    ("cp.async.ca.shared.global, 16", Layout((64, 64), (8, 512))),  # every 8th column: one global bank
-    ("cp.async.ca.shared.global, 8", Layout((64, 64), (4, 256))),
+    # each lane's 16 (8) bytes are consecutive in global memory too (a tile sweep's copy moves one run of the row),
+    # but every run of a row starts 128 bytes after the last: one global bank group for the whole phase
+    ("cp.async.ca.shared.global, 16", Layout((64, (8, 8)), (4096, (1, 64)))),
+    ("cp.async.ca.shared.global, 8", Layout((64, (4, 16)), (4096, (1, 64)))),
 ]
 
 

@@ -10,6 +10,17 @@ warp-level instruction execution is therefore "one warp with the lanes at that P
 the unit Nsight counts.  While all live threads share one PC (the common case) the
 machine runs *converged*: no PC arrays, unmasked register writes.
 
+**Fairness between warps.**  The lowest PC alone would starve a warp that spins at a
+higher PC: a warp polling a shared flag (``while (flag == 0);``) in a loop laid out
+before the store of another warp that sets it would loop until the step budget,
+though the GPU schedules both warps (warps progress independently; PTX ISA, "Memory
+Consistency Model" assumes forward progress of every thread).  So the scheduling runs
+in rounds: a warp that takes a backward branch while threads of other warps are still
+eligible is *parked* (its whole warp, so its own lanes still reconverge by min PC)
+until every other warp has also taken a backward branch, blocked at a barrier or
+exited; then a new round starts with every warp eligible.  Warps that run one loop in
+step reach its back edge together and are never parked.
+
 **Barriers** (PTX ISA 8.x, "bar, barrier").  Each CTA has sixteen barriers; the id
 operand picks one (it must be known and below 16 on every arriving thread).
 ``bar.sync``/``barrier.sync``/``bar.red`` arrive and block, ``bar.arrive`` arrives
@@ -160,6 +171,8 @@ class Machine:
         converged = True
         pcs = np.zeros(self.n, dtype=np.int64)
         blocked = np.zeros(self.n, dtype=bool)
+        parked = np.zeros(self.n, dtype=bool)  # warps that took a back edge this round (module doc)
+        any_parked = False
         back_edges: dict[int, int] = {}
         budget = self.step_budget
         big = np.int64(1 << 40)
@@ -178,6 +191,13 @@ class Machine:
                     if blocked.any():
                         self._deadlock(blocked, pcs)
                     return
+                if any_parked:
+                    eligible = runnable & ~parked
+                    if eligible.any():
+                        runnable = eligible
+                    else:  # every other warp took a back edge, blocked or exited: a new round
+                        parked[:] = False
+                        any_parked = False
                 masked = np.where(runnable, pcs, big)
                 cur = int(masked.min())
                 if cur >= n_ops:  # ran off the end: an implicit exit, which can complete a phase as exit does
@@ -185,7 +205,7 @@ class Machine:
                     if self.bar_open:
                         self._settle(sorted(self.bar_open), blocked)
                     continue
-                if not blocked.any() and int(np.where(live, pcs, -1).max()) == cur:
+                if not blocked.any() and not any_parked and int(np.where(live, pcs, -1).max()) == cur:
                     converged = True
                     pc = cur
                     continue
@@ -244,6 +264,14 @@ class Machine:
                     continue
                 pcs[base & ~taken] = cur + 1
                 pcs[taken] = target
+                if target <= cur and taken.any():
+                    warps = np.repeat(self._warps_of(taken), 32)
+                    if (live & ~blocked & ~parked & ~warps).any():
+                        parked |= warps
+                        any_parked = True
+                    elif any_parked:  # the last eligible warps took their back edge: a new round
+                        parked[:] = False
+                        any_parked = False
                 continue
             if kind == "exit":
                 gone = self.active(mask) if exe is None else exe

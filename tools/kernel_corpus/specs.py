@@ -445,7 +445,7 @@ def hunt() -> list[Entry]:
              buffers: dict[str, dict], verify: dict, expect: dict | None = None) -> None:
         out.append({"name": name, "description": description, "source": "triton_hunt.py", "triton_arch": arch,
                     "triton_kind": kind, "entry": f"{kind}_kernel", "same_kernel_as": None, "grid": grid,
-                    "block": [128 if kind != "layernorm" else 256, 1, 1], "dynamic_smem": "triton", "args": args,
+                    "block": [{"layernorm": 256, "sort": 64}.get(kind, 128), 1, 1], "dynamic_smem": "triton", "args": args,
                     "buffers": buffers, "verify": verify, "mma_check": [], "expect": expect or _NO_MMA})
 
     lrows, lcols = 4, 1000
@@ -468,6 +468,12 @@ def hunt() -> list[Entry]:
           "3": _buf("u8", 256, "zeros", "scratch"), "4": _buf("u8", 256, "zeros", "scratch")},
          {"kind": "transpose", "in": {"arg": 1, "dtype": "f16", "shape": [tn, tn], "stride": [tn, 1]},
           "out": {"arg": 0, "dtype": "f16", "shape": [tn, tn], "stride": [tn, 1]}})
+    trit("hunt_triton_sort_sm80", "sort", 80, "Triton tl.sort of 256 floats (2 warps, sm_80): bitonic stages "
+         "exchanged through shared memory with 8-way conflicted b32 reads.", [1, 1, 1],
+         {"0": "buf", "1": "buf", "2": "buf", "3": "buf"},
+         {"0": _buf("f32", 256, "sentinel", "out"), "1": _buf("f32", 256, "uniform", "in", seed=221),
+          "2": _buf("u8", 256, "zeros", "scratch"), "3": _buf("u8", 256, "zeros", "scratch")},
+         _ref("sorted_values", {"in": (1, "f32")}, (0, "f32"), {"n": 256}))
     arows = 128
     trit("hunt_triton_attn_sm80", "attn", 80, "Triton attention block (sm_80): S = Q K^T (tl.trans), row softmax, "
          "O = P V, f16 dots through ldmatrix.x4 / .x4.trans and mma.sync, one 64-key block.", [arows // 64, 1, 1],

@@ -1,10 +1,11 @@
 """Fresh Triton kernels for the kernel-layer hunt, compiled CPU-only for an explicit target:
 
-    python kernel.py OUT_DIR --arch 80|90 --kind layernorm|trans|attn
+    python kernel.py OUT_DIR --arch 80|90 --kind layernorm|trans|sort|attn
 
 - layernorm: one program per row of n_cols (masked to BLOCK 1024, 8 warps): mean and variance as
   block reductions through shared memory, y = (x - mean) * rstd * w + b (f32).
 - trans: out = in^T on 64x64 f16 tiles through tl.trans (a layout conversion through shared memory).
+- sort: tl.sort of 256 f32 (2 warps): a bitonic sort whose cross-warp stages go through shared memory.
 - attn: one program per 64-row block of Q: S = Q K^T (64x64x64 f16 dot), row softmax, O = P V
   (f16 dots, f32 accumulate), f16 out; one K/V block (seq 64).
 """
@@ -62,11 +63,18 @@ def attn_kernel(o_ptr, q_ptr, k_ptr, v_ptr, scale, D: tl.constexpr, BLOCK: tl.co
     tl.store(o_ptr + rm[:, None] * D + rd[None, :], o.to(tl.float16))
 
 
+@triton.jit
+def sort_kernel(out_ptr, in_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(out_ptr + offs, tl.sort(tl.load(in_ptr + offs)))
+
+
 KINDS = {
     "layernorm": (layernorm_kernel, {"y_ptr": "*fp32", "x_ptr": "*fp32", "w_ptr": "*fp32", "b_ptr": "*fp32",
                                      "n_cols": "i32", "eps": "fp32", "BLOCK": "constexpr"}, {"BLOCK": 1024}, 4, 8),
     "trans": (trans_kernel, {"out_ptr": "*fp16", "in_ptr": "*fp16", "n": "i32", "BLOCK": "constexpr"},
               {"BLOCK": 64}, 2, 4),
+    "sort": (sort_kernel, {"out_ptr": "*fp32", "in_ptr": "*fp32", "N": "constexpr"}, {"N": 256}, 2, 2),
     "attn": (attn_kernel, {"o_ptr": "*fp16", "q_ptr": "*fp16", "k_ptr": "*fp16", "v_ptr": "*fp16", "scale": "fp32",
                            "D": "constexpr", "BLOCK": "constexpr"}, {"D": 64, "BLOCK": 64}, 4, 4),
 }

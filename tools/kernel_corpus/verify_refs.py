@@ -143,6 +143,14 @@ def attention(ins: dict[str, np.ndarray], p: dict[str, Any], size: int) -> tuple
     return ref, _mask(size, rows * d)
 
 
+def sorted_values(ins: dict[str, np.ndarray], p: dict[str, Any], size: int) -> tuple[np.ndarray, np.ndarray]:
+    """out = the first n inputs in increasing order."""
+    n = p["n"]
+    ref = np.zeros(size, dtype=ins["in"].dtype)
+    ref[:n] = np.sort(ins["in"][:n])
+    return ref, _mask(size, n)
+
+
 REFERENCES: dict[str, Ref] = {f.__name__: f for f in (scan_blocks, stencil5, block3d_permute, vec_lds_mix, loop_trips,
                                                        store_subword, cpasync_zfill, partial_wide, layernorm,
-                                                       attention)}
+                                                       attention, sorted_values)}

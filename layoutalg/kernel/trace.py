@@ -176,13 +176,15 @@ def _trace(ptx: Any, kernel: Any, grid: Any, block: Any, args: Any, dynamic_smem
 
 
 def _check_sass(result: Trace, fn: Any, sass: Any) -> None:
-    """Merge candidates as notes; with SASS, every kind whose instructions differ becomes unmodelled."""
+    """Without SASS, merge candidates as notes; with SASS, every kind whose instructions differ becomes unmodelled
+    (a merge shows there as a width on one side only or fewer SASS accesses of a width, so the notes' "pass the
+    SASS to check" is done and they are not repeated)."""
     from layoutalg.kernel.sass import compare, merge_candidates
 
-    for a, b in merge_candidates(fn):
-        result.notes.append(f"PTX lines {a} and {b} are adjacent accesses ptxas may merge into one wider SASS "
-                            "instruction; they are counted as two (pass the SASS to check)")
     if sass is None:
+        for a, b in merge_candidates(fn):
+            result.notes.append(f"PTX lines {a} and {b} are adjacent accesses ptxas may merge into one wider SASS "
+                                "instruction; they are counted as two (pass the SASS to check)")
         return
     text = str(sass)
     if "\n" not in text:  # one line: a file name (cuobjdump's output is never one line)

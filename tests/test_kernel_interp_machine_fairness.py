@@ -1,10 +1,12 @@
 """Warps progress independently (machine.py, "Fairness between warps"): a warp spinning on a shared flag that
-another warp sets later in the program is not starved by the lowest-PC-first choice, while each warp's own
-lanes still reconverge by min PC (one warp execution per instruction and warp)."""
+another warp sets later in the program is not starved by the lowest-PC-first choice (after FAIR_AFTER polls the
+other warps get a round), while each warp's own lanes still reconverge by min PC (one warp execution per
+instruction and warp) and warps leaving a loop early still wait at its exit for the late ones."""
 
 from __future__ import annotations
 
 from layoutalg.kernel import trace
+from layoutalg.kernel.interp.machine import FAIR_AFTER
 
 HEAD = """.version 8.0
 .target sm_90
@@ -70,7 +72,7 @@ def _line(ptx: str, text: str) -> int:
 def test_a_warp_polling_a_flag_another_warp_sets_later_in_the_program_is_not_starved():
     t = trace(SPIN, "spin", block=64, args={"out": "buf"}, step_budget=10_000)
     poll = t.instruction(_line(SPIN, "ld.volatile.shared.u32 %r8"))
-    assert poll.executions == 2  # one poll before warp 0 ran, one that sees the flag set
+    assert poll.executions == FAIR_AFTER + 1  # polls until warp 0 gets its round, then one that sees the flag
     assert t.instruction(_line(SPIN, "ld.shared.u32 %r13")).executions == 1
     assert t.instruction(_line(SPIN, "st.shared.u32 [%r5]")).executions == 1
     assert not t.data_dependent
@@ -110,3 +112,6 @@ def test_parked_warps_keep_their_lanes_together_so_counts_stay_per_warp():
     after = t.instruction(_line(LOOP, "st.shared.u32 [%r8+512]"))
     assert body.executions == 32 + 72  # warp w iterates 32 + 40 w times (its slowest lane)
     assert after.executions == 2  # once per warp: lanes that left the loop early wait for the rest of theirs
+    # warp 0 leaves the loop 40 (< FAIR_AFTER) iterations before warp 1 and waits at its exit: 9 instructions
+    # before the loop, 4 per iteration of the slowest lane (72), then the store and ret once for both warps
+    assert t.steps == 9 + 4 * 72 + 2

@@ -13,13 +13,16 @@ machine runs *converged*: no PC arrays, unmasked register writes.
 **Fairness between warps.**  The lowest PC alone would starve a warp that spins at a
 higher PC: a warp polling a shared flag (``while (flag == 0);``) in a loop laid out
 before the store of another warp that sets it would loop until the step budget,
-though the GPU schedules both warps (warps progress independently; PTX ISA, "Memory
-Consistency Model" assumes forward progress of every thread).  So the scheduling runs
-in rounds: a warp that takes a backward branch while threads of other warps are still
-eligible is *parked* (its whole warp, so its own lanes still reconverge by min PC)
-until every other warp has also taken a backward branch, blocked at a barrier or
-exited; then a new round starts with every warp eligible.  Warps that run one loop in
-step reach its back edge together and are never parked.
+though the GPU schedules both warps (warps progress independently).  So when one
+backward branch has been taken ``FAIR_AFTER`` times in a row while threads of other
+warps were runnable elsewhere, the scheduling runs one *round*: the warps taking it
+are parked (whole warps, so their lanes still reconverge by min PC) until every other
+warp has also taken a backward branch, blocked at a barrier or exited.  Ordinary
+divergent loops (warps with different trip counts) never reach the threshold and keep
+the lowest-PC order, which lets early warps wait at the loop exit for the late ones
+so the code after it runs once for all.  Per-warp counts do not depend on the order;
+a spin loop's iteration count is that of this schedule (one legal interleaving), not
+a prediction of the GPU's timing.
 
 **Barriers** (PTX ISA 8.x, "bar, barrier").  Each CTA has sixteen barriers; the id
 operand picks one (it must be known and below 16 on every arriving thread).
@@ -56,6 +59,7 @@ from layoutalg.kernel.interp.values import U64, Value
 from layoutalg.kernel.records import Recorder
 
 DEFAULT_STEP_BUDGET = 2_000_000
+FAIR_AFTER = 64  # consecutive takes of one back edge while other warps wait, before they get a round
 MAX_BARRIERS = 16
 
 
@@ -173,6 +177,7 @@ class Machine:
         blocked = np.zeros(self.n, dtype=bool)
         parked = np.zeros(self.n, dtype=bool)  # warps that took a back edge this round (module doc)
         any_parked = False
+        spin_pc, spins = -1, 0  # the back edge last taken while other warps waited, and how often in a row
         back_edges: dict[int, int] = {}
         budget = self.step_budget
         big = np.int64(1 << 40)
@@ -266,12 +271,20 @@ class Machine:
                 pcs[taken] = target
                 if target <= cur and taken.any():
                     warps = np.repeat(self._warps_of(taken), 32)
-                    if (live & ~blocked & ~parked & ~warps).any():
-                        parked |= warps
-                        any_parked = True
-                    elif any_parked:  # the last eligible warps took their back edge: a new round
-                        parked[:] = False
-                        any_parked = False
+                    others = bool((live & ~blocked & ~parked & ~warps).any())
+                    if any_parked:
+                        if others:
+                            parked |= warps
+                        else:  # the last eligible warps took their back edge: the round is over
+                            parked[:] = False
+                            any_parked = False
+                    elif others:
+                        spins = spins + 1 if cur == spin_pc else 1
+                        spin_pc = cur
+                        if spins >= FAIR_AFTER:  # the others get a round (module doc)
+                            parked |= warps
+                            any_parked = True
+                            spins = 0
                 continue
             if kind == "exit":
                 gone = self.active(mask) if exe is None else exe

@@ -11,7 +11,7 @@
 //   8 loop_param_trips       trip count read from a parameter: per-thread strided accumulation in smem
 //   9 store_subword          16-bit and 8-bit shared stores where lanes share a word, and a broadcast store
 //  10 cpasync_zfill_ca       cp.async.ca 4- and 8-byte copies with src-size zero fill past n
-//  12 partial_wide           partial warps (n of 100 threads) of 16-byte and 8-byte shared stores and loads
+//  12 partial_wide           partial warps (n of 100 threads, and every third lane) of 16- and 8-byte accesses
 //  11 mma_k8_ldsm_x2_stsm    one warp per 16x8 tile: ldmatrix.x2 (A), ldmatrix.x1.trans (B),
 //                            mma.m16n8k8 f16 -> f32, stmatrix.x1 f16 epilogue through smem
 #ifndef HUNT_KIND
@@ -268,9 +268,16 @@ extern "C" __global__ void KERNEL_NAME(float4* __restrict__ out, const float4* _
 {
   __shared__ float4 s4[128];
   __shared__ double s8[128];
+  __shared__ float4 s4b[128];
   int t = threadIdx.x;
   if (t < n) { s4[t] = in[t]; s8[(t * 5) & 127] = (double)in[t].y; }
+  if (t < n && t % 3 == 0) s4b[t] = in[t];  // every third lane: interleaved absent lanes in each phase
   __syncthreads();
-  if (t < n) { float4 v = s4[(t * 2) & 63]; v.x += (float)s8[(t * 5) & 127]; out[t] = v; }
+  if (t < n) {
+    float4 v = s4[(t * 2) & 63];
+    v.x += (float)s8[(t * 5) & 127];
+    v.y += s4b[(t / 3) * 3].y;  // three lanes per address
+    out[t] = v;
+  }
 }
 #endif

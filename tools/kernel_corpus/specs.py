@@ -436,7 +436,8 @@ def hunt() -> list[Entry]:
          v, mma_check=_mma_check(v), expect={"mma_check": "proved", "numerics": "correct", "data_dependent": False})
     npw = 77
     cuda("hunt_partial_wide", 12, "100 threads, the first 77 active: partial warps (13 lanes) of st.shared.v4, "
-         "st/ld.shared.f64 and a 2-way-conflicted ld.shared.v4.f32 (the absent-lane rule for wide accesses).",
+         "st/ld.shared.f64 and a 2-way-conflicted ld.shared.v4.f32, and st.shared.v4 by every third lane, read "
+         "back as 4-byte words three lanes per address (the absent-lane rule for wide accesses).",
          [1, 1, 1], [100, 1, 1], {"0": "buf", "1": "buf", "2": str(npw)},
          {"0": _buf("f32", 400, "sentinel", "out"), "1": _buf("f32", 400, "uniform", "in", seed=213)},
          _ref("partial_wide", {"in": (1, "f32")}, (0, "f32"), {"n": npw}))

@@ -109,13 +109,14 @@ def cpasync_zfill(ins: dict[str, np.ndarray], p: dict[str, Any], size: int) -> t
 
 
 def partial_wide(ins: dict[str, np.ndarray], p: dict[str, Any], size: int) -> tuple[np.ndarray, np.ndarray]:
-    """float4 out[t] = in[(2t) & 63] with .x += in[t].y, for t < n (float32)."""
+    """float4 out[t] = in[(2t) & 63] with .x += in[t].y and .y += in[3 (t // 3)].y, for t < n (float32)."""
     n = p["n"]
     src = ins["in"].astype(np.float32).reshape(-1, 4)
     ref = np.zeros((size // 4, 4), dtype=np.float32)
     for t in range(n):
         ref[t] = src[(2 * t) & 63]
         ref[t, 0] = np.float32(ref[t, 0] + src[t, 1])
+        ref[t, 1] = np.float32(ref[t, 1] + src[3 * (t // 3), 1])
     return ref.reshape(-1), _mask(size, 4 * n)
 
 

@@ -15,7 +15,7 @@
 //   8 loop_param_trips       trip count read from a parameter: per-thread strided accumulation in smem
 //   9 store_subword          16-bit and 8-bit shared stores where lanes share a word, and a broadcast store
 //  10 cpasync_zfill_ca       cp.async.ca 4- and 8-byte copies with src-size zero fill past n
-//  12 partial_wide           partial warps (n of 100 threads) of 16-byte and 8-byte shared stores and loads
+//  12 partial_wide           partial warps (n of 100 threads, and every third lane) of 16- and 8-byte accesses
 //  11 mma_k8_ldsm_x2_stsm    one warp per 16x8 tile: ldmatrix.x2 (A), ldmatrix.x1.trans (B),
 //                            mma.m16n8k8 f16 -> f32, stmatrix.x1 f16 epilogue through smem
 #ifndef HUNT_KIND
@@ -153,7 +153,8 @@ extern "C" __global__ void KERNEL_NAME(float* __restrict__ out, const float* __r
 {
   __shared__ __align__(16) float s[512];
   int t = threadIdx.x;
-  for (int k = t; k < 512; k += 64) s[k] = in[blockIdx.x * 512 + k];
+#pragma unroll
+  for (int j = 0; j < 8; ++j) s[t + 64 * j] = in[blockIdx.x * 512 + t + 64 * j];  // straight-line: PTX = SASS
   __syncthreads();
   float2 a = reinterpret_cast<const float2*>(s)[t * 3 % 256];
   float4 b = reinterpret_cast<const float4*>(s)[(t * 5) & 127];
@@ -242,7 +243,7 @@ extern "C" __global__ void KERNEL_NAME(__half* __restrict__ C, const __half* __r
   int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;  // 4 warps: tiles along N
   int m0 = blockIdx.y * 16, n0 = (blockIdx.x * 4 + warp) * 8;
   float d0 = 0.f, d1 = 0.f, d2 = 0.f, d3 = 0.f;
-  for (int k0 = 0; k0 < K; k0 += 8) {
+  _Pragma("unroll 1") for (int k0 = 0; k0 < K; k0 += 8) {  // one SASS copy per PTX instruction
     for (int e = lane; e < 128; e += 32) sA[warp][e / 8][e % 8] = A[(m0 + e / 8) * K + k0 + e % 8];
     for (int e = lane; e < 64; e += 32) sB[warp][e / 8][e % 8] = B[(k0 + e / 8) * N + n0 + e % 8];
     __syncwarp();
@@ -260,7 +261,8 @@ extern "C" __global__ void KERNEL_NAME(__half* __restrict__ C, const __half* __r
   unsigned pc = (unsigned)__cvta_generic_to_shared(&sC[warp][lane & 15][0]);
   asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};\n" :: "r"(pc), "r"(r0), "r"(r1));
   __syncwarp();
-  for (int e = lane; e < 128; e += 32) C[(m0 + e / 8) * N + n0 + e % 8] = sC[warp][e / 8][e % 8];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) { int e = lane + 32 * j; C[(m0 + e / 8) * N + n0 + e % 8] = sC[warp][e / 8][e % 8]; }
 }
 #endif
 
@@ -270,9 +272,16 @@ extern "C" __global__ void KERNEL_NAME(float4* __restrict__ out, const float4* _
 {
   __shared__ float4 s4[128];
   __shared__ double s8[128];
+  __shared__ float4 s4b[128];
   int t = threadIdx.x;
   if (t < n) { s4[t] = in[t]; s8[(t * 5) & 127] = (double)in[t].y; }
+  if (t < n && t % 3 == 0) s4b[t] = in[t];  // every third lane: interleaved absent lanes in each phase
   __syncthreads();
-  if (t < n) { float4 v = s4[(t * 2) & 63]; v.x += (float)s8[(t * 5) & 127]; out[t] = v; }
+  if (t < n) {
+    float4 v = s4[(t * 2) & 63];
+    v.x += (float)s8[(t * 5) & 127];
+    v.y += s4b[(t / 3) * 3].y;  // three lanes per address
+    out[t] = v;
+  }
 }
 #endif

@@ -281,6 +281,14 @@ def test_adjacent_accesses_are_noted_as_merge_candidates() -> None:
                        "they are counted as two (pass the SASS to check)"]
 
 
+def test_merge_candidates_are_not_noted_once_the_sass_was_checked() -> None:
+    src = kernel(["ld.shared.u32 %r4, [%r1];", "ld.shared.u32 %r5, [%r1+4];"])
+    kept = trace(src, block=32, sass=sass("LDS R4, [R1]", "LDS R5, [R1+0x4]"))
+    assert kept.notes == [] and kept.complete  # the SASS holds both loads: nothing to check any more
+    merged = trace(src, block=32, sass=sass("LDS.64 R4, [R1]"))
+    assert merged.notes == [] and not merged.complete  # the merge itself is the finding
+
+
 def test_the_launch_kept_for_a_rerun_names_only_ctas_that_were_chosen() -> None:
     chosen = trace(kernel(STRIDED), grid=3, block=64, ctas=[(1, 0, 0)])
     assert chosen.launch.ctas == [(1, 0, 0)]

@@ -91,6 +91,8 @@ def compile_ptx(e: dict, d: str) -> dict:
     if e["source"].endswith(".py"):
         shutil.copyfile(os.path.join(SRC, e["source"]), os.path.join(d, "kernel.py"))
         cmd = [PY, "kernel.py", ".", "--arch", str(e["triton_arch"])]
+        if "triton_kind" in e:  # one source holding several kernels (triton_hunt.py)
+            cmd += ["--kind", e["triton_kind"]]
         run(cmd, cwd=d)
         import triton  # type: ignore[import-not-found]
         return {"tool": f"triton {triton.__version__}", "command": " ".join(["python"] + cmd[1:])}

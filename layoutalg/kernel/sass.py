@@ -134,11 +134,14 @@ def _tensormap_accesses(ins: Instruction) -> list[tuple[str, int] | None]:
 
 
 def compare(fn: Function, sass_text: str) -> list[Finding]:
-    """Findings for every kind whose PTX and SASS *widths* differ (SASS of the same-named function).
+    """Findings for every kind whose PTX and SASS accesses differ (SASS of the same-named function).
 
-    Only the set of access widths per kind is compared: ptxas unrolls loops and drops dead code, which
-    change static counts but not what each execution costs; a merge (two 4-byte PTX loads -> one
-    ``LDS.64``) or a split shows up as a width present on one side only."""
+    A merge (two 4-byte PTX loads -> one ``LDS.64``) or a split shows up as a width present on one side
+    only.  ptxas unrolls loops, which gives a width *more* SASS instructions than PTX ones and changes
+    nothing an execution costs, so that is not a finding; *fewer* SASS instructions of a width mean ptxas
+    removed some (a reload of an address already loaded, with no store or barrier between, as in CUB's
+    raking scan: 12 PTX ``ld.shared.u32``, 9 ``LDS``) or merged them, and the traced executions of that kind
+    may include ones the GPU never issues."""
     all_funcs = sass_inventory(sass_text)
     sass = all_funcs.get(fn.name)
     if sass is None:
@@ -149,7 +152,7 @@ def compare(fn: Function, sass_text: str) -> list[Finding]:
     for kind in sorted({k for k, _ in ptx} | {k for k, _ in sass}):
         p = {w: n for (k, w), n in ptx.items() if k == kind}
         s = {w: n for (k, w), n in sass.items() if k == kind}
-        if set(p) != set(s):
+        if set(p) != set(s) or any(s[w] < n for w, n in p.items()):
             out.append(Finding(kind, p, s, tuple(lines.get(kind, ()))))
     return out
 

@@ -29,6 +29,30 @@ from layoutalg.kernel.source import load_ptx, read_text_file, select_entry
 DEFAULT_BATCH_THREADS = 1 << 15
 
 
+def _arch_family(ins: Any) -> str | None:
+    """The :mod:`layoutalg.atoms.arch` family of a shared-memory instruction whose existence depends on the
+    architecture (the ones the bank model costs), else None."""
+    if ins.root in ("ldmatrix", "stmatrix", "movmatrix"):
+        return str(ins.root)
+    if ins.root == "cp" and "async" in ins.parts and ("ca" in ins.parts or "cg" in ins.parts):
+        return "cp.async"
+    return None
+
+
+def _check_instruction_families(fn: Any, arch: Any) -> None:
+    """Refuse, at its line, an instruction the traced architecture lacks (``stmatrix`` before sm_90, ``cp.async``
+    before sm_80: PTX ISA, each instruction's "Target ISA notes"; ptxas rejects the module, so it never runs).
+    Every instruction of the kernel counts, executed or not, as for ptxas."""
+    from layoutalg.banks.limits import first_arch_with
+
+    for ins in fn.body:
+        family = _arch_family(ins)
+        if family is not None and not arch.supports(family):
+            first = first_arch_with(family)
+            raise KernelError(f"{family} does not exist on {arch.name}" + (f"; it needs {first} or later" if first
+                                                                            else ""), ins.line, ins.opcode)
+
+
 def _check_launch(fn: Any, block: tuple[int, int, int], image: Any, arch_name: str, dynamic_smem: int) -> None:
     threads = block[0] * block[1] * block[2]
     if "maxntid" in fn.directives:
@@ -44,6 +68,7 @@ def _check_launch(fn: Any, block: tuple[int, int, int], image: Any, arch_name: s
             raise KernelError(f"block {block} differs from the kernel's .reqntid {req}; the launch would fail",
                               fn.line)
     arch = get_arch(arch_name)
+    _check_instruction_families(fn, arch)
     if image.shared.size > arch.smem_per_block_bytes:
         raise KernelError(f"{image.shared.size} bytes of shared memory (static + dynamic_smem={dynamic_smem}) exceed "
                           f"{arch.name}'s {arch.smem_per_block_bytes} per block")
@@ -152,13 +177,15 @@ def _trace(ptx: Any, kernel: Any, grid: Any, block: Any, args: Any, dynamic_smem
 
 
 def _check_sass(result: Trace, fn: Any, sass: Any) -> None:
-    """Merge candidates as notes; with SASS, every kind whose instructions differ becomes unmodelled."""
+    """Without SASS, merge candidates as notes; with SASS, every kind whose instructions differ becomes unmodelled
+    (a merge shows there as a width on one side only or fewer SASS accesses of a width, so the notes' "pass the
+    SASS to check" is done and they are not repeated)."""
     from layoutalg.kernel.sass import compare, merge_candidates
 
-    for a, b in merge_candidates(fn):
-        result.notes.append(f"PTX lines {a} and {b} are adjacent accesses ptxas may merge into one wider SASS "
-                            "instruction; they are counted as two (pass the SASS to check)")
     if sass is None:
+        for a, b in merge_candidates(fn):
+            result.notes.append(f"PTX lines {a} and {b} are adjacent accesses ptxas may merge into one wider SASS "
+                                "instruction; they are counted as two (pass the SASS to check)")
         return
     text = str(sass)
     if "\n" not in text:  # one line: a file name (cuobjdump's output is never one line)

@@ -333,4 +333,155 @@ def classic() -> list[Entry]:
 
 def corpus() -> list[Entry]:
     """Every corpus entry, in build order (an entry's same_kernel_as comes before it)."""
-    return cute_tutorial() + cute_cg() + triton() + hand_written() + classic()
+    return cute_tutorial() + cute_cg() + triton() + hand_written() + classic() + hunt()
+
+
+def _ref(function: str, inputs: dict[str, tuple[int, str]], out: tuple[int, str], params: dict[str, Any],
+         atol: float = 0.0) -> dict[str, Any]:
+    return {"kind": "reference", "function": function,
+            "inputs": {k: {"arg": a, "dtype": d} for k, (a, d) in inputs.items()},
+            "out": {"arg": out[0], "dtype": out[1]}, "params": params, "atol": atol}
+
+
+_NO_MMA = {"mma_check": None, "numerics": "correct", "data_dependent": False}
+
+
+def hunt() -> list[Entry]:
+    """Fresh kernels of the kernel-layer hunt (tools/kernel_corpus/hunt.cu, triton_hunt.py)."""
+    out: list[Entry] = []
+
+    def cuda(name: str, kind: int, description: str, grid: list[int], block: list[int], args: dict[str, str],
+             buffers: dict[str, dict], verify: dict, dyn: int = 0, expect: dict | None = None,
+             mma_check: list[str] | None = None) -> None:
+        out.append({"name": name, "description": description, "source": "hunt.cu",
+                    "defines": {"HUNT_KIND": kind, "KERNEL_NAME": name}, "entry": name, "same_kernel_as": None,
+                    "grid": grid, "block": block, "dynamic_smem": dyn, "args": args, "buffers": buffers,
+                    "verify": verify, "mma_check": mma_check or [], "expect": expect or _NO_MMA})
+
+    w = h = 128
+    for kind, tag, what in ((0, "padded", "double tile[32][33] (264-byte rows)"),
+                            (1, "xor", "double tile[32][32] with column index c ^ r (no padding)")):
+        cuda(f"hunt_transpose_f64_{tag}", kind, f"32x32 tiled transpose of doubles, 32x8 threads, {what}: "
+             "64-bit st/ld.shared in half-warp phases.", [w // 32, h // 32, 1], [32, 8, 1],
+             {"0": "buf", "1": "buf", "2": str(w), "3": str(h)},
+             {"0": _buf("f64", w * h, "sentinel", "out"), "1": _buf("f64", w * h, "uniform", "in", seed=201)},
+             {"kind": "transpose", "in": {"arg": 1, "dtype": "f64", "shape": [h, w], "stride": [w, 1]},
+              "out": {"arg": 0, "dtype": "f64", "shape": [w, h], "stride": [h, 1]}})
+    w8, h8 = 80, 50
+    cuda("hunt_transpose_u8_pad4", 2, "32x32 tiled transpose of bytes on an 80x50 image (partial edge tiles: "
+         "half-active warps), tile[32][36]: 8-bit stores with four lanes per word, column reads of bytes.",
+         [3, 2, 1], [32, 8, 1], {"0": "buf", "1": "buf", "2": str(w8), "3": str(h8)},
+         {"0": _buf("u8", w8 * h8, "sentinel", "out"), "1": _buf("u8", w8 * h8, "randint", "in", 0, 255, seed=202)},
+         {"kind": "transpose", "in": {"arg": 1, "dtype": "u8", "shape": [h8, w8], "stride": [w8, 1]},
+          "out": {"arg": 0, "dtype": "u8", "shape": [w8, h8], "stride": [h8, 1]}})
+    n = 250
+    cuda("hunt_scan_block100", 3, "Inclusive Hillis-Steele scan per CTA of 100 threads (last warp of 4 lanes), "
+         "double-buffered dynamic smem, divergent t >= off arms, input tail masked by n = 250 (grid 3).",
+         [3, 1, 1], [100, 1, 1], {"0": "buf", "1": "buf", "2": str(n)},
+         {"0": _buf("i32", 300, "sentinel", "out"), "1": _buf("i32", 300, "randint", "in", -1000, 1000, seed=203)},
+         _ref("scan_blocks", {"in": (1, "i32")}, (0, "i32"), {"n": n, "block": 100}), dyn=800)
+    sw, sh = 40, 20
+    cuda("hunt_stencil5_halo", 4, "5-point stencil, 16x16 threads, float s[18][18] with halo loads by the edge "
+         "threads (divergent 2-lane stores), on a 40x20 image (partial CTAs): 2-way conflicts of the 72-byte rows.",
+         [3, 2, 1], [16, 16, 1], {"0": "buf", "1": "buf", "2": str(sw), "3": str(sh)},
+         {"0": _buf("f32", sw * sh, "sentinel", "out"), "1": _buf("f32", sw * sh, "uniform", "in", seed=204)},
+         _ref("stencil5", {"in": (1, "f32")}, (0, "f32"), {"w": sw, "h": sh}, atol=1e-6))
+    rows, cols = 4, 500
+    cuda("hunt_softmax_b160", 5, "Row softmax, one CTA of 160 threads (5 warps) per 500-float row: shfl.bfly "
+         "reductions, lane-0 stores of the warp partials to smem, partial-lane reads back.",
+         [rows, 1, 1], [160, 1, 1], {"0": "buf", "1": "buf", "2": str(cols)},
+         {"0": _buf("f32", rows * cols, "sentinel", "out"), "1": _buf("f32", rows * cols, "uniform", "in", -4.0, 4.0,
+                                                                      seed=205)},
+         {"kind": "softmax", "in": {"arg": 1, "dtype": "f32", "shape": [rows, cols], "stride": [cols, 1]},
+          "out": {"arg": 0, "dtype": "f32", "shape": [rows, cols], "stride": [cols, 1]}, "atol": 1e-5})
+    cuda("hunt_block3d_permute", 6, "3D block (8,4,3): s[z][y][x] (9-word rows) written, read as "
+         "s[x % 3][y][(x + z) & 7]: 2- and 3-way conflicts from the 3D thread numbering.",
+         [4, 1, 1], [8, 4, 3], {"0": "buf", "1": "buf"},
+         {"0": _buf("f32", 384, "sentinel", "out"), "1": _buf("f32", 384, "uniform", "in", seed=206)},
+         _ref("block3d_permute", {"in": (1, "f32")}, (0, "f32"), {"ctas": 4}))
+    cuda("hunt_vec_lds_mix", 7, "512 floats staged, read back as float2 #(3t % 256) (ld.shared.v2.f32), float4 "
+         "#(5t & 127) (v4.f32) and short4 #(t ^ 17) (v4.u16); 64 threads.",
+         [2, 1, 1], [64, 1, 1], {"0": "buf", "1": "buf"},
+         {"0": _buf("f32", 128, "sentinel", "out"), "1": _buf("f32", 1024, "uniform", "in", seed=207)},
+         _ref("vec_lds_mix", {"in": (1, "f32")}, (0, "f32"), {"ctas": 2}, atol=0.1))
+    trips, stride = 5, 10
+    cuda("hunt_loop_trips", 8, "Trip count and index stride read from parameters (trips 5, stride 10 words): "
+         "s[(10 t + r) & 1023] += in[...] in a loop nvcc unrolls by 4 plus a remainder; 96 threads.",
+         [2, 1, 1], [96, 1, 1], {"0": "buf", "1": "buf", "2": str(trips), "3": str(stride)},
+         {"0": _buf("f32", 2048, "sentinel", "out"), "1": _buf("f32", 2 * trips * 96, "uniform", "in", seed=208)},
+         _ref("loop_trips", {"in": (1, "f32")}, (0, "f32"), {"trips": trips, "stride_words": stride, "block": 96,
+                                                            "ctas": 2}, atol=1e-5))
+    cuda("hunt_store_subword", 9, "16-bit stores with two lanes per word (h[t], h[128 + (t ^ 1)]), 8-bit stores "
+         "with four lanes per word, and 8 lanes per warp storing one value to one word; 128 threads.",
+         [2, 1, 1], [128, 1, 1], {"0": "buf", "1": "buf"},
+         {"0": _buf("u32", 256, "sentinel", "out"), "1": _buf("u32", 256, "randint", "in", 0, 2**32 - 1, seed=209)},
+         _ref("store_subword", {"in": (1, "u32")}, (0, "u32"), {"ctas": 2}))
+    nz = 600
+    cuda("hunt_cpasync_zfill", 10, "cp.async.ca of 4 B (one float) and 8 B (float2) per thread with src-size "
+         "4/0 and 8/4/0 past n = 600 (zero fill), 256 threads, 3 CTAs: whole-warp zero fills and partial ones.",
+         [3, 1, 1], [256, 1, 1], {"0": "buf", "1": "buf", "2": str(nz)},
+         {"0": _buf("f32", 768, "sentinel", "out"), "1": _buf("f32", nz, "uniform", "in", seed=210)},
+         _ref("cpasync_zfill", {"in": (1, "f32")}, (0, "f32"), {"n": nz}, atol=1e-5),
+         expect={**_NO_MMA, "note": "zero-filled cp.async (src-size below cp-size) is unmodelled: wavefronts of "
+                                    "those warps are not predicted"})
+    mm, nn, kk = 32, 256, 24
+    v = _gemm(_mat(1, "f16", (mm, kk), (kk, 1)), _mat(2, "f16", (kk, nn), (nn, 1)), _mat(0, "f16", (mm, nn), (nn, 1)),
+              atol=2e-2)
+    cuda("hunt_mma_k8_ldsm_x2_stsm", 11, "One warp per 16x8 C tile, K steps of 8: A by ldmatrix.x2 from 48-byte "
+         "rows, B by ldmatrix.x1.trans, mma.m16n8k8 f16 -> f32, f16 C through stmatrix.x2 and 16-bit loads.",
+         [nn // 32, mm // 16, 1], [128, 1, 1],
+         {"0": "buf", "1": "buf", "2": "buf", "3": str(mm), "4": str(nn), "5": str(kk)},
+         {"0": _buf("f16", mm * nn, "sentinel", "C"), "1": _buf("f16", mm * kk, "uniform", "A", seed=211),
+          "2": _buf("f16", kk * nn, "uniform", "B", seed=212)},
+         v, mma_check=_mma_check(v), expect={"mma_check": "proved", "numerics": "correct", "data_dependent": False})
+    npw = 77
+    cuda("hunt_partial_wide", 12, "100 threads, the first 77 active: partial warps (13 lanes) of st.shared.v4, "
+         "st/ld.shared.f64 and a 2-way-conflicted ld.shared.v4.f32, and st.shared.v4 by every third lane, read "
+         "back as 4-byte words three lanes per address (the absent-lane rule for wide accesses).",
+         [1, 1, 1], [100, 1, 1], {"0": "buf", "1": "buf", "2": str(npw)},
+         {"0": _buf("f32", 400, "sentinel", "out"), "1": _buf("f32", 400, "uniform", "in", seed=213)},
+         _ref("partial_wide", {"in": (1, "f32")}, (0, "f32"), {"n": npw}))
+
+    def trit(name: str, kind: str, arch: int, description: str, grid: list[int], args: dict[str, str],
+             buffers: dict[str, dict], verify: dict, expect: dict | None = None) -> None:
+        out.append({"name": name, "description": description, "source": "triton_hunt.py", "triton_arch": arch,
+                    "triton_kind": kind, "entry": f"{kind}_kernel", "same_kernel_as": None, "grid": grid,
+                    "block": [{"layernorm": 256, "sort": 64}.get(kind, 128), 1, 1], "dynamic_smem": "triton", "args": args,
+                    "buffers": buffers, "verify": verify, "mma_check": [], "expect": expect or _NO_MMA})
+
+    lrows, lcols = 4, 1000
+    for arch in (80, 90):
+        trit(f"hunt_triton_layernorm_sm{arch}", "layernorm", arch, f"Triton layernorm (BLOCK 1024, 8 warps, "
+             f"sm_{arch}) over 1000-float rows: two cross-warp reductions through smem and a layout conversion "
+             "(st.shared.v4 + ldmatrix.x4 of f32).", [lrows, 1, 1],
+             {"0": "buf", "1": "buf", "2": "buf", "3": "buf", "4": str(lcols), "5": "925353388", "6": "buf", "7": "buf"},
+             {"0": _buf("f32", lrows * lcols, "sentinel", "out"), "1": _buf("f32", lrows * lcols, "uniform", "x",
+                                                                            seed=214),
+              "2": _buf("f32", lcols, "uniform", "w", seed=215), "3": _buf("f32", lcols, "uniform", "b", seed=216),
+              "6": _buf("u8", 256, "zeros", "scratch"), "7": _buf("u8", 256, "zeros", "scratch")},
+             _ref("layernorm", {"x": (1, "f32"), "w": (2, "f32"), "b": (3, "f32")}, (0, "f32"),
+                  {"rows": lrows, "n_cols": lcols, "eps": 1e-5}, atol=1e-4))
+    tn = 128
+    trit("hunt_triton_trans_sm90", "trans", 90, "Triton tl.trans of 64x64 f16 tiles (4 warps, sm_90a): "
+         "st.shared.v4 then ldmatrix.x4.trans (a layout conversion).", [tn // 64, tn // 64, 1],
+         {"0": "buf", "1": "buf", "2": str(tn), "3": "buf", "4": "buf"},
+         {"0": _buf("f16", tn * tn, "sentinel", "out"), "1": _buf("f16", tn * tn, "uniform", "in", seed=217),
+          "3": _buf("u8", 256, "zeros", "scratch"), "4": _buf("u8", 256, "zeros", "scratch")},
+         {"kind": "transpose", "in": {"arg": 1, "dtype": "f16", "shape": [tn, tn], "stride": [tn, 1]},
+          "out": {"arg": 0, "dtype": "f16", "shape": [tn, tn], "stride": [tn, 1]}})
+    trit("hunt_triton_sort_sm80", "sort", 80, "Triton tl.sort of 256 floats (2 warps, sm_80): bitonic stages "
+         "exchanged through shared memory with 8-way conflicted b32 reads.", [1, 1, 1],
+         {"0": "buf", "1": "buf", "2": "buf", "3": "buf"},
+         {"0": _buf("f32", 256, "sentinel", "out"), "1": _buf("f32", 256, "uniform", "in", seed=221),
+          "2": _buf("u8", 256, "zeros", "scratch"), "3": _buf("u8", 256, "zeros", "scratch")},
+         _ref("sorted_values", {"in": (1, "f32")}, (0, "f32"), {"n": 256}))
+    arows = 128
+    trit("hunt_triton_attn_sm80", "attn", 80, "Triton attention block (sm_80): S = Q K^T (tl.trans), row softmax, "
+         "O = P V, f16 dots through ldmatrix.x4 / .x4.trans and mma.sync, one 64-key block.", [arows // 64, 1, 1],
+         {"0": "buf", "1": "buf", "2": "buf", "3": "buf", "4": "1040187392", "5": "buf", "6": "buf"},
+         {"0": _buf("f16", arows * 64, "sentinel", "out"), "1": _buf("f16", arows * 64, "uniform", "q", seed=218),
+          "2": _buf("f16", 64 * 64, "uniform", "k", seed=219), "3": _buf("f16", 64 * 64, "uniform", "v", seed=220),
+          "5": _buf("u8", 256, "zeros", "scratch"), "6": _buf("u8", 256, "zeros", "scratch")},
+         _ref("attention", {"q": (1, "f16"), "k": (2, "f16"), "v": (3, "f16")}, (0, "f16"),
+              {"rows": arows, "seq": 64, "d": 64, "scale": 0.125}, atol=2e-2))
+    return out

@@ -9,6 +9,9 @@ reproducing the launcher's random numbers.  Kinds:
 - ``transpose``: out == in^T exactly.  ``block_sum``: out[b] == sum of block b, within atol.
 - ``softmax``: row softmax within atol.  ``histogram``: out == bincount(in & mask) exactly.
 - ``gather``: out == table[idx & mask] exactly.
+- ``reference``: one output buffer against a named function of the input buffers and ``params``
+  (``REFERENCES`` in :mod:`verify_refs`): exact for integers and where ``atol`` is 0, else within atol;
+  only the elements the function marks as written are compared.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import os
 from typing import Any
 
 import numpy as np
+import verify_refs
 
 NP_DTYPES = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "u8": np.uint8, "i8": np.int8,
              "u16": np.uint16, "i16": np.int16, "u32": np.uint32, "i32": np.int32, "u64": np.uint64,
@@ -103,6 +107,18 @@ def check(verify: dict, dump: str, ids: dict[str, int]) -> dict[str, Any]:
         ref = table[(idx & verify["mask"]).astype(np.int64)]
         bad = ~(out == ref)
         return {"ok": not bad.any(), "wrong": int(bad.sum())}
+    if kind == "reference":
+        ins = {name: _load(dump, ids, spec["arg"], spec["dtype"], "in") for name, spec in verify["inputs"].items()}
+        o = verify["out"]
+        out = _load(dump, ids, o["arg"], o["dtype"], "out")
+        ref, mask = verify_refs.REFERENCES[verify["function"]](ins, verify.get("params", {}), out.size)
+        got = out[mask]
+        want = ref[mask]
+        if np.issubdtype(out.dtype, np.integer) or not verify.get("atol"):
+            bad = ~((got == want) | (np.isnan(got.astype(np.float64)) & np.isnan(want.astype(np.float64))))
+            return {"ok": not bad.any(), "wrong": int(bad.sum()), "of": int(bad.size),
+                    **({"first_wrong": [int(i) for i in np.flatnonzero(mask)[bad][:8]]} if bad.any() else {})}
+        return _close(got.astype(np.float64), want.astype(np.float64), verify["atol"])
     raise ValueError(f"unknown verify kind {kind!r}")
 
 
@@ -150,6 +166,11 @@ def synthesize(verify: dict, dump: str, ids: dict[str, int], sizes: dict[str, tu
     elif kind == "gather":
         outs[str(verify["out"]["arg"])][:] = arrays[str(verify["table"]["arg"])][
             (arrays[str(verify["idx"]["arg"])] & verify["mask"]).astype(np.int64)]
+    elif kind == "reference":
+        ins = {name: arrays[str(spec["arg"])] for name, spec in verify["inputs"].items()}
+        o = outs[str(verify["out"]["arg"])]
+        ref, mask = verify_refs.REFERENCES[verify["function"]](ins, verify.get("params", {}), o.size)
+        o[mask] = ref[mask].astype(o.dtype)
     for key, arr in arrays.items():
         arr.tofile(os.path.join(dump, f"buf{ids[key]}.in"))
         outs[key].tofile(os.path.join(dump, f"buf{ids[key]}.out"))

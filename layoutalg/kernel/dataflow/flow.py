@@ -180,7 +180,8 @@ def _context(image: Any, machine: Any) -> Any:
     from layoutalg.kernel.interp.decode import Context
 
     fn = image.fn
-    return Context(fn.registers, image.symbols, fn.labels, machine.special_value, image.param_offsets, image.module.isa)
+    return Context(fn.registers, image.symbols, fn.labels, machine.special_value, image.param_offsets, image.module.isa,
+                   image.constants)
 
 
 def flow_of_trace(trace: Any, consumer: Any = None) -> FlowResult:

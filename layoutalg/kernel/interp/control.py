@@ -9,7 +9,9 @@
 / ``wmma.store`` on shared memory are recorded and listed as unmodelled by the bank model, and the whole
 matrix they span (``wmma_footprint``) must lie inside the CTA's shared memory.
 Calls to ``.func`` bodies and indirect branches are not supported (a :class:`KernelError` names
-them); ``vprintf`` and ``__assertfail`` calls have no traced effect.
+them); a ``vprintf`` call has no traced effect, and an ``__assertfail`` call (a failed device-side
+``assert``) ends the trace as ``trap`` does: the CUDA runtime halts the kernel there (CUDA C++ Programming
+Guide, "Assertion"), so nothing after it happens on the GPU.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from layoutalg.kernel.ptx.nodes import Instruction, Reg, Sym, Vec
 
 NO_EFFECT = {"membar", "fence", "prefetch", "prefetchu", "nanosleep", "griddepcontrol", "setmaxnreg", "discard",
              "applypriority", "pmevent", "brkpt"}
-HARMLESS_CALLS = {"vprintf", "__assertfail"}
+HARMLESS_CALLS = {"vprintf"}
+ABORTING_CALLS = {"__assertfail": "a device-side assert failed (__assertfail)"}
 
 
 @builder("bra")
@@ -225,6 +228,12 @@ def build_call(ins: Instruction, ctx: Context, idx: int) -> Op:
         raise KernelError("indirect calls are not supported", ins.line, ins.opcode)
     if callee.name in HARMLESS_CALLS:
         return Op(idx, ins, kind="nop")
+    if callee.name in ABORTING_CALLS:
+        why = ABORTING_CALLS[callee.name]
+
+        def run(m: Any, mask: Any) -> None:
+            raise KernelError(f"{why}: the kernel aborts here for these launch arguments", ins.line, ins.opcode)
+        return Op(idx, ins, run)
     raise KernelError(f"call to .func {callee.name}: calls are not supported (build with inlining, e.g. "
                       "__forceinline__, or trace the callee's own kernel)", ins.line, ins.opcode)
 

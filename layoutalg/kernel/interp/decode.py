@@ -98,17 +98,20 @@ def builder(*roots: str) -> Callable[[Builder], Builder]:
 
 
 class Context:
-    """What decoding needs: register types, symbol addresses, the machine's special registers, and the module's
-    ``.target``/``.version`` (``isa``: instructions whose forms depend on them, :mod:`.tensormap`)."""
+    """What decoding needs: register types, symbol addresses, the machine's special registers, the module's
+    ``.target``/``.version`` (``isa``: instructions whose forms depend on them, :mod:`.tensormap`), and the bytes
+    of its initialised ``.const`` variables (``constants``: (global address, bytes), read by ``ld.const``)."""
 
     def __init__(self, registers: dict[str, str], symbols: dict[str, int], labels: dict[str, int],
-                 special: Callable[[str, int], Value], params: dict[str, int], isa: Target) -> None:
+                 special: Callable[[str, int], Value], params: dict[str, int], isa: Target,
+                 constants: tuple[tuple[int, bytes], ...] = ()) -> None:
         self.registers = registers
         self.symbols = symbols
         self.labels = labels
         self.special = special
         self.params = params
         self.isa = isa
+        self.constants = constants
 
     def reg_width(self, name: str) -> int:
         t = self.registers.get(name)

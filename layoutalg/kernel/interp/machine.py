@@ -10,6 +10,20 @@ warp-level instruction execution is therefore "one warp with the lanes at that P
 the unit Nsight counts.  While all live threads share one PC (the common case) the
 machine runs *converged*: no PC arrays, unmasked register writes.
 
+**Fairness between warps.**  The lowest PC alone would starve a warp that spins at a
+higher PC: a warp polling a shared flag (``while (flag == 0);``) in a loop laid out
+before the store of another warp that sets it would loop until the step budget,
+though the GPU schedules both warps (warps progress independently).  So when one
+backward branch has been taken ``FAIR_AFTER`` times in a row while threads of other
+warps were runnable elsewhere, the scheduling runs one *round*: the warps taking it
+are parked (whole warps, so their lanes still reconverge by min PC) until every other
+warp has also taken a backward branch, blocked at a barrier or exited.  Ordinary
+divergent loops (warps with different trip counts) never reach the threshold and keep
+the lowest-PC order, which lets early warps wait at the loop exit for the late ones
+so the code after it runs once for all.  Per-warp counts do not depend on the order;
+a spin loop's iteration count is that of this schedule (one legal interleaving), not
+a prediction of the GPU's timing.
+
 **Barriers** (PTX ISA 8.x, "bar, barrier").  Each CTA has sixteen barriers; the id
 operand picks one (it must be known and below 16 on every arriving thread).
 ``bar.sync``/``barrier.sync``/``bar.red`` arrive and block, ``bar.arrive`` arrives
@@ -45,6 +59,7 @@ from layoutalg.kernel.interp.values import U64, Value
 from layoutalg.kernel.records import Recorder
 
 DEFAULT_STEP_BUDGET = 2_000_000
+FAIR_AFTER = 64  # consecutive takes of one back edge while other warps wait, before they get a round
 MAX_BARRIERS = 16
 
 
@@ -160,6 +175,9 @@ class Machine:
         converged = True
         pcs = np.zeros(self.n, dtype=np.int64)
         blocked = np.zeros(self.n, dtype=bool)
+        parked = np.zeros(self.n, dtype=bool)  # warps that took a back edge this round (module doc)
+        any_parked = False
+        spin_pc, spins = -1, 0  # the back edge last taken while other warps waited, and how often in a row
         back_edges: dict[int, int] = {}
         budget = self.step_budget
         big = np.int64(1 << 40)
@@ -178,6 +196,13 @@ class Machine:
                     if blocked.any():
                         self._deadlock(blocked, pcs)
                     return
+                if any_parked:
+                    eligible = runnable & ~parked
+                    if eligible.any():
+                        runnable = eligible
+                    else:  # every other warp took a back edge, blocked or exited: a new round
+                        parked[:] = False
+                        any_parked = False
                 masked = np.where(runnable, pcs, big)
                 cur = int(masked.min())
                 if cur >= n_ops:  # ran off the end: an implicit exit, which can complete a phase as exit does
@@ -185,7 +210,7 @@ class Machine:
                     if self.bar_open:
                         self._settle(sorted(self.bar_open), blocked)
                     continue
-                if not blocked.any() and int(np.where(live, pcs, -1).max()) == cur:
+                if not blocked.any() and not any_parked and int(np.where(live, pcs, -1).max()) == cur:
                     converged = True
                     pc = cur
                     continue
@@ -244,6 +269,22 @@ class Machine:
                     continue
                 pcs[base & ~taken] = cur + 1
                 pcs[taken] = target
+                if target <= cur and taken.any():
+                    warps = np.repeat(self._warps_of(taken), 32)
+                    others = bool((live & ~blocked & ~parked & ~warps).any())
+                    if any_parked:
+                        if others:
+                            parked |= warps
+                        else:  # the last eligible warps took their back edge: the round is over
+                            parked[:] = False
+                            any_parked = False
+                    elif others:
+                        spins = spins + 1 if cur == spin_pc else 1
+                        spin_pc = cur
+                        if spins >= FAIR_AFTER:  # the others get a round (module doc)
+                            parked |= warps
+                            any_parked = True
+                            spins = 0
                 continue
             if kind == "exit":
                 gone = self.active(mask) if exe is None else exe

@@ -5,7 +5,10 @@
   every warp-level execution is recorded for the bank model.
 * ``.local``: a per-thread byte store (stack arrays, spills), values stay known.
 * ``.param``: the kernel's arguments (known).
-* ``.global``, ``.const``, ``ldu``: loads are unknown; stores have no traced effect.
+* ``.const``: bytes of an initialised module ``.const`` variable are its initializer's (the value the
+  module is loaded with: a lookup table in ``__constant__`` memory); other ``.const`` bytes are unknown (set
+  by the host).
+* ``.global``, ``ldu``: loads are unknown; stores have no traced effect.
 * generic (no state space): each lane's address is classified by window (:mod:`.spaces`);
   lanes in the shared window are recorded as shared accesses (flagged ``generic``).
 
@@ -88,6 +91,7 @@ def build_ld(ins: Instruction, ctx: Context, idx: int) -> Op:
     dests = _items(ins.operands[0], count, ins)
     writers = [ctx.writer(d, ins, type_=t) for d in dests]
     read_addr = address_reader(ctx, ins.operands[1], ins)
+    constants = ctx.constants if space == "const" else ()
     op = Op(idx, ins, dests=[d for _, ds in writers for d in ds], shared=space in ("shared", None))
     text = model_text("ld", width, space, ins)
 
@@ -110,6 +114,8 @@ def build_ld(ins: Instruction, ctx: Context, idx: int) -> Op:
             put(m, lanes, lambda j: _param(m, addr, j * ew, ew, ins, lanes))
         elif space == "local":
             put(m, lanes, lambda j: _local_load(m, lanes, addr, j * ew, ew, ins))
+        elif space == "const" and constants:
+            put(m, lanes, lambda j: _const_load(constants, addr, j * ew, ew, m.n))
         elif space in ("global", "const"):
             put(m, lanes, lambda j: (np.zeros(m.n, dtype=np.uint64), np.zeros(m.n, dtype=bool)))
         else:
@@ -120,6 +126,28 @@ def build_ld(ins: Instruction, ctx: Context, idx: int) -> Op:
 
     op.run = run
     return op
+
+
+def _const_load(constants: tuple[tuple[int, bytes], ...], addr: Value, extra: int, width: int, n: int
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Bytes ``extra..extra+width`` past each lane's address where they lie inside one initialised ``.const``
+    variable (known there), unknown elsewhere."""
+    a = full(addr.bits, n).astype(np.int64) + extra
+    known_addr = np.broadcast_to(np.asarray(addr.known), (n,))
+    bits = np.zeros(n, dtype=np.uint64)
+    known = np.zeros(n, dtype=bool)
+    for base, data in constants:
+        inside = known_addr & (a >= base) & (a + width <= base + len(data))
+        if not inside.any():
+            continue
+        buf = np.frombuffer(data, dtype=np.uint8)
+        offs = np.where(inside, a - base, 0)
+        val = np.zeros(n, dtype=np.uint64)
+        for k in range(width):
+            val |= buf[offs + k].astype(np.uint64) << U64(8 * k)
+        bits = np.where(inside, val, bits)
+        known |= inside
+    return bits, known
 
 
 def _masked(pair: tuple[np.ndarray, np.ndarray], ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

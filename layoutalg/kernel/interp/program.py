@@ -6,7 +6,9 @@ Symbols (what a name in an operand evaluates to):
 * a ``.param`` variable declared in the body (a call sequence): a per-thread slot in local memory;
 * a ``.shared`` variable: its shared-window address (:class:`~.spaces.SharedLayout`);
 * a ``.local`` variable: its offset in the thread's local memory;
-* a module ``.global``/``.const`` variable: the base of a global buffer of its own.
+* a module ``.global``/``.const`` variable: the base of a global buffer of its own; a ``.const`` one with an
+  initializer also gives its bytes (``LaunchImage.constants``: the value the module is loaded with, which
+  ``ld.const`` reads; a host ``cudaMemcpyToSymbol`` before the launch is not seen).
 """
 
 from __future__ import annotations
@@ -110,6 +112,7 @@ class LaunchImage:
     local_size: int
     dynamic_smem: int
     global_symbols: dict[str, int]
+    constants: tuple[tuple[int, bytes], ...] = ()  # (address, bytes) of every initialised .const variable
 
 
 def build_image(module: Module, fn: Function, params: bytes, param_offsets: dict[str, int], n_buffers: int,
@@ -125,13 +128,26 @@ def build_image(module: Module, fn: Function, params: bytes, param_offsets: dict
             symbols[v.name] = local
             local += max(v.size, 1)
     global_symbols: dict[str, int] = {}
+    constants: list[tuple[int, bytes]] = []
     k = n_buffers
     for v in module.variables:
         if v.space in ("global", "const"):
             global_symbols[v.name] = buffer_base(k)
+            if v.space == "const" and v.initializer is not None:
+                constants.append((buffer_base(k), initial_bytes(v)))
             k += 1
     symbols.update(global_symbols)
-    return LaunchImage(module, fn, params, param_offsets, k, shared, symbols, local, dynamic_smem, global_symbols)
+    return LaunchImage(module, fn, params, param_offsets, k, shared, symbols, local, dynamic_smem, global_symbols,
+                       tuple(constants))
+
+
+def initial_bytes(v: Variable) -> bytes:
+    """A variable's bytes from its initializer: each element little-endian in its type's width (bit patterns, as
+    the parser reads ``0f``/``0d`` floats), the elements the initializer leaves out zero (PTX ISA, "Array
+    Declarations": "... the remaining elements are initialized to zero" for a shorter initializer list)."""
+    eb = v.element_bytes
+    data = b"".join((x & ((1 << (8 * eb)) - 1)).to_bytes(eb, "little") for x in v.initializer or ())
+    return data + bytes(max(0, v.size - len(data)))
 
 
 def decoder(image: LaunchImage, machine: Machine) -> tuple[list[Op | None], Any]:
@@ -149,7 +165,8 @@ def decoder(image: LaunchImage, machine: Machine) -> tuple[list[Op | None], Any]
         cache.clear()
         cache[key] = [None] * len(fn.body)
     ops = cache[key]
-    ctx = Context(fn.registers, image.symbols, fn.labels, machine.special_value, image.param_offsets, image.module.isa)
+    ctx = Context(fn.registers, image.symbols, fn.labels, machine.special_value, image.param_offsets, image.module.isa,
+                  image.constants)
     local_params = {v.name for v in fn.variables if v.space == "param"}
 
     def decode_one(i: int) -> Op:

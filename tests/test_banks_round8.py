@@ -37,7 +37,7 @@ def conflicts_counter(case: dict, run: int) -> float:
 
 def test_the_round_was_measured_twice_and_every_count_repeated() -> None:
     assert len(CASES) == len(PREDICTED) == 577
-    assert all(len(c["wavefronts_runs"]) >= 1 and len(set(c["wavefronts_runs"])) == 1 for c in CASES)
+    assert all(len(c["wavefronts_runs"]) == 2 and len(set(c["wavefronts_runs"])) == 1 for c in CASES)
     assert "H200" in MEASURED["meta"]["device"]
 
 

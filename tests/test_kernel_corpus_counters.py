@@ -36,6 +36,7 @@ class Expected:
     data_dependent: frozenset[tuple[int, str, str]] = frozenset()
     unmodelled: dict[tuple[int, str], int] = field(default_factory=dict)
     incomplete: frozenset[str] = frozenset()
+    timing: dict[str, int] = field(default_factory=dict)  # counter -> the most the runs rise above the prediction
 
 
 # Triton's pipelined loop issues the cp.async of k-tiles 2 and 3 with src-size 16 and those of tiles 4 and 5
@@ -53,6 +54,15 @@ EXPECTED: dict[str, Expected] = {
                                    incomplete=_ZERO_FILL),
     "triton_matmul_sm90": Expected(unmodelled={(line, ZERO_FILL_REASON): 32 for line in (322, 326, 333, 337)},
                                    incomplete=_ZERO_FILL),
+    # hunt_cpasync_zfill: cp.async.ca 4- and 8-byte copies whose src-size is 0 past n (the last CTA's tail)
+    "hunt_cpasync_zfill": Expected(unmodelled={(57, ZERO_FILL_REASON): 6, (81, ZERO_FILL_REASON): 15},
+                                   incomplete=frozenset({ctr.LDGSTS_ACCESS, ctr.SASS_LDGSTS_WAVEFRONTS,
+                                                         ctr.LDGSTS_CONFLICTS})),
+    # hunt_triton_attn_sm80: twelve ncu runs (measured.json and measured_repeats.json) give 1280 or 1281 ld
+    # wavefronts (seven of them 1281) and 0-2 ld bank conflicts, in the ptxas build and the driver's JIT build alike:
+    # a timing-dependent extra wavefront (its ldmatrix reads run while its cp.async writes land), outside a model of
+    # each instruction alone.  The prediction must be the least count measured.
+    "hunt_triton_attn_sm80": Expected(timing={ctr.LD_WAVEFRONTS: 1, ctr.LD_CONFLICTS: 2}),
 }
 # Hopper instructions outside the LSU shared-memory pipe, listed as such (never counted)
 NOT_LSU = {"triton_matmul_sm90": {"wgmma"}, "triton_matmul_tma_sm90": {"wgmma", "mbarrier", "cp.async.bulk"}}
@@ -73,10 +83,14 @@ def traced(name: str) -> Any:
 
 def measured(name: str) -> list[dict[str, float]]:
     """Every ncu run of the kernel: the two of the ptxas-built cubin, and for Triton's sm_80 PTX the driver's
-    JIT build on the sm_90 device too."""
+    JIT build on the sm_90 device too (plus any repeats, measured_repeats.json)."""
     with open(os.path.join(CORPUS, name, "measured.json")) as fh:
         runs = json.load(fh)["runs"]
     assert {"ncu_run1", "ncu_run2"} <= set(runs) and all("error" not in r for r in runs.values())
+    repeats = os.path.join(CORPUS, name, "measured_repeats.json")
+    if os.path.exists(repeats):
+        with open(repeats) as fh:
+            runs = {**runs, **json.load(fh)["runs"]}
     return list(runs.values())
 
 
@@ -85,15 +99,22 @@ def test_every_exact_counter_equals_every_nsight_run(name: str) -> None:
     t = traced(name)
     incomplete = t.incomplete_counters
     predicted = t.counters
+    timing = EXPECTED.get(name, Expected()).timing
     wrong = {}
     for counter in ctr.ALL_COUNTERS:
-        for run in measured(name):
-            value = int(run[counter])
+        values = [int(run[counter]) for run in measured(name)]
+        if counter in timing:
+            assert predicted[counter] == min(values) and max(values) <= predicted[counter] + timing[counter], \
+                (counter, predicted[counter], sorted(values))
+            continue
+        for value in values:
             if counter in incomplete:
                 assert predicted[counter] <= value, (counter, "the modelled part must be a lower bound")
             elif predicted[counter] != value:
                 wrong[counter] = (predicted[counter], value)
     assert not wrong, f"predicted vs measured: {wrong}"
+    # a counter marked timing-dependent must really vary between runs
+    assert all(len({int(run[c]) for run in measured(name)}) > 1 for c in timing)
 
 
 @pytest.mark.parametrize("name", NAMES)

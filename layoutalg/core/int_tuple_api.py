@@ -144,37 +144,44 @@ _NEG_BOUND = -_BOUND  # computed once: negating a 4096-bit int on every call cos
 
 
 def _prefix_plain(shape: tuple[Any, ...], running: int, depth: int,
-                  budget: list[int] | None = None) -> tuple[IntTuple, int]:
-    """``(prefix products of shape from running, running times its size)``; _NotPlainError at a leaf that is not a plain
-    int within the limits, past the nesting limit, or past MAX_NODES tuples (``budget``: the tuples left, shared by
-    the whole walk; a tuple made by pairing one object with itself is refused, not walked 2**60 times)."""
-    if budget is None:
-        budget = [MAX_NODES]
-    budget[0] -= 1
-    if depth >= MAX_DEPTH or budget[0] < 0:
+                  budget: int = MAX_NODES) -> tuple[IntTuple, int, int]:
+    """``(prefix products of shape from running, running times its size, budget left)``; _NotPlainError at a leaf
+    that is not a plain int within the limits, past the nesting limit, or past ``budget`` tuples (MAX_NODES, shared
+    by the whole walk through the return value: a tuple made by pairing one object with itself is refused, not
+    walked 2**60 times)."""
+    if depth >= MAX_DEPTH or budget <= 0:
         raise _NotPlainError
+    budget -= 1
     out: list[Any] = []
     for s in shape:
         if type(s) is int and _NEG_BOUND < s < _BOUND:
             out.append(running)
             running *= s
         elif type(s) is tuple:
-            value, running = _prefix_plain(s, running, depth + 1, budget)
+            value, running, budget = _prefix_plain(s, running, depth + 1, budget)
             out.append(value)
         else:
             raise _NotPlainError
-    return tuple(out), running
+    return tuple(out), running, budget
 
 
-def _prefix_init(shape: Any, init: Any, depth: int) -> IntTuple:
-    """:func:`prefix_product` of plain ints (a tuple ``init`` mode by mode); _NotPlainError for anything else."""
+def _prefix_init(shape: Any, init: Any, depth: int, budget: int = MAX_NODES) -> tuple[IntTuple, int]:
+    """(:func:`prefix_product` of plain ints (a tuple ``init`` mode by mode), budget left); _NotPlainError for
+    anything else, past the nesting limit or past ``budget`` tuples."""
     if type(init) is int and _NEG_BOUND < init < _BOUND:
         if type(shape) is int and _NEG_BOUND < shape < _BOUND:
-            return init
+            return init, budget
         if type(shape) is tuple:
-            return _prefix_plain(shape, init, depth)[0]
-    elif type(init) is tuple and type(shape) is tuple and len(init) == len(shape) and depth < MAX_DEPTH:
-        return tuple([_prefix_init(s, i, depth + 1) for s, i in zip(shape, init)])
+            value, _, budget = _prefix_plain(shape, init, depth, budget)
+            return value, budget
+    elif (type(init) is tuple and type(shape) is tuple and len(init) == len(shape) and depth < MAX_DEPTH
+          and budget > 0):
+        budget -= 1
+        modes: list[IntTuple] = []
+        for s, i in zip(shape, init):
+            value, budget = _prefix_init(s, i, depth + 1, budget)
+            modes.append(value)
+        return tuple(modes), budget
     raise _NotPlainError
 
 
@@ -203,27 +210,31 @@ def prefix_product(shape: Any, init: Any = _ONE) -> IntTuple:
             elif type(shape) is tuple:  # _prefix_plain's loop, one call fewer
                 out: list[IntTuple] = []
                 running = init
+                budget = MAX_NODES
                 for x in shape:
                     if type(x) is int and (0 <= x < 1073741824 or _NEG_BOUND < x < _BOUND):
                         out.append(running)
                         running *= x
                     elif type(x) is tuple:
-                        value, running = _prefix_plain(x, running, 1)
+                        value, running, budget = _prefix_plain(x, running, 1, budget)
                         out.append(value)
                     else:
                         raise _NotPlainError
                 return tuple(out)
         elif type(init) is tuple and type(shape) is tuple and len(init) == len(shape):  # a tuple init, by mode
             modes: list[IntTuple] = []
+            budget = MAX_NODES
             for x, i in zip(shape, init):
                 if type(i) is not int or not _NEG_BOUND < i < _BOUND:
-                    modes.append(_prefix_init(x, i, 1))
+                    value, budget = _prefix_init(x, i, 1, budget)
+                    modes.append(value)
                 elif type(x) is tuple:
                     inner: list[IntTuple] = []
                     running = i
                     for y in x:  # a flat mode inline (the usual one); a nested one goes to _prefix_plain
                         if type(y) is not int or not _NEG_BOUND < y < _BOUND:
-                            modes.append(_prefix_plain(x, i, 1)[0])
+                            value, _, budget = _prefix_plain(x, i, 1, budget)
+                            modes.append(value)
                             break
                         inner.append(running)
                         running *= y
@@ -234,7 +245,7 @@ def prefix_product(shape: Any, init: Any = _ONE) -> IntTuple:
                 else:
                     raise _NotPlainError
             return tuple(modes)
-        return _prefix_init(shape, init, 0)
+        return _prefix_init(shape, init, 0)[0]
     except _NotPlainError:
         pass  # the validating path below names the bad leaf or the rank mismatch
     if any_leaf(init, _is_scalar, "prefix_product init") or any_leaf(shape, _is_symbol, "prefix_product shape"):
@@ -312,38 +323,36 @@ def shape_div(a: Any, b: Any) -> IntTuple:
     return it.shape_div(ta, tb)
 
 
-def _compact_size(shape: Any, depth: int, budget: list[int] | None = None) -> int:
-    """The size of a plain int shape; _NotPlainError otherwise, or past MAX_NODES tuples (``budget``, shared by the
-    walk: each tuple counted every time it appears)."""
+def _compact_size(shape: Any, depth: int, budget: int = MAX_NODES) -> tuple[int, int]:
+    """(the size of a plain int shape, budget left); _NotPlainError otherwise, or past ``budget`` tuples (MAX_NODES,
+    each tuple counted every time it appears)."""
     if type(shape) is int and 0 < shape < _BOUND:
-        return shape
-    if budget is None:
-        budget = [MAX_NODES]
-    budget[0] -= 1
-    if type(shape) is tuple and depth < MAX_DEPTH and budget[0] >= 0:
+        return shape, budget
+    if type(shape) is tuple and depth < MAX_DEPTH and budget > 0:
+        budget -= 1
         n = 1
         for s in shape:
-            n *= _compact_size(s, depth + 1, budget)
-        return n
+            size, budget = _compact_size(s, depth + 1, budget)
+            n *= size
+        return n, budget
     raise _NotPlainError
 
 
 def _compact_offset(crd: Any, shape: Any, running: int, depth: int,
-                    budget: list[int] | None = None) -> tuple[int, int]:
-    """``(offset of crd under shape's compact strides from running, running * size(shape))`` for plain ints;
-    _NotPlainError for anything else (a bad leaf, a tree mismatch, past MAX_NODES tuples)."""
-    if budget is None:
-        budget = [MAX_NODES]
+                    budget: int = MAX_NODES) -> tuple[int, int, int]:
+    """``(offset of crd under shape's compact strides from running, running * size(shape), budget left)`` for plain
+    ints; _NotPlainError for anything else (a bad leaf, a tree mismatch, past ``budget`` tuples)."""
     if type(crd) is int and _NEG_BOUND < crd < _BOUND:
-        return crd * running, running * _compact_size(shape, depth, budget)
-    budget[0] -= 1
+        size, budget = _compact_size(shape, depth, budget)
+        return crd * running, running * size, budget
     if (type(crd) is tuple and type(shape) is tuple and len(crd) == len(shape) and depth < MAX_DEPTH
-            and budget[0] >= 0):
+            and budget > 0):
+        budget -= 1
         total = 0
         for c, s in zip(crd, shape):
-            off, running = _compact_offset(c, s, running, depth + 1, budget)
+            off, running, budget = _compact_offset(c, s, running, depth + 1, budget)
             total += off
-        return total, running
+        return total, running, budget
     raise _NotPlainError
 
 

@@ -225,9 +225,9 @@ def as_int(x: Any, what: str, error: type[LayoutError] = LayoutError) -> int:
 
 
 def is_plain_tuple(x: Any) -> bool:
-    """Whether ``x`` is a tuple of plain ints (nested at most MAX_DEPTH levels, within the bit limit): nothing
-    to convert, report or refuse (the fast path of every check)."""
-    return type(x) is tuple and _is_plain(x, 0)
+    """Whether ``x`` is a tuple of plain ints (nested at most MAX_DEPTH levels and MAX_NODES tuples, within the
+    bit limit): nothing to convert, report or refuse (the fast path of every check)."""
+    return type(x) is tuple and _plain_budget(x, 0, MAX_NODES) >= 0
 
 
 def _is_plain(x: tuple[Any, ...], depth: int) -> bool:
@@ -237,20 +237,21 @@ def _is_plain(x: tuple[Any, ...], depth: int) -> bool:
 
 def _plain_budget(x: tuple[Any, ...], depth: int, budget: int) -> int:
     """``budget`` less the tuples of ``x`` (each counted every time it appears) if ``x`` is a tuple of plain ints
-    within the limits and the budget lasts; -1 otherwise."""
-    budget -= 1
-    if depth >= MAX_DEPTH or budget < 0:
+    within the limits and the budget lasts; negative otherwise.  A budget spent on entry is noticed after the first
+    nested tuple (each call returns at most what it was given), so the work past it is one path down."""
+    if depth >= MAX_DEPTH:
         return -1
+    budget -= 1
     for e in x:
         if type(e) is int:
             if not _NEG_LIMIT < e < _LIMIT:
                 return -1
-        elif type(e) is not tuple:
-            return -1
-        else:
+        elif type(e) is tuple:
             budget = _plain_budget(e, depth + 1, budget)
             if budget < 0:
                 return -1
+        else:
+            return -1
     return budget
 
 

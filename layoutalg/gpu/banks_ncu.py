@@ -35,7 +35,10 @@ ST_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
 LDGSTS_BYPASS = "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts_cache_bypass.sum"
 LDGSTS_ACCESS = "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts_cache_access.sum"
 ALL_SHARED = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
-DEFAULT_METRICS = (LD_METRIC, ST_METRIC, LD_CONFLICTS, ST_CONFLICTS, LDGSTS_BYPASS, LDGSTS_ACCESS, ALL_SHARED)
+ATOM_METRIC = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"
+ATOM_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum"
+DEFAULT_METRICS = (LD_METRIC, ST_METRIC, LD_CONFLICTS, ST_CONFLICTS, LDGSTS_BYPASS, LDGSTS_ACCESS, ALL_SHARED,
+                   ATOM_METRIC, ATOM_CONFLICTS)
 
 # kernel name -> (PTX body, expected SASS opcode regex)
 _LD_BODIES = {
@@ -125,6 +128,33 @@ def _masked_ld_st_body(width: int, store: bool) -> str:
             "\"r\"((u32)goff[t])); r = " + " ^ ".join(f"(u32)v{i}" for i in range(count)) + ";")
 
 
+def _atomic_body(ptx: str, operands: str, wide: bool = False) -> str:
+    """One ``atom``/``red`` on shared memory (its result folded into ``r``); ``operands`` follow the address."""
+    if ptx.startswith("red."):
+        return f"asm volatile(\"{ptx} [%0]{operands};\" :: \"r\"(a), \"r\"(t) : \"memory\");"
+    if wide:
+        return (f"unsigned long long v; asm volatile(\"{ptx} %0, [%1]{operands};\" : \"=l\"(v) : \"r\"(a), "
+                "\"l\"((unsigned long long)t) : \"memory\"); r = (u32)v;")
+    return f"asm volatile(\"{ptx} %0, [%1]{operands};\" : \"=r\"(r) : \"r\"(a), \"r\"(t) : \"memory\");"
+
+
+ATOMICS: dict[str, tuple[str, str]] = {
+    # instruction -> (kernel body, expected SASS opcode): the forms ptxas compiles to one ATOMS (an f32 or u64 add
+    # becomes a CAS loop, so they are not probed); red.add of the constant 1 becomes ATOMS.POPC.INC
+    "atom.shared.add.u32": (_atomic_body("atom.shared.add.u32", ", %2"), r"ATOMS\.ADD"),
+    "atom.shared.exch.b32": (_atomic_body("atom.shared.exch.b32", ", %2"), r"ATOMS\.EXCH"),
+    "atom.shared.cas.b32": (_atomic_body("atom.shared.cas.b32", ", %2, %2"), r"ATOMS\.CAS"),
+    "atom.shared.min.s32": (_atomic_body("atom.shared.min.s32", ", %2"), r"ATOMS\.MIN\.S32"),
+    "atom.shared.inc.u32": (_atomic_body("atom.shared.inc.u32", ", %2"), r"ATOMS\.INC"),
+    "red.shared.add.u32": ("asm volatile(\"red.shared.add.u32 [%0], 1;\" :: \"r\"(a) : \"memory\");",
+                           r"ATOMS\.POPC\.INC\.32"),
+    "red.shared.add.u32 (by lane)": (_atomic_body("red.shared.add.u32", ", %1"), r"ATOMS\.ADD"),
+    "atom.shared.exch.b64": (_atomic_body("atom.shared.exch.b64", ", %2", wide=True), r"ATOMS\.EXCH\.64"),
+    "atom.shared.cas.b64": (_atomic_body("atom.shared.cas.b64", ", %2, %2", wide=True), r"ATOMS\.CAS\.64"),
+}
+"""Shared-memory atomics probed for the bank model (appended to the kernel table, so earlier ids stay)."""
+
+
 def kernel_table() -> dict[str, tuple[str, str]]:
     """Canonical instruction -> (kernel body, expected SASS opcode regex) for every measurable access."""
     table: dict[str, tuple[str, str]] = {}
@@ -152,6 +182,7 @@ def kernel_table() -> dict[str, tuple[str, str]]:
     for width, (_, pat) in _ST_BODIES.items():
         table[parse_instruction(f"st.shared.{_width_type(width)}").canonical + MASKED] = (
             _masked_ld_st_body(width, store=True), pat)
+    table.update(ATOMICS)
     return table
 
 
@@ -245,6 +276,16 @@ class Case:
         return self.active is not None
 
 
+def _table_key(case: Case) -> str:
+    """The case's kernel-table key: its canonical instruction (an atomic: its text), masked or not."""
+    if case.instruction in ATOMICS:
+        if len(case.lane_byte_addresses) != 32 or case.active is not None:
+            raise LayoutError(f"case {case.name!r}: an atomic probe needs 32 lane addresses and no mask")
+        return case.instruction
+    ins = _canonical(case)
+    return ins.canonical + (MASKED if case.masked else "")
+
+
 def _canonical(case: Case) -> Instruction:
     ins = parse_instruction(case.instruction)
     if len(case.lane_byte_addresses) != 32:
@@ -260,14 +301,14 @@ def write_cases(cases: Sequence[Case], path: str) -> None:
     names = list(kernel_table())
     with open(path, "wb") as fh:
         for case in cases:
-            ins = _canonical(case)
+            key = _table_key(case)
             goff = case.global_byte_addresses or tuple(16 * i for i in range(32))
             soff = case.lane_byte_addresses
-            if case.active is not None and ins.kind == "cp.async":
+            if case.active is not None and key.startswith("cp.async"):
                 soff = tuple(s if on else INACTIVE for s, on in zip(soff, case.active))
             elif case.active is not None:
                 goff = tuple(ACTIVE_FLAG if on else 0 for on in case.active)
-            fh.write(struct.pack("<I", names.index(ins.canonical + (MASKED if case.masked else ""))))
+            fh.write(struct.pack("<I", names.index(key)))
             fh.write(struct.pack("<32I", *soff))
             fh.write(struct.pack("<32Q", *goff))
 
@@ -295,7 +336,7 @@ def check_sass(exe: str, cuobjdump: str = "cuobjdump") -> dict[str, dict[str, ob
         name = block.split("\n", 1)[0].strip()
         # '@!PT LDS RZ, [RZ]' is a never-executed placeholder ptxas emits around cp.async.wait_all
         live = "\n".join(line for line in block.splitlines() if "@!PT" not in line)
-        ops = re.findall(r"\b(LDS[\w.]*|STS[\w.]*|LDSM[\w.]*|STSM[\w.]*|LDGSTS[\w.]*)\b", live)
+        ops = re.findall(r"\b(LDS[\w.]*|STS[\w.]*|LDSM[\w.]*|STSM[\w.]*|LDGSTS[\w.]*|ATOMS[\w.]*)\b", live)
         pat = expected.get(name)
         ok = pat is not None and len(ops) == 1 and re.fullmatch(pat, ops[0]) is not None
         report[name] = {"opcodes": ops, "ok": ok}
@@ -363,8 +404,9 @@ def measure(cases: Sequence[Case], workdir: str | None = None, ncu: str = "ncu",
             raise RuntimeError(f"ncu reported {len(values)} launches for {len(cases)} cases")
         out: list[dict[str, object]] = []
         for case, vals in zip(cases, values):
-            ins = parse_instruction(case.instruction)
-            if ins.kind == "cp.async":
+            if case.instruction in ATOMICS:
+                key = ATOM_METRIC
+            elif (ins := parse_instruction(case.instruction)).kind == "cp.async":
                 key = LDGSTS_BYPASS if ins.cache == "cg" else LDGSTS_ACCESS
             else:
                 key = ST_METRIC if ins.is_store else LD_METRIC

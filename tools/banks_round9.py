@@ -1,0 +1,146 @@
+"""Round 9 of the shared-memory measurements: shared-memory atomics (exploratory).
+
+    python3 tools/measure_banks.py OUTDIR --set 9          # on the GPU machine
+    python3 tools/banks_round9.py import OUTDIR/measurements.json [MORE.json ...]
+
+The bank model refuses ``atom``/``red`` on shared memory (not measured).  This round probes the forms ptxas
+compiles to one ``ATOMS`` instruction (``banks_ncu.ATOMICS``: add, exch, cas, min, inc of 32 bits, exch and cas
+of 64 bits, ``red.add`` by a lane value, and ``red.add`` of the constant 1, which ptxas turns into
+``ATOMS.POPC.INC``) over patterns that separate candidate rules: distinct words per bank (the ``st.shared``
+rule), lanes per bank (every lane's read-modify-write on its own), lanes per word, and mixtures.  ``import``
+writes ``tests/data/<device>_smem_atomics_round9.json`` and prints, per candidate rule, how many it fits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+from collections.abc import Sequence
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from layoutalg.gpu.banks_ncu import ATOMICS, Case  # noqa: E402
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
+SEED = 909
+SPAN = 8192
+WIDE = ("atom.shared.exch.b64", "atom.shared.cas.b64")
+
+
+def _case(name: str, ins: str, addrs: Sequence[int]) -> Case:
+    assert len(addrs) == 32 and all(0 <= a < SPAN for a in addrs), name
+    return Case(name, ins, tuple(addrs), None, ("round9", ins))
+
+
+def _patterns(rng: random.Random, w: int) -> list[tuple[str, list[int]]]:
+    words = lambda ws: [4 * x if w == 4 else 8 * x for x in ws]  # noqa: E731 - units of the access width
+    per_row = 128 // w  # units per 128-byte row (one pass over the 32 banks)
+    out: list[tuple[str, list[int]]] = [
+        ("contiguous", words(range(32))),
+        ("all one address", words([5] * 32)),
+        ("column (one bank, 32 units)", words([per_row * i for i in range(32)])),
+        ("two units per bank group, rows 0 and 1", words([(i % per_row) + per_row * (i // per_row % 2)
+                                                         for i in range(32)])),
+        ("lane 0 alone at row 1, rest one address", words([per_row] + [0] * 31)),
+        ("two lanes one unit, rest contiguous", words([0, 0] + list(range(2, 32)))),
+        ("one address, one lane another unit of its bank", words([0] * 31 + [per_row])),
+    ]
+    for k in (2, 4, 8, 16):
+        out.append((f"{k} lanes per unit, contiguous units", words([i // k for i in range(32)])))
+        out.append((f"{k} lanes per unit, units down one bank", words([per_row * (i // k) for i in range(32)])))
+        out.append((f"{k} lanes per unit, interleaved", words([i % (32 // k) for i in range(32)])))
+    for pool in (2, 4, 8, 32, 64):
+        for j in range(2):
+            units = [rng.randrange(SPAN // w) for _ in range(pool)]
+            out.append((f"random pool of {pool} #{j}", words([rng.choice(units) for _ in range(32)])))
+    for j in range(3):
+        out.append((f"random #{j}", words([rng.randrange(SPAN // w) for _ in range(32)])))
+    return out
+
+
+def round9() -> list[Case]:
+    rng = random.Random(SEED)
+    cases: list[Case] = []
+    for ins in ATOMICS:
+        w = 8 if ins in WIDE else 4
+        for name, addrs in _patterns(rng, w):
+            cases.append(_case(f"r9 {ins}: {name}", ins, addrs))
+    return cases
+
+
+# ------------------------------------------------------------------ candidate rules
+def _units(addrs: Sequence[int], w: int) -> list[list[int]]:
+    return [[a // 4 + k for k in range(w // 4)] for a in addrs]
+
+
+def rules(ins: str, addrs: Sequence[int]) -> dict[str, int]:
+    """What each candidate rule predicts for one warp-wide atomic (phases: 32 lanes for 4 bytes, two half-warps for
+    8 bytes, as for ld/st)."""
+    w = 8 if ins in WIDE else 4
+    per = 32 if w == 4 else 16
+    out = {"distinct words per bank": 0, "lanes per bank": 0, "max(distinct words per bank, lanes per word)": 0,
+           "distinct words per bank + extra lanes per word": 0}
+    for start in range(0, 32, per):
+        lanes = range(start, start + per)
+        words_by_bank: dict[int, set[int]] = {}
+        lanes_by_bank: dict[int, int] = {}
+        lanes_by_word: dict[int, int] = {}
+        for lane in lanes:
+            for word in _units([addrs[lane]], w)[0]:
+                words_by_bank.setdefault(word % 32, set()).add(word)
+                lanes_by_bank[word % 32] = lanes_by_bank.get(word % 32, 0) + 1
+                lanes_by_word[word] = lanes_by_word.get(word, 0) + 1
+        distinct = max(len(s) for s in words_by_bank.values())
+        out["distinct words per bank"] += distinct
+        out["lanes per bank"] += max(lanes_by_bank.values())
+        out["max(distinct words per bank, lanes per word)"] += max(distinct, max(lanes_by_word.values()))
+        out["distinct words per bank + extra lanes per word"] += max(
+            len(s) + max(lanes_by_word[x] for x in s) - 1 for s in words_by_bank.values())
+    return out
+
+
+def import_measurements(paths: Sequence[str], out_dir: str = DATA) -> str:
+    runs: dict[str, list[dict[str, object]]] = {}
+    device = ""
+    for path in paths:
+        with open(path) as fh:
+            doc = json.load(fh)
+        device = device or str(doc.get("meta", {}).get("device", ""))
+        for c in doc["cases"]:
+            runs.setdefault(c["name"], []).append(c)
+    cases = []
+    fits: dict[str, dict[str, int]] = {}
+    for name, ms in runs.items():
+        first = ms[0]
+        ins = str(first["instruction"])
+        addrs = list(first["lane_byte_addresses"])  # type: ignore[call-overload]
+        rec = {"name": name, "instruction": ins, "lane_byte_addresses": addrs,
+               "wavefronts_runs": [m["wavefronts"] for m in ms], "wavefronts": first["wavefronts"],
+               "metrics_runs": [m["metrics"] for m in ms], "rules": rules(ins, addrs)}
+        cases.append(rec)
+        fam = fits.setdefault(ins, {"n": 0})
+        fam["n"] += 1
+        for rule, value in rec["rules"].items():  # type: ignore[attr-defined]
+            fam[rule] = fam.get(rule, 0) + (value == first["wavefronts"])
+    tag = "h200" if "H200" in device else "h100" if "H100" in device else "gpu"
+    out = os.path.join(out_dir, f"{tag}_smem_atomics_round9.json")
+    with open(out, "w") as fh:
+        json.dump({"meta": {"device": device, "tool": "tools/banks_round9.py import", "sources": list(paths)},
+                   "cases": cases}, fh, indent=0)
+    for ins, fam in fits.items():
+        print(ins, fam)
+    return out
+
+
+def main(argv: Sequence[str]) -> int:
+    if len(argv) >= 2 and argv[0] == "import":
+        import_measurements(argv[1:])
+        return 0
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

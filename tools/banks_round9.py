@@ -1,6 +1,7 @@
 """Round 9 of the shared-memory measurements: shared-memory atomics (exploratory).
 
-    python3 tools/measure_banks.py OUTDIR --set 9          # on the GPU machine
+    python3 tools/measure_banks.py OUTDIR --set 9          # on the GPU machine (9b: the holdout)
+    python3 tools/banks_round9.py predict                   # round 9b's predictions, before it is measured
     python3 tools/banks_round9.py import OUTDIR/measurements.json [MORE.json ...]
 
 The bank model refuses ``atom``/``red`` on shared memory (not measured).  This round probes the forms ptxas
@@ -21,17 +22,22 @@ from collections.abc import Sequence
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from layoutalg.gpu.banks_ncu import ATOMICS, Case  # noqa: E402
+from layoutalg.banks import report  # noqa: E402
+from layoutalg.gpu.banks_ncu import ATOMIC_MODEL_TEXT, ATOMICS, MASKED, Case  # noqa: E402
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
+PREDICTIONS = os.path.join(DATA, "banks_round9b_predictions.json")
+ROUND9 = ("atom.shared.add.u32", "atom.shared.exch.b32", "atom.shared.cas.b32", "atom.shared.min.s32",
+          "atom.shared.inc.u32", "red.shared.add.u32", "red.shared.add.u32 (by lane)", "atom.shared.exch.b64",
+          "atom.shared.cas.b64")
 SEED = 909
 SPAN = 8192
 WIDE = ("atom.shared.exch.b64", "atom.shared.cas.b64")
 
 
-def _case(name: str, ins: str, addrs: Sequence[int]) -> Case:
+def _case(name: str, ins: str, addrs: Sequence[int], active: Sequence[bool] | None = None) -> Case:
     assert len(addrs) == 32 and all(0 <= a < SPAN for a in addrs), name
-    return Case(name, ins, tuple(addrs), None, ("round9", ins))
+    return Case(name, ins, tuple(addrs), None, ("round9", ins), None if active is None else tuple(active))
 
 
 def _patterns(rng: random.Random, w: int) -> list[tuple[str, list[int]]]:
@@ -63,11 +69,51 @@ def _patterns(rng: random.Random, w: int) -> list[tuple[str, list[int]]]:
 def round9() -> list[Case]:
     rng = random.Random(SEED)
     cases: list[Case] = []
-    for ins in ATOMICS:
+    for ins in ROUND9:
         w = 8 if ins in WIDE else 4
         for name, addrs in _patterns(rng, w):
             cases.append(_case(f"r9 {ins}: {name}", ins, addrs))
     return cases
+
+
+def round9b() -> list[Case]:
+    """A holdout for rule 6 (predicted before measuring): the operations round 9 did not probe, and partial warps
+    (random masks over the same families) of add, cas, exch.b64 and the merged increment."""
+    rng = random.Random(SEED + 1)
+    cases: list[Case] = []
+    for ins in [k for k in ATOMICS if k not in ROUND9 and not k.endswith(MASKED)]:
+        for name, addrs in _patterns(rng, 8 if ins in WIDE else 4):
+            cases.append(_case(f"r9b {ins}: {name}", ins, addrs))
+    for ins in [k[:-len(MASKED)] for k in ATOMICS if k.endswith(MASKED)]:
+        for name, addrs in _patterns(rng, 8 if ins in WIDE else 4):
+            density = rng.choice([0.3, 0.6, 0.9])
+            mask = [rng.random() < density for _ in range(32)]
+            cases.append(_case(f"r9b {ins} masked {density}: {name}", ins, addrs, mask))
+    return cases
+
+
+def model_text(probe: str) -> str:
+    """The bank model's instruction text of a probe (the merged increment carries its operand)."""
+    return ATOMIC_MODEL_TEXT.get(probe, probe)
+
+
+def predict(case: Case) -> tuple[int, int]:
+    """(wavefronts, Nsight's conflict counter) the model gives (rule 6: the counter counts passes)."""
+    live = case.active or (True,) * 32
+    rep = report(model_text(case.instruction), [a if on else None for a, on in zip(case.lane_byte_addresses, live)])
+    return rep.wavefronts, rep.excess // (2 if ".cas." in case.instruction else 1)
+
+
+def write_predictions() -> int:
+    cases = round9b()
+    doc = {"meta": {"tool": "tools/banks_round9.py predict", "seed": SEED + 1,
+                    "note": "written before round 9b is measured: the model's wavefronts and conflict counter"},
+           "cases": [{"name": c.name, "instruction": c.instruction, "lane_byte_addresses": list(c.lane_byte_addresses),
+                      **({"active": list(c.active)} if c.active is not None else {}),
+                      "predicted": list(predict(c))} for c in cases]}
+    with open(PREDICTIONS, "w") as fh:
+        json.dump(doc, fh, indent=0)
+    return len(cases)
 
 
 # ------------------------------------------------------------------ candidate rules
@@ -135,6 +181,9 @@ def import_measurements(paths: Sequence[str], out_dir: str = DATA) -> str:
 
 
 def main(argv: Sequence[str]) -> int:
+    if argv[:1] == ["predict"]:
+        print(f"wrote {PREDICTIONS}: {write_predictions()} patterns")
+        return 0
     if len(argv) >= 2 and argv[0] == "import":
         import_measurements(argv[1:])
         return 0

@@ -1,6 +1,6 @@
 """Measure shared-memory wavefronts of many access patterns on the GPU (run on the device machine).
 
-    python3 tools/measure_banks.py OUTDIR [--set 1|2|3|4|5|6|7|8|8b|9] [--budget-s 400] [--only PREFIX] [--start K]
+    python3 tools/measure_banks.py OUTDIR [--set 1|2|3|4|5|6|7|8|8b|9|9b] [--budget-s 400] [--only PREFIX] [--start K]
 
 Generates a fixed, seeded list of patterns (targeted experiments that separate
 the candidate rules, then random ones), builds one probe program with
@@ -746,6 +746,13 @@ def _round9() -> list[Case]:
     return round9()
 
 
+def _round9b() -> list[Case]:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from banks_round9 import round9b
+
+    return round9b()
+
+
 def main() -> int:
     out_dir = sys.argv[1]
     budget = float(sys.argv[sys.argv.index("--budget-s") + 1]) if "--budget-s" in sys.argv else 400.0
@@ -767,7 +774,7 @@ def main() -> int:
                          capture_output=True, text=True).stdout.strip()
     which = sys.argv[sys.argv.index("--set") + 1] if "--set" in sys.argv else "1"
     rounds = {"1": lambda: targeted() + random_cases(), "2": round2, "3": round3, "4": round4, "5": round5,
-              "6": round6, "7": _round7, "8": _round8, "8b": _round8b, "9": _round9}
+              "6": round6, "7": _round7, "8": _round8, "8b": _round8b, "9": _round9, "9b": _round9b}
     cases = rounds[which]()
     cases = [c for c in cases if c.name.startswith(only)][start:]
     print(f"{len(cases)} cases, build+check {time.time() - t0:.1f}s", flush=True)

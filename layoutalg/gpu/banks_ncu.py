@@ -128,16 +128,27 @@ def _masked_ld_st_body(width: int, store: bool) -> str:
             "\"r\"((u32)goff[t])); r = " + " ^ ".join(f"(u32)v{i}" for i in range(count)) + ";")
 
 
-def _atomic_body(ptx: str, operands: str, wide: bool = False) -> str:
-    """One ``atom``/``red`` on shared memory (its result folded into ``r``); ``operands`` follow the address."""
-    if ptx.startswith("red."):
-        return f"asm volatile(\"{ptx} [%0]{operands};\" :: \"r\"(a), \"r\"(t) : \"memory\");"
+def _atomic_body(ptx: str, operands: str, wide: bool = False, masked: bool = False) -> str:
+    """One ``atom``/``red`` on shared memory (its result folded into ``r``); ``operands`` follow the address
+    (``%2`` is the lane's value).  ``masked``: run only by lanes whose ``goff`` slot holds ACTIVE_FLAG, the
+    predicate set inside the asm as for masked ld/st."""
+    red = ptx.startswith("red.")
+    dest = "" if red else "%0, "
+    addr, value, flag = ("%0", "%1", "%2") if red else ("%1", "%2", "%3")
+    operands = operands.replace("%2", value)
+    guard = f"{{ .reg .pred p; setp.eq.u32 p, {flag}, {ACTIVE_FLAG}; @p " if masked else ""
+    asm = f"{guard}{ptx} {dest}[{addr}]{operands};" + (" }" if masked else "")
+    inputs = "\"r\"(a), " + ("\"l\"((unsigned long long)t)" if wide else "\"r\"(t)")
+    inputs += ", \"r\"((u32)goff[t])" if masked else ""
+    if red:
+        return f"asm volatile(\"{asm}\" :: {inputs} : \"memory\");"
     if wide:
-        return (f"unsigned long long v; asm volatile(\"{ptx} %0, [%1]{operands};\" : \"=l\"(v) : \"r\"(a), "
-                "\"l\"((unsigned long long)t) : \"memory\"); r = (u32)v;")
-    return f"asm volatile(\"{ptx} %0, [%1]{operands};\" : \"=r\"(r) : \"r\"(a), \"r\"(t) : \"memory\");"
+        return (f"unsigned long long v = 0; asm volatile(\"{asm}\" : \"+l\"(v) : {inputs} : \"memory\"); "
+                "r = (u32)v;")
+    return f"asm volatile(\"{asm}\" : \"+r\"(r) : {inputs} : \"memory\");"
 
 
+_RED_INC = "red.shared.add.u32 [%0], 1;"
 ATOMICS: dict[str, tuple[str, str]] = {
     # instruction -> (kernel body, expected SASS opcode): the forms ptxas compiles to one ATOMS (an f32 or u64 add
     # becomes a CAS loop, so they are not probed); red.add of the constant 1 becomes ATOMS.POPC.INC
@@ -146,12 +157,28 @@ ATOMICS: dict[str, tuple[str, str]] = {
     "atom.shared.cas.b32": (_atomic_body("atom.shared.cas.b32", ", %2, %2"), r"ATOMS\.CAS"),
     "atom.shared.min.s32": (_atomic_body("atom.shared.min.s32", ", %2"), r"ATOMS\.MIN\.S32"),
     "atom.shared.inc.u32": (_atomic_body("atom.shared.inc.u32", ", %2"), r"ATOMS\.INC"),
-    "red.shared.add.u32": ("asm volatile(\"red.shared.add.u32 [%0], 1;\" :: \"r\"(a) : \"memory\");",
-                           r"ATOMS\.POPC\.INC\.32"),
-    "red.shared.add.u32 (by lane)": (_atomic_body("red.shared.add.u32", ", %1"), r"ATOMS\.ADD"),
+    "red.shared.add.u32": (f"asm volatile(\"{_RED_INC}\" :: \"r\"(a) : \"memory\");", r"ATOMS\.POPC\.INC\.32"),
+    "red.shared.add.u32 (by lane)": (_atomic_body("red.shared.add.u32", ", %2"), r"ATOMS\.ADD"),
     "atom.shared.exch.b64": (_atomic_body("atom.shared.exch.b64", ", %2", wide=True), r"ATOMS\.EXCH\.64"),
     "atom.shared.cas.b64": (_atomic_body("atom.shared.cas.b64", ", %2, %2", wide=True), r"ATOMS\.CAS\.64"),
+    # round 9b (a holdout for rule 6): operations not probed in round 9, and partial warps
+    "atom.shared.max.u32": (_atomic_body("atom.shared.max.u32", ", %2"), r"ATOMS\.MAX"),
+    "atom.shared.dec.u32": (_atomic_body("atom.shared.dec.u32", ", %2"), r"ATOMS\.DEC"),
+    "atom.shared.xor.b32": (_atomic_body("atom.shared.xor.b32", ", %2"), r"ATOMS\.XOR"),
+    "atom.shared.add.s32": (_atomic_body("atom.shared.add.s32", ", %2"), r"ATOMS\.ADD\.S32"),
+    "red.shared.or.b32": (_atomic_body("red.shared.or.b32", ", %2"), r"ATOMS\.OR"),
+    "red.shared.add.s32 (of 1)": ("asm volatile(\"red.shared.add.s32 [%0], 1;\" :: \"r\"(a) : \"memory\");",
+                                  r"ATOMS\.ADD\.S32"),
+    "atom.shared.add.u32" + MASKED: (_atomic_body("atom.shared.add.u32", ", %2", masked=True), r"ATOMS\.ADD"),
+    "atom.shared.cas.b32" + MASKED: (_atomic_body("atom.shared.cas.b32", ", %2, %2", masked=True), r"ATOMS\.CAS"),
+    "atom.shared.exch.b64" + MASKED: (_atomic_body("atom.shared.exch.b64", ", %2", wide=True, masked=True),
+                                      r"ATOMS\.EXCH\.64"),
+    "red.shared.add.u32" + MASKED: ("asm volatile(\"{ .reg .pred p; setp.eq.u32 p, %1, 1; @p red.shared.add.u32 "
+                                    "[%0], 1; }\" :: \"r\"(a), \"r\"((u32)goff[t]) : \"memory\");",
+                                    r"ATOMS\.POPC\.INC\.32"),
 }
+ATOMIC_MODEL_TEXT = {"red.shared.add.u32": "red.shared.add.u32, 1", "red.shared.add.u32 (by lane)": "red.shared.add.u32",
+                     "red.shared.add.s32 (of 1)": "red.shared.add.s32, 1"}
 """Shared-memory atomics probed for the bank model (appended to the kernel table, so earlier ids stay)."""
 
 
@@ -279,9 +306,11 @@ class Case:
 def _table_key(case: Case) -> str:
     """The case's kernel-table key: its canonical instruction (an atomic: its text), masked or not."""
     if case.instruction in ATOMICS:
-        if len(case.lane_byte_addresses) != 32 or case.active is not None:
-            raise LayoutError(f"case {case.name!r}: an atomic probe needs 32 lane addresses and no mask")
-        return case.instruction
+        key = case.instruction + (MASKED if case.active is not None else "")
+        if len(case.lane_byte_addresses) != 32 or key not in ATOMICS:
+            raise LayoutError(f"case {case.name!r}: an atomic probe needs 32 lane addresses (and a masked kernel "
+                              "for a mask)")
+        return key
     ins = _canonical(case)
     return ins.canonical + (MASKED if case.masked else "")
 

@@ -132,7 +132,12 @@ def test_partial_ld_st_keep_every_address_and_pass_the_mask_in_the_global_slots(
 
 
 def test_masked_kernels_are_appended_so_earlier_kernel_ids_stay():
+    """Case files store kernel ids: the plain kernels come first, then the masked ones, then the atomics (in the
+    order of ATOMICS), so every id a recorded round used still names the same kernel."""
     names = list(banks_ncu.kernel_table())
+    atomics = list(banks_ncu.ATOMICS)
+    assert names[-len(atomics):] == atomics
     first_masked = min(i for i, n in enumerate(names) if n.endswith(banks_ncu.MASKED))
-    assert all(n.endswith(banks_ncu.MASKED) for n in names[first_masked:])
+    assert all(n.endswith(banks_ncu.MASKED) for n in names[first_masked:-len(atomics)])
+    assert not any(n.endswith(banks_ncu.MASKED) for n in names[:first_masked])
     assert names[first_masked].startswith("cp.async")

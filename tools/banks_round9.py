@@ -3,6 +3,7 @@
     python3 tools/measure_banks.py OUTDIR --set 9          # on the GPU machine (9b: the holdout)
     python3 tools/banks_round9.py predict                   # round 9b's predictions, before it is measured
     python3 tools/banks_round9.py import OUTDIR/measurements.json [MORE.json ...]
+    python3 tools/banks_round9.py import-holdout OUTDIR/measurements.json [MORE.json ...]   # round 9b
 
 The bank model refuses ``atom``/``red`` on shared memory (not measured).  This round probes the forms ptxas
 compiles to one ``ATOMS`` instruction (``banks_ncu.ATOMICS``: add, exch, cas, min, inc of 32 bits, exch and cas
@@ -180,7 +181,39 @@ def import_measurements(paths: Sequence[str], out_dir: str = DATA) -> str:
     return out
 
 
+def import_holdout(paths: Sequence[str], out_dir: str = DATA) -> str:
+    """Join round 9b's measurements (several runs) with the committed predictions; print the fit."""
+    with open(PREDICTIONS) as fh:
+        predicted = {c["name"]: c for c in json.load(fh)["cases"]}
+    runs: dict[str, list[dict[str, object]]] = {}
+    device = ""
+    for path in paths:
+        with open(path) as fh:
+            doc = json.load(fh)
+        device = device or str(doc.get("meta", {}).get("device", ""))
+        for c in doc["cases"]:
+            if c["name"] not in predicted or c["lane_byte_addresses"] != predicted[c["name"]]["lane_byte_addresses"]:
+                raise SystemExit(f"{c['name']!r} is not a round-9b pattern as predicted")
+            runs.setdefault(c["name"], []).append(c)
+    cases = []
+    for name, pred in predicted.items():
+        if name in runs:
+            cases.append({**pred, "wavefronts_runs": [m["wavefronts"] for m in runs[name]],
+                          "metrics_runs": [m["metrics"] for m in runs[name]]})
+    exact = sum(c["predicted"][0] == c["wavefronts_runs"][0] for c in cases)
+    print(f"{exact} of {len(cases)} wavefront counts as predicted")
+    tag = "h200" if "H200" in device else "h100" if "H100" in device else "gpu"
+    out = os.path.join(out_dir, f"{tag}_smem_atomics_round9b.json")
+    with open(out, "w") as fh:
+        json.dump({"meta": {"device": device, "tool": "tools/banks_round9.py import-holdout", "sources": list(paths)},
+                   "cases": cases}, fh, indent=0)
+    return out
+
+
 def main(argv: Sequence[str]) -> int:
+    if len(argv) >= 2 and argv[0] == "import-holdout":
+        import_holdout(argv[1:])
+        return 0
     if argv[:1] == ["predict"]:
         print(f"wrote {PREDICTIONS}: {write_predictions()} patterns")
         return 0

@@ -21,6 +21,7 @@ from layoutalg.banks.model import (
     BankReport,
     BankUse,
     PhaseReport,
+    conflict_counter,
     excess_wavefronts,
     ideal_wavefronts,
     report,
@@ -52,6 +53,6 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, **kwargs: An
 
 __all__ = [
     "Access", "Analysis", "element_bytes", "tile_access", "Instruction", "parse_instruction", "BankReport", "BankUse", "PhaseReport",
-    "wavefronts", "report", "ideal_wavefronts", "excess_wavefronts", "wavefronts_many",
+    "wavefronts", "report", "ideal_wavefronts", "excess_wavefronts", "conflict_counter", "wavefronts_many",
     "analyze", "suggest_swizzle", "conflict_free", "access_from_tiled_copy",
 ]

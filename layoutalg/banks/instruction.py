@@ -15,6 +15,13 @@ Accepted spellings (PTX ISA 8.x, sections "ld", "st", "ldmatrix", "stmatrix",
   the same instruction: ``.m8n8 .b16`` is the only shape there is.
 * ``cp.async.{ca,cg}.shared{::cta}.global{...}`` optionally followed by the
   copy size as in PTX (``cp.async.ca.shared.global, 8``); ``.cg`` is 16 bytes.
+* ``atom.shared{::cta}{.sem}{.scope}.op.type`` and ``red`` likewise ("atom", "red"): the forms
+  ptxas compiles to one ``ATOMS`` instruction (:data:`ATOMIC_FORMS`: 32-bit integer
+  add/min/max/inc/dec/and/or/xor/exch/cas, 64-bit exch/cas).  ``red.shared.add.u32, 1`` (the
+  added value as the operand after the comma, as ``atomicAdd(p, 1)`` with its result unused
+  compiles) is the form ptxas turns into ``ATOMS.POPC.INC`` (the warp's increments of one word
+  merged).  The other atomics (floating-point adds, 64-bit add/min/max/and/or/xor) become a
+  compare-and-swap loop whose trip count depends on timing, and are refused.
 
 Short forms, the same in Python and on the command line (:func:`expand_short_form`):
 ``ldmatrix.x4[.trans]`` / ``stmatrix.x2``; ``cp.async.cg``, ``cp.async.cg.16``, ``cp.async.ca.8``
@@ -55,6 +62,13 @@ class Instruction:
     matrices: int = 0
     transpose: bool = False
     cache: str = ""
+    atomic: str = ""  # atom/red: the operation (add, cas, ...)
+    atomic_type: str = ""  # atom/red: the type (u32, b64, ...)
+    merged_increment: bool = False  # red.shared.add.u32 of 1: ATOMS.POPC.INC
+
+    @property
+    def is_atomic(self) -> bool:
+        return self.kind in ("atom", "red")
 
     @property
     def is_store(self) -> bool:
@@ -76,6 +90,8 @@ class Instruction:
         if self.kind in ("ldmatrix", "stmatrix"):
             trans = ".trans" if self.transpose else ""
             return f"{self.kind}.sync.aligned.m8n8.x{self.matrices}{trans}.shared.b16"
+        if self.is_atomic:
+            return f"{self.kind}.shared.{self.atomic}.{self.atomic_type}" + (", 1" if self.merged_increment else "")
         return f"cp.async.{self.cache}.shared.global, {self.access_bytes}"
 
 
@@ -165,7 +181,9 @@ def _parse(text: str) -> Instruction:
         return _parse_matrix(text, head, tokens[1:], size_suffix)
     if head == "cp" and len(tokens) > 1 and tokens[1] == "async":
         return _parse_cp_async(text, tokens[2:], size_suffix)
-    raise _fail(text, f"unknown mnemonic {describe(head)}; expected ld, st, ldmatrix, stmatrix or cp.async")
+    if head in ("atom", "red"):
+        return _parse_atomic(text, head, tokens[1:], size_suffix)
+    raise _fail(text, f"unknown mnemonic {describe(head)}; expected ld, st, ldmatrix, stmatrix, cp.async, atom or red")
 
 
 def _take_shared(text: str, rest: list[str]) -> list[str]:
@@ -244,3 +262,39 @@ def _parse_cp_async(text: str, rest: list[str], size_suffix: int | None) -> Inst
             raise _fail(text, f"cp.async copy size {size_suffix}; must be 4, 8 or 16")
         size = size_suffix
     return Instruction(text=text, kind="cp.async", access_bytes=size, cache=cache[0])
+
+
+#: (operation, type) -> bytes, for the shared-memory atomics ptxas compiles to one ATOMS instruction (checked with
+#: ptxas 13.0 for sm_90: every other form is a compare-and-swap loop, ATOMS.CAST.SPIN).
+ATOMIC_FORMS: dict[tuple[str, str], int] = {
+    **{(op, t): 4 for op in ("add", "min", "max") for t in ("u32", "s32")},
+    **{(op, "u32"): 4 for op in ("inc", "dec")},
+    **{(op, t): 4 for op in ("and", "or", "xor", "exch", "cas") for t in ("b32", "u32", "s32")},
+    **{(op, t): 8 for op in ("exch", "cas") for t in ("b64", "u64", "s64")},
+}
+_ATOMIC_OPS = {"add", "min", "max", "inc", "dec", "and", "or", "xor", "exch", "cas"}
+_ATOMIC_TYPES = {"b16", "b32", "b64", "b128", "u32", "s32", "u64", "s64", "f16", "f16x2", "bf16", "bf16x2", "f32",
+                 "f64"}
+_ATOMIC_QUALIFIERS = {"relaxed", "acquire", "release", "acq_rel", "cta", "gpu", "sys", "cluster", "noftz"}
+
+
+def _parse_atomic(text: str, head: str, rest: list[str], size_suffix: int | None) -> Instruction:
+    rest = _take_shared(text, rest)
+    ops = [t for t in rest if t in _ATOMIC_OPS]
+    types = [t for t in rest if t in _ATOMIC_TYPES]
+    unknown = [t for t in rest if t not in _ATOMIC_OPS and t not in _ATOMIC_TYPES and t not in _ATOMIC_QUALIFIERS]
+    if unknown:
+        raise _fail(text, f"unknown qualifier(s) {unknown}")
+    if len(ops) != 1 or len(types) != 1:
+        raise _fail(text, f"{head} needs exactly one operation (.add, .cas, ...) and one type (.u32, .b64, ...)")
+    if head == "red" and ops[0] in ("exch", "cas"):
+        raise _fail(text, f"red has no .{ops[0]} (PTX ISA: red.op is add, min, max, inc, dec, and, or, xor)")
+    width = ATOMIC_FORMS.get((ops[0], types[0]))
+    if width is None:
+        raise _fail(text, f"ptxas compiles {head}.shared.{ops[0]}.{types[0]} to a compare-and-swap loop "
+                          "(ATOMS.CAST.SPIN) whose trip count depends on timing: not modelled")
+    merged = head == "red" and ops[0] == "add" and types[0] == "u32" and size_suffix == 1
+    if size_suffix is not None and not (ops[0] == "add" and types[0] in ("u32", "s32")):
+        raise _fail(text, "only an add takes its added value after a comma (red.shared.add.u32, 1)")
+    return Instruction(text=text, kind=head, access_bytes=width, atomic=ops[0], atomic_type=types[0],
+                       merged_increment=merged)

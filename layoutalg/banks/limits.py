@@ -23,7 +23,7 @@ from layoutalg.banks.instruction import Instruction
 from layoutalg.errors import InstructionError, LayoutError
 
 _FAMILY = {"ld": "ld.shared", "st": "st.shared", "ldmatrix": "ldmatrix", "stmatrix": "stmatrix",
-           "cp.async": "cp.async"}
+           "cp.async": "cp.async", "atom": "atom.shared", "red": "red.shared"}
 
 
 def arch_of(arch: Any) -> Arch:

@@ -40,6 +40,18 @@ rule 2, which round 5 pinned).  Every one is reproduced exactly.
    active) missed 114 of them, judging the pairing on every lane's register 88, "a partial warp never
    pairs" 171.
 
+6. **Atomics** (``atom``/``red`` on shared memory, the forms ptxas compiles to one ``ATOMS``,
+   :data:`~layoutalg.banks.instruction.ATOMIC_FORMS`): the phases of a store of the same width
+   (32 lanes for 4 bytes, two half-warps for 8), and a phase costs one *pass* per lane its
+   busiest bank serves: lanes updating one word are served one after another, unlike loads and
+   stores (``lanes per bank``, each lane of a 64-bit atomic in both its banks).  A ``cas`` pass
+   costs two wavefronts.  ``red.shared.add.u32, 1`` (``ATOMS.POPC.INC``: the warp's increments of
+   one word merged) costs what a store to the same words costs (rule 3).  Measured in round 9
+   (``tools/banks_round9.py``, 288 patterns measured twice on an H200): add, exch, min, inc, red by a
+   lane value and exch.b64 fit "lanes per bank" on all 32 patterns each, cas.b32/.b64 twice that on
+   all 64, the merged increment "distinct words per bank" on all 32.  Nsight's atom bank-conflict
+   counter counts extra *passes*: wavefronts - phases, and for cas (wavefronts - 2 x phases) / 2.
+
 The *ideal* count is the sum over phases of ``ceil(distinct words / 32)``
 (the same phases, no two distinct words sharing a bank); ``excess`` =
 wavefronts - ideal, which equals Nsight's ``l1tex__data_bank_conflicts_*``
@@ -108,6 +120,8 @@ PINNING = (
 
 NUM_BANKS = 32
 BANK_BYTES = 4
+ATOMIC_CAS_WAVEFRONTS = 2
+"""Wavefronts one pass of an ``atom.shared.cas`` costs (rule 6: compare and swap values both travel)."""
 PAIRING_XORS = (1, 2)
 """Lane partners ``i ^ x`` whose equal addresses double the phases of 64/128-bit loads (rule 2)."""
 
@@ -224,10 +238,12 @@ class BankUse:
     bank: int
     words: tuple[int, ...]
     lanes: tuple[tuple[int, ...], ...]
+    per_lane: bool = False  # an atomic's bank: every lane is a pass of its own (rule 6)
 
     @property
     def ways(self) -> int:
-        return len(self.words)
+        """The passes the bank needs: its distinct words (its lanes, for an atomic)."""
+        return sum(len(ls) for ls in self.lanes) if self.per_lane else len(self.words)
 
 
 @dataclass(frozen=True)
@@ -281,6 +297,8 @@ def _phase_report(ins: Instruction, addrs: Sequence[int | None], lanes: range) -
             continue
         for word in lane_words(ins, a):
             per_bank.setdefault(word % NUM_BANKS, {}).setdefault(word, []).append(lane)
+    if ins.is_atomic and not ins.merged_increment:
+        return _atomic_phase_report(ins, per_bank, lanes)
     cost = max((len(ws) for ws in per_bank.values()), default=0)
     distinct = sum(len(ws) for ws in per_bank.values())
     ideal = -(-distinct // NUM_BANKS)
@@ -288,6 +306,15 @@ def _phase_report(ins: Instruction, addrs: Sequence[int | None], lanes: range) -
         BankUse(bank, tuple(sorted(ws)), tuple(tuple(ws[w]) for w in sorted(ws)))
         for bank, ws in sorted(per_bank.items()) if len(ws) > 1)
     return PhaseReport(tuple(lanes), cost, ideal, conflicts)
+
+
+def _atomic_phase_report(ins: Instruction, per_bank: dict[int, dict[int, list[int]]], lanes: range) -> PhaseReport:
+    """Rule 6: one pass per lane a bank serves (lanes of one word included), two wavefronts a pass for cas."""
+    per_pass = ATOMIC_CAS_WAVEFRONTS if ins.atomic == "cas" else 1
+    passes = max((sum(len(ls) for ls in ws.values()) for ws in per_bank.values()), default=0)
+    conflicts = tuple(BankUse(bank, tuple(sorted(ws)), tuple(tuple(ws[w]) for w in sorted(ws)), per_lane=True)
+                      for bank, ws in sorted(per_bank.items()) if sum(len(ls) for ls in ws.values()) > 1)
+    return PhaseReport(tuple(lanes), passes * per_pass, per_pass if passes else 0, conflicts)
 
 
 def report(instruction: str, lane_byte_addresses: Any, global_byte_addresses: Any = None, *,
@@ -323,7 +350,7 @@ def wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses
     if ins.kind == "cp.async":
         sources = _check_global(ins, global_byte_addresses)
         return cg_wavefronts(addrs, sources) if ins.cache == "cg" else ca_wavefronts(addrs, sources, ins.access_bytes)
-    if None in addrs:
+    if None in addrs or ins.is_atomic:
         return report(instruction, addrs, arch=arch).wavefronts
     total = 0
     for lanes in phases(ins, addrs):
@@ -333,6 +360,13 @@ def wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses
                 per_bank.setdefault(word % NUM_BANKS, set()).add(word)
         total += max((len(s) for s in per_bank.values()), default=0)
     return total
+
+
+def conflict_counter(instruction: str, excess: int) -> int:
+    """Nsight's bank-conflict counter for ``excess`` wavefronts of ``instruction``: the excess itself, except for an
+    atomic ``cas``, whose counter counts extra passes of two wavefronts each (rule 6, measured in round 9)."""
+    ins = parse_instruction(instruction)
+    return excess // ATOMIC_CAS_WAVEFRONTS if ins.is_atomic and ins.atomic == "cas" else excess
 
 
 def ideal_wavefronts(instruction: str, lane_byte_addresses: Any, global_byte_addresses: Any = None, *,

@@ -35,14 +35,12 @@ from layoutalg.atoms.arch import get_arch
 from layoutalg.banks.access import Access, element_bytes, tile_access
 from layoutalg.banks.analyze import _mode_sizes, analyze, byte_addresses
 from layoutalg.banks.instruction import Instruction, parse_instruction
+from layoutalg.banks.limits import require_instruction
 from layoutalg.banks.model import report
 from layoutalg.core.validate import as_int, describe
 from layoutalg.errors import InstructionError, LayoutError
 from layoutalg.prove.dispatch import METHODS
 from layoutalg.prove.result import ProofResult
-
-_FAMILY = {"ld": "ld.shared", "st": "st.shared", "ldmatrix": "ldmatrix", "stmatrix": "stmatrix",
-           "cp.async": "cp.async"}
 
 
 def _claim_text(smem_layout: Any, instruction: str, axes: Any) -> str:
@@ -89,7 +87,9 @@ def enumerate_access(smem_layout: Any, access: Access, dtype: Any, base: int, gl
     rep = res.report(**idx)
     phase = next(p for p in rep.phases if p.conflicts)
     use = max(phase.conflicts, key=lambda u: u.ways)
-    lane_a, lane_b = use.lanes[0][0], use.lanes[1][0]
+    # two requests the bank serves one after the other: two words, or (an atomic, rule 6) two lanes of one word
+    (word_a, lane_a), (word_b, lane_b) = [(w, lane) for w, ls in zip(use.words, use.lanes) for lane in ls][:2]
+    same_word = word_a == word_b
     key = tuple(idx[a] for a in res.axes)
     from layoutalg.banks.proof_symbolic import coord_names
 
@@ -101,16 +101,17 @@ def enumerate_access(smem_layout: Any, access: Access, dtype: Any, base: int, gl
     # the instance's axes first; a coordinate named like an axis (``row``) becomes ``row#2`` instead of overwriting it
     cex = named(list(idx.items()) + [("lane", lane_a), *zip(names, crd_a), ("address", addr_a),
                                      ("lane_b", lane_b), *((f"{n}_b", c) for n, c in zip(names, crd_b)),
-                                     ("address_b", addr_b), ("bank", use.bank), ("word", use.words[0]),
-                                     ("word_b", use.words[1]), ("wavefronts", wf), ("ideal", ideal)])
+                                     ("address_b", addr_b), ("bank", use.bank), ("word", word_a),
+                                     ("word_b", word_b), ("wavefronts", wf), ("ideal", ideal)])
     where = "at " + ", ".join(f"{k}={v}" for k, v in idx.items()) + ": " if idx else ""  # none: one instance
 
     def lane_text(lane: int, crd: tuple[int, ...], addr: int) -> str:
         return f"{lane} ({', '.join(f'{n} {c}' for n, c in zip(names, crd))}, byte {addr})"
 
-    why = (f"{where}lanes {lane_text(lane_a, crd_a, addr_a)} and {lane_text(lane_b, crd_b, addr_b)} both need "
-           f"bank {use.bank} (words {use.words[0]} and {use.words[1]}); the instance costs {wf} wavefronts, "
-           f"ideal {ideal}")
+    words = (f"both update word {word_a}, one after the other (an atomic)" if same_word
+             else f"both need bank {use.bank} (words {word_a} and {word_b})")
+    why = (f"{where}lanes {lane_text(lane_a, crd_a, addr_a)} and {lane_text(lane_b, crd_b, addr_b)} {words}; the "
+           f"instance costs {wf} wavefronts, ideal {ideal}")
     return ProofResult("refuted", cex, time.perf_counter() - start, "enum", claim, why)
 
 
@@ -268,15 +269,13 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
     if access.symbolic and method == "enum":
         raise LayoutError("a symbolic access (with parameters) cannot be enumerated; use method='auto', 'f2' or 'z3'")
     ins = parse_instruction(access.instruction)
-    if not target.supports(_FAMILY[ins.kind]):
-        raise InstructionError(f"{ins.canonical} does not exist on {target.name} (no {_FAMILY[ins.kind]}); "
-                               "pass arch= for the GPU the kernel targets")
+    require_instruction(ins, target)
     cp_async = ins.kind == "cp.async"
     if global_layout is not None and not cp_async:
         raise LayoutError(f"global_layout is for cp.async accesses only, not {ins.canonical} (it would be ignored)")
-    if cp_async and (method in ("f2", "z3") or access.symbolic):
-        raise LayoutError("a cp.async access is decided by enumeration only: give concrete coordinates and "
-                          "method='auto' or 'enum'")
+    if (cp_async or ins.is_atomic) and (method in ("f2", "z3") or access.symbolic):
+        raise LayoutError(f"a{'' if cp_async else 'n'} {'cp.async' if cp_async else 'atomic'} access is decided by "
+                          "enumeration only: give concrete coordinates and method='auto' or 'enum'")
     with budget.limit(config.current().timeout if timeout is None else timeout):
         if method in ("f2", "z3") or access.symbolic:
             return _symbolic(smem_layout, access, dtype, base, method, target)

@@ -157,9 +157,32 @@ def _paired(a: Any, active: Any) -> Any:
     return paired
 
 
+def _atomic_cost(ins: Instruction, a: Any, active: Any) -> tuple[Any, Any]:
+    """Rule 6 of :mod:`layoutalg.banks.model`: per phase (a store's), one pass per lane its busiest bank serves
+    (a 64-bit lane in both of its banks, which share their count: count by 8-byte bank pair), two wavefronts a
+    pass for cas; ideal one pass per phase with an active lane."""
+    import numpy as np
+
+    n = a.shape[0]
+    unit = ins.access_bytes
+    per = 32 if unit <= BANK_BYTES else 128 // unit
+    groups = NUM_BANKS * BANK_BYTES // unit
+    phases = 32 // per
+    act = np.ones(a.shape, dtype=bool) if active is None else active
+    keys = (a // unit) % groups + (np.arange(n * phases, dtype=np.int64) * groups).reshape(n, phases, 1).repeat(
+        per, axis=-1).reshape(n, 32)
+    counts = np.bincount(keys.ravel(), weights=act.ravel(), minlength=n * phases * groups)
+    passes = counts.reshape(n, phases, groups).max(axis=-1).astype(np.int64)
+    per_pass = 2 if ins.atomic == "cas" else 1
+    some = act.reshape(n, phases, per).any(axis=-1)
+    return passes.sum(axis=-1) * per_pass, some.sum(axis=-1) * per_pass
+
+
 def _plain_cost(ins: Instruction, a: Any, active: Any) -> tuple[Any, Any]:
     import numpy as np
 
+    if ins.is_atomic and not ins.merged_increment:
+        return _atomic_cost(ins, a, active)
     if ins.matrices:
         return _cost(ins, a, 8, 8 * ins.matrices, active)
     if ins.access_bytes <= BANK_BYTES:

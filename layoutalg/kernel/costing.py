@@ -25,7 +25,7 @@ import layoutalg.banks as banks
 from layoutalg.errors import LayoutError
 from layoutalg.kernel.records import AccessRecord
 
-MODELLED_KINDS = ("ld", "st", "ldmatrix", "stmatrix", "cp.async")
+MODELLED_KINDS = ("ld", "st", "ldmatrix", "stmatrix", "cp.async", "atom", "red")
 ZERO_FILL_REASON = ("cp.async with src-size below its copy size (zero-filled bytes): the bank model was measured "
                     "on copies that read every byte")
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from layoutalg.banks.model import conflict_counter
 from layoutalg.kernel.costing import WarpCosts
 from layoutalg.kernel.counters import ALL_COUNTERS, COUNTER_MAP, PREDICATED_OFF_ISSUES, counter_kind
 from layoutalg.kernel.ptx.nodes import Loc
@@ -116,11 +117,11 @@ def example(stats: InstructionStats) -> dict[str, Any] | None:
     import layoutalg.banks as banks
 
     try:
-        rep = banks.report(stats.model_text, _filled(stats.worst_smem),
-                           global_byte_addresses=None if stats.worst_global is None else _filled(stats.worst_global))
+        rep = banks.report(stats.model_text, list(stats.worst_smem),
+                           global_byte_addresses=None if stats.worst_global is None else list(stats.worst_global))
     except Exception:  # noqa: BLE001 - the example is best effort; the counts above are exact
         return None
-    live = {lane for lane, a in enumerate(stats.worst_smem) if a is not None}  # filled-in lanes are not listed
+    live = {lane for lane, a in enumerate(stats.worst_smem) if a is not None}
     for k, ph in enumerate(rep.phases):
         if ph.conflicts:
             use = max(ph.conflicts, key=lambda u: u.ways)
@@ -129,12 +130,6 @@ def example(stats: InstructionStats) -> dict[str, Any] | None:
                               for w, ls in zip(use.words, use.lanes)],
                     "wavefronts": rep.wavefronts, "ideal": rep.ideal}
     return {"wavefronts": rep.wavefronts, "ideal": rep.ideal}
-
-
-def _filled(addrs: tuple[int | None, ...]) -> list[int]:
-    """Inactive lanes (None) take an active lane's address: they add no word (see :mod:`.costing`)."""
-    first = next(a for a in addrs if a is not None)
-    return [first if a is None else a for a in addrs]
 
 
 @dataclass
@@ -168,7 +163,7 @@ class Trace:
             for name in cmap.wavefronts:
                 out[name] += s.wavefronts
             for name in cmap.conflicts:
-                out[name] += s.excess
+                out[name] += conflict_counter(s.model_text, s.excess) if s.excess else 0
             if s.generic:
                 continue  # a generic LD/ST is not an LDS/STS: its executions are not these counters'
             for name in cmap.executions:

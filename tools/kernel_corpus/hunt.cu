@@ -12,6 +12,8 @@
 //   9 store_subword          16-bit and 8-bit shared stores where lanes share a word, and a broadcast store
 //  10 cpasync_zfill_ca       cp.async.ca 4- and 8-byte copies with src-size zero fill past n
 //  12 partial_wide           partial warps (n of 100 threads, and every third lane) of 16- and 8-byte accesses
+//  13 atomics_smem           shared atomics at known addresses: increments of 1 (red.add.u32 1, ATOMS.POPC.INC),
+//                            add with its result used, max, cas, 64-bit exch, and a partial warp's xor
 //  11 mma_k8_ldsm_x2_stsm    one warp per 16x8 tile: ldmatrix.x2 (A), ldmatrix.x1.trans (B),
 //                            mma.m16n8k8 f16 -> f32, stmatrix.x1 f16 epilogue through smem
 #ifndef HUNT_KIND
@@ -279,5 +281,30 @@ extern "C" __global__ void KERNEL_NAME(float4* __restrict__ out, const float4* _
     v.y += s4b[(t / 3) * 3].y;  // three lanes per address
     out[t] = v;
   }
+}
+#endif
+
+#if HUNT_KIND == 13
+// s[0..6]: counts of t % 7 (atomicAdd of 1, result unused); s[8..39]: sums of in & 255 at (3t) % 32 (result
+// used); s[40..47]: max of in at t/4 % 8; s[48], s[56]: cas targets (the winner is timing: not checked);
+// d[0..3]: 64-bit exch (the winner is timing); s[64..68]: xor of in at t % 5 over lanes 0-19 of each warp.
+extern "C" __global__ void KERNEL_NAME(unsigned* __restrict__ out, const unsigned* __restrict__ in)
+{
+  __shared__ unsigned s[72];
+  __shared__ unsigned long long d[4];
+  int t = threadIdx.x;
+  if (t < 72) s[t] = 0;
+  if (t < 4) d[t] = 0;
+  __syncthreads();
+  unsigned v = in[blockIdx.x * blockDim.x + t];
+  atomicAdd(&s[t % 7], 1u);
+  unsigned r = atomicAdd(&s[8 + (t * 3) % 32], v & 255u);
+  atomicMax(&s[40 + (t / 4) % 8], v);
+  unsigned c = atomicCAS(&s[48 + (t % 2) * 8], 0u, (unsigned)t + 1u);
+  unsigned long long e = atomicExch(&d[t % 4], (unsigned long long)v);
+  if (t % 32 < 20) atomicXor(&s[64 + t % 5], v);
+  __syncthreads();
+  if (t < 72) out[blockIdx.x * 72 + t] = (t == 48 || t == 56) ? 0u : s[t];
+  out[2 * 72 + blockIdx.x * blockDim.x + t] = r ^ c ^ (unsigned)e;  // the results used (timing: not checked)
 }
 #endif

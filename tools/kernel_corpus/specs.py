@@ -442,6 +442,14 @@ def hunt() -> list[Entry]:
          {"0": _buf("f32", 400, "sentinel", "out"), "1": _buf("f32", 400, "uniform", "in", seed=213)},
          _ref("partial_wide", {"in": (1, "f32")}, (0, "f32"), {"n": npw}))
 
+    cuda("hunt_atomics_smem", 13, "Shared-memory atomics at known addresses, 96 threads (a partial third warp of "
+         "the 20-lane xor): atomicAdd of 1 with its result unused (red.add.u32 1, ATOMS.POPC.INC), atomicAdd with its "
+         "result used (32 words, 3 lanes apart), atomicMax (4 lanes a word), atomicCAS on two words (16 lanes each), "
+         "64-bit atomicExch on four words, atomicXor by lanes 0-19 of each warp.",
+         [2, 1, 1], [96, 1, 1], {"0": "buf", "1": "buf"},
+         {"0": _buf("u32", 336, "sentinel", "out"), "1": _buf("u32", 192, "randint", "in", 0, 2**31 - 1, seed=214)},
+         _ref("atomics_smem", {"in": (1, "u32")}, (0, "u32"), {"ctas": 2, "block": 96}))
+
     def trit(name: str, kind: str, arch: int, description: str, grid: list[int], args: dict[str, str],
              buffers: dict[str, dict], verify: dict, expect: dict | None = None) -> None:
         out.append({"name": name, "description": description, "source": "triton_hunt.py", "triton_arch": arch,

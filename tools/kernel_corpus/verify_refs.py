@@ -120,6 +120,24 @@ def partial_wide(ins: dict[str, np.ndarray], p: dict[str, Any], size: int) -> tu
     return ref.reshape(-1), _mask(size, 4 * n)
 
 
+def atomics_smem(ins: dict[str, np.ndarray], p: dict[str, Any], size: int) -> tuple[np.ndarray, np.ndarray]:
+    """hunt.cu kind 13, per CTA of B threads: counts of t % 7, sums of in & 255 at 8 + 3t % 32, max of in at
+    40 + t/4 % 8, xor of in at 64 + t % 5 over lanes 0-19; the cas slots 48 and 56 written as 0."""
+    b = p["block"]
+    ref = np.zeros(size, dtype=np.uint32)
+    for cta in range(p["ctas"]):
+        v = [int(x) for x in ins["in"][cta * b: (cta + 1) * b]]
+        s = [0] * 72
+        for t in range(b):
+            s[t % 7] += 1
+            s[8 + (t * 3) % 32] = (s[8 + (t * 3) % 32] + (v[t] & 255)) & 0xFFFFFFFF
+            s[40 + (t // 4) % 8] = max(s[40 + (t // 4) % 8], v[t])
+            if t % 32 < 20:
+                s[64 + t % 5] ^= v[t]
+        ref[cta * 72: (cta + 1) * 72] = s
+    return ref, _mask(size, 72 * p["ctas"])
+
+
 def layernorm(ins: dict[str, np.ndarray], p: dict[str, Any], size: int) -> tuple[np.ndarray, np.ndarray]:
     """y = (x - mean) / sqrt(var + eps) * w + b per row of n_cols (biased variance)."""
     rows, n, eps = p["rows"], p["n_cols"], p["eps"]
@@ -154,4 +172,4 @@ def sorted_values(ins: dict[str, np.ndarray], p: dict[str, Any], size: int) -> t
 
 REFERENCES: dict[str, Ref] = {f.__name__: f for f in (scan_blocks, stencil5, block3d_permute, vec_lds_mix, loop_trips,
                                                        store_subword, cpasync_zfill, partial_wide, layernorm,
-                                                       attention, sorted_values)}
+                                                       attention, sorted_values, atomics_smem)}

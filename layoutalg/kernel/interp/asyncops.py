@@ -27,7 +27,7 @@ from layoutalg.kernel.interp.memops import element_type, state_space
 from layoutalg.kernel.interp.memory import address_reader, checked_shared_lanes, full, load_shared, record, store_shared
 from layoutalg.kernel.interp.spaces import decode_global
 from layoutalg.kernel.interp.values import MASKS, U64, as_s, known_and
-from layoutalg.kernel.ptx.nodes import Imm, Instruction, Reg, Vec
+from layoutalg.kernel.ptx.nodes import Imm, Instruction, Reg, Sink, Vec
 
 NOT_LSU = "does not go through the LSU shared-memory pipe (not in the shared wavefront counters)"
 
@@ -173,7 +173,9 @@ def build_atom(ins: Instruction, ctx: Context, idx: int) -> Op:
     width = type_bits(t) // 8
     op = Op(idx, ins, dests=dest_w[1] if dest_w else [], shared=space in ("shared", None),
             writes_shared=space in ("shared", None))
-    text = f"{ins.root}.shared.{ops[0] if ops else 'op'}.{t}"
+    result_read = is_atom and not (isinstance(ins.operands[0], Sink) or (
+        isinstance(ins.operands[0], Reg) and ctx.mentions(ins.operands[0].name) == 1))
+    text = atomic_model_text(ins, ops[0] if ops else "op", t, srcs, result_read)
     exact = bool(ops) and ops[0] in ("add", "min", "max", "and", "or", "xor", "exch", "cas") and t[0] in "usb"
 
     def run(m: Any, mask: Any) -> None:
@@ -213,6 +215,17 @@ def build_atom(ins: Instruction, ctx: Context, idx: int) -> Op:
 
     op.run = run
     return op
+
+
+def atomic_model_text(ins: Instruction, op_name: str, t: str, srcs: Any, result_read: bool) -> str:
+    """The bank model's name of an atomic.  An ``add.u32`` of the immediate 1 whose result nothing reads (a ``red``,
+    or an ``atom`` whose destination is ``_`` or a register no other instruction mentions: what ``atomicAdd(p, 1)``
+    with its result unused compiles to) is ``red.shared.add.u32, 1``: ptxas 13.0 makes it ATOMS.POPC.INC, whose cost
+    differs (:mod:`layoutalg.banks.model` rule 6).  Any other atom keeps its result: ATOMS.ADD."""
+    if op_name == "add" and t == "u32" and not result_read and srcs and isinstance(srcs[0], Imm) \
+            and srcs[0].value == 1:
+        return "red.shared.add.u32, 1"
+    return f"{ins.root}.shared.{op_name}.{t}"
 
 
 def _atom_result(name: str, t: str, old: np.ndarray, srcs: list[np.ndarray]) -> np.ndarray:

@@ -14,6 +14,7 @@ opcode without a builder raises :class:`KernelError` naming the line and opcode.
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -23,7 +24,21 @@ from layoutalg.core.validate import describe
 from layoutalg.errors import KernelError
 from layoutalg.kernel.interp.operand_types import check_register
 from layoutalg.kernel.interp.values import U64, Value, as_u
-from layoutalg.kernel.ptx.nodes import TYPE_BYTES, FloatImm, Imm, Instruction, Not, Operand, Reg, Sink, Sym
+from layoutalg.kernel.ptx.nodes import (
+    TYPE_BYTES,
+    Addr,
+    FloatImm,
+    Imm,
+    Instruction,
+    Not,
+    Operand,
+    PredPair,
+    Reg,
+    Sink,
+    Sym,
+    TensorAddr,
+    Vec,
+)
 from layoutalg.kernel.ptx.target import Target
 
 Reader = Callable[[Any], Value]
@@ -97,6 +112,27 @@ def builder(*roots: str) -> Callable[[Builder], Builder]:
     return deco
 
 
+def _register_names(operands: Any) -> list[str]:
+    """Every register an operand list names (vectors, addresses, tensor coordinates, predicate pairs, negations)."""
+    out: list[str] = []
+    stack = list(operands)
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Reg):
+            out.append(x.name)
+        elif isinstance(x, Vec):
+            stack.extend(x.items)
+        elif isinstance(x, Addr) and isinstance(x.base, Reg):
+            out.append(x.base.name)
+        elif isinstance(x, TensorAddr):
+            stack.extend((x.base, x.coords))
+        elif isinstance(x, PredPair):
+            out.extend((x.first.name, x.second.name))
+        elif isinstance(x, Not):
+            out.append(x.reg.name)
+    return out
+
+
 class Context:
     """What decoding needs: register types, symbol addresses, the machine's special registers, the module's
     ``.target``/``.version`` (``isa``: instructions whose forms depend on them, :mod:`.tensormap`), and the bytes
@@ -104,7 +140,7 @@ class Context:
 
     def __init__(self, registers: dict[str, str], symbols: dict[str, int], labels: dict[str, int],
                  special: Callable[[str, int], Value], params: dict[str, int], isa: Target,
-                 constants: tuple[tuple[int, bytes], ...] = ()) -> None:
+                 constants: tuple[tuple[int, bytes], ...] = (), body: Sequence[Instruction] = ()) -> None:
         self.registers = registers
         self.symbols = symbols
         self.labels = labels
@@ -112,6 +148,21 @@ class Context:
         self.params = params
         self.isa = isa
         self.constants = constants
+        self.body = body
+        self._mentions: dict[str, int] | None = None
+
+    def mentions(self, name: str) -> int:
+        """How many operands and guards of the function name register ``name`` (its definition included): 1 means
+        the instruction defining it is its only mention, so nothing reads it (nvcc names every value afresh)."""
+        if self._mentions is None:
+            counts: dict[str, int] = {}
+            for ins in self.body:
+                if ins.guard is not None:
+                    counts[ins.guard[0]] = counts.get(ins.guard[0], 0) + 1
+                for name_ in _register_names(ins.operands):
+                    counts[name_] = counts.get(name_, 0) + 1
+            self._mentions = counts
+        return self._mentions.get(name, 0)
 
     def reg_width(self, name: str) -> int:
         t = self.registers.get(name)

@@ -166,7 +166,7 @@ def decoder(image: LaunchImage, machine: Machine) -> tuple[list[Op | None], Any]
         cache[key] = [None] * len(fn.body)
     ops = cache[key]
     ctx = Context(fn.registers, image.symbols, fn.labels, machine.special_value, image.param_offsets, image.module.isa,
-                  image.constants)
+                  image.constants, fn.body)
     local_params = {v.name for v in fn.variables if v.space == "param"}
 
     def decode_one(i: int) -> Op:

@@ -112,6 +112,13 @@ def builder(*roots: str) -> Callable[[Builder], Builder]:
     return deco
 
 
+_NO_DESTINATION = frozenset({"st", "red", "bar", "barrier", "bra", "brx", "ret", "exit", "membar", "fence", "cp",
+                             "prefetch", "prefetchu", "trap", "call", "stmatrix", "mbarrier", "wmma", "tensormap",
+                             "cp.async", "griddepcontrol", "elect"})
+"""Roots whose first operand is not a register they write (an address, a barrier, a target): a mention there is a
+read for :meth:`Context.result_read`."""
+
+
 def _register_names(operands: Any) -> list[str]:
     """Every register an operand list names (vectors, addresses, tensor coordinates, predicate pairs, negations)."""
     out: list[str] = []
@@ -150,6 +157,28 @@ class Context:
         self.constants = constants
         self.body = body
         self._mentions: dict[str, int] | None = None
+
+    def result_read(self, index: int, name: str) -> bool:
+        """Whether the value instruction ``index`` writes to register ``name`` may be read: scanning forward through
+        its basic block, a read (any mention but as the written operand) says yes, an unguarded overwrite says no;
+        past the block, any other mention of the register in the function counts as a read (conservative)."""
+        starts = set(self.labels.values())
+        seen = 1  # the defining instruction's own mention
+        for j in range(index + 1, len(self.body)):
+            if j in starts:
+                break
+            ins = self.body[j]
+            writes = ins.root not in _NO_DESTINATION and ins.operands and isinstance(ins.operands[0], Reg)
+            reads = _register_names(ins.operands[1:] if writes else ins.operands)
+            if ins.guard is not None:
+                reads.append(ins.guard[0])
+            if name in reads:
+                return True
+            if writes and ins.operands[0] == Reg(name):
+                return ins.guard is not None  # an unguarded overwrite: the value is never read
+            if ins.root in ("bra", "ret", "exit", "call", "brx"):
+                break
+        return self.mentions(name) > seen
 
     def mentions(self, name: str) -> int:
         """How many operands and guards of the function name register ``name`` (its definition included): 1 means

@@ -219,8 +219,7 @@ class MmaChecker(FmaProducts, CStores):
                                 f"{int(form.col[role][0, 0])}) of the tile)")
         todo = has & ~same.reshape(W, -1).all(axis=1) | has & (~ok).reshape(W, -1).any(axis=1) | forced
         for w in np.flatnonzero(todo):
-            vals, counts = np.unique(key[w][ok[w]], return_counts=True)
-            mode = vals[np.argmax(counts)]
+            mode = _mode_origin(key[w][ok[w]], ref[w], form.row[role], form.col[role], bounds)
             own_row = int(unpack_origin(mode)[0])
             if force_row is not None and force_row[1][w]:
                 mode = pack_origin(force_row[0][w], unpack_origin(mode)[1])
@@ -260,6 +259,22 @@ _BIAS = np.int64(1 << 30)
 def pack_origin(o0: Any, o1: Any) -> Any:
     """One int64 key per (row origin, column origin) pair (each within +-2**30)."""
     return ((np.asarray(o0, dtype=np.int64) + _BIAS) << 32) | (np.asarray(o1, dtype=np.int64) + _BIAS)
+
+
+def _mode_origin(keys: np.ndarray, ref: Any, rows: np.ndarray, cols: np.ndarray, bounds: tuple[int, int]) -> Any:
+    """The most common origin key; a tie goes to an origin whose whole fragment tile lies inside the matrix,
+    then to ``ref`` (the origin of the first element held: lane 0's), then to the smallest key.  Without the
+    tie-break a fragment whose elements all disagree (a misread pitch) was judged against the smallest key's
+    tile, which could lie outside the matrix ("needs 0 (its position A(-2, 24) ...)" for a right element)."""
+    vals, counts = np.unique(keys, return_counts=True)
+    best = vals[counts == counts.max()]
+    if len(best) == 1:
+        return best[0]
+    o0, o1 = unpack_origin(best)
+    inside = (o0 + int(rows.min()) >= 0) & (o0 + int(rows.max()) < bounds[0]) \
+        & (o1 + int(cols.min()) >= 0) & (o1 + int(cols.max()) < bounds[1])
+    score = 2 * inside.astype(np.int64) + (best == ref)
+    return best[int(np.argmax(score))]
 
 
 def unpack_origin(key: Any) -> tuple[Any, Any]:

@@ -25,6 +25,7 @@ from layoutalg.kernel.dataflow.c_stores import CStores
 from layoutalg.kernel.dataflow.checker_base import Finding
 from layoutalg.kernel.dataflow.fma_check import FmaProducts
 from layoutalg.kernel.dataflow.fragments import MmaForm, gather, mma_form, value_groups
+from layoutalg.kernel.dataflow.paged import PagedArray
 from layoutalg.kernel.dataflow.specs import MatrixSpec, check_shapes, resolve
 
 __all__ = ["MmaChecker", "Finding"]
@@ -48,11 +49,12 @@ class MmaChecker(FmaProducts, CStores):
         assert self.c.offsets is not None
         top = int(self.c.offsets.max()) + 1 if self.c.offsets.size else 1
         self.c_units = 2 * top  # enough for 4-byte elements
-        self.c_tag = np.full(self.c_units, tg.NONE, dtype=np.int64)
-        self.c_op = np.full(self.c_units, -1, dtype=np.int64)
-        self.c_who = np.full((self.c_units, 5), -1, dtype=np.int64)  # cta x, y, z, warp, lane
-        self.c_item = np.full(self.c_units, -1, dtype=np.int64)  # which source register of the store
-        self.c_last = np.full((2 * self.c_units, 8), -1, dtype=np.int64)  # per byte: tag, op, warp clock, who
+        # paged: memory follows the units stored, not C's extent (:mod:`.paged`)
+        self.c_tag = PagedArray(tg.NONE)
+        self.c_op = PagedArray(-1)
+        self.c_who = PagedArray(-1, width=5)  # cta x, y, z, warp, lane
+        self.c_item = PagedArray(-1)  # which source register of the store
+        self.c_last = PagedArray(-1, width=8)  # per byte: tag, op, warp clock, who
         self.c_outside = 0
 
     def batch(self, state: Any, first: int) -> None:

@@ -147,10 +147,12 @@ def test_permuted_c_operands_chain_the_neighbouring_accumulator() -> None:
     for name in ("x12_c_perm", "x13_c_perm_tf32"):
         cex = run(name).counterexample
         m, n, _ = acc_of(cex["held"])
-        assert cex["operand"] == "C" and cex["element"] == 2 and cex["expected"].startswith(f"the accumulator of C({m}, {n - 1})")
+        assert cex["operand"] == "C" and cex["element"] == 2
+        assert cex["expected"].startswith(f"the accumulator of C({m}, {n - 1})")
 
 
-@pytest.mark.parametrize("name,moved", [("x27_cvt_swap", lambda r, c: (r, c ^ 1)), ("x33_b_nt_swap", lambda r, c: (r, c ^ 8)),
+@pytest.mark.parametrize("name,moved", [("x27_cvt_swap", lambda r, c: (r, c ^ 1)),
+                                        ("x33_b_nt_swap", lambda r, c: (r, c ^ 8)),
                                         ("x34_b_nt_swap_f16", lambda r, c: (r, c ^ 8))])
 def test_epilogue_and_n_tile_bugs_store_a_neighbouring_accumulator(name: str, moved: Any) -> None:
     cex = run(name).counterexample

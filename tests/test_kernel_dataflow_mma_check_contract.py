@@ -375,3 +375,14 @@ def test_the_c_input_of_an_mma_refuted_for_its_a_fragment_and_with_zero_b_is_not
     # with B loaded, C's constant is judged as well
     r = check_f16(c="0x3C003C00")
     assert [(f.fields["lane"], f.fields["element"]) for f in r.findings if f.kind == "accumulator"] == [(0, 0)]
+
+
+def test_a_tie_between_two_tile_origins_goes_to_lane_0s_tile() -> None:
+    # the second mma's A tile is k = 16..31; lanes 16-31 (rows 4-7 and 12-15) load every element 16 columns to
+    # the left: 128 elements say origin (0, 0), 128 say (0, 16).  The tie goes to lane 0's tile (0, 16), so the
+    # counterexample is lane 16's a0 (row 4, PTX ISA: g = lane / 4 = 4, k = 2 (lane % 4) = 0), which holds A(4, 0)
+    # where A(4, 16) belongs; the smallest key (0, 0) would have blamed lane 0, whose elements are right.
+    text = mma_kernel(MmaCase(mutations=[("A", 1, lane, i, -16) for lane in range(16, 32) for i in range(8)]))
+    cex = check_synth(text).counterexample or {}
+    assert (cex["kind"], cex["operand"], cex["lane"], cex["element"]) == ("operand", "A", 16, 0)
+    assert (cex["held"], cex["expected"]) == ("A(4, 0)", "A(4, 16)")

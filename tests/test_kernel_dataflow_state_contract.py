@@ -104,3 +104,23 @@ def test_a_local_round_trip_keeps_tags_anywhere_in_the_local_window(offset: int)
     got = lane_units(["ld.global.u32 %r2, [%rd4];", f"st.local.u32 [loc+{offset}], %r2;",
                       f"ld.local.u32 %r4, [loc+{offset}];", "st.global.u32 [%rd5], %r4;"])
     assert all(row == [("A", 16 * t), ("A", 16 * t + 2)] for t, row in enumerate(got))
+
+
+@pytest.mark.parametrize("sync,count", [(["bar.sync 0, 64;"], 64), (["barrier.sync 2, 96;"], 96),
+                                        (["@%p1 bra L1;", "bar.sync 1, 64;", "bra L2;", "L1:", "bar.arrive 1, 64;",
+                                          "L2:"], 64)])
+def test_a_barrier_more_warps_reach_than_its_count_orders_nothing(sync: list[str], count: int) -> None:
+    # PTX ISA "bar, barrier": a phase completes once `count` threads (whole warps) arrived, later arrivals start
+    # the next one.  Four warps at a count of 64 make two phases whose pairs depend on timing, so warp 0's write
+    # and warp 1's read may sit in different phases: a race.  Once the trace's one release of all four proved it
+    # race-free.  The third case meets the count on the interpreter's own release path: three consumer warps
+    # reach bar.sync 1, 64 before producer warp 0's bar.arrive (two of them complete a phase without warp 0).
+    _, res = run(P + [W] + sync + [R], block=128)
+    assert [r.kind for r in res.races] == [RAW]
+    (why,) = res.loose_barriers.values()
+    assert f"for a thread count of {count}," in why and "depends on timing" in why
+
+
+def test_a_barrier_its_count_of_warps_reaches_still_orders() -> None:
+    _, res = run(P + [W, "bar.sync 0, 128;", R], block=128)
+    assert res.races == [] and res.loose_barriers == {}

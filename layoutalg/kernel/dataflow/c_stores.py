@@ -88,13 +88,14 @@ class CStores(CheckerBase):
                 out.append(Finding("refuted", "duplicate", f"the product A({mm}, {kk}) * B({kk}, {nn}) is "
                                    f"accumulated more than once", {"element": [mm, nn, kk]}))
         assert self.c.offsets is not None
-        acc_units = tg.kind(self.c_tag) == tg.K_ACC
-        _m, _n, _d, _part, wide, _der = tg.acc_fields(self.c_tag)
-        widths = set(np.unique(wide[acc_units]).tolist())
+        stored = self.c_tag.written_pages()  # every unit outside these pages is NONE
+        acc_units = tg.kind(stored) == tg.K_ACC
+        _m, _n, _d, _part, wide, _der = tg.acc_fields(stored[acc_units])
+        widths = set(np.unique(wide).tolist())
         if not acc_units.any():
-            opaque = tg.kind(self.c_tag) == tg.K_OPAQUE
+            opaque = tg.kind(stored) == tg.K_OPAQUE
             if opaque.any():
-                t = int(self.c_tag[np.flatnonzero(opaque)[0]])
+                t = int(stored[np.flatnonzero(opaque)[0]])
                 out.append(Finding("unknown", "store", f"C receives {self.describe_group(np.array([t]), 1)} and no "
                                    "accumulator the data flow followed"))
                 return out

@@ -122,6 +122,9 @@ def decide(fr: FlowResult, findings: list[Finding], checker: MmaChecker) -> tupl
         text = (f"{r.kind}: PTX line {fr.line(r.first)} ({fr.opcode(r.first)}, warp {r.first_warp}) and PTX line "
                 f"{fr.line(r.second)} ({fr.opcode(r.second)}, warp {r.second_warp}) touch shared byte "
                 f"{r.address} of CTA {fr.traced_ctas[r.cta]} with nothing ordering them")
+        if fr.loose_barriers:
+            k, why = next(iter(fr.loose_barriers.items()))
+            text += f" (PTX line {fr.line(k)}, {fr.opcode(k)}, orders no warps: {why})"
         cex = {"kind": "race", "race": r.kind, "first": {"line": fr.line(r.first), "opcode": fr.opcode(r.first),
                                                           "warp": r.first_warp},
                "second": {"line": fr.line(r.second), "opcode": fr.opcode(r.second), "warp": r.second_warp},

@@ -11,6 +11,7 @@ import numpy as np
 from layoutalg.kernel.dataflow import tags as tg
 from layoutalg.kernel.dataflow.arith import classify
 from layoutalg.kernel.dataflow.fragments import MmaForm
+from layoutalg.kernel.dataflow.paged import PagedArray
 from layoutalg.kernel.dataflow.specs import MatrixSpec
 
 
@@ -32,11 +33,11 @@ class CheckerBase:
     fn: Any
     buffer_names: list[str]
     c_units: int
-    c_tag: np.ndarray
-    c_op: np.ndarray
-    c_who: np.ndarray
-    c_item: np.ndarray
-    c_last: np.ndarray
+    c_tag: PagedArray
+    c_op: PagedArray
+    c_who: PagedArray
+    c_item: PagedArray
+    c_last: PagedArray
     c_outside: int
     c_checked: int
 

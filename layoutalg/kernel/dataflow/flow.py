@@ -83,6 +83,7 @@ class FlowResult:
     whole_grid: bool
     steps: int = 0
     seconds: float = 0.0
+    loose_barriers: dict[int, str] = field(default_factory=dict)  # op index -> why its phases order nothing
 
     def line(self, op_index: int) -> int:
         return self.fn.body[op_index].line
@@ -124,6 +125,7 @@ def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATC
     races: dict[tuple[str, int, int], Race] = {}
     unfollowed: dict[int, str] = {}
     sync_unmodelled: dict[int, str] = {}
+    loose: dict[int, str] = {}
     data_dep: dict[tuple[int, str], Incident] = {}
     samples: dict[int, Samples] = {}
     steps = 0
@@ -157,6 +159,8 @@ def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATC
                 old.count += race.count
         unfollowed.update(state.unfollowed)
         sync_unmodelled.update(state.sync_unmodelled)
+        for index, why in state.loose_barriers.items():
+            loose.setdefault(index, why)
         for k, inc in rec.data_dependent.items():
             if k in data_dep:
                 data_dep[k].count += inc.count
@@ -168,7 +172,7 @@ def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATC
         consumer.end()
     return FlowResult(fn=fn, geometry=geometry, buffers=list(params.buffers),
                       shared_layout=dict(image.shared.addresses), races=list(races.values()),
-                      unfollowed=unfollowed, sync_unmodelled=sync_unmodelled,
+                      unfollowed=unfollowed, sync_unmodelled=sync_unmodelled, loose_barriers=loose,
                       data_dependent=sorted(data_dep.values(), key=lambda d: d.line),
                       unknown_stores=dict(shared_run.unknown_stores), overlaps=dict(shared_run.overlaps),
                       samples=samples, traced_ctas=list(chosen),

@@ -25,6 +25,7 @@ from layoutalg.kernel.dataflow.c_stores import CStores
 from layoutalg.kernel.dataflow.checker_base import Finding
 from layoutalg.kernel.dataflow.fma_check import FmaProducts
 from layoutalg.kernel.dataflow.fragments import MmaForm, gather, mma_form, value_groups
+from layoutalg.kernel.dataflow.paged import PagedArray
 from layoutalg.kernel.dataflow.specs import MatrixSpec, check_shapes, resolve
 
 __all__ = ["MmaChecker", "Finding"]
@@ -48,11 +49,12 @@ class MmaChecker(FmaProducts, CStores):
         assert self.c.offsets is not None
         top = int(self.c.offsets.max()) + 1 if self.c.offsets.size else 1
         self.c_units = 2 * top  # enough for 4-byte elements
-        self.c_tag = np.full(self.c_units, tg.NONE, dtype=np.int64)
-        self.c_op = np.full(self.c_units, -1, dtype=np.int64)
-        self.c_who = np.full((self.c_units, 5), -1, dtype=np.int64)  # cta x, y, z, warp, lane
-        self.c_item = np.full(self.c_units, -1, dtype=np.int64)  # which source register of the store
-        self.c_last = np.full((2 * self.c_units, 8), -1, dtype=np.int64)  # per byte: tag, op, warp clock, who
+        # paged: memory follows the units stored, not C's extent (:mod:`.paged`)
+        self.c_tag = PagedArray(tg.NONE)
+        self.c_op = PagedArray(-1)
+        self.c_who = PagedArray(-1, width=5)  # cta x, y, z, warp, lane
+        self.c_item = PagedArray(-1)  # which source register of the store
+        self.c_last = PagedArray(-1, width=8)  # per byte: tag, op, warp clock, who
         self.c_outside = 0
 
     def batch(self, state: Any, first: int) -> None:
@@ -219,8 +221,7 @@ class MmaChecker(FmaProducts, CStores):
                                 f"{int(form.col[role][0, 0])}) of the tile)")
         todo = has & ~same.reshape(W, -1).all(axis=1) | has & (~ok).reshape(W, -1).any(axis=1) | forced
         for w in np.flatnonzero(todo):
-            vals, counts = np.unique(key[w][ok[w]], return_counts=True)
-            mode = vals[np.argmax(counts)]
+            mode = _mode_origin(key[w][ok[w]], ref[w], form.row[role], form.col[role], bounds)
             own_row = int(unpack_origin(mode)[0])
             if force_row is not None and force_row[1][w]:
                 mode = pack_origin(force_row[0][w], unpack_origin(mode)[1])
@@ -260,6 +261,22 @@ _BIAS = np.int64(1 << 30)
 def pack_origin(o0: Any, o1: Any) -> Any:
     """One int64 key per (row origin, column origin) pair (each within +-2**30)."""
     return ((np.asarray(o0, dtype=np.int64) + _BIAS) << 32) | (np.asarray(o1, dtype=np.int64) + _BIAS)
+
+
+def _mode_origin(keys: np.ndarray, ref: Any, rows: np.ndarray, cols: np.ndarray, bounds: tuple[int, int]) -> Any:
+    """The most common origin key; a tie goes to an origin whose whole fragment tile lies inside the matrix,
+    then to ``ref`` (the origin of the first element held: lane 0's), then to the smallest key.  Without the
+    tie-break a fragment whose elements all disagree (a misread pitch) was judged against the smallest key's
+    tile, which could lie outside the matrix ("needs 0 (its position A(-2, 24) ...)" for a right element)."""
+    vals, counts = np.unique(keys, return_counts=True)
+    best = vals[counts == counts.max()]
+    if len(best) == 1:
+        return best[0]
+    o0, o1 = unpack_origin(best)
+    inside = (o0 + int(rows.min()) >= 0) & (o0 + int(rows.max()) < bounds[0]) \
+        & (o1 + int(cols.min()) >= 0) & (o1 + int(cols.max()) < bounds[1])
+    score = 2 * inside.astype(np.int64) + (best == ref)
+    return best[int(np.argmax(score))]
 
 
 def unpack_origin(key: Any) -> tuple[Any, Any]:

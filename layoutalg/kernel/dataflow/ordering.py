@@ -63,6 +63,11 @@ class Clocks:
             ws = warps[ctas == c]
             self.vc[c, ws] = np.maximum(self.vc[c, ws], joined[None, :])
 
+    def drop(self, ctas: np.ndarray, barrier: int) -> None:
+        """The barrier's phase completed without ordering anyone (a timing-dependent phase): it resets."""
+        for c in np.unique(ctas):
+            self.pending.pop((int(c), barrier), None)
+
     def group_of(self, cta: np.ndarray, warp: np.ndarray) -> np.ndarray:
         """The open (not yet committed) cp.async group of each warp: its number of committed groups."""
         return self.committed[cta, warp]

@@ -58,6 +58,8 @@ class FlowState:
         self.samples: dict[int, Samples] = {}
         self.unfollowed: dict[int, str] = {}  # op index -> why its effect on tags is not followed
         self.sync_unmodelled: dict[int, str] = {}  # op index -> a synchronisation the race check ignores
+        self.loose_barriers: dict[int, str] = {}  # op index -> why its phases order no warps (see barrier_arrive)
+        self.loose_ctas: dict[int, np.ndarray] = {}  # barrier -> CTAs whose completing phase is loose (machine path)
         self.cta_warp = (g.cta_index.reshape(-1, 32)[:, 0], g.warpid.reshape(-1, 32)[:, 0])
         self.launch: Any = None  # the LaunchFlow shared by the launch's batches (set by flow())
         self.launch_thread = np.arange(self.n, dtype=np.int64)  # launch-wide thread ids (set by flow())
@@ -99,15 +101,46 @@ class FlowState:
 
     # ------------------------------------------------------------------ barriers
     def barrier_arrive(self, m: Any, op: Any, lanes: np.ndarray, complete: bool) -> None:
+        """Warps arrive; ``complete``: every arriving warp is released here (the machine ran converged).
+
+        PTX ISA 8.x, "bar, barrier": with a thread count, the phase completes once ``count`` threads (whole
+        warps) arrived, and later arrivals start the next phase.  Where more warps of a CTA arrive at once than
+        the count, which of them share a phase depends on timing: that release orders no warp after another
+        (each warp keeps only its own history), so their shared-memory exchanges are races."""
+        count = _count(m, op)
         for barrier, group in _by_barrier(m, op, lanes):
             ctas, warps = warps_of(group, self.geom)
             self.clocks.arrive(ctas, warps, barrier)
             if complete:
-                self.clocks.release(ctas, warps, barrier)
+                loose = np.zeros(ctas.shape, dtype=bool)
+                if count > 0:
+                    arrived = 32 * np.bincount(ctas, minlength=self.geom.n_ctas)
+                    loose = arrived[ctas] > count
+                    if loose.any():
+                        self.note_loose(op, barrier, int(arrived[ctas][loose].max()), count)
+                        self.clocks.drop(ctas[loose], barrier)
+                self.clocks.release(ctas[~loose], warps[~loose], barrier)
+
+    def note_loose(self, op: Any, barrier: int, arrived: int, count: int) -> None:
+        self.loose_barriers.setdefault(
+            op.index, f"{arrived} threads arrive at barrier {barrier} for a thread count of {count}, so which warps "
+                      "share a phase depends on timing (PTX ISA \"bar, barrier\")")
 
     def barrier_release(self, barrier: int, lanes: np.ndarray) -> None:
         ctas, warps = warps_of(lanes, self.geom)
+        loose = self.loose_ctas.get(barrier)
+        if loose is not None:
+            out = np.isin(ctas, loose)
+            self.clocks.drop(ctas[out], barrier)
+            ctas, warps = ctas[~out], warps[~out]
         self.clocks.release(ctas, warps, barrier)
+
+
+def _count(m: Any, op: Any) -> int:
+    """The barrier's thread count (-1: none, or 0, which waits for every thread)."""
+    if op.barrier[1] is None:
+        return -1
+    return m._barrier_count(op) or -1
 
 
 def _by_barrier(m: Any, op: Any, lanes: np.ndarray) -> list[tuple[int, np.ndarray]]:
@@ -122,8 +155,32 @@ class FlowMachine(Machine):
 
     flow: FlowState
 
+    _bar_op: Any = None
+
     def _released(self, barrier: int, lanes: np.ndarray) -> None:
         self.flow.barrier_release(barrier, lanes)
+
+    def _arrive(self, op: Any, arrive: np.ndarray, blocked: np.ndarray) -> None:
+        self._bar_op = op
+        try:
+            super()._arrive(op, arrive, blocked)
+        finally:
+            self._bar_op = None
+
+    def _settle(self, barriers: list[int], blocked: np.ndarray) -> None:
+        """A phase completing with more arrivals than its thread count releases warps whose partners depend on
+        timing (:meth:`FlowState.barrier_arrive`): those CTAs' releases order nothing."""
+        for b in barriers:
+            expected, arrivals = self.bar_expected[:, b], self.bar_arrivals[:, b]
+            over = np.flatnonzero((expected > 0) & (arrivals > expected))
+            if over.size:
+                self.flow.loose_ctas[b] = over
+                if self._bar_op is not None:
+                    self.flow.note_loose(self._bar_op, b, int(arrivals[over].max()), int(expected[over].max()))
+        try:
+            super()._settle(barriers, blocked)
+        finally:
+            self.flow.loose_ctas.clear()
 
     def _unknown_guard(self, op: Any, lanes: np.ndarray) -> None:
         super()._unknown_guard(op, lanes)

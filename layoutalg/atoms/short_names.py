@@ -32,7 +32,8 @@ from layoutalg.errors import InstructionError
 
 _MAX_NAME = 200
 _MATRIX_KINDS = ("ldmatrix", "stmatrix", "movmatrix")
-_OPTIONAL_COPY_WORDS = {"sync", "aligned", "m8n8", "shared", "shared::cta", "b16"}
+OPTIONAL_MATRIX_WORDS = frozenset({"sync", "aligned", "m8n8", "shared", "shared::cta", "b16"})
+"""Words of ldmatrix / stmatrix / movmatrix that may be left out (here and in :mod:`layoutalg.banks.instruction`)."""
 _INTEGER_TYPES = {"s8", "u8", "s4", "u4"}
 
 
@@ -40,6 +41,9 @@ def _text(spec: Any, what: str) -> str:
     if not isinstance(spec, str):
         raise InstructionError(f"{what} must be an atom or its name (a str), got {describe(spec)} ({type(spec).__name__})")
     text = spec.strip()
+    head, _, operands = text.partition(" ")
+    if operands.lstrip().startswith(("{", "[", "%")) or text.endswith(";"):  # a PTX line: its mnemonic
+        text = head.removesuffix(";")
     if text.startswith("cute::"):
         text = text[len("cute::"):]
     if not text or len(text) > _MAX_NAME:
@@ -83,7 +87,7 @@ def _copy_by_name(text: str) -> CopyAtom:
             num = int(word[1])
         elif word == "trans":
             trans = True
-        elif word not in _OPTIONAL_COPY_WORDS:
+        elif word not in OPTIONAL_MATRIX_WORDS:
             raise InstructionError(f"{describe(text)}: {describe(word)} is not a word of {kind} (it takes .x1/.x2/.x4, .trans, "
                                    f".sync.aligned.m8n8, .shared and .b16; e.g. '{kind}.x4.trans')")
     if kind == "movmatrix":
@@ -146,4 +150,4 @@ def _wgmma_by_name(text: str) -> GmmaAtom:
     return catalog.wgmma(int(n), a=a, c=d)
 
 
-__all__ = ["copy_atom", "mma_atom"]
+__all__ = ["copy_atom", "mma_atom", "OPTIONAL_MATRIX_WORDS"]

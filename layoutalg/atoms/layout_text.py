@@ -10,13 +10,16 @@ Every layer from atoms up reads layout text here (``prove``'s ``smem=``, the ker
   ``Layout_K_INTER_Atom_Bits``, ``Sm80_SW3_Atom<f16>``, or the bare name with ``dtype=``;
 * printed values of CuTe C++ (``Sw<3,4,3> o _0 o (_8,_64):(_64,_1)``, static negatives ``_-5``,
   ``smem_ptr[16b](unset)`` offsets), CuTe DSL (``S<3,4,3> o 0 o (8,64):(64,1)``) and pycute
-  (``SW_3_4_3``): :mod:`layoutalg.swizzle.notation` after :func:`normalise_notation`.
+  (``SW_3_4_3``): :mod:`layoutalg.swizzle.notation` after :func:`normalise_notation`;
+* pycute's ``repr`` (what ``layoutalg convert --to pycute`` writes): ``Layout((8, 64),(64, 1))``,
+  ``ComposedLayout(Swizzle(3,3,3),0,Layout(...))``, ``Swizzle(3,3,3)``: :func:`pycute_repr_notation`.
 
 Every failure is a :class:`~layoutalg.errors.LayoutError` (a ``ParseError`` with the column where it can say).
 """
 
 from __future__ import annotations
 
+import ast
 import difflib
 import re
 from typing import Any
@@ -35,6 +38,7 @@ class MissingDtypeError(LayoutError):
 _PYCUTE_SWIZZLE = re.compile(r"SW_(-?\d+)_(-?\d+)_(-?\d+)")
 _DSL_SWIZZLE = re.compile(r"(?<![A-Za-z_])S<")
 _CPP_TYPE = re.compile(r"^(?:[A-Za-z_]\w*::)*(?:Layout|ComposedLayout|Swizzle)\s*<")
+_PYCUTE_CALL = re.compile(r"^(?:pycute\.)?(?:Layout|ComposedLayout|Swizzle)\s*\(")
 _NAME = re.compile(r"^(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)\s*(?:<.*>)?\s*(?:\{\s*\})?$", re.S)
 
 
@@ -49,6 +53,38 @@ def normalise_notation(text: str) -> str:
         raise ParseError("a dynamic value '?' has no static value to read; substitute the number", text, column)
     text = _PYCUTE_SWIZZLE.sub(r"Sw<\1,\2,\3>", text)
     return _DSL_SWIZZLE.sub("Sw<", text)
+
+
+def pycute_repr_notation(text: str) -> str:
+    """pycute's ``repr`` of a layout (``Layout((8, 64),(64, 1))``, ``ComposedLayout(Swizzle(3,3,3),0,Layout(...))``,
+    ``Swizzle(3,3,3)``) in CuTe's printed notation; read as a Python expression tree, never evaluated."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError as exc:
+        raise ParseError(f"not a pycute layout: {exc.msg}", text, exc.offset or 1) from exc
+    except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes; nesting past the parser's stack
+        raise ParseError(f"not a pycute layout: {type(exc).__name__}", text, 1) from exc
+    return _pycute_node(tree, text)
+
+
+def _pycute_node(node: ast.expr, text: str) -> str:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return str(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return "-" + _pycute_node(node.operand, text)
+    if isinstance(node, ast.Tuple):
+        return "(" + ",".join(_pycute_node(e, text) for e in node.elts) + ")"
+    if isinstance(node, ast.Call) and not node.keywords:
+        func = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        args = [_pycute_node(a, text) for a in node.args]
+        if func == "Layout" and len(args) in (1, 2):
+            return ":".join(args)
+        if func == "Swizzle" and len(args) == 3:
+            return f"Sw<{','.join(args)}>"
+        if func == "ComposedLayout" and len(args) == 3:
+            return " o ".join(args)
+    raise ParseError(f"not a pycute layout: {ast.unparse(node)!r} is not an int, a tuple, Layout(shape[, stride]), "
+                     "Swizzle(b, m, s) or ComposedLayout(outer, offset, inner)", text, node.col_offset + 1)
 
 
 def smem_atom_names() -> list[str]:
@@ -101,10 +137,12 @@ def parse(text: str, dtype: Any = None) -> Any:
 
     if _CPP_TYPE.match(stripped):
         return from_cpp(stripped, read_atom)
+    if _PYCUTE_CALL.match(stripped):
+        return swizzle_notation.parse(pycute_repr_notation(stripped))
     named = _NAME.match(stripped)
     if named and ATOM_NAME.match(named.group(1)):
         return from_cpp(stripped, read_atom)
     return swizzle_notation.parse(normalise_notation(stripped))
 
 
-__all__ = ["parse", "normalise_notation", "smem_atom", "smem_atom_names", "MissingDtypeError"]
+__all__ = ["parse", "normalise_notation", "pycute_repr_notation", "smem_atom", "smem_atom_names", "MissingDtypeError"]

@@ -27,8 +27,9 @@ from layoutalg.atoms import catalog
 from layoutalg.atoms.copy import CopyAtom, TypedCopyAtom
 from layoutalg.atoms.gmma import GmmaAtom
 from layoutalg.atoms.mma import TYPE_BITS, MmaAtom
+from layoutalg.core.dtypes import dtype
 from layoutalg.core.validate import describe
-from layoutalg.errors import InstructionError
+from layoutalg.errors import InstructionError, LayoutError
 
 _MAX_NAME = 200
 _MATRIX_KINDS = ("ldmatrix", "stmatrix", "movmatrix")
@@ -98,6 +99,20 @@ def _copy_by_name(text: str) -> CopyAtom:
     return catalog.ldmatrix(num, trans) if kind == "ldmatrix" else catalog.stmatrix(num, trans)  # type: ignore[return-value]
 
 
+def _type_word(word: str, text: str) -> str:
+    """The PTX type an mma name's type word spells, in any spelling of the dtype table (``float16``, ``half``,
+    ``bfloat16``, ``int8``, ``float8_e4m3fn``: :func:`layoutalg.core.dtypes.dtype`); InstructionError otherwise."""
+    if word in TYPE_BITS:
+        return word
+    try:
+        name = dtype(word).name
+    except LayoutError:
+        name = ""
+    if name not in TYPE_BITS:
+        raise InstructionError(f"{describe(text)}: {describe(word)} is not an mma type (one of {', '.join(TYPE_BITS)})")
+    return name
+
+
 def mma_atom(spec: Any) -> Union[MmaAtom, GmmaAtom]:
     """The ``mma.sync`` (or ``wgmma``) atom named by ``spec`` (see the module docstring)."""
     if isinstance(spec, (MmaAtom, GmmaAtom)):
@@ -120,9 +135,7 @@ def mma_atom(spec: Any) -> Union[MmaAtom, GmmaAtom]:
     layout = "row.col"
     if len(rest) >= 2 and rest[0] in ("row", "col") and rest[1] in ("row", "col"):
         layout, rest = f"{rest[0]}.{rest[1]}", rest[2:]
-    for t in rest:
-        if t not in TYPE_BITS:
-            raise InstructionError(f"{describe(text)}: {describe(t)} is not an mma type (one of {', '.join(TYPE_BITS)})")
+    rest = [_type_word(t, text) for t in rest]
     if len(rest) == 1:
         a = b = rest[0]
         c = "s32" if a in _INTEGER_TYPES else "f64" if a == "f64" else "f32"
@@ -144,7 +157,7 @@ def _wgmma_by_name(text: str) -> GmmaAtom:
     if len(words) != 5 or not n.isdigit():
         raise InstructionError(f"unknown wgmma {describe(text)}: write wgmma.m64nNk16.D.A.B (e.g. 'wgmma.m64n64k16.f32.bf16.bf16') "
                                "or a CuTe name such as SM90_64x64x16_F32BF16BF16_SS")
-    d, a, b = words[2:]
+    d, a, b = (_type_word(t, text) for t in words[2:])
     if a != b:
         raise InstructionError(f"{describe(text)}: layoutalg's wgmma atoms take A and B of one type, got {a} and {b}")
     return catalog.wgmma(int(n), a=a, c=d)

@@ -26,10 +26,9 @@ from typing import Any, Union
 from layoutalg.atoms import catalog
 from layoutalg.atoms.copy import CopyAtom, TypedCopyAtom
 from layoutalg.atoms.gmma import GmmaAtom
-from layoutalg.atoms.mma import TYPE_BITS, MmaAtom
-from layoutalg.core.dtypes import dtype
+from layoutalg.atoms.mma import TYPE_BITS, MmaAtom, mma_type
 from layoutalg.core.validate import describe
-from layoutalg.errors import InstructionError, LayoutError
+from layoutalg.errors import InstructionError
 
 _MAX_NAME = 200
 _MATRIX_KINDS = ("ldmatrix", "stmatrix", "movmatrix")
@@ -101,14 +100,9 @@ def _copy_by_name(text: str) -> CopyAtom:
 
 def _type_word(word: str, text: str) -> str:
     """The PTX type an mma name's type word spells, in any spelling of the dtype table (``float16``, ``half``,
-    ``bfloat16``, ``int8``, ``float8_e4m3fn``: :func:`layoutalg.core.dtypes.dtype`); InstructionError otherwise."""
-    if word in TYPE_BITS:
-        return word
-    try:
-        name = dtype(word).name
-    except LayoutError:
-        name = ""
-    if name not in TYPE_BITS:
+    ``bfloat16``, ``int8``, ``float8_e4m3fn``: :func:`layoutalg.atoms.mma.mma_type`); InstructionError otherwise."""
+    name = mma_type(word)
+    if name is None:
         raise InstructionError(f"{describe(text)}: {describe(word)} is not an mma type (one of {', '.join(TYPE_BITS)})")
     return name
 

@@ -29,7 +29,7 @@ from typing import Any, Union
 
 from layoutalg.atoms.copy import CopyAtom
 from layoutalg.atoms.gmma import GmmaAtom
-from layoutalg.atoms.mma import TYPE_BITS, MmaAtom
+from layoutalg.atoms.mma import TYPE_BITS, MmaAtom, mma_type
 from layoutalg.atoms.short_names import copy_atom, mma_atom
 from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError, LayoutError, ShapeError
@@ -121,9 +121,11 @@ def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, alo
     refuse_non_warp_mma(mm, atom.kind)
     type_name = {"A": mm.a_type, "B": mm.b_type, "C": mm.c_type}[op]
     if dtype is not None:
-        if not isinstance(dtype, str) or dtype.strip().lower() not in TYPE_BITS:
-            raise LayoutError(f"dtype must be one of {', '.join(TYPE_BITS)}, got {describe(dtype)}")
-        type_name = dtype.strip().lower()
+        named = mma_type(dtype)  # any spelling of the dtype table: float16, torch.bfloat16, cutlass.Float16, ...
+        if named is None:
+            raise LayoutError(f"dtype must be one of {', '.join(TYPE_BITS)} (or another spelling of one, e.g. "
+                              f"float16, torch.bfloat16), got {describe(dtype)}")
+        type_name = named
     bits = TYPE_BITS[type_name]
     if bits > 32:  # f64 (in .f64 registers), c64 / gc64
         raise InstructionError(f"operand {op} of {mm.name} holds {bits}-bit {type_name} elements, wider than the 32-bit "

@@ -227,7 +227,7 @@ def _symbolic(smem_layout: Any, access: Access, dtype: Any, base: int, method: s
 
 def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, method: str = "auto",
                   timeout: float | None = None, by: str = "row", global_layout: Any = None,
-                  arch: Any = None) -> ProofResult:
+                  arch: Any = None, global_ld: Any = None) -> ProofResult:
     """Prove ``access`` over ``smem_layout`` (elements of ``dtype``) conflict-free, or refute it with the lanes.
 
     ``access``: an instruction string (the whole rank-2 tile swept, see :func:`~layoutalg.banks.access.tile_access`)
@@ -237,6 +237,8 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
     ``global_layout`` (where each element comes from, see :func:`~layoutalg.banks.analyze.analyze`) and is
     decided by enumeration only.  ``arch`` (default ``sm_90``) sets the shared-memory capacity every address
     must fit in and the instructions available; ``timeout`` (seconds, ``inf`` for none) bounds the whole proof.
+    As on the command line, ``smem_layout`` may be layout text and ``global_ld=N`` stands for ``--global-ld N``
+    (:mod:`layoutalg.banks.inputs`).
     """
     if method not in METHODS:
         import difflib
@@ -250,6 +252,9 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
 
     if not isinstance(method, str) or method not in ("auto", "enum", "f2", "z3"):
         raise LayoutError(f"method must be auto, enum, f2 or z3, got {describe(method)}")
+    from layoutalg.banks.inputs import global_layout_of, smem_layout_of
+
+    smem_layout = smem_layout_of(smem_layout, dtype)
     if not callable(smem_layout) or not hasattr(smem_layout, "shape"):
         raise LayoutError(f"smem_layout must be a Layout or a ComposedLayout, got {describe(smem_layout)}")
     base = as_int(base, "base")  # a byte offset: 0.5 must not pass as 0
@@ -272,6 +277,7 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
         raise InstructionError(f"{ins.canonical} does not exist on {target.name} (no {_FAMILY[ins.kind]}); "
                                "pass arch= for the GPU the kernel targets")
     cp_async = ins.kind == "cp.async"
+    global_layout = global_layout_of(global_layout, global_ld, _mode_sizes(smem_layout))
     if global_layout is not None and not cp_async:
         raise LayoutError(f"global_layout is for cp.async accesses only, not {ins.canonical} (it would be ignored)")
     if cp_async and (method in ("f2", "z3") or access.symbolic):

@@ -157,7 +157,8 @@ def _cmd_banks(args: argparse.Namespace) -> int:
 
     arch = arch_option(args.arch)
     element_bytes = element_bytes_option(args.dtype)
-    layout = tiled(parse_layout(args.layout, dtype=args.dtype), args.tile_to)
+    layout = tiled(parse_layout(args.layout, dtype=args.dtype, shape=args.tile_to, shape_option="--tile-to"),
+                   args.tile_to)
     require_offsets(layout, "LAYOUT")
     rows, cols = rank2_extents(layout, "LAYOUT")
     if not isinstance(layout.shape, tuple) or len(layout.shape) != 2:  # the sweep's coordinates are (row, col)

@@ -108,10 +108,12 @@ LAYOUT_HINT = ("write a layout as shape:stride and quote it for the shell, e.g. 
                "or 'Layout<Shape<_8,_64>,Stride<_64,_1>>'")
 
 
-def parse_layout(text: str, what: str = "LAYOUT", dtype: str | None = None, shape: Any = None) -> Any:
+def parse_layout(text: str, what: str = "LAYOUT", dtype: str | None = None, shape: Any = None,
+                 shape_option: str = "--tile") -> Any:
     """A layout from the command line, read by the package's one reader (:func:`layoutalg.parse`): CuTe print
     notation, a C++ type string, a smem atom name (its element type from ``<T>`` or ``--dtype``), Triton text
-    (``shape``: the tensor shape of a ``#ttg`` attribute that carries none, from ``--tile``)."""
+    (``shape``: the tensor shape of a ``#ttg`` attribute that carries none, ``MxN`` text from the command's
+    ``shape_option``, ``--tile`` or ``--tile-to``, which the hint names when it is missing)."""
     from layoutalg.interop.text import MissingDtypeError, parse
 
     check_text(text, what, "'(8,64):(64,1)'")
@@ -121,14 +123,15 @@ def parse_layout(text: str, what: str = "LAYOUT", dtype: str | None = None, shap
         if shape is not None and text.lstrip().startswith("#ttg."):
             from layoutalg.interop.triton import from_triton
 
-            return from_triton(text, shape=shape)
+            extents = parse_extents(shape, shape_option) if isinstance(shape, str) else shape
+            return from_triton(text, shape=extents)
         return parse(text, dtype=dtype)
     except MissingDtypeError as exc:
         name = text.strip()
         raise UsageError(f"{name} depends on the element width",
                          f"add --dtype, e.g. layoutalg show {name} --dtype bf16, or write {name}<bf16>") from exc
     except LayoutError as exc:
-        hint = (f"give the tensor shape with --tile MxN, e.g. layoutalg show '{text.strip()[:40]}...' --tile 64x64"
+        hint = (f"give the tensor shape with {shape_option} MxN, e.g. {shape_option} 64x64"
                 if "does not carry its shape" in str(exc) else LAYOUT_HINT)
         raise UsageError(f"cannot read {what}: {parse_message(exc)}", hint) from exc
 

@@ -31,7 +31,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     tile_text = getattr(args, "tile", None)
     if dtype is not None:
         dtype_bits(dtype)
-    layout = parse_layout(args.layout, dtype=dtype)
+    layout = parse_layout(args.layout, dtype=dtype, shape=tile_text)
     forms: dict[str, str] = {}
     missing: dict[str, str] = {}
     writers = {

@@ -94,7 +94,8 @@ def _cmd_prove_fragment(args: argparse.Namespace) -> int:
         raise UsageError(f"--timeout must be a positive number of seconds, got {args.timeout}", "e.g. --timeout 30")
     smem = None
     if args.smem is not None:
-        smem = tiled(parse_layout(args.smem, "--smem", args.dtype or _operand_type(mma, args.operand)), args.tile_to)
+        smem = tiled(parse_layout(args.smem, "--smem", args.dtype or _operand_type(mma, args.operand),
+                                  shape=args.tile_to, shape_option="--tile-to"), args.tile_to)
         require_offsets(smem, "--smem")
     elif copy.kind != "movmatrix":
         raise UsageError(f"{copy.kind} reads shared memory: give its layout with --smem",

@@ -60,8 +60,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
     if not args.layout:
         raise UsageError("show needs a LAYOUT or --tv ATOM", "e.g. layoutalg show '(8,8):(8,1)' or "
                          "layoutalg show --tv SM80_16x8x16_F32F16F16F32_TN")
-    shape = parse_extents(args.tile, "--tile") if args.tile and args.layout.lstrip().startswith("#ttg.") else None
-    layout = tiled(parse_layout(args.layout, dtype=args.dtype, shape=shape), args.tile_to)
+    shape, option = (args.tile, "--tile") if args.tile or not args.tile_to else (args.tile_to, "--tile-to")
+    layout = tiled(parse_layout(args.layout, dtype=args.dtype, shape=shape, shape_option=option), args.tile_to)
     if args.formula:
         return _show_formula(layout, args)
     rank2_extents(layout, "LAYOUT")
@@ -117,11 +117,11 @@ def _show_tv(args: argparse.Namespace) -> int:
     from layoutalg.viz.grid import tv_grid
 
     bits = dtype_bits(args.dtype) if args.dtype else None
-    if ":" in args.tv or args.tv.startswith(("Layout<", "cute::")):
+    if ":" in args.tv or args.tv.lstrip().startswith(("Layout", "cute::", "#ttg.", "(")):  # notation, not an atom
         if not args.tile:
             raise UsageError("a TV layout given as notation needs the tile it covers",
                              f"add --tile MxN, e.g. layoutalg show --tv '{args.tv}' --tile 16x16")
-        tv_layout = parse_layout(args.tv, "--tv")
+        tv_layout = parse_layout(args.tv, "--tv", shape=args.tile)
         tile = parse_extents(args.tile, "--tile")
         panels: list[tuple[str, Any, tuple[int, int], Any, bool]] = [
             ("tv", tv_layout, (tile[0], tile[1]), None, False)]

@@ -1,0 +1,49 @@
+"""The LAYOUT reader every command shares (layoutalg.cli.common.parse_layout): a Triton shared layout that carries
+no shape takes it from the option the hint names (show/convert --tile, banks/prove-fragment/show --tile-to), and
+--tv reads every notation LAYOUT reads."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stderr, redirect_stdout
+
+import pytest
+
+from layoutalg.cli import main
+
+NVMMA = "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>"
+SWIZZLED = "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>"
+LINEAR = "#ttg.linear<{register = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [], block = []}>"
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["convert", NVMMA], "--tile"), (["show", SWIZZLED], "--tile"),
+    (["banks", NVMMA, "--dtype", "f16", "--access", "ldmatrix.x4"], "--tile-to"),
+])
+def test_a_shapeless_triton_layout_is_read_with_the_option_its_hint_names(argv: list[str], option: str) -> None:
+    code, _, err = run(*argv)
+    assert code == 2 and f"hint: give the tensor shape with {option} MxN, e.g. {option} 64x64" in err
+    code, out, err = run(*argv, option, "64x64")
+    assert code == 0, err
+    assert "Sw<3,3,3> o _0 o (64,64):(64,1)" in out
+
+
+def test_prove_fragment_reads_a_triton_smem_layout_with_tile_to() -> None:
+    code, out, err = run("prove-fragment", "--copy", "ldmatrix.x4.trans", "--smem", NVMMA, "--tile-to", "64x64",
+                         "--mma", "mma.m16n8k16.f16", "--operand", "B")
+    assert code == 0, err
+    assert out.startswith("proved:")
+
+
+@pytest.mark.parametrize("tv", [LINEAR, "Layout(((4, 8), (2, 2)),((32, 1), (16, 8)))"])
+def test_show_tv_reads_triton_and_pycute_text_as_a_tv_layout(tv: str) -> None:
+    code, out, err = run("show", "--tv", tv, "--tile", "16x8")
+    assert code == 0, err
+    assert out.startswith("((4,8),(2,2)):((32,1),(16,8)) (16x8)")

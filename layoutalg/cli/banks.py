@@ -85,6 +85,13 @@ def element_bytes_option(dtype: str) -> int:
     return bits // 8
 
 
+def _canonical_dtype(text: str) -> str:
+    """``--dtype`` in the dtype table's canonical (PTX) spelling: ``torch.float16`` -> ``f16``."""
+    from layoutalg.core.dtypes import dtype
+
+    return dtype(text).name
+
+
 def parse_access(text: str, element_bytes: int, arch: Any) -> Any:
     """``--access`` as a parsed :class:`~layoutalg.banks.instruction.Instruction` that exists on ``arch``."""
     from layoutalg.banks.instruction import parse_instruction
@@ -157,6 +164,7 @@ def _cmd_banks(args: argparse.Namespace) -> int:
 
     arch = arch_option(args.arch)
     element_bytes = element_bytes_option(args.dtype)
+    args.dtype = _canonical_dtype(args.dtype)  # the report names the type as PTX does, whatever spelling was typed
     layout = tiled(parse_layout(args.layout, dtype=args.dtype, shape=args.tile_to, shape_option="--tile-to"),
                    args.tile_to)
     require_offsets(layout, "LAYOUT")

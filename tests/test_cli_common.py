@@ -47,3 +47,13 @@ def test_show_tv_reads_triton_and_pycute_text_as_a_tv_layout(tv: str) -> None:
     code, out, err = run("show", "--tv", tv, "--tile", "16x8")
     assert code == 0, err
     assert out.startswith("((4,8),(2,2)):((32,1),(16,8)) (16x8)")
+
+
+@pytest.mark.parametrize("argv", [
+    ["show", "Sw<3,3,3>"], ["show", "SW_3_3_3", "--tile-to", "8x64"], ["show", "S<3,3,3>", "--svg", "x.svg"],
+    ["banks", "Swizzle<3,3,3>", "--dtype", "f16", "--access", "ldmatrix.x4"],
+    ["prove-fragment", "--copy", "ldmatrix.x4", "--smem", "Sw<3,3,3>", "--mma", "mma.m16n8k16.f16", "--operand", "A"],
+])
+def test_a_bare_swizzle_where_a_layout_is_needed_is_a_usage_error_not_a_traceback(argv: list[str]) -> None:
+    code, _, err = run(*argv)
+    assert code == 2 and "is a bare swizzle" in err and "hint: compose it with the layout it swizzles" in err

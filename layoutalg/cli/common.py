@@ -149,8 +149,16 @@ def parse_extents(text: str, what: str) -> tuple[int, ...]:
     return values
 
 
+def require_shape(layout: Any, what: str) -> None:
+    """Refuse a bare swizzle (``Sw<3,3,3>``: a function of the offset, with no shape) where a layout is needed."""
+    if not hasattr(layout, "shape"):
+        raise UsageError(f"{what} {layout} is a bare swizzle: it permutes offsets but has no shape to draw or sweep",
+                         f"compose it with the layout it swizzles, e.g. '{layout} o 0 o (8,64):(64,1)'")
+
+
 def rank2_extents(layout: Any, what: str) -> tuple[int, int]:
     """``(rows, cols)`` of a rank-1 or rank-2 layout (sizes of its top-level modes); UsageError otherwise."""
+    require_shape(layout, what)
     shape = layout.shape
     if not isinstance(shape, tuple):
         return layout.size(), 1
@@ -250,7 +258,8 @@ def is_coordinate_layout(layout: Any) -> bool:
 
 
 def require_offsets(layout: Any, what: str) -> None:
-    """Refuse a coordinate or F2 layout (a ``StrideLayout``) where memory offsets are needed."""
+    """Refuse a coordinate or F2 layout (a ``StrideLayout``) or a bare swizzle where memory offsets are needed."""
+    require_shape(layout, what)
     if is_coordinate_layout(layout):
         raise UsageError(f"{what} {layout} maps to coordinates or F2 bit patterns, not to memory offsets",
                          f"give {what} as a layout of int strides (or a swizzled one), e.g. '(8,64):(64,1)'; "

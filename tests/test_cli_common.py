@@ -57,3 +57,9 @@ def test_show_tv_reads_triton_and_pycute_text_as_a_tv_layout(tv: str) -> None:
 def test_a_bare_swizzle_where_a_layout_is_needed_is_a_usage_error_not_a_traceback(argv: list[str]) -> None:
     code, _, err = run(*argv)
     assert code == 2 and "is a bare swizzle" in err and "hint: compose it with the layout it swizzles" in err
+
+
+@pytest.mark.parametrize("argv", [["show", "():()"], ["banks", "():()", "--dtype", "f16", "--access", "ldmatrix.x4"]])
+def test_a_rank_0_layout_is_a_usage_error_not_a_traceback(argv: list[str]) -> None:
+    code, _, err = run(*argv)
+    assert code == 2 and "has no modes (rank 0)" in err

@@ -166,6 +166,9 @@ def rank2_extents(layout: Any, what: str) -> tuple[int, int]:
         return layout.size(), 1
     if len(shape) == 2:
         return layout[0].size(), layout[1].size()
+    if not shape:
+        raise UsageError(f"{what} {layout} has no modes (rank 0): there is nothing to draw or sweep",
+                         "give a layout with one or two modes, e.g. '(8,64):(64,1)'")
     from layoutalg.viz.grid import _group_text
 
     stride = getattr(layout, "stride", None)

@@ -112,3 +112,12 @@ def test_every_line_convert_prints_for_a_layout_parses_back() -> None:
         want = parse(layout)
         for text in (to_cpp(want), repr(to_pycute(want))):
             assert str(parse(text)) == str(want), text
+
+
+@pytest.mark.parametrize("text", [
+    "const cute::Layout<cute::tuple<cute::C<8>, cute::C<64>>, cute::tuple<cute::C<64>, cute::C<1>>> &",
+    "Layout<Shape<_8,_64>,Stride<_64,_1>> const&", "const Layout<Shape<_8,_64>,Stride<_64,_1>>&&",
+])
+def test_a_cpp_type_as_a_signature_prints_it_with_const_and_a_reference_is_read(text: str) -> None:
+    assert str(parse(text)) == "(8,64):(64,1)"
+    assert str(parse("const GMMA::Layout_K_SW128_Atom<bf16>&")) == "Sw<3,3,3> o _0 o (8,64):(64,1)"

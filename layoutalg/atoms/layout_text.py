@@ -87,6 +87,16 @@ def _pycute_node(node: ast.expr, text: str) -> str:
                      "Swizzle(b, m, s) or ComposedLayout(outer, offset, inner)", text, node.col_offset + 1)
 
 
+_CV_REF = re.compile(r"^(?:(?:const|volatile)\s+)+|(?:\s*(?:const|volatile|&&|&))+$")
+
+
+def _without_cv_ref(text: str) -> str:
+    """A C++ type as compilers print it in a signature, less its cv-qualifiers and reference
+    (``const cute::Layout<...> &`` -> ``cute::Layout<...>``); other text comes back unchanged."""
+    bare = _CV_REF.sub("", text).strip()
+    return bare if bare != text and (_CPP_TYPE.match(bare) or _NAME.match(bare)) else text
+
+
 def smem_atom_names() -> list[str]:
     """Every shared-memory atom name :func:`parse` knows (CUTLASS's GMMA atoms and the sm80 ones)."""
     gmma = list(smem.GMMA_ATOM_NAMES)
@@ -135,6 +145,7 @@ def parse(text: str, dtype: Any = None) -> Any:
                 raise LayoutError(f"{name}<{element}> disagrees with dtype={describe(dtype)}")
         return smem_atom(name, element if element is not None else dtype)
 
+    stripped = _without_cv_ref(stripped)
     if _CPP_TYPE.match(stripped):
         return from_cpp(stripped, read_atom)
     if _PYCUTE_CALL.match(stripped):

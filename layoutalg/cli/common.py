@@ -120,7 +120,7 @@ def parse_layout(text: str, what: str = "LAYOUT", dtype: str | None = None, shap
     if dtype is not None:
         dtype_bits(dtype)  # a bad --dtype is reported as such, not as a bad layout
     try:
-        if shape is not None and text.lstrip().startswith("#ttg."):
+        if shape is not None and text.lstrip().startswith("#"):  # Triton text (#ttg., #triton_gpu., #alias = ...)
             from layoutalg.interop.triton import from_triton
 
             extents = parse_extents(shape, shape_option) if isinstance(shape, str) else shape

@@ -117,7 +117,7 @@ def _show_tv(args: argparse.Namespace) -> int:
     from layoutalg.viz.grid import tv_grid
 
     bits = dtype_bits(args.dtype) if args.dtype else None
-    if ":" in args.tv or args.tv.lstrip().startswith(("Layout", "cute::", "#ttg.", "(")):  # notation, not an atom
+    if ":" in args.tv or args.tv.lstrip().startswith(("Layout", "cute::", "#", "(")):  # notation, not an atom
         if not args.tile:
             raise UsageError("a TV layout given as notation needs the tile it covers",
                              f"add --tile MxN, e.g. layoutalg show --tv '{args.tv}' --tile 16x16")

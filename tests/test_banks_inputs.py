@@ -42,3 +42,14 @@ def test_global_ld_and_global_layout_together_are_refused() -> None:
         analyze(SW, "cp.async.cg", "f16", global_ld=64, global_layout=Layout((64, 64), (64, 1)))
     with pytest.raises(LayoutError, match="global_ld=32 needs a rank-2 tile whose row it covers"):
         analyze(SW, "cp.async.cg", "f16", global_ld=32)
+
+
+def test_tile_to_is_the_clis_tile_to(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["banks", "Layout_K_SW128_Atom", "--dtype", "bf16", "--tile-to", "64x64", "--access", "stmatrix.x4",
+                 "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    for tile in ((64, 64), "64x64"):
+        assert analyze("Layout_K_SW128_Atom", "stmatrix.x4", "bf16", tile_to=tile).total == cli["wavefronts"] == 64
+        assert conflict_free("Layout_K_SW128_Atom", "stmatrix.x4", "bf16", tile_to=tile).status == "proved"
+    with pytest.raises(LayoutError, match=r"tile_to must be \(M, N\) of positive ints or 'MxN', got '64'"):
+        analyze("Layout_K_SW128_Atom", "stmatrix.x4", "bf16", tile_to="64")

@@ -60,3 +60,17 @@ def test_the_cli_takes_the_dtype_spellings_banks_takes() -> None:
     argv = ["prove-fragment", "--copy", "stmatrix.x4", "--smem", "Layout_K_SW128_Atom", "--tile-to", "64x64", "--mma",
             "SM90_64x64x16_F32BF16BF16_SS", "--operand", "C", "--dtype"]
     assert main([*argv, "torch.bfloat16"]) == main([*argv, "bf16"]) == 0
+
+
+def test_smem_text_and_tile_to_are_read_as_the_clis_smem_and_tile_to() -> None:
+    from layoutalg.cli import main
+
+    argv = ["prove-fragment", "--copy", "stmatrix.x4", "--smem", "Layout_K_SW128_Atom", "--tile-to", "64x64", "--mma",
+            "SM90_64x64x16_F32BF16BF16_SS", "--operand", "C", "--dtype", "bf16"]
+    assert main(argv) == 0
+    got = fragment_delivers("stmatrix.x4", "Layout_K_SW128_Atom", "SM90_64x64x16_F32BF16BF16_SS", "C", dtype="bf16",
+                            tile_to=(64, 64))
+    assert got.status == "proved" and "over Sw<3,3,3> o _0 o (64,64):(64,1)" in got.claim
+    # an atom named without its type takes the operand's (f16 for A of an f16 mma)
+    assert fragment_delivers("ldmatrix.x4", "Layout_K_SW128_Atom", "mma.m16n8k16.f16", "A", tile_to="64x64").status == \
+        "proved"

@@ -292,7 +292,8 @@ class Analysis(ArrayRecord):
 
 
 def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, by: str = "row",
-            global_layout: Any = None, global_base: int = 0, arch: Any = None, global_ld: Any = None) -> Analysis:
+            global_layout: Any = None, global_base: int = 0, arch: Any = None, global_ld: Any = None,
+            tile_to: Any = None) -> Analysis:
     """Wavefronts of every instance of ``access`` over ``smem_layout`` of ``dtype`` elements.
 
     ``access`` is an :class:`~layoutalg.banks.access.Access`, a ``TiledCopy`` (every warp and atom call of its
@@ -308,14 +309,15 @@ def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, 
     anything is built (a tile sweep larger than it is refused with its size), and which instructions exist.
 
     As on the command line, ``smem_layout`` may be layout text (``"Sw<3,3,3> o 0 o (64,64):(64,1)"``,
-    ``"Layout_K_SW128_Atom"`` with ``dtype``) and ``global_ld=N`` stands for ``--global-ld N``
+    ``"Layout_K_SW128_Atom"`` with ``dtype``) ``global_ld=N`` stands for ``--global-ld N`` and
+    ``tile_to=(M, N)`` for ``--tile-to MxN``
     (:mod:`layoutalg.banks.inputs`).
     """
     from layoutalg.banks.inputs import global_layout_of, smem_layout_of
     from layoutalg.banks.limits import arch_of
 
     arch = arch_of(arch)
-    smem_layout = smem_layout_of(smem_layout, dtype)
+    smem_layout = smem_layout_of(smem_layout, dtype, tile_to)
     if hasattr(access, "layout_tv") and hasattr(access, "atom"):  # a TiledCopy (layoutalg.atoms.tiled)
         from layoutalg.banks.tiled import access_from_tiled_copy
 

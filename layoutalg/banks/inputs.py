@@ -4,7 +4,8 @@ read as the command line reads them.
 ``smem_layout`` may be layout text in any notation :func:`layoutalg.parse` reads below Triton
 (:mod:`layoutalg.atoms.layout_text`: CuTe, CuTe C++ types, CuTe DSL, pycute, CUTLASS smem atom names, whose
 element type ``dtype`` gives), and ``global_ld=N`` is the command line's ``--global-ld N``: a row-major global
-matrix with ``N`` elements per row, ``Layout((rows, cols), (N, 1))`` over the tile's two modes.
+matrix with ``N`` elements per row, ``Layout((rows, cols), (N, 1))`` over the tile's two modes; ``tile_to=(M, N)``
+is ``--tile-to MxN``.
 """
 
 from __future__ import annotations
@@ -15,13 +16,12 @@ from layoutalg.core.validate import as_int, describe
 from layoutalg.errors import LayoutError
 
 
-def smem_layout_of(smem_layout: Any, dtype: Any = None) -> Any:
-    """``smem_layout``, read from its text when it is a str (a smem atom name takes its width from ``dtype``)."""
-    if isinstance(smem_layout, str):
-        from layoutalg.atoms.layout_text import parse
+def smem_layout_of(smem_layout: Any, dtype: Any = None, tile_to: Any = None) -> Any:
+    """``smem_layout``, read from its text when it is a str (a smem atom name takes its width from ``dtype``) and
+    repeated to ``tile_to`` (``--tile-to``) when given: :func:`layoutalg.atoms.layout_text.layout_of`."""
+    from layoutalg.atoms.layout_text import layout_of
 
-        return parse(smem_layout, dtype)
-    return smem_layout
+    return layout_of(smem_layout, dtype, tile_to)
 
 
 def global_layout_of(global_layout: Any, global_ld: Any, sizes: list[int]) -> Any:

@@ -227,7 +227,7 @@ def _symbolic(smem_layout: Any, access: Access, dtype: Any, base: int, method: s
 
 def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, method: str = "auto",
                   timeout: float | None = None, by: str = "row", global_layout: Any = None,
-                  arch: Any = None, global_ld: Any = None) -> ProofResult:
+                  arch: Any = None, global_ld: Any = None, tile_to: Any = None) -> ProofResult:
     """Prove ``access`` over ``smem_layout`` (elements of ``dtype``) conflict-free, or refute it with the lanes.
 
     ``access``: an instruction string (the whole rank-2 tile swept, see :func:`~layoutalg.banks.access.tile_access`)
@@ -237,7 +237,8 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
     ``global_layout`` (where each element comes from, see :func:`~layoutalg.banks.analyze.analyze`) and is
     decided by enumeration only.  ``arch`` (default ``sm_90``) sets the shared-memory capacity every address
     must fit in and the instructions available; ``timeout`` (seconds, ``inf`` for none) bounds the whole proof.
-    As on the command line, ``smem_layout`` may be layout text and ``global_ld=N`` stands for ``--global-ld N``
+    As on the command line, ``smem_layout`` may be layout text ``global_ld=N`` stands for ``--global-ld N`` and
+    ``tile_to=(M, N)`` for ``--tile-to MxN``
     (:mod:`layoutalg.banks.inputs`).
     """
     if method not in METHODS:
@@ -254,7 +255,7 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
         raise LayoutError(f"method must be auto, enum, f2 or z3, got {describe(method)}")
     from layoutalg.banks.inputs import global_layout_of, smem_layout_of
 
-    smem_layout = smem_layout_of(smem_layout, dtype)
+    smem_layout = smem_layout_of(smem_layout, dtype, tile_to)
     if not callable(smem_layout) or not hasattr(smem_layout, "shape"):
         raise LayoutError(f"smem_layout must be a Layout or a ComposedLayout, got {describe(smem_layout)}")
     base = as_int(base, "base")  # a byte offset: 0.5 must not pass as 0

@@ -108,7 +108,8 @@ class FragmentSetup:
         return f"{letter}0..{letter}{self.mma.num_elements(self.operand) - 1}"
 
 
-def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, along: str) -> FragmentSetup:
+def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, along: str,
+            tile_to: Any = None) -> FragmentSetup:
     """Resolve names, check every argument and refuse meaningless combinations (see the module docstring)."""
     atom, bound_bits = copy_atom(copy)
     mm = mma_atom(mma)
@@ -162,7 +163,7 @@ def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, alo
             raise LayoutError("movmatrix moves registers to registers and reads no shared memory: drop smem= and "
                               "name the fragment it transposes with source= (an mma operand, default 'C')")
         return setup
-    layout = _smem_layout(smem, setup)
+    layout = _smem_layout(smem, setup, tile_to)
     return FragmentSetup(atom, mm, op, bits, type_name, layout, *_extents(layout, setup), frag_rows, frag_cols,
                          setup.regs, along)
 
@@ -196,17 +197,17 @@ def _operand(operand: Any) -> str:
     return op
 
 
-def _smem_layout(smem: Any, setup: FragmentSetup) -> Any:
+def _smem_layout(smem: Any, setup: FragmentSetup, tile_to: Any = None) -> Any:
+    """``smem`` as a layout: text read as the command line's ``--smem`` is (a smem atom name in the operand's element
+    type), repeated to ``tile_to`` when given (:func:`layoutalg.atoms.layout_text.layout_of`)."""
+    from layoutalg.atoms.layout_text import layout_of
     from layoutalg.core.layout import Layout
 
     if smem is None:
         raise LayoutError(f"{setup.copy.kind} needs smem=: the layout from (row, col) of operand {setup.operand} "
                           f"({setup.dims[0]}, {setup.dims[1]}) to the shared-memory element offset, e.g. "
                           "'Sw<3,3,3> o _0 o (64,64):(64,1)'")
-    if isinstance(smem, str):
-        from layoutalg.atoms.layout_text import parse
-
-        smem = parse(smem)
+    smem = layout_of(smem, setup.dtype, tile_to)
     if not isinstance(smem, Layout) and not all(hasattr(smem, a) for a in ("outer", "offset", "inner")):
         raise LayoutError(f"smem must be a Layout or ComposedLayout (or its notation), got {describe(smem)}")
     return smem

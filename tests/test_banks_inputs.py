@@ -51,5 +51,5 @@ def test_tile_to_is_the_clis_tile_to(capsys: pytest.CaptureFixture[str]) -> None
     for tile in ((64, 64), "64x64"):
         assert analyze("Layout_K_SW128_Atom", "stmatrix.x4", "bf16", tile_to=tile).total == cli["wavefronts"] == 64
         assert conflict_free("Layout_K_SW128_Atom", "stmatrix.x4", "bf16", tile_to=tile).status == "proved"
-    with pytest.raises(LayoutError, match=r"tile_to must be \(M, N\) of positive ints or 'MxN', got '64'"):
+    with pytest.raises(LayoutError, match=r"tile_to must be \(rows, cols\) of positive ints or 'MxN' text, got '64'"):
         analyze("Layout_K_SW128_Atom", "stmatrix.x4", "bf16", tile_to="64")

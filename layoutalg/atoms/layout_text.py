@@ -156,6 +156,20 @@ def parse(text: str, dtype: Any = None) -> Any:
     return swizzle_notation.parse(normalise_notation(stripped))
 
 
+def extents_of(x: Any, what: str) -> tuple[int, int]:
+    """``(M, N)`` from a pair of positive ints or the command line's ``"MxN"`` (``"M,N"``) text."""
+    extents: Any = x
+    if isinstance(x, str):
+        parts = x.lower().replace("(", "").replace(")", "").replace(",", "x").split("x")
+        extents = tuple(int(p) for p in parts if p.strip().isdigit()) if len(parts) == 2 else ()
+    if isinstance(extents, list):
+        extents = tuple(extents)
+    if not (isinstance(extents, tuple) and len(extents) == 2
+            and all(isinstance(e, int) and not isinstance(e, bool) and e > 0 for e in extents)):
+        raise LayoutError(f"{what} must be (rows, cols) of positive ints or 'MxN' text, got {describe(x)}")
+    return extents[0], extents[1]
+
+
 def layout_of(x: Any, dtype: Any = None, tile_to: Any = None) -> Any:
     """A layout argument as the command line reads its LAYOUT / ``--smem`` and ``--tile-to``: text is read by
     :func:`parse` (a smem atom name takes its width from ``dtype``), and ``tile_to`` (``(M, N)`` or ``"MxN"``)
@@ -163,16 +177,10 @@ def layout_of(x: Any, dtype: Any = None, tile_to: Any = None) -> Any:
     layout = parse(x, dtype) if isinstance(x, str) else x
     if tile_to is None:
         return layout
-    extents = tile_to
-    if isinstance(tile_to, str):
-        parts = tile_to.lower().replace("(", "").replace(")", "").replace(",", "x").split("x")
-        extents = tuple(int(p) for p in parts if p.strip().isdigit()) if len(parts) == 2 else ()
-    if not (isinstance(extents, tuple) and len(extents) == 2
-            and all(isinstance(e, int) and not isinstance(e, bool) and e > 0 for e in extents)):
-        raise LayoutError(f"tile_to must be (M, N) of positive ints or 'MxN', got {describe(tile_to)}")
+    extents = extents_of(tile_to, "tile_to")
     if not hasattr(layout, "shape"):
         raise LayoutError(f"tile_to repeats a layout, but {describe(x)} is {type(layout).__name__}")
     return smem.tile_to_shape(layout, extents)
 
 
-__all__ = ["layout_of", "parse", "normalise_notation", "pycute_repr_notation", "smem_atom", "smem_atom_names", "MissingDtypeError"]
+__all__ = ["layout_of", "extents_of", "parse", "normalise_notation", "pycute_repr_notation", "smem_atom", "smem_atom_names", "MissingDtypeError"]

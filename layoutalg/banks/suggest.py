@@ -192,9 +192,9 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
     from layoutalg.swizzle.composed import ComposedLayout
     from layoutalg.swizzle.swizzle import Swizzle
 
-    if not (isinstance(smem_shape, (tuple, list)) and len(smem_shape) == 2
-            and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in smem_shape)):
-        raise LayoutError(f"smem_shape must be (rows, cols) of positive ints, got {describe(smem_shape)}")
+    from layoutalg.atoms.layout_text import extents_of
+
+    smem_shape = extents_of(smem_shape, "smem_shape")  # (rows, cols), or "64x64" as --shape takes it
     rows, cols = int(smem_shape[0]), int(smem_shape[1])
     pitch = cols if pitch is None else pitch
     if isinstance(pitch, bool) or not isinstance(pitch, int) or pitch < cols:

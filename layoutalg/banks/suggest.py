@@ -187,12 +187,11 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
     """
     import numpy as np
 
+    from layoutalg.atoms.layout_text import extents_of
     from layoutalg.banks.limits import arch_of, capacity_text, check_sweep_size
     from layoutalg.banks.proof import conflict_free
     from layoutalg.swizzle.composed import ComposedLayout
     from layoutalg.swizzle.swizzle import Swizzle
-
-    from layoutalg.atoms.layout_text import extents_of
 
     smem_shape = extents_of(smem_shape, "smem_shape")  # (rows, cols), or "64x64" as --shape takes it
     rows, cols = int(smem_shape[0]), int(smem_shape[1])

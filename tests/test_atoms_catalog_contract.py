@@ -155,3 +155,14 @@ def test_every_copy_atom_is_found_by_its_ptx_string_spaces_and_all() -> None:
     for atom in catalog.ALL_COPY_ATOMS:
         assert catalog.get(atom.ptx).ptx == atom.ptx
         assert catalog.get(atom.name).name == atom.name
+
+
+def test_cute_wrappers_name_their_operation() -> None:
+    from layoutalg.atoms import catalog as cat
+
+    ldsm = cat.get("SM75_U16x8_LDSM_T")
+    assert cat.get("cute::Copy_Atom<cute::SM75_U16x8_LDSM_T, cutlass::half_t>") == ldsm.bind(16)
+    assert cat.get("Copy_Atom<Copy_Traits<SM75_U32x4_LDSM_N>, float>") == cat.get("SM75_U32x4_LDSM_N").bind(32)
+    mma = cat.get("SM80_16x8x16_F32F16F16F32_TN")
+    assert cat.get("MMA_Atom<SM80_16x8x16_F32F16F16F32_TN>") is mma
+    assert cat.get("MMA_Atom<MMA_Traits<SM80_16x8x16_F32F16F16F32_TN>>") is mma

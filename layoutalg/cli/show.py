@@ -11,6 +11,7 @@ from layoutalg.cli.common import (
     UsageError,
     dtype_bits,
     emit_json,
+    is_atom_name,
     lookup_atom,
     option_errors,
     parse_extents,
@@ -117,7 +118,8 @@ def _show_tv(args: argparse.Namespace) -> int:
     from layoutalg.viz.grid import tv_grid
 
     bits = dtype_bits(args.dtype) if args.dtype else None
-    if ":" in args.tv or args.tv.lstrip().startswith(("Layout", "cute::", "#", "(")):  # notation, not an atom
+    notation = ":" in args.tv or args.tv.lstrip().startswith(("Layout", "cute::", "#", "("))
+    if notation and not is_atom_name(args.tv):  # a TV layout written out (cute::SM75_... is still an atom)
         if not args.tile:
             raise UsageError("a TV layout given as notation needs the tile it covers",
                              f"add --tile MxN, e.g. layoutalg show --tv '{args.tv}' --tile 16x16")
@@ -132,7 +134,8 @@ def _show_tv(args: argparse.Namespace) -> int:
         operands = _operand_names(atom)
         is_mma = "C" in operands  # decided before --operand narrows the list
         if args.operand:
-            chosen = [o for o in operands if o.lower() == args.operand.lower()]
+            wanted = "c" if is_mma and args.operand.strip().lower() == "d" else args.operand.strip().lower()
+            chosen = [o for o in operands if o.lower() == wanted]  # D is the accumulator, C, as in prove-fragment
             if not chosen:
                 raise UsageError(f"atom {atom_name} has no operand {describe(args.operand)}",
                                  f"use --operand {' or '.join(operands)}")

@@ -31,3 +31,12 @@ def test_a_copy_atom_in_any_spelling(spelling: str) -> None:
 ])
 def test_an_mma_atom_in_any_spelling_and_d_for_the_accumulator(spelling: str, operand: str) -> None:
     assert first_line("--tv", spelling, "--operand", operand).startswith("SM80_16x8x16_F32F16F16F32_TN C: ")
+
+
+def test_prove_fragment_keeps_the_width_a_copy_atom_is_bound_to() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["prove-fragment", "--smem", "(64,64):(64,1)", "--mma", "mma.m16n8k16.f16", "--operand", "A", "--copy"]
+    with redirect_stdout(out), redirect_stderr(err):
+        assert main([*argv, "Copy_Atom<SM75_U32x4_LDSM_N, half_t>"]) == 0
+        assert main([*argv, "Copy_Atom<SM75_U32x4_LDSM_N, float>"]) == 2  # bound to 32 bits; A holds f16
+    assert "the copy atom is bound to 32-bit values" in err.getvalue()

@@ -54,12 +54,12 @@ def _text(spec: Any, what: str) -> str:
 
 def copy_atom(spec: Any) -> tuple[CopyAtom, int | None]:
     """(the ldmatrix / stmatrix / movmatrix atom named by ``spec``, the value bits it is bound to or None)."""
+    if not isinstance(spec, (TypedCopyAtom, CopyAtom)):
+        spec = _copy_by_name(_text(spec, "copy"))
     if isinstance(spec, TypedCopyAtom):
         atom, bits = spec.atom, spec.bits
-    elif isinstance(spec, CopyAtom):
-        atom, bits = spec, None
     else:
-        atom, bits = _copy_by_name(_text(spec, "copy")), None
+        atom, bits = spec, None
     if atom.kind.endswith(".b8"):  # ldmatrix.b8 / stmatrix.b8: warp-wide, but not the .m8n8 .b16 semantics
         raise InstructionError(f"{atom.name} ({atom.ptx}) is an 8-bit {atom.kind.split('.')[0]} form (sm_100a/sm_120a), "
                                "whose rows and registers the fragment theorems do not model; state it with the "
@@ -71,12 +71,12 @@ def copy_atom(spec: Any) -> tuple[CopyAtom, int | None]:
     return atom, bits
 
 
-def _copy_by_name(text: str) -> CopyAtom:
+def _copy_by_name(text: str) -> CopyAtom | TypedCopyAtom:
     words = text.lower().split(".")
     kind = words[0]
     if kind not in _MATRIX_KINDS:
         found = catalog.get(text)  # a CuTe name (or an unknown name: its error suggests close ones)
-        if isinstance(found, CopyAtom):
+        if isinstance(found, (CopyAtom, TypedCopyAtom)):  # Copy_Atom<OP, T> comes bound to T's width
             return found
         raise InstructionError(f"{describe(text)} names {getattr(found, 'ptx', found)}, not a copy instruction: write "
                                "ldmatrix / stmatrix with .x1, .x2 or .x4 and optionally .trans (e.g. "

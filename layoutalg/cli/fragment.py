@@ -73,7 +73,8 @@ def _resolve_names(args: argparse.Namespace) -> tuple[Any, Any]:
     from layoutalg.atoms.short_names import copy_atom, mma_atom
 
     try:
-        copy, _ = copy_atom(args.copy)
+        atom, bits = copy_atom(args.copy)
+        copy = atom if bits is None else atom.bind(bits)  # Copy_Atom<OP, T> keeps its width, checked as in Python
     except LayoutError as exc:
         raise UsageError(f"--copy: {exc}", _COPY_HINT) from exc
     try:
@@ -97,8 +98,8 @@ def _cmd_prove_fragment(args: argparse.Namespace) -> int:
         smem = tiled(parse_layout(args.smem, "--smem", args.dtype or _operand_type(mma, args.operand),
                                   shape=args.tile_to, shape_option="--tile-to"), args.tile_to)
         require_offsets(smem, "--smem")
-    elif copy.kind != "movmatrix":
-        raise UsageError(f"{copy.kind} reads shared memory: give its layout with --smem",
+    elif getattr(copy, "atom", copy).kind != "movmatrix":
+        raise UsageError(f"{getattr(copy, 'atom', copy).kind} reads shared memory: give its layout with --smem",
                          "e.g. --smem 'Sw<3,3,3> o _0 o (64,64):(64,1)' ((row, col) of the operand -> element offset)")
     try:
         result = fragment_delivers(copy, smem, mma, args.operand, dtype=args.dtype, along=args.along,

@@ -53,3 +53,19 @@ def test_tile_to_is_the_clis_tile_to(capsys: pytest.CaptureFixture[str]) -> None
         assert conflict_free("Layout_K_SW128_Atom", "stmatrix.x4", "bf16", tile_to=tile).status == "proved"
     with pytest.raises(LayoutError, match=r"tile_to must be \(rows, cols\) of positive ints or 'MxN' text, got '64'"):
         analyze("Layout_K_SW128_Atom", "stmatrix.x4", "bf16", tile_to="64")
+
+
+@pytest.mark.parametrize("by", ["column", "col", "Column", "columns"])
+def test_by_and_along_share_one_vocabulary(by: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert analyze("(32,32):(32,1)", "ld.shared", "f32", by=by).total == 1024
+    from layoutalg.banks import suggest_swizzle
+    from layoutalg.prove import fragment_delivers
+
+    assert suggest_swizzle((32, 32), "f32", ("ld.shared", by)).conflict_free
+    assert fragment_delivers("ldmatrix.x4.trans", "(64,64):(64,1)", "mma.m16n8k16.f16", "B",
+                             along=by.replace("Column", "col")).status == "proved"
+    if by in ("col", "column"):
+        assert main(["banks", "(32,32):(32,1)", "--dtype", "f32", "--access", "ld.shared", "--by", by, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["wavefronts"] == 1024
+        assert main(["prove-fragment", "--copy", "ldmatrix.x4.trans", "--smem", "(64,64):(64,1)", "--mma",
+                     "mma.m16n8k16.f16", "--operand", "B", "--along", by]) == 0

@@ -33,7 +33,7 @@ from layoutalg.banks.access import Access, element_bytes, tile_access
 from layoutalg.banks.analyze import analyze
 from layoutalg.banks.instruction import parse_instruction
 from layoutalg.core.layout import Layout
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import describe, direction
 from layoutalg.errors import InstructionError, LayoutError
 from layoutalg.prove.result import ProofResult, combine
 
@@ -79,7 +79,7 @@ class Suggestion:
 
 def _accesses(shape: tuple[int, int], dtype: Any, accesses: Any, arch: Any = None) -> list[Access]:
     if isinstance(accesses, (str, Access)) or (isinstance(accesses, tuple) and len(accesses) == 2
-                                              and isinstance(accesses[1], str) and accesses[1] in ("row", "column")):
+                                              and direction(accesses[1]) is not None):
         accesses = [accesses]
     if not isinstance(accesses, (list, tuple)):
         raise InstructionError(f"accesses must be an instruction name, an Access, or a list of them, got "

@@ -162,6 +162,8 @@ def _cmd_banks(args: argparse.Namespace) -> int:
     from layoutalg.banks.analyze import analyze
     from layoutalg.banks.limits import check_sweep_size
 
+    args.by = "column" if args.by == "col" else args.by  # --by col is --by column
+
     arch = arch_option(args.arch)
     element_bytes = element_bytes_option(args.dtype)
     args.dtype = _canonical_dtype(args.dtype)  # the report names the type as PTX does, whatever spelling was typed
@@ -273,6 +275,7 @@ def _condensed_report(report: Any) -> list[str]:
 
 
 def _cmd_suggest(args: argparse.Namespace) -> int:
+    args.by = "column" if args.by == "col" else args.by  # --by col is --by column
     import importlib
 
     from layoutalg.banks.limits import check_sweep_size

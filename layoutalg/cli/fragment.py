@@ -54,7 +54,7 @@ def add_prove_fragment(sub: Any) -> None:
     p.add_argument("--dtype", metavar="T", help="element type as held, when it differs from the mma's (e.g. bf16 "
                                                 "accumulators stored by stmatrix)")
     p.add_argument("--tile-to", metavar="MxN", help="repeat --smem (e.g. a smem atom) to MxN first (CuTe tile_to_shape)")
-    p.add_argument("--along", choices=["col", "row"], default="col",
+    p.add_argument("--along", choices=["col", "row", "column"], default="col",
                    help="where the fragments of one copy sit side by side when it carries several (default col)")
     p.add_argument("--source", default="C", metavar="OP", help="movmatrix: the operand whose fragment it reads (default C)")
     p.add_argument("--transpose", action="store_true", help="movmatrix: the target matrix is the source's transpose")

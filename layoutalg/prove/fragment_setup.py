@@ -31,7 +31,7 @@ from layoutalg.atoms.copy import CopyAtom
 from layoutalg.atoms.gmma import GmmaAtom
 from layoutalg.atoms.mma import TYPE_BITS, MmaAtom, mma_type
 from layoutalg.atoms.short_names import copy_atom, mma_atom
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import describe, direction
 from layoutalg.errors import InstructionError, LayoutError, ShapeError
 
 OPERAND_DIMS = {"A": ("m", "k"), "B": ("k", "n"), "C": ("m", "n")}
@@ -155,6 +155,7 @@ def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, alo
                           f"{native}: its registers hold {n} elements of {TYPE_BITS[native]} bits (PTX fragment table), so "
                           f"{bits}-bit elements form no fragment it reads; drop dtype=, or give one of {TYPE_BITS[native]} bits "
                           "(only the accumulator C may be converted to another width before stmatrix)")
+    along = direction(along) or along  # column / Col / rows: the vocabulary of banks' by= too
     if along not in ("col", "row"):
         raise LayoutError(f"along must be 'col' or 'row' (where the fragments of one copy sit side by side), got {describe(along)}")
     setup = FragmentSetup(atom, mm, op, bits, type_name, None, 0, 0, frag_rows, frag_cols, n * bits // 32, along)

@@ -215,3 +215,10 @@ def test_banks_and_prove_fragment_read_a_matrix_copy_alike(text: str) -> None:
     from layoutalg.atoms.short_names import copy_atom
 
     assert parse_instruction(text).canonical == copy_atom(text)[0].ptx
+
+
+@pytest.mark.parametrize("text, guess", [("LDSM.16.M88.4", "ldmatrix"), ("ldsm.x4", "ldmatrix"), ("STS.128", "st.shared"),
+                                         ("LDGSTS.E.BYPASS.128", "cp.async"), ("ldmatrx.x4", "ldmatrix")])
+def test_a_sass_name_or_a_misspelt_mnemonic_is_refused_with_the_ptx_to_write(text: str, guess: str) -> None:
+    with pytest.raises(InstructionError, match=f"did you mean {guess}\\?"):
+        parse_instruction(text)

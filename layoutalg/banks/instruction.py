@@ -207,7 +207,23 @@ def _parse(text: str) -> Instruction:
         return _parse_matrix(text, head, tokens[1:], size_suffix)
     if head == "cp" and len(tokens) > 1 and tokens[1] == "async":
         return _parse_cp_async(text, tokens[2:], size_suffix)
-    raise _fail(text, f"unknown mnemonic {describe(head)}; expected ld, st, ldmatrix, stmatrix or cp.async")
+    raise _fail(text, f"unknown mnemonic {describe(head)}; expected ld, st, ldmatrix, stmatrix or cp.async"
+                      + _did_you_mean(head))
+
+
+#: SASS names (what Nsight Compute and cuobjdump show) and near-misses, to the PTX mnemonic to write instead.
+_SASS_NAMES = {"ldsm": "ldmatrix", "stsm": "stmatrix", "lds": "ld.shared", "sts": "st.shared", "ldgsts": "cp.async",
+               "cpasync": "cp.async", "cp_async": "cp.async", "ld_shared": "ld.shared", "st_shared": "st.shared"}
+
+
+def _did_you_mean(head: str) -> str:
+    """``; did you mean X?`` for a SASS name or a misspelt mnemonic, or nothing."""
+    import difflib
+
+    word = head.split("::")[0].split("<")[0].lower()
+    guess = _SASS_NAMES.get(word) or next(iter(difflib.get_close_matches(
+        word, ["ld", "st", "ldmatrix", "stmatrix", "cp.async"], n=1, cutoff=0.6)), None)
+    return f"; did you mean {guess}?" if guess else ""
 
 
 def _take_shared(text: str, rest: list[str]) -> list[str]:

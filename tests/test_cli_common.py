@@ -63,3 +63,9 @@ def test_a_bare_swizzle_where_a_layout_is_needed_is_a_usage_error_not_a_tracebac
 def test_a_rank_0_layout_is_a_usage_error_not_a_traceback(argv: list[str]) -> None:
     code, _, err = run(*argv)
     assert code == 2 and "has no modes (rank 0)" in err
+
+
+def test_a_parse_error_in_text_of_several_lines_names_the_line_and_shows_it_with_the_caret() -> None:
+    code, _, err = run("convert", "(8,64):(64,1)\n(4,4):(4,1)")
+    assert code == 2
+    assert "unexpected text after the layout at line 2, column 1\n    (4,4):(4,1)\n    ^\n" in err

@@ -100,7 +100,13 @@ def parse_message(exc: LayoutError) -> str:
         return first
     if first.endswith(repr(exc.text)):
         first = first[: -len(repr(exc.text))].rstrip(": ")
-    return f"{first}\n    {exc.text}\n    {' ' * (exc.column - 1)}^"
+    if "\n" not in exc.text:
+        return f"{first}\n    {exc.text}\n    {' ' * (exc.column - 1)}^"
+    before = exc.text[: exc.column - 1]  # text of several lines: name the line, show it alone with the caret
+    line, column = before.count("\n") + 1, exc.column - 1 - (before.rfind("\n") + 1)
+    shown = exc.text.split("\n")[line - 1]
+    first = first.replace(f"at column {exc.column}", f"at line {line}, column {column + 1}")
+    return f"{first}\n    {shown}\n    {' ' * column}^"
 
 
 LAYOUT_HINT = ("write a layout as shape:stride and quote it for the shell, e.g. "

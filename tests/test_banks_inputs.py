@@ -69,3 +69,9 @@ def test_by_and_along_share_one_vocabulary(by: str, capsys: pytest.CaptureFixtur
         assert json.loads(capsys.readouterr().out)["wavefronts"] == 1024
         assert main(["prove-fragment", "--copy", "ldmatrix.x4.trans", "--smem", "(64,64):(64,1)", "--mma",
                      "mma.m16n8k16.f16", "--operand", "B", "--along", by]) == 0
+
+
+def test_conflict_free_checks_the_tile_against_the_arch_as_analyze_does() -> None:
+    for f in (analyze, conflict_free):
+        with pytest.raises(LayoutError, match="a 256x256 tile has 65536 = 2\\^16 elements .* on sm_86"):
+            f("(256,256):(256,1)", "ld.shared.v4", "f16", arch="sm_86")

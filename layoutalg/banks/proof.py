@@ -268,7 +268,7 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
         sizes = _mode_sizes(smem_layout)
         if len(sizes) != 2:
             raise LayoutError(f"an instruction string needs a rank-2 layout; {smem_layout} has {len(sizes)} modes")
-        access = tile_access(access, (sizes[0], sizes[1]), dtype, by=by)
+        access = tile_access(access, (sizes[0], sizes[1]), dtype, by=by, arch=target)
     if not isinstance(access, Access):
         raise LayoutError(f"access must be an Access or an instruction string, got {type(access).__name__}")
     if access.symbolic and method == "enum":

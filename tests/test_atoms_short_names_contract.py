@@ -196,3 +196,9 @@ def test_an_8_bit_matrix_form_is_refused_as_what_it_is(spec: str) -> None:
 ])
 def test_an_mma_names_its_types_in_any_spelling_of_the_dtype_table(text: str, ptx: str) -> None:
     assert mma_atom(text) == mma_atom(ptx)
+
+
+@pytest.mark.parametrize("spec", ["ld.shared.v4", "ld.shared.v4.u32", "cp.async.cg", "st.shared.b32"])
+def test_a_per_thread_ptx_copy_is_refused_as_such_not_as_an_unknown_atom(spec: str) -> None:
+    with pytest.raises(InstructionError, match="is a per-thread copy: a fragment theorem needs a warp-wide"):
+        copy_atom(spec)

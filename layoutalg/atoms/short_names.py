@@ -74,6 +74,9 @@ def copy_atom(spec: Any) -> tuple[CopyAtom, int | None]:
 def _copy_by_name(text: str) -> CopyAtom | TypedCopyAtom:
     words = text.lower().split(".")
     kind = words[0]
+    if kind in ("ld", "st", "cp") or kind.startswith(("ld::", "st::")):  # ld.shared.v4, cp.async.cg, ...
+        raise InstructionError(f"{describe(text)} is a per-thread copy: a fragment theorem needs a warp-wide matrix "
+                               "instruction, ldmatrix, stmatrix or movmatrix (e.g. 'ldmatrix.x4.trans')")
     if kind not in _MATRIX_KINDS:
         found = catalog.get(text)  # a CuTe name (or an unknown name: its error suggests close ones)
         if isinstance(found, (CopyAtom, TypedCopyAtom)):  # Copy_Atom<OP, T> comes bound to T's width

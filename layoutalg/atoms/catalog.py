@@ -164,9 +164,12 @@ def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | No
     only variable for sm70 ``m8n8k4`` f16.  ``satfinite`` picks CuTe's ``_SATURATE`` integer atoms.
     The b1 atoms (``.xor.popc`` / ``.and.popc``) are found by name or full PTX string with :func:`get`.
     """
-    for what, value in (("shape", shape), ("a", a), ("b", b), ("c", c), ("layout", layout)):
-        if not isinstance(value, str) and not (what == "b" and value is None):
-            raise InstructionError(f"mma: {what} must be a PTX name such as 'm16n8k16' or 'f16', got {describe(value)}")
+    for what, value in (("shape", shape), ("layout", layout)):
+        if not isinstance(value, str):
+            raise InstructionError(f"mma: {what} must be a PTX name such as 'm16n8k16' or 'row.col', got {describe(value)}")
+    for what, value in (("a", a), ("b", b), ("c", c)):  # any dtype spelling or object (torch.float16, cutlass.Float16)
+        if value is None and what != "b" or isinstance(value, (bool, int, float)):
+            raise InstructionError(f"mma: {what} must be an element type such as 'f16', got {describe(value)}")
     if arch is not None:
         arch = as_int(arch, "mma arch", InstructionError)
     a, b, c = _type_name(a, "a"), _type_name(b or a, "b"), _type_name(c, "c")

@@ -155,7 +155,7 @@ def get(name: str, bits: int | None = None) -> Any:
     return atom
 
 
-def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | None = None,
+def mma(shape: str, a: Any, b: Any = None, c: Any = "f32", arch: int | None = None,
         layout: str = "row.col", satfinite: bool = False) -> MmaAtom:
     """The ``mma.sync`` atom ``mma.sync.aligned.{shape}.{layout}[.satfinite].{c}.{a}.{b}.{c}``.
 

@@ -69,3 +69,10 @@ def test_a_parse_error_in_text_of_several_lines_names_the_line_and_shows_it_with
     code, _, err = run("convert", "(8,64):(64,1)\n(4,4):(4,1)")
     assert code == 2
     assert "unexpected text after the layout at line 2, column 1\n    (4,4):(4,1)\n    ^\n" in err
+
+
+@pytest.mark.parametrize("name", ["SM75_U16x8_LDSM_T", "ldmatrix.x4", "mma.m16n8k16.f16"])
+def test_an_atom_given_as_layout_is_pointed_to_show_tv(name: str) -> None:
+    code, _, err = run("show", name)
+    assert code == 2 and f"hint: {name} names an instruction atom, not a layout: draw its thread-value layouts with " \
+        f"layoutalg show --tv {name}" in err

@@ -139,6 +139,9 @@ def parse_layout(text: str, what: str = "LAYOUT", dtype: str | None = None, shap
     except LayoutError as exc:
         hint = (f"give the tensor shape with {shape_option} MxN, e.g. {shape_option} 64x64"
                 if "does not carry its shape" in str(exc) else LAYOUT_HINT)
+        if is_atom_name(text.strip()):
+            hint = (f"{text.strip()} names an instruction atom, not a layout: draw its thread-value layouts with "
+                    f"layoutalg show --tv {text.strip()}")
         raise UsageError(f"cannot read {what}: {parse_message(exc)}", hint) from exc
 
 

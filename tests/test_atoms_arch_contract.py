@@ -54,7 +54,7 @@ def test_unknown_families_are_supported_nowhere() -> None:
     (None, DEFAULT_ARCH), ("sm_90", "sm_90"), ("sm_90a", "sm_90"), ("SM_90A", "sm_90"), (" sm_86 ", "sm_86"),
     ("90", "sm_90"), ("9.0", "sm_90"), ("8.9", "sm_89"), ("sm_100f", "sm_100"), ("100", "sm_100"),
     ("12.0", "sm_120"), ("sm_120a", "sm_120"), ("80", "sm_80"), ("100a", "sm_100"), ("90a", "sm_90"),
-    ("12.0f", "sm_120"),
+    ("12.0f", "sm_120"), ("sm90", "sm_90"), ("SM90a", "sm_90"), ("Sm80", "sm_80"), ("sm100f", "sm_100"),
 ])
 def test_get_arch_reads_the_usual_spellings(spelling: str | None, name: str) -> None:
     assert get_arch(spelling) is ARCHES[name]

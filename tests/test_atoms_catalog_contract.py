@@ -78,8 +78,8 @@ def test_wgmma_is_memoised_per_argument_tuple() -> None:
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(shape=16), "mma: shape must be a PTX name"), (dict(a=None), "mma: a must be a PTX name"),
-    (dict(c=32), "mma: c must be a PTX name"), (dict(layout=None), "mma: layout must be a PTX name"),
+    (dict(shape=16), "mma: shape must be a PTX name"), (dict(a=None), "mma: a must be an element type"),
+    (dict(c=32), "mma: c must be an element type"), (dict(layout=None), "mma: layout must be a PTX name"),
     (dict(a="f17"), "mma: a: "), (dict(arch=7.5), "mma arch must be an int"),
 ])
 def test_mma_refuses_an_argument_by_name(kwargs: dict[str, object], match: str) -> None:
@@ -155,3 +155,23 @@ def test_every_copy_atom_is_found_by_its_ptx_string_spaces_and_all() -> None:
     for atom in catalog.ALL_COPY_ATOMS:
         assert catalog.get(atom.ptx).ptx == atom.ptx
         assert catalog.get(atom.name).name == atom.name
+
+
+def test_cute_wrappers_name_their_operation() -> None:
+    from layoutalg.atoms import catalog as cat
+
+    ldsm = cat.get("SM75_U16x8_LDSM_T")
+    assert cat.get("cute::Copy_Atom<cute::SM75_U16x8_LDSM_T, cutlass::half_t>") == ldsm.bind(16)
+    assert cat.get("Copy_Atom<Copy_Traits<SM75_U32x4_LDSM_N>, float>") == cat.get("SM75_U32x4_LDSM_N").bind(32)
+    mma = cat.get("SM80_16x8x16_F32F16F16F32_TN")
+    assert cat.get("MMA_Atom<SM80_16x8x16_F32F16F16F32_TN>") is mma
+    assert cat.get("MMA_Atom<MMA_Traits<SM80_16x8x16_F32F16F16F32_TN>>") is mma
+
+
+def test_mma_takes_its_element_types_as_any_dtype_object_as_every_dtype_argument_does() -> None:
+    np = pytest.importorskip("numpy")
+    from layoutalg.atoms import catalog as cat
+
+    assert cat.mma("m16n8k16", a=np.float16, c=np.float32) is cat.mma("m16n8k16", a="f16", c="f32")
+    with pytest.raises(InstructionError, match="mma: a must be an element type such as 'f16', got 5"):
+        cat.mma("m16n8k16", a=5)  # type: ignore[arg-type]

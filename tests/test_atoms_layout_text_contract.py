@@ -79,3 +79,45 @@ def test_empty_text_is_refused() -> None:
     with pytest.raises(ParseError, match="empty layout text") as err:
         parse("   ")
     assert err.value.column == 1
+
+
+# pycute's repr, which `layoutalg convert` prints on its pycute line, reads back as the layout it came from.
+PYCUTE_REPRS = {
+    "Layout((8, 64),(64, 1))": "(8,64):(64,1)",
+    "Layout(8,1)": "8:1",
+    "Layout((8, 64))": "(8,64):(1,8)",
+    "Layout((8, (2, 4)),(1, (-8, 16)))": "(8,(2,4)):(1,(-8,16))",
+    "ComposedLayout(Swizzle(3,3,3),0,Layout((8, 64),(64, 1)))": "Sw<3,3,3> o _0 o (8,64):(64,1)",
+    "pycute.Swizzle(2,4,3)": "Sw<2,4,3>",
+}
+
+
+@pytest.mark.parametrize("text", sorted(PYCUTE_REPRS))
+def test_pycute_repr_reads_back(text: str) -> None:
+    assert str(parse(text)) == PYCUTE_REPRS[text]
+
+
+@pytest.mark.parametrize("text", ["Layout((8,64),(64,1.5))", "Layout(__import__('os'))", "Layout((8,64),(64,1)",
+                                  "Layout(" * 500 + ")" * 500, "Layout(8, stride=1)", "Layout(8\x00)"])
+def test_a_bad_pycute_repr_is_a_parse_error_never_evaluated(text: str) -> None:
+    with pytest.raises(LayoutError, match="not a pycute layout"):
+        parse(text)
+
+
+def test_every_line_convert_prints_for_a_layout_parses_back() -> None:
+    pytest.importorskip("pycute")
+    from layoutalg.interop import to_cpp, to_pycute
+
+    for layout in ("Sw<3,3,3> o _0 o (8,64):(64,1)", "((2,4),8):((1,16),2)", "(4,2):(-5,1)"):
+        want = parse(layout)
+        for text in (to_cpp(want), repr(to_pycute(want))):
+            assert str(parse(text)) == str(want), text
+
+
+@pytest.mark.parametrize("text", [
+    "const cute::Layout<cute::tuple<cute::C<8>, cute::C<64>>, cute::tuple<cute::C<64>, cute::C<1>>> &",
+    "Layout<Shape<_8,_64>,Stride<_64,_1>> const&", "const Layout<Shape<_8,_64>,Stride<_64,_1>>&&",
+])
+def test_a_cpp_type_as_a_signature_prints_it_with_const_and_a_reference_is_read(text: str) -> None:
+    assert str(parse(text)) == "(8,64):(64,1)"
+    assert str(parse("const GMMA::Layout_K_SW128_Atom<bf16>&")) == "Sw<3,3,3> o _0 o (8,64):(64,1)"

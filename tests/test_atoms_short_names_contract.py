@@ -185,3 +185,20 @@ def test_an_8_bit_matrix_form_is_refused_as_what_it_is(spec: str) -> None:
         with pytest.raises(InstructionError, match=r"is an 8-bit (ldmatrix|stmatrix) form \(sm_100a/sm_120a\)") as info:
             copy_atom(given)
         assert "per-thread" not in str(info.value)
+
+
+@pytest.mark.parametrize("text, ptx", [
+    ("mma.m16n8k16.float16", "mma.m16n8k16.f16"), ("mma.m16n8k16.half", "mma.m16n8k16.f16"),
+    ("mma.m16n8k16.bfloat16", "mma.m16n8k16.bf16"), ("mma.m16n8k32.int8", "mma.m16n8k32.s8"),
+    ("mma.m16n8k32.float8_e4m3fn", "mma.m16n8k32.e4m3"), ("mma.m16n8k8.tfloat32", "mma.m16n8k8.tf32"),
+    ("mma.m16n8k16.float32.half.half.float32", "mma.m16n8k16.f32.f16.f16.f32"),
+    ("wgmma.m64n64k16.float32.bfloat16.bfloat16", "wgmma.m64n64k16.f32.bf16.bf16"),
+])
+def test_an_mma_names_its_types_in_any_spelling_of_the_dtype_table(text: str, ptx: str) -> None:
+    assert mma_atom(text) == mma_atom(ptx)
+
+
+@pytest.mark.parametrize("spec", ["ld.shared.v4", "ld.shared.v4.u32", "cp.async.cg", "st.shared.b32"])
+def test_a_per_thread_ptx_copy_is_refused_as_such_not_as_an_unknown_atom(spec: str) -> None:
+    with pytest.raises(InstructionError, match="is a per-thread copy: a fragment theorem needs a warp-wide"):
+        copy_atom(spec)

@@ -101,12 +101,16 @@ def test_parse_reads_the_single_atoms_forms_and_refuses_the_loops() -> None:
     assert parse_instruction("red.shared.add.u32, 1").merged_increment
     assert not parse_instruction("red.shared.add.u32").merged_increment
     assert not parse_instruction("atom.shared.add.u32, 1").merged_increment  # atom keeps its result: ATOMS.ADD
+    # PTX lines as the compiler writes them: a red (or an atom into the sink _) of 1 is the merged increment
+    assert parse_instruction("red.shared.add.u32 [%r5], 1;").merged_increment
+    assert parse_instruction("atom.shared.add.u32 _, [%r5], 1;").merged_increment
+    assert not parse_instruction("atom.shared.add.u32 %r1, [%r5], 1;").merged_increment
+    assert parse_instruction("red.shared.or.b32 [%r5], 1;").canonical == "red.shared.or.b32"
     assert all(parse_instruction(f"atom.shared.{op}.{t}").access_bytes == w for (op, t), w in ATOMIC_FORMS.items())
     for text, why in [("atom.shared.add.f32", "compare-and-swap loop"), ("atom.shared.add.u64", "compare-and-swap loop"),
                       ("atom.shared.min.s64", "compare-and-swap loop"), ("red.shared.cas.b32", "red has no .cas"),
                       ("atom.shared.add.u32.v2", "unknown qualifier"), ("atom.shared.add", "exactly one operation"),
-                      ("atom.global.add.u32", "not a shared-memory instruction"),
-                      ("atom.shared.exch.b32, 1", "only an add takes")]:
+                      ("atom.global.add.u32", "not a shared-memory instruction")]:
         with pytest.raises(InstructionError, match=why):
             parse_instruction(text)
 

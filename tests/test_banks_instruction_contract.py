@@ -106,16 +106,18 @@ INVALID = {
     "ld.shared.v4.b64": "access of 32 bytes per lane",
     "ld.shared.v8.b32": "access of 32 bytes per lane",
     "ldmatrix.sync.aligned.m8n8.x4.shared.b16, 4": "ldmatrix takes no size operand",
-    "ldmatrix.aligned.m8n8.x4.shared.b16": "ldmatrix needs .sync.aligned",
-    "stmatrix.sync.m8n8.x4.shared.b16": "stmatrix needs .sync.aligned",
     "ldmatrix.sync.aligned.m16n16.x4.shared.b16": "only the .m8n8 shape of ldmatrix",
     "ldmatrix.sync.aligned.m8n8.shared.b16": "ldmatrix needs exactly one of .x1, .x2, .x4",
     "ldmatrix.x2.x4": "ldmatrix needs exactly one of .x1, .x2, .x4",
     "ldmatrix.sync.aligned.m8n8.x4.shared.b8": "ldmatrix.m8n8 needs type .b16",
     "ldmatrix.sync.aligned.m8n8.x4.shared.b16.foo": "unknown qualifier(s) ['foo']",
-    "ldmatrix.sync.aligned.m8n8.x4.b16": "no .shared state space",
-    "ldmatrix": "no .shared state space",
-    "ldmatrix.foo.x4": "no .shared state space",
+    "ldmatrix": "ldmatrix needs exactly one of .x1, .x2, .x4",
+    "ldmatrix.foo.x4": "unknown qualifier(s) ['foo']",
+    "cp.async.cg.shared.global.8": "copies 16 bytes only",
+    "cp.async.cg.shared.global.foo": "unknown qualifier(s) ['foo']",
+    "cp.async.ca.shared.global.8, 4": "give the copy size once",
+    "SM75_U32x1_MOVM_T": "unknown mnemonic 'movmatrix'",
+    "SM100_U8x8_LDSM_T": "only the .m8n8 shape of ldmatrix",
     "ldmatrix.trans": "ldmatrix needs exactly one of .x1, .x2, .x4",
     "ldmatrix.trans.x4.x2.x1": "ldmatrix needs exactly one of .x1, .x2, .x4",
     "cp.async, 16": "no .shared state space",
@@ -175,3 +177,48 @@ def test_instruction_text_is_read_up_to_the_length_limit_and_refused_past_it() -
     assert parse_instruction(longest).access_bytes == 4  # empty words between dots are skipped
     with pytest.raises(InstructionError, match=f"{MAX_MNEMONIC_CHARS + 1} characters"):
         parse_instruction(longest + ".")
+
+
+# Spellings PTX and CuTe also use, read as the same access: .shared (generic addressing) and the other words
+# short_names leaves optional may be left out, cp.async's size may be a last word or its third operand, a PTX
+# line's operands and ';' are ignored, and a CuTe copy atom names the instruction it issues.
+SAME_AS = {
+    "ldmatrix.sync.aligned.m8n8.x4.b16": "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+    "ldmatrix.x4.b16": "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+    "ldmatrix.m8n8.x2.trans": "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16",
+    "ldmatrix.x4.trans.shared": "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+    "stmatrix.aligned.x4.shared::cta": "stmatrix.sync.aligned.m8n8.x4.shared.b16",
+    "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];":
+        "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+    "ldmatrix.x4;": "ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+    "ld.shared.v4.b32 {%r1, %r2, %r3, %r4}, [%r5];": "ld.shared.v4.b32",
+    "cp.async.ca.shared.global.4": "cp.async.ca.shared.global, 4",
+    "cp.async.cg.shared.global.16": "cp.async.cg.shared.global, 16",
+    "cp.async.ca.shared.global [dst], [src], 8;": "cp.async.ca.shared.global, 8",
+    "cp.async.ca.shared.global.L2::cache_hint [%rd1], [%rd3], 8, 4, %rd6;": "cp.async.ca.shared.global, 8",
+    "SM75_U16x8_LDSM_T": "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+    "cute::SM90_U32x2_STSM_N": "stmatrix.sync.aligned.m8n8.x2.shared.b16",
+    "SM80_CP_ASYNC_CACHEALWAYS<uint64_t>": "cp.async.ca.shared.global, 8",
+    "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>": "cp.async.cg.shared.global, 16",
+    "UniversalCopy<uint128_t>": "ld.shared.v4.b32",
+}
+
+
+@pytest.mark.parametrize("text", sorted(SAME_AS))
+def test_every_spelling_ptx_short_names_or_cute_use_is_the_same_access(text: str) -> None:
+    assert parse_instruction(text).canonical == SAME_AS[text]
+
+
+@pytest.mark.parametrize("text", ["ldmatrix.x4.trans", "ldmatrix.sync.aligned.m8n8.x2.b16", "stmatrix.m8n8.x1.trans",
+                                  "SM75_U32x4_LDSM_N", "ldmatrix.x4.trans;"])
+def test_banks_and_prove_fragment_read_a_matrix_copy_alike(text: str) -> None:
+    from layoutalg.atoms.short_names import copy_atom
+
+    assert parse_instruction(text).canonical == copy_atom(text)[0].ptx
+
+
+@pytest.mark.parametrize("text, guess", [("LDSM.16.M88.4", "ldmatrix"), ("ldsm.x4", "ldmatrix"), ("STS.128", "st.shared"),
+                                         ("LDGSTS.E.BYPASS.128", "cp.async"), ("ldmatrx.x4", "ldmatrix")])
+def test_a_sass_name_or_a_misspelt_mnemonic_is_refused_with_the_ptx_to_write(text: str, guess: str) -> None:
+    with pytest.raises(InstructionError, match=f"did you mean {guess}\\?"):
+        parse_instruction(text)

@@ -96,10 +96,14 @@ def test_to_json_carries_every_field_of_the_answer() -> None:
     assert "\n  proof: " in text
 
 
-@pytest.mark.parametrize("shape", [(64,), (64, 0), (0, 64), (64, True), (64.0, 64), "64x64", (64, 64, 1)])
+@pytest.mark.parametrize("shape", [(64,), (64, 0), (0, 64), (64, True), (64.0, 64), "64", "64x0", (64, 64, 1)])
 def test_a_bad_tile_shape_is_refused(shape: object) -> None:
     with pytest.raises(LayoutError, match="smem_shape must be \\(rows, cols\\) of positive ints"):
         suggest_swizzle(shape, "f16", [LDSM_X4])
+
+
+def test_the_shape_may_be_written_as_the_clis_shape() -> None:
+    assert str(suggest_swizzle("64x64", "f16", [LDSM_X4])) == str(suggest_swizzle((64, 64), "f16", [LDSM_X4]))
 
 
 def test_a_list_shape_is_accepted_like_a_tuple() -> None:

@@ -44,3 +44,33 @@ def test_only_dtypes_of_the_operands_width_are_taken(mma: str, op: str) -> None:
 def test_the_accumulator_may_still_be_converted() -> None:
     """f32 C converted to f16 (two per register) is what an epilogue stores with stmatrix."""
     assert fragment_delivers("stmatrix.x4", Layout((16, 16), (16, 1)), "mma.m16n8k16.f16", "C", dtype="f16").proved
+
+
+@pytest.mark.parametrize("spelling", ["bfloat16", "torch.bfloat16", "cutlass.BFloat16", "__nv_bfloat16", " BF16 "])
+def test_dtype_takes_every_spelling_of_the_dtype_table_as_the_cli_does(spelling: str) -> None:
+    smem = Layout((64, 64), (64, 1))
+    want = fragment_delivers("stmatrix.x4", smem, "mma.m16n8k16.bf16", "C", dtype="bf16")
+    got = fragment_delivers("stmatrix.x4", smem, "mma.m16n8k16.bf16", "C", dtype=spelling)
+    assert (got.status, got.claim) == (want.status, want.claim)
+
+
+def test_the_cli_takes_the_dtype_spellings_banks_takes() -> None:
+    from layoutalg.cli import main
+
+    argv = ["prove-fragment", "--copy", "stmatrix.x4", "--smem", "Layout_K_SW128_Atom", "--tile-to", "64x64", "--mma",
+            "SM90_64x64x16_F32BF16BF16_SS", "--operand", "C", "--dtype"]
+    assert main([*argv, "torch.bfloat16"]) == main([*argv, "bf16"]) == 0
+
+
+def test_smem_text_and_tile_to_are_read_as_the_clis_smem_and_tile_to() -> None:
+    from layoutalg.cli import main
+
+    argv = ["prove-fragment", "--copy", "stmatrix.x4", "--smem", "Layout_K_SW128_Atom", "--tile-to", "64x64", "--mma",
+            "SM90_64x64x16_F32BF16BF16_SS", "--operand", "C", "--dtype", "bf16"]
+    assert main(argv) == 0
+    got = fragment_delivers("stmatrix.x4", "Layout_K_SW128_Atom", "SM90_64x64x16_F32BF16BF16_SS", "C", dtype="bf16",
+                            tile_to=(64, 64))
+    assert got.status == "proved" and "over Sw<3,3,3> o _0 o (64,64):(64,1)" in got.claim
+    # an atom named without its type takes the operand's (f16 for A of an f16 mma)
+    assert fragment_delivers("ldmatrix.x4", "Layout_K_SW128_Atom", "mma.m16n8k16.f16", "A", tile_to="64x64").status == \
+        "proved"

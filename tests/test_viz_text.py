@@ -87,3 +87,12 @@ def test_partition_table_lists_every_value():
     assert out.count("\n") == 2 + part.size()
     # lane 5: groupID 1, threadID_in_group 1 -> (1, 2), (1, 3), (9, 2), (9, 3); row-major offsets 8*m + n
     assert "(1, 2)      10" in out and "(9, 3)      75" in out
+
+
+def test_the_module_docstring_example_runs() -> None:
+    import doctest
+
+    import layoutalg.viz.text as module
+
+    result = doctest.testmod(module)
+    assert result.attempted and not result.failed

@@ -61,7 +61,7 @@ DEFAULT_ARCH = "sm_90"
 
 
 def get_arch(name: str | Arch | None = None) -> Arch:
-    """The :class:`Arch` for ``name`` (``sm_90``, ``sm_90a``, ``90``, ``9.0``); ``None`` gives sm_90.
+    """The :class:`Arch` for ``name`` (``sm_90``, ``sm90``, ``SM_90a``, ``90``, ``9.0``); ``None`` gives sm_90.
 
     Raises :class:`LayoutError` naming the valid choices for anything else.
     """
@@ -72,6 +72,8 @@ def get_arch(name: str | Arch | None = None) -> Arch:
     if not isinstance(name, str):
         raise LayoutError(f"arch must be a string such as 'sm_90', got {type(name).__name__}")
     key = name.strip().lower()
+    if key.startswith("sm") and key[2:3].isdigit():  # sm90, sm100a (CUTLASS's Sm90 lower-cased): sm_90
+        key = "sm_" + key[2:]
     if key.endswith(("a", "f")):  # sm_90a, 100a, 12.0f: the family of the base architecture
         key = key[:-1]
     if key.replace(".", "").isdigit():

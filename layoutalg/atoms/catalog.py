@@ -87,10 +87,42 @@ def _normalize(name: str) -> str:
     return key
 
 
+def _unwrap(name: str) -> tuple[str, str | None]:
+    """CuTe's wrappers as C++ writes them: ``Copy_Atom<OP, T>`` -> (OP, T), ``MMA_Atom<OP>`` and
+    ``Copy_Atom<Copy_Traits<OP>, T>`` / ``MMA_Atom<MMA_Traits<OP>>`` -> (OP, None or T); other names unchanged."""
+    key = "".join(name.split()).replace("cute::", "")
+    element = None
+    for wrapper in ("Copy_Atom<", "MMA_Atom<"):
+        if key.startswith(wrapper) and key.endswith(">"):
+            inner = key[len(wrapper):-1]
+            depth, cut = 0, len(inner)
+            for i, ch in enumerate(inner):  # the first top-level comma splits the op from the value type
+                depth += ch == "<"
+                depth -= ch == ">"
+                if ch == "," and depth == 0:
+                    cut = i
+                    break
+            key, element = inner[:cut], (inner[cut + 1:] or None)
+            for traits in ("Copy_Traits<", "MMA_Traits<"):
+                if key.startswith(traits) and key.endswith(">"):
+                    key = key[len(traits):-1]
+            return key, element
+    return name, None
+
+
 def get(name: str, bits: int | None = None) -> Any:
-    """The atom called ``name`` (CuTe or PTX spelling); see the module docstring."""
+    """The atom called ``name`` (CuTe or PTX spelling, or CuTe's ``Copy_Atom<OP, T>`` / ``MMA_Atom<OP>``, a copy
+    bound to ``T``'s width); see the module docstring."""
     if not isinstance(name, str):
         raise InstructionError(f"atom name must be a str, got {describe(name)}")
+    name, element = _unwrap(name)
+    if element is not None and bits is None:
+        from layoutalg.core.dtypes import dtype_bits
+
+        try:
+            bits = dtype_bits(element)
+        except LayoutError as exc:
+            raise InstructionError(f"Copy_Atom<{name}, {element}>: {exc}") from None
     key = name.strip()
     atom: Atom | None = _BY_NAME.get(key) or _BY_PTX.get(key)  # PTX strings may hold spaces (cp.async)
     if atom is None:
@@ -123,7 +155,7 @@ def get(name: str, bits: int | None = None) -> Any:
     return atom
 
 
-def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | None = None,
+def mma(shape: str, a: Any, b: Any = None, c: Any = "f32", arch: int | None = None,
         layout: str = "row.col", satfinite: bool = False) -> MmaAtom:
     """The ``mma.sync`` atom ``mma.sync.aligned.{shape}.{layout}[.satfinite].{c}.{a}.{b}.{c}``.
 
@@ -132,9 +164,12 @@ def mma(shape: str, a: str, b: str | None = None, c: str = "f32", arch: int | No
     only variable for sm70 ``m8n8k4`` f16.  ``satfinite`` picks CuTe's ``_SATURATE`` integer atoms.
     The b1 atoms (``.xor.popc`` / ``.and.popc``) are found by name or full PTX string with :func:`get`.
     """
-    for what, value in (("shape", shape), ("a", a), ("b", b), ("c", c), ("layout", layout)):
-        if not isinstance(value, str) and not (what == "b" and value is None):
-            raise InstructionError(f"mma: {what} must be a PTX name such as 'm16n8k16' or 'f16', got {describe(value)}")
+    for what, value in (("shape", shape), ("layout", layout)):
+        if not isinstance(value, str):
+            raise InstructionError(f"mma: {what} must be a PTX name such as 'm16n8k16' or 'row.col', got {describe(value)}")
+    for what, value in (("a", a), ("b", b), ("c", c)):  # any dtype spelling or object (torch.float16, cutlass.Float16)
+        if value is None and what != "b" or isinstance(value, (bool, int, float)):
+            raise InstructionError(f"mma: {what} must be an element type such as 'f16', got {describe(value)}")
     if arch is not None:
         arch = as_int(arch, "mma arch", InstructionError)
     a, b, c = _type_name(a, "a"), _type_name(b or a, "b"), _type_name(c, "c")

@@ -41,10 +41,10 @@ from functools import cached_property
 from typing import Any, Callable
 
 from layoutalg.atoms.fragment import fit_layout, index_arg
-from layoutalg.core.dtypes import cute_name, dtype_bits
+from layoutalg.core.dtypes import cute_name, dtype, dtype_bits
 from layoutalg.core.layout import Layout
 from layoutalg.core.validate import describe
-from layoutalg.errors import InstructionError
+from layoutalg.errors import InstructionError, LayoutError
 
 Coord = tuple[Any, Any]  # ints, or terms when the lane / element is symbolic
 # formula(operand, lane, i) -> (row, col) in the PTX matrix (A: MxK, B: KxN, C: MxN)
@@ -56,6 +56,18 @@ Formula = Callable[[str, Any, Any], Coord]
 TYPE_BITS = {name: dtype_bits(name) for name in ("f16", "bf16", "tf32", "f32", "f64", "s32", "s8", "u8", "s4", "u4",
                                                  "e4m3", "e5m2", "b1", "s16")}
 TYPE_BITS.update({"c64": 128, "gc64": 192})
+
+
+def mma_type(x: Any) -> str | None:
+    """The :data:`TYPE_BITS` name of an mma element type given in any spelling of the dtype table (``"float16"``,
+    ``torch.bfloat16``, ``"int8"``: :func:`layoutalg.core.dtypes.dtype`), or None when it names none."""
+    if isinstance(x, str) and x.strip().lower() in TYPE_BITS:
+        return x.strip().lower()
+    try:
+        name = dtype(x).name
+    except LayoutError:
+        return None
+    return name if name in TYPE_BITS else None
 
 
 def _g(lane: int) -> int:
@@ -365,4 +377,4 @@ def _build() -> list[MmaAtom]:
 
 MMA_ATOMS: tuple[MmaAtom, ...] = tuple(_build())
 
-__all__ = ["MmaAtom", "MMA_ATOMS", "TYPE_BITS"]
+__all__ = ["MmaAtom", "MMA_ATOMS", "TYPE_BITS", "mma_type"]

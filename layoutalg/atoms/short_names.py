@@ -26,13 +26,14 @@ from typing import Any, Union
 from layoutalg.atoms import catalog
 from layoutalg.atoms.copy import CopyAtom, TypedCopyAtom
 from layoutalg.atoms.gmma import GmmaAtom
-from layoutalg.atoms.mma import TYPE_BITS, MmaAtom
+from layoutalg.atoms.mma import TYPE_BITS, MmaAtom, mma_type
 from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError
 
 _MAX_NAME = 200
 _MATRIX_KINDS = ("ldmatrix", "stmatrix", "movmatrix")
-_OPTIONAL_COPY_WORDS = {"sync", "aligned", "m8n8", "shared", "shared::cta", "b16"}
+OPTIONAL_MATRIX_WORDS = frozenset({"sync", "aligned", "m8n8", "shared", "shared::cta", "b16"})
+"""Words of ldmatrix / stmatrix / movmatrix that may be left out (here and in :mod:`layoutalg.banks.instruction`)."""
 _INTEGER_TYPES = {"s8", "u8", "s4", "u4"}
 
 
@@ -40,6 +41,9 @@ def _text(spec: Any, what: str) -> str:
     if not isinstance(spec, str):
         raise InstructionError(f"{what} must be an atom or its name (a str), got {describe(spec)} ({type(spec).__name__})")
     text = spec.strip()
+    head, _, operands = text.partition(" ")
+    if operands.lstrip().startswith(("{", "[", "%")) or text.endswith(";"):  # a PTX line: its mnemonic
+        text = head.removesuffix(";")
     if text.startswith("cute::"):
         text = text[len("cute::"):]
     if not text or len(text) > _MAX_NAME:
@@ -50,12 +54,12 @@ def _text(spec: Any, what: str) -> str:
 
 def copy_atom(spec: Any) -> tuple[CopyAtom, int | None]:
     """(the ldmatrix / stmatrix / movmatrix atom named by ``spec``, the value bits it is bound to or None)."""
+    if not isinstance(spec, (TypedCopyAtom, CopyAtom)):
+        spec = _copy_by_name(_text(spec, "copy"))
     if isinstance(spec, TypedCopyAtom):
         atom, bits = spec.atom, spec.bits
-    elif isinstance(spec, CopyAtom):
-        atom, bits = spec, None
     else:
-        atom, bits = _copy_by_name(_text(spec, "copy")), None
+        atom, bits = spec, None
     if atom.kind.endswith(".b8"):  # ldmatrix.b8 / stmatrix.b8: warp-wide, but not the .m8n8 .b16 semantics
         raise InstructionError(f"{atom.name} ({atom.ptx}) is an 8-bit {atom.kind.split('.')[0]} form (sm_100a/sm_120a), "
                                "whose rows and registers the fragment theorems do not model; state it with the "
@@ -67,12 +71,15 @@ def copy_atom(spec: Any) -> tuple[CopyAtom, int | None]:
     return atom, bits
 
 
-def _copy_by_name(text: str) -> CopyAtom:
+def _copy_by_name(text: str) -> CopyAtom | TypedCopyAtom:
     words = text.lower().split(".")
     kind = words[0]
+    if kind in ("ld", "st", "cp") or kind.startswith(("ld::", "st::")):  # ld.shared.v4, cp.async.cg, ...
+        raise InstructionError(f"{describe(text)} is a per-thread copy: a fragment theorem needs a warp-wide matrix "
+                               "instruction, ldmatrix, stmatrix or movmatrix (e.g. 'ldmatrix.x4.trans')")
     if kind not in _MATRIX_KINDS:
         found = catalog.get(text)  # a CuTe name (or an unknown name: its error suggests close ones)
-        if isinstance(found, CopyAtom):
+        if isinstance(found, (CopyAtom, TypedCopyAtom)):  # Copy_Atom<OP, T> comes bound to T's width
             return found
         raise InstructionError(f"{describe(text)} names {getattr(found, 'ptx', found)}, not a copy instruction: write "
                                "ldmatrix / stmatrix with .x1, .x2 or .x4 and optionally .trans (e.g. "
@@ -83,7 +90,7 @@ def _copy_by_name(text: str) -> CopyAtom:
             num = int(word[1])
         elif word == "trans":
             trans = True
-        elif word not in _OPTIONAL_COPY_WORDS:
+        elif word not in OPTIONAL_MATRIX_WORDS:
             raise InstructionError(f"{describe(text)}: {describe(word)} is not a word of {kind} (it takes .x1/.x2/.x4, .trans, "
                                    f".sync.aligned.m8n8, .shared and .b16; e.g. '{kind}.x4.trans')")
     if kind == "movmatrix":
@@ -92,6 +99,15 @@ def _copy_by_name(text: str) -> CopyAtom:
                                    "(one matrix, transposed); write 'movmatrix'")
         return catalog.movmatrix()
     return catalog.ldmatrix(num, trans) if kind == "ldmatrix" else catalog.stmatrix(num, trans)  # type: ignore[return-value]
+
+
+def _type_word(word: str, text: str) -> str:
+    """The PTX type an mma name's type word spells, in any spelling of the dtype table (``float16``, ``half``,
+    ``bfloat16``, ``int8``, ``float8_e4m3fn``: :func:`layoutalg.atoms.mma.mma_type`); InstructionError otherwise."""
+    name = mma_type(word)
+    if name is None:
+        raise InstructionError(f"{describe(text)}: {describe(word)} is not an mma type (one of {', '.join(TYPE_BITS)})")
+    return name
 
 
 def mma_atom(spec: Any) -> Union[MmaAtom, GmmaAtom]:
@@ -116,9 +132,7 @@ def mma_atom(spec: Any) -> Union[MmaAtom, GmmaAtom]:
     layout = "row.col"
     if len(rest) >= 2 and rest[0] in ("row", "col") and rest[1] in ("row", "col"):
         layout, rest = f"{rest[0]}.{rest[1]}", rest[2:]
-    for t in rest:
-        if t not in TYPE_BITS:
-            raise InstructionError(f"{describe(text)}: {describe(t)} is not an mma type (one of {', '.join(TYPE_BITS)})")
+    rest = [_type_word(t, text) for t in rest]
     if len(rest) == 1:
         a = b = rest[0]
         c = "s32" if a in _INTEGER_TYPES else "f64" if a == "f64" else "f32"
@@ -140,10 +154,10 @@ def _wgmma_by_name(text: str) -> GmmaAtom:
     if len(words) != 5 or not n.isdigit():
         raise InstructionError(f"unknown wgmma {describe(text)}: write wgmma.m64nNk16.D.A.B (e.g. 'wgmma.m64n64k16.f32.bf16.bf16') "
                                "or a CuTe name such as SM90_64x64x16_F32BF16BF16_SS")
-    d, a, b = words[2:]
+    d, a, b = (_type_word(t, text) for t in words[2:])
     if a != b:
         raise InstructionError(f"{describe(text)}: layoutalg's wgmma atoms take A and B of one type, got {a} and {b}")
     return catalog.wgmma(int(n), a=a, c=d)
 
 
-__all__ = ["copy_atom", "mma_atom"]
+__all__ = ["copy_atom", "mma_atom", "OPTIONAL_MATRIX_WORDS"]

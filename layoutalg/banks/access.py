@@ -24,7 +24,7 @@ from typing import Any, Callable
 from layoutalg.banks.instruction import expand_short_form, parse_instruction
 from layoutalg.core.array_records import ArrayRecord
 from layoutalg.core.dtypes import dtype_bits
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import describe, direction
 from layoutalg.errors import LayoutError
 
 MAX_ENUMERATED_LANES = 1 << 26
@@ -165,6 +165,7 @@ def tile_access(instruction: str, shape: tuple[int, int], dtype: Any, by: str = 
     e = element_bytes(dtype)
     instruction = expand_short_form(instruction, e)
     ins = parse_instruction(instruction)
+    by = {"row": "row", "col": "column"}.get(direction(by) or "", by)  # col / column / Column: one vocabulary
     if not (isinstance(shape, tuple) and len(shape) == 2
             and all(isinstance(s, int) and not isinstance(s, bool) and s > 0 for s in shape)):
         raise LayoutError(f"tile shape must be (rows, cols) of positive ints, got {describe(shape)}")

@@ -292,7 +292,8 @@ class Analysis(ArrayRecord):
 
 
 def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, by: str = "row",
-            global_layout: Any = None, global_base: int = 0, arch: Any = None) -> Analysis:
+            global_layout: Any = None, global_base: int = 0, arch: Any = None, global_ld: Any = None,
+            tile_to: Any = None) -> Analysis:
     """Wavefronts of every instance of ``access`` over ``smem_layout`` of ``dtype`` elements.
 
     ``access`` is an :class:`~layoutalg.banks.access.Access`, a ``TiledCopy`` (every warp and atom call of its
@@ -306,10 +307,17 @@ def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, 
 
     ``arch`` (``"sm_80"`` ... ``"sm_120"``, default sm_90) sets the shared-memory capacity, checked before
     anything is built (a tile sweep larger than it is refused with its size), and which instructions exist.
+
+    As on the command line, ``smem_layout`` may be layout text (``"Sw<3,3,3> o 0 o (64,64):(64,1)"``,
+    ``"Layout_K_SW128_Atom"`` with ``dtype``) ``global_ld=N`` stands for ``--global-ld N`` and
+    ``tile_to=(M, N)`` for ``--tile-to MxN``
+    (:mod:`layoutalg.banks.inputs`).
     """
+    from layoutalg.banks.inputs import global_layout_of, smem_layout_of
     from layoutalg.banks.limits import arch_of
 
     arch = arch_of(arch)
+    smem_layout = smem_layout_of(smem_layout, dtype, tile_to)
     if hasattr(access, "layout_tv") and hasattr(access, "atom"):  # a TiledCopy (layoutalg.atoms.tiled)
         from layoutalg.banks.tiled import access_from_tiled_copy
 
@@ -324,6 +332,7 @@ def analyze(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, 
         access = tile_access(access, (sizes[0], sizes[1]), dtype, by=by, arch=arch)
     if not isinstance(access, Access):
         raise LayoutError(f"access must be an Access or an instruction string, got {type(access).__name__}")
+    global_layout = global_layout_of(global_layout, global_ld, _mode_sizes(smem_layout))
     addrs = byte_addresses(smem_layout, access, dtype, base)
     ins = parse_instruction(access.instruction)
     if ins.kind == "cp.async":
@@ -339,7 +348,8 @@ def _analyze_cp_async(canonical: str, access: Access, addrs: Any, dtype: Any, gl
     """Every cp.async instance at once (:mod:`.cp_async_vector`, through :func:`.vector.wavefronts_many`)."""
     if global_layout is None:
         raise LayoutError(f"{access.instruction}: its cost depends on where each lane's data comes from; "
-                          "pass global_layout= (e.g. Layout((M, K), (ld, 1)) for a row-major global matrix)")
+                          "pass global_layout= (e.g. Layout((M, K), (ld, 1)) for a row-major global matrix) or "
+                          "global_ld=ld, as --global-ld on the command line")
     sources = byte_addresses(global_layout, access, dtype, global_base, what="global_layout")
     wf, ideal = wavefronts_many(access.instruction, addrs, global_addresses=sources, arch=arch)
     return Analysis(canonical, access.axes, wf, ideal, addrs, sources)

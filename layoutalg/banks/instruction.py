@@ -13,8 +13,19 @@ Accepted spellings (PTX ISA 8.x, sections "ld", "st", "ldmatrix", "stmatrix",
   from lanes ``8*i .. 8*i+7``.
   The short spelling ``ldmatrix.x4[.trans]`` (count and ``.trans`` only) means
   the same instruction: ``.m8n8 .b16`` is the only shape there is.
-* ``cp.async.{ca,cg}.shared{::cta}.global{...}`` optionally followed by the
-  copy size as in PTX (``cp.async.ca.shared.global, 8``); ``.cg`` is 16 bytes.
+  As in PTX, ``.shared{::cta}`` may be left out (generic addressing), and so may
+  ``.sync .aligned .m8n8 .b16`` (the only shape and type there is): the words are
+  those :mod:`layoutalg.atoms.short_names` reads for ``prove-fragment``.
+* ``cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::64B|128B|256B}``
+  followed by the copy size as in PTX (``cp.async.ca.shared.global, 8``, or
+  with the operands, ``cp.async.ca.shared.global [dst], [src], 8;``) or as a
+  last word (``cp.async.ca.shared.global.8``); ``.cg`` is 16 bytes.
+* CuTe's name of a copy atom of one of these instructions (``SM75_U16x8_LDSM_T``,
+  ``SM90_U32x4_STSM_N``, ``SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>``,
+  ``UniversalCopy<uint128_t>``): the instruction it issues.
+* A PTX line as the compiler writes it: operands after the mnemonic
+  (``ld.shared.v4.b32 {%r1, %r2, %r3, %r4}, [%r5];``) are ignored, except
+  cp.async's copy size.
 * ``atom.shared{::cta}{.sem}{.scope}.op.type`` and ``red`` likewise ("atom", "red"): the forms
   ptxas compiles to one ``ATOMS`` instruction (:data:`ATOMIC_FORMS`: 32-bit integer
   add/min/max/inc/dec/and/or/xor/exch/cas, 64-bit exch/cas).  ``red.shared.add.u32, 1`` (the
@@ -34,15 +45,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from layoutalg.atoms.short_names import OPTIONAL_MATRIX_WORDS
 from layoutalg.core.dtypes import dtype_bits
 from layoutalg.core.validate import describe
-from layoutalg.errors import InstructionError
+from layoutalg.errors import InstructionError, LayoutError
 
 #: The type suffixes of ld/st.shared (PTX ISA); their widths come from the one dtype table.
 _LDST_TYPES = ("b8", "u8", "s8", "b16", "u16", "s16", "b32", "u32", "s32", "f32", "b64", "u64", "s64", "f64", "b128")
 _TYPE_BYTES = {name: dtype_bits(name) // 8 for name in _LDST_TYPES}
 _LDST_QUALIFIERS = {"volatile", "relaxed", "weak", "acquire", "release", "cta", "sys", "gpu", "cluster"}
 _MATRIX_COUNTS = {"x1": 1, "x2": 2, "x4": 4}
+_CP_ASYNC_WORDS = {"ca", "cg", "global", "l2::cache_hint", "l2::64b", "l2::128b", "l2::256b"}
 _CANONICAL_WIDTH = {1: "u8", 2: "u16", 4: "b32", 8: "b64", 16: "v4.b32"}
 
 
@@ -103,15 +116,16 @@ def expand_short_form(text: str, element_bytes: int | None = None) -> str:
     """
     if not isinstance(text, str):
         raise InstructionError(f"instruction must be a PTX mnemonic string, got {type(text).__name__}")
-    words = [w for w in text.strip().lower().split(".") if w]
-    if "," in text:
-        return text.strip()
+    text = _by_cute_name(text)
+    if "," in text or _size_operand(text)[0] != text.strip().removesuffix(";").strip():
+        return text.strip()  # a mnemonic with its operands: parse_instruction reads it
+    words = [w for w in text.strip().removesuffix(";").lower().split(".") if w]
     if words[:2] == ["cp", "async"] and "shared" not in words and "shared::cta" not in words:
         cache = words[2] if len(words) > 2 else ""
-        size = words[3] if len(words) > 3 else "16"
-        if len(words) > 4 or not size.isdigit():
+        size_word = words[3] if len(words) > 3 else "16"
+        if len(words) > 4 or not size_word.isdigit():
             raise _fail(text, "short form is cp.async.{ca,cg}[.SIZE], e.g. cp.async.cg or cp.async.ca.8")
-        return f"cp.async.{cache}.shared.global" + (f", {size}" if cache != "cg" or size != "16" else "")
+        return f"cp.async.{cache}.shared.global" + (f", {size_word}" if cache != "cg" or size_word != "16" else "")
     if words and words[0] in ("ldmatrix", "stmatrix") and words[1:] and set(words[1:]) <= {*_MATRIX_COUNTS, "trans"}:
         count = [w for w in words[1:] if w in _MATRIX_COUNTS]
         trans = ".trans" if "trans" in words else ""
@@ -132,6 +146,25 @@ def expand_short_form(text: str, element_bytes: int | None = None) -> str:
             words.extend(_CANONICAL_WIDTH[element_bytes].split("."))
         return ".".join(words)
     return text.strip()
+
+
+_MNEMONICS = ("ld", "st", "ldmatrix", "stmatrix", "cp")
+
+
+def _by_cute_name(text: str) -> str:
+    """The PTX of the CuTe copy atom ``text`` names (``SM75_U16x8_LDSM_T``, ``UniversalCopy<uint128_t>``), or
+    ``text`` itself when it starts with a PTX mnemonic or names no copy atom (its parse then says what is wrong)."""
+    head = (text.strip().split(".", 1)[0].split(None, 1) or [""])[0].lower()
+    if not head or head in _MNEMONICS or len(text) > MAX_MNEMONIC_CHARS:
+        return text
+    from layoutalg.atoms import catalog
+    from layoutalg.atoms.copy import CopyAtom
+
+    try:
+        found = catalog.get(text.strip())
+    except LayoutError:
+        return text
+    return found.ptx if isinstance(found, CopyAtom) else text
 
 
 def _fail(text: str, why: str) -> InstructionError:
@@ -156,15 +189,29 @@ def parse_instruction(text: str) -> Instruction:
 
 
 def _size_operand(raw: str) -> tuple[str, int | None]:
-    """``'cp.async.ca.shared.global, 8'`` -> (``'cp.async.ca.shared.global'``, 8); no comma -> (raw, None).
+    """(the mnemonic, cp.async's copy size or None) of a PTX line: ``'cp.async.ca.shared.global, 8'`` and
+    ``'cp.async.ca.shared.global [dst], [src], 8;'`` -> (``'cp.async.ca.shared.global'``, 8); other operands
+    (registers, addresses) are dropped.  A bare operand that is no number leaves the text whole (its parse says
+    what is wrong).
 
-    A string split, not a regular expression: one pass, whatever the text.
+    String splits, not a regular expression: one pass, whatever the text.
     """
-    head, comma, tail = raw.rpartition(",")
-    size = tail.strip()
-    if not comma or not (size.isascii() and size.isdigit()):
-        return raw, None
-    return head.rstrip(), int(size)
+    text = raw.strip().removesuffix(";").strip()
+    cut = min((i for i in (text.find(","), text.find(" "), text.find("\t")) if i >= 0), default=len(text))
+    mnemonic, rest = text[:cut], text[cut:].strip()
+    if rest.startswith(("[", "{", "%", "_")):  # the operands of a PTX line: cp.async [dst], [src], cp-size{, ...}
+        operands = [o.strip() for o in rest.split(",")]
+        if mnemonic.startswith("atom.") and operands[0] == "_":  # an atom whose result is dropped is a red
+            mnemonic, operands = "red." + mnemonic[len("atom."):], operands[1:]
+        if mnemonic.startswith("red.") and len(operands) == 2:  # red [a], b: the added value (1: merged, rule 6)
+            size = operands[1]
+        else:
+            size = operands[2] if operands[0].startswith("[") and len(operands) > 2 else ""
+        return mnemonic, int(size) if size.isascii() and size.isdigit() else None
+    size = rest.removeprefix(",").strip()
+    if not rest.startswith(",") or not (size.isascii() and size.isdigit()):
+        return text, None
+    return mnemonic, int(size)
 
 
 @lru_cache(maxsize=256)
@@ -183,7 +230,24 @@ def _parse(text: str) -> Instruction:
         return _parse_cp_async(text, tokens[2:], size_suffix)
     if head in ("atom", "red"):
         return _parse_atomic(text, head, tokens[1:], size_suffix)
-    raise _fail(text, f"unknown mnemonic {describe(head)}; expected ld, st, ldmatrix, stmatrix, cp.async, atom or red")
+    raise _fail(text, f"unknown mnemonic {describe(head)}; expected ld, st, ldmatrix, stmatrix, cp.async, atom or red"
+                      + _did_you_mean(head))
+
+
+#: SASS names (what Nsight Compute and cuobjdump show) and near-misses, to the PTX mnemonic to write instead.
+_SASS_NAMES = {"ldsm": "ldmatrix", "stsm": "stmatrix", "lds": "ld.shared", "sts": "st.shared", "ldgsts": "cp.async",
+               "cpasync": "cp.async", "cp_async": "cp.async", "ld_shared": "ld.shared", "st_shared": "st.shared",
+               "atoms": "atom.shared", "atomic": "atom.shared"}
+
+
+def _did_you_mean(head: str) -> str:
+    """``; did you mean X?`` for a SASS name or a misspelt mnemonic, or nothing."""
+    import difflib
+
+    word = head.split("::")[0].split("<")[0].lower()
+    guess = _SASS_NAMES.get(word) or next(iter(difflib.get_close_matches(
+        word, ["ld", "st", "ldmatrix", "stmatrix", "cp.async", "atom", "red"], n=1, cutoff=0.6)), None)
+    return f"; did you mean {guess}?" if guess else ""
 
 
 def _take_shared(text: str, rest: list[str]) -> list[str]:
@@ -221,21 +285,17 @@ def _parse_ldst(text: str, head: str, rest: list[str], size_suffix: int | None) 
 def _parse_matrix(text: str, head: str, rest: list[str], size_suffix: int | None) -> Instruction:
     if size_suffix is not None:
         raise _fail(text, f"{head} takes no size operand")
-    if rest and set(rest) <= {*_MATRIX_COUNTS, "trans"}:  # short form: ldmatrix.x4[.trans]
-        rest = ["sync", "aligned", "m8n8", *rest, "shared", "b16"]
-    rest = _take_shared(text, rest)
-    for needed in ("sync", "aligned"):
-        if needed not in rest:
-            raise _fail(text, f"{head} needs .sync.aligned")
-    if "m8n8" not in rest:
+    rest = [t for t in rest if t not in OPTIONAL_MATRIX_WORDS]  # PTX: .shared{::cta} optional; one shape, one type
+    shapes = [t for t in rest if t[:1] == "m" and t[1:].replace("n", "", 1).isdigit()]
+    if shapes:
         raise _fail(text, f"only the .m8n8 shape of {head} is modelled")
+    types = [t for t in rest if t[:1] in "bsuf" and t[1:].isdigit()]
+    if types:
+        raise _fail(text, f"{head}.m8n8 needs type .b16")
     counts = [t for t in rest if t in _MATRIX_COUNTS]
     if len(counts) != 1:
         raise _fail(text, f"{head} needs exactly one of .x1, .x2, .x4")
-    if "b16" not in rest:
-        raise _fail(text, f"{head}.m8n8 needs type .b16")
-    known = {"sync", "aligned", "m8n8", "trans", "b16", *_MATRIX_COUNTS}
-    unknown = [t for t in rest if t not in known]
+    unknown = [t for t in rest if t not in ("trans", *_MATRIX_COUNTS)]
     if unknown:
         raise _fail(text, f"unknown qualifier(s) {unknown}")
     return Instruction(text=text, kind=head, access_bytes=16, matrices=_MATRIX_COUNTS[counts[0]],
@@ -248,6 +308,13 @@ def _parse_cp_async(text: str, rest: list[str], size_suffix: int | None) -> Inst
     rest = _take_shared(text, rest)
     if "global" not in rest:
         raise _fail(text, "cp.async must copy from .global")
+    sizes = [int(t) for t in rest if t.isascii() and t.isdigit()]  # cp.async.ca.shared.global.8: the size as a word
+    if len(sizes) > 1 or (sizes and size_suffix is not None and sizes[0] != size_suffix):
+        raise _fail(text, "give the copy size once, e.g. 'cp.async.ca.shared.global, 8'")
+    size_suffix = sizes[0] if sizes else size_suffix
+    unknown = [t for t in rest if t not in _CP_ASYNC_WORDS and not (t.isascii() and t.isdigit())]
+    if unknown:
+        raise _fail(text, f"unknown qualifier(s) {unknown}")
     cache = [t for t in rest if t in ("ca", "cg")]
     if len(cache) != 1:
         raise _fail(text, "cp.async needs exactly one of .ca, .cg")
@@ -293,8 +360,7 @@ def _parse_atomic(text: str, head: str, rest: list[str], size_suffix: int | None
     if width is None:
         raise _fail(text, f"ptxas compiles {head}.shared.{ops[0]}.{types[0]} to a compare-and-swap loop "
                           "(ATOMS.CAST.SPIN) whose trip count depends on timing: not modelled")
+    # the operand after the comma is the value (only red.add.u32 of 1 changes the SASS: ATOMS.POPC.INC)
     merged = head == "red" and ops[0] == "add" and types[0] == "u32" and size_suffix == 1
-    if size_suffix is not None and not (ops[0] == "add" and types[0] in ("u32", "s32")):
-        raise _fail(text, "only an add takes its added value after a comma (red.shared.add.u32, 1)")
     return Instruction(text=text, kind=head, access_bytes=width, atomic=ops[0], atomic_type=types[0],
                        merged_increment=merged)

@@ -228,7 +228,7 @@ def _symbolic(smem_layout: Any, access: Access, dtype: Any, base: int, method: s
 
 def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int = 0, method: str = "auto",
                   timeout: float | None = None, by: str = "row", global_layout: Any = None,
-                  arch: Any = None) -> ProofResult:
+                  arch: Any = None, global_ld: Any = None, tile_to: Any = None) -> ProofResult:
     """Prove ``access`` over ``smem_layout`` (elements of ``dtype``) conflict-free, or refute it with the lanes.
 
     ``access``: an instruction string (the whole rank-2 tile swept, see :func:`~layoutalg.banks.access.tile_access`)
@@ -238,6 +238,9 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
     ``global_layout`` (where each element comes from, see :func:`~layoutalg.banks.analyze.analyze`) and is
     decided by enumeration only.  ``arch`` (default ``sm_90``) sets the shared-memory capacity every address
     must fit in and the instructions available; ``timeout`` (seconds, ``inf`` for none) bounds the whole proof.
+    As on the command line, ``smem_layout`` may be layout text ``global_ld=N`` stands for ``--global-ld N`` and
+    ``tile_to=(M, N)`` for ``--tile-to MxN``
+    (:mod:`layoutalg.banks.inputs`).
     """
     if method not in METHODS:
         import difflib
@@ -251,6 +254,9 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
 
     if not isinstance(method, str) or method not in ("auto", "enum", "f2", "z3"):
         raise LayoutError(f"method must be auto, enum, f2 or z3, got {describe(method)}")
+    from layoutalg.banks.inputs import global_layout_of, smem_layout_of
+
+    smem_layout = smem_layout_of(smem_layout, dtype, tile_to)
     if not callable(smem_layout) or not hasattr(smem_layout, "shape"):
         raise LayoutError(f"smem_layout must be a Layout or a ComposedLayout, got {describe(smem_layout)}")
     base = as_int(base, "base")  # a byte offset: 0.5 must not pass as 0
@@ -263,7 +269,7 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
         sizes = _mode_sizes(smem_layout)
         if len(sizes) != 2:
             raise LayoutError(f"an instruction string needs a rank-2 layout; {smem_layout} has {len(sizes)} modes")
-        access = tile_access(access, (sizes[0], sizes[1]), dtype, by=by)
+        access = tile_access(access, (sizes[0], sizes[1]), dtype, by=by, arch=target)
     if not isinstance(access, Access):
         raise LayoutError(f"access must be an Access or an instruction string, got {type(access).__name__}")
     if access.symbolic and method == "enum":
@@ -271,6 +277,7 @@ def conflict_free(smem_layout: Any, access: Any, dtype: Any = None, *, base: int
     ins = parse_instruction(access.instruction)
     require_instruction(ins, target)
     cp_async = ins.kind == "cp.async"
+    global_layout = global_layout_of(global_layout, global_ld, _mode_sizes(smem_layout))
     if global_layout is not None and not cp_async:
         raise LayoutError(f"global_layout is for cp.async accesses only, not {ins.canonical} (it would be ignored)")
     if (cp_async or ins.is_atomic) and (method in ("f2", "z3") or access.symbolic):

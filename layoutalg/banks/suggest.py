@@ -33,7 +33,7 @@ from layoutalg.banks.access import Access, element_bytes, tile_access
 from layoutalg.banks.analyze import analyze
 from layoutalg.banks.instruction import parse_instruction
 from layoutalg.core.layout import Layout
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import describe, direction
 from layoutalg.errors import InstructionError, LayoutError
 from layoutalg.prove.result import ProofResult, combine
 
@@ -79,7 +79,7 @@ class Suggestion:
 
 def _accesses(shape: tuple[int, int], dtype: Any, accesses: Any, arch: Any = None) -> list[Access]:
     if isinstance(accesses, (str, Access)) or (isinstance(accesses, tuple) and len(accesses) == 2
-                                              and isinstance(accesses[1], str) and accesses[1] in ("row", "column")):
+                                              and direction(accesses[1]) is not None):
         accesses = [accesses]
     if not isinstance(accesses, (list, tuple)):
         raise InstructionError(f"accesses must be an instruction name, an Access, or a list of them, got "
@@ -187,14 +187,13 @@ def suggest_swizzle(smem_shape: Any, dtype: Any, accesses: Any, *, pitch: int | 
     """
     import numpy as np
 
+    from layoutalg.atoms.layout_text import extents_of
     from layoutalg.banks.limits import arch_of, capacity_text, check_sweep_size
     from layoutalg.banks.proof import conflict_free
     from layoutalg.swizzle.composed import ComposedLayout
     from layoutalg.swizzle.swizzle import Swizzle
 
-    if not (isinstance(smem_shape, (tuple, list)) and len(smem_shape) == 2
-            and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in smem_shape)):
-        raise LayoutError(f"smem_shape must be (rows, cols) of positive ints, got {describe(smem_shape)}")
+    smem_shape = extents_of(smem_shape, "smem_shape")  # (rows, cols), or "64x64" as --shape takes it
     rows, cols = int(smem_shape[0]), int(smem_shape[1])
     pitch = cols if pitch is None else pitch
     if isinstance(pitch, bool) or not isinstance(pitch, int) or pitch < cols:

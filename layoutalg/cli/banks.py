@@ -85,6 +85,13 @@ def element_bytes_option(dtype: str) -> int:
     return bits // 8
 
 
+def _canonical_dtype(text: str) -> str:
+    """``--dtype`` in the dtype table's canonical (PTX) spelling: ``torch.float16`` -> ``f16``."""
+    from layoutalg.core.dtypes import dtype
+
+    return dtype(text).name
+
+
 def parse_access(text: str, element_bytes: int, arch: Any) -> Any:
     """``--access`` as a parsed :class:`~layoutalg.banks.instruction.Instruction` that exists on ``arch``."""
     from layoutalg.banks.instruction import parse_instruction
@@ -155,9 +162,13 @@ def _cmd_banks(args: argparse.Namespace) -> int:
     from layoutalg.banks.analyze import analyze
     from layoutalg.banks.limits import check_sweep_size
 
+    args.by = "column" if args.by == "col" else args.by  # --by col is --by column
+
     arch = arch_option(args.arch)
     element_bytes = element_bytes_option(args.dtype)
-    layout = tiled(parse_layout(args.layout, dtype=args.dtype), args.tile_to)
+    args.dtype = _canonical_dtype(args.dtype)  # the report names the type as PTX does, whatever spelling was typed
+    layout = tiled(parse_layout(args.layout, dtype=args.dtype, shape=args.tile_to, shape_option="--tile-to"),
+                   args.tile_to)
     require_offsets(layout, "LAYOUT")
     rows, cols = rank2_extents(layout, "LAYOUT")
     if not isinstance(layout.shape, tuple) or len(layout.shape) != 2:  # the sweep's coordinates are (row, col)
@@ -264,6 +275,7 @@ def _condensed_report(report: Any) -> list[str]:
 
 
 def _cmd_suggest(args: argparse.Namespace) -> int:
+    args.by = "column" if args.by == "col" else args.by  # --by col is --by column
     import importlib
 
     from layoutalg.banks.limits import check_sweep_size

@@ -100,7 +100,13 @@ def parse_message(exc: LayoutError) -> str:
         return first
     if first.endswith(repr(exc.text)):
         first = first[: -len(repr(exc.text))].rstrip(": ")
-    return f"{first}\n    {exc.text}\n    {' ' * (exc.column - 1)}^"
+    if "\n" not in exc.text:
+        return f"{first}\n    {exc.text}\n    {' ' * (exc.column - 1)}^"
+    before = exc.text[: exc.column - 1]  # text of several lines: name the line, show it alone with the caret
+    line, column = before.count("\n") + 1, exc.column - 1 - (before.rfind("\n") + 1)
+    shown = exc.text.split("\n")[line - 1]
+    first = first.replace(f"at column {exc.column}", f"at line {line}, column {column + 1}")
+    return f"{first}\n    {shown}\n    {' ' * column}^"
 
 
 LAYOUT_HINT = ("write a layout as shape:stride and quote it for the shell, e.g. "
@@ -108,28 +114,34 @@ LAYOUT_HINT = ("write a layout as shape:stride and quote it for the shell, e.g. 
                "or 'Layout<Shape<_8,_64>,Stride<_64,_1>>'")
 
 
-def parse_layout(text: str, what: str = "LAYOUT", dtype: str | None = None, shape: Any = None) -> Any:
+def parse_layout(text: str, what: str = "LAYOUT", dtype: str | None = None, shape: Any = None,
+                 shape_option: str = "--tile") -> Any:
     """A layout from the command line, read by the package's one reader (:func:`layoutalg.parse`): CuTe print
     notation, a C++ type string, a smem atom name (its element type from ``<T>`` or ``--dtype``), Triton text
-    (``shape``: the tensor shape of a ``#ttg`` attribute that carries none, from ``--tile``)."""
+    (``shape``: the tensor shape of a ``#ttg`` attribute that carries none, ``MxN`` text from the command's
+    ``shape_option``, ``--tile`` or ``--tile-to``, which the hint names when it is missing)."""
     from layoutalg.interop.text import MissingDtypeError, parse
 
     check_text(text, what, "'(8,64):(64,1)'")
     if dtype is not None:
         dtype_bits(dtype)  # a bad --dtype is reported as such, not as a bad layout
     try:
-        if shape is not None and text.lstrip().startswith("#ttg."):
+        if shape is not None and text.lstrip().startswith("#"):  # Triton text (#ttg., #triton_gpu., #alias = ...)
             from layoutalg.interop.triton import from_triton
 
-            return from_triton(text, shape=shape)
+            extents = parse_extents(shape, shape_option) if isinstance(shape, str) else shape
+            return from_triton(text, shape=extents)
         return parse(text, dtype=dtype)
     except MissingDtypeError as exc:
         name = text.strip()
         raise UsageError(f"{name} depends on the element width",
                          f"add --dtype, e.g. layoutalg show {name} --dtype bf16, or write {name}<bf16>") from exc
     except LayoutError as exc:
-        hint = (f"give the tensor shape with --tile MxN, e.g. layoutalg show '{text.strip()[:40]}...' --tile 64x64"
+        hint = (f"give the tensor shape with {shape_option} MxN, e.g. {shape_option} 64x64"
                 if "does not carry its shape" in str(exc) else LAYOUT_HINT)
+        if is_atom_name(text.strip()):
+            hint = (f"{text.strip()} names an instruction atom, not a layout: draw its thread-value layouts with "
+                    f"layoutalg show --tv {text.strip()}")
         raise UsageError(f"cannot read {what}: {parse_message(exc)}", hint) from exc
 
 
@@ -146,8 +158,16 @@ def parse_extents(text: str, what: str) -> tuple[int, ...]:
     return values
 
 
+def require_shape(layout: Any, what: str) -> None:
+    """Refuse a bare swizzle (``Sw<3,3,3>``: a function of the offset, with no shape) where a layout is needed."""
+    if not hasattr(layout, "shape"):
+        raise UsageError(f"{what} {layout} is a bare swizzle: it permutes offsets but has no shape to draw or sweep",
+                         f"compose it with the layout it swizzles, e.g. '{layout} o 0 o (8,64):(64,1)'")
+
+
 def rank2_extents(layout: Any, what: str) -> tuple[int, int]:
     """``(rows, cols)`` of a rank-1 or rank-2 layout (sizes of its top-level modes); UsageError otherwise."""
+    require_shape(layout, what)
     shape = layout.shape
     if not isinstance(shape, tuple):
         return layout.size(), 1
@@ -155,6 +175,9 @@ def rank2_extents(layout: Any, what: str) -> tuple[int, int]:
         return layout.size(), 1
     if len(shape) == 2:
         return layout[0].size(), layout[1].size()
+    if not shape:
+        raise UsageError(f"{what} {layout} has no modes (rank 0): there is nothing to draw or sweep",
+                         "give a layout with one or two modes, e.g. '(8,64):(64,1)'")
     from layoutalg.viz.grid import _group_text
 
     stride = getattr(layout, "stride", None)
@@ -247,7 +270,8 @@ def is_coordinate_layout(layout: Any) -> bool:
 
 
 def require_offsets(layout: Any, what: str) -> None:
-    """Refuse a coordinate or F2 layout (a ``StrideLayout``) where memory offsets are needed."""
+    """Refuse a coordinate or F2 layout (a ``StrideLayout``) or a bare swizzle where memory offsets are needed."""
+    require_shape(layout, what)
     if is_coordinate_layout(layout):
         raise UsageError(f"{what} {layout} maps to coordinates or F2 bit patterns, not to memory offsets",
                          f"give {what} as a layout of int strides (or a swizzled one), e.g. '(8,64):(64,1)'; "
@@ -267,10 +291,43 @@ def lookup_atom(name: str) -> Any:
     try:
         return catalog.get(name)
     except LayoutError as exc:
+        found = _by_short_name(name)  # the spellings prove-fragment's --copy / --mma take: ldmatrix.x4.trans, ...
+        if found is not None:
+            return found
         names = atom_names()
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
         hint = ("did you mean " + " or ".join(close) + "? ") if close else ""
         raise UsageError(f"unknown atom {describe(name)}", hint + "list the atoms with: layoutalg atoms") from exc
+
+
+def _by_short_name(name: str) -> Any:
+    """The atom ``name`` names as prove-fragment's --copy / --mma read it (``ldmatrix.x4.trans``,
+    ``mma.m16n8k16.f16``, ``wgmma.m64n64k16.f32.bf16.bf16``), or None."""
+    from layoutalg.atoms.short_names import copy_atom, mma_atom
+
+    words = name.strip().lower().split(".")
+    if words[0] in ("ldmatrix", "stmatrix", "movmatrix"):
+        try:
+            return copy_atom(name)[0]
+        except LayoutError:
+            return None
+    if words[0] in ("mma", "wgmma"):
+        try:
+            return mma_atom(name)
+        except LayoutError:
+            return None
+    return None
+
+
+def is_atom_name(name: str) -> bool:
+    """Whether ``name`` names an atom (CuTe name, ``Copy_Atom<...>``, PTX or short form) rather than a layout."""
+    from layoutalg.atoms import catalog
+
+    try:
+        catalog.get(name)
+    except LayoutError:
+        return _by_short_name(name) is not None
+    return True
 
 
 def atom_names() -> list[str]:

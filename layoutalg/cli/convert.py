@@ -31,7 +31,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     tile_text = getattr(args, "tile", None)
     if dtype is not None:
         dtype_bits(dtype)
-    layout = parse_layout(args.layout, dtype=dtype)
+    layout = parse_layout(args.layout, dtype=dtype, shape=tile_text)
     forms: dict[str, str] = {}
     missing: dict[str, str] = {}
     writers = {
@@ -95,9 +95,28 @@ def _triton_text(layout: Any, dtype: str | None, tile_text: str | None) -> str:
 def _cmd_atoms(args: argparse.Namespace) -> int:
     names = atom_names()
     if args.filter:
-        names = [n for n in names if args.filter.lower() in n.lower()]
+        names = _matching_atoms(names, args.filter)
     if args.json:
         emit_json(names)
     else:
         sys.stdout.write("\n".join(names) + ("\n" if names else ""))
     return EXIT_OK
+
+
+def _matching_atoms(names: list[str], text: str) -> list[str]:
+    """The atoms whose CuTe name or PTX instruction contains ``text`` (any case), and the atom ``text`` names as
+    prove-fragment's --copy / --mma read it (``ldmatrix.x4.trans``, ``mma.m16n8k16.f16``, ``wgmma.m64n64k16...``)."""
+    from layoutalg.atoms import catalog
+    from layoutalg.atoms.short_names import copy_atom, mma_atom
+
+    key = text.strip().lower()
+    named: set[str] = set()
+    for reader in (copy_atom, mma_atom):
+        try:
+            found = reader(text)
+        except LayoutError:
+            continue
+        named.add((found[0] if isinstance(found, tuple) else found).name)
+    return [n for n in names if key in n.lower() or n in named
+            or key in str(getattr(catalog.get(n), "ptx", "")).lower()]
+

@@ -54,7 +54,7 @@ def add_prove_fragment(sub: Any) -> None:
     p.add_argument("--dtype", metavar="T", help="element type as held, when it differs from the mma's (e.g. bf16 "
                                                 "accumulators stored by stmatrix)")
     p.add_argument("--tile-to", metavar="MxN", help="repeat --smem (e.g. a smem atom) to MxN first (CuTe tile_to_shape)")
-    p.add_argument("--along", choices=["col", "row"], default="col",
+    p.add_argument("--along", choices=["col", "row", "column"], default="col",
                    help="where the fragments of one copy sit side by side when it carries several (default col)")
     p.add_argument("--source", default="C", metavar="OP", help="movmatrix: the operand whose fragment it reads (default C)")
     p.add_argument("--transpose", action="store_true", help="movmatrix: the target matrix is the source's transpose")
@@ -73,7 +73,8 @@ def _resolve_names(args: argparse.Namespace) -> tuple[Any, Any]:
     from layoutalg.atoms.short_names import copy_atom, mma_atom
 
     try:
-        copy, _ = copy_atom(args.copy)
+        atom, bits = copy_atom(args.copy)
+        copy = atom if bits is None else atom.bind(bits)  # Copy_Atom<OP, T> keeps its width, checked as in Python
     except LayoutError as exc:
         raise UsageError(f"--copy: {exc}", _COPY_HINT) from exc
     try:
@@ -94,10 +95,11 @@ def _cmd_prove_fragment(args: argparse.Namespace) -> int:
         raise UsageError(f"--timeout must be a positive number of seconds, got {args.timeout}", "e.g. --timeout 30")
     smem = None
     if args.smem is not None:
-        smem = tiled(parse_layout(args.smem, "--smem", args.dtype or _operand_type(mma, args.operand)), args.tile_to)
+        smem = tiled(parse_layout(args.smem, "--smem", args.dtype or _operand_type(mma, args.operand),
+                                  shape=args.tile_to, shape_option="--tile-to"), args.tile_to)
         require_offsets(smem, "--smem")
-    elif copy.kind != "movmatrix":
-        raise UsageError(f"{copy.kind} reads shared memory: give its layout with --smem",
+    elif getattr(copy, "atom", copy).kind != "movmatrix":
+        raise UsageError(f"{getattr(copy, 'atom', copy).kind} reads shared memory: give its layout with --smem",
                          "e.g. --smem 'Sw<3,3,3> o _0 o (64,64):(64,1)' ((row, col) of the operand -> element offset)")
     try:
         result = fragment_delivers(copy, smem, mma, args.operand, dtype=args.dtype, along=args.along,

@@ -141,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     banks.add_argument("--access", required=True, metavar="INSTR",
                        help="ldmatrix.x4[.trans], stmatrix.x4[.trans], ld.shared.v4 / st.shared.b32 ..., cp.async.16")
     banks.add_argument("--tile-to", metavar="MxN", help="repeat LAYOUT (e.g. a smem atom) to MxN first (CuTe tile_to_shape)")
-    banks.add_argument("--by", choices=["row", "column"], default=None,
+    banks.add_argument("--by", choices=["row", "column", "col"], default=None,
                        help="for ld/st: lanes walk along rows (default) or down columns")
     banks.add_argument("--global-ld", type=int, default=None, metavar="N",
                        help="cp.async (.cg, .ca): the tile comes from a row-major global matrix with N elements per row")
@@ -168,7 +168,7 @@ def build_parser() -> argparse.ArgumentParser:
     suggest.add_argument("--dtype", required=True, metavar="T", help="element type: f16, bf16, f32, ...")
     suggest.add_argument("--access", required=True, action="append", metavar="INSTR",
                          help="an access to make conflict-free (repeat for several)")
-    suggest.add_argument("--by", choices=["row", "column"], default=None,
+    suggest.add_argument("--by", choices=["row", "column", "col"], default=None,
                          help="for ld/st: lanes walk along rows (default) or down columns")
     suggest.add_argument("--global-ld", type=int, default=None, metavar="N",
                          help="cp.async (.cg, .ca): the tile comes from a row-major global matrix with N elements "

@@ -11,6 +11,7 @@ from layoutalg.cli.common import (
     UsageError,
     dtype_bits,
     emit_json,
+    is_atom_name,
     lookup_atom,
     option_errors,
     parse_extents,
@@ -60,8 +61,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
     if not args.layout:
         raise UsageError("show needs a LAYOUT or --tv ATOM", "e.g. layoutalg show '(8,8):(8,1)' or "
                          "layoutalg show --tv SM80_16x8x16_F32F16F16F32_TN")
-    shape = parse_extents(args.tile, "--tile") if args.tile and args.layout.lstrip().startswith("#ttg.") else None
-    layout = tiled(parse_layout(args.layout, dtype=args.dtype, shape=shape), args.tile_to)
+    shape, option = (args.tile, "--tile") if args.tile or not args.tile_to else (args.tile_to, "--tile-to")
+    layout = tiled(parse_layout(args.layout, dtype=args.dtype, shape=shape, shape_option=option), args.tile_to)
     if args.formula:
         return _show_formula(layout, args)
     rank2_extents(layout, "LAYOUT")
@@ -117,11 +118,12 @@ def _show_tv(args: argparse.Namespace) -> int:
     from layoutalg.viz.grid import tv_grid
 
     bits = dtype_bits(args.dtype) if args.dtype else None
-    if ":" in args.tv or args.tv.startswith(("Layout<", "cute::")):
+    notation = ":" in args.tv or args.tv.lstrip().startswith(("Layout", "cute::", "#", "("))
+    if notation and not is_atom_name(args.tv):  # a TV layout written out (cute::SM75_... is still an atom)
         if not args.tile:
             raise UsageError("a TV layout given as notation needs the tile it covers",
                              f"add --tile MxN, e.g. layoutalg show --tv '{args.tv}' --tile 16x16")
-        tv_layout = parse_layout(args.tv, "--tv")
+        tv_layout = parse_layout(args.tv, "--tv", shape=args.tile)
         tile = parse_extents(args.tile, "--tile")
         panels: list[tuple[str, Any, tuple[int, int], Any, bool]] = [
             ("tv", tv_layout, (tile[0], tile[1]), None, False)]
@@ -132,7 +134,8 @@ def _show_tv(args: argparse.Namespace) -> int:
         operands = _operand_names(atom)
         is_mma = "C" in operands  # decided before --operand narrows the list
         if args.operand:
-            chosen = [o for o in operands if o.lower() == args.operand.lower()]
+            wanted = "c" if is_mma and args.operand.strip().lower() == "d" else args.operand.strip().lower()
+            chosen = [o for o in operands if o.lower() == wanted]  # D is the accumulator, C, as in prove-fragment
             if not chosen:
                 raise UsageError(f"atom {atom_name} has no operand {describe(args.operand)}",
                                  f"use --operand {' or '.join(operands)}")

@@ -7,7 +7,8 @@ reads any of the spellings users type or libraries print::
 
     f16 fp16 float16 half half_t cutlass::half_t torch.float16 cutlass.Float16 np.float16 (Triton: fp16)
     bf16 bfloat16 bfloat16_t torch.bfloat16 cutlass.BFloat16
-    e4m3 float8_e4m3fn float_e4m3_t cutlass.Float8E4M3FN fp8e4nv     e5m2 float8_e5m2 float_e5m2_t fp8e5
+    e4m3 e4m3fn float8_e4m3fn float_e4m3_t cutlass.Float8E4M3FN fp8e4nv tl.float8e4nv
+    e5m2 float8_e5m2 float_e5m2_t fp8e5 tl.float8e5
     tf32 tfloat32_t cutlass.TFloat32      f32 float float32 fp32      f64 double float64 fp64
     s8 i8 int8 int8_t    u8 uint8 uint8_t    s16 ...    s32 int32 int    s64 ...    s4 int4b_t    u4 uint4b_t
     b8 b16 b32 b64 b128 (untyped bits)
@@ -67,11 +68,11 @@ DTYPES: tuple[DType, ...] = (
     _t("f32", 32, "float", "F32", "float", "fp32", "float32", "float", "Float32"),
     _t("tf32", 32, "float", "TF32", "cutlass::tfloat32_t", "tfloat32", "tfloat32_t", "TFloat32", "fp32_tf32"),
     _t("f16", 16, "float", "F16", "cutlass::half_t", "fp16", "float16", "half", "half_t", "__half", "Float16"),
-    _t("bf16", 16, "float", "BF16", "cutlass::bfloat16_t", "bfloat16", "bfloat16_t", "__nv_bfloat16", "BFloat16"),
+    _t("bf16", 16, "float", "BF16", "cutlass::bfloat16_t", "bfloat16", "bfloat16_t", "__nv_bfloat16", "nv_bfloat16", "BFloat16"),
     _t("e4m3", 8, "float", "E4M3", "cutlass::float_e4m3_t", "fp8_e4m3", "float8_e4m3fn", "float_e4m3_t",
-       "Float8E4M3FN", "fp8e4nv", "f8e4m3fn", "__nv_fp8_e4m3"),
+       "Float8E4M3FN", "fp8e4nv", "float8e4nv", "f8e4m3fn", "e4m3fn", "fp8_e4m3fn", "fp8e4m3", "__nv_fp8_e4m3"),
     _t("e5m2", 8, "float", "E5M2", "cutlass::float_e5m2_t", "fp8_e5m2", "float8_e5m2", "float_e5m2_t",
-       "Float8E5M2", "fp8e5", "f8e5m2", "__nv_fp8_e5m2"),
+       "Float8E5M2", "fp8e5", "float8e5", "f8e5m2", "fp8e5m2", "__nv_fp8_e5m2"),
     _t("ue8m0", 8, "float", "UE8M0", "cutlass::float_ue8m0_t", "e8m0", "float8_e8m0fnu", "float_ue8m0_t",
        "Float8E8M0FNU"),
     _t("e3m2", 6, "float", "E3M2", "cutlass::float_e3m2_t", "fp6_e3m2", "float6_e3m2fn", "float_e3m2_t",

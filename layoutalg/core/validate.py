@@ -302,4 +302,13 @@ def as_htuple(x: Any, what: str, error: type[LayoutError] = ShapeError, depth: i
     return as_int_tuple(x, what, error, depth)
 
 
-__all__ = ["MAX_INT_BITS", "MAX_DEPTH", "MAX_RANK", "MAX_NODES", "check_depth", "walk_leaves", "is_plain_tuple", "any_leaf", "describe", "count_text", "is_bool", "plain_int", "as_int", "as_int_tuple", "as_htuple"]
+_DIRECTIONS = {"row": "row", "rows": "row", "col": "col", "cols": "col", "column": "col", "columns": "col"}
+
+
+def direction(x: Any) -> str | None:
+    """``"row"`` or ``"col"`` for any spelling of the two (``row``/``rows``, ``col``/``column``/``columns``, any
+    case), the one vocabulary of ``by=`` / ``--by`` and ``along=`` / ``--along``; None for anything else."""
+    return _DIRECTIONS.get(x.strip().lower()) if isinstance(x, str) else None
+
+
+__all__ = ["direction", "MAX_INT_BITS", "MAX_DEPTH", "MAX_RANK", "MAX_NODES", "check_depth", "walk_leaves", "is_plain_tuple", "any_leaf", "describe", "count_text", "is_bool", "plain_int", "as_int", "as_int_tuple", "as_htuple"]

@@ -27,7 +27,7 @@ def parse(text: str, dtype: Any = None) -> Any:
     if not isinstance(text, str):
         raise LayoutError(f"layout text must be a str, got {type(text).__name__}; for objects use layoutalg.as_layout")
     stripped = text.strip()
-    if stripped.startswith("#ttg.") or "where out dims are" in stripped:
+    if stripped.startswith("#") or "where out dims are" in stripped:  # #ttg / #triton_gpu text, #alias = #ttg...
         return importlib.import_module("layoutalg.interop.triton").from_triton(stripped)
     return layout_text.parse(text, dtype)
 

@@ -273,9 +273,10 @@ def _from_linear(tll: linear.TritonLinearLayout) -> Any:
 
 
 def _from_text(text: str, shape: tuple[int, ...] | None) -> Any:
-    stripped = text.strip()
-    if not stripped.startswith("#ttg."):
-        return _from_linear(linear.parse_triton(stripped))
+    attribute = tt.ttg_attribute(text)
+    if attribute is None:
+        return _from_linear(linear.parse_triton(text.strip()))
+    stripped = attribute
     kind, fields = tt.parse_ttg(stripped)
     if kind == "linear":
         regs = fields.get("register", [])

@@ -52,6 +52,23 @@ SCHEMA: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {
 }
 
 
+_DIALECTS = ("#ttg.", "#triton_gpu.")  # Triton 3.2 renamed the TritonGPU dialect's prefix triton_gpu -> ttg
+
+
+def ttg_attribute(text: str) -> str | None:
+    """The ``#ttg.KIND<...>`` attribute ``text`` holds, as IR dumps print it, or None when it holds none:
+    an alias definition from a module's header (``#blocked = #ttg.blocked<{...}>``) gives its right side, and
+    the dialect's prefix before Triton 3.2 (``#triton_gpu.blocked<...>``) is read as ``#ttg.``."""
+    stripped = text.strip()
+    name, equals, value = stripped.partition("=")
+    if equals and name.strip().startswith("#") and value.strip().startswith(_DIALECTS) and "<" not in name:
+        stripped = value.strip()
+    for prefix in _DIALECTS:
+        if stripped.startswith(prefix):
+            return "#ttg." + stripped[len(prefix):]
+    return None
+
+
 def _bases(vectors: Sequence[Sequence[int]]) -> str:
     return "[" + ", ".join("[" + ", ".join(str(int(v)) for v in vec) + "]" for vec in vectors) + "]"
 
@@ -225,5 +242,5 @@ def parse_ttg(text: str) -> tuple[str, dict[str, Any]]:
     return kind, fields
 
 
-__all__ = ["parse_ttg", "check_fields", "SCHEMA", "linear_text", "shared_linear_text", "nvmma_shared_text", "swizzled_shared_text",
+__all__ = ["parse_ttg", "ttg_attribute", "check_fields", "SCHEMA", "linear_text", "shared_linear_text", "nvmma_shared_text", "swizzled_shared_text",
            "padded_shared_text", "padded_identity_text"]

@@ -81,6 +81,7 @@ def fragment_delivers(
     method: str = "auto",
     timeout: float | None = None,
     cross_check: bool | None = None,
+    tile_to: Any = None,
 ) -> FragmentResult:
     """Prove that ``copy`` moves exactly ``mma``'s ``operand`` fragment between ``smem`` and registers.
 
@@ -95,12 +96,18 @@ def fragment_delivers(
     docstring; ``read_smem``: the layout the kernel computes row addresses
     with, when it differs from ``smem`` (a swizzle mismatch between writer and reader).  movmatrix takes ``source`` (the operand whose fragment it reads,
     of ``source_mma``, default ``mma``) and ``transpose`` instead of ``smem``.
+    As on the command line, ``smem`` may be layout text (a smem atom name takes the operand's element type, or
+    ``dtype``) and ``tile_to=(M, N)`` (``--tile-to MxN``) repeats it to that shape first.
     """
     if mma is None or operand is None:
         from layoutalg.errors import LayoutError
 
         raise LayoutError("fragment_delivers needs mma= (e.g. 'mma.m16n8k16.f16') and operand= ('A', 'B', 'C' or 'D')")
-    setup = resolve(copy, smem, mma, operand, dtype, along)
+    setup = resolve(copy, smem, mma, operand, dtype, along, tile_to)
+    if read_smem is not None and setup.smem is not None:
+        from layoutalg.atoms.layout_text import layout_of
+
+        read_smem = layout_of(read_smem, setup.dtype, tile_to)
     if timeout is not None:
         with budget.limit(timeout):  # one deadline: the sub-claims' own limits nest inside it
             return _delivers(setup, read_smem, origin, addresses, source, source_mma, transpose, dtype, along,

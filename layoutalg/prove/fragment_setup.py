@@ -29,9 +29,9 @@ from typing import Any, Union
 
 from layoutalg.atoms.copy import CopyAtom
 from layoutalg.atoms.gmma import GmmaAtom
-from layoutalg.atoms.mma import TYPE_BITS, MmaAtom
+from layoutalg.atoms.mma import TYPE_BITS, MmaAtom, mma_type
 from layoutalg.atoms.short_names import copy_atom, mma_atom
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import describe, direction
 from layoutalg.errors import InstructionError, LayoutError, ShapeError
 
 OPERAND_DIMS = {"A": ("m", "k"), "B": ("k", "n"), "C": ("m", "n")}
@@ -108,7 +108,8 @@ class FragmentSetup:
         return f"{letter}0..{letter}{self.mma.num_elements(self.operand) - 1}"
 
 
-def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, along: str) -> FragmentSetup:
+def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, along: str,
+            tile_to: Any = None) -> FragmentSetup:
     """Resolve names, check every argument and refuse meaningless combinations (see the module docstring)."""
     atom, bound_bits = copy_atom(copy)
     mm = mma_atom(mma)
@@ -121,9 +122,11 @@ def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, alo
     refuse_non_warp_mma(mm, atom.kind)
     type_name = {"A": mm.a_type, "B": mm.b_type, "C": mm.c_type}[op]
     if dtype is not None:
-        if not isinstance(dtype, str) or dtype.strip().lower() not in TYPE_BITS:
-            raise LayoutError(f"dtype must be one of {', '.join(TYPE_BITS)}, got {describe(dtype)}")
-        type_name = dtype.strip().lower()
+        named = mma_type(dtype)  # any spelling of the dtype table: float16, torch.bfloat16, cutlass.Float16, ...
+        if named is None:
+            raise LayoutError(f"dtype must be one of {', '.join(TYPE_BITS)} (or another spelling of one, e.g. "
+                              f"float16, torch.bfloat16), got {describe(dtype)}")
+        type_name = named
     bits = TYPE_BITS[type_name]
     if bits > 32:  # f64 (in .f64 registers), c64 / gc64
         raise InstructionError(f"operand {op} of {mm.name} holds {bits}-bit {type_name} elements, wider than the 32-bit "
@@ -152,6 +155,7 @@ def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, alo
                           f"{native}: its registers hold {n} elements of {TYPE_BITS[native]} bits (PTX fragment table), so "
                           f"{bits}-bit elements form no fragment it reads; drop dtype=, or give one of {TYPE_BITS[native]} bits "
                           "(only the accumulator C may be converted to another width before stmatrix)")
+    along = direction(along) or along  # column / Col / rows: the vocabulary of banks' by= too
     if along not in ("col", "row"):
         raise LayoutError(f"along must be 'col' or 'row' (where the fragments of one copy sit side by side), got {describe(along)}")
     setup = FragmentSetup(atom, mm, op, bits, type_name, None, 0, 0, frag_rows, frag_cols, n * bits // 32, along)
@@ -160,7 +164,7 @@ def resolve(copy: Any, smem: Any, mma: Any, operand: Any, dtype: str | None, alo
             raise LayoutError("movmatrix moves registers to registers and reads no shared memory: drop smem= and "
                               "name the fragment it transposes with source= (an mma operand, default 'C')")
         return setup
-    layout = _smem_layout(smem, setup)
+    layout = _smem_layout(smem, setup, tile_to)
     return FragmentSetup(atom, mm, op, bits, type_name, layout, *_extents(layout, setup), frag_rows, frag_cols,
                          setup.regs, along)
 
@@ -194,17 +198,17 @@ def _operand(operand: Any) -> str:
     return op
 
 
-def _smem_layout(smem: Any, setup: FragmentSetup) -> Any:
+def _smem_layout(smem: Any, setup: FragmentSetup, tile_to: Any = None) -> Any:
+    """``smem`` as a layout: text read as the command line's ``--smem`` is (a smem atom name in the operand's element
+    type), repeated to ``tile_to`` when given (:func:`layoutalg.atoms.layout_text.layout_of`)."""
+    from layoutalg.atoms.layout_text import layout_of
     from layoutalg.core.layout import Layout
 
     if smem is None:
         raise LayoutError(f"{setup.copy.kind} needs smem=: the layout from (row, col) of operand {setup.operand} "
                           f"({setup.dims[0]}, {setup.dims[1]}) to the shared-memory element offset, e.g. "
                           "'Sw<3,3,3> o _0 o (64,64):(64,1)'")
-    if isinstance(smem, str):
-        from layoutalg.atoms.layout_text import parse
-
-        smem = parse(smem)
+    smem = layout_of(smem, setup.dtype, tile_to)
     if not isinstance(smem, Layout) and not all(hasattr(smem, a) for a in ("outer", "offset", "inner")):
         raise LayoutError(f"smem must be a Layout or ComposedLayout (or its notation), got {describe(smem)}")
     return smem

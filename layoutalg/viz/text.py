@@ -12,6 +12,8 @@
 
 Example::
 
+    >>> from layoutalg import Layout
+    >>> from layoutalg.viz.text import layout_table
     >>> print(layout_table(Layout((2, 3), (3, 1))), end="")
     (2,3):(3,1)
          0   1   2

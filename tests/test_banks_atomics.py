@@ -95,6 +95,15 @@ def test_lanes_of_one_word_are_passes_of_their_own_unlike_a_store() -> None:
     assert (rep.ideal, rep.excess, rep.phases[0].conflicts[0].ways) == (1, 31, 32)
 
 
+def test_every_bank_serving_two_or_more_passes_is_listed_with_its_lanes() -> None:
+    # lanes 0 and 1 update word 0 (2 passes of bank 0), lanes 2-4 words 1, 33, 65 (3 passes of bank 1), others apart
+    addrs = [0, 0, 4, 132, 260] + [4 * k for k in range(2, 29)]
+    rep = banks.report("atom.shared.add.u32", addrs)
+    listed = {use.bank: (use.ways, use.words, use.lanes) for use in rep.phases[0].conflicts}
+    assert listed == {0: (2, (0,), ((0, 1),)), 1: (3, (1, 33, 65), ((2,), (3,), (4,)))}
+    assert rep.wavefronts == 3 and rep.ideal == 1
+
+
 def test_parse_reads_the_single_atoms_forms_and_refuses_the_loops() -> None:
     assert parse_instruction("atom.shared::cta.relaxed.cta.add.u32").canonical == "atom.shared.add.u32"
     assert parse_instruction("atom.shared.cas.b64").access_bytes == 8

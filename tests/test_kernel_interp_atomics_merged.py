@@ -39,6 +39,9 @@ CASES = [
     ("atom.shared.add.u32 %r7, [%r5], 1;", "red.shared.add.u32, 1", 1),  # %r7 is overwritten before it is read
     ("atom.shared.add.u32 %r9, [%r5], 1;\n  ld.param.u64 %rd2, [out];\n  st.global.u32 [%rd2+4], %r9;",
      "atom.shared.add.u32", 16),  # %r9 is stored
+    # read past the atom's basic block (after a branch)
+    ("atom.shared.add.u32 %r9, [%r5], 1;\n  bra.uni L1;\nL1:\n  ld.param.u64 %rd2, [out];\n  st.global.u32 [%rd2+4], %r9;",
+     "atom.shared.add.u32", 16),
     ("red.shared.add.u32 [%r5], 1;", "red.shared.add.u32, 1", 1),
     ("atom.shared.add.u32 _, [%r5], 1;", "red.shared.add.u32, 1", 1),
     ("red.shared.add.s32 [%r5], 1;", "red.shared.add.s32", 16),

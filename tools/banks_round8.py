@@ -39,6 +39,9 @@ import sys
 from collections.abc import Sequence
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from banks_runs import read_runs, with_runs, write_replay  # noqa: E402
 
 from layoutalg.banks import wavefronts  # noqa: E402
 from layoutalg.errors import LayoutError  # noqa: E402
@@ -350,32 +353,9 @@ def import_measurements(paths: Sequence[str], out_dir: str = DATA) -> str:
     """Join measurements (several runs allowed: each case keeps every run's count) with the predictions."""
     with open(PREDICTIONS) as fh:
         predicted = {c["name"]: c for c in json.load(fh)["cases"]}
-    runs: dict[str, list[dict[str, object]]] = {}
-    device = ""
-    for path in paths:
-        with open(path) as fh:
-            doc = json.load(fh)
-        device = device or str(doc.get("meta", {}).get("device", ""))
-        for c in doc["cases"]:
-            if c["name"] not in predicted:
-                raise SystemExit(f"{c['name']!r} is not a round-8 pattern")
-            if c["lane_byte_addresses"] != predicted[c["name"]]["lane_byte_addresses"]:
-                raise SystemExit(f"{c['name']}: measured addresses differ from the predicted pattern")
-            runs.setdefault(c["name"], []).append(c)
-    cases = []
-    for name, pred in predicted.items():
-        if name not in runs:
-            continue
-        rec = dict(pred)
-        rec["wavefronts_runs"] = [m["wavefronts"] for m in runs[name]]
-        rec["wavefronts"] = runs[name][0]["wavefronts"]
-        rec["metrics_runs"] = [m["metrics"] for m in runs[name]]
-        cases.append(rec)
-    tag = "h200" if "H200" in device else "h100" if "H100" in device else "gpu"
-    out = os.path.join(out_dir, f"{tag}_smem_round8.json")
-    with open(out, "w") as fh:
-        json.dump({"meta": {"device": device, "tool": "tools/banks_round8.py import", "sources": list(paths)},
-                   "cases": cases}, fh, indent=0)
+    device, runs = read_runs(paths, predicted, "round 8")
+    cases = [with_runs(pred, runs[name]) for name, pred in predicted.items() if name in runs]
+    out = write_replay(out_dir, "smem_round8", device, "tools/banks_round8.py import", paths, cases)
     _print_fit(cases)
     return out
 

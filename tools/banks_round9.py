@@ -22,6 +22,9 @@ import sys
 from collections.abc import Sequence
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from banks_runs import read_runs, with_runs, write_replay  # noqa: E402
 
 from layoutalg.banks import report  # noqa: E402
 from layoutalg.gpu.banks_ncu import ATOMIC_MODEL_TEXT, ATOMICS, MASKED, Case  # noqa: E402
@@ -149,33 +152,20 @@ def rules(ins: str, addrs: Sequence[int]) -> dict[str, int]:
 
 
 def import_measurements(paths: Sequence[str], out_dir: str = DATA) -> str:
-    runs: dict[str, list[dict[str, object]]] = {}
-    device = ""
-    for path in paths:
-        with open(path) as fh:
-            doc = json.load(fh)
-        device = device or str(doc.get("meta", {}).get("device", ""))
-        for c in doc["cases"]:
-            runs.setdefault(c["name"], []).append(c)
+    """Round 9: every case with its runs and what each candidate rule gives; prints each rule's fit per form."""
+    device, runs = read_runs(paths)
     cases = []
     fits: dict[str, dict[str, int]] = {}
     for name, ms in runs.items():
-        first = ms[0]
-        ins = str(first["instruction"])
-        addrs = list(first["lane_byte_addresses"])  # type: ignore[call-overload]
-        rec = {"name": name, "instruction": ins, "lane_byte_addresses": addrs,
-               "wavefronts_runs": [m["wavefronts"] for m in ms], "wavefronts": first["wavefronts"],
-               "metrics_runs": [m["metrics"] for m in ms], "rules": rules(ins, addrs)}
+        ins, addrs = str(ms[0]["instruction"]), list(ms[0]["lane_byte_addresses"])
+        rec = with_runs({"name": name, "instruction": ins, "lane_byte_addresses": addrs, "rules": rules(ins, addrs)},
+                        ms)
         cases.append(rec)
         fam = fits.setdefault(ins, {"n": 0})
         fam["n"] += 1
-        for rule, value in rec["rules"].items():  # type: ignore[attr-defined]
-            fam[rule] = fam.get(rule, 0) + (value == first["wavefronts"])
-    tag = "h200" if "H200" in device else "h100" if "H100" in device else "gpu"
-    out = os.path.join(out_dir, f"{tag}_smem_atomics_round9.json")
-    with open(out, "w") as fh:
-        json.dump({"meta": {"device": device, "tool": "tools/banks_round9.py import", "sources": list(paths)},
-                   "cases": cases}, fh, indent=0)
+        for rule, value in rec["rules"].items():
+            fam[rule] = fam.get(rule, 0) + (value == rec["wavefronts"])
+    out = write_replay(out_dir, "smem_atomics_round9", device, "tools/banks_round9.py import", paths, cases)
     for ins, fam in fits.items():
         print(ins, fam)
     return out
@@ -185,29 +175,11 @@ def import_holdout(paths: Sequence[str], out_dir: str = DATA) -> str:
     """Join round 9b's measurements (several runs) with the committed predictions; print the fit."""
     with open(PREDICTIONS) as fh:
         predicted = {c["name"]: c for c in json.load(fh)["cases"]}
-    runs: dict[str, list[dict[str, object]]] = {}
-    device = ""
-    for path in paths:
-        with open(path) as fh:
-            doc = json.load(fh)
-        device = device or str(doc.get("meta", {}).get("device", ""))
-        for c in doc["cases"]:
-            if c["name"] not in predicted or c["lane_byte_addresses"] != predicted[c["name"]]["lane_byte_addresses"]:
-                raise SystemExit(f"{c['name']!r} is not a round-9b pattern as predicted")
-            runs.setdefault(c["name"], []).append(c)
-    cases = []
-    for name, pred in predicted.items():
-        if name in runs:
-            cases.append({**pred, "wavefronts_runs": [m["wavefronts"] for m in runs[name]],
-                          "metrics_runs": [m["metrics"] for m in runs[name]]})
+    device, runs = read_runs(paths, predicted, "round 9b")
+    cases = [with_runs(pred, runs[name]) for name, pred in predicted.items() if name in runs]
     exact = sum(c["predicted"][0] == c["wavefronts_runs"][0] for c in cases)
     print(f"{exact} of {len(cases)} wavefront counts as predicted")
-    tag = "h200" if "H200" in device else "h100" if "H100" in device else "gpu"
-    out = os.path.join(out_dir, f"{tag}_smem_atomics_round9b.json")
-    with open(out, "w") as fh:
-        json.dump({"meta": {"device": device, "tool": "tools/banks_round9.py import-holdout", "sources": list(paths)},
-                   "cases": cases}, fh, indent=0)
-    return out
+    return write_replay(out_dir, "smem_atomics_round9b", device, "tools/banks_round9.py import-holdout", paths, cases)
 
 
 def main(argv: Sequence[str]) -> int:

@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -718,39 +719,15 @@ def round6(seed: int = 606) -> list[Case]:
     return cs
 
 
-def _round7() -> list[Case]:
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from banks_round7 import round7
+def _from_tool(module: str, function: str) -> Callable[[], list[Case]]:
+    """A round whose patterns live in another tool (``tools/<module>.py``), imported when the round is asked for."""
+    def load() -> list[Case]:
+        import importlib
 
-    return round7()
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        return list(getattr(importlib.import_module(module), function)())
 
-
-def _round8() -> list[Case]:
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from banks_round8 import round8
-
-    return round8()
-
-
-def _round8b() -> list[Case]:
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from banks_round8 import round8b
-
-    return round8b()
-
-
-def _round9() -> list[Case]:
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from banks_round9 import round9
-
-    return round9()
-
-
-def _round9b() -> list[Case]:
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from banks_round9 import round9b
-
-    return round9b()
+    return load
 
 
 def main() -> int:
@@ -774,7 +751,9 @@ def main() -> int:
                          capture_output=True, text=True).stdout.strip()
     which = sys.argv[sys.argv.index("--set") + 1] if "--set" in sys.argv else "1"
     rounds = {"1": lambda: targeted() + random_cases(), "2": round2, "3": round3, "4": round4, "5": round5,
-              "6": round6, "7": _round7, "8": _round8, "8b": _round8b, "9": _round9, "9b": _round9b}
+              "6": round6, "7": _from_tool("banks_round7", "round7"), "8": _from_tool("banks_round8", "round8"),
+              "8b": _from_tool("banks_round8", "round8b"), "9": _from_tool("banks_round9", "round9"),
+              "9b": _from_tool("banks_round9", "round9b")}
     cases = rounds[which]()
     cases = [c for c in cases if c.name.startswith(only)][start:]
     print(f"{len(cases)} cases, build+check {time.time() - t0:.1f}s", flush=True)

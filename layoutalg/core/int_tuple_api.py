@@ -323,19 +323,22 @@ def shape_div(a: Any, b: Any) -> IntTuple:
     return it.shape_div(ta, tb)
 
 
-def _compact_size(shape: Any, depth: int, budget: int = MAX_NODES) -> tuple[int, int]:
-    """(the size of a plain int shape, budget left); _NotPlainError otherwise, or past ``budget`` tuples (MAX_NODES,
-    each tuple counted every time it appears)."""
-    if type(shape) is int and 0 < shape < _BOUND:
-        return shape, budget
-    if type(shape) is tuple and depth < MAX_DEPTH and budget > 0:
-        budget -= 1
-        n = 1
-        for s in shape:
+def _compact_size(shape: tuple[Any, ...], depth: int, budget: int) -> tuple[int, int]:
+    """(the size of a plain int tuple shape, budget left); _NotPlainError otherwise, or past ``budget`` tuples
+    (MAX_NODES, each tuple counted every time it appears).  Int leaves are multiplied inline (no call, no tuple)."""
+    if depth >= MAX_DEPTH or budget <= 0:
+        raise _NotPlainError
+    budget -= 1
+    n = 1
+    for s in shape:
+        if type(s) is int and 0 < s < _BOUND:
+            n *= s
+        elif type(s) is tuple:
             size, budget = _compact_size(s, depth + 1, budget)
             n *= size
-        return n, budget
-    raise _NotPlainError
+        else:
+            raise _NotPlainError
+    return n, budget
 
 
 def _compact_offset(crd: Any, shape: Any, running: int, depth: int,
@@ -343,6 +346,10 @@ def _compact_offset(crd: Any, shape: Any, running: int, depth: int,
     """``(offset of crd under shape's compact strides from running, running * size(shape), budget left)`` for plain
     ints; _NotPlainError for anything else (a bad leaf, a tree mismatch, past ``budget`` tuples)."""
     if type(crd) is int and _NEG_BOUND < crd < _BOUND:
+        if type(shape) is int and 0 < shape < _BOUND:
+            return crd * running, running * shape, budget
+        if type(shape) is not tuple:
+            raise _NotPlainError
         size, budget = _compact_size(shape, depth, budget)
         return crd * running, running * size, budget
     if (type(crd) is tuple and type(shape) is tuple and len(crd) == len(shape) and depth < MAX_DEPTH

@@ -20,14 +20,13 @@ from hypothesis import strategies as st
 import layoutalg.banks as banks
 from layoutalg.banks.instruction import ATOMIC_FORMS, parse_instruction
 from layoutalg.errors import InstructionError
+from layoutalg.gpu.banks_ncu import ATOMIC_MODEL_TEXT
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 ROUND9 = json.load(open(os.path.join(DATA, "h200_smem_atomics_round9.json")))["cases"]
 ROUND9B = json.load(open(os.path.join(DATA, "h200_smem_atomics_round9b.json")))["cases"]
 CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum"
-# the probes' names for the two red.add forms whose operand decides the SASS (banks_ncu.ATOMIC_MODEL_TEXT)
-MODEL_TEXT = {"red.shared.add.u32": "red.shared.add.u32, 1", "red.shared.add.u32 (by lane)": "red.shared.add.u32",
-              "red.shared.add.s32 (of 1)": "red.shared.add.s32, 1"}
+MODEL_TEXT = ATOMIC_MODEL_TEXT  # the probes whose name is not the model's text (the added value decides the SASS)
 
 
 def lanes(case: dict) -> list[int | None]:

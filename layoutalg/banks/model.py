@@ -311,9 +311,10 @@ def _phase_report(ins: Instruction, addrs: Sequence[int | None], lanes: range) -
 def _atomic_phase_report(ins: Instruction, per_bank: dict[int, dict[int, list[int]]], lanes: range) -> PhaseReport:
     """Rule 6: one pass per lane a bank serves (lanes of one word included), two wavefronts a pass for cas."""
     per_pass = ATOMIC_CAS_WAVEFRONTS if ins.atomic == "cas" else 1
-    passes = max((sum(len(ls) for ls in ws.values()) for ws in per_bank.values()), default=0)
-    conflicts = tuple(BankUse(bank, tuple(sorted(ws)), tuple(tuple(ws[w]) for w in sorted(ws)), per_lane=True)
-                      for bank, ws in sorted(per_bank.items()) if sum(len(ls) for ls in ws.values()) > 1)
+    uses = [BankUse(bank, tuple(sorted(ws)), tuple(tuple(ws[w]) for w in sorted(ws)), per_lane=True)
+            for bank, ws in sorted(per_bank.items())]
+    passes = max((use.ways for use in uses), default=0)
+    conflicts = tuple(use for use in uses if use.ways > 1)
     return PhaseReport(tuple(lanes), passes * per_pass, per_pass if passes else 0, conflicts)
 
 

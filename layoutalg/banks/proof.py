@@ -153,26 +153,18 @@ def _ca_witness(smem: list[int], sources: list[int], active: list[bool], w: int)
     return None if best is None else (best[1], best[2], best[3])
 
 
-def _put(cex: dict[str, int], key: str, value: int) -> None:
-    """Add ``key`` without overwriting an instance axis of that name (it becomes ``key#2``, as ``named`` does)."""
-    name, k = key, 2
-    while name in cex:
-        name, k = f"{key}#{k}", k + 1
-    cex[name] = int(value)
-
-
-def _name_lanes(cex: dict[str, int], access: Access, key: tuple[int, ...], smem: list[int], sources: list[int],
-                lane_a: int, lane_b: int) -> str:
-    """``lanes A (row r, col c, shared byte s, global byte g) and B (...)``; the same facts go into ``cex``."""
+def _name_lanes(pairs: list[tuple[str, int]], access: Access, key: tuple[int, ...], smem: list[int],
+                sources: list[int], lane_a: int, lane_b: int) -> str:
+    """``lanes A (row r, col c, shared byte s, global byte g) and B (...)``; the same facts are appended to the
+    counterexample's ``pairs`` (:func:`layoutalg.prove.render.named` keeps a clashing name as ``name#2``)."""
     from layoutalg.banks.proof_symbolic import coord_names
 
     names = coord_names(access.rank)
     parts = []
     for tag, lane in (("", lane_a), ("_b", lane_b)):
         crd = tuple(int(c) for c in access.coords[key + (lane,)])
-        for k, v in ((f"lane{tag}", lane), *((f"{n}{tag}", c) for n, c in zip(names, crd)),
-                     (f"address{tag}", smem[lane]), (f"global_address{tag}", sources[lane])):
-            _put(cex, k, v)
+        pairs += [(f"lane{tag}", lane), *((f"{n}{tag}", c) for n, c in zip(names, crd)),
+                  (f"address{tag}", smem[lane]), (f"global_address{tag}", sources[lane])]
         parts.append(f"{lane} ({', '.join(f'{n} {c}' for n, c in zip(names, crd))}, shared byte {smem[lane]}, "
                      f"global byte {sources[lane]})")
     return f"lanes {parts[0]} and {parts[1]}"
@@ -187,28 +179,28 @@ def _cp_async_refutation(res: Any, access: Access, idx: dict[str, int], wf: int,
     smem = [int(x) for x in res.addresses[key]]
     sources = [int(x) for x in res.global_addresses[key]]
     where = "at " + ", ".join(f"{k}={v}" for k, v in idx.items()) + ": " if idx else ""  # none: one instance
-    cex = dict(idx)
+    from layoutalg.prove.render import named
+
+    pairs: list[tuple[str, int]] = list(idx.items())  # the instance's axes first, as in enumerate_access
     ins = parse_instruction(res.instruction)
     on = ins.active_lanes  # a partial warp's missing lanes move nothing
     if ins.cache == "ca":
         rep = res.report(**idx)
-        for k, v in (("wavefronts", wf), ("ideal", ideal)):
-            _put(cex, k, v)
+        pairs += [("wavefronts", wf), ("ideal", ideal)]
         why = f"{where}the instance costs {wf} wavefronts, ideal {ideal}; " + "; ".join(rep.notes)
         pair = _ca_witness(smem, sources, [lane in on for lane in range(len(smem))], ins.access_bytes)
         if pair is not None:
-            why += "; e.g. " + _name_lanes(cex, access, key, smem, sources, pair[0], pair[1]) + " " + pair[2]
-        return ProofResult("refuted", cex, time.perf_counter() - start, "enum", claim, why)
+            why += "; e.g. " + _name_lanes(pairs, access, key, smem, sources, pair[0], pair[1]) + " " + pair[2]
+        return ProofResult("refuted", named(pairs), time.perf_counter() - start, "enum", claim, why)
     lines, rows = len({g // 128 for g in sources}), len({s // 128 for s in smem})
     groups = len({(g // 128, s // 128) for s, g in zip(smem, sources)})
-    for k, v in (("global_lines", lines), ("smem_rows", rows), ("groups", groups), ("wavefronts", wf), ("ideal", ideal)):
-        _put(cex, k, v)
+    pairs += [("global_lines", lines), ("smem_rows", rows), ("groups", groups), ("wavefronts", wf), ("ideal", ideal)]
     why = (f"{where}the warp's 16-byte copies read {lines} global 128-byte lines into {rows} shared 128-byte "
            f"rows, {groups} (line, row) pairs; the instance costs {wf} wavefronts, ideal {ideal}")
     witness = _cg_witness(smem, sources, [lane in on for lane in range(len(smem))])
     if witness is not None:
-        why += "; e.g. " + _name_lanes(cex, access, key, smem, sources, witness[0], witness[1]) + " " + witness[2]
-    return ProofResult("refuted", cex, time.perf_counter() - start, "enum", claim, why)
+        why += "; e.g. " + _name_lanes(pairs, access, key, smem, sources, witness[0], witness[1]) + " " + witness[2]
+    return ProofResult("refuted", named(pairs), time.perf_counter() - start, "enum", claim, why)
 
 
 def _symbolic(smem_layout: Any, access: Access, dtype: Any, base: int, method: str, arch: Any) -> ProofResult:

@@ -21,7 +21,7 @@ from layoutalg.atoms.arch import Arch
 from layoutalg.banks.cp_async_vector import cp_async_many
 from layoutalg.banks.instruction import Instruction, parse_instruction
 from layoutalg.banks.limits import arch_of, check_address_end, require_instruction
-from layoutalg.banks.model import BANK_BYTES, NUM_BANKS, PAIRING_XORS
+from layoutalg.banks.model import ATOMIC_CAS_WAVEFRONTS, BANK_BYTES, NUM_BANKS, PAIRING_XORS
 from layoutalg.core.validate import describe
 from layoutalg.errors import InstructionError
 
@@ -173,7 +173,7 @@ def _atomic_cost(ins: Instruction, a: Any, active: Any) -> tuple[Any, Any]:
         per, axis=-1).reshape(n, 32)
     counts = np.bincount(keys.ravel(), weights=act.ravel(), minlength=n * phases * groups)
     passes = counts.reshape(n, phases, groups).max(axis=-1).astype(np.int64)
-    per_pass = 2 if ins.atomic == "cas" else 1
+    per_pass = ATOMIC_CAS_WAVEFRONTS if ins.atomic == "cas" else 1
     some = act.reshape(n, phases, per).any(axis=-1)
     return passes.sum(axis=-1) * per_pass, some.sum(axis=-1) * per_pass
 

@@ -177,9 +177,10 @@ ATOMICS: dict[str, tuple[str, str]] = {
                                     "[%0], 1; }\" :: \"r\"(a), \"r\"((u32)goff[t]) : \"memory\");",
                                     r"ATOMS\.POPC\.INC\.32"),
 }
+"""Shared-memory atomics probed for the bank model (appended to the kernel table, so earlier ids stay)."""
 ATOMIC_MODEL_TEXT = {"red.shared.add.u32": "red.shared.add.u32, 1", "red.shared.add.u32 (by lane)": "red.shared.add.u32",
                      "red.shared.add.s32 (of 1)": "red.shared.add.s32, 1"}
-"""Shared-memory atomics probed for the bank model (appended to the kernel table, so earlier ids stay)."""
+"""The bank model's instruction text of the probes whose name is not it (the added value decides the SASS)."""
 
 
 def kernel_table() -> dict[str, tuple[str, str]]:
@@ -308,7 +309,7 @@ def _table_key(case: Case) -> str:
     if case.instruction in ATOMICS:
         key = case.instruction + (MASKED if case.active is not None else "")
         if len(case.lane_byte_addresses) != 32 or key not in ATOMICS:
-            raise LayoutError(f"case {case.name!r}: an atomic probe needs 32 lane addresses (and a masked kernel "
+            raise LayoutError(f"case {describe(case.name)}: an atomic probe needs 32 lane addresses (and a masked kernel "
                               "for a mask)")
         return key
     ins = _canonical(case)

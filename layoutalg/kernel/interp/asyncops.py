@@ -17,7 +17,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -173,9 +173,7 @@ def build_atom(ins: Instruction, ctx: Context, idx: int) -> Op:
     width = type_bits(t) // 8
     op = Op(idx, ins, dests=dest_w[1] if dest_w else [], shared=space in ("shared", None),
             writes_shared=space in ("shared", None))
-    result_read = is_atom and not isinstance(ins.operands[0], Sink) and not (
-        isinstance(ins.operands[0], Reg) and not ctx.result_read(idx, ins.operands[0].name))
-    text = atomic_model_text(ins, ops[0] if ops else "op", t, srcs, result_read)
+    text = atomic_model_text(ins, ops[0] if ops else "op", t, srcs, lambda: _result_read(ins, ctx, idx))
     exact = bool(ops) and ops[0] in ("add", "min", "max", "and", "or", "xor", "exch", "cas") and t[0] in "usb"
 
     def run(m: Any, mask: Any) -> None:
@@ -217,14 +215,23 @@ def build_atom(ins: Instruction, ctx: Context, idx: int) -> Op:
     return op
 
 
-def atomic_model_text(ins: Instruction, op_name: str, t: str, srcs: Any, result_read: bool) -> str:
+def _result_read(ins: Instruction, ctx: Context, idx: int) -> bool:
+    """Whether anything may read the atomic's result: never for ``red`` or a sink ``_`` destination; for a register,
+    :meth:`~layoutalg.kernel.interp.decode.Context.result_read` (any other destination counts as read)."""
+    if ins.root == "red" or isinstance(ins.operands[0], Sink):
+        return False
+    dest = ins.operands[0]
+    return not isinstance(dest, Reg) or ctx.result_read(idx, dest.name)
+
+
+def atomic_model_text(ins: Instruction, op_name: str, t: str, srcs: Any, result_read: Callable[[], bool]) -> str:
     """The bank model's name of an atomic.  An ``add.u32`` of the immediate 1 whose result nothing reads (a ``red``,
     or an ``atom`` whose destination is ``_`` or a register overwritten or never mentioned before any read,
     :meth:`~layoutalg.kernel.interp.decode.Context.result_read`: what ``atomicAdd(p, 1)`` with its result unused
     compiles to) is ``red.shared.add.u32, 1``: ptxas 13.0 makes it ATOMS.POPC.INC, whose cost differs
     (:mod:`layoutalg.banks.model` rule 6).  Any other atom keeps its result: ATOMS.ADD."""
-    if op_name == "add" and t == "u32" and not result_read and srcs and isinstance(srcs[0], Imm) \
-            and srcs[0].value == 1:
+    if op_name == "add" and t == "u32" and srcs and isinstance(srcs[0], Imm) and srcs[0].value == 1 \
+            and not result_read():
         return "red.shared.add.u32, 1"
     return f"{ins.root}.shared.{op_name}.{t}"
 

@@ -114,7 +114,7 @@ def builder(*roots: str) -> Callable[[Builder], Builder]:
 
 _NO_DESTINATION = frozenset({"st", "red", "bar", "barrier", "bra", "brx", "ret", "exit", "membar", "fence", "cp",
                              "prefetch", "prefetchu", "trap", "call", "stmatrix", "mbarrier", "wmma", "tensormap",
-                             "cp.async", "griddepcontrol", "elect"})
+                             "griddepcontrol", "elect"})
 """Roots whose first operand is not a register they write (an address, a barrier, a target): a mention there is a
 read for :meth:`Context.result_read`."""
 
@@ -156,16 +156,15 @@ class Context:
         self.isa = isa
         self.constants = constants
         self.body = body
+        self._block_starts = frozenset(labels.values())
         self._mentions: dict[str, int] | None = None
 
     def result_read(self, index: int, name: str) -> bool:
         """Whether the value instruction ``index`` writes to register ``name`` may be read: scanning forward through
         its basic block, a read (any mention but as the written operand) says yes, an unguarded overwrite says no;
         past the block, any other mention of the register in the function counts as a read (conservative)."""
-        starts = set(self.labels.values())
-        seen = 1  # the defining instruction's own mention
         for j in range(index + 1, len(self.body)):
-            if j in starts:
+            if j in self._block_starts:
                 break
             ins = self.body[j]
             writes = ins.root not in _NO_DESTINATION and ins.operands and isinstance(ins.operands[0], Reg)
@@ -178,7 +177,7 @@ class Context:
                 return ins.guard is not None  # an unguarded overwrite: the value is never read
             if ins.root in ("bra", "ret", "exit", "call", "brx"):
                 break
-        return self.mentions(name) > seen
+        return self.mentions(name) > 1  # a mention besides the defining instruction's own
 
     def mentions(self, name: str) -> int:
         """How many operands and guards of the function name register ``name`` (its definition included): 1 means

@@ -24,9 +24,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from layoutalg.errors import KernelError
-from layoutalg.kernel.ptx.nodes import TYPE_BYTES, Addr, Function, Imm, Instruction, Reg
+from layoutalg.kernel.ptx.nodes import TYPE_BYTES, Addr, Function, Imm, Instruction, Reg, Vec
 
 SASS_KINDS = {"LDS": "ld", "STS": "st", "LDSM": "ldmatrix", "STSM": "stmatrix", "LDGSTS": "cp.async"}
 _FUNC = re.compile(r"^\s*Function\s*:\s*(\S+)", re.M)
@@ -101,16 +102,46 @@ def _ptx_kind_width(ins: Instruction) -> tuple[str, int] | None:
 def ptx_inventory(fn: Function) -> tuple[Counter[tuple[str, int]], dict[str, list[int]]]:
     """(Counter of (kind, bytes) over the function's shared-memory instructions, PTX lines per kind).
     A ``tensormap`` instruction on shared memory counts as the LDS/STS ptxas emits for it
-    (:mod:`layoutalg.kernel.interp.tensormap`).  A ``cp.async`` without an immediate cp-size (invalid PTX) is
-    refused with a :class:`KernelError` naming its line, not counted at a guessed width."""
+    (:mod:`layoutalg.kernel.interp.tensormap`); a ``ld.shared`` or ``ldmatrix`` whose result is partly unread as
+    the accesses ptxas narrows it to, or none where it removes it (:mod:`layoutalg.kernel.interp.narrowing`).
+    A ``cp.async`` without an immediate cp-size (invalid PTX) is refused with a :class:`KernelError` naming its
+    line, not counted at a guessed width."""
+    from layoutalg.kernel.interp.liveness import Liveness
+
+    liveness = Liveness(fn.body, fn.labels)
     inv: Counter[tuple[str, int]] = Counter()
     lines: dict[str, list[int]] = {}
-    for ins in fn.body:
-        for kw in (_tensormap_accesses(ins) if ins.root == "tensormap" else [_ptx_kind_width(ins)]):
+    for index, ins in enumerate(fn.body):
+        if ins.root == "tensormap":
+            accesses = _tensormap_accesses(ins)
+        else:
+            kind_width = _ptx_kind_width(ins)
+            accesses = [kind_width] if kind_width is None else _narrowed(ins, index, kind_width, liveness)
+        for kw in accesses:
             if kw:
                 inv[kw] += 1
                 lines.setdefault(kw[0], []).append(ins.line)
     return inv, lines
+
+
+def _narrowed(ins: Instruction, index: int, kind_width: tuple[str, int], liveness: Any
+              ) -> list[tuple[str, int] | None]:
+    """The (kind, bytes) of the SASS accesses ptxas makes of a shared load (its liveness, :mod:`.interp.narrowing`)."""
+    from layoutalg.kernel.interp.narrowing import narrowed_parts
+
+    kind, width = kind_width
+    if kind not in ("ld", "ldmatrix") or not ins.operands:
+        return [kind_width]
+    dest = ins.operands[0]
+    items = list(dest.items) if isinstance(dest, Vec) else [dest]
+    names = [d.name if isinstance(d, Reg) else "" for d in items]  # "" for the sink ``_``
+    read = [bool(name and liveness.readers(index, name)) for name in names]
+    if kind == "ldmatrix":
+        return [kind_width] if any(read) else []
+    element = width // len(items)
+    live_words = [frozenset() if not r else liveness.words_read(index, name) if element == 8 else frozenset({0})
+                  for name, r in zip(names, read)]
+    return [(kind, w) for _, w in narrowed_parts(element, live_words, "volatile" in ins.parts)]
 
 
 def _tensormap_accesses(ins: Instruction) -> list[tuple[str, int] | None]:

@@ -16,6 +16,8 @@
 //                            add with its result used, max, cas, 64-bit exch, and a partial warp's xor
 //  11 mma_k8_ldsm_x2_stsm    one warp per 16x8 tile: ldmatrix.x2 (A), ldmatrix.x1.trans (B),
 //                            mma.m16n8k8 f16 -> f32, stmatrix.x1 f16 epilogue through smem
+//  14 narrowed_loads         inline-asm shared loads whose results are partly unread: ptxas narrows them to
+//                            the words read (two LDS for v4 elements 0 and 2), removes a dead ld and ldmatrix
 #ifndef HUNT_KIND
 #define HUNT_KIND 0
 #endif
@@ -306,5 +308,39 @@ extern "C" __global__ void KERNEL_NAME(unsigned* __restrict__ out, const unsigne
   __syncthreads();
   if (t < 72) out[blockIdx.x * 72 + t] = (t == 48 || t == 56) ? 0u : s[t];
   out[2 * 72 + blockIdx.x * blockDim.x + t] = r ^ c ^ (unsigned)e;  // the results used (timing: not checked)
+}
+#endif
+
+#if HUNT_KIND == 14
+// ptxas narrows a non-volatile shared load to the words its readers use and removes one nothing reads
+// (layoutalg.kernel.interp.narrowing): inline-asm loads with unused outputs, and a volatile control.
+extern "C" __global__ void KERNEL_NAME(unsigned* __restrict__ out, const unsigned* __restrict__ in)
+{
+  __shared__ __align__(16) unsigned s[2048];
+  int t = threadIdx.x;
+  for (int k = t; k < 2048; k += blockDim.x) s[k] = in[blockIdx.x * 2048 + k];
+  __syncthreads();
+  unsigned base = (unsigned)__cvta_generic_to_shared(s);
+  unsigned a0, a1, a2, a3, b0, b1, b2, b3, d0, d1, d2, d3, e0, e1, e2, e3, f;
+  unsigned long long g0, g1;
+  unsigned short h0, h1, h2, h3;
+  // elements 0 and 2 of a v4 at 16 t: two LDS (4-way conflicts each), not one LDS.128
+  asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(a0), "=r"(a1), "=r"(a2), "=r"(a3) : "r"(base + 16 * t));
+  // element 3 of a v4 at 16 ((5 t) & 127) + 2048: one LDS at +12
+  asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(b0), "=r"(b1), "=r"(b2), "=r"(b3)
+               : "r"(base + 2048 + 16 * ((t * 5) & 127)));
+  // the low word of element 1 of a v2.u64 at 16 (t & 63) + 4096: one LDS at +8
+  asm volatile("ld.shared.v2.u64 {%0,%1}, [%2];" : "=l"(g0), "=l"(g1) : "r"(base + 4096 + 16 * (t & 63)));
+  // elements 1 and 2 of a v4.u16 at 8 (t ^ 5): one LDS.64
+  asm volatile("ld.shared.v4.u16 {%0,%1,%2,%3}, [%4];" : "=h"(h0), "=h"(h1), "=h"(h2), "=h"(h3)
+               : "r"(base + 8 * (t ^ 5)));
+  // nothing reads f, nor the ldmatrix: both removed
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(f) : "r"(base + 4 * t));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];" : "=r"(e0), "=r"(e1), "=r"(e2), "=r"(e3)
+               : "r"(base + 16 * (t & 31)));
+  // volatile: element 0 read, the whole LDS.128 stays
+  asm volatile("ld.volatile.shared.v4.u32 {%0,%1,%2,%3}, [%4];" : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)
+               : "r"(base + 16 * ((t * 3) & 127)));
+  out[blockIdx.x * blockDim.x + t] = a0 + a2 + b3 + (unsigned)g1 + h1 + h2 + d0;
 }
 #endif

@@ -449,6 +449,13 @@ def hunt() -> list[Entry]:
          [2, 1, 1], [96, 1, 1], {"0": "buf", "1": "buf"},
          {"0": _buf("u32", 336, "sentinel", "out"), "1": _buf("u32", 192, "randint", "in", 0, 2**31 - 1, seed=214)},
          _ref("atomics_smem", {"in": (1, "u32")}, (0, "u32"), {"ctas": 2, "block": 96}))
+    cuda("hunt_narrowed_loads", 14, "Inline-asm shared loads with unused outputs, 128 threads: elements 0 and 2 of "
+         "a v4.u32 (ptxas: two LDS), element 3 of a v4 (LDS +12), the low word of a v2.u64's element 1 (LDS +8), "
+         "elements 1-2 of a v4.u16 (LDS.64), a dead ld.shared.u32 and an unread ldmatrix.x4 (both removed), a "
+         "volatile v4 with one element read (LDS.128 kept).",
+         [2, 1, 1], [128, 1, 1], {"0": "buf", "1": "buf"},
+         {"0": _buf("u32", 256, "sentinel", "out"), "1": _buf("u32", 4096, "randint", "in", 0, 2**31 - 1, seed=215)},
+         _ref("narrowed_loads", {"in": (1, "u32")}, (0, "u32"), {"ctas": 2}))
 
     def trit(name: str, kind: str, arch: int, description: str, grid: list[int], args: dict[str, str],
              buffers: dict[str, dict], verify: dict, expect: dict | None = None) -> None:

@@ -162,6 +162,22 @@ def attention(ins: dict[str, np.ndarray], p: dict[str, Any], size: int) -> tuple
     return ref, _mask(size, rows * d)
 
 
+def narrowed_loads(ins: dict[str, np.ndarray], p: dict[str, Any], size: int) -> tuple[np.ndarray, np.ndarray]:
+    """s = in[b*2048 .. +2048] (u32 words); out[b*128 + t] = s[4t] + s[4t+2] + s[512 + 4((5t) & 127) + 3]
+    + s[1024 + 4(t & 63) + 2] + h[4(t ^ 5) + 1] + h[4(t ^ 5) + 2] + s[4((3t) & 127)] (mod 2^32; h: s as u16)."""
+    ref = np.zeros(size, dtype=np.uint64)
+    for b in range(p["ctas"]):
+        s = ins["in"][b * 2048: (b + 1) * 2048].astype(np.uint32)
+        h = s.view(np.uint16).astype(np.uint64)
+        w = s.astype(np.uint64)
+        for t in range(128):
+            k = t ^ 5
+            total = (w[4 * t] + w[4 * t + 2] + w[512 + 4 * ((5 * t) & 127) + 3] + w[1024 + 4 * (t & 63) + 2]
+                     + h[4 * k + 1] + h[4 * k + 2] + w[4 * ((3 * t) & 127)])
+            ref[b * 128 + t] = total % (1 << 32)
+    return ref.astype(np.uint32), _mask(size, 128 * p["ctas"])
+
+
 def sorted_values(ins: dict[str, np.ndarray], p: dict[str, Any], size: int) -> tuple[np.ndarray, np.ndarray]:
     """out = the first n inputs in increasing order."""
     n = p["n"]
@@ -172,4 +188,4 @@ def sorted_values(ins: dict[str, np.ndarray], p: dict[str, Any], size: int) -> t
 
 REFERENCES: dict[str, Ref] = {f.__name__: f for f in (scan_blocks, stencil5, block3d_permute, vec_lds_mix, loop_trips,
                                                        store_subword, cpasync_zfill, partial_wide, layernorm,
-                                                       attention, sorted_values, atomics_smem)}
+                                                       attention, sorted_values, atomics_smem, narrowed_loads)}

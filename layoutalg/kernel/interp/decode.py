@@ -22,22 +22,19 @@ import numpy as np
 
 from layoutalg.core.validate import describe
 from layoutalg.errors import KernelError
+from layoutalg.kernel.interp.liveness import Liveness
 from layoutalg.kernel.interp.operand_types import check_register
 from layoutalg.kernel.interp.values import U64, Value, as_u
 from layoutalg.kernel.ptx.nodes import (
     TYPE_BYTES,
-    Addr,
     FloatImm,
     Imm,
     Instruction,
     Not,
     Operand,
-    PredPair,
     Reg,
     Sink,
     Sym,
-    TensorAddr,
-    Vec,
 )
 from layoutalg.kernel.ptx.target import Target
 
@@ -112,34 +109,6 @@ def builder(*roots: str) -> Callable[[Builder], Builder]:
     return deco
 
 
-_NO_DESTINATION = frozenset({"st", "red", "bar", "barrier", "bra", "brx", "ret", "exit", "membar", "fence", "cp",
-                             "prefetch", "prefetchu", "trap", "call", "stmatrix", "mbarrier", "wmma", "tensormap",
-                             "griddepcontrol", "elect"})
-"""Roots whose first operand is not a register they write (an address, a barrier, a target): a mention there is a
-read for :meth:`Context.result_read`."""
-
-
-def _register_names(operands: Any) -> list[str]:
-    """Every register an operand list names (vectors, addresses, tensor coordinates, predicate pairs, negations)."""
-    out: list[str] = []
-    stack = list(operands)
-    while stack:
-        x = stack.pop()
-        if isinstance(x, Reg):
-            out.append(x.name)
-        elif isinstance(x, Vec):
-            stack.extend(x.items)
-        elif isinstance(x, Addr) and isinstance(x.base, Reg):
-            out.append(x.base.name)
-        elif isinstance(x, TensorAddr):
-            stack.extend((x.base, x.coords))
-        elif isinstance(x, PredPair):
-            out.extend((x.first.name, x.second.name))
-        elif isinstance(x, Not):
-            out.append(x.reg.name)
-    return out
-
-
 class Context:
     """What decoding needs: register types, symbol addresses, the machine's special registers, the module's
     ``.target``/``.version`` (``isa``: instructions whose forms depend on them, :mod:`.tensormap`), and the bytes
@@ -156,41 +125,12 @@ class Context:
         self.isa = isa
         self.constants = constants
         self.body = body
-        self._block_starts = frozenset(labels.values())
-        self._mentions: dict[str, int] | None = None
+        self.liveness = Liveness(body, labels)
 
     def result_read(self, index: int, name: str) -> bool:
-        """Whether the value instruction ``index`` writes to register ``name`` may be read: scanning forward through
-        its basic block, a read (any mention but as the written operand) says yes, an unguarded overwrite says no;
-        past the block, any other mention of the register in the function counts as a read (conservative)."""
-        for j in range(index + 1, len(self.body)):
-            if j in self._block_starts:
-                break
-            ins = self.body[j]
-            writes = ins.root not in _NO_DESTINATION and ins.operands and isinstance(ins.operands[0], Reg)
-            reads = _register_names(ins.operands[1:] if writes else ins.operands)
-            if ins.guard is not None:
-                reads.append(ins.guard[0])
-            if name in reads:
-                return True
-            if writes and ins.operands[0] == Reg(name):
-                return ins.guard is not None  # an unguarded overwrite: the value is never read
-            if ins.root in ("bra", "ret", "exit", "call", "brx"):
-                break
-        return self.mentions(name) > 1  # a mention besides the defining instruction's own
-
-    def mentions(self, name: str) -> int:
-        """How many operands and guards of the function name register ``name`` (its definition included): 1 means
-        the instruction defining it is its only mention, so nothing reads it (nvcc names every value afresh)."""
-        if self._mentions is None:
-            counts: dict[str, int] = {}
-            for ins in self.body:
-                if ins.guard is not None:
-                    counts[ins.guard[0]] = counts.get(ins.guard[0], 0) + 1
-                for name_ in _register_names(ins.operands):
-                    counts[name_] = counts.get(name_, 0) + 1
-            self._mentions = counts
-        return self._mentions.get(name, 0)
+        """Whether the value instruction ``index`` writes to register ``name`` may be read
+        (:meth:`.liveness.Liveness.result_read`)."""
+        return self.liveness.result_read(index, name)
 
     def reg_width(self, name: str) -> int:
         t = self.registers.get(name)

@@ -19,7 +19,7 @@ from layoutalg.errors import KernelError
 from layoutalg.kernel.interp.decode import Context, Op, builder
 from layoutalg.kernel.interp.memory import address_reader, checked_shared_lanes, record, store_shared
 from layoutalg.kernel.interp.values import U64, known_and
-from layoutalg.kernel.ptx.nodes import Instruction, Vec
+from layoutalg.kernel.ptx.nodes import Instruction, Reg, Vec
 
 COUNTS = {"x1": 1, "x2": 2, "x4": 4}
 LANE = np.arange(32)
@@ -99,6 +99,8 @@ def build_ldmatrix(ins: Instruction, ctx: Context, idx: int) -> Op:
     text = f"ldmatrix.sync.aligned.m8n8.x{count}{'.trans' if trans else ''}.shared.b16"
     used = _row_lanes(count)
     sources = _sources(count, trans)
+    # ptxas removes an ldmatrix nothing reads (tests/data/ptxas_load_narrowing.json); it never narrows one
+    removed = not any(isinstance(d, Reg) and ctx.liveness.readers(idx, d.name) for d in items)
     tiled: dict[int, np.ndarray] = {}
 
     def run(m: Any, mask: Any) -> None:
@@ -111,11 +113,13 @@ def build_ldmatrix(ins: Instruction, ctx: Context, idx: int) -> Op:
             row_lanes = lanes & tiled[m.n]
         ok, a = checked_shared_lanes(m, op, read_addr(m), row_lanes, 16, 16, False, "ldmatrix row")
         if count == 4 and ok.all():  # every warp whole, every row address known
-            record(m, op, "ldmatrix", text, 16, ok, a)
+            if not removed:
+                record(m, op, "ldmatrix", text, 16, ok, a)
             every = True
         else:
             good = _warp_rows_ok(m, op, lanes, ok, count)
-            record(m, op, "ldmatrix", text, 16, row_lanes & _known_rows(ok, row_lanes), a, issued=row_lanes)
+            if not removed:
+                record(m, op, "ldmatrix", text, 16, row_lanes & _known_rows(ok, row_lanes), a, issued=row_lanes)
             every = bool(good.all())
         nw = m.n // 32
         gw = slice(None) if every else np.flatnonzero(good)

@@ -14,7 +14,9 @@
 
 A narrower element loaded into a wider register is sign-extended for ``.s`` types and
 zero-extended otherwise.  Vector forms ``.v2/.v4/.v8`` access consecutive elements; the
-whole vector is one access of ``n * size`` bytes, aligned to that size.
+whole vector is one access of ``n * size`` bytes, aligned to that size.  A ``ld.shared`` whose destination is
+partly unread is recorded as the narrower accesses ptxas emits for it, or not at all when nothing reads it
+(:mod:`.narrowing`); its registers are written in full either way.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ import numpy as np
 from layoutalg.errors import KernelError
 from layoutalg.kernel.interp.decode import Context, Op, builder, type_bits
 from layoutalg.kernel.interp.memory import address_reader, checked_shared_lanes, full, load_shared, record, store_shared
+from layoutalg.kernel.interp.narrowing import Part, narrowed_parts, part_name
 from layoutalg.kernel.interp.spaces import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, classify_generic
 from layoutalg.kernel.interp.values import U64, Value, as_s
-from layoutalg.kernel.ptx.nodes import TYPE_BYTES, Instruction, Sink, Vec
+from layoutalg.kernel.ptx.nodes import TYPE_BYTES, Instruction, Reg, Sink, Vec
 
 SPACES = ("shared", "global", "local", "param", "const")
 _LANES = object()  # "write the destination for exactly the lanes accessed"
@@ -94,6 +97,7 @@ def build_ld(ins: Instruction, ctx: Context, idx: int) -> Op:
     constants = ctx.constants if space == "const" else ()
     op = Op(idx, ins, dests=[d for _, ds in writers for d in ds], shared=space in ("shared", None))
     text = model_text("ld", width, space, ins)
+    sass_parts = shared_load_parts(ins, ctx, idx, ew, dests) if space == "shared" else None
 
     def put(m: Any, lanes: Any, get: Any) -> None:
         for j, (w, _) in enumerate(writers):
@@ -102,7 +106,11 @@ def build_ld(ins: Instruction, ctx: Context, idx: int) -> Op:
 
     def from_shared(m: Any, lanes: np.ndarray, addr: Value, generic: bool, wmask: Any = _LANES) -> None:
         ok, a = checked_shared_lanes(m, op, addr, lanes, width, width, False, "shared-memory load", generic)
-        record(m, op, "ld", text, width, ok, a, generic=generic, issued=None if generic else lanes)
+        if sass_parts is None:
+            record(m, op, "ld", text, width, ok, a, generic=generic, issued=None if generic else lanes)
+        for offset, part_width in sass_parts or ():
+            record(m, op, "ld", model_text("ld", part_width, space, ins), part_width, ok, a + offset, issued=lanes,
+                   part=part_name(offset, part_width))
         put(m, lanes if wmask is _LANES else wmask, lambda j: _masked(load_shared(m, ok, a + j * ew, ew), ok))
 
     def run(m: Any, mask: Any) -> None:
@@ -126,6 +134,24 @@ def build_ld(ins: Instruction, ctx: Context, idx: int) -> Op:
 
     op.run = run
     return op
+
+
+def shared_load_parts(ins: Instruction, ctx: Context, idx: int, element_bytes: int, dests: list[Any]
+                      ) -> tuple[Part, ...] | None:
+    """The SASS accesses ptxas makes of this ``ld.shared`` (:mod:`.narrowing`): None for the whole access as
+    written, else (offset, bytes) per access (none: ptxas removes the load).  An element is live when some
+    instruction may read it (:class:`.liveness.Liveness`; ``_`` never is)."""
+    live_words: list[frozenset[int]] = []
+    for dest in dests:
+        readers = ctx.liveness.readers(idx, dest.name) if isinstance(dest, Reg) else ()
+        if not readers:
+            live_words.append(frozenset())
+        elif element_bytes == 8:
+            live_words.append(ctx.liveness.words_read(idx, dest.name))
+        else:
+            live_words.append(frozenset({0}))
+    parts = narrowed_parts(element_bytes, live_words, "volatile" in ins.parts)
+    return None if parts == ((0, element_bytes * len(dests)),) else parts
 
 
 def _const_load(constants: tuple[tuple[int, bytes], ...], addr: Value, extra: int, width: int, n: int

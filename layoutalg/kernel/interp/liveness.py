@@ -1,0 +1,164 @@
+"""Which later instructions may read a register's value, and which of its 32-bit words they read.
+
+ptxas removes or narrows what nothing reads: an ``atom.add.u32`` of 1 whose result is unread becomes the merged
+increment (:mod:`.asyncops`), and a shared load whose destination is partly unread loads only the words read, or
+nothing (:mod:`.narrowing`).  Both decisions change what Nsight counts, so the tracer must make them as ptxas
+does.  The analysis here is conservative in one direction only -- it may call a value read that ptxas finds
+dead, never the reverse:
+
+* scanning forward from the defining instruction through its basic block, a mention as a source (or a guard)
+  is a read; an unguarded overwrite ends the value; a guarded one does not;
+* past the block (a label, a branch, a return or a call), every other mention of the register in the function,
+  except as the written operand, is a possible read (no path analysis).
+
+Words read (:meth:`Liveness.words_read`) of a 64-bit register, per reading instruction (ptxas 13.0, recorded in
+``tests/data/ptxas_load_narrowing.json``): an integer ``cvt`` to 32 bits or fewer reads its low word; ``shr`` by
+an immediate of 32 or more its high word; ``mov.b64 {lo, hi}`` the halves whose register is read; anything else
+both words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from layoutalg.kernel.ptx.nodes import Addr, Imm, Instruction, Not, PredPair, Reg, TensorAddr, Vec
+
+NO_DESTINATION = frozenset({"st", "red", "bar", "barrier", "bra", "brx", "ret", "exit", "membar", "fence", "cp",
+                            "prefetch", "prefetchu", "trap", "call", "stmatrix", "mbarrier", "wmma", "tensormap",
+                            "griddepcontrol", "elect", "wgmma", "tcgen05"})
+"""Roots whose first operand is not (only) a register they write: an address, a barrier, a target, or ``wgmma``'s
+accumulators (read and written).  A mention there is a read."""
+
+_ENDS_BLOCK = ("bra", "ret", "exit", "call", "brx")
+_NARROW_INTS = frozenset({"u8", "s8", "b8", "u16", "s16", "b16", "u32", "s32", "b32"})
+_WIDE_INTS = frozenset({"u64", "s64", "b64"})
+
+
+def register_names(operands: Sequence[object]) -> list[str]:
+    """Every register an operand list names (vectors, addresses, tensor coordinates, predicate pairs, negations)."""
+    out: list[str] = []
+    stack = list(operands)
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Reg):
+            out.append(x.name)
+        elif isinstance(x, Vec):
+            stack.extend(x.items)
+        elif isinstance(x, Addr) and isinstance(x.base, Reg):
+            out.append(x.base.name)
+        elif isinstance(x, TensorAddr):
+            stack.extend((x.base, x.coords))
+        elif isinstance(x, PredPair):
+            out.extend((x.first.name, x.second.name))
+        elif isinstance(x, Not):
+            out.append(x.reg.name)
+    return out
+
+
+def _writes(ins: Instruction) -> bool:
+    return ins.root not in NO_DESTINATION and bool(ins.operands) and isinstance(ins.operands[0], (Reg, Vec))
+
+
+def _written(ins: Instruction) -> list[str]:
+    return register_names(ins.operands[:1]) if _writes(ins) else []
+
+
+def _read(ins: Instruction) -> list[str]:
+    names = register_names(ins.operands[1:] if _writes(ins) else ins.operands)
+    if ins.guard is not None:
+        names.append(ins.guard[0])
+    return names
+
+
+class Liveness:
+    """Reads of register values in one function body (``labels``: label -> index of the instruction it marks)."""
+
+    def __init__(self, body: Sequence[Instruction], labels: dict[str, int]) -> None:
+        self.body = body
+        self._block_starts = frozenset(labels.values())
+        self._mentions: dict[str, int] | None = None
+        self._readers_anywhere: dict[str, tuple[int, ...]] | None = None
+
+    def result_read(self, index: int, name: str) -> bool:
+        """Whether the value instruction ``index`` writes to register ``name`` may be read (module doc); past the
+        block, any other mention of the register counts as a read."""
+        for j in range(index + 1, len(self.body)):
+            if j in self._block_starts:
+                break
+            ins = self.body[j]
+            if name in _read(ins):
+                return True
+            if _writes(ins) and ins.operands[0] == Reg(name):
+                return ins.guard is not None  # an unguarded overwrite: the value is never read
+            if ins.root in _ENDS_BLOCK:
+                break
+        return self.mentions(name) > 1  # a mention besides the defining instruction's own
+
+    def readers(self, index: int, name: str) -> tuple[int, ...]:
+        """Indices of the instructions that may read the value ``index`` writes to ``name`` (module doc): exact
+        within the basic block, every reading mention in the function past it."""
+        found: list[int] = []
+        for j in range(index + 1, len(self.body)):
+            if j in self._block_starts:
+                break
+            ins = self.body[j]
+            if name in _read(ins):
+                found.append(j)
+            if _writes(ins) and name in _written(ins) and ins.guard is None:
+                return tuple(found)
+            if ins.root in _ENDS_BLOCK:
+                break
+        anywhere = self._anywhere().get(name, ())
+        return tuple(sorted(set(found) | set(anywhere)))  # the defining instruction too: a loop may read it next
+
+    def words_read(self, index: int, name: str) -> frozenset[int]:
+        """The 32-bit words (0 low, 1 high) of the 64-bit value ``index`` writes to ``name`` that may be read."""
+        words: set[int] = set()
+        for j in self.readers(index, name):
+            words |= self._words_one_reader(self.body[j], name, j)
+            if len(words) == 2:
+                break
+        return frozenset(words)
+
+    def _words_one_reader(self, ins: Instruction, name: str, index: int) -> set[int]:
+        ops = ins.operands
+        src = ops[1:] if _writes(ins) else ops
+        only_source = len(src) >= 1 and src[0] == Reg(name) and name not in register_names(src[1:]) \
+            and (ins.guard is None or ins.guard[0] != name)
+        if not only_source:
+            return {0, 1}
+        parts = ins.parts
+        if (ins.root == "cvt" and len(parts) >= 3 and parts[-2] in _NARROW_INTS and parts[-1] in _WIDE_INTS
+                and "sat" not in parts):  # a saturating cvt compares the whole value
+            return {0}
+        if ins.root == "shr" and len(ops) == 3 and isinstance(ops[2], Imm) and ops[2].value >= 32:
+            return {1}
+        if ins.root == "mov" and isinstance(ops[0], Vec) and len(ops[0].items) == 2:
+            halves = set()
+            for word, item in enumerate(ops[0].items):
+                if isinstance(item, Reg) and self.result_read(index, item.name):
+                    halves.add(word)
+            return halves
+        return {0, 1}
+
+    def mentions(self, name: str) -> int:
+        """How many operands and guards of the function name register ``name`` (its definition included): 1 means
+        the instruction defining it is its only mention, so nothing reads it (nvcc names every value afresh)."""
+        if self._mentions is None:
+            counts: dict[str, int] = {}
+            for ins in self.body:
+                if ins.guard is not None:
+                    counts[ins.guard[0]] = counts.get(ins.guard[0], 0) + 1
+                for name_ in register_names(ins.operands):
+                    counts[name_] = counts.get(name_, 0) + 1
+            self._mentions = counts
+        return self._mentions.get(name, 0)
+
+    def _anywhere(self) -> dict[str, tuple[int, ...]]:
+        if self._readers_anywhere is None:
+            where: dict[str, list[int]] = {}
+            for j, ins in enumerate(self.body):
+                for name_ in set(_read(ins)):
+                    where.setdefault(name_, []).append(j)
+            self._readers_anywhere = {k: tuple(v) for k, v in where.items()}
+        return self._readers_anywhere

@@ -1,0 +1,91 @@
+"""The tracer costs what ptxas emits for a shared-memory load whose result is partly unread.
+
+``tests/data/ptxas_load_narrowing.json`` holds 176 kernels compiled by ptxas 13.0 for sm_90 (by
+``tools/ptxas_load_narrowing.py``) and the shared-memory loads in their SASS: a ``ld.shared.v4.b32`` of which
+only element 2 is read became ``LDS [a+0x8]``, one nothing reads vanished.  Each kernel is traced here (one warp,
+lane ``t`` at ``smem + 16 t``) and its recorded accesses -- widths and each lane's byte address -- must be the
+SASS's, in number, width and offset.  :mod:`layoutalg.kernel.interp.narrowing` states the rules.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import numpy as np
+import pytest
+
+from layoutalg.kernel import trace
+from layoutalg.kernel.interp.narrowing import narrowed_parts
+from layoutalg.kernel.ptx import parse_module
+from layoutalg.kernel.sass import compare
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "ptxas_load_narrowing.json")
+with open(DATA) as f:
+    RECORDING = json.load(f)
+CASES = RECORDING["cases"]
+
+
+def _ptx(case: dict[str, Any]) -> str:
+    return str(RECORDING["meta"]["kernel"]).replace("LOAD", case["load"]).replace("USES", case["uses"])
+
+
+def _traced_accesses(ptx: str) -> list[tuple[int, int]]:
+    """(bytes, offset from the lane's address) of every shared-memory load the trace records, lanes checked."""
+    t = trace(ptx, kernel="k", grid=1, block=32, args={"p_out": "buf", "p_off": 0}, dynamic_smem=1024)
+    base = t.shared_layout["smem"]
+    out = []
+    for rec in t.accesses:
+        if rec.kind not in ("ld", "ldmatrix"):
+            continue
+        lane_base = base + 16 * np.arange(32)
+        active = rec.active[0]  # ldmatrix: the lanes that supply a row address
+        offsets = set((rec.smem[0] - lane_base)[active].tolist())
+        assert len(offsets) == 1, (rec.part, offsets)  # every lane at the same offset from its own address
+        out.append((rec.access_bytes, offsets.pop()))
+    return sorted(out, key=lambda x: x[1])
+
+
+def test_the_recording_covers_every_rule() -> None:
+    assert RECORDING["meta"]["ptxas"].startswith("Build cuda_13.0")
+    assert len(CASES) == 176 and not [c for c in CASES if "ptxas_error" in c]
+    sass = [c["sass"] for c in CASES]
+    assert [] in sass  # a removed load
+    assert any(len(s) == 2 for s in sass)  # a split one
+    assert {w for s in sass for _, w, _ in s} == {1, 2, 4, 8, 16}
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_traced_accesses_are_the_sass(case: dict[str, Any]) -> None:
+    sass = sorted(((int(w), int(off)) for _, w, off in case["sass"]), key=lambda x: x[1])
+    assert _traced_accesses(_ptx(case)) == sass
+
+
+@pytest.mark.parametrize("case", CASES[::7], ids=[c["name"] for c in CASES[::7]])
+def test_the_sass_comparison_finds_no_difference(case: dict[str, Any]) -> None:
+    """``trace(sass=...)`` compares the PTX's shared-memory inventory with the SASS's: the narrowed widths must be
+    the ones it expects, or every narrowed kernel would be listed as unmodelled."""
+    module = parse_module(_ptx(case))
+    sass_text = "\n".join(["Function : k"] + [
+        f"        /*{16 * i:04x}*/                   {op} R4, [R0+UR4+{off:#x}] ;"
+        for i, (op, _, off) in enumerate(case["sass"])])  # type: ignore[union-attr]
+    assert compare(module.entry("k"), sass_text) == []
+
+
+def test_a_volatile_load_is_never_narrowed_nor_removed() -> None:
+    assert narrowed_parts(4, [frozenset()] * 4, volatile=True) == ((0, 16),)
+    assert narrowed_parts(4, [frozenset({0}), frozenset(), frozenset(), frozenset()], volatile=False) == ((0, 4),)
+
+
+def test_narrowing_changes_the_wavefronts_the_trace_reports() -> None:
+    """Lanes 16 bytes apart: the whole ``ld.shared.v4.b32`` costs 4 wavefronts a warp; element 0 alone (LDS, a
+    4-way bank conflict) 4 too, elements 0 and 1 (LDS.64) 4; elements 0 and 2 two LDS of 4 each: 8."""
+    v4 = "ld.shared.v4.b32 {%e0, %e1, %e2, %e3}, [%r1];"
+    store = "  st.global.b32 [%rd1+{o}], %e{i};"
+    for live, wavefronts, executions in (((0, 1, 2, 3), 4, 1), ((0,), 4, 1), ((0, 2), 8, 2), ((), 0, 0)):
+        uses = "\n".join(store.format(o=8 * i, i=i) for i in live)
+        t = trace(_ptx({"load": v4, "uses": uses}), kernel="k", grid=1, block=32, args={"p_out": "buf", "p_off": 0}, dynamic_smem=1024)
+        loads = [s for s in t.instructions if s.kind == "ld"]
+        assert sum(s.wavefronts for s in loads) == wavefronts, live
+        assert t.counters["smsp__sass_inst_executed_op_shared_ld.sum"] == executions, live

@@ -2,7 +2,7 @@
 
 ptxas 13.0 compiles an ``add.u32`` of the immediate 1 whose result nothing reads -- a ``red``, or an ``atom``
 whose destination is ``_`` or a register overwritten or never mentioned before a read (``atomicAdd(p, 1)`` with its
-result unused) -- to ATOMS.POPC.INC, which merges the warp's increments of one word; an ``atom`` whose result is read,
+result unused, or read only by code ptxas removes as dead) -- to ATOMS.POPC.INC, which merges the warp's increments of one word; an ``atom`` whose result is read,
 an ``s32`` add or an add of another value stay ATOMS.ADD (every case below compiled with ptxas 13.0 for sm_90 and
 its SASS read with cuobjdump).  The costs follow rule 6 of :mod:`layoutalg.banks.model`.
 """
@@ -21,6 +21,7 @@ HEAD = """.version 8.0
 {
   .reg .b32 %r<20>;
   .reg .b64 %rd<4>;
+  .reg .pred %p<3>;
   .shared .align 4 .b8 tile[1024];
   mov.u32 %r1, %tid.x;
   and.b32 %r2, %r1, 1;
@@ -41,6 +42,13 @@ CASES = [
      "atom.shared.add.u32", 16),  # %r9 is stored
     # read past the atom's basic block (after a branch)
     ("atom.shared.add.u32 %r9, [%r5], 1;\n  bra.uni L1;\nL1:\n  ld.param.u64 %rd2, [out];\n  st.global.u32 [%rd2+4], %r9;",
+     "atom.shared.add.u32", 16),
+    # read only by code ptxas removes (an add chain nothing reads; a compare guarding only such an add): merged
+    ("atom.shared.add.u32 %r9, [%r5], 1;\n  add.u32 %r10, %r9, 1;\n  xor.b32 %r11, %r10, 5;", "red.shared.add.u32, 1", 1),
+    ("atom.shared.add.u32 %r9, [%r5], 1;\n  setp.eq.u32 %p1, %r9, 0;\n  @%p1 add.u32 %r12, %r1, 1;",
+     "red.shared.add.u32, 1", 1),
+    # a compare guarding a store reads it
+    ("atom.shared.add.u32 %r9, [%r5], 1;\n  setp.eq.u32 %p1, %r9, 0;\n  @%p1 st.shared.u32 [%r5+8], %r1;",
      "atom.shared.add.u32", 16),
     ("red.shared.add.u32 [%r5], 1;", "red.shared.add.u32, 1", 1),
     ("atom.shared.add.u32 _, [%r5], 1;", "red.shared.add.u32, 1", 1),

@@ -1,6 +1,6 @@
 """The tracer costs what ptxas emits for a shared-memory load whose result is partly unread.
 
-``tests/data/ptxas_load_narrowing.json`` holds 176 kernels compiled by ptxas 13.0 for sm_90 (by
+``tests/data/ptxas_load_narrowing.json`` holds 183 kernels compiled by ptxas 13.0 for sm_90 (by
 ``tools/ptxas_load_narrowing.py``) and the shared-memory loads in their SASS: a ``ld.shared.v4.b32`` of which
 only element 2 is read became ``LDS [a+0x8]``, one nothing reads vanished.  Each kernel is traced here (one warp,
 lane ``t`` at ``smem + 16 t``) and its recorded accesses -- widths and each lane's byte address -- must be the
@@ -49,7 +49,7 @@ def _traced_accesses(ptx: str) -> list[tuple[int, int]]:
 
 def test_the_recording_covers_every_rule() -> None:
     assert RECORDING["meta"]["ptxas"].startswith("Build cuda_13.0")
-    assert len(CASES) == 176 and not [c for c in CASES if "ptxas_error" in c]
+    assert len(CASES) == 183 and not [c for c in CASES if "ptxas_error" in c]
     sass = [c["sass"] for c in CASES]
     assert [] in sass  # a removed load
     assert any(len(s) == 2 for s in sass)  # a split one

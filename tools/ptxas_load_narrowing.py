@@ -12,7 +12,8 @@ traces every recorded kernel and checks the tracer's accesses against the SASS.
 
 Read styles: ``full`` stores the element to global memory (every bit read); ``low`` stores
 ``cvt.u32.u64`` of a 64-bit element (its low word); ``high`` stores the low word of ``shr.u64 x, 32`` (its high
-word); ``unpack`` splits a 64-bit element with ``mov.b64 {lo, hi}`` and stores ``lo`` only.
+word); ``unpack`` splits a 64-bit element with ``mov.b64 {lo, hi}`` and stores ``lo`` only; ``dead_chain`` feeds it to
+arithmetic nothing reads; ``guard_dead``/``guard_store`` compare it to 0 to guard a dead ``add`` or a store.
 """
 
 from __future__ import annotations
@@ -82,6 +83,12 @@ def use(reg: str, t: str, style: str, slot: int) -> str:
         return f"  shr.u64 %rd5, {reg}, 32;\n  cvt.u32.u64 %r5, %rd5;\n  st.global.b32 {at}, %r5;"
     if style == "unpack":
         return f"  mov.b64 {{%r5, %r6}}, {reg};\n  st.global.b32 {at}, %r5;"
+    if style == "dead_chain":  # read only by arithmetic whose result nothing reads: ptxas removes all of it
+        return f"  add.u32 %r5, {reg}, 1;\n  xor.b32 %r6, %r5, 3;"
+    if style == "guard_dead":  # a predicate from it guards only a dead add
+        return f"  setp.eq.u32 %p1, {reg}, 0;\n  @%p1 add.u32 %r7, %r2, 1;"
+    if style == "guard_store":  # a predicate from it guards a store: read
+        return f"  setp.eq.u32 %p1, {reg}, 0;\n  @%p1 st.global.b32 {at}, %r2;"
     raise ValueError(style)
 
 
@@ -102,6 +109,15 @@ def cases() -> list[dict[str, object]]:
                     load = f"ld.shared{vec}.{t} {dest}, [%r1];"
                     uses = "\n".join(use(names[i], t, style, i) for i in live)
                     out.append({"name": f"ld{vec}.{t} {style} {list(live)}", "load": load, "uses": uses})
+    # reads by code ptxas removes are no reads (kernel.interp.liveness.Liveness.useful)
+    names = regs(4, "b32")
+    v4 = f"ld.shared.v4.b32 {{{', '.join(names)}}}, [%r1];"
+    for style in ("dead_chain", "guard_dead", "guard_store"):
+        for live in ((0,), (1, 2)):
+            uses = "\n".join(use(names[i], "b32", style, i) for i in live)
+            out.append({"name": f"ld.v4.b32 {style} {list(live)}", "load": v4, "uses": uses})
+    out.append({"name": "ld.v4.b32 e0 full, e2 dead_chain", "load": v4,
+                "uses": use("%e0", "b32", "full", 0) + "\n" + use("%e2", "b32", "dead_chain", 2)})
     for qual in ("volatile.shared", "relaxed.cta.shared", "acquire.cta.shared", "relaxed.gpu.shared",
                  "acquire.sys.shared", "weak.shared", "shared::cta"):
         names = regs(4, "b32")

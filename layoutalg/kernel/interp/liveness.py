@@ -6,6 +6,8 @@ nothing (:mod:`.narrowing`).  Both decisions change what Nsight counts, so the t
 does.  The analysis here is conservative in one direction only -- it may call a value read that ptxas finds
 dead, never the reverse:
 
+* only an instruction ptxas keeps reads (:meth:`Liveness.useful`: one with an effect, or one whose result a kept
+  one reads; an ``add`` whose sum nothing reads is removed, and so reads nothing);
 * scanning forward from the defining instruction through its basic block, a mention as a source (or a guard)
   is a read; an unguarded overwrite ends the value; a guarded one does not;
 * past the block (a label, a branch, a return or a call), every other mention of the register in the function,
@@ -30,6 +32,14 @@ NO_DESTINATION = frozenset({"st", "red", "bar", "barrier", "bra", "brx", "ret", 
 accumulators (read and written).  A mention there is a read."""
 
 _ENDS_BLOCK = ("bra", "ret", "exit", "call", "brx")
+PURE = frozenset({"abs", "activemask", "add", "and", "bfe", "bfi", "bfind", "bmsk", "brev", "clz", "cnot", "copysign",
+                  "cos", "cvt", "cvta", "div", "dp2a", "dp4a", "ex2", "fma", "getctarank", "isspacep", "ld", "ldmatrix",
+                  "ldu", "lg2", "lop3", "mad", "mad24", "mapa", "max", "min", "mov", "mul", "mul24", "neg", "not", "or",
+                  "popc", "prmt", "rcp", "rem", "rsqrt", "sad", "selp", "set", "setp", "shf", "shl", "shr", "sin",
+                  "slct", "sqrt", "sub", "szext", "tanh", "testp", "xor"})
+"""Roots ptxas removes when nothing reads what they write (no other effect): arithmetic, moves, conversions and
+non-volatile loads.  Not here, so always kept: stores, atomics, barriers, branches, calls, warp collectives
+(``shfl``, ``vote``, ``match``, ``redux``), ``mma`` and anything writing the carry flag (``.cc``)."""
 _NARROW_INTS = frozenset({"u8", "s8", "b8", "u16", "s16", "b16", "u32", "s32", "b32"})
 _WIDE_INTS = frozenset({"u64", "s64", "b64"})
 
@@ -63,6 +73,10 @@ def _written(ins: Instruction) -> list[str]:
     return register_names(ins.operands[:1]) if _writes(ins) else []
 
 
+def _pure(ins: Instruction) -> bool:
+    return (ins.root in PURE and _writes(ins) and "volatile" not in ins.parts and "cc" not in ins.parts)
+
+
 def _read(ins: Instruction) -> list[str]:
     names = register_names(ins.operands[1:] if _writes(ins) else ins.operands)
     if ins.guard is not None:
@@ -78,21 +92,11 @@ class Liveness:
         self._block_starts = frozenset(labels.values())
         self._mentions: dict[str, int] | None = None
         self._readers_anywhere: dict[str, tuple[int, ...]] | None = None
+        self._useful: frozenset[int] | None = None
 
     def result_read(self, index: int, name: str) -> bool:
-        """Whether the value instruction ``index`` writes to register ``name`` may be read (module doc); past the
-        block, any other mention of the register counts as a read."""
-        for j in range(index + 1, len(self.body)):
-            if j in self._block_starts:
-                break
-            ins = self.body[j]
-            if name in _read(ins):
-                return True
-            if _writes(ins) and ins.operands[0] == Reg(name):
-                return ins.guard is not None  # an unguarded overwrite: the value is never read
-            if ins.root in _ENDS_BLOCK:
-                break
-        return self.mentions(name) > 1  # a mention besides the defining instruction's own
+        """Whether the value instruction ``index`` writes to register ``name`` may be read (module doc)."""
+        return bool(self.readers(index, name))
 
     def readers(self, index: int, name: str) -> tuple[int, ...]:
         """Indices of the instructions that may read the value ``index`` writes to ``name`` (module doc): exact
@@ -102,13 +106,14 @@ class Liveness:
             if j in self._block_starts:
                 break
             ins = self.body[j]
-            if name in _read(ins):
+            if name in _read(ins) and j in self.useful():
                 found.append(j)
             if _writes(ins) and name in _written(ins) and ins.guard is None:
                 return tuple(found)
             if ins.root in _ENDS_BLOCK:
                 break
-        anywhere = self._anywhere().get(name, ())
+        useful = self.useful()
+        anywhere = [j for j in self._anywhere().get(name, ()) if j in useful]
         return tuple(sorted(set(found) | set(anywhere)))  # the defining instruction too: a loop may read it next
 
     def words_read(self, index: int, name: str) -> frozenset[int]:
@@ -140,6 +145,33 @@ class Liveness:
                     halves.add(word)
             return halves
         return {0, 1}
+
+    def useful(self) -> frozenset[int]:
+        """Indices of the instructions ptxas keeps: every one with an effect besides its result (not :data:`PURE`,
+        a volatile load, a carry-flag writer), and every pure one writing a register a kept one reads -- by register
+        name over the whole function (no path analysis), so a kept set never misses an instruction ptxas keeps."""
+        if self._useful is None:
+            writers: dict[str, list[int]] = {}
+            kept: set[int] = set()
+            work: list[int] = []
+            for j, ins in enumerate(self.body):
+                if _pure(ins):
+                    for name in _written(ins):
+                        writers.setdefault(name, []).append(j)
+                else:
+                    kept.add(j)
+                    work.append(j)
+            needed: set[str] = set()
+            while work:
+                for name in _read(self.body[work.pop()]):
+                    if name not in needed:
+                        needed.add(name)
+                        for j in writers.get(name, ()):
+                            if j not in kept:
+                                kept.add(j)
+                                work.append(j)
+            self._useful = frozenset(kept)
+        return self._useful
 
     def mentions(self, name: str) -> int:
         """How many operands and guards of the function name register ``name`` (its definition included): 1 means

@@ -2,7 +2,7 @@
 
 ptxas 13.0 (sm_90) narrows a non-volatile ``ld.shared`` to the words its readers use and removes one nothing reads;
 ``ldmatrix`` is removed when nothing reads it and otherwise kept whole.  Every rule below was read off the SASS of
-the 176 kernels ``tools/ptxas_load_narrowing.py`` compiles (``tests/data/ptxas_load_narrowing.json``; the test
+the 183 kernels ``tools/ptxas_load_narrowing.py`` compiles (``tests/data/ptxas_load_narrowing.json``; the test
 ``tests/test_kernel_load_narrowing.py`` traces each of them and compares the tracer's accesses with that SASS).
 With ``e`` the element size in bytes and ``live`` the elements whose value may be read (:mod:`.liveness`):
 

@@ -9,6 +9,7 @@ past ``body`` to the label ``DONE`` (they are inactive while ``body`` runs, as i
 
 from __future__ import annotations
 
+import re
 from typing import Any, Sequence
 
 import numpy as np
@@ -33,7 +34,19 @@ def ptx_text(body: str, threads: int, decls: str = "", regs: str = REGS, buffers
             "ld.param.u32 %r30, [%rd14];\nld.param.u32 %r31, [%rd14+4];\n"
             "ld.param.u32 %r32, [%rd14+8];\nld.param.u32 %r33, [%rd14+12];\n"
             "ld.param.u32 %r34, [%rd14+16];\nsetp.eq.u32 %p15, %r34, 0;\n@%p15 bra DONE;\n"
-            + body + "\n" + tail + "\n}\n")
+            + body + "\n" + tail.replace("ret;", observe(regs) + "ret;") + "\n}\n")
+
+
+def observe(regs: str) -> str:
+    """Stores of every declared 16/32/64-bit register to global address 0, run by every thread before ``ret``: the
+    test reads registers with :func:`lanes`, so the kernel must read them too, or ptxas -- and the tracer
+    (:mod:`layoutalg.kernel.interp.narrowing`) -- would drop the loads that fill them.  Global stores have no
+    traced effect."""
+    out = []
+    for bits, name, count in re.findall(r"\.reg\s+\.[a-z]+?(16|32|64)\s+%(\w+)<(\d+)>", regs):
+        for k in range(int(count)):
+            out.append(f"st.global.b{bits} [0], %{name}{k};\n")
+    return "".join(out)
 
 
 def launch(body: str, inputs: Sequence[Sequence[int]] | None = None, active: Sequence[bool] | None = None,

@@ -190,10 +190,17 @@ def _sass_width(op: str) -> int:
 def test_ptx_shared_accesses_map_one_to_one_onto_sass(name):
     """Every ld/st.shared becomes one LDS/STS of the same width, every ldmatrix/stmatrix/movmatrix/
     cp.async/atom.shared one LDSM/STSM/MOVM/LDGSTS/ATOMS -- except where tensormap.replace edits a
-    descriptor in shared memory, which ptxas lowers to extra LDS/STS (listed, not matched)."""
-    launch, _, _ = _load(name)
+    descriptor in shared memory, which ptxas lowers to extra LDS/STS (listed, not matched), and where a
+    load's result is partly or wholly unread: then the LDS/LDSM are those ptxas narrows it to
+    (:func:`layoutalg.kernel.sass.ptx_inventory`, :mod:`layoutalg.kernel.interp.narrowing`)."""
+    from layoutalg.kernel.ptx import parse_module
+    from layoutalg.kernel.sass import ptx_inventory
+
+    launch, ptx_text, _ = _load(name)
     ptx, sass = launch["static_counts"]["ptx"], launch["static_counts"]["sass"]
-    pf, sf = ptx["families"], sass["families"]
+    pf, sf = dict(ptx["families"]), sass["families"]
+    loads, _ = ptx_inventory(parse_module(ptx_text).entry(launch["kernel"]))
+    pf["ldmatrix"] = loads[("ldmatrix", 16)]
     for p_fams, s_fam in ((("ldmatrix",), "LDSM"), (("stmatrix",), "STSM"), (("movmatrix",), "MOVM"),
                           (("cp.async.ca", "cp.async.cg"), "LDGSTS"), (("atom.shared", "red.shared"), "ATOMS")):
         assert sum(pf.get(f, 0) for f in p_fams) == sf.get(s_fam, 0), (p_fams, s_fam)
@@ -203,6 +210,8 @@ def test_ptx_shared_accesses_map_one_to_one_onto_sass(name):
     for head, s_fam in (("ld.shared", "LDS"), ("st.shared", "STS")):
         p_widths = sorted(w for op, n in ptx["detail"].items() if op.startswith(head)
                           for w in [_ptx_width(op)] * n)
+        if head == "ld.shared":
+            p_widths = sorted(8 * w for (kind, w), n in loads.items() if kind == "ld" for _ in range(n))
         s_widths = sorted(w for op, n in sass["detail"].items() if op.split(".")[0] == s_fam
                           for w in [_sass_width(op)] * n)
         assert p_widths == s_widths, (head, p_widths, s_widths)

@@ -123,7 +123,7 @@ def test_a_store_under_an_unknown_guard_is_data_dependent_and_forgets_memory() -
 def test_values_round_tripped_through_shared_memory_stay_known() -> None:
     ptx = kernel("mov.u32 %r3, smem;\nmov.u32 %r6, %tid.x;\nshl.b32 %r7, %r6, 2;\nadd.s32 %r8, %r3, %r7;\n"
                  "mul.lo.s32 %r9, %r6, 132;\nst.shared.u32 [%r8], %r9;\nbar.sync 0;\nld.shared.u32 %r10, [%r8];\n"
-                 "add.s32 %r11, %r3, %r10;\nld.shared.u32 %r12, [%r11];")
+                 "add.s32 %r11, %r3, %r10;\nld.shared.u32 %r12, [%r11];\nst.shared.u32 [%r8], %r12;")
     t = trace(ptx, block=32)
     assert t.complete
     assert t.instruction(line_of(ptx, "[%r11]")).wavefronts == 1  # word 33 t: banks t, conflict-free

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import pytest
-from kernel_interp_harness import lanes, launch, ptx_text, refusal
+from kernel_interp_harness import REGS, lanes, launch, observe, ptx_text, refusal
 
 from layoutalg.errors import KernelError
 from layoutalg.kernel.interp.geometry import Geometry
@@ -168,13 +168,14 @@ PROLOGUE = 11  # the harness's instructions before the body (kernel_interp_harne
 
 def test_the_step_budget_admits_exactly_that_many_instruction_executions():
     body = "mov.u32 %r1, 1;\nmov.u32 %r2, 2;"
-    steps = PROLOGUE + 2 + 1
+    observed = observe(REGS).count("\n")  # the harness stores every register before ret (kernel_interp_harness)
+    steps = PROLOGUE + 2 + observed + 1
     assert lanes(launch(body, budget=steps), "%r2") == [2] * 32
     err, line = refusal(body, "ret;", budget=steps - 1)
     assert err.line == line and f"step budget of {steps - 1} instruction" in str(err)
     # divergent: the branch is one execution, each arm one per instruction, the joined code one again
     body = ODD + "@%p1 bra SKIP;\nmov.u32 %r1, 1;\nSKIP:\nmov.u32 %r2, 2;"
-    steps = PROLOGUE + 2 + 1 + 1 + 1 + 1
+    steps = PROLOGUE + 2 + 1 + 1 + 1 + observed + 1
     assert lanes(launch(body, budget=steps), "%r2") == [2] * 32
     err, line = refusal(body, "ret;", budget=steps - 1)
     assert err.line == line and f"step budget of {steps - 1} instruction" in str(err)

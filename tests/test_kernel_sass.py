@@ -61,7 +61,8 @@ def test_sass_check_refuses_an_untraced_cp_async_without_its_cp_size() -> None:
     # must not count it at a guessed width (PTX ISA: cp-size is a mandatory constant; ptxas rejects the PTX)
     ptx = (".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 g)\n{\n.reg .b32 %r<8>;\n"
            ".reg .b64 %rd<4>;\n.shared .align 16 .b8 s[256];\nmov.u32 %r1, s;\nld.param.u64 %rd1, [g];\nbra DONE;\n"
-           "cp.async.ca.shared.global [%r1], [%rd1];\nDONE:\nld.shared.u32 %r2, [%r1];\nret;\n}\n")
+           "cp.async.ca.shared.global [%r1], [%rd1];\nDONE:\nld.shared.u32 %r2, [%r1];\nst.global.u32 [%rd1], %r2;\n"
+           "ret;\n}\n")
     assert [s.kind for s in trace(ptx, block=32).instructions] == ["ld"]
     sass = "\n\tcode for sm_90\n\t\tFunction : k\n        /*0000*/                   LDS R2, [R1] ;\n"
     with pytest.raises(KernelError, match=r"PTX line 12, .*immediate cp-size"):

@@ -55,7 +55,11 @@ HEAD = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n"
 
 
 def kernel(body: list[str]) -> str:
-    return HEAD + "\n".join(body) + "\nret;\n}\n"
+    return HEAD + "\n".join(body) + "\n" + OBSERVE + "ret;\n}\n"
+
+
+# every register stored before ret: the kernels read what they load (else ptxas, and the tracer, drop the load)
+OBSERVE = "".join(f"st.global.b32 [0], %r{k};\n" for k in range(16))
 
 
 COLUMN_LD = ["shl.b32 %r3, %r2, 7;", "add.u32 %r3, %r1, %r3;", "ld.shared.u32 %r4, [%r3];"]

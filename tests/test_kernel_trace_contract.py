@@ -23,7 +23,12 @@ REGS = ".reg .b32 %r<16>; .reg .b64 %rd<8>; .reg .pred %p<4>;\n"
 def kernel(body: list[str], directives: str = "", smem: int = 4096, params: str = ".param .u64 g") -> str:
     return (HEAD + f".visible .entry k({params}) {directives}\n{{\n" + REGS + f".shared .align 16 .b8 s[{smem}];\n"
             "mov.u32 %r1, s;\nmov.u32 %r2, %tid.x;\nmov.u32 %r3, %ctaid.x;\nld.param.u64 %rd1, [g];\n"
-            + "\n".join(body) + "\nret;\n}\n")
+            + "\n".join(body) + "\n" + OBSERVE + "ret;\n}\n")
+
+
+# every register stored before ret: the kernels read what they load (else ptxas, and the tracer, drop the load)
+OBSERVE = "".join(f"st.global.b32 [%rd1], %r{k};\n" for k in range(16)) + "".join(
+    f"st.global.b64 [%rd1], %rd{k};\n" for k in range(8))
 
 
 # lane address = s + 4 * tid * (ctaid + 1): a 4-byte stride in CTA 0, 8 bytes in CTA 1, 12 bytes in CTA 2

@@ -67,6 +67,9 @@ class Incident:
                 "lanes": self.lanes, "scope": self.scope}
 
 
+REMOVED = "removed by ptxas: nothing reads its result, so no LDS/LDSM is issued (kernel.interp.narrowing)"
+
+
 @dataclass
 class Recorder:
     """Collects access records and incidents while a launch is interpreted."""
@@ -75,6 +78,7 @@ class Recorder:
     data_dependent: dict[tuple[int, str], Incident] = field(default_factory=dict)
     not_lsu: dict[int, Incident] = field(default_factory=dict)
     predicated_off: dict[int, int] = field(default_factory=dict)
+    removed: dict[int, Incident] = field(default_factory=dict)  # loads ptxas removes (kernel.interp.narrowing)
 
     def data_dependence(self, index: int, line: int, opcode: str, reason: str, warps: int, lanes: int,
                         scope: str = "address") -> None:
@@ -85,6 +89,14 @@ class Recorder:
         else:
             inc.count += warps
             inc.lanes += lanes
+
+    def removed_by_ptxas(self, index: int, line: int, opcode: str, warps: int) -> None:
+        """``warps`` executions of a load ptxas removes because nothing reads its result (no SASS instruction)."""
+        inc = self.removed.get(index)
+        if inc is None:
+            self.removed[index] = Incident(index, line, opcode, REMOVED, warps, scope="execution")
+        else:
+            inc.count += warps
 
     def outside_lsu(self, index: int, line: int, opcode: str, reason: str, warps: int) -> None:
         inc = self.not_lsu.get(index)

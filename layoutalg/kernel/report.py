@@ -65,6 +65,11 @@ def render(trace: Any, top: int | None = None) -> str:
         lines.append("not through the LSU shared-memory pipe (not counted):")
         for d in trace.not_lsu:
             lines.append(f"  line {d.line} {d.opcode}: {d.reason} ({d.count} warp executions)")
+    if trace.removed:
+        lines.append("")
+        lines.append("removed by ptxas (nothing reads the result: no SASS instruction, not counted):")
+        for d in trace.removed:
+            lines.append(f"  line {d.line} {d.opcode} ({d.count} warp executions)")
     for note in trace.notes:
         lines.append(f"note: {note}")
     return "\n".join(lines)

@@ -152,6 +152,7 @@ class Trace:
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     launch: Any = None  # the launch's inputs (layoutalg.kernel.dataflow.flow.Launch), to interpret it again
+    removed: list[Incident] = field(default_factory=list)  # loads ptxas removes: nothing reads their result
 
     @property
     def counters(self) -> dict[str, int]:
@@ -223,6 +224,9 @@ class Trace:
         for s in self.instructions:
             if s.line == line:
                 return s
+        if any(r.line == line for r in self.removed):
+            raise KeyError(f"ptxas removes the shared-memory load on PTX line {line}: nothing reads its result "
+                           "(Trace.removed)")
         raise KeyError(f"no shared-memory instruction on PTX line {line}")
 
     def as_dict(self) -> dict[str, Any]:
@@ -235,6 +239,7 @@ class Trace:
             "unmodelled": self.unmodelled,
             "data_dependent": [d.as_dict() for d in self.data_dependent],
             "not_lsu": [d.as_dict() for d in self.not_lsu],
+            "removed_by_ptxas": [d.as_dict() for d in self.removed],
             "shared_layout": self.shared_layout, "args": self.args, "steps": self.steps,
             "notes": self.notes,
         }

@@ -126,6 +126,7 @@ def _trace(ptx: Any, kernel: Any, grid: Any, block: Any, args: Any, dynamic_smem
     stats: dict[tuple[int, str], InstructionStats] = {}
     data_dep: dict[tuple[int, str], Any] = {}
     not_lsu: dict[int, Any] = {}
+    removed: dict[int, Any] = {}
     accesses = []
     steps = 0
     for first in range(0, len(chosen), per_batch):
@@ -155,6 +156,7 @@ def _trace(ptx: Any, kernel: Any, grid: Any, block: Any, args: Any, dynamic_smem
             stats[key].predicated_off += count
         _merge(data_dep, rec.data_dependent, key=True)
         _merge(not_lsu, rec.not_lsu, key=False)
+        _merge(removed, rec.removed, key=False)
     for inc in data_dep.values():
         inc.counter_kind = _counter_kind_of(fn.body[inc.index])
     result = Trace(
@@ -162,6 +164,7 @@ def _trace(ptx: Any, kernel: Any, grid: Any, block: Any, args: Any, dynamic_smem
         instructions=sorted(stats.values(), key=lambda s: (s.line, s.part)),
         data_dependent=sorted(data_dep.values(), key=lambda d: d.line),
         not_lsu=sorted(not_lsu.values(), key=lambda d: d.line),
+        removed=sorted(removed.values(), key=lambda d: d.line),
         accesses=accesses, shared_layout=dict(image.shared.addresses), shared_bytes=image.shared.size,
         args=dict(params.values), buffers=list(params.buffers), steps=steps)
     from layoutalg.kernel.dataflow.flow import Launch

@@ -112,6 +112,8 @@ def build_ldmatrix(ins: Instruction, ctx: Context, idx: int) -> Op:
                 tiled[m.n] = np.tile(used, m.n // 32)
             row_lanes = lanes & tiled[m.n]
         ok, a = checked_shared_lanes(m, op, read_addr(m), row_lanes, 16, 16, False, "ldmatrix row")
+        if removed:
+            m.recorder.removed_by_ptxas(op.index, op.ins.line, op.ins.opcode, int(lanes.reshape(-1, 32).any(axis=1).sum()))
         if count == 4 and ok.all():  # every warp whole, every row address known
             if not removed:
                 record(m, op, "ldmatrix", text, 16, ok, a)

@@ -108,6 +108,8 @@ def build_ld(ins: Instruction, ctx: Context, idx: int) -> Op:
         ok, a = checked_shared_lanes(m, op, addr, lanes, width, width, False, "shared-memory load", generic)
         if sass_parts is None:
             record(m, op, "ld", text, width, ok, a, generic=generic, issued=None if generic else lanes)
+        elif not sass_parts:
+            m.recorder.removed_by_ptxas(op.index, op.ins.line, op.ins.opcode, int(lanes.reshape(-1, 32).any(axis=1).sum()))
         for offset, part_width in sass_parts or ():
             record(m, op, "ld", model_text("ld", part_width, space, ins), part_width, ok, a + offset, issued=lanes,
                    part=part_name(offset, part_width))

@@ -43,6 +43,11 @@ and, if it touches shared memory, is recorded as data-dependent.
 
 **Budget.**  ``step_budget`` bounds the instruction executions (steps); past it a
 :class:`KernelError` names the PTX line executing and the hottest backward branch.
+
+**Certain non-termination** (``loopwatch.py``).  The machine is deterministic, so once the
+whole state after a backward branch equals an earlier one the trace would cycle forever: a
+:class:`KernelError` names that loop at once (after ``WATCH_AFTER`` steps) instead of at the
+budget.  Only an exact repeat counts: a loop whose counter, memory or other warps move never does.
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ import numpy as np
 from layoutalg.errors import KernelError
 from layoutalg.kernel.interp.decode import UNDEFINED, UNDEFINED_PRED, Op
 from layoutalg.kernel.interp.geometry import Geometry
+from layoutalg.kernel.interp.loopwatch import WATCH_AFTER, WATCH_EVERY, LoopWatch
 from layoutalg.kernel.interp.spaces import SMEM_BASE, ByteStore, SharedLayout
 from layoutalg.kernel.interp.values import U64, Value
 from layoutalg.kernel.records import Recorder
@@ -180,9 +186,18 @@ class Machine:
         spin_pc, spins = -1, 0  # the back edge last taken while other warps waited, and how often in a row
         back_edges: dict[int, int] = {}
         budget = self.step_budget
+        watch = LoopWatch(self)  # certain non-termination (loopwatch.py): the state after a back edge repeats
+        watch_after = WATCH_AFTER if watch.on else budget + 1
+        probe = -1  # the backward branch just executed, once watching (its state is sampled next)
+        skip = 0  # backward branches left before the next sample
         big = np.int64(1 << 40)
         alive = bool(live.any())  # refreshed whenever threads can stop (exits, unknown branches)
         while True:
+            if probe >= 0:
+                if watch.sample((converged, pc if converged else -1, any_parked, spin_pc, spins, alive),
+                                None if converged else pcs, blocked, parked):
+                    self._never_ends(probe, watch.period)
+                probe = -1
             if converged:
                 if not alive:
                     return
@@ -250,6 +265,11 @@ class Machine:
                 target = op.target
                 if target <= cur:
                     back_edges[cur] = back_edges.get(cur, 0) + 1
+                    if self.steps >= watch_after:
+                        if skip:
+                            skip -= 1
+                        else:
+                            probe, skip = cur, WATCH_EVERY - 1
                 base = self.active(mask)
                 taken = base if exe is None else exe
                 if converged:
@@ -452,6 +472,21 @@ class Machine:
         lines = [op.ins.line for op in (self.ops[p] for p in waiting if 0 <= p < len(self.ops)) if op is not None]
         raise KernelError(f"barrier never completes: threads wait at PTX line(s) {lines} while the rest of their "
                           "CTA has exited or waits elsewhere", lines[0] if lines else 0, "bar.sync")
+
+    def _never_ends(self, branch: int, period: int) -> None:
+        """The state after the backward branch ``branch`` repeated (loopwatch.py): no live thread ever exits."""
+        op = self.ops[branch]
+        assert op is not None
+        head = self.ops[op.target] if 0 <= op.target < len(self.ops) else None
+        loop = f"lines {head.ins.line}-{op.ins.line}" if head is not None and head.ins.line < op.ins.line else \
+            f"line {op.ins.line}"
+        threads = int(np.count_nonzero(self.live))
+        warps = int(self._warps_of(self.live).sum())
+        raise KernelError(f"the loop at PTX {loop} never ends: after its backward branch the launch's whole state "
+                          f"(PCs, registers, shared and local memory, barriers) repeats the state of {period} "
+                          f"instruction executions earlier, so {threads} live thread(s) in {warps} warp(s) would "
+                          "cycle forever (a spin on a value nothing will change, or lanes waiting for lanes of their "
+                          "own warp, which the trace runs lowest PC first)", op.ins.line, op.ins.opcode)
 
     def _over_budget(self, op: Op, back_edges: dict[int, int]) -> None:
         hot = max(back_edges.items(), key=lambda kv: kv[1]) if back_edges else None

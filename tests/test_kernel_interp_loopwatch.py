@@ -78,6 +78,8 @@ def test_a_divergent_self_branch_whose_predicate_never_changes_is_reported() -> 
     # lanes 0-15 spin on `@p bra SPIN`; lanes 16-31 wait after it, never run (the warp's lowest PC goes first)
     err, ptx = never_ends("setp.lt.u32 %p1, %r2, 16;\nSPIN:\n    @%p1 bra SPIN;\nst.shared.u32 [%r4], %r1;")
     assert err.line == line_of(ptx, "@%p1 bra SPIN")
+    # lanes 16-31, left out of the cycle, got a round and exited: only the spinning lanes are left
+    assert "16 live thread(s) in 1 warp(s) run in that cycle (no live thread" in str(err)
 
 
 def test_a_loop_body_names_its_first_and_last_line() -> None:
@@ -103,6 +105,7 @@ def test_a_spin_whose_releaser_waits_at_a_barrier_for_the_spinner_is_reported() 
             "bar.sync 0;\nbra.uni DONE;\nPRODUCER:\nbar.sync 0;\nmov.u32 %r7, 1;\nst.volatile.shared.u32 [flag], %r7;")
     err, ptx = never_ends(body, block=64)
     assert err.line == line_of(ptx, "@%p2 bra POLL")
+    assert "32 live thread(s) in 1 warp(s) run in that cycle while 32 wait(s) at a barrier" in str(err)
 
 
 def test_two_warps_spinning_in_different_loops_are_reported_through_the_fairness_rounds() -> None:
@@ -189,6 +192,34 @@ def test_a_spin_released_late_by_another_warp_runs_to_completion() -> None:
     t, ptx = ends(body, block=64)
     polls = t.instruction(line_of(ptx, "ld.volatile.shared.u32 %r6")).executions  # type: ignore[attr-defined]
     assert polls > trips * FAIR_AFTER // 2 and t.steps > WATCH_AFTER  # type: ignore[attr-defined]
+    assert t.instruction(line_of(ptx, "st.shared.u32 [%r4+512]")).executions == 1  # type: ignore[attr-defined]
+    assert not t.data_dependent  # type: ignore[attr-defined]
+
+
+def test_a_spin_alternating_between_two_back_edges_lets_the_warp_that_releases_it_run() -> None:
+    # warp 1 polls in an inner loop of two trips inside the outer poll loop: its back edges alternate, so the
+    # fairness count (FAIR_AFTER takes of one back edge) never fills and warp 0, at a higher PC, never ran; once
+    # the state repeats, the threads left out of the cycle get a round, warp 0 sets the flag and both finish
+    body = ("setp.ne.u32 %p1, %r1, 0;\n@%p1 bra INIT;\nmov.u32 %r5, 0;\nst.volatile.shared.u32 [flag], %r5;\n"
+            "INIT:\nbar.sync 0;\nsetp.eq.u32 %p3, %r3, 0;\n@%p3 bra PRODUCER;\n"
+            "POLL:\n    mov.u32 %r9, 0;\nINNER:\n        ld.volatile.shared.u32 %r6, [flag];\n"
+            "        add.u32 %r9, %r9, 1;\n        setp.lt.u32 %p5, %r9, 2;\n        @%p5 bra INNER;\n"
+            "    setp.eq.u32 %p2, %r6, 0;\n    @%p2 bra POLL;\nst.shared.u32 [%r4+512], %r6;\nbra.uni DONE;\n"
+            "PRODUCER:\nmov.u32 %r7, 1;\nst.volatile.shared.u32 [flag], %r7;")
+    t, ptx = ends(body, block=64)
+    assert t.instruction(line_of(ptx, "st.shared.u32 [%r4+512]")).executions == 1  # type: ignore[attr-defined]
+    assert t.instruction(line_of(ptx, "st.volatile.shared.u32 [flag], %r7")).executions == 1  # type: ignore[attr-defined]
+
+
+def test_lanes_spinning_on_a_flag_lanes_of_their_own_warp_set_later_finish() -> None:
+    # lanes 0-15 poll; lanes 16-31 of the same warp set the flag after the loop (as independent thread scheduling
+    # lets them on sm_70+); lowest PC first never runs them, the round for threads left out of the cycle does
+    body = ("setp.ne.u32 %p1, %r1, 0;\n@%p1 bra INIT;\nmov.u32 %r5, 0;\nst.volatile.shared.u32 [flag], %r5;\n"
+            "INIT:\nbar.sync 0;\nsetp.ge.u32 %p3, %r2, 16;\n@%p3 bra SETTER;\n"
+            "POLL:\n    ld.volatile.shared.u32 %r6, [flag];\n    setp.eq.u32 %p2, %r6, 0;\n    @%p2 bra POLL;\n"
+            "st.shared.u32 [%r4+512], %r6;\nbra.uni DONE;\nSETTER:\nmov.u32 %r7, 1;\n"
+            "st.volatile.shared.u32 [flag], %r7;")
+    t, ptx = ends(body)
     assert t.instruction(line_of(ptx, "st.shared.u32 [%r4+512]")).executions == 1  # type: ignore[attr-defined]
     assert not t.data_dependent  # type: ignore[attr-defined]
 

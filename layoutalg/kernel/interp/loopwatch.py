@@ -8,7 +8,9 @@ state, never guessed, and a branch on an unknown predicate stops its lanes, so n
 trace.  Hence if the state after one execution of a backward branch equals the state after an earlier one,
 the trace repeats the stretch between them forever: no thread that is still live ever exits.  A loop whose
 counter moves, a spin that another warp's store will release, a loop that writes memory it later reads --
-each changes some part of the state, so none is ever reported; only an exact repeat is.
+each changes some part of the state, so none is ever reported; only an exact repeat is.  (The machine then
+runs the cycle once more to see whether its schedule left a runnable thread out of it; such threads get a
+round instead of an error: ``machine.py``, "Certain non-termination".)
 
 :class:`LoopWatch` samples the state after every :data:`WATCH_EVERY`-th execution of a backward branch once
 :data:`WATCH_AFTER` instructions have run (short kernels pay nothing; any choice of samples is sound, and
@@ -135,6 +137,10 @@ class LoopWatch:
             self.on = False
             self.snapshot = None
             return False
+
+    def restart(self) -> None:
+        """Forget the snapshot (the scheduler changed the state on its own: a round for starved threads)."""
+        self.snapshot, self.power, self.length = None, 1, 0
 
     # ------------------------------------------------------------------ state
     def _parts(self, blocked: np.ndarray, parked: np.ndarray) -> tuple[Callable[[], Any], ...]:

@@ -45,9 +45,14 @@ and, if it touches shared memory, is recorded as data-dependent.
 :class:`KernelError` names the PTX line executing and the hottest backward branch.
 
 **Certain non-termination** (``loopwatch.py``).  The machine is deterministic, so once the
-whole state after a backward branch equals an earlier one the trace would cycle forever: a
-:class:`KernelError` names that loop at once (after ``WATCH_AFTER`` steps) instead of at the
-budget.  Only an exact repeat counts: a loop whose counter, memory or other warps move never does.
+whole state after a backward branch equals an earlier one the schedule would repeat that cycle
+forever.  The cycle is then run once more, noting which threads were scheduled in it.  If some
+runnable thread was not (lowest PC first starves lanes above a lane of their warp that spins, as
+on hardware before independent thread scheduling; the fairness count above misses a spin whose
+back edges alternate), the threads that ran are parked and the others get a round (a legal
+schedule on sm_70+), and watching starts afresh.  If every live thread ran in the cycle or waits
+at a barrier, a :class:`KernelError` names the loop at once instead of at the budget.  Only an
+exact repeat counts: a loop whose counter, memory or other warps move never repeats.
 """
 
 from __future__ import annotations
@@ -190,14 +195,27 @@ class Machine:
         watch_after = WATCH_AFTER if watch.on else budget + 1
         probe = -1  # the backward branch just executed, once watching (its state is sampled next)
         skip = 0  # backward branches left before the next sample
+        audit_end = -1  # once a state repeated: the step at which the cycle has run once more (module doc)
+        ran = np.zeros(self.n, dtype=bool)  # during that run: the threads that were scheduled
+        cycle_branch = -1
         big = np.int64(1 << 40)
         alive = bool(live.any())  # refreshed whenever threads can stop (exits, unknown branches)
         while True:
-            if probe >= 0:
-                if watch.sample((converged, pc if converged else -1, any_parked, spin_pc, spins, alive),
-                                None if converged else pcs, blocked, parked):
-                    self._never_ends(probe, watch.period)
+            if probe >= 0 or audit_end >= 0:
+                if probe >= 0 and audit_end < 0 and watch.sample(
+                        (converged, pc if converged else -1, any_parked, spin_pc, spins, alive),
+                        None if converged else pcs, blocked, parked):
+                    audit_end, cycle_branch = self.steps + watch.period, probe  # run the cycle once more
+                    ran[:] = False
                 probe = -1
+                if 0 <= audit_end <= self.steps:  # the cycle ran once more: back at the repeated state
+                    if not (live & ~blocked & ~ran).any():
+                        self._never_ends(cycle_branch, watch.period, ran, blocked)
+                    # threads the schedule left out of the cycle (lowest PC first starves lanes above a spinning
+                    # lane of their warp, and warps while a spin alternates between back edges) get a round
+                    parked[:] = ran & live
+                    any_parked, spins, audit_end = True, 0, -1
+                    watch.restart()
             if converged:
                 if not alive:
                     return
@@ -231,6 +249,8 @@ class Machine:
                     continue
                 mask = runnable & (pcs == cur)
             self.steps += 1
+            if audit_end >= 0:
+                ran |= live if mask is None else mask
             op = ops[cur]
             if op is None:  # decoded on first execution
                 op = ops[cur] = self.decoder(cur)
@@ -473,20 +493,23 @@ class Machine:
         raise KernelError(f"barrier never completes: threads wait at PTX line(s) {lines} while the rest of their "
                           "CTA has exited or waits elsewhere", lines[0] if lines else 0, "bar.sync")
 
-    def _never_ends(self, branch: int, period: int) -> None:
-        """The state after the backward branch ``branch`` repeated (loopwatch.py): no live thread ever exits."""
+    def _never_ends(self, branch: int, period: int, ran: np.ndarray, blocked: np.ndarray) -> None:
+        """The state after the backward branch ``branch`` repeated, and every live thread either ran in the
+        cycle (``ran``) or waits at a barrier (``blocked``; loopwatch.py): no live thread ever exits."""
         op = self.ops[branch]
         assert op is not None
         head = self.ops[op.target] if 0 <= op.target < len(self.ops) else None
         loop = f"lines {head.ins.line}-{op.ins.line}" if head is not None and head.ins.line < op.ins.line else \
             f"line {op.ins.line}"
-        threads = int(np.count_nonzero(self.live))
-        warps = int(self._warps_of(self.live).sum())
-        raise KernelError(f"the loop at PTX {loop} never ends: after its backward branch the launch's whole state "
-                          f"(PCs, registers, shared and local memory, barriers) repeats the state of {period} "
-                          f"instruction executions earlier, so {threads} live thread(s) in {warps} warp(s) would "
-                          "cycle forever (a spin on a value nothing will change, or lanes waiting for lanes of their "
-                          "own warp, which the trace runs lowest PC first)", op.ins.line, op.ins.opcode)
+        cycling = ran & self.live
+        waiting = self.live & blocked & ~ran
+        waits = f" while {int(waiting.sum())} wait(s) at a barrier" if waiting.any() else ""
+        raise KernelError(f"the loop at PTX {loop} never ends: the launch's whole state (PCs, registers, shared "
+                          f"and local memory, barriers) after its backward branch repeats the state of {period} "
+                          f"instruction executions earlier, and {int(cycling.sum())} live thread(s) in "
+                          f"{int(self._warps_of(cycling).sum())} warp(s) run in that cycle{waits} (no live thread is "
+                          "left out of it): they would repeat it forever (a spin on a value nothing will change?)",
+                          op.ins.line, op.ins.opcode)
 
     def _over_budget(self, op: Op, back_edges: dict[int, int]) -> None:
         hot = max(back_edges.items(), key=lambda kv: kv[1]) if back_edges else None

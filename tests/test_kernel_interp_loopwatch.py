@@ -95,6 +95,7 @@ def test_a_spin_on_a_shared_flag_nobody_sets_is_reported() -> None:
             "    @%p2 bra POLL;")
     err, ptx = never_ends(body, block=128)
     assert err.line == line_of(ptx, "@%p2 bra POLL") and "128 live thread(s) in 4 warp(s)" in str(err)
+    assert "it writes no shared memory, so from this state every interleaving" in str(err)
 
 
 def test_a_spin_whose_releaser_waits_at_a_barrier_for_the_spinner_is_reported() -> None:
@@ -117,6 +118,23 @@ def test_two_warps_spinning_in_different_loops_are_reported_through_the_fairness
     assert err.line in (line_of(ptx, "@%p2 bra B"), line_of(ptx, "@%p3 bra A"))
 
 
+def test_a_cycle_that_writes_shared_memory_is_reported_as_one_schedules() -> None:
+    # warp 1 sets the flag and clears it again in each trip until `done`; warp 0 waits for the flag, then sets
+    # done.  The trace's rounds let warp 0 look only between warp 1's trips (flag 0): it cycles; on the GPU warp 0
+    # may read the 1 between the two stores (a race), so the message says the cycle is this schedule's
+    body = ("setp.ne.u32 %p1, %r1, 0;\n@%p1 bra INIT;\nmov.u32 %r5, 0;\nst.volatile.shared.u32 [flag], %r5;\n"
+            "st.volatile.shared.u32 [%r4], %r5;\nINIT:\nbar.sync 0;\nmov.u32 %r7, 1;\nmov.u32 %r8, 0;\n"
+            "setp.ne.u32 %p3, %r3, 0;\n@%p3 bra TOGGLE;\n"
+            "POLL:\n    ld.volatile.shared.u32 %r6, [flag];\n    setp.eq.u32 %p2, %r6, 0;\n    @%p2 bra POLL;\n"
+            "st.volatile.shared.u32 [%r4], %r7;\nbra.uni DONE;\n"
+            "TOGGLE:\n    st.volatile.shared.u32 [flag], %r7;\n    st.volatile.shared.u32 [flag], %r8;\n"
+            "    ld.volatile.shared.u32 %r9, [%r4];\n    setp.eq.u32 %p4, %r9, 0;\n    @%p4 bra TOGGLE;")
+    err, ptx = never_ends(body, block=64)
+    assert err.line in (line_of(ptx, "@%p2 bra POLL"), line_of(ptx, "@%p4 bra TOGGLE"))
+    assert "64 live thread(s) in 2 warp(s) run in that cycle" in str(err)
+    assert "it writes shared memory, so on the GPU another interleaving of these threads might leave it" in str(err)
+
+
 def test_a_counter_that_cycles_without_reaching_its_bound_is_reported() -> None:
     # i = (i + 1) & 7 never reaches 8
     body = ("mov.u32 %r5, 0;\nTOP:\n    add.u32 %r5, %r5, 1;\n    and.b32 %r5, %r5, 7;\n"
@@ -132,6 +150,7 @@ def test_a_loop_storing_the_same_bytes_every_trip_is_reported() -> None:
             "    ld.shared.u32 %r6, [%r5];\n    setp.eq.u32 %p1, %r6, %r1;\n    @%p1 bra TOP;")
     err, ptx = never_ends(body, block=64)
     assert err.line == line_of(ptx, "@%p1 bra TOP")
+    assert "it writes shared memory, so on the GPU another interleaving of these threads might leave it" in str(err)
 
 
 def test_a_loop_reading_the_clock_without_branching_on_it_is_reported() -> None:

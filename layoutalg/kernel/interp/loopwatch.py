@@ -45,7 +45,8 @@ COMPARED = frozenset({"regs", "smem", "local", "cc", "live", "bar_arrived", "bar
                       "bar_expected", "bar_open"})
 FIXED = frozenset({"geom", "n", "shared_layout", "params", "dynamic_smem", "recorder", "step_budget", "steps",
                    "specials", "ops", "decoder"})
-STORE_FIELDS = frozenset({"base", "size", "data", "known", "_flat", "_flat_known", "_words", "_known_words"})
+STORE_FIELDS = frozenset({"base", "size", "data", "known", "_flat", "_flat_known", "_words", "_known_words",
+                          "writes"})  # only data and known are state (the others are views, sizes and a count)
 
 
 class UnwatchableError(Exception):

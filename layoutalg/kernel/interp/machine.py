@@ -197,6 +197,7 @@ class Machine:
         skip = 0  # backward branches left before the next sample
         audit_end = -1  # once a state repeated: the step at which the cycle has run once more (module doc)
         ran = np.zeros(self.n, dtype=bool)  # during that run: the threads that were scheduled
+        smem_writes = 0  # the shared-memory writes before it
         cycle_branch = -1
         big = np.int64(1 << 40)
         alive = bool(live.any())  # refreshed whenever threads can stop (exits, unknown branches)
@@ -207,10 +208,11 @@ class Machine:
                         None if converged else pcs, blocked, parked):
                     audit_end, cycle_branch = self.steps + watch.period, probe  # run the cycle once more
                     ran[:] = False
+                    smem_writes = self.smem.writes
                 probe = -1
                 if 0 <= audit_end <= self.steps:  # the cycle ran once more: back at the repeated state
                     if not (live & ~blocked & ~ran).any():
-                        self._never_ends(cycle_branch, watch.period, ran, blocked)
+                        self._never_ends(cycle_branch, watch.period, ran, blocked, self.smem.writes != smem_writes)
                     # threads the schedule left out of the cycle (lowest PC first starves lanes above a spinning
                     # lane of their warp, and warps while a spin alternates between back edges) get a round
                     parked[:] = ran & live
@@ -493,9 +495,10 @@ class Machine:
         raise KernelError(f"barrier never completes: threads wait at PTX line(s) {lines} while the rest of their "
                           "CTA has exited or waits elsewhere", lines[0] if lines else 0, "bar.sync")
 
-    def _never_ends(self, branch: int, period: int, ran: np.ndarray, blocked: np.ndarray) -> None:
+    def _never_ends(self, branch: int, period: int, ran: np.ndarray, blocked: np.ndarray, wrote: bool) -> None:
         """The state after the backward branch ``branch`` repeated, and every live thread either ran in the
-        cycle (``ran``) or waits at a barrier (``blocked``; loopwatch.py): no live thread ever exits."""
+        cycle (``ran``) or waits at a barrier (``blocked``; loopwatch.py): no live thread ever exits.  Unless the
+        cycle ``wrote`` shared memory, every thread's steps in it are the same in any interleaving."""
         op = self.ops[branch]
         assert op is not None
         head = self.ops[op.target] if 0 <= op.target < len(self.ops) else None
@@ -504,12 +507,14 @@ class Machine:
         cycling = ran & self.live
         waiting = self.live & blocked & ~ran
         waits = f" while {int(waiting.sum())} wait(s) at a barrier" if waiting.any() else ""
+        why = ("it writes shared memory, so on the GPU another interleaving of these threads might leave it (the "
+               "trace runs one)" if wrote else "it writes no shared memory, so from this state every interleaving of "
+               "these threads repeats it: a spin on a value nothing changes?")
         raise KernelError(f"the loop at PTX {loop} never ends: the launch's whole state (PCs, registers, shared "
                           f"and local memory, barriers) after its backward branch repeats the state of {period} "
                           f"instruction executions earlier, and {int(cycling.sum())} live thread(s) in "
                           f"{int(self._warps_of(cycling).sum())} warp(s) run in that cycle{waits} (no live thread is "
-                          "left out of it): they would repeat it forever (a spin on a value nothing will change?)",
-                          op.ins.line, op.ins.opcode)
+                          f"left out of it); {why}", op.ins.line, op.ins.opcode)
 
     def _over_budget(self, op: Op, back_edges: dict[int, int]) -> None:
         hot = max(back_edges.items(), key=lambda kv: kv[1]) if back_edges else None

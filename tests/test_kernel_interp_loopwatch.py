@@ -1,8 +1,9 @@
 """Certain non-termination is reported at once (interp/loopwatch.py): when the launch's whole state after a
-backward branch repeats, the trace raises a KernelError naming the loop long before the step budget.  Every
-loop that would end -- counted loops (long ones too, with exact counts), counters kept in shared or local
-memory with the registers reset each trip, spins another warp releases late, loops on unknown values -- runs
-to completion as before.
+backward branch repeats and no runnable thread was left out of the cycle, the trace raises a KernelError naming
+the loop long before the step budget.  Threads the schedule left out (lanes above a spinning lane of their warp,
+a warp starved while a spin alternates between back edges) get a round instead.  Every loop that would end --
+counted loops (long ones too, with exact counts), counters kept in shared or local memory with the registers
+reset each trip, spins another warp releases late, loops on unknown values -- runs to completion.
 
 "Fast" is pinned by the budget, not the clock: each runaway below is traced with ``step_budget=BUDGET`` and
 must raise "never ends", not "step budget"; the time to detect is in the session report."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from layoutalg.atoms import catalog
+from layoutalg.atoms.copy import CopyAtom
 from layoutalg.atoms.short_names import copy_atom, mma_atom
 from layoutalg.errors import InstructionError
 
@@ -14,7 +15,7 @@ from layoutalg.errors import InstructionError
 
 
 @pytest.mark.parametrize("text, kind, num, trans", [
-    ("ldmatrix", "ldmatrix", 1, False), ("ldmatrix.x4.trans", "ldmatrix", 4, True), ("stmatrix.x2", "stmatrix", 2, False),
+    ("ldmatrix.x1", "ldmatrix", 1, False), ("ldmatrix.x4.trans", "ldmatrix", 4, True), ("stmatrix.x2", "stmatrix", 2, False),
     ("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", "ldmatrix", 4, True),
     ("stmatrix.sync.aligned.m8n8.x1.trans.shared::cta.b16", "stmatrix", 1, True),
     ("  LDMATRIX.X2  ", "ldmatrix", 2, False), ("cute::ldmatrix.x4", "ldmatrix", 4, False),
@@ -22,6 +23,7 @@ from layoutalg.errors import InstructionError
 def test_a_short_or_full_ptx_matrix_copy_name_gives_the_catalogs_atom(text: str, kind: str, num: int, trans: bool) -> None:
     want = catalog.ldmatrix(num, trans) if kind == "ldmatrix" else catalog.stmatrix(num, trans)
     assert copy_atom(text) == (want, None)
+    assert isinstance(want, CopyAtom)  # without bits=, the catalog gives the unbound atom
     assert want.num_matrices == num and want.trans == trans and f".x{num}." in want.ptx
 
 
@@ -29,6 +31,42 @@ def test_a_short_or_full_ptx_matrix_copy_name_gives_the_catalogs_atom(text: str,
 def test_every_spelling_of_movmatrix_is_the_one_transposing_atom(text: str) -> None:
     assert copy_atom(text) == (catalog.movmatrix(), None)
     assert catalog.movmatrix().ptx == "movmatrix.sync.aligned.m8n8.trans.b16"
+
+
+# PTX requires .num; one rule for every reader (layoutalg.banks.instruction refuses the same spellings)
+NO_COUNT = ["ldmatrix", "stmatrix", "ldmatrix.trans", "stmatrix.trans", "ldmatrix.sync.aligned.m8n8.shared.b16",
+            "ldmatrix.x2.x4", "ldmatrix.trans.x4.x2.x1", "stmatrix.x1.x1"]
+
+
+@pytest.mark.parametrize("text", NO_COUNT)
+def test_a_matrix_copy_without_exactly_one_count_is_refused_naming_the_counts(text: str) -> None:
+    kind = text.split(".")[0]
+    with pytest.raises(InstructionError, match=rf"{kind} needs exactly one of \.x1, \.x2, \.x4 \(PTX's \.num.*"
+                                               rf"'{kind}\.x1' for CuTe's SM\d\d_U32x1_"):
+        copy_atom(text)
+
+
+@pytest.mark.parametrize("text", NO_COUNT + ["ldmatrix.x1", "ldmatrix.x4.trans", "stmatrix.x2",
+                                             "ldmatrix.sync.aligned.m8n8.x2.trans.shared::cta.b16"])
+def test_the_bank_model_reads_every_matrix_copy_spelling_as_the_fragment_prover_does(text: str) -> None:
+    from layoutalg.banks.instruction import expand_short_form, parse_instruction
+    from layoutalg.errors import LayoutError
+
+    try:
+        atom = copy_atom(text)[0]
+    except InstructionError:
+        atom = None
+    try:
+        ins = parse_instruction(expand_short_form(text))
+    except LayoutError as exc:
+        assert atom is None and "needs exactly one of .x1, .x2, .x4" in str(exc)
+        return
+    assert atom is not None and (ins.kind, ins.matrices, ins.transpose) == (atom.kind, atom.num_matrices, atom.trans)
+
+
+def test_cutes_one_matrix_names_are_the_x1_forms() -> None:
+    assert copy_atom("SM75_U32x1_LDSM_N")[0] == copy_atom("ldmatrix.x1")[0]
+    assert copy_atom("SM90_U32x1_STSM_N")[0] == copy_atom("stmatrix.x1")[0]
 
 
 def test_a_cute_name_an_atom_and_a_bound_atom_are_read_as_such() -> None:

@@ -466,6 +466,31 @@ def test_banks_cp_async_cg_needs_and_uses_the_global_pitch() -> None:
     assert overlapping.returncode == 2 and "hint: give --global-ld 64 or more" in overlapping.stderr
 
 
+@pytest.mark.parametrize("layout, access, extra", [
+    ("(32,32):(32,1)", "ld.shared", ["--dtype", "f32", "--by", "column"]),
+    ("Sw<3,3,3> o 0 o (64,64):(64,1)", "ldmatrix.x4", ["--dtype", "f16"]),
+    ("(64,64):(64,1)", "cp.async.ca.4", ["--dtype", "f16", "--global-ld", "64", "--by", "column"]),
+])
+def test_banks_json_totals_are_named_as_in_analysis_to_json(layout: str, access: str, extra: list[str]) -> None:
+    # one spelling for the totals, "total" and "total_ideal", in Python and on the command line; the CLI's older
+    # "wavefronts" / "ideal" stay as aliases of them
+    from layoutalg import Layout
+    from layoutalg.banks import analyze
+    from layoutalg.banks.instruction import expand_short_form
+
+    data = cli_json("banks", layout, "--access", access, *extra)
+    dtype = extra[extra.index("--dtype") + 1]
+    by = extra[extra.index("--by") + 1] if "--by" in extra else "row"
+    glob = ((64, 64), (64, 1)) if "--global-ld" in extra else None
+    ins = expand_short_form(access, 4 if dtype == "f32" else 2)
+    analysis = analyze(layout, ins, dtype, by=by, global_layout=None if glob is None else Layout(*glob))
+    want = analysis.to_json()
+    for key in ("total", "total_ideal", "excess", "conflict_free"):
+        assert data[key] == want[key], key
+    assert (data["wavefronts"], data["ideal"]) == (data["total"], data["total_ideal"])
+    assert data["total"] == sum(i["wavefronts"] for i in data["instructions"])
+
+
 def test_banks_cp_async_ca_is_costed_with_its_global_side() -> None:
     # 4-byte copies down the columns of a 64x64 fp16 tile from 128-byte global rows: every lane of an
     # instruction reads the same global bank of a different line and writes the same shared bank: 32 each

@@ -40,3 +40,18 @@ def test_prove_fragment_keeps_the_width_a_copy_atom_is_bound_to() -> None:
         assert main([*argv, "Copy_Atom<SM75_U32x4_LDSM_N, half_t>"]) == 0
         assert main([*argv, "Copy_Atom<SM75_U32x4_LDSM_N, float>"]) == 2  # bound to 32 bits; A holds f16
     assert "the copy atom is bound to 32-bit values" in err.getvalue()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["show", "--tv", "ldmatrix"], "ldmatrix needs exactly one of .x1, .x2, .x4"),
+    (["show", "--tv", "stmatrix.trans"], "stmatrix needs exactly one of .x1, .x2, .x4"),
+    (["prove-fragment", "--copy", "ldmatrix", "--smem", "(64,64):(64,1)", "--mma", "mma.m16n8k16.f16", "--operand",
+      "A"], "ldmatrix needs exactly one of .x1, .x2, .x4"),
+    (["banks", "(64,64):(64,1)", "--dtype", "f16", "--access", "ldmatrix"], "say how many matrices"),
+])
+def test_a_matrix_copy_without_its_count_is_refused_by_every_command(argv: list[str], message: str) -> None:
+    # PTX requires .num: --tv and --copy used to read a bare ldmatrix as .x1 where --access refused it
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        assert main(argv) == 2
+    assert message in err.getvalue()

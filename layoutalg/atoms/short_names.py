@@ -5,9 +5,12 @@ name (``SM75_U16x8_LDSM_T``, ``SM80_16x8x16_F32F16F16F32_TN``), the full PTX
 instruction (``ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16``), or the short
 forms used across layoutalg:
 
-* ``ldmatrix.x4.trans``, ``stmatrix.x2``, ``ldmatrix`` (``.x1``), ``movmatrix``:
-  the words of the PTX mnemonic, where ``.sync .aligned .m8n8 .shared{::cta} .b16``
-  may be left out (``.m8n8 .b16`` is the only shape);
+* ``ldmatrix.x4.trans``, ``stmatrix.x2``, ``movmatrix``: the words of the PTX
+  mnemonic, where ``.sync .aligned .m8n8 .shared{::cta} .b16`` may be left out
+  (``.m8n8 .b16`` is the only shape).  The matrix count ``.x1``/``.x2``/``.x4``
+  may not: PTX requires it, and a bare ``ldmatrix`` is refused here as in
+  :mod:`layoutalg.banks.instruction`, ``layoutalg banks --access`` and the kernel
+  tracer (CuTe's names carry their count: ``SM75_U32x1_LDSM_N`` is ``ldmatrix.x1``);
 * ``wgmma.m64n64k16.f32.bf16.bf16`` (``.D.A.B``, A from shared memory) and CuTe's
   ``SM90_64xNx16_..._SS/RS`` names: warpgroup MMAs, whose register fragments
   (C, and A of ``_RS``) each warp holds 16 rows of;
@@ -35,6 +38,7 @@ _MATRIX_KINDS = ("ldmatrix", "stmatrix", "movmatrix")
 OPTIONAL_MATRIX_WORDS = frozenset({"sync", "aligned", "m8n8", "shared", "shared::cta", "b16"})
 """Words of ldmatrix / stmatrix / movmatrix that may be left out (here and in :mod:`layoutalg.banks.instruction`)."""
 _INTEGER_TYPES = {"s8", "u8", "s4", "u4"}
+_X1_NAMES = {"ldmatrix": "SM75_U32x1_LDSM_N", "stmatrix": "SM90_U32x1_STSM_N"}
 
 
 def _text(spec: Any, what: str) -> str:
@@ -84,20 +88,24 @@ def _copy_by_name(text: str) -> CopyAtom | TypedCopyAtom:
         raise InstructionError(f"{describe(text)} names {getattr(found, 'ptx', found)}, not a copy instruction: write "
                                "ldmatrix / stmatrix with .x1, .x2 or .x4 and optionally .trans (e.g. "
                                "'ldmatrix.x4.trans'), 'movmatrix', or a CuTe name such as SM75_U16x8_LDSM_T")
-    num, trans = 1, kind == "movmatrix"
+    counts, trans = [], kind == "movmatrix"
     for word in words[1:]:
         if word in ("x1", "x2", "x4"):
-            num = int(word[1])
+            counts.append(word)
         elif word == "trans":
             trans = True
         elif word not in OPTIONAL_MATRIX_WORDS:
             raise InstructionError(f"{describe(text)}: {describe(word)} is not a word of {kind} (it takes .x1/.x2/.x4, .trans, "
                                    f".sync.aligned.m8n8, .shared and .b16; e.g. '{kind}.x4.trans')")
     if kind == "movmatrix":
-        if num != 1 or not trans:
+        if counts not in ([], ["x1"]) or not trans:
             raise InstructionError(f"{describe(text)}: movmatrix exists only as movmatrix.sync.aligned.m8n8.trans.b16 "
                                    "(one matrix, transposed); write 'movmatrix'")
         return catalog.movmatrix()
+    if len(counts) != 1:  # PTX requires .num; a default would guess (CuTe's names carry theirs: U32x1 is .x1)
+        raise InstructionError(f"{describe(text)}: {kind} needs exactly one of .x1, .x2, .x4 (PTX's .num, how many "
+                               f"8x8 matrices; e.g. '{kind}.x4', or '{kind}.x1' for CuTe's {_X1_NAMES[kind]})")
+    num = int(counts[0][1])
     return catalog.ldmatrix(num, trans) if kind == "ldmatrix" else catalog.stmatrix(num, trans)  # type: ignore[return-value]
 
 

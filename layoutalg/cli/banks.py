@@ -216,7 +216,10 @@ def _cmd_banks(args: argparse.Namespace) -> int:
                  "wavefronts": int(wavefronts[k]), "ideal": int(ideals[k]), "excess": int(excess[k])}
                 for k in range(len(wavefronts))
             ],
-            "wavefronts": total, "ideal": ideal, "excess": total - ideal, "conflict_free": total == ideal,
+            # the totals under Analysis.to_json()'s names; "wavefronts"/"ideal" are kept as aliases of them
+            # (the only spelling before; scripts read it)
+            "total": total, "total_ideal": ideal, "excess": total - ideal, "conflict_free": total == ideal,
+            "wavefronts": total, "ideal": ideal,
             "worst": {"index": worst_index, "report": str(worst),
                       "phases": heatmap_json(instruction, worst_addresses) if sources is None else []},
             "files": written,

@@ -291,32 +291,37 @@ def lookup_atom(name: str) -> Any:
     try:
         return catalog.get(name)
     except LayoutError as exc:
-        found = _by_short_name(name)  # the spellings prove-fragment's --copy / --mma take: ldmatrix.x4.trans, ...
+        found, why = _read_short_name(name)  # the spellings prove-fragment's --copy / --mma take: ldmatrix.x4.trans
         if found is not None:
             return found
+        if why:  # a short name the reader refused (a bare 'ldmatrix' without its count): say why
+            raise UsageError(why, "list the atoms with: layoutalg atoms") from exc
         names = atom_names()
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
         hint = ("did you mean " + " or ".join(close) + "? ") if close else ""
         raise UsageError(f"unknown atom {describe(name)}", hint + "list the atoms with: layoutalg atoms") from exc
 
 
-def _by_short_name(name: str) -> Any:
-    """The atom ``name`` names as prove-fragment's --copy / --mma read it (``ldmatrix.x4.trans``,
-    ``mma.m16n8k16.f16``, ``wgmma.m64n64k16.f32.bf16.bf16``), or None."""
+def _read_short_name(name: str) -> tuple[Any, str]:
+    """(the atom ``name`` names as prove-fragment's --copy / --mma read it (``ldmatrix.x4.trans``,
+    ``mma.m16n8k16.f16``, ``wgmma.m64n64k16.f32.bf16.bf16``), "") or (None, why that reader refused it; "" when
+    ``name`` is no such spelling)."""
     from layoutalg.atoms.short_names import copy_atom, mma_atom
 
     words = name.strip().lower().split(".")
-    if words[0] in ("ldmatrix", "stmatrix", "movmatrix"):
-        try:
-            return copy_atom(name)[0]
-        except LayoutError:
-            return None
-    if words[0] in ("mma", "wgmma"):
-        try:
-            return mma_atom(name)
-        except LayoutError:
-            return None
-    return None
+    try:
+        if words[0] in ("ldmatrix", "stmatrix", "movmatrix"):
+            return copy_atom(name)[0], ""
+        if words[0] in ("mma", "wgmma"):
+            return mma_atom(name), ""
+    except LayoutError as exc:
+        return None, str(exc)
+    return None, ""
+
+
+def _by_short_name(name: str) -> Any:
+    """The atom ``name`` names as prove-fragment's --copy / --mma read it, or None (:func:`_read_short_name`)."""
+    return _read_short_name(name)[0]
 
 
 def is_atom_name(name: str) -> bool:

@@ -43,6 +43,16 @@ and, if it touches shared memory, is recorded as data-dependent.
 
 **Budget.**  ``step_budget`` bounds the instruction executions (steps); past it a
 :class:`KernelError` names the PTX line executing and the hottest backward branch.
+
+**Certain non-termination** (``loopwatch.py``).  The machine is deterministic, so once the
+whole state after a backward branch equals an earlier one the schedule would repeat that cycle
+forever.  The cycle is then run once more, noting which threads were scheduled in it.  If some
+runnable thread was not (lowest PC first starves lanes above a lane of their warp that spins, as
+on hardware before independent thread scheduling; the fairness count above misses a spin whose
+back edges alternate), the threads that ran are parked and the others get a round (a legal
+schedule on sm_70+), and watching starts afresh.  If every live thread ran in the cycle or waits
+at a barrier, a :class:`KernelError` names the loop at once instead of at the budget.  Only an
+exact repeat counts: a loop whose counter, memory or other warps move never repeats.
 """
 
 from __future__ import annotations
@@ -54,6 +64,7 @@ import numpy as np
 from layoutalg.errors import KernelError
 from layoutalg.kernel.interp.decode import UNDEFINED, UNDEFINED_PRED, Op
 from layoutalg.kernel.interp.geometry import Geometry
+from layoutalg.kernel.interp.loopwatch import WATCH_AFTER, WATCH_EVERY, LoopWatch
 from layoutalg.kernel.interp.spaces import SMEM_BASE, ByteStore, SharedLayout
 from layoutalg.kernel.interp.values import U64, Value
 from layoutalg.kernel.records import Recorder
@@ -180,9 +191,33 @@ class Machine:
         spin_pc, spins = -1, 0  # the back edge last taken while other warps waited, and how often in a row
         back_edges: dict[int, int] = {}
         budget = self.step_budget
+        watch = LoopWatch(self)  # certain non-termination (loopwatch.py): the state after a back edge repeats
+        watch_after = WATCH_AFTER if watch.on else budget + 1
+        probe = -1  # the backward branch just executed, once watching (its state is sampled next)
+        skip = 0  # backward branches left before the next sample
+        audit_end = -1  # once a state repeated: the step at which the cycle has run once more (module doc)
+        ran = np.zeros(self.n, dtype=bool)  # during that run: the threads that were scheduled
+        smem_writes = 0  # the shared-memory writes before it
+        cycle_branch = -1
         big = np.int64(1 << 40)
         alive = bool(live.any())  # refreshed whenever threads can stop (exits, unknown branches)
         while True:
+            if probe >= 0 or audit_end >= 0:
+                if probe >= 0 and audit_end < 0 and watch.sample(
+                        (converged, pc if converged else -1, any_parked, spin_pc, spins, alive),
+                        None if converged else pcs, blocked, parked):
+                    audit_end, cycle_branch = self.steps + watch.period, probe  # run the cycle once more
+                    ran[:] = False
+                    smem_writes = self.smem.writes
+                probe = -1
+                if 0 <= audit_end <= self.steps:  # the cycle ran once more: back at the repeated state
+                    if not (live & ~blocked & ~ran).any():
+                        self._never_ends(cycle_branch, watch.period, ran, blocked, self.smem.writes != smem_writes)
+                    # threads the schedule left out of the cycle (lowest PC first starves lanes above a spinning
+                    # lane of their warp, and warps while a spin alternates between back edges) get a round
+                    parked[:] = ran & live
+                    any_parked, spins, audit_end = True, 0, -1
+                    watch.restart()
             if converged:
                 if not alive:
                     return
@@ -216,6 +251,8 @@ class Machine:
                     continue
                 mask = runnable & (pcs == cur)
             self.steps += 1
+            if audit_end >= 0:
+                ran |= live if mask is None else mask
             op = ops[cur]
             if op is None:  # decoded on first execution
                 op = ops[cur] = self.decoder(cur)
@@ -250,6 +287,11 @@ class Machine:
                 target = op.target
                 if target <= cur:
                     back_edges[cur] = back_edges.get(cur, 0) + 1
+                    if self.steps >= watch_after:
+                        if skip:
+                            skip -= 1
+                        else:
+                            probe, skip = cur, WATCH_EVERY - 1
                 base = self.active(mask)
                 taken = base if exe is None else exe
                 if converged:
@@ -452,6 +494,27 @@ class Machine:
         lines = [op.ins.line for op in (self.ops[p] for p in waiting if 0 <= p < len(self.ops)) if op is not None]
         raise KernelError(f"barrier never completes: threads wait at PTX line(s) {lines} while the rest of their "
                           "CTA has exited or waits elsewhere", lines[0] if lines else 0, "bar.sync")
+
+    def _never_ends(self, branch: int, period: int, ran: np.ndarray, blocked: np.ndarray, wrote: bool) -> None:
+        """The state after the backward branch ``branch`` repeated, and every live thread either ran in the
+        cycle (``ran``) or waits at a barrier (``blocked``; loopwatch.py): no live thread ever exits.  Unless the
+        cycle ``wrote`` shared memory, every thread's steps in it are the same in any interleaving."""
+        op = self.ops[branch]
+        assert op is not None
+        head = self.ops[op.target] if 0 <= op.target < len(self.ops) else None
+        loop = f"lines {head.ins.line}-{op.ins.line}" if head is not None and head.ins.line < op.ins.line else \
+            f"line {op.ins.line}"
+        cycling = ran & self.live
+        waiting = self.live & blocked & ~ran
+        waits = f" while {int(waiting.sum())} wait(s) at a barrier" if waiting.any() else ""
+        why = ("it writes shared memory, so on the GPU another interleaving of these threads might leave it (the "
+               "trace runs one)" if wrote else "it writes no shared memory, so from this state every interleaving of "
+               "these threads repeats it: a spin on a value nothing changes?")
+        raise KernelError(f"the loop at PTX {loop} never ends: the launch's whole state (PCs, registers, shared "
+                          f"and local memory, barriers) after its backward branch repeats the state of {period} "
+                          f"instruction executions earlier, and {int(cycling.sum())} live thread(s) in "
+                          f"{int(self._warps_of(cycling).sum())} warp(s) run in that cycle{waits} (no live thread is "
+                          f"left out of it); {why}", op.ins.line, op.ins.opcode)
 
     def _over_budget(self, op: Op, back_edges: dict[int, int]) -> None:
         hot = max(back_edges.items(), key=lambda kv: kv[1]) if back_edges else None

@@ -100,6 +100,7 @@ class ByteStore:
         self._flat_known = self.known.reshape(-1)
         self._words = {w: self._flat.view(f"<u{w}") for w in (2, 4, 8)}
         self._known_words = {w: self._flat_known.view(f"<u{w}") for w in (2, 4, 8)}
+        self.writes = 0  # calls that changed or may have changed bytes (write, forget, forget_rows)
 
     def _start(self, rows: np.ndarray, addr: np.ndarray) -> np.ndarray:
         return rows.astype(np.int64) * self.data.shape[1] + (addr.astype(np.int64) - self.base)
@@ -129,6 +130,7 @@ class ByteStore:
     def write(self, rows: np.ndarray, addr: np.ndarray, width: int, values: np.ndarray, known: np.ndarray) -> None:
         """Store ``width`` bytes of ``values`` (uint64; or a (n, width) uint8 array) at ``addr``;
         ``known`` per value (n,) or per byte (n, width)."""
+        self.writes += 1
         kn = np.asarray(known)
         if width in (2, 4, 8) and values.ndim == 1 and kn.ndim <= 1:
             start = self._start(rows, addr)
@@ -148,9 +150,11 @@ class ByteStore:
 
     def forget_rows(self, rows: np.ndarray) -> None:
         """Everything in these rows becomes unknown (a store to an unknown address could have hit any byte)."""
+        self.writes += 1
         self.known[np.unique(rows)] = False
 
     def forget(self, rows: np.ndarray, addr: np.ndarray, width: int) -> None:
+        self.writes += 1
         if width in (4, 8, 16):
             start = self._start(rows, addr)
             if not (start & (width - 1)).any():  # aligned: clear whole 8- or 4-byte words

@@ -89,3 +89,9 @@ def test_narrowing_changes_the_wavefronts_the_trace_reports() -> None:
         loads = [s for s in t.instructions if s.kind == "ld"]
         assert sum(s.wavefronts for s in loads) == wavefronts, live
         assert t.counters["smsp__sass_inst_executed_op_shared_ld.sum"] == executions, live
+        # a removed load is listed (with its warp executions), and asking for its line says why it has no stats
+        assert [(d.opcode, d.count) for d in t.removed] == ([] if live else [("ld.shared.v4.b32", 1)])
+        if not live:
+            with pytest.raises(KeyError, match="ptxas removes the shared-memory load"):
+                t.instruction(t.removed[0].line)
+            assert "removed by ptxas" in t.report() and t.as_dict()["removed_by_ptxas"][0]["warp_executions"] == 1

@@ -1,6 +1,7 @@
 """Record what ptxas makes of shared-memory loads whose results are partly unread (no GPU needed).
 
     python3 tools/ptxas_load_narrowing.py [--out tests/data/ptxas_load_narrowing.json]
+    python3 tools/ptxas_load_narrowing.py --fresh N --seed S [--out tests/data/ptxas_load_narrowing_fresh.json]
 
 ptxas narrows a non-volatile ``ld.shared`` to the bytes its readers use and removes one nothing reads: a
 ``ld.shared.v4.b32`` of which only element 2 is read becomes ``LDS [a+0x8]``, one of which elements 0 and 2 are
@@ -9,6 +10,10 @@ read becomes two ``LDS``.  Nsight Compute counts the SASS, so the tracer must co
 its elements read and how each is read -- with ``ptxas -arch=sm_90`` and records the shared-memory SASS
 instructions it holds as ``[opcode, bytes, offset]`` (offset from the lane's address).  ``tests/test_kernel_load_narrowing.py``
 traces every recorded kernel and checks the tracer's accesses against the SASS.
+
+``--fresh`` writes N random kernels instead (an adversarial check of the rule beyond the cases it was read off):
+one to four loads of random forms (volatile ones among them) at ``smem + 2048 k``, every element read in a random
+style or not at all; ``tests/test_kernel_load_narrowing.py`` traces them too.
 
 Read styles: ``full`` stores the element to global memory (every bit read); ``low`` stores
 ``cvt.u32.u64`` of a 64-bit element (its low word); ``high`` stores the low word of ``shr.u64 x, 32`` (its high
@@ -21,6 +26,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -44,9 +50,9 @@ def kernel(load: str, uses: str) -> str:
     return HEAD + f""".visible .entry k(.param .u64 p_out, .param .u32 p_off)
 {{
   .reg .b32 %r<8>;
-  .reg .b32 %e<4>;
-  .reg .b16 %h<4>;
-  .reg .b64 %d<4>;
+  .reg .b32 %e<16>;
+  .reg .b16 %h<16>;
+  .reg .b64 %d<16>;
   .reg .b64 %rd<8>;
   .reg .pred %p<2>;
   ld.param.u32 %r1, [p_off];
@@ -66,9 +72,9 @@ def kernel(load: str, uses: str) -> str:
 """
 
 
-def regs(n: int, t: str) -> list[str]:
+def regs(n: int, t: str, first: int = 0) -> list[str]:
     prefix = {1: "%h", 2: "%h", 4: "%e", 8: "%d"}[BYTES[t]]
-    return [f"{prefix}{i}" for i in range(n)]
+    return [f"{prefix}{first + i}" for i in range(n)]
 
 
 def use(reg: str, t: str, style: str, slot: int) -> str:
@@ -96,8 +102,9 @@ def cases() -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     forms = [(2, "b32"), (4, "b32"), (4, "f32"), (2, "u16"), (4, "u16"), (4, "b16"), (2, "u8"), (4, "u8"),
              (2, "b64"), (2, "f64"), (1, "b64"), (1, "u64"), (1, "f64"), (1, "b32"), (1, "u16"), (1, "u8")]
-    for n, t in forms:
+    for n, t, volatile in [(n, t, v) for v in (False, True) for n, t in forms]:
         vec = f".v{n}" if n > 1 else ""
+        space = "volatile.shared" if volatile else "shared"
         names = regs(n, t)
         dest = "{" + ", ".join(names) + "}" if n > 1 else names[0]
         styles = ["full"] + (["low", "high", "unpack"] if t in ("b64", "u64") else [])
@@ -106,9 +113,10 @@ def cases() -> list[dict[str, object]]:
                 for live in itertools.combinations(range(n), k):
                     if style != "full" and not live:
                         continue
-                    load = f"ld.shared{vec}.{t} {dest}, [%r1];"
+                    load = f"ld.{space}{vec}.{t} {dest}, [%r1];"
                     uses = "\n".join(use(names[i], t, style, i) for i in live)
-                    out.append({"name": f"ld{vec}.{t} {style} {list(live)}", "load": load, "uses": uses})
+                    out.append({"name": f"ld{'.volatile' if volatile else ''}{vec}.{t} {style} {list(live)}",
+                                "load": load, "uses": uses})
     # reads by code ptxas removes are no reads (kernel.interp.liveness.Liveness.useful)
     names = regs(4, "b32")
     v4 = f"ld.shared.v4.b32 {{{', '.join(names)}}}, [%r1];"
@@ -145,6 +153,38 @@ def cases() -> list[dict[str, object]]:
     return out
 
 
+FRESH_FORMS = [(2, "b32"), (4, "b32"), (4, "f32"), (2, "u16"), (4, "u16"), (4, "b16"), (2, "u8"), (4, "u8"),
+               (2, "b64"), (2, "f64"), (1, "b64"), (1, "u64"), (1, "b32"), (1, "u16"), (1, "u8")]
+
+
+def fresh_cases(count: int, seed: int) -> list[dict[str, object]]:
+    """``count`` random kernels of 1-4 loads each (module doc); registers are never shared between loads."""
+    rng = random.Random(seed)
+    out: list[dict[str, object]] = []
+    for n_case in range(count):
+        loads, uses, used = [], [], {"%e": 0, "%h": 0, "%d": 0}
+        slot = 0
+        for k in range(rng.randint(1, 4)):
+            n, t = rng.choice(FRESH_FORMS)
+            prefix = {1: "%h", 2: "%h", 4: "%e", 8: "%d"}[BYTES[t]]
+            names = regs(n, t, used[prefix])
+            used[prefix] += n
+            qual = rng.choice(["", "", "", "volatile.", "relaxed.cta."])
+            dest = "{" + ", ".join(names) + "}" if n > 1 else names[0]
+            vec = f".v{n}" if n > 1 else ""
+            loads.append(f"ld.{qual}shared{vec}.{t} {dest}, [%r1+{2048 * k}];")
+            for name in names:
+                styles = {4: ["none", "full", "full", "dead_chain", "guard_store", "guard_dead"],
+                          8: ["none", "full", "low", "high", "unpack"] if t != "f64" else ["none", "full"]
+                          }.get(BYTES[t], ["none", "full"])
+                style = rng.choice(styles)
+                if style != "none":
+                    uses.append(use(name, t, style, slot))
+                    slot += 1
+        out.append({"name": f"fresh {seed}/{n_case}", "load": "\n  ".join(loads), "uses": "\n".join(uses)})
+    return out
+
+
 SASS_LINE = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(@!?U?P\w+\s+)?(LDSM|LDS|STS|STSM)(\.[A-Z0-9.]+)?\s+([^;]*);")
 
 
@@ -163,13 +203,16 @@ def sass_accesses(sass: str) -> list[list[object]]:
 
 
 def main() -> int:
-    path = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else OUT
+    fresh = int(sys.argv[sys.argv.index("--fresh") + 1]) if "--fresh" in sys.argv else 0
+    seed = int(sys.argv[sys.argv.index("--seed") + 1]) if "--seed" in sys.argv else 0
+    default = OUT.replace(".json", "_fresh.json") if fresh else OUT
+    path = sys.argv[sys.argv.index("--out") + 1] if "--out" in sys.argv else default
     ptxas = shutil.which("ptxas") or "ptxas"
     cuobjdump = os.environ.get("CUOBJDUMP") or shutil.which("cuobjdump") or "cuobjdump"
     version = subprocess.run([ptxas, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
     records = []
     with tempfile.TemporaryDirectory() as tmp:
-        for case in cases():
+        for case in (fresh_cases(fresh, seed) if fresh else cases()):
             ptx = kernel(str(case["load"]), str(case["uses"]))
             src, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
             with open(src, "w") as f:
@@ -181,7 +224,8 @@ def main() -> int:
             sass = subprocess.run([cuobjdump, "-sass", cubin], capture_output=True, text=True, check=True).stdout
             records.append({**case, "sass": sass_accesses(sass)})
     with open(path, "w") as f:
-        json.dump({"meta": {"ptxas": version, "arch": "sm_90", "tool": "tools/ptxas_load_narrowing.py",
+        json.dump({"meta": {"ptxas": version, "arch": "sm_90", "tool": "tools/ptxas_load_narrowing.py" + (
+                            f" --fresh {fresh} --seed {seed}" if fresh else ""),
                             "kernel": kernel("LOAD", "USES")}, "cases": records}, f, indent=1)
         f.write("\n")
     print(f"{len(records)} cases -> {path}")

@@ -77,7 +77,7 @@ def _eligible(rec: AccessRecord, costs: WarpCosts) -> np.ndarray | None:
     """The warps to cost (bool per warp, None: all of them); the others are data-dependent or refused with a
     reason."""
     if (rec.dropped is None and rec.src_size is None and rec.kind in MODELLED_KINDS and not rec.generic
-            and not _instruction_refusal(rec.model_text) and rec.active.all()):
+            and not rec.refusal and not _instruction_refusal(rec.model_text) and rec.active.all()):
         return None  # the common case: whole warps of a modelled instruction
     ok: np.ndarray = np.asarray(rec.active.any(axis=1))
     if rec.dropped is not None:
@@ -86,7 +86,7 @@ def _eligible(rec: AccessRecord, costs: WarpCosts) -> np.ndarray | None:
     if rec.kind not in MODELLED_KINDS:
         costs.refuse(ok, _instruction_refusal(rec.model_text) or f"{rec.kind} on shared memory is not modelled")
         return np.zeros_like(ok)
-    refused = _instruction_refusal(rec.model_text)
+    refused = rec.refusal or _instruction_refusal(rec.model_text)
     if refused:
         costs.refuse(ok, refused)
         return np.zeros_like(ok)

@@ -43,6 +43,7 @@ class AccessRecord:
     generic: bool = False  # reached shared memory through a generic address
     dropped: np.ndarray | None = None  # (W,) bool: executed, but the cost is data-dependent
     part: str = ""  # one of several SASS accesses of one PTX instruction (empty: the instruction itself)
+    refusal: str = ""  # why no warp of it is costed, whatever its addresses (kernel.interp.narrowing.UNDECIDED)
 
     @property
     def executions(self) -> int:

@@ -148,30 +148,44 @@ class Liveness:
 
     def useful(self) -> frozenset[int]:
         """Indices of the instructions ptxas keeps: every one with an effect besides its result (not :data:`PURE`,
-        a volatile load, a carry-flag writer), and every pure one writing a register a kept one reads -- by register
-        name over the whole function (no path analysis), so a kept set never misses an instruction ptxas keeps."""
+        a volatile load, a carry-flag writer), and every pure one whose result a kept one may read: the definitions
+        of each register a kept instruction reads that reach it -- the nearest one before it in its basic block
+        (and those before a guarded one), or, where none is there, every definition of the register in the
+        function (no path analysis), so a kept set never misses an instruction ptxas keeps."""
         if self._useful is None:
             writers: dict[str, list[int]] = {}
             kept: set[int] = set()
             work: list[int] = []
             for j, ins in enumerate(self.body):
-                if _pure(ins):
-                    for name in _written(ins):
-                        writers.setdefault(name, []).append(j)
-                else:
+                for name in _written(ins):
+                    writers.setdefault(name, []).append(j)
+                if not _pure(ins):
                     kept.add(j)
                     work.append(j)
-            needed: set[str] = set()
             while work:
-                for name in _read(self.body[work.pop()]):
-                    if name not in needed:
-                        needed.add(name)
-                        for j in writers.get(name, ()):
-                            if j not in kept:
-                                kept.add(j)
-                                work.append(j)
+                j = work.pop()
+                for name in set(_read(self.body[j])):
+                    for d in self._reaching(j, name, writers):
+                        if d not in kept and _pure(self.body[d]):
+                            kept.add(d)
+                            work.append(d)
             self._useful = frozenset(kept)
         return self._useful
+
+    def _reaching(self, index: int, name: str, writers: dict[str, list[int]]) -> list[int]:
+        """The definitions of ``name`` that may reach instruction ``index`` (see :meth:`useful`)."""
+        found: list[int] = []
+        j = index
+        while j > 0 and j not in self._block_starts:
+            j -= 1
+            ins = self.body[j]
+            if ins.root in _ENDS_BLOCK:
+                break
+            if name in _written(ins):
+                found.append(j)
+                if ins.guard is None:
+                    return found
+        return found + writers.get(name, [])
 
     def mentions(self, name: str) -> int:
         """How many operands and guards of the function name register ``name`` (its definition included): 1 means

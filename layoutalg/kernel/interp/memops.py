@@ -28,7 +28,7 @@ import numpy as np
 from layoutalg.errors import KernelError
 from layoutalg.kernel.interp.decode import Context, Op, builder, type_bits
 from layoutalg.kernel.interp.memory import address_reader, checked_shared_lanes, full, load_shared, record, store_shared
-from layoutalg.kernel.interp.narrowing import Part, narrowed_parts, part_name
+from layoutalg.kernel.interp.narrowing import UNDECIDED, Part, narrowed_parts, part_name, undecided
 from layoutalg.kernel.interp.spaces import LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, classify_generic
 from layoutalg.kernel.interp.values import U64, Value, as_s
 from layoutalg.kernel.ptx.nodes import TYPE_BYTES, Instruction, Reg, Sink, Vec
@@ -36,6 +36,7 @@ from layoutalg.kernel.ptx.nodes import TYPE_BYTES, Instruction, Reg, Sink, Vec
 SPACES = ("shared", "global", "local", "param", "const")
 _LANES = object()  # "write the destination for exactly the lanes accessed"
 CANONICAL = {1: "u8", 2: "u16", 4: "b32", 8: "b64", 16: "v4.b32"}
+UNDECIDED_PARTS: tuple[Part, ...] = ((-1, -1),)  # shared_load_parts: ptxas's choice depends on context
 
 
 def state_space(ins: Instruction) -> str | None:
@@ -98,6 +99,9 @@ def build_ld(ins: Instruction, ctx: Context, idx: int) -> Op:
     op = Op(idx, ins, dests=[d for _, ds in writers for d in ds], shared=space in ("shared", None))
     text = model_text("ld", width, space, ins)
     sass_parts = shared_load_parts(ins, ctx, idx, ew, dests) if space == "shared" else None
+    refusal = ""
+    if sass_parts == UNDECIDED_PARTS:
+        sass_parts, refusal = None, UNDECIDED
 
     def put(m: Any, lanes: Any, get: Any) -> None:
         for j, (w, _) in enumerate(writers):
@@ -107,7 +111,8 @@ def build_ld(ins: Instruction, ctx: Context, idx: int) -> Op:
     def from_shared(m: Any, lanes: np.ndarray, addr: Value, generic: bool, wmask: Any = _LANES) -> None:
         ok, a = checked_shared_lanes(m, op, addr, lanes, width, width, False, "shared-memory load", generic)
         if sass_parts is None:
-            record(m, op, "ld", text, width, ok, a, generic=generic, issued=None if generic else lanes)
+            record(m, op, "ld", text, width, ok, a, generic=generic, issued=None if generic else lanes,
+                   refusal=refusal)
         elif not sass_parts:
             m.recorder.removed_by_ptxas(op.index, op.ins.line, op.ins.opcode, int(lanes.reshape(-1, 32).any(axis=1).sum()))
         for offset, part_width in sass_parts or ():
@@ -141,7 +146,8 @@ def build_ld(ins: Instruction, ctx: Context, idx: int) -> Op:
 def shared_load_parts(ins: Instruction, ctx: Context, idx: int, element_bytes: int, dests: list[Any]
                       ) -> tuple[Part, ...] | None:
     """The SASS accesses ptxas makes of this ``ld.shared`` (:mod:`.narrowing`): None for the whole access as
-    written, else (offset, bytes) per access (none: ptxas removes the load).  An element is live when some
+    written, :data:`UNDECIDED_PARTS` where ptxas's choice depends on context (:func:`.narrowing.undecided`: costed
+    as unmodelled), else (offset, bytes) per access (none: ptxas removes the load).  An element is live when some
     instruction may read it (:class:`.liveness.Liveness`; ``_`` never is)."""
     live_words: list[frozenset[int]] = []
     for dest in dests:
@@ -152,7 +158,10 @@ def shared_load_parts(ins: Instruction, ctx: Context, idx: int, element_bytes: i
             live_words.append(ctx.liveness.words_read(idx, dest.name))
         else:
             live_words.append(frozenset({0}))
-    parts = narrowed_parts(element_bytes, live_words, "volatile" in ins.parts)
+    volatile = "volatile" in ins.parts
+    if undecided(element_bytes, live_words, volatile):
+        return UNDECIDED_PARTS
+    parts = narrowed_parts(element_bytes, live_words, volatile)
     return None if parts == ((0, element_bytes * len(dests)),) else parts
 
 

@@ -92,7 +92,7 @@ def checked_shared_lanes(m: Any, op: Op, addr: Value, lanes: np.ndarray, width: 
 def record(m: Any, op: Op, kind: str, model_text: str, width: int, lanes: np.ndarray, smem: np.ndarray,
            global_buffer: np.ndarray | None = None, global_offset: np.ndarray | None = None,
            src_size: np.ndarray | None = None, generic: bool = False, issued: np.ndarray | None = None,
-           part: str = "") -> None:
+           part: str = "", refusal: str = "") -> None:
     """Append the access record of the warps with a lane in ``issued`` (default ``lanes``): ``lanes`` are
     those with a known address; a warp with an issued lane outside them is ``dropped`` (its cost unknown)."""
     if issued is not None and (issued is lanes or not (issued & ~lanes).any()):
@@ -107,7 +107,8 @@ def record(m: Any, op: Op, kind: str, model_text: str, width: int, lanes: np.nda
             index=op.index, line=op.ins.line, opcode=op.ins.opcode, kind=kind, access_bytes=width,
             model_text=model_text, step=m.steps, warps=rows, active=every_lane,
             smem=smem.reshape(-1, 32).astype(np.int64), global_buffer=whole(global_buffer),
-            global_offset=whole(global_offset), src_size=whole(src_size), generic=generic, part=part))
+            global_offset=whole(global_offset), src_size=whole(src_size), generic=generic, part=part,
+            refusal=refusal))
         return
     rows_mask = lanes.reshape(-1, 32)
     issued_mask = rows_mask if issued is None else issued.reshape(-1, 32)
@@ -135,7 +136,7 @@ def record(m: Any, op: Op, kind: str, model_text: str, width: int, lanes: np.nda
         index=op.index, line=op.ins.line, opcode=op.ins.opcode, kind=kind, access_bytes=width,
         model_text=model_text, step=m.steps, warps=rows.astype(np.int64), active=active,
         smem=per_warp(smem), global_buffer=optional(global_buffer), global_offset=optional(global_offset),
-        src_size=optional(src_size), generic=generic, dropped=dropped, part=part))
+        src_size=optional(src_size), generic=generic, dropped=dropped, part=part, refusal=refusal))
 
 
 _WHOLE: dict[int, tuple[np.ndarray, np.ndarray]] = {}

@@ -127,9 +127,10 @@ def to_pycute(x: Any) -> Any:
     if isinstance(x, ComposedLayout):
         return pycute.ComposedLayout(to_pycute(x.outer), x.offset, to_pycute(x.inner))
     if isinstance(x, Swizzle):
-        if x.shift == 0 and x.bits > 0:  # pragma: no cover - our Swizzle refuses |S| < B anyway
-            raise LayoutError("pycute's Swizzle recurses forever with shift 0")
-        return pycute.Swizzle(x.bits, x.base, x.shift)
+        # pycute's Swizzle recurses forever when called with shift 0 (its shiftr(a, 0) calls shiftl(a, 0), which
+        # calls shiftr(a, 0), ...); |S| >= B makes such a swizzle one of 0 bits, the identity, so it is written
+        # with shift 1, the same (identity) function.
+        return pycute.Swizzle(x.bits, x.base, x.shift if x.shift else 1)
     raise LayoutError(f"to_pycute takes a Layout, Swizzle or ComposedLayout, got {type(x).__name__}")
 
 

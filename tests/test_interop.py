@@ -337,7 +337,7 @@ def _slice_cases(seed: int, count: int) -> list[tuple[str, Any]]:
             return r.randrange(s)
         return [crd(x) for x in s]
 
-    out = []
+    out: list[tuple[str, Any]] = []
     while len(out) < count:
         s = tuple(shape(2) for _ in range(r.randint(1, 3)))
         c = [crd(x) for x in s]

@@ -224,6 +224,10 @@ SHARED_CASES += [
     ("128B rows tiled f16", la.parse("((8,8),(64,2)):((64,512),(1,4096))"), 16, "linear"),
     ("permuted rows f16", la.parse("((2,2,2,2),64):((128,64,512,256),1)"), 16, "linear"),
     ("Sw<1,0,7> row-major f16: per_phase 2", la.parse("Sw<1,0,7> o 0 o (16,64):(64,1)"), 16, "swizzled"),
+    # Triton builds NVMMA over a TMA box of at most 256 elements per dim: unswizzled rows of 512 are two boxes side
+    # by side, so a row-major tile that wide is no NVMMA layout (and the two-box one is)
+    ("row-major, 512 columns f16: not NVMMA", la.parse("(4,512):(512,1)"), 16, "swizzled"),
+    ("two 256-column boxes f16: unswizzled NVMMA", la.parse("(4,(256,2)):(256,(1,1024))"), 16, "nvmma"),
 ]
 
 
@@ -266,6 +270,51 @@ def compile_and_compare_shared(items: list[Any], expected: list[tuple[str, Any, 
             assert len(memory) == layout.size(), name
             assert all(layout(*divmod(v, n)) == offset for offset, v in memory.items()), name
             assert same_function(from_triton(chunk[k][0], shape=tile_shape(layout)), layout), name
+
+
+def test_nvmma_layouts_past_one_tma_box_are_read_as_triton_addresses_them() -> None:
+    """Triton makes an NVMMA layout over a TMA box (at most 256 elements per dim) and then repeats it: unswizzled,
+    along the last dim first; swizzled, along dim 0 first, also when ``transposed`` (dim 0 contiguous), so a
+    transposed layout with more than 256 elements along dim 1 takes dim 0's extra bits first."""
+    made = [(gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=16), (4, 512), 16),
+            (gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=32), (2, 1024), 32),
+            (gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=16, transposed=True), (2, 512), 16),
+            (gl.NVMMASharedLayout(swizzle_byte_width=32, element_bitwidth=16, transposed=True), (32, 512), 16),
+            (gl.NVMMASharedLayout(swizzle_byte_width=64, element_bitwidth=32), (512, 32), 32)]
+    compiled = compile_shared(made)
+    interp = Interpreter(compiled.asm["llir"], 32 * compiled.num_warps)
+    interp.run()
+    for k, (obj, shape, bits) in enumerate(made):
+        ours = from_triton(obj, shape=shape)
+        memory = triton_memory(interp, compiled.lines[f"b{k}"], bits)
+        assert len(memory) == ours.size()
+        assert all(ours(*divmod(v, shape[1])) == offset for offset, v in memory.items()), (obj, shape)
+
+
+def test_rank_3_shared_layouts_are_read_as_triton_addresses_them() -> None:
+    """NVMMA (its leading dims collapsed into rows; ``transposed``, dim 0 contiguous) and swizzled layouts (the dims
+    after ``order[1]`` unswizzled, in ``order``) of rank 3, each element checked at Triton's own address."""
+    from oracles.gluon_kernels import compile_shared_3d
+
+    def nvmma(width: int, bits: int, transposed: bool = False) -> Any:
+        return gl.NVMMASharedLayout(swizzle_byte_width=width, element_bitwidth=bits, rank=3, transposed=transposed)
+
+    made = [(nvmma(128, 16), (2, 8, 64), 16), (nvmma(128, 16), (4, 4, 64), 16), (nvmma(64, 32), (2, 16, 32), 32),
+            (nvmma(128, 16, True), (64, 2, 8), 16), (nvmma(32, 16, True), (32, 4, 32), 16),
+            (nvmma(0, 16), (2, 2, 512), 16), (nvmma(0, 16, True), (4, 2, 16), 16),
+            (gl.SwizzledSharedLayout(vec=4, per_phase=2, max_phase=4, order=[2, 1, 0]), (2, 16, 32), 16),
+            (gl.SwizzledSharedLayout(vec=2, per_phase=1, max_phase=8, order=[0, 2, 1]), (32, 4, 16), 32),
+            (gl.SwizzledSharedLayout(vec=8, per_phase=1, max_phase=4, order=[1, 0, 2]), (8, 64, 2), 16)]
+    compiled = compile_shared_3d(made)
+    interp = Interpreter(compiled.asm["llir"], 32 * compiled.num_warps)
+    interp.run()
+    for k, (obj, (a, b, c), bits) in enumerate(made):
+        ours = from_triton(obj, shape=(a, b, c))
+        memory = interp.memory(compiled.lines[f"b{k}"][0], bits)
+        assert len(memory) == ours.size() == a * b * c
+        assert all(ours(v // (b * c), v // c % b, v % c) == offset for offset, v in memory.items()), (obj, (a, b, c))
+    with pytest.raises(LayoutError, match="rank 2"):
+        from_triton(gl.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16), shape=(2, 8, 64))
 
 
 def test_shared_layouts_triton_makes_itself_are_read_as_triton_addresses_them() -> None:

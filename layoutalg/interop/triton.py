@@ -34,7 +34,7 @@ from layoutalg.interop import triton_shared as ts
 from layoutalg.interop import triton_text as tt
 from layoutalg.interop.function import layout_from_values
 from layoutalg.interop.isolated import run_isolated
-from layoutalg.interop.triton_distributed import DistributedForm, _pow2, _tile, distributed_form, tv_from_bases
+from layoutalg.interop.triton_distributed import DistributedForm, _pow2, distributed_form, tv_from_bases
 from layoutalg.swizzle import triton as linear
 from layoutalg.swizzle.composed import ComposedLayout
 
@@ -72,6 +72,8 @@ def shared_form_of(kind: str, fields: dict[str, Any], shape: Sequence[int] | Non
     if shape is None:
         raise LayoutError(f"a {kind} layout does not carry its shape: pass shape=(M, N)")
     full = tuple(int(e) for e in shape)
+    if isinstance(fields.get("rank"), int) and fields["rank"] != len(full):
+        raise LayoutError(f"this {kind} has rank {fields['rank']}; shape {list(full)} has {len(full)} dims")
     if kind in ("nvmma_shared", "NVMMASharedLayout"):
         if fields.get("fp4_padded"):
             raise LayoutError("fp4-padded NVMMA layouts are not read (their offsets skip half of each byte pair)")
@@ -79,7 +81,7 @@ def shared_form_of(kind: str, fields: dict[str, Any], shape: Sequence[int] | Non
         nv = ts.nvmma_bases(full, int(fields["swizzle_byte_width"]), bits, bool(fields.get("transposed", False)))
         if nv is None:
             raise LayoutError(f"Triton has no NVMMA shared layout of {fields} over shape {list(full)} (smaller than "
-                              "one 8-row swizzle tile, or an element width other than 8/16/32/64)")
+                              "one 8-row swizzle tile, swizzled at rank 1, or an element width other than 8/16/32/64)")
         return ts.SharedForm("nvmma", full, dict(fields), tuple(map(tuple, nv)))
     if kind in ("swizzled_shared", "SwizzledSharedLayout"):
         sw = ts.swizzled_bases(full, int(fields["vec"]), int(fields["per_phase"]), int(fields["max_phase"]),
@@ -243,7 +245,7 @@ def from_triton(obj: Any, shape: Any = None, **kwargs: Any) -> Any:
         return linear.from_triton(obj, **kwargs)
     if kwargs:
         raise LayoutError(f"from_triton: unexpected arguments {sorted(kwargs)}")
-    full = None if shape is None else _tile(shape)
+    full = None if shape is None else _tensor_shape(shape)
     if isinstance(obj, str):
         return _from_text(obj, full)
     if isinstance(obj, linear.TritonLinearLayout):
@@ -255,6 +257,16 @@ def from_triton(obj: Any, shape: Any = None, **kwargs: Any) -> Any:
     if is_gluon(obj):
         return from_gluon(obj, full)
     raise LayoutError(f"from_triton takes a Gluon layout, #ttg text or a TritonLinearLayout, got {type(obj).__name__}")
+
+
+def _tensor_shape(shape: Any) -> tuple[int, ...]:
+    """A tensor shape to read a Triton layout over: an extent or a list of them (any rank), each a power of two."""
+    extents = (shape,) if isinstance(shape, int) and not isinstance(shape, bool) else shape
+    if not isinstance(extents, (tuple, list)) or not extents:
+        raise LayoutError(f"shape must be a list of extents (M, N, ...), got {describe(shape)}")
+    for k, e in enumerate(extents):
+        _pow2(e, f"shape extent {k}")
+    return tuple(extents)
 
 
 _DISTRIBUTED_DIMS = {"register", "lane", "warp", "block"}

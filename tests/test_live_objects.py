@@ -430,7 +430,8 @@ def test_cute_dsl_coordinate_layouts_are_read_and_written_as_basis_strides(tmp_p
 
 def test_to_cute_dsl_refuses_what_cute_dsl_cannot_write_naming_it() -> None:
     """CuTe DSL writes a stride leaf as an int or one ``value * E(mode)`` (its ScaledBasis): a symbolic layout, a
-    sum of two basis vectors and an F2 stride have no form there, and each refusal says which."""
+    sum of two basis vectors and F2 strides no plain or swizzled layout equals have no form there, and each
+    refusal says which."""
     pytest.importorskip("cutlass.cute")
     import sympy
 
@@ -440,8 +441,60 @@ def test_to_cute_dsl_refuses_what_cute_dsl_cannot_write_naming_it() -> None:
         la.to_cute_dsl(la.make_layout((4, 8), stride=(n, 1)))
     with pytest.raises(LayoutError, match=r"stride \(1,1\) is not one scaled basis vector"):
         la.to_cute_dsl(la.stride_layout((4, 2), (la.E(0) + la.E(1), la.E(1))))
-    with pytest.raises(LayoutError, match=r"stride F1 \(F2\) has no CuTe DSL form"):
+    with pytest.raises(LayoutError, match=r"CuTe DSL has no F2 strides, and no plain or swizzled layout has the "
+                                          r"values of \(3,4\):\(F1,F6\)"):
         la.to_cute_dsl(la.stride_layout((3, 4), (la.F2(1), la.F2(6))))
+
+
+F2_EXPORTS = ["(8,8):(F8,F1)", "(8,(8,2)):(F9,(F1,F64))", "((2,4),(4,4)):((F1,F10),(F2,F64))", "(16,4):(F0,F1)"]
+
+
+def test_f2_stride_layouts_that_a_plain_or_swizzled_layout_equals_export_to_every_library() -> None:
+    """pycute, tensor-layouts and CuTe DSL have no F2 strides, but an F2-stride layout whose values a plain or
+    swizzled layout has is exported as that layout (each library evaluates it as ours, and it reads back as the
+    same function); a GF(2) map no swizzle equals is refused, naming the library."""
+    for text in F2_EXPORTS:
+        ours = la.parse(text)
+        n = ours.size()
+        for theirs in (la.to_pycute(ours), la.to_tensor_layouts(ours)):
+            assert [int(theirs(i)) for i in range(n)] == [int(ours(i)) for i in range(n)], (text, theirs)
+            assert values(la.as_layout(theirs)) == [int(ours(i)) for i in range(n)], text
+    no_swizzle = la.parse("(4,4):(F3,F1)")
+    for export, library in ((la.to_pycute, "pycute"), (la.to_tensor_layouts, "tensor-layouts")):
+        with pytest.raises(LayoutError, match=f"{library} has no F2 strides"):
+            export(no_swizzle)
+
+
+DSL_F2_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import cutlass.cute as cute
+    import layoutalg as la
+
+    out = []
+
+    @cute.jit
+    def run():
+        for text in json.loads(sys.argv[1]):
+            ours = la.parse(text)
+            theirs = la.to_cute_dsl(ours)
+            n = ours.size()
+            out.append(([int(theirs(i)) for i in range(n)], [int(ours(i)) for i in range(n)],
+                        [int(la.as_layout(theirs)(i)) for i in range(n)]))
+
+    run()
+    sys.stdout.write("RESULT" + json.dumps(out) + "\\n")
+    """
+)
+
+
+@pytest.mark.oracle
+def test_f2_stride_layouts_that_a_swizzled_layout_equals_export_to_cute_dsl(tmp_path: Path) -> None:
+    pytest.importorskip("cutlass.cute")
+    rows = run_cute_dsl_script(tmp_path, DSL_F2_SCRIPT, json.dumps(F2_EXPORTS))
+    assert len(rows) == len(F2_EXPORTS)
+    for dsl_values, ours, back in rows:
+        assert dsl_values == ours == back
 
 
 # ----------------------------------------------------------------------------- what as_layout refuses

@@ -3,7 +3,8 @@
 CuTe DSL objects exist only while a ``@cute.jit`` function is traced, so call these inside one.
 Static layouts only: their shapes and strides are Python ints at trace time (a dynamic value is refused,
 naming the mode); a coordinate layout's ``ScaledBasis`` strides (``make_identity_layout``) become layoutalg's
-basis strides and go back as ``value * cute.E(mode)``.  CuTe DSL names the parts of a composed layout the other way round:
+basis strides and go back as ``value * cute.E(mode)``; F2 strides go as the plain or swizzled layout with their values,
+where one exists.  CuTe DSL names the parts of a composed layout the other way round:
 ``make_composed_layout(inner, offset, outer)`` evaluates ``inner(offset + outer(c))``, so its ``.inner``
 is our outer function (the swizzle) and its ``.outer`` our inner layout.  Its prints
 (``S<3,3,3> o 0 o (8,64):(64,1)``) go through :func:`layoutalg.parse`.
@@ -95,6 +96,10 @@ def to_cute_dsl(x: Any) -> Any:
         if isinstance(x, Layout):
             return cute.make_layout(x.shape, stride=x.stride)
         if isinstance(x, StrideLayout):
+            if _has_f2(x.stride):  # F2 strides: the plain or swizzled layout with the same values, if one exists
+                from layoutalg.interop.function import without_f2_strides
+
+                return to_cute_dsl(without_f2_strides(x, "CuTe DSL"))
             return cute.make_layout(x.shape, stride=_basis_to_dsl(cute, x.stride))
         if isinstance(x, ComposedLayout):
             return cute.make_composed_layout(to_cute_dsl(x.outer), x.offset, to_cute_dsl(x.inner))
@@ -125,6 +130,14 @@ def _basis_to_dsl(cute: Any, t: Any) -> Any:
     if isinstance(t, int):
         return t
     raise LayoutError(f"stride {t} ({type(t).__name__}) has no CuTe DSL form (F2 strides are PyCuTe's)")
+
+
+def _has_f2(t: Any) -> bool:
+    from layoutalg.core.stride_scalars import F2, ArithTuple
+
+    if isinstance(t, tuple):
+        return any(_has_f2(e) for e in t)
+    return isinstance(t, F2) or (isinstance(t, ArithTuple) and any(isinstance(v, F2) for v, _ in t.terms()))
 
 
 def _tuple_text(t: IntTuple) -> str:

@@ -99,6 +99,25 @@ def integer_values(layout: Any, limit: int, what: str) -> list[int]:
     return values
 
 
+def without_f2_strides(layout: Any, library: str) -> Any:
+    """A layout with F2 (or int) strides as the plain ``Layout`` or ``Sw o _0 o Layout`` with the same value at every
+    point (:func:`layout_from_values`), for a library that has no F2 strides; LayoutError where neither form
+    equals it (a GF(2)-linear map of no swizzle form) or for coordinate (basis) values."""
+    from layoutalg.core.layout import Layout
+    from layoutalg.swizzle.composed import ComposedLayout
+
+    what = f"{library} export of {layout}"
+    values = integer_values(layout, 1 << 20, what)
+    try:
+        result = layout_from_values(values, layout.shape, what)
+    except LayoutError:
+        result = None
+    if not isinstance(result, (Layout, ComposedLayout)):
+        raise LayoutError(f"{library} has no F2 strides, and no plain or swizzled layout has the values of {layout} "
+                          "(its F2 strides are no swizzle's); it has no form there")
+    return result
+
+
 def f2_bit_layout(shape: Any, columns: list[int]) -> Any:
     """The layout with one F2 stride per index bit (``columns[j]`` the value at ``2**j``) over ``shape``'s leaves
     split into bits: its value is the XOR of the strides of the set index bits, so it equals a function that is
@@ -111,4 +130,4 @@ def f2_bit_layout(shape: Any, columns: list[int]) -> Any:
     return stride_layout(bit_shape, transform_leaf(lambda extent: next(strides) if extent == 2 else F2(0), bit_shape))
 
 
-__all__ = ["layout_from_values", "integer_values", "f2_bit_layout"]
+__all__ = ["layout_from_values", "integer_values", "without_f2_strides", "f2_bit_layout"]

@@ -14,7 +14,8 @@ Both import as ``pycute`` and share ``Layout(shape, stride)`` with ``.shape``/``
   (:class:`~layoutalg.core.stride_layout.StrideLayout`) and symbolic layouts, leaf for leaf; a layout mixing
   nonzero integer and F2 strides is refused (PyCuTe cannot add them either).
 
-:func:`to_pycute` writes the legacy package's objects (the one on PyPI).
+:func:`to_pycute` writes the legacy package's objects (the one on PyPI); a layout with F2 strides goes as the plain
+or swizzled layout with its values (:func:`~layoutalg.interop.function.without_f2_strides`), where one exists.
 """
 
 from __future__ import annotations
@@ -122,6 +123,12 @@ def to_pycute(x: Any) -> Any:
     except ImportError as exc:
         raise LayoutError("to_pycute needs pycute: pip install nvidia-cutlass") from exc
 
+    from layoutalg.core.stride_layout import StrideLayout
+
+    if isinstance(x, StrideLayout):  # F2 strides: the plain or swizzled layout with the same values, if one exists
+        from layoutalg.interop.function import without_f2_strides
+
+        x = without_f2_strides(x, "pycute")
     if isinstance(x, Layout):
         return pycute.Layout(x.shape, x.stride)
     if isinstance(x, ComposedLayout):
@@ -131,7 +138,8 @@ def to_pycute(x: Any) -> Any:
         # calls shiftr(a, 0), ...); |S| >= B makes such a swizzle one of 0 bits, the identity, so it is written
         # with shift 1, the same (identity) function.
         return pycute.Swizzle(x.bits, x.base, x.shift if x.shift else 1)
-    raise LayoutError(f"to_pycute takes a Layout, Swizzle or ComposedLayout, got {type(x).__name__}")
+    raise LayoutError(f"to_pycute takes a Layout, Swizzle, ComposedLayout or a layout with F2 strides, got "
+                      f"{type(x).__name__}")
 
 
 __all__ = ["is_pycute", "from_pycute", "to_pycute"]

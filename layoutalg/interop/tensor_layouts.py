@@ -5,6 +5,7 @@ tensor-layouts' ``ComposedLayout(outer, inner, offset=k)`` evaluates ``outer(k +
 ``Swizzle(bits, base, shift)`` moves bits ``[base + shift, base + shift + bits)`` onto ``[base, base + bits)``
 like CuTe's ``Swizzle<B, M, S>`` (negative shifts the other way).  The inverse-form composition whose inner
 part is a Swizzle (what its ``right_inverse`` of a swizzled layout returns) has no layoutalg form and is refused.
+A layout with F2 strides is written as the plain or swizzled layout with its values, where one exists.
 """
 
 from __future__ import annotations
@@ -57,13 +58,20 @@ def to_tensor_layouts(x: Any) -> Any:
         import tensor_layouts as tl
     except ImportError as exc:
         raise LayoutError("to_tensor_layouts needs tensor-layouts: pip install tensor-layouts") from exc
+    from layoutalg.core.stride_layout import StrideLayout
+
+    if isinstance(x, StrideLayout):  # F2 strides: the plain or swizzled layout with the same values, if one exists
+        from layoutalg.interop.function import without_f2_strides
+
+        x = without_f2_strides(x, "tensor-layouts")
     if isinstance(x, Layout):
         return tl.Layout(x.shape, x.stride)
     if isinstance(x, Swizzle):
         return tl.Swizzle(x.bits, x.base, x.shift)
     if isinstance(x, ComposedLayout):
         return tl.ComposedLayout(to_tensor_layouts(x.outer), to_tensor_layouts(x.inner), offset=x.offset)
-    raise LayoutError(f"to_tensor_layouts takes a Layout, Swizzle or ComposedLayout, got {type(x).__name__}")
+    raise LayoutError(f"to_tensor_layouts takes a Layout, Swizzle, ComposedLayout or a layout with F2 strides, "
+                      f"got {type(x).__name__}")
 
 
 __all__ = ["is_tensor_layouts", "from_tensor_layouts", "to_tensor_layouts"]

@@ -334,6 +334,48 @@ def test_shared_layouts_triton_makes_itself_are_read_as_triton_addresses_them() 
         assert all(ours(*divmod(v, shape[1])) == offset for offset, v in memory.items()), obj
 
 
+def test_generated_linear_padded_and_odd_swizzled_layouts_are_read_as_triton_addresses_them() -> None:
+    """Triton's SharedLinearLayout with mixed (XOR) bases, PaddedSharedLayout with permuted bases and one or two
+    interval-padding pairs, and SwizzledSharedLayout with parameters no GMMA atom has (vec 3, max_phase 5, ...):
+    seeded random ones, each element at Triton's own address (their lowering uses vector ops and bitreverse)."""
+    import random
+
+    rng = random.Random(2026)
+
+    def units(shape: tuple[int, int]) -> list[list[int]]:
+        out = [[1 << k, 0] for k in range(shape[0].bit_length() - 1)] + \
+              [[0, 1 << k] for k in range(shape[1].bit_length() - 1)]
+        rng.shuffle(out)
+        return out
+
+    made = []
+    for k in range(12):
+        shape = (1 << rng.randint(1, 6), 1 << rng.randint(1, 6))
+        bits = rng.choice([16, 32])
+        if k % 3 == 0:
+            bases = units(shape)
+            mixed = [bases[0]] + [[a ^ b for a, b in zip(v, bases[j - 1])] if rng.random() < 0.3 else v
+                                  for j, v in enumerate(bases[1:], 1)]
+            obj: Any = gl.SharedLinearLayout(offset_bases=mixed)
+        elif k % 3 == 1:
+            pairs = [[1 << rng.randint(1, 8), 1 << rng.randint(0, 3)]]
+            if rng.random() < 0.5:
+                pairs.append([pairs[0][0] << rng.randint(1, 3), 1 << rng.randint(0, 2)])
+            obj = gl.PaddedSharedLayout(pairs, units(shape), [], list(shape))
+        else:
+            obj = gl.SwizzledSharedLayout(vec=rng.randint(1, 9), per_phase=rng.randint(1, 5), max_phase=rng.randint(1, 9),
+                                          order=rng.choice([[1, 0], [0, 1]]))
+        made.append((obj, shape, bits))
+    compiled = compile_shared(made)
+    interp = Interpreter(compiled.asm["llir"], 32 * compiled.num_warps)
+    interp.run()
+    for k, (obj, shape, bits) in enumerate(made):
+        ours = from_triton(obj, shape=shape)
+        memory = interp.memory(compiled.lines[f"b{k}"][0], bits)
+        assert len(memory) == ours.size()
+        assert all(ours(*divmod(v, shape[1])) == offset for offset, v in memory.items()), (obj, shape)
+
+
 def test_the_address_oracle_sees_a_wrong_layout() -> None:
     right = la.parse("Sw<3,3,3> o 0 o (64,64):(64,1)")
     wrong = la.parse("Sw<3,4,3> o 0 o (64,64):(64,1)")

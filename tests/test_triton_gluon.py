@@ -468,6 +468,16 @@ def test_smem_exports_refuse_what_triton_cannot_hold(layout: Layout, words: str)
         to_triton(layout, dtype="f16")
 
 
+def test_a_padded_layout_read_over_another_shape_than_its_own_is_refused() -> None:
+    """A PaddedSharedLayout carries its shape; read over another one it was silently the 32 x 32 layout."""
+    padded = gl.PaddedSharedLayout.with_identity_for([[32, 4]], [32, 32], [1, 0])
+    text = "#ttg.padded_shared<[32:+4] {order = [1, 0], shape = [32, 32]}>"
+    for obj in (padded, text):
+        assert same_function(from_triton(obj, shape=(32, 32)), Layout((32, 32), (36, 1)))
+        with pytest.raises(LayoutError, match=r"over shape \[32, 32\], not \[64, 64\]"):
+            from_triton(obj, shape=(64, 64))
+
+
 def test_reading_needs_a_shape_where_the_layout_has_none() -> None:
     with pytest.raises(LayoutError, match="shape"):
         from_triton(gl.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16))

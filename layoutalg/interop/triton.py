@@ -63,7 +63,10 @@ def shared_form_of(kind: str, fields: dict[str, Any], shape: Sequence[int] | Non
         return ts.SharedForm("linear", full, {"alignment": fields.get("alignment", 16)}, tuple(map(tuple, bases)))
     if kind in ("padded_shared", "PaddedSharedLayout"):
         bases = [list(b) for b in fields.get("offset_bases", fields.get("offset", []))]
-        full = tuple(fields.get("shape") or shape or _shape_from_bases(bases, len(bases[0]) if bases else 1))
+        own = fields.get("shape")
+        if own and shape is not None and tuple(own) != tuple(shape):
+            raise LayoutError(f"this {kind} layout is over shape {list(own)}, not {list(shape)}")
+        full = tuple(own or shape or _shape_from_bases(bases, len(bases[0]) if bases else 1))
         if not bases and "order" in fields:
             bases = ts.swizzled_bases(full, 1, 1, 1, fields["order"])
         return ts.SharedForm("padded", full, {"interval_padding_pairs": [list(p) for p in

@@ -121,9 +121,39 @@ def test_objects_tensor_layouts_builds_itself() -> None:
     made = tl.compose(tl.Swizzle(3, 3, 3), tl.Layout((8, 64), (64, 1)))
     ours = la.as_layout(made)
     assert values(ours) == [int(made(i)) for i in range(512)]
-    inverse_form = tl.ComposedLayout(tl.Layout(32, 1), tl.Swizzle(2, 1, 3), offset=-4)
-    with pytest.raises(LayoutError, match="inverse form"):
+    inverse_form = tl.ComposedLayout(tl.Layout(32, 1), tl.Swizzle(2, 1, 3), offset=-4)  # Sw(i) - 4: negative at 0
+    with pytest.raises(LayoutError, match="neither affine nor linear over GF"):
         la.as_layout(inverse_form)
+
+
+def test_compositions_pycute_nests_are_read_by_their_values() -> None:
+    """pycute's ComposedLayout takes any callables: a swizzle over a swizzled layout, or a swizzled layout over a
+    composition of layouts, were refused (ours nest no ComposedLayout); each is read as the layout with its values."""
+    import pycute
+
+    swizzled = pycute.ComposedLayout(pycute.Swizzle(3, 3, 3), 0, pycute.Layout((8, 64), (64, 1)))
+    made = [pycute.ComposedLayout(pycute.Swizzle(2, 0, 2), 0, swizzled),
+            pycute.ComposedLayout(swizzled, 0, pycute.ComposedLayout(pycute.Layout((8, 64), (64, 1)), 0,
+                                                                      pycute.Layout((8, 64), (1, 8))))]
+    for theirs in made:
+        ours = la.as_layout(theirs)
+        assert [int(ours(i)) for i in range(ours.size())] == [theirs(i) for i in range(512)]
+
+
+def test_compositions_tensor_layouts_nests_are_read_by_their_values() -> None:
+    """tensor-layouts nests compositions ours do not (its compose of two swizzled layouts; the inverse form, a
+    Swizzle inner over its outer layout's 1-D domain): they were refused; they are read as the layout with their
+    values wherever one exists."""
+    tl = pytest.importorskip("tensor_layouts")
+    swizzled = tl.ComposedLayout(tl.Swizzle(3, 3, 3), tl.Layout((8, 64), (64, 1)))
+    twice = tl.compose(swizzled, swizzled)
+    assert type(twice.inner).__name__ == "ComposedLayout"
+    inverse_form = tl.ComposedLayout(tl.Layout((4, 8), (8, 1)), tl.Swizzle(2, 1, 3), offset=0)
+    for made in (twice, inverse_form):
+        ours = la.as_layout(made)
+        assert [int(ours(i)) for i in range(ours.size())] == [int(made(i)) for i in range(512 if made is twice else 32)]
+        domain = la.shape(la.as_layout(made.outer if made is inverse_form else made.inner))
+        assert [la.size(m) for m in la.shape(ours)] == [la.size(m) for m in domain]  # the same top-level modes
 
 
 # ----------------------------------------------------------------------------- PyCuTe (duck-typed)

@@ -112,7 +112,13 @@ def from_pycute(obj: Any) -> Any:
     if kind == "Swizzle":
         return Swizzle(obj.bits, obj.base, obj.shift)
     if kind == "ComposedLayout":
-        return ComposedLayout(from_pycute(obj.layoutB), int(obj.offset), from_pycute(obj.layoutA))
+        outer, inner = from_pycute(obj.layoutB), from_pycute(obj.layoutA)
+        if isinstance(outer, (Swizzle, Layout)) and isinstance(inner, Layout):
+            return ComposedLayout(outer, int(obj.offset), inner)
+        # a composition of compositions, which no ComposedLayout of ours nests: read it by its values
+        from layoutalg.interop.function import layout_of_callable
+
+        return layout_of_callable(obj, inner.shape, f"pycute {obj!r}")
     raise LayoutError(f"from_pycute: unsupported pycute type {kind}")
 
 

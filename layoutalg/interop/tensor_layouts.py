@@ -3,8 +3,10 @@
 tensor-layouts' ``ComposedLayout(outer, inner, offset=k)`` evaluates ``outer(k + inner(c))``: our
 ``ComposedLayout(outer, k, inner)`` with the arguments reordered (its ``offset`` is keyword-only).  Its
 ``Swizzle(bits, base, shift)`` moves bits ``[base + shift, base + shift + bits)`` onto ``[base, base + bits)``
-like CuTe's ``Swizzle<B, M, S>`` (negative shifts the other way).  The inverse-form composition whose inner
-part is a Swizzle (what its ``right_inverse`` of a swizzled layout returns) has no layoutalg form and is refused.
+like CuTe's ``Swizzle<B, M, S>`` (negative shifts the other way).  A composition no ``ComposedLayout`` of ours
+nests so (a composition of compositions; the inverse form whose inner part is a Swizzle, what its ``right_inverse``
+of a swizzled layout with an offset returns, over its outer layout's 1-D domain) is read by its values: the plain,
+swizzled or F2-stride layout equal to it, else refused.
 A layout with F2 strides is written as the plain or swizzled layout with its values, where one exists.
 """
 
@@ -42,13 +44,18 @@ def from_tensor_layouts(obj: Any) -> Any:
     if kind == "Swizzle":
         return Swizzle(int(obj.bits), int(obj.base), int(obj.shift))
     if kind == "ComposedLayout":
-        if type(obj.inner).__name__ == "Swizzle":
-            raise LayoutError("a tensor_layouts ComposedLayout whose inner part is a Swizzle (the inverse form of a "
-                              "swizzled layout) has no layoutalg form: its domain is not a layout's")
         offset = obj.offset
         if isinstance(offset, bool) or not isinstance(offset, int):
             raise ShapeError(f"ComposedLayout offset {describe(offset)} is not an integer")
-        return ComposedLayout(from_tensor_layouts(obj.outer), offset, from_tensor_layouts(obj.inner))
+        inner_kind, outer_kind = type(obj.inner).__name__, type(obj.outer).__name__
+        if inner_kind == "Layout" and outer_kind in ("Layout", "Swizzle"):
+            return ComposedLayout(from_tensor_layouts(obj.outer), offset, from_tensor_layouts(obj.inner))
+        # a composition of compositions (its compose of two swizzled layouts), or the inverse form (a Swizzle inner,
+        # over the 1-D domain of its outer layout): no ComposedLayout of ours nests so; read it by its values
+        from layoutalg.interop.function import layout_of_callable
+
+        shape = _ints(obj.outer.shape if inner_kind == "Swizzle" else obj.inner.shape, "shape")
+        return layout_of_callable(obj, shape, f"tensor_layouts {obj!r}")
     raise LayoutError(f"from_tensor_layouts: a {kind} is not a layout (Layout, Swizzle or ComposedLayout)")
 
 

@@ -458,6 +458,51 @@ def test_cute_dsl_coordinate_layouts_are_read_and_written_as_basis_strides(tmp_p
         assert kind == "StrideLayout" and ours == dsl_values and written == dsl_values
 
 
+DSL_NESTED_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import cutlass.cute as cute
+    import layoutalg as la
+
+    out = []
+
+    def body():
+        swizzled = cute.make_composed_layout(cute.make_swizzle(3, 3, 3), 0, cute.make_layout((8, 64), stride=(64, 1)))
+        nested = cute.make_composed_layout(swizzled, 0, cute.make_layout((8, 64), stride=(1, 8)))
+        ours = la.as_layout(nested)
+        out.append([[int(nested(i)) for i in range(512)], [int(ours(i)) for i in range(512)]])
+        for made in (cute.make_composed_layout(swizzled, 5, cute.make_layout((8, 64), stride=(1, 8))),  # no form
+                     cute.make_composed_layout(cute.make_layout((8, 8), stride=(8, 1)), (1, 2),
+                                               cute.make_identity_layout((2, 2)))):
+            try:
+                la.as_layout(made)
+                out.append("read")
+            except la.LayoutError as exc:
+                out.append(str(exc))
+
+    @cute.jit
+    def run():
+        body()
+
+    run()
+    sys.stdout.write("RESULT" + json.dumps(out) + "\\n")
+    """
+)
+
+
+@pytest.mark.oracle
+def test_cute_dsl_composition_of_a_composed_layout_is_read_by_its_values(tmp_path: Path) -> None:
+    """``make_composed_layout(swizzled, 0, layout)`` nests a composed layout as the outer function, which no
+    ComposedLayout of ours does: it was refused; it is read as the layout with the values CuTe DSL evaluates.  A
+    coordinate offset (which CuTe DSL itself does not evaluate) is refused as such, not as a dynamic value."""
+    pytest.importorskip("cutlass.cute")
+    rows = run_cute_dsl_script(tmp_path, DSL_NESTED_SCRIPT)
+    theirs, ours = rows[0]
+    assert ours == theirs
+    assert "neither affine nor linear over GF(2)" in rows[1]
+    assert "offset is the coordinate (1, 2)" in rows[2]
+
+
 def test_to_cute_dsl_refuses_what_cute_dsl_cannot_write_naming_it() -> None:
     """CuTe DSL writes a stride leaf as an int or one ``value * E(mode)`` (its ScaledBasis): a symbolic layout, a
     sum of two basis vectors and F2 strides no plain or swizzled layout equals have no form there, and each

@@ -67,7 +67,20 @@ def from_cute_dsl(obj: Any) -> Any:
     """A CuTe DSL ``Layout`` / ``Swizzle`` / ``ComposedLayout`` (inside a ``@cute.jit`` trace) as ours."""
     kinds = {c.__name__ for c in type(obj).__mro__}
     if "ComposedLayout" in kinds:
-        return ComposedLayout(from_cute_dsl(obj.inner), _dsl_int(obj.offset, "offset"), from_cute_dsl(obj.outer))
+        if isinstance(obj.offset, (tuple, list)):
+            raise LayoutError(f"this CuTe DSL composed layout's offset is the coordinate {describe(obj.offset)}; "
+                              "only integer offsets are read (CuTe DSL itself does not evaluate it at an index)")
+        outer, offset, inner = from_cute_dsl(obj.inner), _dsl_int(obj.offset, "offset"), from_cute_dsl(obj.outer)
+        if isinstance(outer, (Swizzle, Layout)) and isinstance(inner, Layout):
+            return ComposedLayout(outer, offset, inner)
+        if not isinstance(inner, (Layout, ComposedLayout)):
+            raise LayoutError(f"CuTe DSL {obj}: a composed layout over a coordinate layout is not read (CuTe DSL "
+                              "itself does not evaluate it at an index)")
+        # a composition of compositions, which no ComposedLayout of ours nests: read by its values, each part
+        # evaluated as read
+        from layoutalg.interop.function import layout_of_callable
+
+        return layout_of_callable(lambda i: outer(offset + inner(i)), inner.shape, f"CuTe DSL {obj}")
     if "Layout" in kinds and hasattr(obj, "stride"):
         if _has_basis(obj.stride):  # a coordinate layout (make_identity_layout): layoutalg's basis-stride layout
             from layoutalg.core.stride_layout import stride_layout

@@ -82,6 +82,10 @@ def from_cute_dsl(obj: Any) -> Any:
 
         return layout_of_callable(lambda i: outer(offset + inner(i)), inner.shape, f"CuTe DSL {obj}")
     if "Layout" in kinds and hasattr(obj, "stride"):
+        from layoutalg.core.validate import check_depth
+
+        check_depth(obj.shape, "shape")  # before the recursive walks below: nesting and node count
+        check_depth(obj.stride, "stride")
         if _has_basis(obj.stride):  # a coordinate layout (make_identity_layout): layoutalg's basis-stride layout
             from layoutalg.core.stride_layout import stride_layout
 

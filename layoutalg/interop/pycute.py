@@ -83,6 +83,10 @@ def _scalar(x: Any, what: str) -> Any:
 
 
 def _from_layout(obj: Any) -> Any:
+    from layoutalg.core.validate import check_depth
+
+    check_depth(obj.shape, "shape")  # before the recursive walks below: nesting and node count (a shape built by
+    check_depth(obj.stride, "stride")  # pairing one tuple with itself 60 times has 2**60 leaves)
     strides = _leaves(obj.stride)
     if all(isinstance(d, int) and not isinstance(d, bool) for d in strides):  # the legacy package's, mostly
         try:

@@ -40,6 +40,10 @@ def from_tensor_layouts(obj: Any) -> Any:
         raise LayoutError(f"from_tensor_layouts expects a tensor_layouts object, got {type(obj).__name__}")
     kind = type(obj).__name__
     if kind == "Layout":
+        from layoutalg.core.validate import check_depth
+
+        check_depth(obj.shape, "shape")  # before the recursive _ints: nesting and node count
+        check_depth(obj.stride, "stride")
         return Layout(_ints(obj.shape, "shape"), _ints(obj.stride, "stride"))
     if kind == "Swizzle":
         return Swizzle(int(obj.bits), int(obj.base), int(obj.shift))

@@ -290,6 +290,21 @@ def test_pycute_f2_strides_no_swizzle_can_write_become_an_f2_stride_layout() -> 
     assert [int(ours(i)) for i in range(12)] == [int(theirs(i)) for i in range(12)]
 
 
+def test_pycute_f2_layouts_too_large_to_list_are_read_at_once() -> None:
+    """An F2-stride layout of 2**32 or 2**80 points: its values were listed one by one to look for a plain or
+    swizzled form (hours, or never); past 2**20 points it is kept as layoutalg's F2-stride layout, the same
+    function."""
+    import time
+
+    for shape, stride in (((1 << 30, 4), (F2(1), F2(1 << 30))), ((3, 1 << 80), (F2(1), F2(6)))):
+        theirs = PyCuTeLayout(shape, stride)
+        start = time.perf_counter()
+        ours = la.as_layout(theirs)
+        assert time.perf_counter() - start < 2
+        for i in (0, 1, 2, 5, (1 << 31) + 7, (1 << 32) - 1):
+            assert int(ours(i)) == int(theirs(i)), (shape, i)
+
+
 def test_pycute_symbolic_and_numpy_leaves() -> None:
     import sympy
 

@@ -51,6 +51,10 @@ def _leaves(t: Any) -> list[Any]:
     return [leaf for e in t for leaf in _leaves(e)] if isinstance(t, (tuple, list)) else [t]
 
 
+#: Largest PyCuTe F2-stride layout whose values are listed to find a plain or swizzled layout equal to it.
+_MAX_F2_VALUES = 1 << 20
+
+
 def _from_f2_layout(shape: IntTuple, strides: list[Any]) -> Any:
     """A PyCuTe layout whose stride leaves are ``F2`` values (``None`` for an integer 0), as the same function."""
     import numpy as np
@@ -59,6 +63,8 @@ def _from_f2_layout(shape: IntTuple, strides: list[Any]) -> Any:
     from layoutalg.core.f2_strides import int_values
     from layoutalg.interop.function import layout_from_values
 
+    if it.product(shape) > _MAX_F2_VALUES:  # not listed value by value: kept as the F2-stride layout (exact)
+        raise LayoutError(f"{shape}: more than {_MAX_F2_VALUES} values")
     pairs = [(extent, 0 if d is None else int(d)) for extent, d in zip(it.flatten(shape), strides)]
     return layout_from_values(np.asarray(int_values(pairs), dtype=np.int64), shape, "PyCuTe F2-stride layout")
 

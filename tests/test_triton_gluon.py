@@ -478,6 +478,37 @@ def test_a_padded_layout_read_over_another_shape_than_its_own_is_refused() -> No
             from_triton(obj, shape=(64, 64))
 
 
+def test_shared_layouts_past_the_element_limit_are_read_through_their_bit_matrix() -> None:
+    """A 2**32-element NVMMA, a 2**30-element swizzled layout, a 2**41-element SharedLinearLayout: read element by
+    element they raised MemoryError or ran for minutes; they are read through the inverse of their offset bases
+    (checked here at random offsets: the element Triton's bases put there maps back to that offset).  A padded
+    layout that large is refused."""
+    import random
+    import time
+
+    from layoutalg.interop.triton_shared import apply_bases, nvmma_bases, swizzled_bases
+
+    rng = random.Random(7)
+    cases = [(gl.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16), (1 << 16, 1 << 16),
+              nvmma_bases((1 << 16, 1 << 16), 128, 16, False)),
+             (gl.SwizzledSharedLayout(vec=8, per_phase=1, max_phase=8, order=[1, 0]), (1 << 15, 1 << 15),
+              swizzled_bases((1 << 15, 1 << 15), 8, 1, 8, [1, 0])),
+             (gl.SharedLinearLayout([[0, 1]] + [[1 << k, 1] for k in range(40)]), (1 << 40, 2),
+              [[0, 1]] + [[1 << k, 1] for k in range(40)])]
+    for obj, shape, bases in cases:
+        start = time.perf_counter()
+        ours = from_triton(obj, shape=shape)
+        assert time.perf_counter() - start < 5
+        assert bases is not None
+        for _ in range(200):
+            offset = rng.randrange(shape[0] * shape[1])
+            m, n = apply_bases(bases, offset, 2)
+            assert ours(m, n) == offset, (obj, offset)
+    padded = gl.PaddedSharedLayout.with_identity_for([[64, 8]], [1 << 12, 1 << 12], [1, 0])
+    with pytest.raises(LayoutError, match="element by element"):
+        from_triton(padded, shape=(1 << 12, 1 << 12))
+
+
 def test_reading_needs_a_shape_where_the_layout_has_none() -> None:
     with pytest.raises(LayoutError, match="shape"):
         from_triton(gl.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16))

@@ -94,8 +94,33 @@ def shared_form_of(kind: str, fields: dict[str, Any], shape: Sequence[int] | Non
 
 
 def smem_from_form(form: ts.SharedForm) -> Any:
-    """The layoutalg smem layout ``(m, n) -> element offset`` of a Triton shared encoding."""
-    return layout_from_values(ts.offset_function(form), form.shape, f"Triton {form.kind} shared layout")
+    """The layoutalg smem layout ``(m, n) -> element offset`` of a Triton shared encoding.
+
+    Up to :data:`~layoutalg.interop.triton_shared.MAX_ELEMENTS` elements it is read element by element; a larger
+    unpadded one through its bit matrix (the inverse of its offset bases over GF(2)), never listed."""
+    what = f"Triton {form.kind} shared layout"
+    size = 1
+    for extent in form.shape:
+        size *= int(extent)
+    if size <= ts.MAX_ELEMENTS:
+        return layout_from_values(ts.offset_function(form), form.shape, what)
+    if form.params.get("interval_padding_pairs"):
+        raise LayoutError(f"{what} over {list(form.shape)}: a padded layout of {size} elements is read element by "
+                          f"element, at most {ts.MAX_ELEMENTS}")
+    ts.check_bases(form.bases, form.shape, what)
+    columns = ts.index_bits_to_offsets(form.bases, form.shape, what)
+    from layoutalg.swizzle.f2 import BitMatrix, from_f2
+
+    matrix = BitMatrix.from_columns(columns)
+    bits = [int(e).bit_length() - 1 for e in form.shape]
+    for attempt in ({"shape": tuple(form.shape)}, {"mode_bits": bits}):
+        try:
+            return from_f2(matrix, **attempt)  # type: ignore[arg-type]
+        except LayoutError:
+            continue
+    from layoutalg.interop.function import f2_bit_layout
+
+    return f2_bit_layout(tuple(form.shape), columns)
 
 
 def shared_text(form: ts.SharedForm) -> str:

@@ -362,6 +362,27 @@ def check_bases(bases: Sequence[Sequence[int]], shape: Sequence[int], what: str)
                                   f"outside [0, {extent})")
 
 
+def index_bits_to_offsets(bases: Sequence[Sequence[int]], shape: Sequence[int], what: str) -> list[int]:
+    """The offset of each bit of the colexicographic index (``shape``'s coordinates): the inverse over GF(2) of
+    the bijection the offset ``bases`` define (checked by :func:`check_bases`); LayoutError where it is none."""
+    n = len(bases)
+    # rows: offset bit k maps to index column c_k; solve by Gauss-Jordan on pairs (index bits, offset bits)
+    rows = [(_index(basis, shape), 1 << k) for k, basis in enumerate(bases)]
+    out = [0] * n
+    for bit in range(n):
+        pivot = next((r for r in range(bit, n) if rows[r][0] >> bit & 1), None)
+        if pivot is None:
+            raise LayoutError(f"{what}: its offset bases are not a bijection onto {list(shape)} (index bit {bit} "
+                              "is reached by no combination of them)")
+        rows[bit], rows[pivot] = rows[pivot], rows[bit]
+        for r in range(n):
+            if r != bit and rows[r][0] >> bit & 1:
+                rows[r] = (rows[r][0] ^ rows[bit][0], rows[r][1] ^ rows[bit][1])
+    for bit in range(n):
+        out[bit] = rows[bit][1]
+    return out
+
+
 def offset_function(form: SharedForm) -> list[int]:
     """``values[index] = element offset`` of the encoding, ``index`` the colexicographic tile index."""
     what = f"Triton {form.kind} shared layout"
@@ -383,4 +404,5 @@ def offset_function(form: SharedForm) -> list[int]:
 
 
 __all__ = ["SharedForm", "shared_form", "swizzled_bases", "nvmma_bases", "padded_offset", "apply_bases",
+           "index_bits_to_offsets",
            "offset_function", "tile_shape", "check_bases", "check_padding"]

@@ -462,10 +462,23 @@ def test_tv_exports_refuse_what_triton_cannot_hold(tv: Layout, tile: tuple[int, 
     (Layout((8, 8), (8, -1)), "negative"),
     (Layout((8, 8), (11, 1)), "holes"),  # padding 3: not a power of two
     (Layout((3, 8), (8, 1)), "power of two"),
+    # padded, its unpadded order XORs a row bit into a column bit: Triton aborts on such a PaddedSharedLayout
+    (la.parse("Sw<1,1,5> o _0 o ((2,1,4),(2,16)):((16,24,64),(256,1))"), "at most one dim"),
 ])
 def test_smem_exports_refuse_what_triton_cannot_hold(layout: Layout, words: str) -> None:
     with pytest.raises(LayoutError, match=words):
         to_triton(layout, dtype="f16")
+    with pytest.raises(LayoutError, match=words):
+        to_triton_text(layout, dtype="f16")
+
+
+def test_a_padded_layout_moving_a_basis_in_two_dims_is_refused_on_reading() -> None:
+    """Triton requires each offset basis of a PaddedSharedLayout to move in one dim (it aborts otherwise); such a
+    layout was exported (and failed to read back: 'neither affine nor linear')."""
+    mixed = gl.PaddedSharedLayout([[32, 32]], [[0, 2], [0, 4], [0, 8], [0, 16], [1, 0], [2, 4], [4, 0], [0, 1]], [],
+                                  [8, 32])
+    with pytest.raises(LayoutError, match="at most one dim"):
+        from_triton(mixed, shape=(8, 32))
 
 
 def test_a_padded_layout_read_over_another_shape_than_its_own_is_refused() -> None:

@@ -297,7 +297,17 @@ def shared_form(layout: Any, element_bits: int) -> SharedForm:
     if bases is None:
         raise LayoutError(f"{layout} is padded, but its unpadded order is not linear over GF(2); no Triton shared "
                           "layout represents it")
+    check_padded_bases(bases, f"{layout} is padded, but its unpadded order")
     return SharedForm("padded", shape, {"interval_padding_pairs": pairs}, tuple(tuple(b) for b in bases))
+
+
+def check_padded_bases(bases: Sequence[Sequence[int]], what: str) -> None:
+    """LayoutError unless each offset basis moves in at most one dim, as Triton requires of a PaddedSharedLayout
+    (it stops with "Each offset basis must move in at most one dimension" otherwise)."""
+    for k, basis in enumerate(bases):
+        if sum(1 for v in basis if v) > 1:
+            raise LayoutError(f"{what} moves offset bit {k} in several dims ({list(basis)}); Triton's padded layouts "
+                              "move each offset basis in at most one dim")
 
 
 def _narrowest(shape: tuple[int, ...], bases: list[Basis], element_bits: int) -> SharedForm:
@@ -392,6 +402,8 @@ def offset_function(form: SharedForm) -> list[int]:
     values = [-1] * size
     seen = [-1] * size
     pairs = check_padding(form.params.get("interval_padding_pairs", ()), what)
+    if form.kind == "padded":
+        check_padded_bases(form.bases, what)
     for unpadded in range(size):
         coord = apply_bases(form.bases, unpadded, rank)
         index = _index(coord, form.shape)
@@ -404,5 +416,5 @@ def offset_function(form: SharedForm) -> list[int]:
 
 
 __all__ = ["SharedForm", "shared_form", "swizzled_bases", "nvmma_bases", "padded_offset", "apply_bases",
-           "index_bits_to_offsets",
+           "index_bits_to_offsets", "check_padded_bases",
            "offset_function", "tile_shape", "check_bases", "check_padding"]

@@ -126,11 +126,13 @@ def smem_from_form(form: ts.SharedForm) -> Any:
 def shared_text(form: ts.SharedForm) -> str:
     p = form.params
     if form.kind == "nvmma":
-        return tt.nvmma_shared_text(p["swizzle_byte_width"], p["transposed"], p["element_bitwidth"])
+        return tt.nvmma_shared_text(p["swizzle_byte_width"], p["transposed"], p["element_bitwidth"], len(form.shape))
     if form.kind == "swizzled":
         return tt.swizzled_shared_text(p["vec"], p["per_phase"], p["max_phase"], p["order"])
     if form.kind == "padded":
-        for order in ([1, 0], [0, 1]) if len(form.shape) == 2 else ([0],):
+        import itertools
+
+        for order in map(list, itertools.permutations(reversed(range(len(form.shape))))):
             if ts.swizzled_bases(form.shape, 1, 1, 1, order) == form.offset_bases():
                 return tt.padded_identity_text(p["interval_padding_pairs"], order, form.shape)
         return tt.padded_shared_text(p["interval_padding_pairs"], form.bases)
@@ -242,7 +244,7 @@ def to_triton(x: Any, tile: Any = None, dtype: Any = None, **kwargs: Any) -> Any
     p = shared.params
     if shared.kind == "nvmma":
         return gl.NVMMASharedLayout(swizzle_byte_width=p["swizzle_byte_width"], element_bitwidth=p["element_bitwidth"],
-                                    rank=2, transposed=p["transposed"])
+                                    rank=len(shared.shape), transposed=p["transposed"])
     if shared.kind == "swizzled":
         return gl.SwizzledSharedLayout(vec=p["vec"], per_phase=p["per_phase"], max_phase=p["max_phase"],
                                        order=list(p["order"]))

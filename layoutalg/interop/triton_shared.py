@@ -42,6 +42,8 @@ Basis = list[int]
 
 #: Largest smem layout (elements) examined element by element.
 MAX_ELEMENTS = 1 << 22
+#: Largest rank of a smem layout exported (each dim order of a swizzled layout is tried: MAX_RANK! of them).
+MAX_RANK = 5
 
 
 def _log2(n: int, what: str) -> int:
@@ -212,12 +214,13 @@ def _index(coord: Sequence[int], shape: Sequence[int]) -> int:
 
 
 def tile_shape(layout: Any) -> tuple[int, ...]:
-    """The tensor shape a smem layout covers: the sizes of its top-level modes (rank 1 or 2)."""
+    """The tensor shape a smem layout covers: the sizes of its top-level modes (rank 1 to :data:`MAX_RANK`)."""
     shape = layout.shape
     modes = shape if isinstance(shape, tuple) else (shape,)
     extents = tuple(it.product(m) for m in modes)
-    if not 1 <= len(extents) <= 2:
-        raise LayoutError(f"a Triton shared layout here is rank 1 or 2; {layout} has {len(extents)} top-level modes")
+    if not 1 <= len(extents) <= MAX_RANK:
+        raise LayoutError(f"a Triton shared layout here is rank 1 to {MAX_RANK}; {layout} has {len(extents)} "
+                          "top-level modes")
     for k, extent in enumerate(extents):
         _log2(extent, f"extent of mode {k} of {layout}")
     return extents
@@ -312,7 +315,7 @@ def check_padded_bases(bases: Sequence[Sequence[int]], what: str) -> None:
 
 def _narrowest(shape: tuple[int, ...], bases: list[Basis], element_bits: int) -> SharedForm:
     frozen = tuple(tuple(b) for b in bases)
-    if len(shape) == 2:
+    if len(shape) >= 2:
         for swizzle_bytes in (128, 64, 32, 0):
             for transposed in (False, True):
                 if nvmma_bases(shape, swizzle_bytes, element_bits, transposed) == bases:
@@ -335,9 +338,12 @@ def _swizzle_params(shape: tuple[int, ...], bases: list[Basis]) -> dict[str, Any
     if len(shape) == 1:
         return {"vec": 1, "per_phase": 1, "max_phase": 1, "order": [0]} \
             if swizzled_bases(shape, 1, 1, 1, [0]) == bases else None
-    for order in ([1, 0], [0, 1]):
-        col = order[0]
-        shifts = [b[col] for b in bases[_log2(shape[col], "columns"):]]
+    import itertools
+
+    for order in map(list, itertools.permutations(reversed(range(len(shape))))):  # [.., 1, 0] first
+        col, row = order[0], order[1]
+        col_bits = _log2(shape[col], "columns")
+        shifts = [b[col] for b in bases[col_bits:col_bits + _log2(shape[row], "rows")]]
         moved = [k for k, x in enumerate(shifts) if x]
         vec, per_phase, max_phase = 1, 1, 1
         if moved:
@@ -347,7 +353,7 @@ def _swizzle_params(shape: tuple[int, ...], bases: list[Basis]) -> dict[str, Any
                     shifts[first + max_phase.bit_length() - 1] == vec * max_phase:
                 max_phase *= 2
         if swizzled_bases(shape, vec, per_phase, max_phase, order) == bases:
-            return {"vec": vec, "per_phase": per_phase, "max_phase": max_phase, "order": list(order)}
+            return {"vec": vec, "per_phase": per_phase, "max_phase": max_phase, "order": order}
     return None
 
 

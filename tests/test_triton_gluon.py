@@ -638,3 +638,33 @@ def test_generated_tv_exports_compile_for_sm90_and_triton_reads_them_as_we_do() 
         for tv, obj, tile in items:
             assert to_triton_text(tv, tile=tile) in printed
             assert same_function(from_triton(triton_linear_view(obj, tile)), tv)
+
+
+def test_tv_layouts_over_rank_3_tiles_export_compile_and_triton_reads_them_as_we_do() -> None:
+    """A TV layout onto an M x N x K tile (index m + M*n + M*N*k) was refused ("tile must be (M, N)"); it exports as a
+    rank-3 DistributedLinearLayout that compiles, prints as our text, and reads back through Triton's own view."""
+    import random
+
+    from oracles.gluon_kernels import compile_distributed_3d
+
+    rng = random.Random(3)
+    groups: dict[int, list[tuple[Any, Any, tuple[int, int, int]]]] = {}
+    for _ in range(12):
+        warps, values = rng.randint(0, 2), rng.randint(0, 3)
+        bits = 5 + warps + values
+        order = rng.sample(range(bits), bits)
+        strides = [1 << o for o in order]
+        thread_bits = 5 + warps
+        tv = Layout((tuple([2] * thread_bits), tuple([2] * values) if values else 1),
+                    (tuple(strides[:thread_bits]), tuple(strides[thread_bits:]) if values else 0))
+        a = rng.randint(0, bits)
+        b = rng.randint(0, bits - a)
+        tile = (1 << a, 1 << b, 1 << (bits - a - b))
+        groups.setdefault(1 << warps, []).append((tv, to_triton(tv, tile=tile), tile))
+    for warps, items in groups.items():
+        compiled = compile_distributed_3d([(obj, tile) for _, obj, tile in items], warps)
+        printed = ttgir_attributes(compiled.asm["ttgir"])
+        for tv, obj, tile in items:
+            assert to_triton_text(tv, tile=tile) in printed
+            assert same_function(from_triton(triton_linear_view(obj, tile)), tv)
+            assert same_function(from_triton(to_triton_text(tv, tile=tile), shape=tile), tv)

@@ -1,11 +1,11 @@
 """Triton and Gluon layouts: valid Gluon objects out, every Triton layout in.
 
 * ``to_triton(tv_layout, tile=(M, N))``: a CuTe TV layout (thread, value) -> index ``m + M*n`` of an
-  ``M x N`` tile as a Gluon ``DistributedLinearLayout``: thread ``t`` is lane ``t % 32`` of warp ``t // 32``
+  ``M x N`` tile (``(M,)``, or ``(M, N, K)``: ``m + M*n + M*N*k``, any rank) as a Gluon ``DistributedLinearLayout``: thread ``t`` is lane ``t % 32`` of warp ``t // 32``
   (so the warps follow from the thread count), value ``v`` is register ``v``, and each basis is the
   ``[m, n]`` the bit reaches.  Triton needs whole warps, power-of-two extents, a map linear over GF(2)
   and onto the tile; anything else is refused with a LayoutError saying which.
-* ``to_triton(smem_layout, dtype='f16')``: a shared-memory layout ``(m, n) -> element offset`` as the
+* ``to_triton(smem_layout, dtype='f16')``: a shared-memory layout ``(m, n) -> element offset`` (rank 1 to 5) as the
   narrowest Gluon encoding equal to it on every element (``NVMMASharedLayout``, ``SwizzledSharedLayout``,
   ``PaddedSharedLayout``, else ``SharedLinearLayout``; see :mod:`layoutalg.interop.triton_shared`).
 * ``to_triton(layout)`` without ``tile``/``dtype`` (or with ``in_dims``/``out_shape``) keeps the generic

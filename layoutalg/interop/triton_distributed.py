@@ -56,9 +56,9 @@ def _tile(tile: Any) -> tuple[int, ...]:
     elif isinstance(tile, (tuple, list)):
         extents = tuple(tile)
     else:
-        raise LayoutError(f"tile must be (M, N) or (M,), got {type(tile).__name__}")
-    if not 1 <= len(extents) <= 2:
-        raise LayoutError(f"tile must be (M, N) or (M,), got {describe(tile)}")
+        raise LayoutError(f"tile must be (M, N), (M,) or (M, N, K, ...), got {type(tile).__name__}")
+    if not extents:
+        raise LayoutError(f"tile must be (M, N), (M,) or (M, N, K, ...), got {describe(tile)}")
     for k, e in enumerate(extents):
         _pow2(e, f"tile extent {k}")
     return extents

@@ -149,3 +149,20 @@ def compile_shared_3d(layouts: Sequence[tuple[Any, Sequence[int], int]], num_war
     constexprs: dict[str, Any] = {"R": register, **{f"S{k}": lay for k, (lay, _, _) in enumerate(layouts)}}
     asm = _compile(module.kernel, constexprs, num_warps)
     return Compiled(asm, lines, num_warps)
+
+
+def compile_distributed_3d(layouts: Sequence[tuple[Any, Sequence[int]]], num_warps: int) -> Compiled:
+    """As :func:`compile_distributed`, for rank-3 distributed layouts ``(layout, (A, B, C))``."""
+    params = ", ".join(f"L{k}: gl.constexpr" for k in range(len(layouts)))
+    body = []
+    for k, (_, (a, b, c)) in enumerate(layouts):
+        body += [f"    x{k} = gl.arange(0, {a}, layout=gl.SliceLayout(1, gl.SliceLayout(2, L{k})))",
+                 f"    y{k} = gl.arange(0, {b}, layout=gl.SliceLayout(0, gl.SliceLayout(2, L{k})))",
+                 f"    z{k} = gl.arange(0, {c}, layout=gl.SliceLayout(0, gl.SliceLayout(1, L{k})))",
+                 f"    i{k} = (gl.expand_dims(gl.expand_dims(x{k}, 1), 2) * {b} + "
+                 f"gl.expand_dims(gl.expand_dims(y{k}, 0), 2)) * {c} + gl.expand_dims(gl.expand_dims(z{k}, 0), 1)",
+                 f"    gl.store(out_ptr + {k}, gl.sum(gl.sum(gl.sum(i{k}, axis=2), axis=1), axis=0))"]
+    source = HEADER + f"@gluon.jit\ndef kernel(out_ptr, {params}):\n" + "\n".join(body) + "\n"
+    module = _load(source, f"dist3d{next(_counter)}")
+    asm = _compile(module.kernel, {f"L{k}": lay for k, (lay, _) in enumerate(layouts)}, num_warps)
+    return Compiled(asm, {}, num_warps)

@@ -518,6 +518,49 @@ def test_cute_dsl_composition_of_a_composed_layout_is_read_by_its_values(tmp_pat
     assert "offset is the coordinate (1, 2)" in rows[2]
 
 
+DSL_RANGE_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import cutlass.cute as cute
+    import layoutalg as la
+
+    out = []
+
+    def body():
+        for text in ("Sw<3,26,3> o 0 o (8,8):(536870912,67108864)", "(2,4):(4611686018427387904,1)"):
+            ours = la.parse(text)
+            theirs = la.to_cute_dsl(ours)
+            out.append(([int(theirs(i)) for i in range(ours.size())], [int(ours(i)) for i in range(ours.size())]))
+        made = cute.make_swizzle(3, 27, 3)  # what CuTe DSL makes of a swizzle past 32 bits
+        out.append([made.num_bits, made.num_base, made.num_shift])
+
+    @cute.jit
+    def run():
+        body()
+
+    run()
+    sys.stdout.write("RESULT" + json.dumps(out) + "\\n")
+    """
+)
+
+
+@pytest.mark.oracle
+def test_to_cute_dsl_refuses_what_cute_dsl_would_change(tmp_path: Path) -> None:
+    """CuTe DSL makes a swizzle with B + M + |S| > 32 the identity S<0,4,3> without a word, and cannot evaluate
+    values past 64 bits: to_cute_dsl exported Sw<3,27,3> as that identity (another function); both are refused
+    now, and the largest swizzle and values CuTe DSL holds still export as the same function."""
+    pytest.importorskip("cutlass.cute")
+    rows = run_cute_dsl_script(tmp_path, DSL_RANGE_SCRIPT)
+    for theirs, ours in rows[:2]:
+        assert theirs == ours
+    assert rows[2] == [0, 4, 3]
+    for text in ("Sw<3,27,3> o 0 o (8,8):(1073741824,134217728)", "Sw<2,0,31>"):
+        with pytest.raises(LayoutError, match="span at most 32 bits"):
+            la.to_cute_dsl(la.parse(text))
+    with pytest.raises(LayoutError, match="past the 64-bit integers"):
+        la.to_cute_dsl(la.parse("(4,4):(4611686018427387904,1)"))
+
+
 def test_to_cute_dsl_refuses_what_cute_dsl_cannot_write_naming_it() -> None:
     """CuTe DSL writes a stride leaf as an int or one ``value * E(mode)`` (its ScaledBasis): a symbolic layout, a
     sum of two basis vectors and F2 strides no plain or swizzled layout equals have no form there, and each

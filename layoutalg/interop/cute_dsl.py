@@ -109,6 +109,7 @@ def to_cute_dsl(x: Any) -> Any:
     if not isinstance(x, (Layout, ComposedLayout, Swizzle, StrideLayout)):
         raise LayoutError(f"to_cute_dsl takes a Layout, Swizzle, ComposedLayout or a basis-stride layout, got "
                           f"{type(x).__name__}")
+    _check_dsl_range(x)
     try:
         if isinstance(x, Layout):
             return cute.make_layout(x.shape, stride=x.stride)
@@ -120,13 +121,50 @@ def to_cute_dsl(x: Any) -> Any:
             return cute.make_layout(x.shape, stride=_basis_to_dsl(cute, x.stride))
         if isinstance(x, ComposedLayout):
             return cute.make_composed_layout(to_cute_dsl(x.outer), x.offset, to_cute_dsl(x.inner))
-        return cute.make_swizzle(x.bits, x.base, x.shift)
+        made = cute.make_swizzle(x.bits, x.base, x.shift)
+        if x.bits and (made.num_bits, made.num_base, made.num_shift) != (x.bits, x.base, x.shift):
+            raise LayoutError(f"CuTe DSL's swizzles span at most {_DSL_SWIZZLE_BITS} bits (B + M + |S| <= "
+                              f"{_DSL_SWIZZLE_BITS}); it makes {x} the identity S<{made.num_bits},{made.num_base},"
+                              f"{made.num_shift}>")
+        return made
     except LayoutError:
         raise
     except Exception as exc:  # CuTe DSL's own errors (DSLUserCodeRuntimeError outside a trace, ...)
         reason = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().split("\n")[0]
         raise LayoutError(f"CuTe DSL refused {x} ({type(exc).__name__}: {reason}); to_cute_dsl builds CuTe DSL "
                           "values, which exist only inside a @cute.jit function: call it there") from exc
+
+
+#: CuTe DSL keeps a swizzle's masks in 32 bits: ``make_swizzle(B, M, S)`` with ``B + M + |S| > 32`` silently
+#: gives the identity ``S<0,4,3>`` (tried: ``S<3,26,3>`` is kept, ``S<3,27,3>`` is not).
+_DSL_SWIZZLE_BITS = 32
+
+
+def _check_dsl_range(x: Any) -> None:
+    """LayoutError where CuTe DSL cannot hold ``x``'s function: a swizzle past :data:`_DSL_SWIZZLE_BITS` bits (it
+    would silently become the identity), or values reaching past the 64-bit integers CuTe DSL evaluates in."""
+    if isinstance(x, Swizzle):
+        if x.bits and x.bits + x.base + abs(x.shift) > _DSL_SWIZZLE_BITS:
+            raise LayoutError(f"CuTe DSL's swizzles span at most {_DSL_SWIZZLE_BITS} bits (B + M + |S| <= "
+                              f"{_DSL_SWIZZLE_BITS}); {x} spans {x.bits + x.base + abs(x.shift)} (CuTe DSL would make it "
+                              "the identity)")
+        return
+    if isinstance(x, ComposedLayout):
+        _check_dsl_range(x.outer)
+        _check_dsl_range(x.inner)
+        reach = abs(x.offset) + _reach(x.inner)
+    elif isinstance(x, Layout):
+        reach = _reach(x)
+    else:
+        return
+    if reach >= 1 << 63:
+        raise LayoutError(f"{x} reaches values of magnitude {reach}, past the 64-bit integers CuTe DSL evaluates in")
+
+
+def _reach(layout: Layout) -> int:
+    from layoutalg.core import int_tuple as it
+
+    return sum((s - 1) * abs(d) for s, d in zip(it.flatten(layout.shape), it.flatten(layout.stride)))
 
 
 def _basis_to_dsl(cute: Any, t: Any) -> Any:

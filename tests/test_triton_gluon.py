@@ -668,3 +668,21 @@ def test_tv_layouts_over_rank_3_tiles_export_compile_and_triton_reads_them_as_we
             assert to_triton_text(tv, tile=tile) in printed
             assert same_function(from_triton(triton_linear_view(obj, tile)), tv)
             assert same_function(from_triton(to_triton_text(tv, tile=tile), shape=tile), tv)
+
+
+def test_numpy_extents_are_extents() -> None:
+    """A shape or tile of numpy integers (or a numpy array) was refused as 'must be a positive power of two, got
+    np.int64(32)'; numpy integers are integers here as everywhere in layoutalg."""
+    import numpy as np
+
+    blocked = gl.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0])
+    want = from_triton(blocked, shape=(32, 16))
+    for shape in ((np.int64(32), np.int64(16)), np.array([32, 16]), [np.int32(32), 16]):
+        assert same_function(from_triton(blocked, shape=shape), want)
+    smem = gl.SwizzledSharedLayout(vec=8, per_phase=1, max_phase=8, order=[1, 0])
+    assert same_function(la.as_layout(smem, shape=np.array([64, 64])), from_triton(smem, shape=(64, 64)))
+    tv = la.parse("((4,8),(2,2)):((32,1),(16,8))")
+    assert to_triton(tv, tile=(np.int64(16), 8)) == to_triton(tv, tile=(16, 8))
+    assert to_triton_text(tv, tile=np.array([16, 8])) == to_triton_text(tv, tile=(16, 8))
+    with pytest.raises(LayoutError, match="power of two"):
+        from_triton(blocked, shape=(True, 16))

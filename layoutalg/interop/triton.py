@@ -34,7 +34,7 @@ from layoutalg.interop import triton_shared as ts
 from layoutalg.interop import triton_text as tt
 from layoutalg.interop.function import layout_from_values
 from layoutalg.interop.isolated import run_isolated
-from layoutalg.interop.triton_distributed import DistributedForm, _pow2, distributed_form, tv_from_bases
+from layoutalg.interop.triton_distributed import DistributedForm, _pow2, distributed_form, extents_of, tv_from_bases
 from layoutalg.swizzle import triton as linear
 from layoutalg.swizzle.composed import ComposedLayout
 
@@ -291,8 +291,8 @@ def from_triton(obj: Any, shape: Any = None, **kwargs: Any) -> Any:
 
 def _tensor_shape(shape: Any) -> tuple[int, ...]:
     """A tensor shape to read a Triton layout over: an extent or a list of them (any rank), each a power of two."""
-    extents = (shape,) if isinstance(shape, int) and not isinstance(shape, bool) else shape
-    if not isinstance(extents, (tuple, list)) or not extents:
+    extents = extents_of(shape, "shape")
+    if not extents:
         raise LayoutError(f"shape must be a list of extents (M, N, ...), got {describe(shape)}")
     for k, e in enumerate(extents):
         _pow2(e, f"shape extent {k}")

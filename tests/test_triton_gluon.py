@@ -686,3 +686,21 @@ def test_numpy_extents_are_extents() -> None:
     assert to_triton_text(tv, tile=np.array([16, 8])) == to_triton_text(tv, tile=(16, 8))
     with pytest.raises(LayoutError, match="power of two"):
         from_triton(blocked, shape=(True, 16))
+
+
+def test_a_linear_layout_listing_its_out_dims_out_of_order_is_read_by_their_names() -> None:
+    """Triton's LinearLayout names its out dims; listed as [dim1, dim0] (each basis then [dim1, dim0]) the same map
+    was read with dim1 fastest, another TV layout.  Judged by Triton's own apply: the TV layout's value at
+    (thread, value) is m + M*n of the (dim0, dim1) Triton gives there."""
+    linear = pytest.importorskip("triton._C.libtriton.linear_layout")
+    lane = [[1, 0], [2, 0], [4, 0], [0, 1], [0, 2]]
+    listed = {"dim0-first": (["dim0", "dim1"], [("register", [[0, 4]]), ("lane", lane), ("warp", [[3, 1]])]),
+              "dim1-first": (["dim1", "dim0"], [("register", [[4, 0]]), ("lane", [[b, a] for a, b in lane]),
+                                                ("warp", [[1, 3]])])}
+    for name, (outs, bases) in listed.items():
+        theirs = linear.LinearLayout.from_bases(bases, outs, [8, 8], require_surjective=False)
+        for ours in (from_triton(theirs), la.parse(str(theirs))):
+            for value in range(2):
+                for thread in range(64):
+                    out = theirs.apply({"register": value, "lane": thread % 32, "warp": thread // 32})
+                    assert ours(thread + 64 * value) == out["dim0"] + 8 * out["dim1"], (name, thread, value)

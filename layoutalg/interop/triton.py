@@ -308,7 +308,13 @@ def _from_linear(tll: linear.TritonLinearLayout) -> Any:
     if "lane" not in names or not set(names) <= _DISTRIBUTED_DIMS:
         return linear.from_triton(tll)
     bases = dict(tll.bases)
-    shape = [size for _, size in tll.out_dims]
+    names = [name for name, _ in tll.out_dims]
+    standard = [f"dim{k}" for k in range(len(names))]
+    # the TV layout's index is m + M*n + ... with dim0 fastest: out dims listed in another order (each basis then
+    # lists its entries in that order) are put back in dim order
+    order = [names.index(name) for name in standard] if sorted(names) == sorted(standard) else list(range(len(names)))
+    shape = [tll.out_dims[k][1] for k in order]
+    bases = {name: tuple(tuple(vec[k] for k in order) for vec in vectors) for name, vectors in bases.items()}
     lane = list(bases.get("lane", ()))
     lane += [(0,) * len(shape)] * (5 - len(lane)) if len(lane) < 5 else []
     return tv_from_bases(bases.get("register", ()), lane, bases.get("warp", ()), bases.get("block", ()), shape)

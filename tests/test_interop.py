@@ -10,6 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+import layoutalg as la
 from layoutalg import Layout, LayoutError
 from layoutalg.errors import ParseError
 from layoutalg.interop import from_cpp, from_pycute, from_string, normalise_notation, to_cpp, to_dsl_string, to_pycute
@@ -177,6 +178,18 @@ def test_pycute_composed_both_ways() -> None:
         from_pycute(Layout(4))
 
 
+@pytest.mark.parametrize("text", ["Sw<0,0,0>", "Sw<0,3,0>", "Sw<0,2,0> o _17 o (8,8):(1,8)"])
+def test_pycute_export_of_a_shift_0_swizzle_evaluates(text: str) -> None:
+    """pycute's Swizzle recurses forever when called with shift 0; the identity swizzle Sw<0,M,0> is exported as
+    the same function (pycute must evaluate it, and it reads back as the same function)."""
+    ours = la.parse(text)
+    theirs = to_pycute(ours)
+    n = 256 if isinstance(ours, la.Swizzle) else ours.size()
+    assert [theirs(i) for i in range(n)] == [ours(i) for i in range(n)]
+    back = from_pycute(theirs)
+    assert [back(i) for i in range(n)] == [ours(i) for i in range(n)]
+
+
 # ----------------------------------------------------------------------------- CuTe DSL (inside a trace)
 
 DSL_SCRIPT = textwrap.dedent(
@@ -324,7 +337,7 @@ def _slice_cases(seed: int, count: int) -> list[tuple[str, Any]]:
             return r.randrange(s)
         return [crd(x) for x in s]
 
-    out = []
+    out: list[tuple[str, Any]] = []
     while len(out) < count:
         s = tuple(shape(2) for _ in range(r.randint(1, 3)))
         c = [crd(x) for x in s]

@@ -16,6 +16,7 @@ SWIZZLED = "{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}"
 def test_an_alias_line_or_the_old_dialect_prefix_reads_as_the_ttg_attribute(text: str) -> None:
     want = la.from_triton(f"#ttg.blocked<{BLOCKED}>", shape=(64, 64))
     assert la.from_triton(text, shape=(64, 64)) == want
+    assert la.as_layout(text, shape=(64, 64)) == want  # as_layout passed the shape on only for "#ttg." text
 
 
 def test_la_parse_reads_them_too() -> None:

@@ -121,9 +121,39 @@ def test_objects_tensor_layouts_builds_itself() -> None:
     made = tl.compose(tl.Swizzle(3, 3, 3), tl.Layout((8, 64), (64, 1)))
     ours = la.as_layout(made)
     assert values(ours) == [int(made(i)) for i in range(512)]
-    inverse_form = tl.ComposedLayout(tl.Layout(32, 1), tl.Swizzle(2, 1, 3), offset=-4)
-    with pytest.raises(LayoutError, match="inverse form"):
+    inverse_form = tl.ComposedLayout(tl.Layout(32, 1), tl.Swizzle(2, 1, 3), offset=-4)  # Sw(i) - 4: negative at 0
+    with pytest.raises(LayoutError, match="neither affine nor linear over GF"):
         la.as_layout(inverse_form)
+
+
+def test_compositions_pycute_nests_are_read_by_their_values() -> None:
+    """pycute's ComposedLayout takes any callables: a swizzle over a swizzled layout, or a swizzled layout over a
+    composition of layouts, were refused (ours nest no ComposedLayout); each is read as the layout with its values."""
+    import pycute
+
+    swizzled = pycute.ComposedLayout(pycute.Swizzle(3, 3, 3), 0, pycute.Layout((8, 64), (64, 1)))
+    made = [pycute.ComposedLayout(pycute.Swizzle(2, 0, 2), 0, swizzled),
+            pycute.ComposedLayout(swizzled, 0, pycute.ComposedLayout(pycute.Layout((8, 64), (64, 1)), 0,
+                                                                      pycute.Layout((8, 64), (1, 8))))]
+    for theirs in made:
+        ours = la.as_layout(theirs)
+        assert [int(ours(i)) for i in range(ours.size())] == [theirs(i) for i in range(512)]
+
+
+def test_compositions_tensor_layouts_nests_are_read_by_their_values() -> None:
+    """tensor-layouts nests compositions ours do not (its compose of two swizzled layouts; the inverse form, a
+    Swizzle inner over its outer layout's 1-D domain): they were refused; they are read as the layout with their
+    values wherever one exists."""
+    tl = pytest.importorskip("tensor_layouts")
+    swizzled = tl.ComposedLayout(tl.Swizzle(3, 3, 3), tl.Layout((8, 64), (64, 1)))
+    twice = tl.compose(swizzled, swizzled)
+    assert type(twice.inner).__name__ == "ComposedLayout"
+    inverse_form = tl.ComposedLayout(tl.Layout((4, 8), (8, 1)), tl.Swizzle(2, 1, 3), offset=0)
+    for made in (twice, inverse_form):
+        ours = la.as_layout(made)
+        assert [int(ours(i)) for i in range(ours.size())] == [int(made(i)) for i in range(512 if made is twice else 32)]
+        domain = la.shape(la.as_layout(made.outer if made is inverse_form else made.inner))
+        assert [la.size(m) for m in la.shape(ours)] == [la.size(m) for m in domain]  # the same top-level modes
 
 
 # ----------------------------------------------------------------------------- PyCuTe (duck-typed)
@@ -258,6 +288,21 @@ def test_pycute_f2_strides_no_swizzle_can_write_become_an_f2_stride_layout() -> 
     theirs = PyCuTeLayout((3, 4), (F2(1), F2(6)))
     ours = la.as_layout(theirs)
     assert [int(ours(i)) for i in range(12)] == [int(theirs(i)) for i in range(12)]
+
+
+def test_pycute_f2_layouts_too_large_to_list_are_read_at_once() -> None:
+    """An F2-stride layout of 2**32 or 2**80 points: its values were listed one by one to look for a plain or
+    swizzled form (hours, or never); past 2**20 points it is kept as layoutalg's F2-stride layout, the same
+    function."""
+    import time
+
+    for shape, stride in (((1 << 30, 4), (F2(1), F2(1 << 30))), ((3, 1 << 80), (F2(1), F2(6)))):
+        theirs = PyCuTeLayout(shape, stride)
+        start = time.perf_counter()
+        ours = la.as_layout(theirs)
+        assert time.perf_counter() - start < 2
+        for i in (0, 1, 2, 5, (1 << 31) + 7, (1 << 32) - 1):
+            assert int(ours(i)) == int(theirs(i)), (shape, i)
 
 
 def test_pycute_symbolic_and_numpy_leaves() -> None:
@@ -428,9 +473,98 @@ def test_cute_dsl_coordinate_layouts_are_read_and_written_as_basis_strides(tmp_p
         assert kind == "StrideLayout" and ours == dsl_values and written == dsl_values
 
 
+DSL_NESTED_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import cutlass.cute as cute
+    import layoutalg as la
+
+    out = []
+
+    def body():
+        swizzled = cute.make_composed_layout(cute.make_swizzle(3, 3, 3), 0, cute.make_layout((8, 64), stride=(64, 1)))
+        nested = cute.make_composed_layout(swizzled, 0, cute.make_layout((8, 64), stride=(1, 8)))
+        ours = la.as_layout(nested)
+        out.append([[int(nested(i)) for i in range(512)], [int(ours(i)) for i in range(512)]])
+        for made in (cute.make_composed_layout(swizzled, 5, cute.make_layout((8, 64), stride=(1, 8))),  # no form
+                     cute.make_composed_layout(cute.make_layout((8, 8), stride=(8, 1)), (1, 2),
+                                               cute.make_identity_layout((2, 2)))):
+            try:
+                la.as_layout(made)
+                out.append("read")
+            except la.LayoutError as exc:
+                out.append(str(exc))
+
+    @cute.jit
+    def run():
+        body()
+
+    run()
+    sys.stdout.write("RESULT" + json.dumps(out) + "\\n")
+    """
+)
+
+
+@pytest.mark.oracle
+def test_cute_dsl_composition_of_a_composed_layout_is_read_by_its_values(tmp_path: Path) -> None:
+    """``make_composed_layout(swizzled, 0, layout)`` nests a composed layout as the outer function, which no
+    ComposedLayout of ours does: it was refused; it is read as the layout with the values CuTe DSL evaluates.  A
+    coordinate offset (which CuTe DSL itself does not evaluate) is refused as such, not as a dynamic value."""
+    pytest.importorskip("cutlass.cute")
+    rows = run_cute_dsl_script(tmp_path, DSL_NESTED_SCRIPT)
+    theirs, ours = rows[0]
+    assert ours == theirs
+    assert "neither affine nor linear over GF(2)" in rows[1]
+    assert "offset is the coordinate (1, 2)" in rows[2]
+
+
+DSL_RANGE_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import cutlass.cute as cute
+    import layoutalg as la
+
+    out = []
+
+    def body():
+        for text in ("Sw<3,26,3> o 0 o (8,8):(536870912,67108864)", "(2,4):(4611686018427387904,1)"):
+            ours = la.parse(text)
+            theirs = la.to_cute_dsl(ours)
+            out.append(([int(theirs(i)) for i in range(ours.size())], [int(ours(i)) for i in range(ours.size())]))
+        made = cute.make_swizzle(3, 27, 3)  # what CuTe DSL makes of a swizzle past 32 bits
+        out.append([made.num_bits, made.num_base, made.num_shift])
+
+    @cute.jit
+    def run():
+        body()
+
+    run()
+    sys.stdout.write("RESULT" + json.dumps(out) + "\\n")
+    """
+)
+
+
+@pytest.mark.oracle
+def test_to_cute_dsl_refuses_what_cute_dsl_would_change(tmp_path: Path) -> None:
+    """CuTe DSL makes a swizzle with B + M + |S| > 32 the identity S<0,4,3> without a word, and cannot evaluate
+    values past 64 bits: to_cute_dsl exported Sw<3,27,3> as that identity (another function); both are refused
+    now, and the largest swizzle and values CuTe DSL holds still export as the same function."""
+    pytest.importorskip("cutlass.cute")
+    rows = run_cute_dsl_script(tmp_path, DSL_RANGE_SCRIPT)
+    for theirs, ours in rows[:2]:
+        assert theirs == ours
+    assert rows[2] == [0, 4, 3]
+    for text in ("Sw<3,27,3> o 0 o (8,8):(1073741824,134217728)", "Sw<2,0,31>"):
+        with pytest.raises(LayoutError, match="span at most 32 bits"):
+            la.to_cute_dsl(la.parse(text))
+    with pytest.raises(LayoutError, match="past the 64-bit integers"):
+        la.to_cute_dsl(la.parse("(4,4):(4611686018427387904,1)"))
+
+
 def test_to_cute_dsl_refuses_what_cute_dsl_cannot_write_naming_it() -> None:
     """CuTe DSL writes a stride leaf as an int or one ``value * E(mode)`` (its ScaledBasis): a symbolic layout, a
-    sum of two basis vectors and an F2 stride have no form there, and each refusal says which."""
+    sum of two basis vectors and F2 strides no plain or swizzled layout equals have no form there, and each
+    refusal says which."""
     pytest.importorskip("cutlass.cute")
     import sympy
 
@@ -440,8 +574,60 @@ def test_to_cute_dsl_refuses_what_cute_dsl_cannot_write_naming_it() -> None:
         la.to_cute_dsl(la.make_layout((4, 8), stride=(n, 1)))
     with pytest.raises(LayoutError, match=r"stride \(1,1\) is not one scaled basis vector"):
         la.to_cute_dsl(la.stride_layout((4, 2), (la.E(0) + la.E(1), la.E(1))))
-    with pytest.raises(LayoutError, match=r"stride F1 \(F2\) has no CuTe DSL form"):
+    with pytest.raises(LayoutError, match=r"CuTe DSL has no F2 strides, and no plain or swizzled layout has the "
+                                          r"values of \(3,4\):\(F1,F6\)"):
         la.to_cute_dsl(la.stride_layout((3, 4), (la.F2(1), la.F2(6))))
+
+
+F2_EXPORTS = ["(8,8):(F8,F1)", "(8,(8,2)):(F9,(F1,F64))", "((2,4),(4,4)):((F1,F10),(F2,F64))", "(16,4):(F0,F1)"]
+
+
+def test_f2_stride_layouts_that_a_plain_or_swizzled_layout_equals_export_to_every_library() -> None:
+    """pycute, tensor-layouts and CuTe DSL have no F2 strides, but an F2-stride layout whose values a plain or
+    swizzled layout has is exported as that layout (each library evaluates it as ours, and it reads back as the
+    same function); a GF(2) map no swizzle equals is refused, naming the library."""
+    for text in F2_EXPORTS:
+        ours = la.parse(text)
+        n = ours.size()
+        for theirs in (la.to_pycute(ours), la.to_tensor_layouts(ours)):
+            assert [int(theirs(i)) for i in range(n)] == [int(ours(i)) for i in range(n)], (text, theirs)
+            assert values(la.as_layout(theirs)) == [int(ours(i)) for i in range(n)], text
+    no_swizzle = la.parse("(4,4):(F3,F1)")
+    for export, library in ((la.to_pycute, "pycute"), (la.to_tensor_layouts, "tensor-layouts")):
+        with pytest.raises(LayoutError, match=f"{library} has no F2 strides"):
+            export(no_swizzle)
+
+
+DSL_F2_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import cutlass.cute as cute
+    import layoutalg as la
+
+    out = []
+
+    @cute.jit
+    def run():
+        for text in json.loads(sys.argv[1]):
+            ours = la.parse(text)
+            theirs = la.to_cute_dsl(ours)
+            n = ours.size()
+            out.append(([int(theirs(i)) for i in range(n)], [int(ours(i)) for i in range(n)],
+                        [int(la.as_layout(theirs)(i)) for i in range(n)]))
+
+    run()
+    sys.stdout.write("RESULT" + json.dumps(out) + "\\n")
+    """
+)
+
+
+@pytest.mark.oracle
+def test_f2_stride_layouts_that_a_swizzled_layout_equals_export_to_cute_dsl(tmp_path: Path) -> None:
+    pytest.importorskip("cutlass.cute")
+    rows = run_cute_dsl_script(tmp_path, DSL_F2_SCRIPT, json.dumps(F2_EXPORTS))
+    assert len(rows) == len(F2_EXPORTS)
+    for dsl_values, ours, back in rows:
+        assert dsl_values == ours == back
 
 
 # ----------------------------------------------------------------------------- what as_layout refuses

@@ -247,3 +247,44 @@ def test_call_and_text_agree_with_tritons_own_linear_layout() -> None:
     for reg, lane in itertools.product(range(8), range(4)):
         expected = theirs.apply({"register": reg, "lane": lane, "warp": 0})
         assert ours(register=reg, lane=lane) == (expected["dim0"], expected["dim1"])
+
+
+def _triton_values(theirs: object, dims: list[tuple[str, int]], out: list[tuple[str, int]]) -> list[int]:
+    """Triton's own ``apply`` over the whole input domain: the input dims take the index bits in order (the first
+    the lowest), the output is read as the colexicographic index of its dims."""
+    total = 1
+    for _, size in dims:
+        total *= size
+    values = []
+    for index in range(total):
+        inputs, rest = {}, index
+        for name, size in dims:
+            inputs[name], rest = rest % size, rest // size
+        result = theirs.apply(inputs)  # type: ignore[attr-defined]
+        flat, scale = 0, 1
+        for name, size in out:
+            flat += result[name] * scale
+            scale *= size
+        values.append(flat)
+    return values
+
+
+@pytest.mark.parametrize("bases, out", [
+    ({"offset": [[3], [1], [7]]}, [("dim0", 8)]),
+    ({"in0": [[1, 1]], "in1": [[0, 1], [1, 0]]}, [("dim0", 2), ("dim1", 2)]),
+    (OVERLAPPING, [("dim0", 4), ("dim1", 4)]),
+])
+def test_gf2_maps_of_no_swizzle_form_read_as_f2_stride_layouts_and_written_back(
+        bases: dict[str, list[list[int]]], out: list[tuple[str, int]]) -> None:
+    """A linear layout whose map no (swizzled) layout has (two bases XOR into one output bit) is read as the layout
+    with one F2 stride per input bit, equal to Triton's own ``apply`` at every point (it was refused), and such a
+    layout (with F2 strides) is written back to the same bases (``to_triton`` refused it too)."""
+    triton_ll = pytest.importorskip("triton._C.libtriton.linear_layout")
+    theirs = triton_ll.LinearLayout.from_bases(list(bases.items()), [n for n, _ in out], [s for _, s in out],
+                                               require_surjective=False)
+    tll = TritonLinearLayout.make(bases, dict(out))
+    ours = from_triton(tll)
+    dims = [(name, 1 << len(vectors)) for name, vectors in bases.items()]
+    assert [int(ours(i)) for i in range(ours.size())] == _triton_values(theirs, dims, out)
+    again = to_triton(ours, in_dims=dims, out_shape=[s for _, s in out])
+    assert again.bases == tll.bases

@@ -99,6 +99,40 @@ def integer_values(layout: Any, limit: int, what: str) -> list[int]:
     return values
 
 
+def layout_of_callable(obj: Any, shape: Any, what: str, limit: int = 1 << 20) -> Any:
+    """The layoutalg layout over ``shape`` equal to a library object known only by its values ``obj(0), obj(1), ...``
+    (:func:`layout_from_values`, at most ``limit`` points); LayoutError where none is."""
+    size = it.product(shape)
+    if size > limit:
+        raise LayoutError(f"{what}: {size} points; at most {limit} are read value by value")
+    values = []
+    for i in range(size):
+        value = obj(i)
+        if isinstance(value, bool) or not hasattr(value, "__index__"):
+            raise LayoutError(f"{what} maps {i} to {value!r}, not an integer offset")
+        values.append(int(value))
+    return layout_from_values(values, shape, what)
+
+
+def without_f2_strides(layout: Any, library: str) -> Any:
+    """A layout with F2 (or int) strides as the plain ``Layout`` or ``Sw o _0 o Layout`` with the same value at every
+    point (:func:`layout_from_values`), for a library that has no F2 strides; LayoutError where neither form
+    equals it (a GF(2)-linear map of no swizzle form) or for coordinate (basis) values."""
+    from layoutalg.core.layout import Layout
+    from layoutalg.swizzle.composed import ComposedLayout
+
+    what = f"{library} export of {layout}"
+    values = integer_values(layout, 1 << 20, what)
+    try:
+        result = layout_from_values(values, layout.shape, what)
+    except LayoutError:
+        result = None
+    if not isinstance(result, (Layout, ComposedLayout)):
+        raise LayoutError(f"{library} has no F2 strides, and no plain or swizzled layout has the values of {layout} "
+                          "(its F2 strides are no swizzle's); it has no form there")
+    return result
+
+
 def f2_bit_layout(shape: Any, columns: list[int]) -> Any:
     """The layout with one F2 stride per index bit (``columns[j]`` the value at ``2**j``) over ``shape``'s leaves
     split into bits: its value is the XOR of the strides of the set index bits, so it equals a function that is
@@ -111,4 +145,4 @@ def f2_bit_layout(shape: Any, columns: list[int]) -> Any:
     return stride_layout(bit_shape, transform_leaf(lambda extent: next(strides) if extent == 2 else F2(0), bit_shape))
 
 
-__all__ = ["layout_from_values", "integer_values", "f2_bit_layout"]
+__all__ = ["layout_from_values", "layout_of_callable", "integer_values", "without_f2_strides", "f2_bit_layout"]

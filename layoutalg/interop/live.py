@@ -55,7 +55,11 @@ def as_layout(obj: Any, shape: Any = None) -> Any:
     if isinstance(obj, (Layout, ComposedLayout, Swizzle, StrideLayout, SymbolicLayout)):
         return obj
     if isinstance(obj, str):
-        if shape is not None and obj.lstrip().startswith("#ttg."):  # Triton's attributes that carry no shape
+        from layoutalg.interop.triton_text import ttg_attribute
+
+        # Triton's attributes that carry no shape: #ttg.KIND<...>, an alias definition (#blocked = #ttg...) or the
+        # dialect's name before Triton 3.2 (#triton_gpu.KIND<...>), all read by from_triton with the shape
+        if shape is not None and ttg_attribute(obj) is not None:
             from layoutalg.interop.triton import from_triton
 
             return from_triton(obj, shape=shape)

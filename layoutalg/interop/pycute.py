@@ -14,7 +14,8 @@ Both import as ``pycute`` and share ``Layout(shape, stride)`` with ``.shape``/``
   (:class:`~layoutalg.core.stride_layout.StrideLayout`) and symbolic layouts, leaf for leaf; a layout mixing
   nonzero integer and F2 strides is refused (PyCuTe cannot add them either).
 
-:func:`to_pycute` writes the legacy package's objects (the one on PyPI).
+:func:`to_pycute` writes the legacy package's objects (the one on PyPI); a layout with F2 strides goes as the plain
+or swizzled layout with its values (:func:`~layoutalg.interop.function.without_f2_strides`), where one exists.
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ def _leaves(t: Any) -> list[Any]:
     return [leaf for e in t for leaf in _leaves(e)] if isinstance(t, (tuple, list)) else [t]
 
 
+#: Largest PyCuTe F2-stride layout whose values are listed to find a plain or swizzled layout equal to it.
+_MAX_F2_VALUES = 1 << 20
+
+
 def _from_f2_layout(shape: IntTuple, strides: list[Any]) -> Any:
     """A PyCuTe layout whose stride leaves are ``F2`` values (``None`` for an integer 0), as the same function."""
     import numpy as np
@@ -58,6 +63,8 @@ def _from_f2_layout(shape: IntTuple, strides: list[Any]) -> Any:
     from layoutalg.core.f2_strides import int_values
     from layoutalg.interop.function import layout_from_values
 
+    if it.product(shape) > _MAX_F2_VALUES:  # not listed value by value: kept as the F2-stride layout (exact)
+        raise LayoutError(f"{shape}: more than {_MAX_F2_VALUES} values")
     pairs = [(extent, 0 if d is None else int(d)) for extent, d in zip(it.flatten(shape), strides)]
     return layout_from_values(np.asarray(int_values(pairs), dtype=np.int64), shape, "PyCuTe F2-stride layout")
 
@@ -82,6 +89,10 @@ def _scalar(x: Any, what: str) -> Any:
 
 
 def _from_layout(obj: Any) -> Any:
+    from layoutalg.core.validate import check_depth
+
+    check_depth(obj.shape, "shape")  # before the recursive walks below: nesting and node count (a shape built by
+    check_depth(obj.stride, "stride")  # pairing one tuple with itself 60 times has 2**60 leaves)
     strides = _leaves(obj.stride)
     if all(isinstance(d, int) and not isinstance(d, bool) for d in strides):  # the legacy package's, mostly
         try:
@@ -111,7 +122,13 @@ def from_pycute(obj: Any) -> Any:
     if kind == "Swizzle":
         return Swizzle(obj.bits, obj.base, obj.shift)
     if kind == "ComposedLayout":
-        return ComposedLayout(from_pycute(obj.layoutB), int(obj.offset), from_pycute(obj.layoutA))
+        outer, inner = from_pycute(obj.layoutB), from_pycute(obj.layoutA)
+        if isinstance(outer, (Swizzle, Layout)) and isinstance(inner, Layout):
+            return ComposedLayout(outer, int(obj.offset), inner)
+        # a composition of compositions, which no ComposedLayout of ours nests: read it by its values
+        from layoutalg.interop.function import layout_of_callable
+
+        return layout_of_callable(obj, inner.shape, f"pycute {obj!r}")
     raise LayoutError(f"from_pycute: unsupported pycute type {kind}")
 
 
@@ -122,15 +139,23 @@ def to_pycute(x: Any) -> Any:
     except ImportError as exc:
         raise LayoutError("to_pycute needs pycute: pip install nvidia-cutlass") from exc
 
+    from layoutalg.core.stride_layout import StrideLayout
+
+    if isinstance(x, StrideLayout):  # F2 strides: the plain or swizzled layout with the same values, if one exists
+        from layoutalg.interop.function import without_f2_strides
+
+        x = without_f2_strides(x, "pycute")
     if isinstance(x, Layout):
         return pycute.Layout(x.shape, x.stride)
     if isinstance(x, ComposedLayout):
         return pycute.ComposedLayout(to_pycute(x.outer), x.offset, to_pycute(x.inner))
     if isinstance(x, Swizzle):
-        if x.shift == 0 and x.bits > 0:  # pragma: no cover - our Swizzle refuses |S| < B anyway
-            raise LayoutError("pycute's Swizzle recurses forever with shift 0")
-        return pycute.Swizzle(x.bits, x.base, x.shift)
-    raise LayoutError(f"to_pycute takes a Layout, Swizzle or ComposedLayout, got {type(x).__name__}")
+        # pycute's Swizzle recurses forever when called with shift 0 (its shiftr(a, 0) calls shiftl(a, 0), which
+        # calls shiftr(a, 0), ...); |S| >= B makes such a swizzle one of 0 bits, the identity, so it is written
+        # with shift 1, the same (identity) function.
+        return pycute.Swizzle(x.bits, x.base, x.shift if x.shift else 1)
+    raise LayoutError(f"to_pycute takes a Layout, Swizzle, ComposedLayout or a layout with F2 strides, got "
+                      f"{type(x).__name__}")
 
 
 __all__ = ["is_pycute", "from_pycute", "to_pycute"]

@@ -1,11 +1,11 @@
 """Triton and Gluon layouts: valid Gluon objects out, every Triton layout in.
 
 * ``to_triton(tv_layout, tile=(M, N))``: a CuTe TV layout (thread, value) -> index ``m + M*n`` of an
-  ``M x N`` tile as a Gluon ``DistributedLinearLayout``: thread ``t`` is lane ``t % 32`` of warp ``t // 32``
+  ``M x N`` tile (``(M,)``, or ``(M, N, K)``: ``m + M*n + M*N*k``, any rank) as a Gluon ``DistributedLinearLayout``: thread ``t`` is lane ``t % 32`` of warp ``t // 32``
   (so the warps follow from the thread count), value ``v`` is register ``v``, and each basis is the
   ``[m, n]`` the bit reaches.  Triton needs whole warps, power-of-two extents, a map linear over GF(2)
   and onto the tile; anything else is refused with a LayoutError saying which.
-* ``to_triton(smem_layout, dtype='f16')``: a shared-memory layout ``(m, n) -> element offset`` as the
+* ``to_triton(smem_layout, dtype='f16')``: a shared-memory layout ``(m, n) -> element offset`` (rank 1 to 5) as the
   narrowest Gluon encoding equal to it on every element (``NVMMASharedLayout``, ``SwizzledSharedLayout``,
   ``PaddedSharedLayout``, else ``SharedLinearLayout``; see :mod:`layoutalg.interop.triton_shared`).
 * ``to_triton(layout)`` without ``tile``/``dtype`` (or with ``in_dims``/``out_shape``) keeps the generic
@@ -34,7 +34,7 @@ from layoutalg.interop import triton_shared as ts
 from layoutalg.interop import triton_text as tt
 from layoutalg.interop.function import layout_from_values
 from layoutalg.interop.isolated import run_isolated
-from layoutalg.interop.triton_distributed import DistributedForm, _pow2, _tile, distributed_form, tv_from_bases
+from layoutalg.interop.triton_distributed import DistributedForm, _pow2, distributed_form, extents_of, tv_from_bases
 from layoutalg.swizzle import triton as linear
 from layoutalg.swizzle.composed import ComposedLayout
 
@@ -63,7 +63,10 @@ def shared_form_of(kind: str, fields: dict[str, Any], shape: Sequence[int] | Non
         return ts.SharedForm("linear", full, {"alignment": fields.get("alignment", 16)}, tuple(map(tuple, bases)))
     if kind in ("padded_shared", "PaddedSharedLayout"):
         bases = [list(b) for b in fields.get("offset_bases", fields.get("offset", []))]
-        full = tuple(fields.get("shape") or shape or _shape_from_bases(bases, len(bases[0]) if bases else 1))
+        own = fields.get("shape")
+        if own and shape is not None and tuple(own) != tuple(shape):
+            raise LayoutError(f"this {kind} layout is over shape {list(own)}, not {list(shape)}")
+        full = tuple(own or shape or _shape_from_bases(bases, len(bases[0]) if bases else 1))
         if not bases and "order" in fields:
             bases = ts.swizzled_bases(full, 1, 1, 1, fields["order"])
         return ts.SharedForm("padded", full, {"interval_padding_pairs": [list(p) for p in
@@ -72,6 +75,8 @@ def shared_form_of(kind: str, fields: dict[str, Any], shape: Sequence[int] | Non
     if shape is None:
         raise LayoutError(f"a {kind} layout does not carry its shape: pass shape=(M, N)")
     full = tuple(int(e) for e in shape)
+    if isinstance(fields.get("rank"), int) and fields["rank"] != len(full):
+        raise LayoutError(f"this {kind} has rank {fields['rank']}; shape {list(full)} has {len(full)} dims")
     if kind in ("nvmma_shared", "NVMMASharedLayout"):
         if fields.get("fp4_padded"):
             raise LayoutError("fp4-padded NVMMA layouts are not read (their offsets skip half of each byte pair)")
@@ -79,7 +84,7 @@ def shared_form_of(kind: str, fields: dict[str, Any], shape: Sequence[int] | Non
         nv = ts.nvmma_bases(full, int(fields["swizzle_byte_width"]), bits, bool(fields.get("transposed", False)))
         if nv is None:
             raise LayoutError(f"Triton has no NVMMA shared layout of {fields} over shape {list(full)} (smaller than "
-                              "one 8-row swizzle tile, or an element width other than 8/16/32/64)")
+                              "one 8-row swizzle tile, swizzled at rank 1, or an element width other than 8/16/32/64)")
         return ts.SharedForm("nvmma", full, dict(fields), tuple(map(tuple, nv)))
     if kind in ("swizzled_shared", "SwizzledSharedLayout"):
         sw = ts.swizzled_bases(full, int(fields["vec"]), int(fields["per_phase"]), int(fields["max_phase"]),
@@ -89,18 +94,45 @@ def shared_form_of(kind: str, fields: dict[str, Any], shape: Sequence[int] | Non
 
 
 def smem_from_form(form: ts.SharedForm) -> Any:
-    """The layoutalg smem layout ``(m, n) -> element offset`` of a Triton shared encoding."""
-    return layout_from_values(ts.offset_function(form), form.shape, f"Triton {form.kind} shared layout")
+    """The layoutalg smem layout ``(m, n) -> element offset`` of a Triton shared encoding.
+
+    Up to :data:`~layoutalg.interop.triton_shared.MAX_ELEMENTS` elements it is read element by element; a larger
+    unpadded one through its bit matrix (the inverse of its offset bases over GF(2)), never listed."""
+    what = f"Triton {form.kind} shared layout"
+    size = 1
+    for extent in form.shape:
+        size *= int(extent)
+    if size <= ts.MAX_ELEMENTS:
+        return layout_from_values(ts.offset_function(form), form.shape, what)
+    if form.params.get("interval_padding_pairs"):
+        raise LayoutError(f"{what} over {list(form.shape)}: a padded layout of {size} elements is read element by "
+                          f"element, at most {ts.MAX_ELEMENTS}")
+    ts.check_bases(form.bases, form.shape, what)
+    columns = ts.index_bits_to_offsets(form.bases, form.shape, what)
+    from layoutalg.swizzle.f2 import BitMatrix, from_f2
+
+    matrix = BitMatrix.from_columns(columns)
+    bits = [int(e).bit_length() - 1 for e in form.shape]
+    for attempt in ({"shape": tuple(form.shape)}, {"mode_bits": bits}):
+        try:
+            return from_f2(matrix, **attempt)  # type: ignore[arg-type]
+        except LayoutError:
+            continue
+    from layoutalg.interop.function import f2_bit_layout
+
+    return f2_bit_layout(tuple(form.shape), columns)
 
 
 def shared_text(form: ts.SharedForm) -> str:
     p = form.params
     if form.kind == "nvmma":
-        return tt.nvmma_shared_text(p["swizzle_byte_width"], p["transposed"], p["element_bitwidth"])
+        return tt.nvmma_shared_text(p["swizzle_byte_width"], p["transposed"], p["element_bitwidth"], len(form.shape))
     if form.kind == "swizzled":
         return tt.swizzled_shared_text(p["vec"], p["per_phase"], p["max_phase"], p["order"])
     if form.kind == "padded":
-        for order in ([1, 0], [0, 1]) if len(form.shape) == 2 else ([0],):
+        import itertools
+
+        for order in map(list, itertools.permutations(reversed(range(len(form.shape))))):
             if ts.swizzled_bases(form.shape, 1, 1, 1, order) == form.offset_bases():
                 return tt.padded_identity_text(p["interval_padding_pairs"], order, form.shape)
         return tt.padded_shared_text(p["interval_padding_pairs"], form.bases)
@@ -212,7 +244,7 @@ def to_triton(x: Any, tile: Any = None, dtype: Any = None, **kwargs: Any) -> Any
     p = shared.params
     if shared.kind == "nvmma":
         return gl.NVMMASharedLayout(swizzle_byte_width=p["swizzle_byte_width"], element_bitwidth=p["element_bitwidth"],
-                                    rank=2, transposed=p["transposed"])
+                                    rank=len(shared.shape), transposed=p["transposed"])
     if shared.kind == "swizzled":
         return gl.SwizzledSharedLayout(vec=p["vec"], per_phase=p["per_phase"], max_phase=p["max_phase"],
                                        order=list(p["order"]))
@@ -243,7 +275,7 @@ def from_triton(obj: Any, shape: Any = None, **kwargs: Any) -> Any:
         return linear.from_triton(obj, **kwargs)
     if kwargs:
         raise LayoutError(f"from_triton: unexpected arguments {sorted(kwargs)}")
-    full = None if shape is None else _tile(shape)
+    full = None if shape is None else _tensor_shape(shape)
     if isinstance(obj, str):
         return _from_text(obj, full)
     if isinstance(obj, linear.TritonLinearLayout):
@@ -257,6 +289,16 @@ def from_triton(obj: Any, shape: Any = None, **kwargs: Any) -> Any:
     raise LayoutError(f"from_triton takes a Gluon layout, #ttg text or a TritonLinearLayout, got {type(obj).__name__}")
 
 
+def _tensor_shape(shape: Any) -> tuple[int, ...]:
+    """A tensor shape to read a Triton layout over: an extent or a list of them (any rank), each a power of two."""
+    extents = extents_of(shape, "shape")
+    if not extents:
+        raise LayoutError(f"shape must be a list of extents (M, N, ...), got {describe(shape)}")
+    for k, e in enumerate(extents):
+        _pow2(e, f"shape extent {k}")
+    return tuple(extents)
+
+
 _DISTRIBUTED_DIMS = {"register", "lane", "warp", "block"}
 
 
@@ -266,7 +308,13 @@ def _from_linear(tll: linear.TritonLinearLayout) -> Any:
     if "lane" not in names or not set(names) <= _DISTRIBUTED_DIMS:
         return linear.from_triton(tll)
     bases = dict(tll.bases)
-    shape = [size for _, size in tll.out_dims]
+    names = [name for name, _ in tll.out_dims]
+    standard = [f"dim{k}" for k in range(len(names))]
+    # the TV layout's index is m + M*n + ... with dim0 fastest: out dims listed in another order (each basis then
+    # lists its entries in that order) are put back in dim order
+    order = [names.index(name) for name in standard] if sorted(names) == sorted(standard) else list(range(len(names)))
+    shape = [tll.out_dims[k][1] for k in order]
+    bases = {name: tuple(tuple(vec[k] for k in order) for vec in vectors) for name, vectors in bases.items()}
     lane = list(bases.get("lane", ()))
     lane += [(0,) * len(shape)] * (5 - len(lane)) if len(lane) < 5 else []
     return tv_from_bases(bases.get("register", ()), lane, bases.get("warp", ()), bases.get("block", ()), shape)

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from layoutalg.core import int_tuple as it
 from layoutalg.core.layout import Layout
 from layoutalg.core.stride_layout import StrideLayout
-from layoutalg.core.validate import describe
+from layoutalg.core.validate import describe, plain_int
 from layoutalg.errors import LayoutError
 from layoutalg.interop import triton_text as tt
 from layoutalg.interop.function import f2_bit_layout, integer_values
@@ -45,20 +45,31 @@ class DistributedForm:
 
 
 def _pow2(n: Any, what: str) -> int:
+    n = plain_int(n, what)  # numpy's integers too
     if isinstance(n, bool) or not isinstance(n, int) or n <= 0 or n & (n - 1):
         raise LayoutError(f"{what} must be a positive power of two, got {describe(n)}")
     return n.bit_length() - 1
 
 
+def extents_of(shape: Any, what: str) -> tuple[Any, ...] | None:
+    """``shape`` as a tuple of extents (Python or numpy integers): an integer, a tuple or list, a 1-D numpy array;
+    None for anything else (the caller says what it takes)."""
+    value = plain_int(shape, what)
+    if type(value) is int:  # a bool stays a bool
+        return (value,)
+    if getattr(shape, "ndim", None) == 1 and hasattr(shape, "tolist"):  # a numpy array of extents
+        shape = shape.tolist()
+    if isinstance(shape, (tuple, list)):
+        return tuple(plain_int(e, f"{what} extent {k}") for k, e in enumerate(shape))
+    return None
+
+
 def _tile(tile: Any) -> tuple[int, ...]:
-    if isinstance(tile, int) and not isinstance(tile, bool):
-        extents: tuple[Any, ...] = (tile,)
-    elif isinstance(tile, (tuple, list)):
-        extents = tuple(tile)
-    else:
-        raise LayoutError(f"tile must be (M, N) or (M,), got {type(tile).__name__}")
-    if not 1 <= len(extents) <= 2:
-        raise LayoutError(f"tile must be (M, N) or (M,), got {describe(tile)}")
+    extents = extents_of(tile, "tile")
+    if extents is None:
+        raise LayoutError(f"tile must be (M, N), (M,) or (M, N, K, ...), got {type(tile).__name__}")
+    if not extents:
+        raise LayoutError(f"tile must be (M, N), (M,) or (M, N, K, ...), got {describe(tile)}")
     for k, e in enumerate(extents):
         _pow2(e, f"tile extent {k}")
     return extents

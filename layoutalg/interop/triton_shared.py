@@ -1,22 +1,25 @@
 """Triton's shared-memory encodings as functions, and the narrowest one that equals a given smem layout.
 
-A Triton shared layout maps an element ``offset`` to a logical coordinate ``(dim0, dim1)`` of an
-``[M, N]`` tensor; for the linear encodings it is given by one basis per offset bit (the coordinate of
+A Triton shared layout maps an element ``offset`` to a logical coordinate ``(dim0, dim1, ...)`` of an
+``[M, N, ...]`` tensor; for the linear encodings it is given by one basis per offset bit (the coordinate of
 offset ``2**k``; the coordinate of any offset is the XOR of its bits' bases).  The formulas below are
 Triton's (``lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp`` and the Gluon docstrings), and the tests
 check every one against the address computations Triton itself emits (``tests/oracles/triton_llir.py``):
 
 * ``SwizzledSharedLayout(vec, per_phase, max_phase, order)``: the contiguous dim ``c = order[0]`` takes the
   low ``log2 shape[c]`` offset bits unchanged; row bit ``r`` (row ``2**r`` of dim ``order[1]``) also moves
-  the column by ``vec * ((2**r // per_phase) % max_phase) % shape[c]``.
+  the column by ``vec * ((2**r // per_phase) % max_phase) % shape[c]``; further dims (rank 3 and up) follow
+  unswizzled in ``order``.
 * ``NVMMASharedLayout(swizzle_byte_width W, element_bitwidth b, transposed)``: a tile of 8 rows by
   ``8 * W / b`` columns swizzled with ``vec = 128 / b``, ``per_phase = 128 / W``, ``max_phase = W / 16``,
   repeated first along the rows, then along the columns; the contiguous dim is dim1, or dim0 when
   ``transposed``.  This is CuTe's GMMA K-major atom (MN-major when transposed) tiled by ``tile_to_shape``
   (for MN-major, only when tiled along one dim: Triton repeats K first, CuTe M first).  ``W = 0`` is plain
-  row-major, whole rows contiguous, ``transposed`` or not (Triton 3.6's code; CuTe's INTER atoms agree only
-  while one atom spans the row), at any shape (Triton compiles ``[32, 2]`` f16 so); a swizzled shape must
-  hold at least 8 rows of ``W`` bytes.
+  row-major, ``transposed`` or not (Triton 3.6's code; CuTe's INTER atoms agree only while one atom spans
+  the row), at any shape (Triton compiles ``[32, 2]`` f16 so); a swizzled shape must hold at least 8 rows of
+  ``W`` bytes.  All of it within a TMA box of at most 256 elements per dim, which then repeats (unswizzled:
+  the last dim first; swizzled: dim 0 first), so rows of more than 256 elements are not contiguous; at rank 3
+  the leading dims are collapsed into rows (:func:`nvmma_bases`).
 * ``PaddedSharedLayout(interval_padding_pairs, offset_bases)``: the linear map of the *unpadded* offset
   ``u`` (``offset_bases``), stored at ``u + sum((u // interval) * padding)``.
 * ``SharedLinearLayout(offset_bases)``: any linear bijection.
@@ -39,6 +42,8 @@ Basis = list[int]
 
 #: Largest smem layout (elements) examined element by element.
 MAX_ELEMENTS = 1 << 22
+#: Largest rank of a smem layout exported (each dim order of a swizzled layout is tried: MAX_RANK! of them).
+MAX_RANK = 5
 
 
 def _log2(n: int, what: str) -> int:
@@ -54,49 +59,95 @@ def _unit(rank: int, dim: int, value: int) -> Basis:
 
 
 def swizzled_bases(shape: Sequence[int], vec: int, per_phase: int, max_phase: int, order: Sequence[int]) -> list[Basis]:
-    """Offset bases of ``SwizzledSharedLayout`` on a rank-1 or rank-2 ``shape`` (see the module docstring)."""
+    """Offset bases of ``SwizzledSharedLayout`` on ``shape`` (see the module docstring): rank 1 is the identity; from
+    rank 2 the dims ``order[0]`` (columns) and ``order[1]`` (rows) are swizzled and every further dim of ``order``
+    follows unswizzled, in that order."""
     for name, value in (("vec", vec), ("per_phase", per_phase), ("max_phase", max_phase)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise LayoutError(f"a swizzled shared layout's {name} is a positive integer, got {describe(value)}")
     rank = len(shape)
     if rank == 1:
         return [[1 << k] for k in range(_log2(shape[0], "shape[0]"))]
-    if rank != 2 or sorted(order) != [0, 1]:
-        raise LayoutError(f"swizzled shared layouts here are rank 1 or 2 with order [1, 0] or [0, 1], got {order}")
+    if rank < 1 or sorted(order) != list(range(rank)):
+        raise LayoutError(f"a swizzled shared layout's order is a permutation of the {rank} dims of shape "
+                          f"{list(shape)}, got {describe(order)}")
     col, row = order[0], order[1]
     n_cols = shape[col]
-    bases = [_unit(2, col, 1 << k) for k in range(_log2(n_cols, "column extent"))]
+    bases = [_unit(rank, col, 1 << k) for k in range(_log2(n_cols, "column extent"))]
     for k in range(_log2(shape[row], "row extent")):
-        basis = _unit(2, row, 1 << k)
+        basis = _unit(rank, row, 1 << k)
         basis[col] = (vec * (((1 << k) // per_phase) % max_phase)) % n_cols
         bases.append(basis)
+    for dim in order[2:]:
+        bases += [_unit(rank, dim, 1 << k) for k in range(_log2(shape[dim], f"extent of dim {dim}"))]
     return bases
+
+
+#: Triton's NVMMA layouts are built over a TMA box, at most this many elements along each dim, then repeated.
+TMA_BOX_MAX = 256
+
+
+def _unit_bits(rank: int, dim: int, low: int, high: int) -> list[Basis]:
+    """The unit bases of ``dim`` for the coordinates ``low, 2*low, ...`` below ``high`` (powers of two)."""
+    out = []
+    step = low
+    while step < high:
+        out.append(_unit(rank, dim, step))
+        step *= 2
+    return out
+
+
+def _row_major(flat: int, extents: Sequence[int]) -> list[int]:
+    """The coordinate of ``flat`` in ``extents``, the last dim fastest."""
+    coord = [0] * len(extents)
+    for d in reversed(range(len(extents))):
+        coord[d] = flat % extents[d]
+        flat //= extents[d]
+    return coord
 
 
 def nvmma_bases(shape: Sequence[int], swizzle_bytes: int, element_bits: int, transposed: bool) -> list[Basis] | None:
-    """Offset bases of ``NVMMASharedLayout`` on a rank-2 ``shape``; None where Triton has no such layout."""
-    if len(shape) != 2 or element_bits not in (8, 16, 32, 64) or swizzle_bytes not in (0, 32, 64, 128):
+    """Offset bases of ``NVMMASharedLayout`` on ``shape`` (rank 2 or more; rank 1 unswizzled); None where Triton
+    has no such layout (it stops with "Illegal shared layout" there).
+
+    As Triton 3.6 builds it: the layout is first made over the TMA box (each extent clamped to 256; when swizzled,
+    the contiguous dim, the last or the first when ``transposed``, is one swizzle row of ``8 * W / b`` elements),
+    then repeated to ``shape``.  Unswizzled, the box is row-major (the last dim fastest) and it repeats along the
+    last dim first.  Swizzled, the box's dims other than the contiguous one are collapsed row-major into rows (the
+    contiguous one into columns; swapped when ``transposed``); the 8-row swizzle tile repeats along the rows, the
+    rows are reshaped row-major onto the box (``transposed``: onto the box with the first dim moved last, then
+    moved back), and the box repeats along dim 0 first."""
+    rank = len(shape)
+    if element_bits not in (8, 16, 32, 64) or swizzle_bytes not in (0, 32, 64, 128) or rank < 1:
         return None
-    # Unswizzled, Triton 3.6 keeps dim1 contiguous even when ``transposed`` (what its code addresses; tested).
-    col, row = (0, 1) if transposed and swizzle_bytes else (1, 0)
-    if swizzle_bytes == 0:  # unswizzled: whole rows are contiguous, at any shape (what Triton's code addresses)
-        return ([_unit(2, col, 1 << k) for k in range(_log2(shape[col], "columns"))]
-                + [_unit(2, row, 1 << k) for k in range(_log2(shape[row], "row extent"))])
+    for d, extent in enumerate(shape):
+        _log2(extent, f"extent of dim {d}")
+    box = [min(int(e), TMA_BOX_MAX) for e in shape]
+    if swizzle_bytes == 0:
+        bases = [b for d in reversed(range(rank)) for b in _unit_bits(rank, d, 1, box[d])]
+        return bases + [b for d in reversed(range(rank)) for b in _unit_bits(rank, d, box[d], shape[d])]
+    if rank < 2:
+        return None
     tile_cols = 8 * swizzle_bytes // element_bits
-    tile_rows = 8
-    if shape[col] < tile_cols or shape[row] < tile_rows:
+    contig = 0 if transposed else rank - 1
+    if shape[contig] < tile_cols:
         return None
-    vec = 128 // element_bits
-    per_phase = 128 // swizzle_bytes
-    max_phase = swizzle_bytes // 16
-    bases = [_unit(2, col, 1 << k) for k in range(_log2(tile_cols, "tile columns"))]
-    for k in range(3):
-        basis = _unit(2, row, 1 << k)
-        basis[col] = vec * (((1 << k) // per_phase) % max_phase)
-        bases.append(basis)
-    bases += [_unit(2, row, 1 << k) for k in range(3, _log2(shape[row], "row extent"))]
-    bases += [_unit(2, col, 1 << k) for k in range(_log2(tile_cols, "tile columns"), _log2(shape[col], "columns"))]
-    return bases
+    box[contig] = tile_cols
+    leading = it.product(tuple(box[:-1]))
+    rows, cols = (box[-1], leading) if transposed else (leading, box[-1])
+    if rows < 8:
+        return None
+    vec, per_phase, max_phase = 128 // element_bits, 128 // swizzle_bytes, swizzle_bytes // 16
+    tile = [(0, 1 << k) for k in range(_log2(tile_cols, "tile columns"))]
+    tile += [(1 << k, vec * (((1 << k) // per_phase) % max_phase)) for k in range(3)]
+    tile += [(row, 0) for row in (1 << k for k in range(3, _log2(rows, "rows")))]
+    tile += [(0, col) for col in (1 << k for k in range(_log2(tile_cols, "tile columns"), _log2(cols, "columns")))]
+    reshaped = box[1:] + box[:1] if transposed else box
+    bases = []
+    for row, col in tile:
+        coord = _row_major(row * cols + col, reshaped)
+        bases.append(coord[-1:] + coord[:-1] if transposed else coord)
+    return bases + [b for d in range(rank) for b in _unit_bits(rank, d, box[d], shape[d])]
 
 
 def check_padding(pairs: Any, what: str) -> list[list[int]]:
@@ -163,12 +214,13 @@ def _index(coord: Sequence[int], shape: Sequence[int]) -> int:
 
 
 def tile_shape(layout: Any) -> tuple[int, ...]:
-    """The tensor shape a smem layout covers: the sizes of its top-level modes (rank 1 or 2)."""
+    """The tensor shape a smem layout covers: the sizes of its top-level modes (rank 1 to :data:`MAX_RANK`)."""
     shape = layout.shape
     modes = shape if isinstance(shape, tuple) else (shape,)
     extents = tuple(it.product(m) for m in modes)
-    if not 1 <= len(extents) <= 2:
-        raise LayoutError(f"a Triton shared layout here is rank 1 or 2; {layout} has {len(extents)} top-level modes")
+    if not 1 <= len(extents) <= MAX_RANK:
+        raise LayoutError(f"a Triton shared layout here is rank 1 to {MAX_RANK}; {layout} has {len(extents)} "
+                          "top-level modes")
     for k, extent in enumerate(extents):
         _log2(extent, f"extent of mode {k} of {layout}")
     return extents
@@ -248,12 +300,22 @@ def shared_form(layout: Any, element_bits: int) -> SharedForm:
     if bases is None:
         raise LayoutError(f"{layout} is padded, but its unpadded order is not linear over GF(2); no Triton shared "
                           "layout represents it")
+    check_padded_bases(bases, f"{layout} is padded, but its unpadded order")
     return SharedForm("padded", shape, {"interval_padding_pairs": pairs}, tuple(tuple(b) for b in bases))
+
+
+def check_padded_bases(bases: Sequence[Sequence[int]], what: str) -> None:
+    """LayoutError unless each offset basis moves in at most one dim, as Triton requires of a PaddedSharedLayout
+    (it stops with "Each offset basis must move in at most one dimension" otherwise)."""
+    for k, basis in enumerate(bases):
+        if sum(1 for v in basis if v) > 1:
+            raise LayoutError(f"{what} moves offset bit {k} in several dims ({list(basis)}); Triton's padded layouts "
+                              "move each offset basis in at most one dim")
 
 
 def _narrowest(shape: tuple[int, ...], bases: list[Basis], element_bits: int) -> SharedForm:
     frozen = tuple(tuple(b) for b in bases)
-    if len(shape) == 2:
+    if len(shape) >= 2:
         for swizzle_bytes in (128, 64, 32, 0):
             for transposed in (False, True):
                 if nvmma_bases(shape, swizzle_bytes, element_bits, transposed) == bases:
@@ -276,9 +338,12 @@ def _swizzle_params(shape: tuple[int, ...], bases: list[Basis]) -> dict[str, Any
     if len(shape) == 1:
         return {"vec": 1, "per_phase": 1, "max_phase": 1, "order": [0]} \
             if swizzled_bases(shape, 1, 1, 1, [0]) == bases else None
-    for order in ([1, 0], [0, 1]):
-        col = order[0]
-        shifts = [b[col] for b in bases[_log2(shape[col], "columns"):]]
+    import itertools
+
+    for order in map(list, itertools.permutations(reversed(range(len(shape))))):  # [.., 1, 0] first
+        col, row = order[0], order[1]
+        col_bits = _log2(shape[col], "columns")
+        shifts = [b[col] for b in bases[col_bits:col_bits + _log2(shape[row], "rows")]]
         moved = [k for k, x in enumerate(shifts) if x]
         vec, per_phase, max_phase = 1, 1, 1
         if moved:
@@ -288,7 +353,7 @@ def _swizzle_params(shape: tuple[int, ...], bases: list[Basis]) -> dict[str, Any
                     shifts[first + max_phase.bit_length() - 1] == vec * max_phase:
                 max_phase *= 2
         if swizzled_bases(shape, vec, per_phase, max_phase, order) == bases:
-            return {"vec": vec, "per_phase": per_phase, "max_phase": max_phase, "order": list(order)}
+            return {"vec": vec, "per_phase": per_phase, "max_phase": max_phase, "order": order}
     return None
 
 
@@ -313,6 +378,27 @@ def check_bases(bases: Sequence[Sequence[int]], shape: Sequence[int], what: str)
                                   f"outside [0, {extent})")
 
 
+def index_bits_to_offsets(bases: Sequence[Sequence[int]], shape: Sequence[int], what: str) -> list[int]:
+    """The offset of each bit of the colexicographic index (``shape``'s coordinates): the inverse over GF(2) of
+    the bijection the offset ``bases`` define (checked by :func:`check_bases`); LayoutError where it is none."""
+    n = len(bases)
+    # rows: offset bit k maps to index column c_k; solve by Gauss-Jordan on pairs (index bits, offset bits)
+    rows = [(_index(basis, shape), 1 << k) for k, basis in enumerate(bases)]
+    out = [0] * n
+    for bit in range(n):
+        pivot = next((r for r in range(bit, n) if rows[r][0] >> bit & 1), None)
+        if pivot is None:
+            raise LayoutError(f"{what}: its offset bases are not a bijection onto {list(shape)} (index bit {bit} "
+                              "is reached by no combination of them)")
+        rows[bit], rows[pivot] = rows[pivot], rows[bit]
+        for r in range(n):
+            if r != bit and rows[r][0] >> bit & 1:
+                rows[r] = (rows[r][0] ^ rows[bit][0], rows[r][1] ^ rows[bit][1])
+    for bit in range(n):
+        out[bit] = rows[bit][1]
+    return out
+
+
 def offset_function(form: SharedForm) -> list[int]:
     """``values[index] = element offset`` of the encoding, ``index`` the colexicographic tile index."""
     what = f"Triton {form.kind} shared layout"
@@ -322,6 +408,8 @@ def offset_function(form: SharedForm) -> list[int]:
     values = [-1] * size
     seen = [-1] * size
     pairs = check_padding(form.params.get("interval_padding_pairs", ()), what)
+    if form.kind == "padded":
+        check_padded_bases(form.bases, what)
     for unpadded in range(size):
         coord = apply_bases(form.bases, unpadded, rank)
         index = _index(coord, form.shape)
@@ -334,4 +422,5 @@ def offset_function(form: SharedForm) -> list[int]:
 
 
 __all__ = ["SharedForm", "shared_form", "swizzled_bases", "nvmma_bases", "padded_offset", "apply_bases",
+           "index_bits_to_offsets", "check_padded_bases",
            "offset_function", "tile_shape", "check_bases", "check_padding"]

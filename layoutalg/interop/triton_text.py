@@ -4,7 +4,7 @@ Written exactly as Triton 3.6 prints them (the tests compare with the TTGIR of c
 
     #ttg.linear<{register = [[0, 1]], lane = [[0, 2], ...], warp = [], block = []}>
     #ttg.shared_linear<{offset = [[0, 1], ...]}, alignment = 16>
-    #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+    #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>    (", rank = 3" at rank 3)
     #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
     #ttg.padded_shared<[64:+8] {offset = [[0, 1], ...], block = []}>
     #ttg.padded_shared<[64:+8] {order = [1, 0], shape = [64, 64]}>     (an identity unpadded order)
@@ -44,7 +44,7 @@ SCHEMA: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {
                     **_CTA_FIELDS}, ("version_major", "warps_per_cta", "instr_shape")),
     "shared_linear": ({"offset": _BASES, "block": _BASES, "alignment": _INT}, ("offset",)),
     "nvmma_shared": ({"swizzle_byte_width": _INT, "transposed": _BOOL, "element_bitwidth": _INT,
-                      "fp4_padded": _BOOL, **_CTA_FIELDS}, ("swizzle_byte_width", "element_bitwidth")),
+                      "fp4_padded": _BOOL, "rank": _INT, **_CTA_FIELDS}, ("swizzle_byte_width", "element_bitwidth")),
     "swizzled_shared": ({"vec": _INT, "per_phase": _INT, "max_phase": _INT, "order": _INTS, **_CTA_FIELDS},
                         ("vec", "per_phase", "max_phase", "order")),
     "padded_shared": ({"interval_padding_pairs": _BASES, "offset": _BASES, "block": _BASES, "order": _INTS,
@@ -83,9 +83,11 @@ def shared_linear_text(offset: Any, alignment: int = 16, block: Any = ()) -> str
     return f"#ttg.shared_linear<{{offset = {_bases(offset)}{block_part}}}, alignment = {int(alignment)}>"
 
 
-def nvmma_shared_text(swizzle_byte_width: int, transposed: bool, element_bitwidth: int) -> str:
+def nvmma_shared_text(swizzle_byte_width: int, transposed: bool, element_bitwidth: int, rank: int = 2) -> str:
+    """Triton prints the rank only where it is not 2."""
+    rank_part = f", rank = {int(rank)}" if rank != 2 else ""
     return (f"#ttg.nvmma_shared<{{swizzlingByteWidth = {swizzle_byte_width}, transposed = "
-            f"{'true' if transposed else 'false'}, elementBitWidth = {element_bitwidth}}}>")
+            f"{'true' if transposed else 'false'}, elementBitWidth = {element_bitwidth}{rank_part}}}>")
 
 
 def swizzled_shared_text(vec: int, per_phase: int, max_phase: int, order: Sequence[int]) -> str:

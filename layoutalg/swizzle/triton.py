@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from layoutalg.core.layout import Layout
 from layoutalg.core.validate import as_int, describe, plain_int
@@ -268,25 +268,30 @@ def to_triton(
     out_shape: Sequence[int] | None = None,
     out_names: Sequence[str] | None = None,
 ) -> TritonLinearLayout:
-    """Export a GF(2)-linear Layout/ComposedLayout (see the module note for ``in_dims`` and ``out_shape``).
+    """Export a GF(2)-linear Layout/ComposedLayout, or a layout with F2 strides (see the module note for ``in_dims``
+    and ``out_shape``).
 
     Defaults: one input dim per top-level mode of ``layout`` named ``in0, in1, ...``
     (rank 1: ``offset``), and one output dim ``dim0`` of size ``2**n`` covering every offset.
     Raises NotLinearError for a function that is not linear over GF(2).
     """
-    if not isinstance(layout, (Layout, ComposedLayout)):
-        raise LayoutError(f"to_triton takes a Layout or ComposedLayout, got {describe(layout)}")
+    from layoutalg.core.stride_layout import StrideLayout
+
+    if not isinstance(layout, (Layout, ComposedLayout, StrideLayout)):
+        raise LayoutError(f"to_triton takes a Layout, ComposedLayout or a layout with F2 strides, got {describe(layout)}")
     if in_dims is not None:
         in_dims = _named_items(in_dims, "in_dims", _out_size)
     if out_shape is not None:
         out_shape = _int_list(out_shape, "out_shape")
     if out_names is not None:
         out_names = _names(out_names, "out_names")
-    matrix = to_f2(layout)
+    matrix = _f2_stride_matrix(layout) if isinstance(layout, StrideLayout) else to_f2(layout)
     if in_dims is None:
-        modes = layout.modes() if isinstance(layout.shape, tuple) else [layout]
+        from layoutalg.core import int_tuple as it
+
+        modes = list(layout.shape) if isinstance(layout.shape, tuple) else [layout.shape]
         names = ["offset"] if len(modes) == 1 else [f"in{k}" for k in range(len(modes))]
-        in_dims = [(name, mode.size()) for name, mode in zip(names, modes)]
+        in_dims = [(name, it.product(mode)) for name, mode in zip(names, modes)]
     if out_shape is None:
         out_shape = [1 << max(matrix.n_out, 0)]
     if out_names is None:
@@ -316,7 +321,7 @@ def to_triton(
 
 
 def from_triton(tll: TritonLinearLayout, in_order: Sequence[str] | None = None,
-                out_order: Sequence[str] | None = None) -> AnyLayout:
+                out_order: Sequence[str] | None = None) -> Any:
     """Import: a layout with one top-level mode per input dim whose offset is the colexicographic index of the output.
 
     Mode ``k`` has size ``size(in_order[k])``; it is nested when its bases are not
@@ -324,8 +329,8 @@ def from_triton(tll: TritonLinearLayout, in_order: Sequence[str] | None = None,
 
     ``in_order`` picks the input dims (all, in listed order, by default);
     ``out_order`` the output dims from fastest to slowest (listed order by default).
-    The result is a plain Layout, or ``Sw o _0 o Layout`` where the bases need a swizzle
-    (LayoutError if the map is neither).
+    The result is a plain Layout, or ``Sw o _0 o Layout`` where the bases need a swizzle, else (a GF(2) map of
+    no such form) the layout with one F2 stride per input bit.
     """
     if not isinstance(tll, TritonLinearLayout):
         raise LayoutError(f"from_triton takes a TritonLinearLayout, got {describe(tll)}")
@@ -349,7 +354,58 @@ def from_triton(tll: TritonLinearLayout, in_order: Sequence[str] | None = None,
             columns.append(offset)
     total_bits = sum(_log2(s, "output size") for s in sizes.values())
     matrix = BitMatrix(len(columns), total_bits, tuple(columns))
-    return from_f2(matrix, mode_bits=[len(bases[name]) for name in in_order])
+    mode_bits = [len(bases[name]) for name in in_order]
+    try:
+        return from_f2(matrix, mode_bits=mode_bits)
+    except LayoutError:
+        if total_bits > 64:  # refused for its size (from_f2's own limit), not for its form
+            raise
+        return _f2_bit_modes(mode_bits, columns)  # a GF(2) map of no (swizzled) layout form
+
+
+def _f2_stride_matrix(layout: object) -> BitMatrix:
+    """The GF(2) matrix of a layout with F2 (or int) strides over a power-of-two domain, read from its values;
+    NotLinearError where they are not the XOR of the columns."""
+    from layoutalg.core.stride_layout_ops import offset_values
+    from layoutalg.errors import NotLinearError
+
+    values = offset_values(layout, "to_triton")
+    n_in = _log2(len(values), f"size of {layout}")
+    columns = [values[1 << j] for j in range(n_in)]
+    for index, value in enumerate(values):
+        expect = 0
+        for j, column in enumerate(columns):
+            if index >> j & 1:
+                expect ^= column
+        if value != expect:
+            raise NotLinearError(f"{layout} is not linear over GF(2): index {index} gives {value}, the XOR of its "
+                                 f"bits' images is {expect}")
+    return BitMatrix.from_columns(columns)
+
+
+def _f2_bit_modes(mode_bits: Sequence[int], columns: Sequence[int]) -> Any:
+    """The layout with one top-level mode per input dim (``mode_bits[k]`` bits) and one F2 stride per bit, column
+    ``columns[j]`` for bit ``j``: equal to any GF(2) map, exactly."""
+    from layoutalg.core.stride_layout import stride_layout
+    from layoutalg.core.stride_scalars import F2
+
+    shapes: list[Any] = []
+    strides: list[Any] = []
+    j = 0
+    for bits in mode_bits:
+        if bits == 0:
+            shapes.append(1)
+            strides.append(F2(0))
+        elif bits == 1:
+            shapes.append(2)
+            strides.append(F2(columns[j]))
+        else:
+            shapes.append(tuple([2] * bits))
+            strides.append(tuple(F2(c) for c in columns[j:j + bits]))
+        j += bits
+    if len(shapes) == 1:
+        return stride_layout(shapes[0], strides[0])
+    return stride_layout(tuple(shapes), tuple(strides))
 
 
 __all__ = ["TritonLinearLayout", "parse_triton", "to_triton", "from_triton"]

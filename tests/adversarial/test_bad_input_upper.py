@@ -229,3 +229,18 @@ def test_the_gf2_engine_sets_up_a_4000_bit_domain_in_linear_time() -> None:
     start = time.monotonic()
     assert prove.injective(Layout(2**4000, 1), method="f2").status == "proved"
     assert time.monotonic() - start < 20
+
+
+def test_library_layouts_nesting_one_tuple_in_itself_are_refused_at_once() -> None:
+    """A pycute layout whose shape pairs one tuple with itself 60 times (2**60 leaves) hung ``as_layout`` (it listed
+    every stride leaf); the reader counts nodes before walking leaves, as every public function does."""
+    import pycute
+
+    shape: object = 1
+    stride: object = 0
+    for _ in range(60):
+        shape, stride = (shape, shape), (stride, stride)
+    start = time.perf_counter()
+    with pytest.raises(la.LayoutError, match="MAX_NODES"):
+        la.as_layout(pycute.Layout(shape, stride))
+    assert time.perf_counter() - start < 5

@@ -116,3 +116,53 @@ def ttgir_attributes(ttgir: str) -> list[str]:
         if line.startswith("#") and " = #ttg." in line:
             out.append(line.split(" = ", 1)[1])
     return out
+
+
+def compile_shared_3d(layouts: Sequence[tuple[Any, Sequence[int], int]], num_warps: int = 4) -> Compiled:
+    """As :func:`compile_shared`, for rank-3 shared layouts ``(layout, (A, B, C), element bits)`` (16 or 32 bits):
+    each buffer holds ``idx = (a * B + b) * C + c`` at element ``(a, b, c)``."""
+    params = ", ".join(["R: gl.constexpr"] + [f"S{k}: gl.constexpr" for k in range(len(layouts))])
+    body: list[str] = []
+    stores: list[str] = []
+    prefix = HEADER.count("\n") + 2
+    for k, ((_, (a, b, c), bits)) in enumerate(layouts):
+        if bits not in (16, 32):
+            raise ValueError("compile_shared_3d stores 16- or 32-bit elements")
+        body += [f"    x{k} = gl.arange(0, {a}, layout=gl.SliceLayout(1, gl.SliceLayout(2, R)))",
+                 f"    y{k} = gl.arange(0, {b}, layout=gl.SliceLayout(0, gl.SliceLayout(2, R)))",
+                 f"    z{k} = gl.arange(0, {c}, layout=gl.SliceLayout(0, gl.SliceLayout(1, R)))",
+                 f"    i{k} = (gl.expand_dims(gl.expand_dims(x{k}, 1), 2) * {b} + "
+                 f"gl.expand_dims(gl.expand_dims(y{k}, 0), 2)) * {c} + gl.expand_dims(gl.expand_dims(z{k}, 0), 1)"]
+    lines: dict[str, list[int]] = {}
+    loads: list[str] = []
+    for k, ((_, (a, b, c), bits)) in enumerate(layouts):
+        t = _INT[bits]
+        stores.append(f"    b{k} = gl.allocate_shared_memory(gl.{t}, [{a}, {b}, {c}], S{k})")
+        stores.append(f"    b{k}.store(i{k}.to(gl.{t}))")
+        lines[f"b{k}"] = [prefix + len(body) + len(stores)]
+        loads.append(f"    gl.store(out_ptr + i{k}, b{k}.load(R).to(gl.int32))")
+    source = HEADER + f"@gluon.jit\ndef kernel(out_ptr, {params}):\n" + "\n".join(body + stores + loads) + "\n"
+    module = _load(source, f"shared3d{next(_counter)}")
+    from triton.experimental.gluon import language as gl
+
+    register = gl.BlockedLayout([1, 1, 1], [1, 1, 32], [num_warps, 1, 1], [2, 1, 0])
+    constexprs: dict[str, Any] = {"R": register, **{f"S{k}": lay for k, (lay, _, _) in enumerate(layouts)}}
+    asm = _compile(module.kernel, constexprs, num_warps)
+    return Compiled(asm, lines, num_warps)
+
+
+def compile_distributed_3d(layouts: Sequence[tuple[Any, Sequence[int]]], num_warps: int) -> Compiled:
+    """As :func:`compile_distributed`, for rank-3 distributed layouts ``(layout, (A, B, C))``."""
+    params = ", ".join(f"L{k}: gl.constexpr" for k in range(len(layouts)))
+    body = []
+    for k, (_, (a, b, c)) in enumerate(layouts):
+        body += [f"    x{k} = gl.arange(0, {a}, layout=gl.SliceLayout(1, gl.SliceLayout(2, L{k})))",
+                 f"    y{k} = gl.arange(0, {b}, layout=gl.SliceLayout(0, gl.SliceLayout(2, L{k})))",
+                 f"    z{k} = gl.arange(0, {c}, layout=gl.SliceLayout(0, gl.SliceLayout(1, L{k})))",
+                 f"    i{k} = (gl.expand_dims(gl.expand_dims(x{k}, 1), 2) * {b} + "
+                 f"gl.expand_dims(gl.expand_dims(y{k}, 0), 2)) * {c} + gl.expand_dims(gl.expand_dims(z{k}, 0), 1)",
+                 f"    gl.store(out_ptr + {k}, gl.sum(gl.sum(gl.sum(i{k}, axis=2), axis=1), axis=0))"]
+    source = HEADER + f"@gluon.jit\ndef kernel(out_ptr, {params}):\n" + "\n".join(body) + "\n"
+    module = _load(source, f"dist3d{next(_counter)}")
+    asm = _compile(module.kernel, {f"L{k}": lay for k, (lay, _) in enumerate(layouts)}, num_warps)
+    return Compiled(asm, {}, num_warps)

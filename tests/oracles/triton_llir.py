@@ -57,6 +57,18 @@ def _type_bits(text: str) -> tuple[int, int]:
     raise NotImplementedError(f"type {text!r}")
 
 
+def _split_operands(text: str) -> list[str]:
+    """``a, b`` split at the commas outside ``<...>`` and ``(...)`` (constant vectors hold commas)."""
+    parts, depth, start = [], 0, 0
+    for k, ch in enumerate(text):
+        depth += ch in "<(" and 1 or 0
+        depth -= ch in ">)" and 1 or 0
+        if ch == "," and depth == 0:
+            parts.append(text[start:k].strip())
+            start = k + 1
+    return parts + [text[start:].strip()]
+
+
 class Interpreter:
     """Runs the kernel body for ``threads`` threads at once (every value is a numpy array over threads)."""
 
@@ -112,13 +124,28 @@ class Interpreter:
         if op == "call" and "@llvm.nvvm.read.ptx.sreg.tid.x" in rest:
             return self.tid.copy()
         if op in ("shl", "lshr", "ashr", "and", "or", "xor", "add", "sub", "mul", "udiv", "urem"):
+            def apply(a: Any, b: Any) -> Any:
+                return {"shl": lambda: a << b, "lshr": lambda: a >> b, "ashr": lambda: a >> b, "and": lambda: a & b,
+                        "or": lambda: a | b, "xor": lambda: a ^ b, "add": lambda: a + b, "sub": lambda: a - b,
+                        "mul": lambda: a * b, "udiv": lambda: a // b, "urem": lambda: a % b}[op]()
+
+            vector = re.fullmatch(r"(<\d+ x i\d+>) (.+)", rest)
+            if vector:  # lane by lane; an operand is a register or a constant vector (splat, <...>, zeroinitializer)
+                bits, count = _type_bits(vector.group(1))
+                x, y = (self.value(v, bits, count) for v in _split_operands(vector.group(2)))
+                return Vec(bits, [_mask(apply(a, b), bits) for a, b in zip(x.elems, y.elems)])
             ty, args = rest.split(" ", 1)
             bits, _ = _type_bits(ty)
             a, b = (self.operand(x, bits) for x in args.split(", "))
-            result = {"shl": lambda: a << b, "lshr": lambda: a >> b, "ashr": lambda: a >> b, "and": lambda: a & b,
-                      "or": lambda: a | b, "xor": lambda: a ^ b, "add": lambda: a + b, "sub": lambda: a - b,
-                      "mul": lambda: a * b, "udiv": lambda: a // b, "urem": lambda: a % b}[op]()
-            return _mask(result, bits)
+            return _mask(apply(a, b), bits)
+        if op == "icmp" and (vector := re.fullmatch(r"(\w+) (<\d+ x i\d+>) (.+)", rest)):  # lane by lane
+            bits, count = _type_bits(vector.group(2))
+            x, y = (self.value(v, bits, count) for v in _split_operands(vector.group(3)))
+            compare = {"eq": np.equal, "ne": np.not_equal, "ult": np.less, "ule": np.less_equal, "ugt": np.greater,
+                       "uge": np.greater_equal}.get(vector.group(1))
+            if compare is None:
+                raise NotImplementedError(text)
+            return Vec(1, [compare(a, b).astype(np.int64) for a, b in zip(x.elems, y.elems)])
         if op == "icmp":
             m = re.fullmatch(r"(\w+) (i\d+) (\S+), (\S+)", rest)
             if m is None:
@@ -130,6 +157,12 @@ class Interpreter:
             if compare is None:
                 raise NotImplementedError(text)  # signed compares: not seen in Triton's address code
             return compare(a, b).astype(np.int64)
+        if op == "select" and (vector := re.fullmatch(r"<(\d+) x i1> (\S+), (<\d+ x i\d+>) (.+)", rest)):
+            bits, count = _type_bits(vector.group(3))
+            condition = self.value(vector.group(2), 1, count)
+            x, y = (self.value(re.sub(r"^<\d+ x i\d+>\s*", "", v), bits, count)
+                    for v in _split_operands(vector.group(4)))
+            return Vec(bits, [np.where(c != 0, a, b) for c, a, b in zip(condition.elems, x.elems, y.elems)])
         if op == "select":
             m = re.fullmatch(r"i1 (\S+), (i\d+) (\S+), i\d+ (\S+)", rest)
             if m is None:
@@ -162,6 +195,40 @@ class Interpreter:
             elems = list(base.elems) if isinstance(base, Vec) else [np.zeros(self.threads, dtype=np.int64)] * count
             elems[int(m.group(6))] = self.operand(m.group(5), bits)
             return Vec(bits, elems)
+        if op == "call" and "@llvm.bitreverse." in rest:  # call iN @llvm.bitreverse.iN(iN x): x's N bits reversed
+            m = re.fullmatch(r"i(\d+) @llvm\.bitreverse\.i\d+\(i\d+ (\S+)\)", rest)
+            if m is None:
+                raise NotImplementedError(text)
+            bits = int(m.group(1))
+            x = self.operand(m.group(2), bits)
+            return sum(((x >> k) & 1) << (bits - 1 - k) for k in range(bits))
+        if op == "call" and "@llvm.vector.reduce." in rest:  # call iN @llvm.vector.reduce.OP.vKiN(<K x iN> v)
+            m = re.fullmatch(r"i(\d+) @llvm\.vector\.reduce\.(or|and|xor|add)\.v\d+i\d+\(<\d+ x i\d+> (%\S+)\)", rest)
+            if m is None:
+                raise NotImplementedError(text)
+            elems = self.env[m.group(3)].elems
+            total = elems[0]
+            for e in elems[1:]:
+                total = {"or": total | e, "and": total & e, "xor": total ^ e, "add": total + e}[m.group(2)]
+            return _mask(total, int(m.group(1)))
+        if op == "shufflevector":  # two vectors and a constant mask: lane k of the result is lane mask[k] of a ++ b
+            m = re.fullmatch(r"<(\d+) x i(\d+)> (\S+), <\d+ x i\d+> (\S+), <(\d+) x i32> (zeroinitializer|<[^<>]*>)", rest)
+            if m is None:
+                raise NotImplementedError(text)
+            count, bits = int(m.group(1)), int(m.group(2))
+            lanes = []
+            for name in (m.group(3), m.group(4)):
+                found = self.env.get(name)
+                lanes += list(found.elems) if isinstance(found, Vec) else [np.zeros(self.threads, dtype=np.int64)] * count
+            picks = [0] * int(m.group(5)) if m.group(6) == "zeroinitializer" else \
+                [item.split()[-1] for item in m.group(6)[1:-1].split(",")]
+            zero = np.zeros(self.threads, dtype=np.int64)  # a poison lane: never read before it is overwritten
+            return Vec(bits, [zero if k in ("poison", "undef") else lanes[int(k)] for k in picks])
+        if op == "extractelement":
+            m = re.fullmatch(r"<\d+ x i(\d+)> (\S+), i\d+ (\d+)", rest)
+            if m is None:
+                raise NotImplementedError(text)
+            return self.env[m.group(2)].elems[int(m.group(3))]
         if op == "bitcast":
             m = re.fullmatch(r"(<\d+ x i\d+>|i\d+) (\S+) to (<\d+ x i\d+>|i\d+)", rest)
             if m is None:

@@ -128,3 +128,23 @@ def test_the_undecided_form_is_both_whole_and_split_in_the_recordings() -> None:
                                  kernel="k", grid=1, block=32, args={"p_out": "buf", "p_off": 0},
                                  dynamic_smem=16384).accesses)]
     assert 0 < len(undecided_cases) <= 40  # 35 of the 300: 33 whole, 2 split (ptxas 13.0)
+
+
+@pytest.mark.parametrize(("reader", "words"), [
+    ("cvt.u32.u64 %r5, %d0;\n  st.global.b32 [%rd1], %r5;", {0}),  # truncation: the low word
+    ("cvt.sat.u32.u64 %r5, %d0;\n  st.global.b32 [%rd1], %r5;", {0, 1}),  # saturation compares the whole value
+    ("cvt.rn.f32.u64 %r5, %d0;\n  st.global.b32 [%rd1], %r5;", {0, 1}),  # to float: every bit
+    ("shr.u64 %rd5, %d0, 40;\n  st.global.b64 [%rd1], %rd5;", {1}),
+    ("shr.u64 %rd5, %d0, 16;\n  st.global.b64 [%rd1], %rd5;", {0, 1}),
+    ("mov.b64 %rd5, %d0;\n  st.global.b64 [%rd1], %rd5;", {0, 1}),  # a copy: whatever reads the copy
+    ("mov.b64 {%r5, %r6}, %d0;\n  st.global.b32 [%rd1], %r6;", {1}),  # an unpack whose low half is unread
+    ("mov.b64 {%r5, %r6}, %d0;\n  add.u32 %r7, %r5, 1;", set()),  # both halves unread: the unpack is dead too
+])
+def test_words_read_of_a_64_bit_value(reader: str, words: set[int]) -> None:
+    """Liveness.words_read by the kind of reader (ptxas 13.0: ``tests/data/ptxas_load_narrowing.json``)."""
+    from layoutalg.kernel.interp.liveness import Liveness
+    from layoutalg.kernel.ptx import parse_module
+
+    fn = parse_module(_ptx({"load": "ld.shared.b64 %d0, [%r1];", "uses": reader})).entry("k")
+    index = next(i for i, ins in enumerate(fn.body) if ins.root == "ld" and "shared" in ins.parts)
+    assert Liveness(fn.body, fn.labels).words_read(index, "%d0") == words

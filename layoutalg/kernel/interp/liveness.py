@@ -90,7 +90,6 @@ class Liveness:
     def __init__(self, body: Sequence[Instruction], labels: dict[str, int]) -> None:
         self.body = body
         self._block_starts = frozenset(labels.values())
-        self._mentions: dict[str, int] | None = None
         self._readers_anywhere: dict[str, tuple[int, ...]] | None = None
         self._useful: frozenset[int] | None = None
 
@@ -186,19 +185,6 @@ class Liveness:
                 if ins.guard is None:
                     return found
         return found + writers.get(name, [])
-
-    def mentions(self, name: str) -> int:
-        """How many operands and guards of the function name register ``name`` (its definition included): 1 means
-        the instruction defining it is its only mention, so nothing reads it (nvcc names every value afresh)."""
-        if self._mentions is None:
-            counts: dict[str, int] = {}
-            for ins in self.body:
-                if ins.guard is not None:
-                    counts[ins.guard[0]] = counts.get(ins.guard[0], 0) + 1
-                for name_ in register_names(ins.operands):
-                    counts[name_] = counts.get(name_, 0) + 1
-            self._mentions = counts
-        return self._mentions.get(name, 0)
 
     def _anywhere(self) -> dict[str, tuple[int, ...]]:
         if self._readers_anywhere is None:

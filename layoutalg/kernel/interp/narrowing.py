@@ -72,6 +72,7 @@ def undecided(element_bytes: int, live_words: Sequence[frozenset[int]], volatile
 
 
 def part_name(offset: int, width: int) -> str:
-    """How the trace names a narrowed access: its SASS opcode and offset (``LDS.64 +0x8``)."""
-    opcode = {1: "LDS.U8", 2: "LDS.U16", 4: "LDS", 8: "LDS.64", 16: "LDS.128"}[width]
+    """How the trace names a narrowed access: its SASS opcode and offset (``LDS.64 +0x8``).  A narrowed access is
+    narrower than its 16-byte maximum (a 16-byte cover is the whole load, recorded without a part)."""
+    opcode = {1: "LDS.U8", 2: "LDS.U16", 4: "LDS", 8: "LDS.64"}[width]
     return f"{opcode} +{offset:#x}"

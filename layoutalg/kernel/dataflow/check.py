@@ -5,7 +5,12 @@ The claim, for the launch the trace was made from (every traced CTA):
 
 1. every executed ``mma`` holds, in every lane, register and half, the A and B elements its PTX
    fragment layout names for one (m0, n0, k0) tile per warp (derived from the elements present);
-   out-of-range tile positions may hold zeros;
+   out-of-range tile positions may hold zeros.  By default (``exact_fragments=False``) the k index may
+   take another order inside the mma as long as A and B agree: fragment k position ``c`` holds one k,
+   ``kappa(c)``, in every row of A and every column of B, the k distinct (then every product
+   ``A(m, k) * B(k, n)`` still lands in C(m, n), and claim 2 counts each k once).  That is a claim about
+   C, not about the fragments: ``exact_fragments=True`` demands the PTX positions (a fragment-level
+   claim, as :func:`layoutalg.prove.fragment_delivers` makes);
 2. every C input is zero or the unmodified accumulator of the same C element, so each (m, n) is a
    chain of products; no (m, n, k) product is accumulated twice;
 3. every C element written (all of C when the whole grid is traced) finally holds the accumulator of
@@ -74,19 +79,21 @@ class MmaCheckResult:
         return self.report()
 
 
-def check_mma(trace: Any, a: Any, b: Any, c: Any) -> MmaCheckResult:
+def check_mma(trace: Any, a: Any, b: Any, c: Any, exact_fragments: bool = False) -> MmaCheckResult:
     """Check the traced launch's mma data flow (see the module doc).
 
     ``trace``: a :class:`~layoutalg.kernel.result.Trace` (or a :class:`~.flow.Launch`); ``a``, ``b``,
     ``c``: ``'PARAM@LAYOUT'`` strings (or ``(param, layout)`` pairs), the layouts in the mma's
     convention A = M x K, B = K x N, C = M x N from coordinates to element offsets.
+    ``exact_fragments``: demand the PTX fragment positions of A's and B's k (claim 1 of the module doc); by
+    default an order of k other than the PTX one, the same in A and B, passes (C is still A B).
     """
     start = time.perf_counter()
     launch = trace if isinstance(trace, Launch) else getattr(trace, "launch", None)
     if launch is None:
         raise LayoutError("check_mma needs a Trace made by layoutalg.kernel.trace (it carries the launch)")
     specs = [parse_spec(role, v) for role, v in (("A", a), ("B", b), ("C", c))]
-    checker = MmaChecker(*specs)
+    checker = MmaChecker(specs[0], specs[1], specs[2], exact_fragments=exact_fragments)
     result = flow(launch, checker)
     findings = list(checker.findings) + checker.verdict_findings(result.whole_grid)
     verdict, cex, reason = decide(result, findings, checker)
@@ -159,13 +166,17 @@ def _claim(chk: MmaChecker, fr: FlowResult) -> str:
     grid = "every CTA" if fr.whole_grid else f"CTAs {fr.traced_ctas}"
     what = []
     if chk.mma_executions:
-        what.append(f"{chk.mma_executions} mma warp-executions")
+        what.append(f"{chk.mma_executions} mma warp-executions" + (
+            f" ({chk.k_permuted} of them with the k in one order other than the PTX one, the same in A and B)"
+            if chk.k_permuted else ""))
     if chk.fma_lanes:
         what.append(f"{chk.fma_lanes} scalar A x B fma products")
     checked = getattr(chk, "c_checked", None)
     tail = f"; {checked} of {chk.M * chk.N} C elements checked" if checked is not None else ""
     if getattr(chk, "c_seeded", 0):
         tail += "; the accumulators start from C's old values (C = A B + C)"
-    return (f"{grid} of the launch: {' and '.join(what) or 'no products'} receive the fragment elements of "
+    fragments = "the fragment elements" if chk.exact_fragments else \
+        "the fragment elements (or the same elements with one order of k, the same in A and B)"
+    return (f"{grid} of the launch: {' and '.join(what) or 'no products'} receive {fragments} of "
             f"A ({chk.a.text}) and B ({chk.b.text}); each (m, n, k) of the {chk.M}x{chk.N}x{chk.K} problem is "
             f"accumulated once; C ({chk.c.text}) receives its accumulators; no shared-memory race{tail}")

@@ -118,20 +118,30 @@ def decide(fr: FlowResult, findings: list[Finding], checker: MmaChecker) -> tupl
     refuted = [f for f in findings if f.verdict == "refuted"]
     if not complete:
         refuted = [f for f in refuted if f.kind not in ("store", "duplicate")]
-    if fr.sync_unmodelled:  # the kernel may order these stores in ways the check does not see
-        refuted = [f for f in refuted if f.kind != "global race"]
+    sure = checker.sure_global_races
+    for f in refuted:
+        if f.kind != "global race":
+            continue
+        if fr.sync_unmodelled:  # the kernel may order these stores in ways the check does not see
+            unknown.append(f"{f.message}; but the kernel also synchronises through "
+                           f"{fr.opcode(next(iter(fr.sync_unmodelled)))}, which the race check does not model")
+        elif sure is not None and (f.fields.get("line"), f.fields.get("first_line")) not in sure:
+            unknown.append(f"{f.message}, once counted barriers whose phases' warps depend on timing order nothing "
+                           f"({_loose_text(fr)}); with the phases the trace formed, the stores are ordered")
+    refuted = [f for f in refuted if f.kind != "global race" or not fr.sync_unmodelled and
+               (sure is None or (f.fields.get("line"), f.fields.get("first_line")) in sure)]
     refuted.sort(key=lambda f: ORDER.get(f.kind, 9))
     operand_level = [f for f in refuted if ORDER.get(f.kind, 9) < ORDER["race"]]
     if operand_level:
         return "refuted", _cex(operand_level[0]), operand_level[0].message
     if fr.races:
-        r = fr.races[0]
+        sure_races = [r for r in fr.races if fr.sure_races is None or (r.kind, r.first, r.second) in fr.sure_races]
+        r = (sure_races or fr.races)[0]
         text = (f"{r.kind}: PTX line {fr.line(r.first)} ({fr.opcode(r.first)}, warp {r.first_warp}) and PTX line "
                 f"{fr.line(r.second)} ({fr.opcode(r.second)}, warp {r.second_warp}) touch shared byte "
                 f"{r.address} of CTA {fr.traced_ctas[r.cta]} with nothing ordering them")
         if fr.loose_barriers:
-            k, why = next(iter(fr.loose_barriers.items()))
-            text += f" (PTX line {fr.line(k)}, {fr.opcode(k)}, orders no warps: {why})"
+            text += f" ({_loose_text(fr)})"
         cex = {"kind": "race", "race": r.kind, "first": {"line": fr.line(r.first), "opcode": fr.opcode(r.first),
                                                           "warp": r.first_warp},
                "second": {"line": fr.line(r.second), "opcode": fr.opcode(r.second), "warp": r.second_warp},
@@ -141,7 +151,11 @@ def decide(fr: FlowResult, findings: list[Finding], checker: MmaChecker) -> tupl
             line = fr.line(next(iter(fr.sync_unmodelled)))
             return "unknown", cex, (text + f"; but the kernel also synchronises through {fr.fn.body[next(iter(fr.sync_unmodelled))].opcode} "
                                     f"(PTX line {line}), which the race check does not model")
-        return "refuted", cex, text
+        if sure_races:
+            return "refuted", cex, text
+        if not refuted:
+            return "unknown", cex, (text + "; with the phases the trace formed the barrier orders them, and whether "
+                                    "another schedule's phases let them race is not decided")
     if refuted:
         return "refuted", _cex(refuted[0]), refuted[0].message
     soft = [f for f in findings if f.verdict == "unknown"]
@@ -154,6 +168,11 @@ def decide(fr: FlowResult, findings: list[Finding], checker: MmaChecker) -> tupl
     if unknown:
         return "unknown", None, "; ".join(unknown)
     return "proved", None, ""
+
+
+def _loose_text(fr: FlowResult) -> str:
+    k, why = next(iter(fr.loose_barriers.items()))
+    return f"PTX line {fr.line(k)}, {fr.opcode(k)}, orders no warps: {why}"
 
 
 def _cex(f: Finding) -> dict[str, Any]:

@@ -44,6 +44,18 @@ class MmaChecker(FmaProducts, CStores):
         super().__init__(a, b, c)
         self.exact_fragments = exact_fragments
         self.k_permuted = 0  # mma warp-executions whose A and B hold the k in one order other than the PTX one
+        # (line, first line) of the global races the first interpretation met, once flow() ran the launch again
+        # (:meth:`restart`): those are real, others may come only from barriers taken as ordering nothing
+        self.sure_global_races: set[tuple[Any, Any]] | None = None
+
+    def restart(self) -> None:
+        """Forget every finding and count: :func:`~layoutalg.kernel.dataflow.flow.flow` interprets the launch
+        again (a counted barrier turned out unforced)."""
+        sure = self.sure_global_races
+        if sure is None:
+            sure = {(f.fields.get("line"), f.fields.get("first_line")) for f in self.findings if f.kind == "global race"}
+        MmaChecker.__init__(self, self.a, self.b, self.c, self.exact_fragments)
+        self.sure_global_races = sure
 
     # ------------------------------------------------------------------ driver hooks
     def begin(self, fn: Any, params: Any, launch: Any) -> None:

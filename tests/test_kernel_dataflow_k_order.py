@@ -8,7 +8,7 @@ in an m16n8k16 (PTX ISA "Matrix Fragments for mma.m16n8k16": a0, a1 hold k = 2t,
 lands in C(m, n) once, so C is A B, though neither fragment is the PTX one.  Moving A's alone multiplies A(m, k + 8)
 by B(k, n); repeating a0, a1 for a2, a3 (and b0 for b1) accumulates k = 0..7 twice and k = 8..15 never.  The end-to-
 end check (the default) must prove the first and refute the others naming the lane, register and element;
-``exact_fragments=True`` (a claim about the fragments) refutes all of them."""
+``check_mma_fragments`` (a claim about the fragments) refutes all of them."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ import pytest
 from dataflow_synth import MmaCase, mma_kernel
 
 from layoutalg.kernel import check_mma, trace
-from layoutalg.kernel.dataflow import k_order
+from layoutalg.kernel.dataflow import check_mma_fragments, k_order
 from layoutalg.kernel.ptx import parse_module
 
 SYNTH = {"a": "pA@(16,32):(32,1)", "b": "pB@(32,8):(8,1)", "c": "pC@(16,8):(8,1)"}
@@ -55,7 +55,7 @@ def same(pa: list[int], pb: list[int]) -> Any:
 
 
 def synth(text: str, exact: bool = False) -> Any:
-    return check_mma(trace(parse_module(text), block=32), exact_fragments=exact, **SYNTH)
+    return (check_mma_fragments if exact else check_mma)(trace(parse_module(text), block=32), **SYNTH)
 
 
 BASE = mma_kernel(MmaCase())
@@ -173,12 +173,12 @@ HUNT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "kernels
 MANIFEST = json.load(open(os.path.join(HUNT, "hunt.json")))
 
 
-def hunt(name: str, text: str, exact: bool = False) -> Any:
+def hunt(name: str, text: str) -> Any:
     e = MANIFEST[name]
     t = trace(parse_module(text), kernel=name, grid=e["grid"], block=e["block"],
               dynamic_smem=e.get("dynamic_smem", 0), args={int(k): v for k, v in e["args"].items()})
     specs = dict(s.split("=", 1) for s in e["check_mma"])
-    return check_mma(t, a=specs["A"], b=specs["B"], c=specs["C"], exact_fragments=exact)
+    return check_mma(t, a=specs["A"], b=specs["B"], c=specs["C"])
 
 
 @pytest.mark.parametrize("name", ["h1_f16_tn_sw333_cp3", "h4_tf32_tn_ldsm_sw333_cp3"])

@@ -5,11 +5,11 @@ The claim, for the launch the trace was made from (every traced CTA):
 
 1. every executed ``mma`` holds, in every lane, register and half, the A and B elements its PTX
    fragment layout names for one (m0, n0, k0) tile per warp (derived from the elements present);
-   out-of-range tile positions may hold zeros.  By default (``exact_fragments=False``) the k index may
+   out-of-range tile positions may hold zeros.  In :func:`check_mma` the k index may
    take another order inside the mma as long as A and B agree: fragment k position ``c`` holds one k,
    ``kappa(c)``, in every row of A and every column of B, the k distinct (then every product
    ``A(m, k) * B(k, n)`` still lands in C(m, n), and claim 2 counts each k once).  That is a claim about
-   C, not about the fragments: ``exact_fragments=True`` demands the PTX positions (a fragment-level
+   C, not about the fragments: :func:`check_mma_fragments` demands the PTX positions (a fragment-level
    claim, as :func:`layoutalg.prove.fragment_delivers` makes);
 2. every C input is zero or the unmodified accumulator of the same C element, so each (m, n) is a
    chain of products; no (m, n, k) product is accumulated twice;
@@ -79,15 +79,26 @@ class MmaCheckResult:
         return self.report()
 
 
-def check_mma(trace: Any, a: Any, b: Any, c: Any, exact_fragments: bool = False) -> MmaCheckResult:
+def check_mma(trace: Any, a: Any, b: Any, c: Any) -> MmaCheckResult:
     """Check the traced launch's mma data flow (see the module doc).
 
     ``trace``: a :class:`~layoutalg.kernel.result.Trace` (or a :class:`~.flow.Launch`); ``a``, ``b``,
     ``c``: ``'PARAM@LAYOUT'`` strings (or ``(param, layout)`` pairs), the layouts in the mma's
     convention A = M x K, B = K x N, C = M x N from coordinates to element offsets.
-    ``exact_fragments``: demand the PTX fragment positions of A's and B's k (claim 1 of the module doc); by
-    default an order of k other than the PTX one, the same in A and B, passes (C is still A B).
+    An order of k other than the PTX fragments' one, the same in A and B, passes (C is still A B): this is a
+    claim about C; :func:`check_mma_fragments` demands the PTX fragment positions.
     """
+    return _check(trace, a, b, c, exact_fragments=False)
+
+
+def check_mma_fragments(trace: Any, a: Any, b: Any, c: Any) -> MmaCheckResult:
+    """:func:`check_mma` with claim 1 held to the PTX fragment positions: every A and B element at its PTX ISA
+    fragment position of one tile per mma (a claim about the fragments: an order of k other than the PTX one is
+    refuted even where A and B share it and C is right)."""
+    return _check(trace, a, b, c, exact_fragments=True)
+
+
+def _check(trace: Any, a: Any, b: Any, c: Any, exact_fragments: bool) -> MmaCheckResult:
     start = time.perf_counter()
     launch = trace if isinstance(trace, Launch) else getattr(trace, "launch", None)
     if launch is None:

@@ -12,7 +12,7 @@ holding two k, or B's row another k than A's column, forms a product ``A(m, k) *
 which belongs to no C element.
 
 Used by the end-to-end check of C (:func:`~layoutalg.kernel.dataflow.check_mma`) only where the PTX order
-fails; a claim about fragments themselves (``check_mma(..., exact_fragments=True)``,
+fails; a claim about fragments themselves (:func:`~layoutalg.kernel.dataflow.check_mma_fragments`,
 :func:`layoutalg.prove.fragment_delivers`) keeps the PTX positions.
 
 A is the reference: :func:`a_order` reads ``kappa`` off A's fragment (each k position's column must hold one k

@@ -8,8 +8,8 @@ every element must equal the fragment table's element of that tile (PTX ISA frag
 holds its k in another order -- each k position one k of A in every row, the k distinct -- passes when B's
 fragment holds the same k in the same positions (:mod:`.k_order`: every product still belongs to its C element,
 each k once; its products are counted one by one).  That answers whether C is right, not whether the fragments
-are the PTX ones: ``exact_fragments=True`` (and :func:`layoutalg.prove.fragment_delivers`) keep the PTX
-positions.  The C input must be, element by element, a known zero or the
+are the PTX ones: ``exact_fragments=True`` (``check_mma_fragments``, and
+:func:`layoutalg.prove.fragment_delivers`) keep the PTX positions.  The C input must be, element by element, a known zero or the
 unmodified accumulator of exactly the C element the fragment names.  D then carries the accumulator
 of each ``(m, n)`` with its depth (k-products so far, counting only k inside the problem).  A scalar
 ``fma`` whose factors are an A and a B element is the 1 x 1 x 1 case.  Every (m, n, k) product is

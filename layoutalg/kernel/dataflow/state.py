@@ -69,6 +69,8 @@ class FlowState:
         # arrival's own clock (-1: none), and the thread count of the phase (-1: every live thread)
         self.phase_open: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
         self.phase_last: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
+        self.counted_ids: set[int] = set()  # barrier ids reached with a thread count in this batch
+        self.countless_ids: set[int] = set()  # and without one
         self.cta_warp = (g.cta_index.reshape(-1, 32)[:, 0], g.warpid.reshape(-1, 32)[:, 0])
         self.launch: Any = None  # the LaunchFlow shared by the launch's batches (set by flow())
         self.launch_thread = np.arange(self.n, dtype=np.int64)  # launch-wide thread ids (set by flow())
@@ -154,33 +156,53 @@ class FlowState:
 
     def _check_forced(self, op: Any, barrier: int, ctas: np.ndarray, warps: np.ndarray, count: int) -> None:
         """Each arriving warp must be ordered after every arrival of the barrier's last completed phase in its
-        CTA, with that phase's count (:meth:`barrier_arrive`); else the pair is unforced."""
+        CTA, and arrive with the count of that phase and of the open one (:meth:`barrier_arrive`); else the pair
+        is unforced.  A countless barrier (every live thread) needs no check, but one id used both with and
+        without a count in a batch makes it unforced in every arriving CTA."""
+        if count <= 0:
+            self.countless_ids.add(barrier)
+            if barrier in self.counted_ids:
+                for c in (int(x) for x in np.unique(ctas)):
+                    self._unforced_here(op, c, barrier, f"barrier {barrier} is used both with a thread count and "
+                                        "without one: which arrivals share a phase depends on timing")
+            return
+        self.counted_ids.add(barrier)
         for c in (int(x) for x in np.unique(ctas)):
-            last = self.phase_last.get((c, barrier))
-            if last is None or (self.cta_first + c, barrier) in self.unforced_pairs:
+            if (self.cta_first + c, barrier) in self.unforced_pairs:
                 continue
-            clocks, last_count = last
-            if count <= 0 and last_count <= 0:
-                continue  # every live thread arrives at a countless phase: nothing depends on timing
+            if barrier in self.countless_ids:
+                self._unforced_here(op, c, barrier, f"barrier {barrier} is used both with a thread count and "
+                                    "without one: which arrivals share a phase depends on timing")
+                continue
+            counts = [got[1] for got in (self.phase_last.get((c, barrier)), self.phase_open.get((c, barrier)))
+                      if got is not None]
+            if any(x != count for x in counts):
+                self._unforced_here(op, c, barrier, f"barrier {barrier} is reached with a thread count of {count} "
+                                    f"where a phase has {counts[0]}: which arrivals share a phase depends on timing")
+                continue
+            last = self.phase_last.get((c, barrier))
+            if last is None:
+                continue
+            clocks = last[0]
             ws = warps[ctas == c]
             knows = self.clocks.vc[c, ws]  # (arriving warps, warps): what each arriving warp is ordered after
             unordered = (clocks[None, :] >= 0) & (knows < clocks[None, :])
-            if not unordered.any() and count == last_count:
-                continue
-            pair = (self.cta_first + c, barrier)
             if unordered.any():
                 i, other = (int(x[0]) for x in np.nonzero(unordered))
-                why = (f"warp {int(ws[i])} arrives at barrier {barrier} (thread count {count}) unordered after warp "
-                       f"{other}'s arrival in the phase before, so on another schedule it could take a place in "
-                       "that phase: which warps share a phase depends on timing (PTX ISA \"bar, barrier\")")
-            else:
-                why = (f"barrier {barrier} is reached with a thread count of {count} after a phase of "
-                       f"{last_count}: which arrivals share a phase depends on timing (PTX ISA \"bar, barrier\")")
-            self.unforced_found.add(pair)
-            self.loose_barriers.setdefault(op.index, why)
+                self._unforced_here(op, c, barrier, f"warp {int(ws[i])} arrives at barrier {barrier} (thread count "
+                                    f"{count}) unordered after warp {other}'s arrival in the phase before, so on "
+                                    "another schedule it could take a place in that phase: which warps share a "
+                                    "phase depends on timing")
+
+    def _unforced_here(self, op: Any, c: int, barrier: int, why: str) -> None:
+        self.unforced_found.add((self.cta_first + c, barrier))
+        self.loose_barriers.setdefault(op.index, why + ' (PTX ISA "bar, barrier")')
 
     def _record(self, barrier: int, ctas: np.ndarray, warps: np.ndarray, count: int) -> None:
-        """The arrivals (their own clocks, just advanced by ``Clocks.arrive``) join the open phase."""
+        """The arrivals (their own clocks, just advanced by ``Clocks.arrive``) join the open phase (counted
+        barriers only)."""
+        if count <= 0:
+            return
         for c in (int(x) for x in np.unique(ctas)):
             key = (c, barrier)
             got = self.phase_open.get(key)
@@ -191,6 +213,8 @@ class FlowState:
 
     def phase_done(self, ctas: np.ndarray, barrier: int) -> None:
         """The open phase of ``barrier`` completed in ``ctas``: it becomes the last completed one."""
+        if barrier not in self.counted_ids:
+            return
         for c in (int(x) for x in ctas):
             got = self.phase_open.pop((c, barrier), None)
             if got is not None:

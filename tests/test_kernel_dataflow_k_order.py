@@ -13,14 +13,17 @@ end check (the default) must prove the first and refute the others naming the la
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import os
+import random
 import re
 from typing import Any
 
 import numpy as np
 import pytest
 from dataflow_synth import MmaCase, mma_kernel
+from oracles.ptx_fragments import fragment
 
 from layoutalg.kernel import check_mma, trace
 from layoutalg.kernel.dataflow import check_mma_fragments, k_order
@@ -235,3 +238,73 @@ def test_a_zero_is_allowed_only_in_a_row_past_the_matrix_and_b_follows_a_zero_co
     n0, miss = k_order.b_against(np.array([[4, 5]]), np.array([[3, 3]]), np.array([[1, 1]], bool),
                                  np.array([[0, 0]], bool), bfr, bfc, kappa, 8)
     assert miss is not None and (miss.element, miss.need) == (1, "0")
+
+
+# ------------------------------------------------------------------ every register order, judged by an oracle
+FA16 = fragment((16, 8, 16), 16, "A", 16)
+FB16 = fragment((16, 8, 16), 16, "B", 16)
+
+
+def c_is_ab(sa: list[int], sb: list[int], swap_a: list[bool], swap_b: list[bool]) -> bool:
+    """Whether an m16n8k16 whose A registers are listed as ``a[sa[p]]`` (halves exchanged where ``swap_a[p]``)
+    and B's as ``b[sb[p]]`` computes C = A B on its tile: per (i, j), the products sum_c Afrag[i, c] Bfrag[c, j]
+    must be A(i, k) B(k, j) for every k once (PTX ISA fragment formulas, tests/oracles/ptx_fragments.py)."""
+    held: dict[str, dict[tuple[int, int], tuple[int, int]]] = {"A": {}, "B": {}}
+    for role, frag, order, swap, n in (("A", FA16, sa, swap_a, 8), ("B", FB16, sb, swap_b, 4)):
+        for lane in range(32):
+            for e in range(n):
+                src = 2 * order[e // 2] + ((e % 2) ^ int(swap[e // 2]))
+                held[role][frag.coord(lane, e)] = frag.coord(lane, src)
+    for i in range(16):
+        for j in range(8):
+            got = sorted((held["A"][(i, c)], held["B"][(c, j)]) for c in range(16))
+            if got != sorted(((i, k), (k, j)) for k in range(16)):
+                return False
+    return True
+
+
+def variant(sa: list[int], sb: list[int], swap_a: list[bool], swap_b: list[bool]) -> str:
+    out: list[str] = []
+    fresh = iter(range(1030, 1100))
+    for ln in BASE.split("\n"):
+        if "mma.sync" in ln:
+            _d, a, b, _c = operands(ln)
+            lists = []
+            for regs, order, swap in ((a, sa, swap_a), (b, sb, swap_b)):
+                new = []
+                for p, src in enumerate(order):
+                    reg = regs[src]
+                    if swap[p]:
+                        x = f"%r{next(fresh)}"
+                        out.append(f"  prmt.b32 {x}, {reg}, 0, 0x1032;")
+                        reg = x
+                    new.append(reg)
+                lists.append(new)
+            ln = ln.replace("{" + ", ".join(a) + "}", "{" + ", ".join(lists[0]) + "}")
+            ln = ln.replace("{" + ", ".join(b) + "}", "{" + ", ".join(lists[1]) + "}")
+        out.append(ln)
+    return "\n".join(out).replace(".reg .b32 %r<1024>;", ".reg .b32 %r<1100>;")
+
+
+ORDERS = [(list(sa), list(sb), [False] * 4, [False] * 2) for sa in itertools.permutations(range(4))
+          for sb in itertools.permutations(range(2))]
+_rng = random.Random(2026)
+ORDERS += [(_rng.sample(range(4), 4), _rng.sample(range(2), 2), [_rng.random() < 0.5 for _ in range(4)],
+            [_rng.random() < 0.5 for _ in range(2)]) for _ in range(8)]
+ORDERS += [([2, 3, 0, 1], [1, 0], [True] * 4, [True] * 2), ([0, 1, 2, 3], [0, 1], [True, True, False, False],
+                                                            [True, False])]
+
+
+@pytest.mark.parametrize("sa, sb, swap_a, swap_b", ORDERS)
+def test_every_register_order_is_proved_exactly_when_c_is_a_b(sa: list[int], sb: list[int], swap_a: list[bool],
+                                                              swap_b: list[bool]) -> None:
+    # both mma of the synthetic kernel take the same order; proved iff the oracle says C = A B; the fragment
+    # claim only for the PTX order itself
+    t = trace(parse_module(variant(sa, sb, swap_a, swap_b)), block=32)
+    r = check_mma(t, **SYNTH)
+    truth = c_is_ab(sa, sb, swap_a, swap_b)
+    assert r.verdict == ("proved" if truth else "refuted"), r.reason
+    if not truth:
+        assert (r.counterexample or {}).get("kind") in ("operand", "duplicate")
+    ptx = sa == [0, 1, 2, 3] and sb == [0, 1] and not any(swap_a + swap_b)
+    assert check_mma_fragments(t, **SYNTH).verdict == ("proved" if ptx else "refuted")

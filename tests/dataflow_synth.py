@@ -123,7 +123,8 @@ def mma_kernel(case: MmaCase) -> str:
     for k in range(4):
         out.append(f"  mov.f32 %f{k}, 0f00000000;")
     for step in range(2):
-        a_regs, b_regs = [], []
+        a_regs: list[str] = []
+        b_regs: list[str] = []
         for base, n_el, table, kind, dst in (("%rd1", 8, _a_offset, "A", a_regs), ("%rd2", 4, _b_offset, "B", b_regs)):
             halves = []
             for i in range(n_el):

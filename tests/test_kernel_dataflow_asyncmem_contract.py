@@ -150,3 +150,30 @@ def test_a_wait_group_completes_only_the_copies_of_the_warp_that_waits() -> None
     _, res = run(body, block=64)
     assert {r.kind for r in res.races} == {"read of a cp.async not yet waited for"}
     assert {(r.cta, r.first_warp) for r in res.races} == {(0, 0)}
+
+
+@pytest.mark.parametrize("store, unknown", [
+    ("wmma.store.d.sync.aligned.row.m16n16k16.global.f32 [%rd2], {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, 16;", 1),
+    ("wmma.store.d.sync.aligned.row.m16n16k16.f32 [%rd2], {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, 16;", 1),
+    ("wmma.store.d.sync.aligned.row.m16n16k16.shared.f32 [%r10], {%f0, %f1, %f2, %f3, %f4, %f5, %f6, %f7}, 16;", 0)])
+def test_a_wmma_store_to_global_or_generic_memory_is_an_unknown_store(store: str, unknown: int) -> None:
+    # PTX ISA wmma.store.d: the fragment is written to memory at the address (global, or generic without a state
+    # space); the model does not follow it, so global memory it may write (C) is an unknown store.  It used to
+    # write nothing the check saw: a GEMM whose C a wmma.store overwrote afterwards was proved
+    _, res = run(S + [f"mov.f32 %f{i}, 0f00000000;" for i in range(8)] + [store])
+    assert len(res.unknown_stores) == unknown and list(res.sync_unmodelled.values()) == [store.split(" ")[0]]
+
+
+def test_a_gemm_whose_c_a_wmma_store_overwrites_is_not_proved() -> None:
+    # the harness's scalar GEMM stores C, then a wmma.store writes zeros over it (and past it): "proved" before
+    from kernel_dataflow_contract_harness import SPECS, gemm
+
+    from layoutalg.kernel import check_mma, trace
+    from layoutalg.kernel.ptx import parse_module
+
+    zeros = "\n".join(f"mov.f32 %f{50 + i}, 0f00000000;" for i in range(8))
+    text = gemm(store="st.global.f32 [%rd5], {acc};\n" + zeros + "\nwmma.store.d.sync.aligned.row.m16n16k16.global."
+                      "f32 [%rd3], {{%f50, %f51, %f52, %f53, %f54, %f55, %f56, %f57}}, 16;")
+    r = check_mma(trace(parse_module(text), block=32), **SPECS)
+    assert r.verdict == "unknown" and r.reason.endswith("a global store to an address unknown at trace time (it "
+                                                        "could hit C)")

@@ -158,12 +158,19 @@ def test_a_duplicate_found_among_sorted_keys_is_named_by_its_own_m_n_k() -> None
     assert [f for f in r.findings if f.kind == "duplicate"] == []
 
 
-def test_c_holding_one_opaque_unit_and_nothing_else_names_that_units_instruction() -> None:
+def test_c_holding_opaque_units_and_nothing_else_names_that_units_instruction() -> None:
+    # every lane stores the low unit of its xor-ed accumulator: read as 32-bit elements each C element holds an
+    # OPAQUE unit, so none is surely wrong (as 16-bit ones every other is never written, but the width is unknown)
     text = gemm(store="mov.b32 %r40, {acc};\nxor.b32 %r41, %r40, -2147450880;\nmov.b32 {{%h1, %h2}}, %r41;\n"
-                      "setp.eq.u32 %p5, %r2, 0;\n@%p5 st.global.b16 [%rd5], %h1;")
+                      "st.global.b16 [%rd5], %h1;")
     r = check(text)
     xor = line_of(text, "xor.b32 %r41, %r40, -2147450880;")
     assert r.verdict == "unknown" and r.reason.startswith(f"C receives a value derived at PTX line {xor} (xor.b32)")
+    # lane 0 alone storing it leaves C(0, 1) never written, whichever the width: refuted (it was "unknown")
+    text = gemm(store="mov.b32 %r40, {acc};\nxor.b32 %r41, %r40, -2147450880;\nmov.b32 {{%h1, %h2}}, %r41;\n"
+                      "setp.eq.u32 %p5, %r2, 0;\n@%p5 st.global.b16 [%rd5], %h1;")
+    r = check(text)
+    assert r.verdict == "refuted" and (r.counterexample or {}).get("held") == "nothing (never written)"
 
 
 F16_GEMM = """.version 8.0

@@ -68,3 +68,27 @@ def test_wgmma_kernel_exits_3(capsys):
 def test_bad_check_mma_input_exits_2_with_a_hint(capsys, check, needle):
     code, _, err = run(capsys, "hw_mma_trans_padded", *check)
     assert code == 2 and needle in err and "hint:" in err and "--check-mma" in err
+
+
+def test_exact_fragments_holds_a_shared_k_order_to_the_ptx_positions(capsys, tmp_path):
+    # the synthetic m16n8k16 kernel with A's registers listed {a2, a3, a0, a1} and B's {b1, b0} in both mma: the
+    # same order of k in A and B, so C = A B (exit 0), but not the PTX fragments (--exact-fragments: exit 1)
+    import re
+
+    from dataflow_synth import MmaCase, mma_kernel
+
+    lines = mma_kernel(MmaCase()).split("\n")
+    for i, ln in enumerate(lines):
+        if "mma.sync" in ln:
+            d, a, b, c = re.findall(r"\{([^}]*)\}", ln)
+            ra, rb = a.split(", "), b.split(", ")
+            lines[i] = ln.replace(a, ", ".join([ra[2], ra[3], ra[0], ra[1]])).replace(b, ", ".join([rb[1], rb[0]]))
+    path = tmp_path / "perm.ptx"
+    path.write_text("\n".join(lines))
+    argv = ["kernel", str(path), "--block", "32", "--check-mma", "A=pA@(16,32):(32,1)", "--check-mma",
+            "B=pB@(32,8):(8,1)", "--check-mma", "C=pC@(16,8):(8,1)", "--json"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr()[0])["mma_check"]["verdict"] == "proved"
+    assert main(argv + ["--exact-fragments"]) == 1
+    cex = json.loads(capsys.readouterr()[0])["mma_check"]["counterexample"]
+    assert cex["kind"] == "operand" and cex["operand"] == "A"

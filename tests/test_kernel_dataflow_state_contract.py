@@ -117,7 +117,8 @@ def test_a_barrier_more_warps_reach_than_its_count_orders_nothing(sync: list[str
     # reach bar.sync 1, 64 before producer warp 0's bar.arrive (two of them complete a phase without warp 0).
     _, res = run(P + [W] + sync + [R], block=128)
     assert [r.kind for r in res.races] == [RAW]
-    (why,) = res.loose_barriers.values()
+    # (the third case also has producer warp 0 arriving unordered after the first phase: a second reason)
+    why = next(iter(res.loose_barriers.values()))
     assert f"for a thread count of {count}," in why and "depends on timing" in why
 
 

@@ -70,7 +70,7 @@ def _cmd_kernel(args: argparse.Namespace) -> int:
     if args.check_mma:
         from layoutalg.cli import kernel_mma
 
-        check, layouts = kernel_mma.run_check(result, args.check_mma)
+        check, layouts = kernel_mma.run_check(result, args.check_mma, exact_fragments=args.exact_fragments)
         if args.json:
             emit_json({**result.as_dict(), "mma_check": kernel_mma.as_dict(check, layouts)})
         else:
@@ -163,5 +163,9 @@ def add_kernel_parser(sub: Any) -> None:
                         help="prove the mma data flow for this launch: give A=, B= and C= (PARAM: the parameter "
                              "holding the matrix's base pointer, PTX name or 0-based index; LAYOUT: coordinate -> "
                              "element offset, A M x K, B K x N, C M x N); exit 0 proved, 1 refuted, 3 unknown")
+    kernel.add_argument("--exact-fragments", action="store_true",
+                        help="with --check-mma: hold A's and B's mma fragments to their PTX positions (a claim about "
+                             "the fragments; by default an order of k other than the PTX one, the same in A and B, "
+                             "passes, since C is still A B)")
     kernel.add_argument("--json", action="store_true", help="machine-readable output")
     kernel.set_defaults(run=_cmd_kernel)

@@ -47,14 +47,16 @@ def parse_check_mma(items: list[str]) -> dict[str, str]:
     return out
 
 
-def run_check(result: Any, items: list[str]) -> tuple[Any, list[Any]]:
-    """(MmaCheckResult, recovered layouts) of a Trace; UsageError on bad matrices or layouts."""
+def run_check(result: Any, items: list[str], exact_fragments: bool = False) -> tuple[Any, list[Any]]:
+    """(MmaCheckResult, recovered layouts) of a Trace; UsageError on bad matrices or layouts.
+    ``exact_fragments``: :func:`~layoutalg.kernel.dataflow.check_mma_fragments` instead of ``check_mma``."""
     from layoutalg.errors import LayoutError
-    from layoutalg.kernel.dataflow import check_mma
+    from layoutalg.kernel.dataflow import check_mma, check_mma_fragments
 
     specs = parse_check_mma(items)
     try:
-        check = check_mma(result, a=specs["A"], b=specs["B"], c=specs["C"])
+        check = (check_mma_fragments if exact_fragments else check_mma)(result, a=specs["A"], b=specs["B"],
+                                                                        c=specs["C"])
     except LayoutError as exc:
         raise UsageError(f"--check-mma: {exc}", f"give each matrix as MATRIX=PARAM@LAYOUT, e.g. {EXAMPLE}") from exc
     try:

@@ -87,11 +87,13 @@ def cp_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
 
 def forget_rule(ins: Instruction, ctx: Context, op: Op) -> Rule | None:
     """An instruction whose shared-memory writes and synchronisation the model does not follow (and whose
-    global writes, for atomics and bulk copies to global memory, are listed as unknown stores)."""
+    global writes, for atomics, bulk copies to global memory and ``wmma.store`` to global or generic
+    addresses, are listed as unknown stores)."""
     space = state_space(ins)
     spaces = [p.split("::")[0] for p in ins.parts[2:] if p.split("::")[0] in ("shared", "global")]
     writes_global = (ins.root in ("atom", "red") and space in ("global", None)) or \
-        (ins.root == "cp" and "bulk" in ins.parts and spaces[:1] == ["global"] and "prefetch" not in ins.parts)
+        (ins.root == "cp" and "bulk" in ins.parts and spaces[:1] == ["global"] and "prefetch" not in ins.parts) or \
+        (ins.root == "wmma" and "store" in ins.parts and space in ("global", None))
     def run(m: Any, mask: Any) -> None:
         f = m.flow
         lanes = f.lanes(m, mask)

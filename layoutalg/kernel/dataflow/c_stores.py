@@ -23,6 +23,9 @@ class CStores(CheckerBase):
         to_c = buf == self.c.buffer
         if not to_c.any():
             return
+        self.c_store_types.update(p for p in op.ins.parts if p in ("f16", "bf16", "f32"))
+        if not any(p in ("f16", "bf16", "f32") for p in op.ins.parts):
+            self.c_store_types.add("other")
         th = threads[to_c]
         o = offs[to_c]
         v = vals[to_c]
@@ -95,6 +98,10 @@ class CStores(CheckerBase):
         if not acc_units.any():
             opaque = tg.kind(stored) == tg.K_OPAQUE
             if opaque.any():
+                sure = self._surely_wrong_among_opaque(whole_grid)
+                if sure is not None:
+                    out.append(sure)
+                    return out
                 t = int(stored[np.flatnonzero(opaque)[0]])
                 out.append(Finding("unknown", "store", f"C receives {self.describe_group(np.array([t]), 1)} and no "
                                    "accumulator the data flow followed"))
@@ -125,31 +132,72 @@ class CStores(CheckerBase):
             # answer unknown when no other element is wrong
             definite = wrong & ~(tg.kind(tags[:, 0]) == tg.K_OPAQUE)
             e = int(np.flatnonzero(definite if definite.any() else wrong)[0])
-            r, c = int(rr[e]), int(cc[e])
-            fields: dict[str, Any] = {"element": [r, c], "expected": f"the accumulator of C({r}, {c}) after {self.K} "
-                                      "k-products"}
-            if not written[e]:
-                msg = f"C({r}, {c}) is never written"
-                fields["held"] = "nothing (never written)"
-            else:
-                u0 = int(elem_units[e, np.argmax(self.c_op[elem_units[e]] >= 0)])  # its first unit a store wrote
-                ins = self.fn.body[int(self.c_op[u0])]
-                cx, cy, cz, w, lane = (int(x) for x in self.c_who[u0])
-                held = self.describe_group(tags[e], ue)
-                msg = (f"C({r}, {c}) receives {held} (stored at PTX line {ins.line} by CTA ({cx}, {cy}, {cz}) warp "
-                       f"{w} lane {lane}), not the accumulator of C({r}, {c}) after {self.K} k-products")
-                fields.update(line=ins.line, opcode=ins.opcode, cta=[cx, cy, cz], warp=w, lane=lane, held=held)
-                reg = _store_register(ins, int(self.c_item[u0]))
-                if reg:
-                    fields["register"] = reg
-                if tg.kind(int(tags[e, 0])) == tg.K_OPAQUE:
-                    out.append(Finding("unknown", "store", msg, fields))
-                    return out
+            msg, fields = self._element_text(e, ue, tags, written, elem_units)
+            if written[e] and tg.kind(int(tags[e, 0])) == tg.K_OPAQUE:
+                out.append(Finding("unknown", "store", msg, fields))
+                return out
             out.append(Finding("refuted", "store", msg, fields))
         if not whole_grid and not written.any():
             out.append(Finding("unknown", "store", "the traced CTAs store no element of C"))
         return out
 
+
+
+    def _element_text(self, e: int, ue: int, tags: np.ndarray, written: np.ndarray,
+                      elem_units: np.ndarray) -> tuple[str, dict[str, Any]]:
+        """(message, counterexample fields) of C element ``e`` (index ``r + M c``) not holding its accumulator."""
+        r, c = e % self.M, e // self.M
+        fields: dict[str, Any] = {"element": [r, c], "expected": f"the accumulator of C({r}, {c}) after {self.K} "
+                                  "k-products"}
+        if not written[e]:
+            fields["held"] = "nothing (never written)"
+            return f"C({r}, {c}) is never written", fields
+        u0 = int(elem_units[e, np.argmax(self.c_op[elem_units[e]] >= 0)])  # its first unit a store wrote
+        ins = self.fn.body[int(self.c_op[u0])]
+        cx, cy, cz, w, lane = (int(x) for x in self.c_who[u0])
+        held = self.describe_group(tags[e], ue)
+        msg = (f"C({r}, {c}) receives {held} (stored at PTX line {ins.line} by CTA ({cx}, {cy}, {cz}) warp "
+               f"{w} lane {lane}), not the accumulator of C({r}, {c}) after {self.K} k-products")
+        fields.update(line=ins.line, opcode=ins.opcode, cta=[cx, cy, cz], warp=w, lane=lane, held=held)
+        reg = _store_register(ins, int(self.c_item[u0]))
+        if reg:
+            fields["register"] = reg
+        return msg, fields
+
+    def _surely_wrong_among_opaque(self, whole_grid: bool) -> Finding | None:
+        """C holds no accumulator the data flow followed, only OPAQUE values and others: an element is still
+        surely wrong where none of its units can depend on more than one element of A or B -- never written
+        (when the whole grid is traced), or every unit ZERO or exactly the loaded bits of one element
+        (``GLOBAL``, not derived).  ``C = A B`` depends on A(m, k) and B(k, n) for every k (K >= 1), so such a
+        value differs from it on some input.  (Untagged units are left out: a ``selp`` of constants on a
+        predicate computed from loaded data is untagged.)  C's element width is unknown here (no accumulator
+        says it): an element must be surely wrong read as 16-bit and as 32-bit elements; the one named is read
+        at the width the stores to C give as a type (f32: 32-bit), else 32-bit."""
+        assert self.c.offsets is not None
+        picks: dict[int, tuple[int, np.ndarray, np.ndarray, np.ndarray]] = {}
+        for ue in (2, 1):
+            elem_units = (self.c.offsets * ue)[:, None] + np.arange(ue)[None, :]
+            if elem_units.max() >= self.c_units:
+                return None
+            tags = self.c_tag[elem_units]
+            units_written = self.c_op[elem_units] >= 0
+            written: np.ndarray = np.asarray(units_written.any(axis=1))
+            kinds = tg.kind(tags)
+            plain = (tags == tg.ZERO) | ((kinds == tg.K_GLOBAL) & (tg.glob_derived(tags) == 0))
+            sure = (np.where(units_written, plain, whole_grid)).all(axis=1)
+            if not whole_grid:
+                sure &= written
+            if not sure.any():
+                return None
+            picks[ue] = (int(np.flatnonzero(sure)[0]), tags, written, elem_units)
+        ue = 1 if self.c_store_types and self.c_store_types <= {"f16", "bf16"} else 2
+        e, tags, written, elem_units = picks[ue]
+        msg, fields = self._element_text(e, ue, tags, written, elem_units)
+        e2 = picks[3 - ue][0]
+        msg += (f"; C holds no accumulator the data flow followed, but this value depends on no more than one "
+                f"element of A or B (read as {16 * ue}-bit elements; as {16 * (3 - ue)}-bit ones, C({e2 % self.M}, "
+                f"{e2 // self.M}) is so too)")
+        return Finding("refuted", "store", msg, fields)
 
 
 def _bytes_of(units: np.ndarray, offs: np.ndarray, ew: int) -> tuple[np.ndarray, np.ndarray]:

@@ -5,7 +5,12 @@ The claim, for the launch the trace was made from (every traced CTA):
 
 1. every executed ``mma`` holds, in every lane, register and half, the A and B elements its PTX
    fragment layout names for one (m0, n0, k0) tile per warp (derived from the elements present);
-   out-of-range tile positions may hold zeros;
+   out-of-range tile positions may hold zeros.  In :func:`check_mma` the k index may
+   take another order inside the mma as long as A and B agree: fragment k position ``c`` holds one k,
+   ``kappa(c)``, in every row of A and every column of B, the k distinct (then every product
+   ``A(m, k) * B(k, n)`` still lands in C(m, n), and claim 2 counts each k once).  That is a claim about
+   C, not about the fragments: :func:`check_mma_fragments` demands the PTX positions (a fragment-level
+   claim, as :func:`layoutalg.prove.fragment_delivers` makes);
 2. every C input is zero or the unmodified accumulator of the same C element, so each (m, n) is a
    chain of products; no (m, n, k) product is accumulated twice;
 3. every C element written (all of C when the whole grid is traced) finally holds the accumulator of
@@ -80,13 +85,26 @@ def check_mma(trace: Any, a: Any, b: Any, c: Any) -> MmaCheckResult:
     ``trace``: a :class:`~layoutalg.kernel.result.Trace` (or a :class:`~.flow.Launch`); ``a``, ``b``,
     ``c``: ``'PARAM@LAYOUT'`` strings (or ``(param, layout)`` pairs), the layouts in the mma's
     convention A = M x K, B = K x N, C = M x N from coordinates to element offsets.
+    An order of k other than the PTX fragments' one, the same in A and B, passes (C is still A B): this is a
+    claim about C; :func:`check_mma_fragments` demands the PTX fragment positions.
     """
+    return _check(trace, a, b, c, exact_fragments=False)
+
+
+def check_mma_fragments(trace: Any, a: Any, b: Any, c: Any) -> MmaCheckResult:
+    """:func:`check_mma` with claim 1 held to the PTX fragment positions: every A and B element at its PTX ISA
+    fragment position of one tile per mma (a claim about the fragments: an order of k other than the PTX one is
+    refuted even where A and B share it and C is right)."""
+    return _check(trace, a, b, c, exact_fragments=True)
+
+
+def _check(trace: Any, a: Any, b: Any, c: Any, exact_fragments: bool) -> MmaCheckResult:
     start = time.perf_counter()
     launch = trace if isinstance(trace, Launch) else getattr(trace, "launch", None)
     if launch is None:
         raise LayoutError("check_mma needs a Trace made by layoutalg.kernel.trace (it carries the launch)")
     specs = [parse_spec(role, v) for role, v in (("A", a), ("B", b), ("C", c))]
-    checker = MmaChecker(*specs)
+    checker = MmaChecker(specs[0], specs[1], specs[2], exact_fragments=exact_fragments)
     result = flow(launch, checker)
     findings = list(checker.findings) + checker.verdict_findings(result.whole_grid)
     verdict, cex, reason = decide(result, findings, checker)
@@ -111,20 +129,30 @@ def decide(fr: FlowResult, findings: list[Finding], checker: MmaChecker) -> tupl
     refuted = [f for f in findings if f.verdict == "refuted"]
     if not complete:
         refuted = [f for f in refuted if f.kind not in ("store", "duplicate")]
-    if fr.sync_unmodelled:  # the kernel may order these stores in ways the check does not see
-        refuted = [f for f in refuted if f.kind != "global race"]
+    sure = checker.sure_global_races
+    for f in refuted:
+        if f.kind != "global race":
+            continue
+        if fr.sync_unmodelled:  # the kernel may order these stores in ways the check does not see
+            unknown.append(f"{f.message}; but the kernel also synchronises through "
+                           f"{fr.opcode(next(iter(fr.sync_unmodelled)))}, which the race check does not model")
+        elif sure is not None and (f.fields.get("line"), f.fields.get("first_line")) not in sure:
+            unknown.append(f"{f.message}, once counted barriers whose phases' warps depend on timing order nothing "
+                           f"({_loose_text(fr)}); with the phases the trace formed, the stores are ordered")
+    refuted = [f for f in refuted if f.kind != "global race" or not fr.sync_unmodelled and
+               (sure is None or (f.fields.get("line"), f.fields.get("first_line")) in sure)]
     refuted.sort(key=lambda f: ORDER.get(f.kind, 9))
     operand_level = [f for f in refuted if ORDER.get(f.kind, 9) < ORDER["race"]]
     if operand_level:
         return "refuted", _cex(operand_level[0]), operand_level[0].message
     if fr.races:
-        r = fr.races[0]
+        sure_races = [r for r in fr.races if fr.sure_races is None or (r.kind, r.first, r.second) in fr.sure_races]
+        r = (sure_races or fr.races)[0]
         text = (f"{r.kind}: PTX line {fr.line(r.first)} ({fr.opcode(r.first)}, warp {r.first_warp}) and PTX line "
                 f"{fr.line(r.second)} ({fr.opcode(r.second)}, warp {r.second_warp}) touch shared byte "
                 f"{r.address} of CTA {fr.traced_ctas[r.cta]} with nothing ordering them")
         if fr.loose_barriers:
-            k, why = next(iter(fr.loose_barriers.items()))
-            text += f" (PTX line {fr.line(k)}, {fr.opcode(k)}, orders no warps: {why})"
+            text += f" ({_loose_text(fr)})"
         cex = {"kind": "race", "race": r.kind, "first": {"line": fr.line(r.first), "opcode": fr.opcode(r.first),
                                                           "warp": r.first_warp},
                "second": {"line": fr.line(r.second), "opcode": fr.opcode(r.second), "warp": r.second_warp},
@@ -134,7 +162,11 @@ def decide(fr: FlowResult, findings: list[Finding], checker: MmaChecker) -> tupl
             line = fr.line(next(iter(fr.sync_unmodelled)))
             return "unknown", cex, (text + f"; but the kernel also synchronises through {fr.fn.body[next(iter(fr.sync_unmodelled))].opcode} "
                                     f"(PTX line {line}), which the race check does not model")
-        return "refuted", cex, text
+        if sure_races:
+            return "refuted", cex, text
+        if not refuted:
+            return "unknown", cex, (text + "; with the phases the trace formed the barrier orders them, and whether "
+                                    "another schedule's phases let them race is not decided")
     if refuted:
         return "refuted", _cex(refuted[0]), refuted[0].message
     soft = [f for f in findings if f.verdict == "unknown"]
@@ -149,6 +181,11 @@ def decide(fr: FlowResult, findings: list[Finding], checker: MmaChecker) -> tupl
     return "proved", None, ""
 
 
+def _loose_text(fr: FlowResult) -> str:
+    k, why = next(iter(fr.loose_barriers.items()))
+    return f"PTX line {fr.line(k)}, {fr.opcode(k)}, orders no warps: {why}"
+
+
 def _cex(f: Finding) -> dict[str, Any]:
     return {"kind": f.kind, **f.fields, "message": f.message}
 
@@ -159,13 +196,17 @@ def _claim(chk: MmaChecker, fr: FlowResult) -> str:
     grid = "every CTA" if fr.whole_grid else f"CTAs {fr.traced_ctas}"
     what = []
     if chk.mma_executions:
-        what.append(f"{chk.mma_executions} mma warp-executions")
+        what.append(f"{chk.mma_executions} mma warp-executions" + (
+            f" ({chk.k_permuted} of them with the k in one order other than the PTX one, the same in A and B)"
+            if chk.k_permuted else ""))
     if chk.fma_lanes:
         what.append(f"{chk.fma_lanes} scalar A x B fma products")
     checked = getattr(chk, "c_checked", None)
     tail = f"; {checked} of {chk.M * chk.N} C elements checked" if checked is not None else ""
     if getattr(chk, "c_seeded", 0):
         tail += "; the accumulators start from C's old values (C = A B + C)"
-    return (f"{grid} of the launch: {' and '.join(what) or 'no products'} receive the fragment elements of "
+    fragments = "the fragment elements" if chk.exact_fragments else \
+        "the fragment elements (or the same elements with one order of k, the same in A and B)"
+    return (f"{grid} of the launch: {' and '.join(what) or 'no products'} receive {fragments} of "
             f"A ({chk.a.text}) and B ({chk.b.text}); each (m, n, k) of the {chk.M}x{chk.N}x{chk.K} problem is "
             f"accumulated once; C ({chk.c.text}) receives its accumulators; no shared-memory race{tail}")

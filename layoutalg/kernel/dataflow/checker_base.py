@@ -50,6 +50,7 @@ class CheckerBase:
         self.mma_executions = 0
         self.fma_lanes = 0
         self.c_seeded = 0  # mma C inputs that were C's old values (D = A B + C)
+        self.c_store_types: set[str] = set()  # the float types stores to C name ("other": none of them)
         self.esize: dict[str, int] = {}
         self.tile_counts: np.ndarray | None = None
         self.tile_shape: tuple[int, int, int] | None = None

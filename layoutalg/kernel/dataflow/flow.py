@@ -84,6 +84,9 @@ class FlowResult:
     steps: int = 0
     seconds: float = 0.0
     loose_barriers: dict[int, str] = field(default_factory=dict)  # op index -> why its phases order nothing
+    # the (kind, first op, second op) of the races met with every counted barrier's phases as the trace formed
+    # them (one legal execution: those races are real); None when no barrier turned out unforced (all of them)
+    sure_races: set[tuple[str, int, int]] | None = None
 
     def line(self, op_index: int) -> int:
         return self.fn.body[op_index].line
@@ -106,8 +109,43 @@ def launch_of(ptx: Any, kernel: str | None = None, grid: Any = 1, block: Any = 1
     return Launch(module, fn.name, g, dim3(block, "block"), dict(args or {}), dynamic_smem, arch, chosen, step_budget)
 
 
+MAX_RUNS = 64  # interpretations of one launch while counted barriers turn out unforced (each run adds one or more)
+
+
 def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATCH_THREADS) -> FlowResult:
-    """Interpret ``launch`` with tags; ``consumer`` (optional) sees mma, fma and global stores."""
+    """Interpret ``launch`` with tags; ``consumer`` (optional) sees mma, fma and global stores.
+
+    A counted barrier whose phases turn out not forced (:meth:`~.state.FlowState.barrier_arrive`: a later
+    arrival could have taken a place in an earlier phase) was taken as ordering warps while the launch ran, so
+    the launch is interpreted again with that barrier ordering nothing in that CTA (the consumer's ``restart()``
+    clears what it saw), until no new one turns up.  The races of the first run (the trace's own phases: one
+    legal execution) are real; ``FlowResult.sure_races`` names them, the others may be artefacts of dropping
+    an order some other reasoning would prove."""
+    start = time.perf_counter()
+    unforced: set[tuple[int, int]] = set()
+    notes: dict[int, str] = {}
+    sure: set[tuple[str, int, int]] | None = None
+    for _ in range(MAX_RUNS):
+        result, found = _flow_once(launch, consumer, batch_threads, unforced)
+        for index, why in result.loose_barriers.items():
+            notes.setdefault(index, why)
+        if found <= unforced:
+            result.loose_barriers = notes
+            result.sure_races = sure
+            result.seconds = time.perf_counter() - start
+            return result
+        if sure is None:  # the first run: the trace's own phases, a legal execution
+            sure = {(r.kind, r.first, r.second) for r in result.races}
+        unforced |= found
+        if consumer is not None and hasattr(consumer, "restart"):
+            consumer.restart()
+    raise KernelError(f"counted barriers kept turning out unforced after {MAX_RUNS} interpretations of the launch")
+
+
+def _flow_once(launch: Launch, consumer: Any, batch_threads: int,
+               unforced: set[tuple[int, int]]) -> tuple[FlowResult, set[tuple[int, int]]]:
+    """One interpretation of ``launch`` with the (launch CTA index, barrier) pairs ``unforced`` ordering nothing;
+    returns the result and every unforced pair met."""
     from layoutalg.kernel.trace import _check_launch
 
     start = time.perf_counter()
@@ -126,6 +164,7 @@ def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATC
     unfollowed: dict[int, str] = {}
     sync_unmodelled: dict[int, str] = {}
     loose: dict[int, str] = {}
+    found: set[tuple[int, int]] = set()
     data_dep: dict[tuple[int, str], Incident] = {}
     samples: dict[int, Samples] = {}
     steps = 0
@@ -140,6 +179,8 @@ def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATC
         machine = FlowMachine(geom, image.shared, image.local_size, image.params, image.dynamic_smem, rec,
                               launch.step_budget)
         state = FlowState(machine, fn.registers, consumer, first_batch=first == 0)
+        state.unforced_pairs = unforced
+        state.cta_first = first
         state.launch = shared_run
         state.launch_thread = first * geom.slots + np.arange(geom.n, dtype=np.int64)
         machine.flow = state
@@ -161,6 +202,7 @@ def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATC
         sync_unmodelled.update(state.sync_unmodelled)
         for index, why in state.loose_barriers.items():
             loose.setdefault(index, why)
+        found |= state.unforced_found
         for k, inc in rec.data_dependent.items():
             if k in data_dep:
                 data_dep[k].count += inc.count
@@ -170,7 +212,7 @@ def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATC
             samples = state.samples
     if consumer is not None:
         consumer.end()
-    return FlowResult(fn=fn, geometry=geometry, buffers=list(params.buffers),
+    result = FlowResult(fn=fn, geometry=geometry, buffers=list(params.buffers),
                       shared_layout=dict(image.shared.addresses), races=list(races.values()),
                       unfollowed=unfollowed, sync_unmodelled=sync_unmodelled, loose_barriers=loose,
                       data_dependent=sorted(data_dep.values(), key=lambda d: d.line),
@@ -178,6 +220,7 @@ def flow(launch: Launch, consumer: Any = None, batch_threads: int = DEFAULT_BATC
                       samples=samples, traced_ctas=list(chosen),
                       whole_grid=launch.ctas is None or len(chosen) == launch.grid[0] * launch.grid[1] * launch.grid[2],
                       steps=steps, seconds=time.perf_counter() - start)
+    return result, found
 
 
 def _context(image: Any, machine: Any) -> Any:

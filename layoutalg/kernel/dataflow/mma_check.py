@@ -4,7 +4,12 @@ For each executed ``mma`` (per warp) the A and B elements in every lane, registe
 off their tags and mapped to matrix coordinates through the user's layouts; the tile origin
 ``(m0, k0)`` / ``(k0', n0)`` is the most common ``coordinate - fragment position`` among them, and
 every element must equal the fragment table's element of that tile (PTX ISA fragment layouts,
-:mod:`.fragments`); ``k0 == k0'``.  The C input must be, element by element, a known zero or the
+:mod:`.fragments`); ``k0 == k0'``.  Unless ``exact_fragments``, a warp whose A fragment fails that but
+holds its k in another order -- each k position one k of A in every row, the k distinct -- passes when B's
+fragment holds the same k in the same positions (:mod:`.k_order`: every product still belongs to its C element,
+each k once; its products are counted one by one).  That answers whether C is right, not whether the fragments
+are the PTX ones: ``exact_fragments=True`` (``check_mma_fragments``, and
+:func:`layoutalg.prove.fragment_delivers`) keep the PTX positions.  The C input must be, element by element, a known zero or the
 unmodified accumulator of exactly the C element the fragment names.  D then carries the accumulator
 of each ``(m, n)`` with its depth (k-products so far, counting only k inside the problem).  A scalar
 ``fma`` whose factors are an A and a B element is the 1 x 1 x 1 case.  Every (m, n, k) product is
@@ -19,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from layoutalg.errors import LayoutError
+from layoutalg.kernel.dataflow import k_order
 from layoutalg.kernel.dataflow import tags as tg
 from layoutalg.kernel.dataflow.arith import classify
 from layoutalg.kernel.dataflow.c_stores import CStores
@@ -33,6 +39,23 @@ __all__ = ["MmaChecker", "Finding"]
 
 class MmaChecker(FmaProducts, CStores):
     """The consumer :func:`~layoutalg.kernel.dataflow.flow.flow` feeds (see the module doc)."""
+
+    def __init__(self, a: MatrixSpec, b: MatrixSpec, c: MatrixSpec, exact_fragments: bool = False) -> None:
+        super().__init__(a, b, c)
+        self.exact_fragments = exact_fragments
+        self.k_permuted = 0  # mma warp-executions whose A and B hold the k in one order other than the PTX one
+        # (line, first line) of the global races the first interpretation met, once flow() ran the launch again
+        # (:meth:`restart`): those are real, others may come only from barriers taken as ordering nothing
+        self.sure_global_races: set[tuple[Any, Any]] | None = None
+
+    def restart(self) -> None:
+        """Forget every finding and count: :func:`~layoutalg.kernel.dataflow.flow.flow` interprets the launch
+        again (a counted barrier turned out unforced)."""
+        sure = self.sure_global_races
+        if sure is None:
+            sure = {(f.fields.get("line"), f.fields.get("first_line")) for f in self.findings if f.kind == "global race"}
+        MmaChecker.__init__(self, self.a, self.b, self.c, self.exact_fragments)
+        self.sure_global_races = sure
 
     # ------------------------------------------------------------------ driver hooks
     def begin(self, fn: Any, params: Any, launch: Any) -> None:
@@ -110,15 +133,26 @@ class MmaChecker(FmaProducts, CStores):
             return get
 
         bad = np.zeros(W, dtype=bool)
-        ma, ka, bad_a, empty_a = self._tile(op, "A", self.a, ga, zeros("A"), form, threads, (self.M, self.K))
-        # B's k origin is A's (one tile per mma): B is judged against the k tile the A fragment holds
+        pending: dict[int, list[tuple[Any, ...]]] = {}  # per warp, its PTX-order findings (while a k order may fit)
+        ma, ka, bad_a, empty_a = self._tile(op, "A", self.a, ga, zeros("A"), form, threads, (self.M, self.K),
+                                            hold=None if self.exact_fragments else pending)
+        orders = self._k_orders(form, ga, zeros, bad_a, pending) if pending else {}
+        for w, (m0, _kappa) in orders.items():
+            ma[w], bad_a[w] = m0, False
+        permuted = np.zeros(W, dtype=bool)
+        permuted[list(orders)] = True
+        # B's k origin is A's (one tile per mma): B is judged against the k tile the A fragment holds (against
+        # A's k order where A holds the k in another order: below)
         kb, nb, bad_b, empty_b = self._tile(op, "B", self.b, gb, zeros("B"), form, threads, (self.K, self.N),
-                                            force_row=(ka, ~bad_a & ~empty_a))
+                                            force_row=(ka, ~bad_a & ~empty_a & ~permuted),
+                                            quiet=permuted)
+        for w, (_m0, kappa) in orders.items():
+            nb[w], bad_b[w] = self._b_in_order(op, form, gb, zeros("B"), threads, w, kappa, bool(empty_b[w]))
         bad |= bad_a | bad_b
         # an A or B fragment of known zeros only (a zero-filled tile past the matrix's edge) adds no product:
         # D is C, unit for unit, whatever C holds (the other operand is still checked above)
         skip = empty_a | empty_b
-        clash = ~bad & ~skip & (ka != kb)
+        clash = ~bad & ~skip & ~permuted & (ka != kb)
         for w in np.flatnonzero(clash)[:1]:
             t = int(threads[w * 32])
             self._find("refuted", "operand", op.index,
@@ -155,6 +189,8 @@ class MmaChecker(FmaProducts, CStores):
                        held=held, expected=want)
             bad |= c_bad.any(axis=(1, 2))
         kin = np.clip(np.minimum(ka + kt, self.K) - np.maximum(ka, 0), 0, None)
+        for w, (_m0, kappa) in orders.items():
+            kin[w] = int(np.count_nonzero(kappa != k_order.NO_K))  # A's k are elements of A: inside the problem
         depth = depth_in + kin[:, None, None]
         ue_c = form.ue["C"]
         dtags = tg.acc(crow, ccol, np.minimum(depth, tg.MAX_DEPTH), 0, ue_c == 2)  # (W, 32, elements)
@@ -168,8 +204,14 @@ class MmaChecker(FmaProducts, CStores):
             plane[threads] = flat[:, 2 * j: 2 * j + 2]
             f.regs.put(name, plane, mask)
         good = ~bad & ~skip
-        if good.any():
-            self._count_tiles(op, ma[good], nb[good], ka[good], (mt, nt, kt))
+        if (good & ~permuted).any():
+            self._count_tiles(op, ma[good & ~permuted], nb[good & ~permuted], ka[good & ~permuted], (mt, nt, kt))
+        for wp in (int(x) for x in np.flatnonzero(good & permuted)):
+            self.k_permuted += 1
+            ks = orders[wp][1]
+            ks = ks[ks != k_order.NO_K]
+            mm, nn, kk = np.meshgrid(ma[wp] + np.arange(mt), nb[wp] + np.arange(nt), ks, indexing="ij")
+            self._count_elements(op, mm.reshape(-1), nn.reshape(-1), kk.reshape(-1))
 
     def _old_c(self, glob: np.ndarray, ident: np.ndarray, crow: np.ndarray, ccol: np.ndarray, ue: int) -> np.ndarray:
         """C inputs that are the old value of the same C element, loaded from C's buffer (``D = A B + C``; maybe
@@ -185,12 +227,16 @@ class MmaChecker(FmaProducts, CStores):
 
     def _tile(self, op: Any, role: str, spec: MatrixSpec, groups: np.ndarray, zeros: Any, form: MmaForm,
               threads: np.ndarray, bounds: tuple[int, int],
-              force_row: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, ...]:
+              force_row: tuple[np.ndarray, np.ndarray] | None = None,
+              hold: dict[int, list[tuple[Any, ...]]] | None = None,
+              quiet: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         """Per warp the tile origin (row0, col0) of operand ``role``, whether it failed (recorded), and whether the
         fragment is known zeros only (no element of ``role``: no tile, not a failure); ``zeros()`` gives which
         elements are known zeros (computed only when some element is not ``role``'s).  ``force_row``: (origin
         row, valid) per warp, a row origin the tile must have (B's k, taken from the A fragment); the column
-        origin is then the most common one among the elements."""
+        origin is then the most common one among the elements.  ``hold``: each warp's findings go there
+        instead of being reported (the caller reports them or finds a k order that fits); ``quiet``: warps
+        whose findings are dropped (judged another way)."""
         W = groups.shape[0]
         ue = groups.shape[-1]
         r, c, ok = self._operand(spec, groups, ue)
@@ -212,7 +258,7 @@ class MmaChecker(FmaProducts, CStores):
             opaque = (tg.kind(groups[w]) == tg.K_OPAQUE).any()
             verdict = "unknown" if opaque else "refuted"
             held = self.describe_group(groups[w, 0, 0], ue)
-            self._find(verdict, "operand", op.index,
+            self._report(w, hold, quiet, verdict, "operand", op.index,
                        f"PTX line {op.ins.line}: no {role} element in any lane of this mma, so its tile cannot be "
                        f"derived (lane 0 register {form.regs[role][0]} ({role.lower()}0) holds {held})",
                        line=op.ins.line, opcode=op.ins.opcode, **self._where(t), operand=role,
@@ -246,13 +292,73 @@ class MmaChecker(FmaProducts, CStores):
             if force_row is not None and force_row[1][w] and own_row != int(force_row[0][w]):
                 need += f" (the A fragment is the tile at k = {int(force_row[0][w])}; most B elements here are " \
                         f"from the tile at k = {own_row})"
-            self._find("unknown" if opaque else "refuted", "operand", op.index,
+            self._report(w, hold, quiet, "unknown" if opaque else "refuted", "operand", op.index,
                        f"PTX line {op.ins.line}: lane {lane} register {form.regs[role][reg_i]} "
                        f"({role.lower()}{e}) holds {held}; the fragment needs {need}", line=op.ins.line,
                        opcode=op.ins.opcode, **self._where(t), operand=role, register=form.regs[role][reg_i],
                        element=e, half=(e % 2 if ue == 1 else None), held=held, expected=need)
         o0, o1 = unpack_origin(ref)
         return o0, o1, bad, empty
+
+    def _report(self, w: Any, hold: dict[int, list[tuple[Any, ...]]] | None, quiet: np.ndarray | None,
+                *args: Any, **fields: Any) -> None:
+        """``_find(*args, **fields)`` for warp ``w``, or held / dropped (:meth:`_tile`)."""
+        if quiet is not None and quiet[w]:
+            return
+        if hold is not None:
+            hold.setdefault(int(w), []).append((args, fields))
+            return
+        self._find(*args, **fields)
+
+    def _k_orders(self, form: MmaForm, ga: np.ndarray, zeros: Any, bad_a: np.ndarray,
+                  held: dict[int, list[tuple[Any, ...]]]) -> dict[int, tuple[int, np.ndarray]]:
+        """Warps whose A fragment failed the PTX order but holds its k in another order (:mod:`.k_order`):
+        warp -> (m0, kappa).  The held findings of the others are reported, a k order's mismatch added to the
+        message where A's rows fit (so that the PTX order is not the only one the message rules out)."""
+        out: dict[int, tuple[int, np.ndarray]] = {}
+        za = None
+        for w in sorted(held):
+            got: Any = None
+            if bad_a[w]:
+                za = zeros("A")() if za is None else za
+                r, c, ok = self._operand(self.a, ga[w], form.ue["A"])
+                got = k_order.a_order(r, c, ok, za[w], form.row["A"], form.col["A"], form.shape[2], self.M)
+            if isinstance(got, tuple):
+                out[w] = got
+                continue
+            for args, fields in held[w]:
+                if isinstance(got, k_order.Mismatch) and args[0] == "refuted":
+                    reg = form.regs["A"][got.element * form.ue["A"] // 2]
+                    what = self.describe_group(ga[w, got.lane, got.element], form.ue["A"])
+                    args = (*args[:3], f"{args[3]}; nor does another order of k fit: lane {got.lane} register {reg} "
+                            f"(a{got.element}) holds {what}, but {got.why}")
+                self._find(*args, **fields)
+        return out
+
+    def _b_in_order(self, op: Any, form: MmaForm, gb: np.ndarray, zeros: Any, threads: np.ndarray, w: int,
+                    kappa: np.ndarray, empty: bool) -> tuple[int, bool]:
+        """(n0, failed) of warp ``w``'s B fragment judged against A's k order ``kappa`` (:mod:`.k_order`); a
+        failure is reported naming the lane, register and the element A's order needs there."""
+        if empty:
+            return 0, False
+        ue = form.ue["B"]
+        r, c, ok = self._operand(self.b, gb[w], ue)
+        n0, miss = k_order.b_against(r, c, ok, zeros()[w], form.row["B"], form.col["B"], kappa, self.N)
+        if miss is None:
+            return n0, False
+        lane, e = miss.lane, miss.element
+        t = int(threads[w * 32 + lane])
+        held = self.describe_group(gb[w, lane, e], ue)
+        if not ok[lane, e] and zeros()[w, lane, e]:
+            held = "zero (not loaded; the element is inside the matrix)"
+        reg = form.regs["B"][e * ue // 2]
+        opaque = tg.kind(int(gb[w, lane, e, 0])) == tg.K_OPAQUE
+        self._find("unknown" if opaque else "refuted", "operand", op.index,
+                   f"PTX line {op.ins.line}: lane {lane} register {reg} (b{e}) holds {held}; the fragment needs "
+                   f"{miss.need}, since {miss.why}", line=op.ins.line, opcode=op.ins.opcode, **self._where(t),
+                   operand="B", register=reg, element=e, half=(e % 2 if ue == 1 else None), held=held,
+                   expected=f"{miss.need} ({miss.why})")
+        return n0, True
 
     # ------------------------------------------------------------------ fma
 _BIAS = np.int64(1 << 30)

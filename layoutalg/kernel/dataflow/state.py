@@ -60,6 +60,17 @@ class FlowState:
         self.sync_unmodelled: dict[int, str] = {}  # op index -> a synchronisation the race check ignores
         self.loose_barriers: dict[int, str] = {}  # op index -> why its phases order no warps (see barrier_arrive)
         self.loose_ctas: dict[int, np.ndarray] = {}  # barrier -> CTAs whose completing phase is loose (machine path)
+        # counted barriers whose phases' warps are not forced (see barrier_arrive): (launch CTA index, barrier)
+        # pairs taken as ordering nothing from the start (set by flow()), and those found in this run
+        self.unforced_pairs: set[tuple[int, int]] = set()
+        self.unforced_found: set[tuple[int, int]] = set()
+        self.cta_first = 0  # launch index of this batch's CTA 0 (set by flow())
+        # per (CTA, barrier): the arrivals of the open phase and of the last completed one: per warp its latest
+        # arrival's own clock (-1: none), and the thread count of the phase (-1: every live thread)
+        self.phase_open: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
+        self.phase_last: dict[tuple[int, int], tuple[np.ndarray, int]] = {}
+        self.counted_ids: set[int] = set()  # barrier ids reached with a thread count in this batch
+        self.countless_ids: set[int] = set()  # and without one
         self.cta_warp = (g.cta_index.reshape(-1, 32)[:, 0], g.warpid.reshape(-1, 32)[:, 0])
         self.launch: Any = None  # the LaunchFlow shared by the launch's batches (set by flow())
         self.launch_thread = np.arange(self.n, dtype=np.int64)  # launch-wide thread ids (set by flow())
@@ -106,20 +117,108 @@ class FlowState:
         PTX ISA 8.x, "bar, barrier": with a thread count, the phase completes once ``count`` threads (whole
         warps) arrived, and later arrivals start the next phase.  Where more warps of a CTA arrive at once than
         the count, which of them share a phase depends on timing: that release orders no warp after another
-        (each warp keeps only its own history), so their shared-memory exchanges are races."""
+        (each warp keeps only its own history), so their shared-memory exchanges are races.
+
+        Arrivals that meet the count in the trace's order need not be the ones that meet it on the GPU: a warp
+        arriving later in the trace could have come first and taken a place in the phase.  A counted barrier's
+        phases are *forced* when every arrival is ordered (happens-before, the vector clocks) after every
+        arrival of the barrier's last completed phase in its CTA, with the same count: then no later arrival can
+        join an earlier phase (the first one to do so on some schedule would come after every arrival of that
+        phase, which had completed by then), so each phase has the trace's warps on every schedule.  An arrival
+        that is not so ordered (or changes the count) makes the (CTA, barrier) pair *unforced*: ``flow`` runs the
+        launch again with every phase of that barrier in that CTA ordering nothing (``unforced_pairs``)."""
         count = _count(m, op)
         for barrier, group in _by_barrier(m, op, lanes):
             ctas, warps = warps_of(group, self.geom)
+            self._check_forced(op, barrier, ctas, warps, count)
             self.clocks.arrive(ctas, warps, barrier)
+            self._record(barrier, ctas, warps, count)
             if complete:
-                loose = np.zeros(ctas.shape, dtype=bool)
+                loose = self._unforced(ctas, barrier)
                 if count > 0:
-                    arrived = 32 * np.bincount(ctas, minlength=self.geom.n_ctas)
-                    loose = arrived[ctas] > count
-                    if loose.any():
-                        self.note_loose(op, barrier, int(arrived[ctas][loose].max()), count)
-                        self.clocks.drop(ctas[loose], barrier)
+                    # the open phase may already hold arrivals (a bar.arrive the machine counted before)
+                    before = np.asarray(m.bar_arrivals[:, barrier])
+                    arrived = before + 32 * np.bincount(ctas, minlength=self.geom.n_ctas)
+                    over = arrived[ctas] > count
+                    if over.any():
+                        self.note_loose(op, barrier, int(arrived[ctas][over].max()), count)
+                    loose |= over
+                if loose.any():
+                    self.clocks.drop(ctas[loose], barrier)
                 self.clocks.release(ctas[~loose], warps[~loose], barrier)
+                self.phase_done(np.unique(ctas), barrier)
+
+    def _unforced(self, ctas: np.ndarray, barrier: int) -> np.ndarray:
+        """Which of ``ctas`` (batch indices) have ``barrier`` unforced (its phases order nothing)."""
+        if not self.unforced_pairs:
+            return np.zeros(ctas.shape, dtype=bool)
+        return np.array([(self.cta_first + int(c), barrier) in self.unforced_pairs for c in ctas], dtype=bool)
+
+    def _check_forced(self, op: Any, barrier: int, ctas: np.ndarray, warps: np.ndarray, count: int) -> None:
+        """Each arriving warp must be ordered after every arrival of the barrier's last completed phase in its
+        CTA, and arrive with the count of that phase and of the open one (:meth:`barrier_arrive`); else the pair
+        is unforced.  A countless barrier (every live thread) needs no check, but one id used both with and
+        without a count in a batch makes it unforced in every arriving CTA."""
+        if count <= 0:
+            self.countless_ids.add(barrier)
+            if barrier in self.counted_ids:
+                for c in (int(x) for x in np.unique(ctas)):
+                    self._unforced_here(op, c, barrier, f"barrier {barrier} is used both with a thread count and "
+                                        "without one: which arrivals share a phase depends on timing")
+            return
+        self.counted_ids.add(barrier)
+        for c in (int(x) for x in np.unique(ctas)):
+            if (self.cta_first + c, barrier) in self.unforced_pairs:
+                continue
+            if barrier in self.countless_ids:
+                self._unforced_here(op, c, barrier, f"barrier {barrier} is used both with a thread count and "
+                                    "without one: which arrivals share a phase depends on timing")
+                continue
+            counts = [got[1] for got in (self.phase_last.get((c, barrier)), self.phase_open.get((c, barrier)))
+                      if got is not None]
+            if any(x != count for x in counts):
+                self._unforced_here(op, c, barrier, f"barrier {barrier} is reached with a thread count of {count} "
+                                    f"where a phase has {counts[0]}: which arrivals share a phase depends on timing")
+                continue
+            last = self.phase_last.get((c, barrier))
+            if last is None:
+                continue
+            clocks = last[0]
+            ws = warps[ctas == c]
+            knows = self.clocks.vc[c, ws]  # (arriving warps, warps): what each arriving warp is ordered after
+            unordered = (clocks[None, :] >= 0) & (knows < clocks[None, :])
+            if unordered.any():
+                i, other = (int(x[0]) for x in np.nonzero(unordered))
+                self._unforced_here(op, c, barrier, f"warp {int(ws[i])} arrives at barrier {barrier} (thread count "
+                                    f"{count}) unordered after warp {other}'s arrival in the phase before, so on "
+                                    "another schedule it could take a place in that phase: which warps share a "
+                                    "phase depends on timing")
+
+    def _unforced_here(self, op: Any, c: int, barrier: int, why: str) -> None:
+        self.unforced_found.add((self.cta_first + c, barrier))
+        self.loose_barriers.setdefault(op.index, why + ' (PTX ISA "bar, barrier")')
+
+    def _record(self, barrier: int, ctas: np.ndarray, warps: np.ndarray, count: int) -> None:
+        """The arrivals (their own clocks, just advanced by ``Clocks.arrive``) join the open phase (counted
+        barriers only)."""
+        if count <= 0:
+            return
+        for c in (int(x) for x in np.unique(ctas)):
+            key = (c, barrier)
+            got = self.phase_open.get(key)
+            clocks = got[0] if got is not None else np.full(self.geom.warps_per_cta, -1, dtype=np.int64)
+            ws = warps[ctas == c]
+            clocks[ws] = self.clocks.vc[c, ws, ws]
+            self.phase_open[key] = (clocks, count)
+
+    def phase_done(self, ctas: np.ndarray, barrier: int) -> None:
+        """The open phase of ``barrier`` completed in ``ctas``: it becomes the last completed one."""
+        if barrier not in self.counted_ids:
+            return
+        for c in (int(x) for x in ctas):
+            got = self.phase_open.pop((c, barrier), None)
+            if got is not None:
+                self.phase_last[(c, barrier)] = got
 
     def note_loose(self, op: Any, barrier: int, arrived: int, count: int) -> None:
         self.loose_barriers.setdefault(
@@ -129,8 +228,10 @@ class FlowState:
     def barrier_release(self, barrier: int, lanes: np.ndarray) -> None:
         ctas, warps = warps_of(lanes, self.geom)
         loose = self.loose_ctas.get(barrier)
+        out = self._unforced(ctas, barrier)
         if loose is not None:
-            out = np.isin(ctas, loose)
+            out |= np.isin(ctas, loose)
+        if out.any():
             self.clocks.drop(ctas[out], barrier)
             ctas, warps = ctas[~out], warps[~out]
         self.clocks.release(ctas, warps, barrier)
@@ -177,10 +278,15 @@ class FlowMachine(Machine):
                 self.flow.loose_ctas[b] = over
                 if self._bar_op is not None:
                     self.flow.note_loose(self._bar_op, b, int(arrivals[over].max()), int(expected[over].max()))
+        before = self.bar_arrivals[:, barriers].copy()
         try:
             super()._settle(barriers, blocked)
         finally:
             self.flow.loose_ctas.clear()
+        done = (before > 0) & (self.bar_arrivals[:, barriers] == 0)  # (CTAs, barriers) whose phase completed
+        for j, b in enumerate(barriers):
+            if done[:, j].any():
+                self.flow.phase_done(np.flatnonzero(done[:, j]), b)
 
     def _unknown_guard(self, op: Any, lanes: np.ndarray) -> None:
         super()._unknown_guard(op, lanes)

@@ -15,7 +15,7 @@ from layoutalg.core.complement import chained_pairs, refuted_injective, sorted_m
 from layoutalg.core.composition import _compose, compose_flat
 from layoutalg.core.flat import coalesce_extended, coalesce_pairs, from_pairs, leaf_pairs
 from layoutalg.core.inverses import _contiguous_left_inverse, _first_appearances, _flat_values, _read_contiguous
-from layoutalg.core.left_inverse_search import find_left_inverse
+from layoutalg.core.left_inverse_search import SearchExhaustedError, _first_leaf, _search_all, find_left_inverse
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None,
                     derandomize=True)
@@ -185,6 +185,25 @@ def test_a_contiguous_image_is_read_into_the_searched_left_inverse(a: la.Layout)
     target = [i for _, i in sorted(zip(offsets, first))]
     assert _read_contiguous(target) == (None if found is None else from_pairs(coalesce_pairs(found)))
     assert _contiguous_left_inverse(flat) == _read_contiguous(target)
+
+
+@SETTINGS
+@given(ls.layouts(max_size=256, max_rank=4, max_stride=24))
+def test_the_first_leaf_substitution_is_the_searched_answer(a: la.Layout) -> None:
+    """Where the all-2s leaf decides alone (:func:`_first_leaf`), the complete search returns the same pairs (with
+    the indices as targets, and with the smallest preimages of a non-injective layout's offsets)."""
+    offsets, first, injective = _first_appearances(_flat_values(coalesce_pairs(leaf_pairs(a))))
+    top = max(offsets)
+    if top == 0:
+        return
+    index_of = {x: (i if injective else first[i]) for i, x in enumerate(offsets)}
+    fast = _first_leaf(index_of, top)
+    if fast is None:
+        return
+    try:
+        assert _search_all(index_of, top) == fast
+    except SearchExhaustedError:  # pragma: no cover - the path to the first leaf is within the bounds
+        raise AssertionError(f"{a}: the search passed its bound where the first leaf answers") from None
 
 
 _LEAVES = st.one_of(st.integers(-3, 9), st.sampled_from([True, 1 << 5000, -(1 << 5000), 2.0, "2", None,

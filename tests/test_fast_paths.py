@@ -206,6 +206,25 @@ def test_the_first_leaf_substitution_is_the_searched_answer(a: la.Layout) -> Non
         raise AssertionError(f"{a}: the search passed its bound where the first leaf answers") from None
 
 
+def _outcome_and_message(fn: Any, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except la.LayoutError as err:
+        return type(err), str(err)
+
+
+@SETTINGS
+@given(ls.layouts(max_size=256, max_rank=4, max_depth=3, max_stride=24), st.integers(0, 5))
+def test_logical_product_by_an_all_none_tuple_is_the_by_mode_product(a: la.Layout, n: int) -> None:
+    from layoutalg.core.divide_product import logical_product
+    from layoutalg.core.shape_ops import by_mode
+
+    tiler = (None,) * n
+    general = _outcome_and_message(by_mode, logical_product, a, tiler, "logical_product")
+    assert _outcome_and_message(la.logical_product, a, tiler) == general
+    assert _outcome_and_message(logical_product, a, tiler) == general
+
+
 _LEAVES = st.one_of(st.integers(-3, 9), st.sampled_from([True, 1 << 5000, -(1 << 5000), 2.0, "2", None,
                                                                (1 << 30) - 1, 1 << 30, -(1 << 30)]))  # fast-path bounds
 _TREES = st.recursive(_LEAVES, lambda inner: st.lists(inner, max_size=4).map(tuple), max_leaves=10)

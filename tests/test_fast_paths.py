@@ -248,6 +248,14 @@ def test_prefix_product_inline_paths_equal_the_validating_path(shape: Any, init:
 
 
 @SETTINGS
+@given(_TREES)
+def test_prefix_product_default_init_paths_equal_the_validating_path(shape: Any) -> None:
+    fast = _outcome(la.prefix_product, shape)  # the default init: its own inline paths
+    slow = _outcome(_validated_prefix_product, shape, 1)
+    assert fast == slow and type(fast) is type(slow)
+
+
+@SETTINGS
 @given(ls.layouts(max_size=512, max_rank=4, max_depth=3, max_stride=64))
 def test_whole_layout_coalesce_fast_loop_equals_coalescing_its_leaves(a: la.Layout) -> None:
     assert la.coalesce(a) == from_pairs(coalesce_pairs(leaf_pairs(a)))

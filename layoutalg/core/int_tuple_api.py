@@ -198,8 +198,28 @@ def prefix_product(shape: Any, init: Any = _ONE) -> IntTuple:
     # paths below.  An int shape with the default init first (the cheapest tests: the whole call is then ~2x
     # pycute's, where the interpreter's call itself is most of the time), then an int shape and init below 2**30,
     # both bounds in one test.
-    if init is _ONE and shape.__class__ is int and -1 < shape < 1073741824:
-        return 1
+    if init is _ONE:  # the default init: no test of it below (two compares beat one chained compare here)
+        if shape.__class__ is int:
+            if shape < 1073741824 and shape > -1:
+                return 1
+        elif type(shape) is tuple:  # the try block's tuple loop below, without its tests of the init
+            out: list[IntTuple] = []
+            running = 1
+            budget = MAX_NODES
+            for x in shape:
+                if type(x) is int and 0 <= x < 1073741824:
+                    out.append(running)
+                    running *= x
+                elif type(x) is tuple:
+                    try:
+                        value, running, budget = _prefix_plain(x, running, 1, budget)
+                    except _NotPlainError:  # the try block below would fail at the same call: validate at once
+                        return _validated_prefix_product(shape, init)
+                    out.append(value)
+                else:
+                    break  # any other leaf: the paths below decide (and name it)
+            else:
+                return tuple(out)
     if type(shape) is int and type(init) is int and 0 <= shape | init < 1073741824:
         return init
     try:
@@ -208,7 +228,7 @@ def prefix_product(shape: Any, init: Any = _ONE) -> IntTuple:
                 if 0 <= shape < 1073741824 or _NEG_BOUND < shape < _BOUND:
                     return init
             elif type(shape) is tuple:  # _prefix_plain's loop, one call fewer
-                out: list[IntTuple] = []
+                out = []
                 running = init
                 budget = MAX_NODES
                 for x in shape:
@@ -248,6 +268,12 @@ def prefix_product(shape: Any, init: Any = _ONE) -> IntTuple:
         return _prefix_init(shape, init, 0)[0]
     except _NotPlainError:
         pass  # the validating path below names the bad leaf or the rank mismatch
+    return _validated_prefix_product(shape, init)
+
+
+def _validated_prefix_product(shape: Any, init: Any) -> IntTuple:
+    """:func:`prefix_product`'s validating path: stride scalars or symbols with their own arithmetic, else every
+    argument made an int tuple (errors name the bad leaf or the rank mismatch)."""
     if any_leaf(init, _is_scalar, "prefix_product init") or any_leaf(shape, _is_symbol, "prefix_product shape"):
         return _prefix_scalars(shape, init, "prefix_product init")
     return it.prefix_product(as_int_tuple(shape, "prefix_product shape"), _init(init, "prefix_product init"))

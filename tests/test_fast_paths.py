@@ -247,6 +247,51 @@ def test_prefix_product_inline_paths_equal_the_validating_path(shape: Any, init:
     assert fast == slow and type(fast) is type(slow)
 
 
+def _validated_crd2idx(crd: Any, shape: Any) -> Any:
+    """crd2idx's validating path alone (compact strides): arguments checked and named, then the plain offset."""
+    from layoutalg.core import int_tuple as it
+    from layoutalg.core import int_tuple_api as api
+    from layoutalg.core.validate import as_int_tuple
+    from layoutalg.errors import CoordinateError
+
+    shape_t = api._shape(shape, "crd2idx shape")
+    crd_t = as_int_tuple(api._basis_value_as_coordinate(crd, shape_t), "crd2idx coordinate", CoordinateError)
+    api._check_coordinate_tree(crd_t, shape_t, "crd2idx coordinate")
+    return it.crd2idx(crd_t, shape_t, it.prefix_product(shape_t))
+
+
+@SETTINGS
+@given(_TREES.filter(lambda t: type(t) is tuple), _TREES)
+def test_crd2idx_compact_inline_path_equals_the_validating_path(crd: Any, shape: Any) -> None:
+    """A tuple coordinate (the inline int leaves); any tree, so bad leaves and mismatches go to the validating path
+    as before."""
+    fast = _outcome(la.crd2idx, crd, shape)
+    slow = _outcome(_validated_crd2idx, crd, shape)
+    assert fast == slow and type(fast) is type(slow)
+
+
+@st.composite
+def _shapes_and_coordinates(draw: Any) -> tuple[Any, Any]:
+    """A shape tree and a coordinate of it: each sub-tree given as one int (its index) or mode by mode."""
+    shape = draw(st.recursive(st.integers(1, 5), lambda inner: st.lists(inner, min_size=1, max_size=3).map(tuple),
+                              max_leaves=8))
+
+    def coordinate(s: Any) -> Any:
+        size = la.size(s)
+        if type(s) is int or draw(st.booleans()):
+            return draw(st.integers(0, 2 * size))  # past the size too: the last mode is unbounded
+        return tuple(coordinate(m) for m in s)
+
+    return coordinate(shape), shape
+
+
+@SETTINGS
+@given(_shapes_and_coordinates())
+def test_crd2idx_compact_inline_path_on_congruent_coordinates(case: tuple[Any, Any]) -> None:
+    crd, shape = case
+    assert _outcome(la.crd2idx, crd, shape) == _outcome(_validated_crd2idx, crd, shape)
+
+
 @SETTINGS
 @given(_TREES)
 def test_prefix_product_default_init_paths_equal_the_validating_path(shape: Any) -> None:

@@ -383,8 +383,12 @@ def _compact_offset(crd: Any, shape: Any, running: int, depth: int,
         budget -= 1
         total = 0
         for c, s in zip(crd, shape):
-            off, running, budget = _compact_offset(c, s, running, depth + 1, budget)
-            total += off
+            if type(c) is int and type(s) is int and -1073741824 < c < 1073741824 and 0 < s < 1073741824:
+                total += c * running  # the int leaf's own call, inline (its bounds within the call's)
+                running *= s
+            else:
+                off, running, budget = _compact_offset(c, s, running, depth + 1, budget)
+                total += off
         return total, running, budget
     raise _NotPlainError
 

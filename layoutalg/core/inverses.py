@@ -393,11 +393,12 @@ def _first_values(pairs: Pairs, n: int) -> list[int]:
     if len(values) == 1:
         return list(range(values[0], values[0] + n * d, d)) if d else values * n
     out: list[int] = []
-    q = 0
-    while len(out) < n:
+    full, part = divmod(n, len(values))  # whole blocks of the last mode's digits, then the first `part` values
+    for q in range(full):
         out.extend(map((q * d).__add__, values))
-        q += 1
-    return out[:n]
+    if part:
+        out.extend(map((full * d).__add__, values[:part]))
+    return out
 
 
 def _flat_values(flat: Pairs) -> list[int]:

@@ -198,16 +198,16 @@ def prefix_product(shape: Any, init: Any = _ONE) -> IntTuple:
     # paths below.  An int shape with the default init first (the cheapest tests: the whole call is then ~2x
     # pycute's, where the interpreter's call itself is most of the time), then an int shape and init below 2**30,
     # both bounds in one test.
-    if init is _ONE:  # the default init: no test of it below (two compares beat one chained compare here)
+    if init is _ONE:  # the default init: no test of it below
         if shape.__class__ is int:
-            if shape < 1073741824 and shape > -1:
+            if shape <= 1073741823 and shape >= 0:  # 2**30 - 1: one digit, so the compares take the int fast path
                 return 1
         elif type(shape) is tuple:  # the try block's tuple loop below, without its tests of the init
             out: list[IntTuple] = []
             running = 1
             budget = MAX_NODES
             for x in shape:
-                if type(x) is int and 0 <= x < 1073741824:
+                if type(x) is int and 0 <= x <= 1073741823:
                     out.append(running)
                     running *= x
                 elif type(x) is tuple:
@@ -383,7 +383,7 @@ def _compact_offset(crd: Any, shape: Any, running: int, depth: int,
         budget -= 1
         total = 0
         for c, s in zip(crd, shape):
-            if type(c) is int and type(s) is int and -1073741824 < c < 1073741824 and 0 < s < 1073741824:
+            if type(c) is int and type(s) is int and -1073741823 <= c <= 1073741823 and 0 < s <= 1073741823:
                 total += c * running  # the int leaf's own call, inline (its bounds within the call's)
                 running *= s
             else:

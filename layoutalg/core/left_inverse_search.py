@@ -33,6 +33,12 @@ Equations that repeat within a branch are added once, and a branch is cut as
 soon as its equations fix ``D1..Dk`` to values that are not all integers (no
 later equation can undo that).
 
+The first leaf the search reaches, the radices ``2, 2, ..., 2``, is tried on its
+own first (:func:`_first_leaf`): its equations have coefficients 0 and +-1, so
+substitution decides it without the elimination.  Where that fixes every stride
+the equations use and every equation holds, the search would return exactly
+that leaf's answer; otherwise the search runs as described.
+
 The search is bounded by :data:`NODE_LIMIT` tried prefixes and
 :data:`WORK_LIMIT` units of work (a visited offset group is one unit, a row
 operation of the elimination :data:`ROW_COST`; the budget is about 0.1 s of

@@ -193,18 +193,19 @@ def prefix_product(shape: Any, init: Any = _ONE) -> IntTuple:
 
     A tuple ``init`` (CuTe's and PyCuTe's, weakly congruent to ``shape``) starts each mode at its own value:
     ``prefix_product(((2,3),(4,5)), (1,100)) == ((1,2),(100,400))``."""
-    # The common cases inline, validating as they go (each bound tested first against the literal 2**30, one
+    # The common cases inline, validating as they go (each bound tested first against the literal 2**30 - 1, one
     # CPython digit: cheaper than against _BOUND, a 4096-bit global); anything else: _NotPlainError, then the
-    # paths below.  An int shape with the default init first (the cheapest tests: the whole call is then ~2x
-    # pycute's, where the interpreter's call itself is most of the time), then an int shape and init below 2**30,
-    # both bounds in one test.
-    if init is _ONE:  # the default init: no test of it below
+    # paths below.  The default init first (the cheapest tests: for an int shape the whole call is then ~2x
+    # pycute's, where the interpreter's call itself is most of the time) or a small int init: an int shape, or a
+    # tuple walked with no further test of the init; then an int shape and init below 2**30, both bounds in one
+    # test.
+    if init is _ONE or (type(init) is int and 0 <= init <= 1073741823):  # the default init first, then a small one
         if shape.__class__ is int:
             if shape <= 1073741823 and shape >= 0:  # 2**30 - 1: one digit, so the compares take the int fast path
-                return 1
+                return init
         elif type(shape) is tuple:  # the try block's tuple loop below, without its tests of the init
             out: list[IntTuple] = []
-            running = 1
+            running = init
             budget = MAX_NODES
             for x in shape:
                 if type(x) is int and 0 <= x <= 1073741823:
@@ -220,19 +221,19 @@ def prefix_product(shape: Any, init: Any = _ONE) -> IntTuple:
                     break  # any other leaf: the paths below decide (and name it)
             else:
                 return tuple(out)
-    if type(shape) is int and type(init) is int and 0 <= shape | init < 1073741824:
+    if type(shape) is int and type(init) is int and 0 <= shape | init <= 1073741823:
         return init
     try:
-        if type(init) is int and (0 <= init < 1073741824 or _NEG_BOUND < init < _BOUND):
+        if type(init) is int and (0 <= init <= 1073741823 or _NEG_BOUND < init < _BOUND):
             if type(shape) is int:
-                if 0 <= shape < 1073741824 or _NEG_BOUND < shape < _BOUND:
+                if 0 <= shape <= 1073741823 or _NEG_BOUND < shape < _BOUND:
                     return init
             elif type(shape) is tuple:  # _prefix_plain's loop, one call fewer
                 out = []
                 running = init
                 budget = MAX_NODES
                 for x in shape:
-                    if type(x) is int and (0 <= x < 1073741824 or _NEG_BOUND < x < _BOUND):
+                    if type(x) is int and (0 <= x <= 1073741823 or _NEG_BOUND < x < _BOUND):
                         out.append(running)
                         running *= x
                     elif type(x) is tuple:

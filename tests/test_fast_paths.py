@@ -15,7 +15,7 @@ from layoutalg.core.complement import chained_pairs, refuted_injective, sorted_m
 from layoutalg.core.composition import _compose, compose_flat
 from layoutalg.core.flat import coalesce_extended, coalesce_pairs, from_pairs, leaf_pairs
 from layoutalg.core.inverses import _contiguous_left_inverse, _first_appearances, _flat_values, _read_contiguous
-from layoutalg.core.left_inverse_search import find_left_inverse
+from layoutalg.core.left_inverse_search import SearchExhaustedError, _first_leaf, _search_all, find_left_inverse
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), database=None,
                     derandomize=True)
@@ -187,6 +187,44 @@ def test_a_contiguous_image_is_read_into_the_searched_left_inverse(a: la.Layout)
     assert _contiguous_left_inverse(flat) == _read_contiguous(target)
 
 
+@SETTINGS
+@given(ls.layouts(max_size=256, max_rank=4, max_stride=24))
+def test_the_first_leaf_substitution_is_the_searched_answer(a: la.Layout) -> None:
+    """Where the all-2s leaf decides alone (:func:`_first_leaf`), the complete search returns the same pairs (with
+    the indices as targets, and with the smallest preimages of a non-injective layout's offsets)."""
+    offsets, first, injective = _first_appearances(_flat_values(coalesce_pairs(leaf_pairs(a))))
+    top = max(offsets)
+    if top == 0:
+        return
+    index_of = {x: (i if injective else first[i]) for i, x in enumerate(offsets)}
+    fast = _first_leaf(index_of, top)
+    if fast is None:
+        return
+    try:
+        assert _search_all(index_of, top) == fast
+    except SearchExhaustedError:  # pragma: no cover - the path to the first leaf is within the bounds
+        raise AssertionError(f"{a}: the search passed its bound where the first leaf answers") from None
+
+
+def _outcome_and_message(fn: Any, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except la.LayoutError as err:
+        return type(err), str(err)
+
+
+@SETTINGS
+@given(ls.layouts(max_size=256, max_rank=4, max_depth=3, max_stride=24), st.integers(0, 5))
+def test_logical_product_by_an_all_none_tuple_is_the_by_mode_product(a: la.Layout, n: int) -> None:
+    from layoutalg.core.divide_product import logical_product
+    from layoutalg.core.shape_ops import by_mode
+
+    tiler = (None,) * n
+    general = _outcome_and_message(by_mode, logical_product, a, tiler, "logical_product")
+    assert _outcome_and_message(la.logical_product, a, tiler) == general
+    assert _outcome_and_message(logical_product, a, tiler) == general
+
+
 _LEAVES = st.one_of(st.integers(-3, 9), st.sampled_from([True, 1 << 5000, -(1 << 5000), 2.0, "2", None,
                                                                (1 << 30) - 1, 1 << 30, -(1 << 30)]))  # fast-path bounds
 _TREES = st.recursive(_LEAVES, lambda inner: st.lists(inner, max_size=4).map(tuple), max_leaves=10)
@@ -206,6 +244,59 @@ def _validated_prefix_product(shape: Any, init: Any) -> Any:
 def test_prefix_product_inline_paths_equal_the_validating_path(shape: Any, init: Any) -> None:
     fast = _outcome(la.prefix_product, shape, init)
     slow = _outcome(_validated_prefix_product, shape, init)
+    assert fast == slow and type(fast) is type(slow)
+
+
+def _validated_crd2idx(crd: Any, shape: Any) -> Any:
+    """crd2idx's validating path alone (compact strides): arguments checked and named, then the plain offset."""
+    from layoutalg.core import int_tuple as it
+    from layoutalg.core import int_tuple_api as api
+    from layoutalg.core.validate import as_int_tuple
+    from layoutalg.errors import CoordinateError
+
+    shape_t = api._shape(shape, "crd2idx shape")
+    crd_t = as_int_tuple(api._basis_value_as_coordinate(crd, shape_t), "crd2idx coordinate", CoordinateError)
+    api._check_coordinate_tree(crd_t, shape_t, "crd2idx coordinate")
+    return it.crd2idx(crd_t, shape_t, it.prefix_product(shape_t))
+
+
+@SETTINGS
+@given(_TREES.filter(lambda t: type(t) is tuple), _TREES)
+def test_crd2idx_compact_inline_path_equals_the_validating_path(crd: Any, shape: Any) -> None:
+    """A tuple coordinate (the inline int leaves); any tree, so bad leaves and mismatches go to the validating path
+    as before."""
+    fast = _outcome(la.crd2idx, crd, shape)
+    slow = _outcome(_validated_crd2idx, crd, shape)
+    assert fast == slow and type(fast) is type(slow)
+
+
+@st.composite
+def _shapes_and_coordinates(draw: Any) -> tuple[Any, Any]:
+    """A shape tree and a coordinate of it: each sub-tree given as one int (its index) or mode by mode."""
+    shape = draw(st.recursive(st.integers(1, 5), lambda inner: st.lists(inner, min_size=1, max_size=3).map(tuple),
+                              max_leaves=8))
+
+    def coordinate(s: Any) -> Any:
+        size = la.size(s)
+        if type(s) is int or draw(st.booleans()):
+            return draw(st.integers(0, 2 * size))  # past the size too: the last mode is unbounded
+        return tuple(coordinate(m) for m in s)
+
+    return coordinate(shape), shape
+
+
+@SETTINGS
+@given(_shapes_and_coordinates())
+def test_crd2idx_compact_inline_path_on_congruent_coordinates(case: tuple[Any, Any]) -> None:
+    crd, shape = case
+    assert _outcome(la.crd2idx, crd, shape) == _outcome(_validated_crd2idx, crd, shape)
+
+
+@SETTINGS
+@given(_TREES)
+def test_prefix_product_default_init_paths_equal_the_validating_path(shape: Any) -> None:
+    fast = _outcome(la.prefix_product, shape)  # the default init: its own inline paths
+    slow = _outcome(_validated_prefix_product, shape, 1)
     assert fast == slow and type(fast) is type(slow)
 
 

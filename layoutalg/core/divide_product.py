@@ -168,6 +168,12 @@ def logical_product(a: Layout, tiler: Any) -> Layout:
             if product is not None:
                 return product
         elif type(tiler) is tuple:  # by mode, as the general path does; each mode's product may be fast
+            if type(a.shape) is tuple and len(tiler) <= len(a.shape):
+                for mode_tiler in tiler:
+                    if mode_tiler is not None:
+                        break
+                else:  # every entry None: by_mode keeps every top-level mode, rebuilding A itself
+                    return a
             return by_mode(logical_product, a, tiler, "logical_product")
     return _logical_product(a, tiler)
 

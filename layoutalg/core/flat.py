@@ -47,8 +47,11 @@ def coalesce_pairs(pairs: Sequence[tuple[int, int]]) -> Pairs:
     """Drop size-1 modes and merge neighbours with ``s0 * d0 == d1`` (same 1-D function)."""
     out: Pairs = []
     for s, d in pairs:
-        if s != 1:
-            _append_merging(out, s, d)
+        if s != 1:  # _append_merging, inline (a hot loop)
+            if out and out[-1][0] * out[-1][1] == d:
+                out[-1] = (out[-1][0] * s, out[-1][1])
+            else:
+                out.append((s, d))
     return out
 
 

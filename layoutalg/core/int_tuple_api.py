@@ -193,26 +193,47 @@ def prefix_product(shape: Any, init: Any = _ONE) -> IntTuple:
 
     A tuple ``init`` (CuTe's and PyCuTe's, weakly congruent to ``shape``) starts each mode at its own value:
     ``prefix_product(((2,3),(4,5)), (1,100)) == ((1,2),(100,400))``."""
-    # The common cases inline, validating as they go (each bound tested first against the literal 2**30, one
+    # The common cases inline, validating as they go (each bound tested first against the literal 2**30 - 1, one
     # CPython digit: cheaper than against _BOUND, a 4096-bit global); anything else: _NotPlainError, then the
-    # paths below.  An int shape with the default init first (the cheapest tests: the whole call is then ~2x
-    # pycute's, where the interpreter's call itself is most of the time), then an int shape and init below 2**30,
-    # both bounds in one test.
-    if init is _ONE and shape.__class__ is int and -1 < shape < 1073741824:
-        return 1
-    if type(shape) is int and type(init) is int and 0 <= shape | init < 1073741824:
+    # paths below.  The default init first (the cheapest tests: for an int shape the whole call is then ~2x
+    # pycute's, where the interpreter's call itself is most of the time) or a small int init: an int shape, or a
+    # tuple walked with no further test of the init; then an int shape and init below 2**30, both bounds in one
+    # test.
+    if init is _ONE or (type(init) is int and 0 <= init <= 1073741823):  # the default init first, then a small one
+        if shape.__class__ is int:
+            if shape <= 1073741823 and shape >= 0:  # 2**30 - 1: one digit, so the compares take the int fast path
+                return init
+        elif type(shape) is tuple:  # the try block's tuple loop below, without its tests of the init
+            out: list[IntTuple] = []
+            running = init
+            budget = MAX_NODES
+            for x in shape:
+                if type(x) is int and 0 <= x <= 1073741823:
+                    out.append(running)
+                    running *= x
+                elif type(x) is tuple:
+                    try:
+                        value, running, budget = _prefix_plain(x, running, 1, budget)
+                    except _NotPlainError:  # the try block below would fail at the same call: validate at once
+                        return _validated_prefix_product(shape, init)
+                    out.append(value)
+                else:
+                    break  # any other leaf: the paths below decide (and name it)
+            else:
+                return tuple(out)
+    if type(shape) is int and type(init) is int and 0 <= shape | init <= 1073741823:
         return init
     try:
-        if type(init) is int and (0 <= init < 1073741824 or _NEG_BOUND < init < _BOUND):
+        if type(init) is int and (0 <= init <= 1073741823 or _NEG_BOUND < init < _BOUND):
             if type(shape) is int:
-                if 0 <= shape < 1073741824 or _NEG_BOUND < shape < _BOUND:
+                if 0 <= shape <= 1073741823 or _NEG_BOUND < shape < _BOUND:
                     return init
             elif type(shape) is tuple:  # _prefix_plain's loop, one call fewer
-                out: list[IntTuple] = []
+                out = []
                 running = init
                 budget = MAX_NODES
                 for x in shape:
-                    if type(x) is int and (0 <= x < 1073741824 or _NEG_BOUND < x < _BOUND):
+                    if type(x) is int and (0 <= x <= 1073741823 or _NEG_BOUND < x < _BOUND):
                         out.append(running)
                         running *= x
                     elif type(x) is tuple:
@@ -248,6 +269,12 @@ def prefix_product(shape: Any, init: Any = _ONE) -> IntTuple:
         return _prefix_init(shape, init, 0)[0]
     except _NotPlainError:
         pass  # the validating path below names the bad leaf or the rank mismatch
+    return _validated_prefix_product(shape, init)
+
+
+def _validated_prefix_product(shape: Any, init: Any) -> IntTuple:
+    """:func:`prefix_product`'s validating path: stride scalars or symbols with their own arithmetic, else every
+    argument made an int tuple (errors name the bad leaf or the rank mismatch)."""
     if any_leaf(init, _is_scalar, "prefix_product init") or any_leaf(shape, _is_symbol, "prefix_product shape"):
         return _prefix_scalars(shape, init, "prefix_product init")
     return it.prefix_product(as_int_tuple(shape, "prefix_product shape"), _init(init, "prefix_product init"))
@@ -357,8 +384,12 @@ def _compact_offset(crd: Any, shape: Any, running: int, depth: int,
         budget -= 1
         total = 0
         for c, s in zip(crd, shape):
-            off, running, budget = _compact_offset(c, s, running, depth + 1, budget)
-            total += off
+            if type(c) is int and type(s) is int and -1073741823 <= c <= 1073741823 and 0 < s <= 1073741823:
+                total += c * running  # the int leaf's own call, inline (its bounds within the call's)
+                running *= s
+            else:
+                off, running, budget = _compact_offset(c, s, running, depth + 1, budget)
+                total += off
         return total, running, budget
     raise _NotPlainError
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from layoutalg.core import int_tuple as it
@@ -168,19 +167,20 @@ def _left_inverse(layout: Layout, fixed: tuple[int, ...] = ()) -> Layout:
     for s, d in flat:
         if d < 0:
             raise LayoutError(f"left_inverse needs non-negative strides; {layout} has stride {d} (extent {s})")
-    # Stride-0 modes are skipped: their coordinate comes back as 0 (the generalized left inverse).
-    order = sorted((k for k in range(len(flat)) if flat[k][1] != 0), key=lambda k: flat[k][1])
+    # Stride-0 modes are skipped: their coordinate comes back as 0 (the generalized left inverse).  Sorted by
+    # (stride, position): a stable sort by stride, compared in C.
+    order = sorted([(d, k) for k, (_, d) in enumerate(flat) if d])
     out: Pairs = []
     prev = 1
-    for pos, k in enumerate(order):
-        s, d = flat[k]
-        chained = d % prev == 0 and (pos + 1 == len(order) or flat[order[pos + 1]][1] >= s * d)
+    for pos, (d, k) in enumerate(order):
+        s = flat[k][0]
+        chained = d % prev == 0 and (pos + 1 == len(order) or order[pos + 1][0] >= s * d)
         if not chained:
             return _unchained_left_inverse(layout, fixed)
-        out.append((d // prev, 0 if pos == 0 else index_strides[order[pos - 1]]))
+        out.append((d // prev, 0 if pos == 0 else index_strides[order[pos - 1][1]]))
         prev = d
     if order:
-        last = order[-1]
+        last = order[-1][1]
         out.append((flat[last][0], index_strides[last]))
     return from_pairs(coalesce_pairs(out))
 
@@ -190,8 +190,9 @@ def _unchained_left_inverse(layout: Layout, fixed: tuple[int, ...]) -> Layout:
     """The left inverse where the strides do not chain: read off the offsets when they are exactly ``0..V``,
     else searched (both remembered, as the work is far more than the chained construction's).  ``fixed``: the
     stride-0 leaves an answer leaves at 0 (:func:`left_inverse_fixing`)."""
-    read = _contiguous_left_inverse(_coalesced_with_index_strides(layout)[0])
-    return _searched_left_inverse(layout, fixed) if read is None else read
+    flat = coalesce_pairs(leaf_pairs(layout))
+    read = _contiguous_left_inverse(flat)
+    return _searched_left_inverse(layout, fixed, flat) if read is None else read
 
 
 def _contiguous_left_inverse(flat: Pairs) -> Layout | None:
@@ -212,29 +213,31 @@ def _contiguous_left_inverse(flat: Pairs) -> Layout | None:
     return _read_contiguous(list(map(smallest.__getitem__, range(top + 1))))
 
 
-@memoized
-def _searched_left_inverse(layout: Layout, fixed: tuple[int, ...]) -> Layout:
-    """The left inverse found by the complete search, checked on every offset; or CompositionError (remembered).
+def _searched_left_inverse(layout: Layout, fixed: tuple[int, ...], flat: Pairs) -> Layout:
+    """The left inverse found by the complete search, checked on every offset; or CompositionError (remembered by
+    its one caller, :func:`_unchained_left_inverse`; ``flat``: ``coalesce(layout)``'s pairs).
 
     For a non-injective layout, the generalized left inverse (see :func:`left_inverse_of_values`; ``fixed`` as
     there).
     """
-    flat = _coalesced_with_index_strides(layout)[0]
-    size = math.prod(s for s, _ in flat)
+    size = 1
+    for s, _ in flat:
+        size *= s
     if size > left_inverse_search.WORK_LIMIT:  # the root alone visits every offset once per radix tried
         raise CompositionError(
             f"left_inverse of {layout}: undecided; its strides do not chain, and a search over its {size} offsets "
             f"would pass the search's bound of {left_inverse_search.WORK_LIMIT} units of work at once"
         )
-    if layout.size() > ENUMERATION_LIMIT:
-        check_domain(layout.size(), f"left_inverse of {layout}")
-    extents = [s for s, _ in leaf_pairs(layout)]
-    return left_inverse_of_values(_flat_values(flat), str(layout), fixed_digits(extents, fixed))
+    if size > ENUMERATION_LIMIT:  # coalescing keeps the size
+        check_domain(size, f"left_inverse of {layout}")
+    digits = fixed_digits([s for s, _ in leaf_pairs(layout)], fixed) if fixed else []
+    return left_inverse_of_values(_flat_values(flat), layout, digits)
 
 
-def left_inverse_of_values(values: list[int], name: str, fixed: Pairs | None = None) -> Layout:
+def left_inverse_of_values(values: list[int], name: object, fixed: Pairs | None = None) -> Layout:
     """A layout ``L`` read on the non-negative integer ``values`` of a function ``A`` (``values[i] == A(i)``,
-    ``values[0] == 0``; at most WORK_LIMIT of them), ``name`` naming A in errors:
+    ``values[0] == 0``; at most WORK_LIMIT of them), ``name`` naming A in errors (its text, formatted only when
+    an error is raised):
 
     * all distinct: ``L(values[i]) == i`` (the complete search, :func:`find_left_inverse`), else
       :class:`CompositionError`;
@@ -267,14 +270,33 @@ def left_inverse_of_values(values: list[int], name: str, fixed: Pairs | None = N
             )
     else:
         found = _generalized_pairs(values, offsets, first, name, fixed or [])
-    candidate = from_pairs(coalesce_pairs(found))
-    images = [candidate(x) for x in offsets]
-    if any(not 0 <= j < len(values) or values[j] != x for j, x in zip(images, offsets)):  # pragma: no cover
+    pairs = coalesce_pairs(found)
+    candidate = from_pairs(pairs)
+    if not _sends_back(pairs, offsets, values):  # pragma: no cover
         raise CompositionError(f"left_inverse of {name}: internal search result {candidate} fails its check")
     return candidate
 
 
-def _generalized_pairs(values: list[int], offsets: list[int], first: list[int], name: str, fixed: Pairs) -> Pairs:
+def _sends_back(pairs: Pairs, offsets: list[int], values: list[int]) -> bool:
+    """Whether ``j = from_pairs(pairs)(x)`` is an index with ``values[j] == x`` for every offset ``x``: the layout
+    evaluated inline (each ``x`` split into digits of the extents, the last mode unbounded, as a layout's call)."""
+    if not pairs:
+        return all(values[0] == x for x in offsets)
+    *inner, (_, last) = pairs
+    n = len(values)
+    for x in offsets:
+        j = 0
+        q = x
+        for s, d in inner:
+            q, digit = divmod(q, s)
+            j += digit * d
+        j += q * last
+        if not 0 <= j < n or values[j] != x:
+            return False
+    return True
+
+
+def _generalized_pairs(values: list[int], offsets: list[int], first: list[int], name: object, fixed: Pairs) -> Pairs:
     """The pairs of a generalized left inverse (see :func:`left_inverse_of_values`; ``fixed`` as there), or
     NotInjectiveError."""
     bound = (f"its bound of {left_inverse_search.NODE_LIMIT} radix sequences or {left_inverse_search.WORK_LIMIT} "
@@ -371,11 +393,12 @@ def _first_values(pairs: Pairs, n: int) -> list[int]:
     if len(values) == 1:
         return list(range(values[0], values[0] + n * d, d)) if d else values * n
     out: list[int] = []
-    q = 0
-    while len(out) < n:
+    full, part = divmod(n, len(values))  # whole blocks of the last mode's digits, then the first `part` values
+    for q in range(full):
         out.extend(map((q * d).__add__, values))
-        q += 1
-    return out[:n]
+    if part:
+        out.extend(map((full * d).__add__, values[:part]))
+    return out
 
 
 def _flat_values(flat: Pairs) -> list[int]:

@@ -33,6 +33,12 @@ Equations that repeat within a branch are added once, and a branch is cut as
 soon as its equations fix ``D1..Dk`` to values that are not all integers (no
 later equation can undo that).
 
+The first leaf the search reaches, the radices ``2, 2, ..., 2``, is tried on its
+own first (:func:`_first_leaf`): its equations have coefficients 0 and +-1, so
+substitution decides it without the elimination.  Where that fixes every stride
+the equations use and every equation holds, the search would return exactly
+that leaf's answer; otherwise the search runs as described.
+
 The search is bounded by :data:`NODE_LIMIT` tried prefixes and
 :data:`WORK_LIMIT` units of work (a visited offset group is one unit, a row
 operation of the elimination :data:`ROW_COST`; the budget is about 0.1 s of
@@ -99,6 +105,89 @@ def find_left_inverse(offsets: Sequence[int], targets: Sequence[int] | None = No
     if top == 0:
         return [(1, 0)]
     index_of = {x: (i if targets is None else targets[i]) for i, x in enumerate(offsets)}
+    found = _first_leaf(index_of, top)
+    if found is not None:
+        return found
+    return _search_all(index_of, top)
+
+
+def _first_leaf(index_of: dict[int, int], top: int) -> Pairs | None:
+    """The search's answer where its first leaf decides it alone, by substitution; or None (the search runs).
+
+    Depth first with the smallest prime first, the search reaches the radices ``2, 2, ..., 2`` (``k`` of them,
+    ``2**k <= top < 2**(k+1)``) before any other leaf.  Its equations there are the differences within the two
+    groups ``x >> k == 0`` and ``== 1`` (every equation it adds on the way is such a difference, and they link
+    each group to its smallest offset), so they span the same rows as the differences to each group's smallest
+    offset, built here directly: row ``dig(x) - dig(rep)`` (as the bits set in ``x`` only and in ``rep`` only,
+    each digit a bit of the offset) equals ``index(x) - index(rep)``.  Each row with one stride not yet known
+    fixes it (its coefficient is +-1, so it is an integer); where that reaches every stride some row uses, the
+    strides are unique (0 on the unused ones, as the search's back substitution leaves every non-pivot unknown)
+    and, when every row holds, the search's answer: no branch on that path is cut, as each cut needs the path's
+    equations, a subset of these, to have no integer solution.  A row that fails means this leaf fails, and a
+    stride no substitution reaches may be free; both leave the decision to the search.  Also None where the path
+    itself could pass the search's bounds (``k`` prefixes; per level at most one visit and one equation of
+    ``ROW_COST * k`` per offset), so a refusal is never skipped."""
+    k = top.bit_length() - 1
+    n = len(index_of)
+    if k > NODE_LIMIT or k * n * (1 + ROW_COST * max(1, k)) > WORK_LIMIT:
+        return None
+    half = 1 << k
+    rows: list[tuple[int, int, int]] = []  # (bits only x has, bits only its group's smallest offset has, rhs)
+    used = 0
+    rep0 = rep1 = -1
+    t0 = t1 = 0
+    for x in sorted(index_of):
+        t = index_of[x]
+        if x < half:
+            if rep0 < 0:
+                rep0, t0 = x, t
+                continue
+            rep, t_rep = rep0, t0
+        else:
+            if rep1 < 0:
+                rep1, t1 = x, t
+                continue
+            rep, t_rep = rep1, t1
+        plus, minus = x & ~rep, rep & ~x  # bit k agrees within a group, and no offset has a higher one
+        rows.append((plus, minus, t - t_rep))
+        used |= plus | minus
+    value: dict[int, int] = {}  # the stride of each bit (1 << j) fixed so far
+    known = 0
+    pending = rows
+    while known != used:
+        before = known
+        waiting = []
+        for row in pending:
+            plus, minus, rhs = row
+            free = (plus | minus) & ~known
+            if free & (free - 1):  # two strides or more unknown: a later pass
+                waiting.append(row)
+            elif free:
+                rest = _dot(value, plus & ~free) - _dot(value, minus & ~free)
+                value[free] = rhs - rest if plus & free else rest - rhs
+                known |= free
+        if known == before:  # no row fixed a stride: left to the search
+            return None
+        pending = waiting
+    for plus, minus, rhs in rows:
+        if _dot(value, plus) - _dot(value, minus) != rhs:
+            return None
+    strides = [value.get(1 << j, 0) for j in range(k)]
+    return [(2, d) for d in strides] + [(top // half + 1, t1 - _dot(value, rep1 & (half - 1)))]
+
+
+def _dot(value: dict[int, int], bits: int) -> int:
+    """The sum of the strides of the set bits of ``bits`` (every one in ``value``, or 0)."""
+    total = 0
+    while bits:
+        bit = bits & -bits
+        total += value.get(bit, 0)
+        bits ^= bit
+    return total
+
+
+def _search_all(index_of: dict[int, int], top: int) -> Pairs | None:
+    """:func:`find_left_inverse`'s complete depth-first search (see the module docstring)."""
     primes = _primes_up_to(min(top, _nth_prime_bound(NODE_LIMIT + 1)))
     ncols = top.bit_length() + 1  # at most log2(V) prime radices, plus the unbounded mode
     budget = [NODE_LIMIT, WORK_LIMIT]  # prefixes tried, groups visited
@@ -158,7 +247,7 @@ def find_left_inverse(offsets: Sequence[int], targets: Sequence[int] | None = No
                     return found
         return None
 
-    start: Groups = {x: (x, ()) for x in sorted(offsets)}  # prefix product 1: every offset its own group
+    start: Groups = {x: (x, ()) for x in sorted(index_of)}  # prefix product 1: every offset its own group
     return search([], 1, RowSpace(ncols), start)
 
 

@@ -1,6 +1,6 @@
 """Measure shared-memory wavefronts of many access patterns on the GPU (run on the device machine).
 
-    python3 tools/measure_banks.py OUTDIR [--set 1|2|3|4|5|6|7|8|8b|9|9b] [--budget-s 400] [--only PREFIX] [--start K]
+    python3 tools/measure_banks.py OUTDIR [--set 1|2|3|4|5|6|7|8|8b|9|9b|10] [--budget-s 400] [--only PREFIX] [--start K]
 
 Generates a fixed, seeded list of patterns (targeted experiments that separate
 the candidate rules, then random ones), builds one probe program with
@@ -753,7 +753,7 @@ def main() -> int:
     rounds = {"1": lambda: targeted() + random_cases(), "2": round2, "3": round3, "4": round4, "5": round5,
               "6": round6, "7": _from_tool("banks_round7", "round7"), "8": _from_tool("banks_round8", "round8"),
               "8b": _from_tool("banks_round8", "round8b"), "9": _from_tool("banks_round9", "round9"),
-              "9b": _from_tool("banks_round9", "round9b")}
+              "9b": _from_tool("banks_round9", "round9b"), "10": _from_tool("banks_round10", "round10")}
     cases = rounds[which]()
     cases = [c for c in cases if c.name.startswith(only)][start:]
     print(f"{len(cases)} cases, build+check {time.time() - t0:.1f}s", flush=True)

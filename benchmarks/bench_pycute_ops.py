@@ -60,7 +60,7 @@ OPS: dict[str, tuple[Callable[..., Any], str | None, str]] = {
     "left_inverse": (la.left_inverse, "left_inverse",
                      "pycute answers 1:0 for layouts with stride-0 modes. Below 2x cold, only the five inputs PyCuTe's "
                      "own tests expect to raise ValueError: (2,2):(2,5) and (2,2):(2,3) do not chain, pycute returns "
-                     "(2,2):(4,1), which is no left inverse, where layoutalg runs its complete search to find one "
+                     "(2,2):(4,1), which is no left inverse, where layoutalg finds one (the search's first leaf, solved by substitution) "
                      "((2,4):(0,1), (2,4):(1,1)); the non-injective (2,2):(1,1), (2,3):(2,1), (63,2):(1,1) get the "
                      "generalized inverse read off every offset (pycute's 2:1 for (2,2):(1,1) is wrong). Those answers "
                      "are remembered, so a repeated call is a memo hit (the warm columns)"),
@@ -68,7 +68,8 @@ OPS: dict[str, tuple[Callable[..., Any], str | None, str]] = {
     "coalesce": (la.coalesce, "coalesce", "existing operation, PyCuTe's inputs"),
     "logical_product": (la.logical_product, "logical_product",
                         "existing operation, now with CuTe's weak-complement fallback; PyCuTe's inputs. (A, None) "
-                        "returns A at once in both libraries, a single Python call each: no 2x is possible there"),
+                        "returns A at once in both libraries, a single Python call each (layoutalg also checks A's type): no 2x "
+                        "is possible there; (A, (None, None)) returns A too"),
     "prefix_product": (la.prefix_product, "prefix_product",
                        "with the tuple init too. prefix_product(2) returns its init in both libraries and a flat "
                        "tuple takes under 0.5 us: there the Python call itself is most of the time"),
